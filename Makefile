@@ -1,0 +1,35 @@
+# Two commands for a new user: `make run` (install and start the lab) and `make test`
+# (install and run the tests). Each builds its own virtual environment in .venv.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test verify bench check-system clean
+
+run: check-system $(VENV)/.installed
+	$(BIN)/lab
+
+test: check-system $(VENV)/.installed-test
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+verify: $(VENV)/.installed
+	$(BIN)/lab verify
+
+bench: $(VENV)/.installed
+	@for f in bench/bench_*.py; do QT_QPA_PLATFORM=offscreen $(BIN)/python $$f; done
+
+check-system:
+	@bash scripts/check-system.sh
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml $(VENV)/.installed
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $@
+
+clean:
+	rm -rf $(VENV)

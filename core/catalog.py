@@ -1,0 +1,73 @@
+"""Hardware and model figures as data, each with a source note (core/data/catalog.json)."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Mapping
+
+
+@dataclass(frozen=True)
+class Hardware:
+    key: str
+    source: str
+    memory_bytes: float | None = None
+    bandwidth_bytes_per_s: float | None = None
+    bf16_dense_flops: float | None = None
+
+
+@dataclass(frozen=True)
+class Model:
+    key: str
+    source: str
+    shape: Mapping[str, Any]
+    derived: Mapping[str, Any]
+
+    def __getitem__(self, name: str) -> Any:
+        if name in self.shape:
+            return self.shape[name]
+        return self.derived[name]
+
+    def get(self, name: str, default: Any = None) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            return default
+
+
+@lru_cache(maxsize=1)
+def _raw() -> dict:
+    text = resources.files("core").joinpath("data/catalog.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def hardware(key: str) -> Hardware:
+    entries = _raw()["hardware"]
+    if key not in entries:
+        raise KeyError(f"unknown hardware {key!r}; known: {', '.join(sorted(entries))}")
+    entry = dict(entries[key])
+    return Hardware(key=key, **entry)
+
+
+def model(key: str) -> Model:
+    entries = _raw()["models"]
+    if key not in entries:
+        raise KeyError(f"unknown model {key!r}; known: {', '.join(sorted(entries))}")
+    entry = dict(entries[key])
+    source = entry.pop("source", "")
+    derived = entry.pop("derived", {})
+    return Model(key=key, source=source, shape=entry, derived=derived)
+
+
+def hardware_keys() -> list[str]:
+    return sorted(_raw()["hardware"])
+
+
+def model_keys() -> list[str]:
+    return sorted(_raw()["models"])
+
+
+def data_path(name: str):
+    """A data file shipped inside core/data (a Traversable; use .read_text())."""
+    return resources.files("core").joinpath("data", name)

@@ -1,0 +1,272 @@
+"""The calculator registry: every computation of the book, declared once.
+
+A calculator is a typed parameter spec (name, unit, default from the book, valid range,
+help) plus a pure function returning named outputs, plus the values the book prints for
+its defaults. The GUI forms, `lab list`, `lab calc` and `lab verify` are all generated
+from these declarations.
+"""
+from __future__ import annotations
+
+import importlib
+import math
+import pkgutil
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from core.units import format_value, parse_number
+
+
+class ParamError(ValueError):
+    """Invalid input. Names the parameter and its valid range in one line."""
+
+    def __init__(self, param: str, message: str):
+        self.param = param
+        self.message = message
+        super().__init__(f"{param}: {message}")
+
+
+@dataclass(frozen=True)
+class BookRef:
+    section: str  # '3.1.2'
+    label: str = ""  # '图 3-2', '例题 3-1', '练习 3-1'
+
+    def __str__(self) -> str:
+        return f"§{self.section} {self.label}".strip()
+
+
+@dataclass(frozen=True)
+class Param:
+    """One input of a calculator.
+
+    kind: 'float', 'int', 'floats' (comma list), 'choice' or 'bool'.
+    Bounds are inclusive unless min_exclusive is set (a rate that divides must be > 0).
+    """
+
+    name: str
+    unit: str
+    default: Any
+    help: str
+    min: float | None = None
+    max: float | None = None
+    kind: str = "float"
+    choices: tuple[str, ...] = ()
+    min_exclusive: bool = False
+    label: str = ""
+    illustrative: bool = False  # default is 示意, not a book figure
+    min_items: int = 1
+    max_items: int = 100_000
+
+    @property
+    def title(self) -> str:
+        return self.label or self.name
+
+    def range_text(self) -> str:
+        if self.kind == "choice":
+            return "one of " + ", ".join(self.choices)
+        if self.kind == "bool":
+            return "true or false"
+        low = "—" if self.min is None else _plain(self.min)
+        high = "—" if self.max is None else _plain(self.max)
+        if self.min is not None and self.max is not None:
+            left = "(" if self.min_exclusive else "["
+            text = f"{left}{low}, {high}]"
+        elif self.min is not None:
+            text = f"{'>' if self.min_exclusive else '>='} {low}"
+        elif self.max is not None:
+            text = f"<= {high}"
+        else:
+            text = "any finite number"
+        if self.kind == "floats":
+            text = f"a comma list of {self.min_items}..{self.max_items} numbers, each {text}"
+        elif self.kind == "int":
+            text = f"a whole number {text}"
+        return text + (f" {self.unit}" if self.unit and self.kind not in ("choice", "bool") else "")
+
+    def parse(self, raw: Any) -> Any:
+        """Turn text or a number into a validated value, or raise ParamError."""
+        if self.kind == "choice":
+            value = str(raw).strip()
+            if value not in self.choices:
+                raise ParamError(self.name, f"got {value!r}; valid: {self.range_text()}")
+            return value
+        if self.kind == "bool":
+            if isinstance(raw, bool):
+                return raw
+            text = str(raw).strip().lower()
+            if text in ("1", "true", "yes", "on"):
+                return True
+            if text in ("0", "false", "no", "off"):
+                return False
+            raise ParamError(self.name, f"got {raw!r}; valid: true or false")
+        if self.kind == "floats":
+            items = raw if isinstance(raw, (list, tuple)) else [p for p in str(raw).split(",") if p.strip()]
+            if not (self.min_items <= len(items) <= self.max_items):
+                raise ParamError(self.name, f"got {len(items)} values; valid: {self.range_text()}")
+            return tuple(self._number(item) for item in items)
+        return self._number(raw)
+
+    def _number(self, raw: Any) -> float | int:
+        try:
+            value = float(raw) if isinstance(raw, (int, float)) else parse_number(str(raw))
+        except (TypeError, ValueError):
+            raise ParamError(self.name, f"{raw!r} is not a number; valid: {self.range_text()}") from None
+        if not math.isfinite(value):
+            raise ParamError(self.name, f"got {raw!r}; valid: {self.range_text()}")
+        if self.kind == "int":
+            if not float(value).is_integer():
+                raise ParamError(self.name, f"got {_plain(value)}, not a whole number; valid: {self.range_text()}")
+            value = int(value)
+        too_low = self.min is not None and (value <= self.min if self.min_exclusive else value < self.min)
+        too_high = self.max is not None and value > self.max
+        if too_low or too_high:
+            raise ParamError(self.name, f"got {_plain(value)}; valid: {self.range_text()}")
+        return value
+
+
+@dataclass(frozen=True)
+class Output:
+    name: str
+    unit: str
+    help: str = ""
+    formula: str = ""  # shown on hover: the book's formula for this number
+    kind: str = "scalar"  # 'scalar' or 'series' (a list; not part of verify)
+
+
+@dataclass(frozen=True)
+class BookValue:
+    """A figure the book prints (or that follows from its own worked rule).
+
+    params: overrides of the defaults for this row (most rows use the defaults).
+    printed: the text as the book writes it, shown beside the computed value.
+    rel_tol: tolerance relative to the value (the book's printed precision).
+    derived: True where the book states the question but prints no number; the value
+    follows from the book's rule and is listed so readers can check it.
+    """
+
+    output: str
+    value: float
+    printed: str
+    rel_tol: float = 1e-9
+    params: Mapping[str, Any] = field(default_factory=dict)
+    derived: bool = False
+    abs_tol: float = 0.0
+
+    def matches(self, computed: Any) -> bool:
+        if computed is None or not isinstance(computed, (int, float)):
+            return False
+        return math.isclose(computed, self.value, rel_tol=self.rel_tol, abs_tol=self.abs_tol)
+
+
+@dataclass(frozen=True)
+class Calculator:
+    name: str
+    title: str
+    ref: BookRef
+    params: tuple[Param, ...]
+    outputs: tuple[Output, ...]
+    compute: Callable[..., dict]
+    book: tuple[BookValue, ...] = ()
+    note: str = ""  # e.g. '数值为示意': shown with the calculator
+    check: Callable[[dict], None] | None = None  # cross-field validation, raises ParamError
+
+    @property
+    def illustrative(self) -> bool:
+        return any(p.illustrative for p in self.params)
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise ParamError(name, f"unknown parameter of {self.name}; valid: {', '.join(p.name for p in self.params)}")
+
+    def output(self, name: str) -> Output:
+        for o in self.outputs:
+            if o.name == name:
+                return o
+        raise KeyError(name)
+
+    def defaults(self) -> dict[str, Any]:
+        return {p.name: p.default for p in self.params}
+
+    def resolve(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Defaults updated with overrides (text or numbers), each validated."""
+        values = self.defaults()
+        for key, raw in (overrides or {}).items():
+            values[key] = self.param(key).parse(raw)
+        for p in self.params:  # defaults pass through parse too, so they share types
+            if p.name not in (overrides or {}):
+                values[p.name] = p.parse(values[p.name])
+        if self.check is not None:
+            self.check(values)
+        return values
+
+    def run(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        values = self.resolve(overrides)
+        result = self.compute(**values)
+        missing = [o.name for o in self.outputs if o.name not in result]
+        # An absent output is allowed only as None (e.g. no successes => no success cost).
+        for name in missing:
+            result[name] = None
+        return result
+
+    def format_output(self, name: str, value: Any) -> str:
+        return format_value(value, self.output(name).unit)
+
+
+def _plain(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+class Registry:
+    """The one list of calculators, discovered from core modules that define CALCULATORS."""
+
+    def __init__(self, calculators: Sequence[Calculator] = ()):
+        self._by_name: dict[str, Calculator] = {}
+        for calc in calculators:
+            self.add(calc)
+
+    def add(self, calc: Calculator) -> None:
+        if calc.name in self._by_name:
+            raise ValueError(f"calculator {calc.name} registered twice")
+        self._by_name[calc.name] = calc
+
+    def get(self, name: str) -> Calculator:
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise ParamError("NAME", f"no calculator {name!r}; see `lab list`") from None
+
+    def __iter__(self):
+        return iter(sorted(self._by_name.values(), key=lambda c: (_section_key(c.ref.section), c.name)))
+
+    def __len__(self) -> int:
+        return len(self._by_name)
+
+    def names(self) -> list[str]:
+        return [c.name for c in self]
+
+
+def _section_key(section: str) -> tuple:
+    return tuple(int(part) if part.isdigit() else 0 for part in section.split("."))
+
+
+_REGISTRY: Registry | None = None
+
+
+def registry() -> Registry:
+    """All calculators of every core module that exposes a CALCULATORS tuple."""
+    global _REGISTRY
+    if _REGISTRY is None:
+        import core
+
+        found = Registry()
+        for info in sorted(pkgutil.iter_modules(core.__path__), key=lambda m: m.name):
+            module = importlib.import_module(f"core.{info.name}")
+            for calc in getattr(module, "CALCULATORS", ()):
+                found.add(calc)
+        _REGISTRY = found
+    return _REGISTRY
+
+
+def get(name: str) -> Calculator:
+    return registry().get(name)

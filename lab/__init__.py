@@ -1,0 +1,1 @@
+"""The application: main window, navigation, settings, and the `lab` command line."""

@@ -1,0 +1,1 @@
+"""Images: safe loading, resize policy, patch grid and merge, overlays as numpy arrays. No Qt."""
