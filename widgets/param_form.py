@@ -1,0 +1,198 @@
+"""A form generated from core parameter specs: one field per Param, each with its unit,
+range tooltip and an error line right under it. Core parses and validates; the form only
+shows what core says."""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from PySide6 import QtCore, QtWidgets
+
+from core.registry import Param, ParamError
+from widgets.theme import ILLUSTRATIVE_TAG
+
+
+def _text_of(param: Param, value: Any) -> str:
+    if param.kind == "floats":
+        return ",".join(_plain(v) for v in value)
+    if param.kind == "bool":
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return _plain(value)
+    return str(value)
+
+
+def _plain(value: float) -> str:
+    value = float(value)
+    if value.is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return f"{value:.10g}"
+
+
+class _NumberEdit(QtWidgets.QLineEdit):
+    """A line edit whose Up/Down keys nudge the number (±1 for whole numbers, ±10% else),
+    so a speaker can walk a value during a demo without typing."""
+
+    def __init__(self, whole: bool, parent=None):
+        super().__init__(parent)
+        self._whole = whole
+
+    def keyPressEvent(self, event):  # noqa: N802 (Qt naming)
+        key = event.key()
+        if key in (QtCore.Qt.Key.Key_Up, QtCore.Qt.Key.Key_Down):
+            try:
+                value = float(self.text().replace(",", ""))
+            except ValueError:
+                return super().keyPressEvent(event)
+            sign = 1 if key == QtCore.Qt.Key.Key_Up else -1
+            if self._whole:
+                value += sign
+            else:
+                value = value * (1.1 if sign > 0 else 1 / 1.1) if value else sign * 0.1
+            self.setText(_plain(round(value, 10)))
+            self.editingFinished.emit()
+            return
+        super().keyPressEvent(event)
+
+
+class ParamField(QtWidgets.QWidget):
+    """Label (with unit), input, and an error line under it."""
+
+    edited = QtCore.Signal()
+
+    def __init__(self, param: Param, parent=None):
+        super().__init__(parent)
+        self.param = param
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(1)
+        row = QtWidgets.QHBoxLayout()
+        row.setSpacing(6)
+        unit = f" ({param.unit})" if param.unit else ""
+        self.label = QtWidgets.QLabel(f"{param.title}{unit}")
+        self.label.setMinimumWidth(150)
+        row.addWidget(self.label)
+        if param.kind == "choice":
+            self.edit = QtWidgets.QComboBox()
+            self.edit.addItems(list(param.choices))
+            self.edit.currentTextChanged.connect(self.edited)
+        elif param.kind == "bool":
+            self.edit = QtWidgets.QCheckBox()
+            self.edit.toggled.connect(self.edited)
+        else:
+            self.edit = _NumberEdit(whole=param.kind == "int")
+            self.edit.editingFinished.connect(self.edited)
+        self.edit.setObjectName(f"param_{param.name}")
+        row.addWidget(self.edit, 1)
+        if param.illustrative:
+            tag = QtWidgets.QLabel(ILLUSTRATIVE_TAG)
+            tag.setProperty("role", "tag")
+            tag.setToolTip("数值为示意: an illustrative value, not a figure from the book")
+            row.addWidget(tag)
+        layout.addLayout(row)
+        self.error_label = QtWidgets.QLabel("")
+        self.error_label.setProperty("role", "error")
+        self.error_label.setWordWrap(True)
+        self.error_label.setVisible(False)
+        layout.addWidget(self.error_label)
+        tip = f"<b>{param.name}</b>: {param.help}<br>valid: {param.range_text()}"
+        self.label.setToolTip(tip)
+        self.edit.setToolTip(tip)
+        self.set_value(param.default)
+
+    def raw(self) -> Any:
+        if isinstance(self.edit, QtWidgets.QComboBox):
+            return self.edit.currentText()
+        if isinstance(self.edit, QtWidgets.QCheckBox):
+            return self.edit.isChecked()
+        return self.edit.text()
+
+    def set_value(self, value: Any) -> None:
+        blocker = QtCore.QSignalBlocker(self.edit)
+        if isinstance(self.edit, QtWidgets.QComboBox):
+            self.edit.setCurrentText(str(value))
+        elif isinstance(self.edit, QtWidgets.QCheckBox):
+            self.edit.setChecked(bool(value))
+        else:
+            self.edit.setText(_text_of(self.param, value))
+        del blocker
+
+    def show_error(self, message: str | None) -> None:
+        self.error_label.setText(message or "")
+        self.error_label.setVisible(bool(message))
+        self.edit.setProperty("invalid", "true" if message else "false")
+        self.edit.style().unpolish(self.edit)
+        self.edit.style().polish(self.edit)
+
+
+class ParamForm(QtWidgets.QWidget):
+    """Fields for a sequence of Params. Emits values_changed(dict) with parsed values when
+    every field is valid, or invalid(name, message) and shows the message by the field."""
+
+    values_changed = QtCore.Signal(dict)
+    invalid = QtCore.Signal(str, str)
+
+    def __init__(self, params: Sequence[Param], check: Callable[[dict], None] | None = None, parent=None):
+        super().__init__(parent)
+        self._params = tuple(params)
+        self._check = check
+        self._fields: dict[str, ParamField] = {}
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        for param in self._params:
+            field = ParamField(param)
+            field.edited.connect(self._on_field_edited)
+            self._fields[param.name] = field
+            layout.addWidget(field)
+        self._values = self._parse_all() or {p.name: p.parse(p.default) for p in self._params}
+
+    def field(self, name: str) -> ParamField:
+        return self._fields[name]
+
+    def values(self) -> dict:
+        """The last valid values (what the outputs currently show)."""
+        return dict(self._values)
+
+    def set_value(self, name: str, value: Any) -> bool:
+        """Set a field programmatically (e.g. a dragged plot handle); True if it was valid."""
+        self._fields[name].set_value(value)
+        return self._on_field_edited()
+
+    def set_values(self, values: dict) -> bool:
+        for name, value in values.items():
+            self._fields[name].set_value(value)
+        return self._on_field_edited()
+
+    def _parse_all(self) -> dict | None:
+        values: dict = {}
+        ok = True
+        for name, field in self._fields.items():
+            try:
+                values[name] = field.param.parse(field.raw())
+                field.show_error(None)
+            except ParamError as err:
+                field.show_error(err.message)
+                self.invalid.emit(err.param, err.message)
+                ok = False
+        if not ok:
+            return None
+        if self._check is not None:
+            try:
+                self._check(values)
+            except ParamError as err:
+                target = self._fields.get(err.param)
+                if target is not None:
+                    target.show_error(err.message)
+                self.invalid.emit(err.param, err.message)
+                return None
+        return values
+
+    def _on_field_edited(self) -> bool:
+        values = self._parse_all()
+        if values is None:
+            return False
+        changed = values != self._values
+        self._values = values
+        if changed:
+            self.values_changed.emit(dict(values))
+        return True
