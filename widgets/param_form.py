@@ -67,7 +67,7 @@ class ParamField(QtWidgets.QWidget):
         layout.setSpacing(1)
         row = QtWidgets.QHBoxLayout()
         row.setSpacing(6)
-        unit = f" ({param.unit})" if param.unit else ""
+        unit = f" ({param.unit})" if param.unit and param.unit != param.name else ""
         self.label = QtWidgets.QLabel(f"{param.title}{unit}")
         self.label.setMinimumWidth(150)
         row.addWidget(self.label)
@@ -144,6 +144,10 @@ class ParamForm(QtWidgets.QWidget):
             field.edited.connect(self._on_field_edited)
             self._fields[param.name] = field
             layout.addWidget(field)
+        # Line the inputs up: every label as wide as the widest.
+        width = max((f.label.sizeHint().width() for f in self._fields.values()), default=0)
+        for f in self._fields.values():
+            f.label.setMinimumWidth(width)
         self._values = self._parse_all() or {p.name: p.parse(p.default) for p in self._params}
 
     def field(self, name: str) -> ParamField:

@@ -1,0 +1,53 @@
+"""Starting the window, and rendering panels offscreen for `lab snapshot`."""
+from __future__ import annotations
+
+import sys
+
+from PySide6 import QtWidgets
+
+
+def application() -> QtWidgets.QApplication:
+    from widgets.theme import STYLE_SHEET, setup_pyqtgraph
+
+    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
+    app.setApplicationName("Load Lab")
+    app.setOrganizationName("load-lab")
+    setup_pyqtgraph()
+    app.setStyleSheet(STYLE_SHEET)
+    return app
+
+
+def panel_keys() -> list[str]:
+    from widgets.panels import panel_keys as keys
+
+    return keys()
+
+
+def run_gui() -> int:
+    from lab.main_window import MainWindow
+
+    app = application()
+    window = MainWindow()
+    window.resize(1500, 950)
+    window.show()
+    return app.exec()
+
+
+def snapshot(panel: str, out: str, width: int, height: int) -> None:
+    """Render the main window ('main') or one panel at width x height into a PNG."""
+    from lab.main_window import MainWindow
+    from widgets.panels import discover_panels
+
+    app = application()
+    if panel == "main":
+        widget = MainWindow()
+    else:
+        info = next(p for p in discover_panels() if p.key == panel)
+        widget = info.factory()
+    widget.resize(width, height)
+    widget.show()
+    for _ in range(5):  # let layouts and plots settle
+        app.processEvents()
+    if not widget.grab().save(out):
+        raise OSError(f"could not write {out}")
+    widget.close()

@@ -1,0 +1,31 @@
+"""User settings: values (never widget indices) under a schema version, in QSettings' INI
+file. Tests point LAB_SETTINGS_DIR at a temporary folder."""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from PySide6 import QtCore
+
+SCHEMA_VERSION = 1
+
+
+class Settings:
+    def __init__(self, path: str | None = None):
+        folder = os.environ.get("LAB_SETTINGS_DIR")
+        if path is None and folder:
+            path = os.path.join(folder, "load-lab.ini")
+        if path:
+            self._qs = QtCore.QSettings(path, QtCore.QSettings.Format.IniFormat)
+        else:
+            self._qs = QtCore.QSettings(QtCore.QSettings.Format.IniFormat, QtCore.QSettings.Scope.UserScope,
+                                        "load-lab", "load-lab")
+        if self._qs.value("schema_version", None) not in (None, SCHEMA_VERSION, str(SCHEMA_VERSION)):
+            self._qs.clear()  # an older layout: start clean rather than misread it
+        self._qs.setValue("schema_version", SCHEMA_VERSION)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._qs.value(key, default)
+
+    def set(self, key: str, value: Any) -> None:
+        self._qs.setValue(key, value)
