@@ -26,9 +26,9 @@ def occupancy_series(arrival_rate_per_s: float, state_bytes: float, wait_s: floa
     arrivals = np.arange(0.0, horizon_s, 1.0 / arrival_rate_per_s)
     events_t = np.concatenate([arrivals, arrivals + wait_s])
     events_d = np.concatenate([np.full(arrivals.size, state_bytes), np.full(arrivals.size, -state_bytes)])
-    order = np.lexsort((events_d, events_t))  # at equal times release before hold
-    t_sorted = events_t[order]
-    level = np.cumsum(events_d[order])
+    # Events at the same instant (one task leaves as another arrives) net out in one step.
+    t_sorted, inverse = np.unique(events_t, return_inverse=True)
+    level = np.cumsum(np.bincount(inverse, weights=events_d))
     keep = t_sorted <= horizon_s
     t_sorted, level = t_sorted[keep], level[keep]
     # Steps: each change drawn as a vertical jump.

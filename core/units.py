@@ -47,8 +47,8 @@ def _scaled(value: float, table, unit: str, digits: int) -> str:
     return f"{_significant(value, digits)} {unit}"
 
 
-def format_bytes(value: float, system: str = "iec", digits: int = 4) -> str:
-    """'8,192,000 B' style numbers as '7.813 MiB' (iec) or '8.192 MB' (si)."""
+def format_bytes(value: float, system: str = "iec", digits: int = 5) -> str:
+    """8,192,000 B as "7.8125 MiB" (iec) or "8.192 MB" (si)."""
     table = _IEC_BYTES if system == "iec" else _SI_BYTES
     return _scaled(float(value), table, "B", digits)
 

@@ -16,9 +16,19 @@ def _text_of(param: Param, value: Any) -> str:
         return ",".join(_plain(v) for v in value)
     if param.kind == "bool":
         return "true" if value else "false"
+    if param.unit == "bytes" and isinstance(value, (int, float)):
+        return _bytes_text(value)
     if isinstance(value, (int, float)):
         return _plain(value)
     return str(value)
+
+
+def _bytes_text(value: float) -> str:
+    """1073741824 reads better as 1GiB; core's parser takes the suffix back."""
+    for suffix, factor in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if value >= factor and (value / factor) == round(value / factor, 6):
+            return f"{_plain(round(value / factor, 6))}{suffix}"
+    return _plain(value)
 
 
 def _plain(value: float) -> str:
@@ -87,6 +97,7 @@ class ParamField(QtWidgets.QWidget):
             tag = QtWidgets.QLabel(ILLUSTRATIVE_TAG)
             tag.setProperty("role", "tag")
             tag.setToolTip("数值为示意: an illustrative value, not a figure from the book")
+            tag.setSizePolicy(QtWidgets.QSizePolicy.Policy.Fixed, QtWidgets.QSizePolicy.Policy.Fixed)
             row.addWidget(tag)
         layout.addLayout(row)
         self.error_label = QtWidgets.QLabel("")

@@ -65,7 +65,7 @@ QWidget { font-size: 13px; }
 QGroupBox { font-weight: 600; border: 1px solid #d5d9de; border-radius: 6px; margin-top: 14px; padding: 8px 6px 6px 6px; background: #ffffff; }
 QGroupBox::title { subcontrol-origin: margin; left: 10px; padding: 0 4px; color: #222831; }
 QLabel[role="error"] { color: #c62828; font-size: 12px; }
-QLabel[role="tag"] { color: #ffffff; background: #9aa3ad; border-radius: 3px; padding: 1px 5px; font-size: 11px; }
+QLabel[role="tag"] { color: #ffffff; background: #9aa3ad; border-radius: 3px; padding: 0px 4px; font-size: 11px; }
 QLabel[role="ref"] { color: #1f6fb5; font-size: 12px; }
 QLabel[role="value"] { font-weight: 600; font-size: 14px; color: #222831; }
 QLabel[role="caption"] { color: #6b7480; font-size: 12px; }

@@ -1,0 +1,44 @@
+from PySide6 import QtCore
+
+from lab.main_window import MainWindow
+from lab.settings import Settings
+
+
+def test_main_window_navigates_and_remembers(qtbot):
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    assert "request" in w.panel_keys()
+    with qtbot.waitSignal(w.panel_shown) as blocker:
+        w.show_panel("request")
+    assert blocker.args == ["request"]
+    assert w.stack.currentWidget() is w.panel("request")
+    assert Settings().get("last_panel") == "request"
+    assert "§3.1" in w.status.currentMessage()
+
+
+def test_navigation_list_switches_panels(qtbot):
+    w = MainWindow()
+    qtbot.addWidget(w)
+    keys = w.panel_keys()
+    for row, key in enumerate(keys):
+        w.nav.setCurrentRow(row)
+        assert w.stack.currentWidget() is w.panel(key)
+
+
+def test_about_names_library_versions(qtbot):
+    import PySide6
+    import pyqtgraph
+
+    w = MainWindow()
+    qtbot.addWidget(w)
+    text = w.about_text()
+    assert PySide6.__version__ in text and pyqtgraph.__version__ in text and "numpy" in text
+
+
+def test_shortcut_opens_first_panel(qtbot):
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.keyClick(w, QtCore.Qt.Key.Key_1, QtCore.Qt.KeyboardModifier.ControlModifier)
+    assert w.stack.currentWidget() is w.panel(w.panel_keys()[0])
