@@ -1,0 +1,257 @@
+"""图 3-20: one training step as a schedule, with each layer's activations alive from the
+end of its forward until its backward has used them, and the memory that results.
+
+The whole step is computed here at once (arrays); the panel only plays it back.
+
+Order: for each micro-batch, the layers' forward 1..L, then their backward L..1; the
+gradients accumulate, and one optimizer update ends the step. Splitting a batch into a
+micro-batches keeps the data of the step the same, but only one micro-batch's
+activations are alive at a time; the parameter state stays resident all along.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from core import catalog
+from core.registry import BookRef, BookValue, Calculator, Output, Param, ParamError
+from core.train_model import TRAINING_PASSES, causal_pairs, shape
+
+FORWARD, BACKWARD, OPTIMIZER = 0, 1, 2
+BACKWARD_RATIO = TRAINING_PASSES - 1  # input gradient + weight gradient, each like the forward
+
+STATE_KINDS = ("weights", "gradients", "master", "adam", "activations")
+STATE_LABELS = {
+    "weights": "BF16 权重 weights",
+    "gradients": "FP32 梯度 gradients",
+    "master": "FP32 主权重 master",
+    "adam": "Adam m + v",
+    "activations": "激活 activations",
+}
+
+
+@dataclass(frozen=True)
+class StepTimeline:
+    """A training step laid out in time.
+
+    blocks_*: one entry per compute block (layer forward or backward on one micro-batch,
+    plus the optimizer update, whose layer is -1).
+    act_*: one entry per (layer, micro-batch) activation: allocated at the end of the
+    layer's forward, freed at the end of its backward.
+    mem_t / mem_activation_bytes: the activation bytes as a step function of time
+    (value holds from mem_t[i] until mem_t[i+1]).
+    state_bytes: resident bytes per kind (per card), constant through the step.
+    """
+
+    layers: int
+    micro_batches: int
+    block_start_s: np.ndarray
+    block_end_s: np.ndarray
+    block_layer: np.ndarray
+    block_micro_batch: np.ndarray
+    block_phase: np.ndarray
+    act_layer: np.ndarray
+    act_micro_batch: np.ndarray
+    act_alloc_s: np.ndarray
+    act_free_s: np.ndarray
+    activation_bytes_each: float
+    mem_t: np.ndarray
+    mem_activation_bytes: np.ndarray
+    state_bytes: dict = field(default_factory=dict)
+    capacity_bytes: float | None = None
+
+    @property
+    def duration_s(self) -> float:
+        return float(self.block_end_s[-1])
+
+    @property
+    def peak_activation_bytes(self) -> float:
+        return float(self.mem_activation_bytes.max())
+
+    @property
+    def resident_state_bytes(self) -> float:
+        return float(sum(v for k, v in self.state_bytes.items() if k != "activations"))
+
+    @property
+    def peak_total_bytes(self) -> float:
+        return self.resident_state_bytes + self.peak_activation_bytes
+
+    def activation_at(self, t: float) -> float:
+        i = int(np.searchsorted(self.mem_t, t, side="right")) - 1
+        return float(self.mem_activation_bytes[max(i, 0)])
+
+    def alive_at(self, t: float) -> np.ndarray:
+        """Indices of activations alive at time t."""
+        return np.nonzero((self.act_alloc_s <= t) & (t < self.act_free_s))[0]
+
+    def stacked_until(self, t: float) -> tuple[np.ndarray, np.ndarray]:
+        """The activation step curve up to time t, as (x, y) ready to draw as steps."""
+        n = int(np.searchsorted(self.mem_t, t, side="right"))
+        n = max(n, 1)
+        x = np.repeat(self.mem_t[:n], 2)[1:]
+        x = np.append(x, t)
+        y = np.repeat(self.mem_activation_bytes[:n], 2)
+        return x, y
+
+
+def build_timeline(layers: int, micro_batches: int, activation_bytes_per_layer_per_micro_batch: float,
+                   forward_s: float, optimizer_s: float = 0.0,
+                   state_bytes: dict | None = None, capacity_bytes: float | None = None) -> StepTimeline:
+    """Schedule of one step: `forward_s` per layer per micro-batch, backward twice that."""
+    if layers < 1:
+        raise ParamError("layers", f"got {layers}; valid: a whole number >= 1")
+    if micro_batches < 1:
+        raise ParamError("micro_batches", f"got {micro_batches}; valid: a whole number >= 1")
+    L, a = int(layers), int(micro_batches)
+    backward_s = BACKWARD_RATIO * forward_s
+    per_mb = L * (forward_s + backward_s)
+    mb_start = np.arange(a, dtype=float) * per_mb  # (a,)
+    layer_idx = np.arange(L)
+    # Forward of layer l in micro-batch m: starts at mb_start + l·tf.
+    f_start = mb_start[:, None] + layer_idx[None, :] * forward_s  # (a, L)
+    f_end = f_start + forward_s
+    # Backward runs layers L-1 .. 0 after the whole forward.
+    back_rank = (L - 1 - layer_idx)  # layer L-1 first
+    b_start = mb_start[:, None] + L * forward_s + back_rank[None, :] * backward_s
+    b_end = b_start + backward_s
+    opt_start = a * per_mb
+    mb_grid = np.repeat(np.arange(a), L).reshape(a, L)
+    layer_grid = np.tile(layer_idx, (a, 1))
+
+    # Blocks in time order: per micro-batch, forwards then backwards (backward by rank).
+    order_b = np.argsort(back_rank)
+    blocks_start = np.concatenate([np.concatenate([f_start[m], b_start[m, order_b]]) for m in range(a)] + [[opt_start]])
+    blocks_end = np.concatenate([np.concatenate([f_end[m], b_end[m, order_b]]) for m in range(a)] + [[opt_start + optimizer_s]])
+    blocks_layer = np.concatenate([np.concatenate([layer_idx, layer_idx[order_b]]) for _ in range(a)] + [[-1]])
+    blocks_mb = np.concatenate([np.full(2 * L, m) for m in range(a)] + [[-1]])
+    blocks_phase = np.concatenate([np.concatenate([np.full(L, FORWARD), np.full(L, BACKWARD)]) for _ in range(a)]
+                                  + [[OPTIMIZER]])
+
+    alloc = f_end.ravel()
+    free = b_end.ravel()
+    each = float(activation_bytes_per_layer_per_micro_batch)
+    # Memory: +each at every alloc, -each at every free; release before hold at equal times.
+    ev_t = np.concatenate([alloc, free])
+    ev_d = np.concatenate([np.full(alloc.size, each), np.full(free.size, -each)])
+    order = np.lexsort((ev_d, ev_t))
+    t_sorted = ev_t[order]
+    level = np.cumsum(ev_d[order])
+    # Keep the last level at each distinct time.
+    last = np.append(t_sorted[1:] != t_sorted[:-1], True)
+    mem_t = np.concatenate([[0.0], t_sorted[last], [opt_start + optimizer_s]])
+    mem_y = np.concatenate([[0.0], level[last], [0.0]])
+    mem_y = np.maximum(mem_y, 0.0)  # float cancellation never shows as negative bytes
+
+    states = dict(state_bytes or {})
+    return StepTimeline(
+        layers=L, micro_batches=a,
+        block_start_s=blocks_start, block_end_s=blocks_end, block_layer=blocks_layer.astype(int),
+        block_micro_batch=blocks_mb.astype(int), block_phase=blocks_phase.astype(int),
+        act_layer=layer_grid.ravel(), act_micro_batch=mb_grid.ravel(), act_alloc_s=alloc, act_free_s=free,
+        activation_bytes_each=each, mem_t=mem_t, mem_activation_bytes=mem_y,
+        state_bytes=states, capacity_bytes=capacity_bytes,
+    )
+
+
+# --------------------------------------------------------------------------------------
+# A real model's step: Qwen3-8B on a card, for the panel.
+
+@dataclass(frozen=True)
+class ModelStep:
+    timeline: StepTimeline
+    state_per_card_bytes: dict
+    activation_bytes_per_layer_per_micro_batch: float
+    forward_s_per_layer_per_micro_batch: float
+    tokens_per_micro_batch: int
+
+
+def model_step(model: str = "qwen3-8b", sequences: int = 8, seq_len: int = 4096, micro_batches: int = 1,
+               cards: int = 1, card: str = "rtx-pro-6000-blackwell", mfu: float = 0.4,
+               grad_bytes: float = 4.0) -> ModelStep:
+    """One step of `sequences` x `seq_len` split into `micro_batches`, state sharded over `cards`.
+
+    Durations come from FLOPs at `mfu` of the card's dense BF16 peak (an illustrative
+    rate; the book's figure is 示意). The optimizer time is the state read and written
+    once at the card's bandwidth. Activations are per card for the data it runs.
+    """
+    if sequences % micro_batches:
+        raise ParamError("micro_batches", f"{micro_batches} does not divide {sequences} sequences; "
+                         "valid: a divisor of the sequences per step")
+    if not 0 < mfu <= 1:
+        raise ParamError("mfu", f"got {mfu:g}; valid: (0, 1]")
+    s = shape(model)
+    hw = catalog.hardware(card)
+    if cards < 1 or cards > s.parameters:
+        raise ParamError("cards", f"got {cards}; valid: 1 .. {s.parameters:,}")
+    per_mb_seqs = sequences // micro_batches
+    tokens = per_mb_seqs * seq_len
+    per_card_params = -(-s.parameters // cards)
+    state = {
+        "weights": 2.0 * per_card_params,
+        "gradients": grad_bytes * per_card_params,
+        "master": 4.0 * per_card_params,
+        "adam": 8.0 * per_card_params,
+    }
+    act_each = float(s.activation_bytes_per_token_per_layer() * tokens)
+    rate = hw.bf16_dense_flops * mfu
+    forward_s = s.layer_forward_flops(tokens, per_mb_seqs * causal_pairs(seq_len)) / rate
+    optimizer_s = 2.0 * sum(state.values()) / hw.bandwidth_bytes_per_s if hw.bandwidth_bytes_per_s else 0.0
+    tl = build_timeline(s.num_layers, micro_batches, act_each, forward_s, optimizer_s,
+                        state_bytes=state, capacity_bytes=hw.memory_bytes)
+    return ModelStep(tl, state, act_each, forward_s, tokens)
+
+
+# --------------------------------------------------------------------------------------
+# train.activations: the calculator of 图 3-20
+
+
+def activations(layers: int, micro_batches: int, activation_bytes_per_layer_per_micro_batch: float,
+                forward_s: float) -> dict:
+    tl = build_timeline(layers, micro_batches, activation_bytes_per_layer_per_micro_batch, forward_s)
+    return {
+        "peak_activation_bytes": tl.peak_activation_bytes,
+        # The same data in one pass holds a micro-batches' worth in every layer.
+        "peak_without_micro_batches_bytes": float(layers * micro_batches * activation_bytes_per_layer_per_micro_batch),
+        "step_duration_s": tl.duration_s,
+        "compute_blocks": int(tl.block_phase.size),
+        "activation_timeline_s": tl.mem_t.tolist(),
+        "activation_timeline_bytes": tl.mem_activation_bytes.tolist(),
+        "activation_alloc_s": tl.act_alloc_s.tolist(),
+        "activation_free_s": tl.act_free_s.tolist(),
+    }
+
+
+ACTIVATIONS = Calculator(
+    name="train.activations",
+    title="激活的生命周期与 micro-batch · activation lifetimes",
+    ref=BookRef("3.4.1", "图 3-20"),
+    params=(
+        Param("layers", "layers", 4, "L: layers (图 3-20 draws 4)", 1, 10_000, kind="int", label="L"),
+        Param("micro_batches", "", 2, "a: micro-batches the batch is split into", 1, 10_000, kind="int", label="a"),
+        Param("activation_bytes_per_layer_per_micro_batch", "bytes", 1e9,
+              "activations one layer keeps for one micro-batch", 0, 1e15, illustrative=True),
+        Param("forward_s", "s", 1.0, "forward time of one layer on one micro-batch (backward: twice)", 0, 1e6,
+              min_exclusive=True, illustrative=True),
+    ),
+    outputs=(
+        Output("peak_activation_bytes", "bytes", "highest activation memory during the step: one micro-batch's worth",
+               "L · A_layer,μ"),
+        Output("peak_without_micro_batches_bytes", "bytes", "the same batch in one pass", "a · L · A_layer,μ"),
+        Output("step_duration_s", "s", "a micro-batches, forward + backward, then the update", "a · L · 3 · t_f"),
+        Output("compute_blocks", "", "forward and backward blocks plus the update", "2·a·L + 1"),
+        Output("activation_timeline_s", "s", "times where the activation level changes", kind="series"),
+        Output("activation_timeline_bytes", "bytes", "activation level from each time on", kind="series"),
+        Output("activation_alloc_s", "s", "each layer×micro-batch activation: end of its forward", kind="series"),
+        Output("activation_free_s", "s", "each activation: end of its backward", kind="series"),
+    ),
+    compute=activations,
+    note="4 层、时长为示意",
+    book=(
+        BookValue("peak_activation_bytes", 4e9, "激活峰值只剩一个 micro-batch 的量 (4 层 × 1 个)", derived=True),
+        BookValue("peak_without_micro_batches_bytes", 8e9, "不拆分时同一 batch 的峰值", derived=True),
+        BookValue("peak_activation_bytes", 4e9, "a = 1:整个 batch 在一次前向里", params={"micro_batches": 1}, derived=True),
+    ),
+)
+
+CALCULATORS = (ACTIVATIONS,)
