@@ -28,13 +28,15 @@ class MainWindow(QtWidgets.QMainWindow):
     def _build_ui(self) -> None:
         self.nav = QtWidgets.QListWidget()
         self.nav.setObjectName("navigation")
-        self.nav.setFixedWidth(230)
+        self.nav.setFixedWidth(250)
+        self.nav.setWordWrap(True)
+        self.nav.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.nav.setStyleSheet(
             "QListWidget { background: #262b33; color: #e8eaed; border: none; font-size: 14px; }"
             "QListWidget::item { padding: 10px 12px; }"
             "QListWidget::item:selected { background: #3b7dd8; color: white; }")
         for i, info in enumerate(self._infos):
-            item = QtWidgets.QListWidgetItem(f"§{info.section}  {info.title}")
+            item = QtWidgets.QListWidgetItem(f"§{info.section}\n{info.title}")
             item.setData(QtCore.Qt.ItemDataRole.UserRole, info.key)
             item.setToolTip(f"Ctrl+{i + 1}" if i < 9 else "")
             self.nav.addItem(item)
