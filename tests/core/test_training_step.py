@@ -1,0 +1,79 @@
+"""图 3-20: the schedule of a step, activation lifetimes, and the memory they make."""
+import numpy as np
+import pytest
+
+from core.registry import ParamError, get
+from core.train_step import BACKWARD, FORWARD, OPTIMIZER, build_timeline, model_step
+
+
+def test_forward_then_backward_in_reverse_layer_order():
+    tl = build_timeline(4, 1, 1.0, 1.0)
+    fwd = tl.block_layer[tl.block_phase == FORWARD]
+    bwd = tl.block_layer[tl.block_phase == BACKWARD]
+    assert fwd.tolist() == [0, 1, 2, 3]
+    assert bwd.tolist() == [3, 2, 1, 0]
+    assert np.all(np.diff(tl.block_start_s) >= 0)
+    assert tl.block_phase[-1] == OPTIMIZER
+    # Backward of a layer costs twice its forward (two matrix products).
+    b = tl.block_phase == BACKWARD
+    assert np.allclose(tl.block_end_s[b] - tl.block_start_s[b], 2.0)
+
+
+def test_activation_alive_from_forward_end_to_backward_end():
+    tl = build_timeline(4, 2, 1.0, 1.0)
+    for i in range(tl.act_layer.size):
+        layer, mb = tl.act_layer[i], tl.act_micro_batch[i]
+        f = (tl.block_phase == FORWARD) & (tl.block_layer == layer) & (tl.block_micro_batch == mb)
+        b = (tl.block_phase == BACKWARD) & (tl.block_layer == layer) & (tl.block_micro_batch == mb)
+        assert tl.act_alloc_s[i] == tl.block_end_s[f][0]
+        assert tl.act_free_s[i] == tl.block_end_s[b][0]
+    # The first layer's activation lives longest: it is used last.
+    first = tl.act_free_s[tl.act_layer == 0] - tl.act_alloc_s[tl.act_layer == 0]
+    last = tl.act_free_s[tl.act_layer == 3] - tl.act_alloc_s[tl.act_layer == 3]
+    assert np.all(first > last)
+
+
+@pytest.mark.parametrize("a", [1, 2, 4, 8])
+def test_peak_is_one_micro_batch_worth(a):
+    batch_per_layer = 8.0
+    tl = build_timeline(6, a, batch_per_layer / a, 1.0)
+    assert tl.peak_activation_bytes == pytest.approx(6 * batch_per_layer / a)
+    # Never more than one micro-batch's activations alive at once.
+    for t in np.linspace(0, tl.duration_s, 97):
+        alive = tl.alive_at(t)
+        assert len(set(tl.act_micro_batch[alive].tolist())) <= 1
+        assert tl.activation_at(t) == pytest.approx(alive.size * tl.activation_bytes_each)
+    assert tl.mem_activation_bytes[-1] == 0
+
+
+def test_calculator_peak_and_timeline_series():
+    out = get("train.activations").run({"layers": 4, "micro_batches": 2})
+    assert out["peak_activation_bytes"] == 4e9
+    assert out["peak_without_micro_batches_bytes"] == 8e9
+    assert out["compute_blocks"] == 2 * 2 * 4 + 1
+    assert len(out["activation_alloc_s"]) == 8
+    assert max(out["activation_timeline_bytes"]) == out["peak_activation_bytes"]
+
+
+def test_model_step_state_resident_and_micro_batches_cut_activations():
+    one = model_step(sequences=8, micro_batches=1)
+    eight = model_step(sequences=8, micro_batches=8)
+    assert one.timeline.resident_state_bytes == eight.timeline.resident_state_bytes == 18 * 8_190_735_360
+    assert eight.timeline.peak_activation_bytes == pytest.approx(one.timeline.peak_activation_bytes / 8)
+    # Same data: the compute time of the step does not shrink by splitting it.
+    assert eight.timeline.duration_s > 0.99 * one.timeline.duration_s
+    four = model_step(sequences=8, micro_batches=1, cards=4)
+    assert four.timeline.resident_state_bytes == pytest.approx(one.timeline.resident_state_bytes / 4)
+    assert four.timeline.capacity_bytes == 96e9
+
+
+def test_model_step_bad_input_names_field():
+    with pytest.raises(ParamError) as err:
+        model_step(sequences=8, micro_batches=3)
+    assert err.value.param == "micro_batches"
+    with pytest.raises(ParamError) as err:
+        build_timeline(0, 1, 1.0, 1.0)
+    assert err.value.param == "layers"
+    with pytest.raises(ParamError) as err:
+        model_step(cards=10**11)
+    assert err.value.param == "cards"
