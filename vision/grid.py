@@ -1,0 +1,96 @@
+"""Patch and merged-token grids over a displayed image, as numpy arrays for an overlay.
+
+Coordinates are display pixels of the upright image (x right, y down): the same frame as
+an ImageItem drawn row-major. With 'fit' the grid spans the whole picture (the model sees
+it resampled); with 'keep' the grid follows the original pixels and runs past the right
+and bottom edges where the model's input is padded.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.vision_math import TokenLayout
+
+
+@dataclass(frozen=True)
+class PatchGrid:
+    layout: TokenLayout
+    display_width: int
+    display_height: int
+    resize: str = "fit"
+
+    @property
+    def sx(self) -> float:
+        """Display pixels per model pixel, horizontally."""
+        base = self.layout.width if self.resize == "keep" else self.layout.model_width
+        return self.display_width / base
+
+    @property
+    def sy(self) -> float:
+        base = self.layout.height if self.resize == "keep" else self.layout.model_height
+        return self.display_height / base
+
+    @property
+    def patch_w(self) -> float:
+        return self.layout.patch * self.sx
+
+    @property
+    def patch_h(self) -> float:
+        return self.layout.patch * self.sy
+
+    def _lines(self, cols: int, rows: int, cell_w: float, cell_h: float) -> tuple[np.ndarray, np.ndarray]:
+        """Segments as (x, y) pairs for pyqtgraph's connect='pairs'."""
+        right, bottom = cols * cell_w, rows * cell_h
+        xs_v = np.repeat(np.arange(cols + 1) * cell_w, 2)
+        ys_v = np.tile([0.0, bottom], cols + 1)
+        ys_h = np.repeat(np.arange(rows + 1) * cell_h, 2)
+        xs_h = np.tile([0.0, right], rows + 1)
+        return np.concatenate([xs_v, xs_h]), np.concatenate([ys_v, ys_h])
+
+    def patch_lines(self) -> tuple[np.ndarray, np.ndarray]:
+        lay = self.layout
+        return self._lines(lay.grid_w, lay.grid_h, self.patch_w, self.patch_h)
+
+    def token_lines(self) -> tuple[np.ndarray, np.ndarray]:
+        lay = self.layout
+        m = lay.merge
+        return self._lines(lay.token_grid_w, lay.token_grid_h, self.patch_w * m, self.patch_h * m)
+
+    def token_index(self) -> np.ndarray:
+        """(grid_h, grid_w) int32: the merged token each patch belongs to (row-major ids)."""
+        lay = self.layout
+        rows = np.arange(lay.grid_h)[:, None] // lay.merge
+        cols = np.arange(lay.grid_w)[None, :] // lay.merge
+        return (rows * lay.token_grid_w + cols).astype(np.int32)
+
+    def token_at(self, x: float, y: float) -> int | None:
+        """The token under display point (x, y), or None outside the grid."""
+        lay = self.layout
+        col = int(np.floor(x / (self.patch_w * lay.merge)))
+        row = int(np.floor(y / (self.patch_h * lay.merge)))
+        if 0 <= row < lay.token_grid_h and 0 <= col < lay.token_grid_w and x >= 0 and y >= 0:
+            return row * lay.token_grid_w + col
+        return None
+
+    def token_rect(self, token: int) -> tuple[float, float, float, float]:
+        """(x, y, w, h) of a token in display pixels."""
+        lay = self.layout
+        row, col = divmod(token, lay.token_grid_w)
+        w, h = self.patch_w * lay.merge, self.patch_h * lay.merge
+        return col * w, row * h, w, h
+
+    def patches_of_token(self, token: int) -> np.ndarray:
+        """(merge², 2) int: (row, col) of the patches merged into `token`, row-major."""
+        lay = self.layout
+        row, col = divmod(token, lay.token_grid_w)
+        r, c = np.meshgrid(np.arange(lay.merge), np.arange(lay.merge), indexing="ij")
+        return np.stack([row * lay.merge + r.ravel(), col * lay.merge + c.ravel()], axis=1)
+
+    def patch_rects(self, patches: np.ndarray) -> np.ndarray:
+        """(n, 4) float: (x, y, w, h) in display pixels of each (row, col) patch."""
+        patches = np.asarray(patches)
+        n = len(patches)
+        return np.column_stack([patches[:, 1] * self.patch_w, patches[:, 0] * self.patch_h,
+                                np.full(n, self.patch_w), np.full(n, self.patch_h)])
