@@ -392,3 +392,15 @@ LOSS_MEAN = Calculator(
 )
 
 CALCULATORS = (CYCLE, MARGINAL, PIPELINE, ADVANTAGE, LOSS_MEAN)
+
+
+def cycle_curve(model: str, prompt_tokens: int, output_tokens: int, n_keep: int, n_max: int) -> dict:
+    """F_cycle(n) for n = n_keep .. n_max, split into generation, reference and update."""
+    base = cycle(model, prompt_tokens, output_tokens, n_keep, 1.0, n_keep)
+    n = np.arange(n_keep, max(n_max, n_keep) + 1, dtype=float)
+    return {
+        "n_generate": n,
+        "generation": n * base["gen_flops_per_answer"],
+        "reference": n * base["ref_flops_per_answer"],
+        "update": np.full(n.size, base["update_flops"]),
+    }

@@ -16,7 +16,7 @@ import numpy as np
 
 from core import catalog
 from core.registry import BookRef, BookValue, Calculator, Output, Param, ParamError
-from core.train_model import TRAINING_PASSES, causal_pairs, shape
+from core.train_model import TRAINING_PASSES, causal_pairs, dense_model_keys, memory_hardware_keys, shape
 
 FORWARD, BACKWARD, OPTIMIZER = 0, 1, 2
 BACKWARD_RATIO = TRAINING_PASSES - 1  # input gradient + weight gradient, each like the forward
@@ -254,4 +254,75 @@ ACTIVATIONS = Calculator(
     ),
 )
 
-CALCULATORS = (ACTIVATIONS,)
+
+
+# --------------------------------------------------------------------------------------
+# train.step: a real model's step on a card (the panel's ▶ figure)
+
+
+def step(model: str, sequences: int, seq_len: int, micro_batches: int, cards: int, card: str, mfu: float) -> dict:
+    ms = model_step(model, sequences, seq_len, micro_batches, cards, card, mfu)
+    tl = ms.timeline
+    return {
+        "resident_state_bytes": tl.resident_state_bytes,
+        "peak_activation_bytes": tl.peak_activation_bytes,
+        "peak_total_bytes": tl.peak_total_bytes,
+        "card_memory_bytes": tl.capacity_bytes,
+        "fits": 1 if tl.peak_total_bytes <= tl.capacity_bytes else 0,
+        "headroom_bytes": tl.capacity_bytes - tl.peak_total_bytes,
+        "activation_bytes_per_layer_per_micro_batch": ms.activation_bytes_per_layer_per_micro_batch,
+        "tokens_per_micro_batch": ms.tokens_per_micro_batch,
+        "step_duration_s": tl.duration_s,
+    }
+
+
+def _check_step(values: dict) -> None:
+    if values["sequences"] % values["micro_batches"]:
+        raise ParamError("micro_batches", f"{values['micro_batches']} does not divide {values['sequences']} sequences; "
+                         "valid: a divisor of sequences")
+    if values["cards"] > shape(values["model"]).parameters:
+        raise ParamError("cards", f"got {values['cards']}; valid: 1 .. parameters")
+
+
+def divisors(n: int) -> list[int]:
+    """Micro-batch counts that split n sequences evenly."""
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+STEP = Calculator(
+    name="train.step",
+    title="一步训练的显存:状态常驻,激活随 micro-batch 变 · memory of one step",
+    ref=BookRef("3.4.1", "例题 3-3 · 图 3-20"),
+    params=(
+        Param("model", "", "qwen3-8b", "model shape from the catalog", kind="choice", choices=dense_model_keys()),
+        Param("sequences", "sequences", 8, "sequences per update (the batch)", 1, 4096, kind="int"),
+        Param("seq_len", "tokens", 4096, "tokens per sequence (Qwen3's general stage: 4096)", 1, 1_000_000, kind="int"),
+        Param("micro_batches", "", 1, "a: micro-batches the batch is split into (a divisor of sequences)", 1, 4096,
+              kind="int", label="a"),
+        Param("cards", "cards", 1, "cards the parameter state is split evenly over", 1, 1_000_000, kind="int"),
+        Param("card", "", "rtx-pro-6000-blackwell", "card: memory, peak and bandwidth from the catalog",
+              kind="choice", choices=memory_hardware_keys()),
+        Param("mfu", "", 0.4, "share of the dense BF16 peak the step reaches (sets durations only)", 0, 1,
+              min_exclusive=True, illustrative=True),
+    ),
+    outputs=(
+        Output("resident_state_bytes", "bytes", "weights, gradients, master weights, Adam: the whole step", "18 · ⌈N / cards⌉"),
+        Output("peak_activation_bytes", "bytes", "one micro-batch's activations in every layer", "L · A_layer · tokens_μ"),
+        Output("peak_total_bytes", "bytes", "state + activation peak per card"),
+        Output("card_memory_bytes", "bytes", "the card's memory"),
+        Output("fits", "", "1 when the peak fits the card"),
+        Output("headroom_bytes", "bytes", "card memory − peak (negative: does not fit)"),
+        Output("activation_bytes_per_layer_per_micro_batch", "bytes", "estimate: tensors saved for backward, BF16"),
+        Output("tokens_per_micro_batch", "tokens", "rows one forward processes", "sequences / a · seq_len"),
+        Output("step_duration_s", "s", "a · L · (t_f + 2 t_f) + optimizer, at the chosen MFU"),
+    ),
+    compute=step,
+    check=_check_step,
+    note="激活与时长为估算/示意",
+    book=(
+        BookValue("resident_state_bytes", 147_433_236_480, "例题 3-3:18 字节 × 8,190,735,360", derived=True),
+        BookValue("fits", 0, "还没算激活,状态就超出一张卡", derived=True),
+    ),
+)
+
+CALCULATORS = (ACTIVATIONS, STEP)

@@ -349,3 +349,37 @@ UPDATE = Calculator(
 )
 
 CALCULATORS = (LINEAR, STATE, FLOPS, PACKING, UPDATE)
+
+
+# --------------------------------------------------------------------------------------
+# Arrays for the panel's packing figure
+
+
+def packing_curve(model: str, seq_len: int, points: int = 257) -> dict:
+    """Two documents, the first of length x = 1 .. seq_len-1: pairs and layer work vs x."""
+    import numpy as np
+
+    s = shape(model)
+    x = np.unique(np.linspace(1, max(seq_len - 1, 1), points).round().astype(np.int64))
+    y = seq_len - x
+    pairs = x * (x + 1) / 2 + y * (y + 1) / 2
+    single = seq_len * (seq_len + 1) / 2
+    layer = 2.0 * s.layer_matrix_weights * seq_len + s.flops_per_pair_per_layer * pairs
+    layer_single = 2.0 * s.layer_matrix_weights * seq_len + s.flops_per_pair_per_layer * single
+    return {"first_length": x, "pairs_ratio": pairs / single, "layer_work_ratio": layer / layer_single}
+
+
+def packing_mask(doc_lengths, seq_len: int, pixels: int = 256):
+    """The causal mask of a packed sequence, downsampled: 1 where a query may see a key.
+
+    Rows are queries, columns keys; each document is a lower triangle on the diagonal.
+    """
+    import numpy as np
+
+    n = min(pixels, seq_len)
+    centres = (np.arange(n) + 0.5) * seq_len / n
+    bounds = np.cumsum([0] + [int(v) for v in doc_lengths])
+    doc = np.searchsorted(bounds, centres, side="right") - 1
+    q, k = np.meshgrid(centres, centres, indexing="ij")
+    same = doc[:, None] == doc[None, :]
+    return (same & (k <= q)).astype(np.float32)
