@@ -1,0 +1,69 @@
+"""§3.1.3 例题 3-1: the bandwidth bound of decode. Each step reads every weight once
+(shared by the batch) plus each sequence's KV; bytes over bandwidth is the shortest a
+step can take, and the batch over that time the most decode steps a card can do."""
+from __future__ import annotations
+
+from core import catalog
+from core.registry import BookRef, BookValue, Calculator, Output, Param
+
+_QWEN = catalog.model("qwen3-8b")
+_CARD = catalog.hardware("rtx-pro-6000-blackwell")
+
+WEIGHTS_BYTES = int(_QWEN["weights_read_per_decode_step_bytes"])  # 15.14 GB, no input embedding
+KV_BYTES_PER_TOKEN = int(_QWEN["kv_bytes_per_token"])  # 144 KiB
+BANDWIDTH = float(_CARD.bandwidth_bytes_per_s)
+# Decode-step-weighted mean of P + j over both classes of 例题 3-1 mixed 1:1 (serving.mix).
+BOOK_MEAN_CONTEXT = 2741.77
+# The book then takes this rate per card as given for the backlog (112,792 steps).
+BOOK_STEPS_PER_S_PER_CARD = 2795.66
+
+
+def step_bytes(weights_bytes: float, kv_bytes_per_token: float, sequences: int, mean_context_tokens: float) -> float:
+    """Bytes one decode step moves: the weights once, and for each sequence the KV of
+    its c old tokens read plus its new token's KV written, (c + 1) · kv."""
+    return weights_bytes + sequences * (mean_context_tokens + 1) * kv_bytes_per_token
+
+
+def decode_rate(weights_bytes, kv_bytes_per_token, sequences, mean_context_tokens,
+                bandwidth_bytes_per_s, cards) -> dict:
+    total = step_bytes(weights_bytes, kv_bytes_per_token, sequences, mean_context_tokens)
+    step_time = total / bandwidth_bytes_per_s
+    per_card = sequences / step_time
+    return {
+        "bytes_per_step": total,
+        "kv_bytes_per_step": total - weights_bytes,
+        "step_time_s": step_time,
+        "steps_per_s_per_card": per_card,
+        "steps_per_s": per_card * cards,
+    }
+
+
+DECODE_RATE = Calculator(
+    name="serving.decode_rate",
+    title="带宽给出的 decode 上限 · bandwidth-bound decode rate",
+    ref=BookRef("3.1.3", "例题 3-1"),
+    params=(
+        Param("weights_bytes", "bytes", WEIGHTS_BYTES, "weights read once per step, shared by the batch (Qwen3-8B BF16 without the input embedding: 15.14 GB)", 0, 1e15, label="W"),
+        Param("kv_bytes_per_token", "bytes", KV_BYTES_PER_TOKEN, "KV of one token over all layers (Qwen3-8B: 144 KiB)", 0, 1e9, label="kv"),
+        Param("sequences", "seqs", 64, "sequences decoding together in one step (例题 3-1: 64)", 1, 1_000_000, kind="int", label="B"),
+        Param("mean_context_tokens", "tokens", BOOK_MEAN_CONTEXT, "mean context c a step starts from, decode-step weighted (例题 3-1: about 2,742; serving.mix)", 0, 1e8, label="c̄"),
+        Param("bandwidth_bytes_per_s", "bytes/s", BANDWIDTH, "memory bandwidth of one card (RTX PRO 6000 Blackwell: 1.792 TB/s)", 0, 1e16, min_exclusive=True, label="BW"),
+        Param("cards", "cards", 2, "cards doing decode (例题 3-1: 2)", 1, 100_000, kind="int"),
+    ),
+    outputs=(
+        Output("bytes_per_step", "bytes", "bytes one decode step moves", "W + B · (c̄ + 1) · kv"),
+        Output("kv_bytes_per_step", "bytes", "the KV part of it", "B · (c̄ + 1) · kv"),
+        Output("step_time_s", "s", "shortest time a step can take on one card", "bytes_per_step / BW"),
+        Output("steps_per_s_per_card", "steps/s", "decode steps (one token of one sequence each) per second per card", "B / step_time"),
+        Output("steps_per_s", "steps/s", "all cards together", "cards · B / step_time"),
+    ),
+    compute=decode_rate,
+    book=(
+        BookValue("bytes_per_step", 41.02e9, "一步读写 41.02 GB", rel_tol=1.3e-4),
+        BookValue("step_time_s", 22.89e-3, "耗时 22.89 ms", rel_tol=2.2e-4),
+        BookValue("steps_per_s_per_card", 2796, "一卡每秒约 2,796 步", rel_tol=2e-4),
+        BookValue("steps_per_s", 5591, "两张每秒最多约 5,591 步", rel_tol=2e-4),
+    ),
+)
+
+CALCULATORS = (DECODE_RATE,)

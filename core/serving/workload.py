@@ -1,0 +1,109 @@
+"""Request streams for the replay: arrival time, input tokens and output tokens per request.
+
+Arrivals within each window of the book (duration, rate, share of long-input requests)
+are evenly spaced (the book's run), Poisson, or Gamma with a coefficient of variation
+above 1 for burstiness; the class of each request is interleaved deterministically (the
+share holds in every stretch of the window) or drawn at random with a seed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.registry import ParamError
+from core.serving.mix import LONG_INPUT, LONG_OUTPUT, RequestClass
+
+ARRIVALS = ("even", "poisson", "gamma")
+CLASS_ORDERS = ("interleave", "random")
+MAX_REQUESTS = 5_000_000
+
+
+@dataclass(frozen=True)
+class Workload:
+    """Requests sorted by arrival. Arrays of equal length; times in seconds."""
+
+    arrival_s: np.ndarray
+    input_tokens: np.ndarray
+    output_tokens: np.ndarray
+    label: str = ""
+
+    def __len__(self) -> int:
+        return int(self.arrival_s.size)
+
+    @property
+    def decode_steps_total(self) -> int:
+        return int(np.sum(self.output_tokens - 1))
+
+    @property
+    def decode_context_mean(self) -> float:
+        """Decode-step-weighted mean of P + j over every decode step of every request."""
+        g1 = (self.output_tokens - 1).astype(float)
+        total = float(g1.sum())
+        if total == 0:
+            return 0.0
+        return float(np.sum(g1 * self.input_tokens + g1 * (g1 - 1) / 2) / total)
+
+
+def _class_flags(n: int, share: float, order: str, rng: np.random.Generator) -> np.ndarray:
+    """True where a request is long-input: exactly round(n·share) of them."""
+    if order == "interleave":
+        # Bresenham: the running count of long-input requests tracks i·share, so any
+        # stretch of the window holds the share (9:1 means 9 of every 10).
+        i = np.arange(n + 1)
+        count = np.floor(i * share + 1e-9)
+        return np.diff(count) > 0
+    flags = np.zeros(n, dtype=bool)
+    flags[: int(round(n * share))] = True
+    rng.shuffle(flags)
+    return flags
+
+
+def _times(start: float, duration: float, rate: float, arrival: str, cv: float,
+           rng: np.random.Generator) -> np.ndarray:
+    if rate <= 0 or duration <= 0:
+        return np.zeros(0)
+    if arrival == "even":
+        n = int(round(rate * duration))
+        return start + np.arange(n) / rate
+    # Renewal process with Gamma gaps (shape k = 1/cv², mean 1/rate); cv = 1 is Poisson.
+    shape = 1.0 if arrival == "poisson" else 1.0 / (cv * cv)
+    expected = rate * duration
+    chunk = int(expected + 10 * np.sqrt(expected + 1) + 16)
+    gaps = rng.gamma(shape, 1.0 / (rate * shape), size=chunk)
+    times = np.cumsum(gaps)
+    while times[-1] < duration:  # rare: draw more until past the window's end
+        more = np.cumsum(rng.gamma(shape, 1.0 / (rate * shape), size=chunk)) + times[-1]
+        times = np.concatenate([times, more])
+    return start + times[times < duration]
+
+
+def windows(durations_s, rates_per_s, shares_long_input, classes: tuple[RequestClass, RequestClass] = (LONG_INPUT, LONG_OUTPUT),
+            arrival: str = "even", cv: float = 2.0, seed: int = 0, class_order: str = "interleave") -> Workload:
+    """The book's arrival profile: windows of (duration, rate, share of class 0)."""
+    if arrival not in ARRIVALS:
+        raise ParamError("arrival", f"got {arrival!r}; valid: one of {', '.join(ARRIVALS)}")
+    if class_order not in CLASS_ORDERS:
+        raise ParamError("class_order", f"got {class_order!r}; valid: one of {', '.join(CLASS_ORDERS)}")
+    expected = float(np.sum(np.asarray(rates_per_s) * np.asarray(durations_s)))
+    if expected > MAX_REQUESTS:
+        raise ParamError("rates_per_s", f"{expected:,.0f} requests expected; valid: at most {MAX_REQUESTS:,}")
+    rng = np.random.default_rng(seed)
+    a, b = classes
+    times, long_in = [], []
+    start = 0.0
+    for duration, rate, share in zip(durations_s, rates_per_s, shares_long_input):
+        t = _times(start, duration, rate, arrival, cv, rng)
+        times.append(t)
+        long_in.append(_class_flags(t.size, share, class_order, rng))
+        start += duration
+    t = np.concatenate(times) if times else np.zeros(0)
+    flags = np.concatenate(long_in) if long_in else np.zeros(0, dtype=bool)
+    if t.size == 0:
+        raise ParamError("rates_per_s", "no request arrives in any window; valid: rate · duration >= 1 somewhere")
+    return Workload(
+        arrival_s=t,
+        input_tokens=np.where(flags, a.input_tokens, b.input_tokens).astype(np.int64),
+        output_tokens=np.where(flags, a.output_tokens, b.output_tokens).astype(np.int64),
+        label=f"{arrival} arrivals",
+    )
