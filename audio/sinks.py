@@ -1,0 +1,222 @@
+"""Where the samples go: a real sound device through sounddevice, or a virtual clock.
+
+Both sinks run continuously once opened (silence while no stream is attached), so a
+stream starts without the device's start-up stall (on PulseAudio the first callbacks can
+stall for up to ~2 s). Both call the same render path once per block and keep per-block
+callback timings in a preallocated ring.
+
+open_sink() prefers the device and falls back to the virtual sink with a status line
+saying why: PortAudio missing, no output device, a sample rate the device refuses (tried
+first at the device's own rate), or a device that fails to start.
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+
+from audio.events import SampleRing
+
+
+class SinkError(RuntimeError):
+    pass
+
+
+class Sink:
+    """Common part: the render hook, callback timing, liveness."""
+
+    kind = "sink"
+
+    def __init__(self, rate_hz: int, block_frames: int):
+        self.rate_hz = int(rate_hz)
+        self.block_frames = int(block_frames)
+        self.renderer = None  # an object with render(out, now) and an `origin` (perf_counter)
+        self.origin = 0.0
+        self.cb_stats = SampleRing(1 << 16)  # (engine-independent perf_counter at entry, duration s)
+        self.callbacks = 0
+        self.last_callback = 0.0
+        self.status = ""
+        self.xruns = 0  # blocks the backend reported as late (output underflow)
+        self._ready = threading.Event()
+        self._regular = 0
+
+    @property
+    def block_s(self) -> float:
+        return self.block_frames / self.rate_hz
+
+    def attach(self, renderer, origin: float) -> None:
+        self.origin = origin
+        self.renderer = renderer
+
+    def detach(self) -> None:
+        self.renderer = None
+
+    def _render_block(self, out: np.ndarray, t_enter: float) -> None:
+        renderer = self.renderer
+        if renderer is None:
+            out.fill(0.0)
+        else:
+            renderer.render(out, t_enter - self.origin)
+        gap = t_enter - self.last_callback
+        self.last_callback = t_enter
+        self.callbacks += 1
+        if not self._ready.is_set():
+            # Ready once the backend calls back regularly (after its start-up stall).
+            self._regular = self._regular + 1 if gap < 2.5 * self.block_s else 0
+            if self._regular >= 8:
+                self._ready.set()
+        self.cb_stats.push(t_enter, time.perf_counter() - t_enter)
+
+    def wait_ready(self, timeout: float = 5.0) -> bool:
+        return self._ready.wait(timeout)
+
+    def alive(self, grace_s: float = 0.5) -> bool:
+        return self._ready.is_set() and (time.perf_counter() - self.last_callback) < grace_s
+
+    def close(self) -> None:
+        pass
+
+
+class VirtualSink(Sink):
+    """A clock that asks for a block every block_s of wall time, like a device would.
+
+    What it 'plays' can be kept in a recording (preallocated), so the same checks that run
+    on the device's monitor run here too."""
+
+    kind = "virtual"
+
+    def __init__(self, rate_hz: int, block_frames: int, reason: str = "", record_seconds: float = 0.0):
+        super().__init__(rate_hz, block_frames)
+        self.status = f"virtual clock sink ({reason})" if reason else "virtual clock sink"
+        self._buf = np.zeros(self.block_frames, np.float32)
+        self.recording = np.zeros(int(record_seconds * self.rate_hz), np.float32)
+        self.recorded = 0
+        self.record_start = 0.0  # perf_counter of the first recorded sample
+        self._halt = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="audio-virtual-sink", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        next_t = time.perf_counter()
+        self.record_start = next_t
+        while not self._halt.is_set():
+            self._render_block(self._buf, time.perf_counter())
+            if self.recorded + self.block_frames <= self.recording.shape[0]:
+                self.recording[self.recorded:self.recorded + self.block_frames] = self._buf
+                self.recorded += self.block_frames
+            next_t += self.block_s
+            left = next_t - time.perf_counter()
+            if left > 0:
+                self._halt.wait(left)
+            elif left < -0.5:  # fell far behind (suspended machine): do not burst to catch up
+                next_t = time.perf_counter()
+
+    def close(self) -> None:
+        self._halt.set()
+        self._thread.join(timeout=1.0)
+
+
+class DeviceSink(Sink):
+    """sounddevice OutputStream, mono float32, one block per device quantum."""
+
+    kind = "device"
+
+    def __init__(self, sd, device, rate_hz: int, block_frames: int, name: str):
+        super().__init__(rate_hz, block_frames)
+        self._sd = sd
+        self.device_name = name
+        self.finished = False
+        self.stream = sd.OutputStream(samplerate=rate_hz, blocksize=block_frames, channels=1, dtype="float32",
+                                      device=device, latency="low", callback=self._callback,
+                                      finished_callback=self._on_finished)
+        self.stream.start()
+        self.status = f"device: {name} · {rate_hz} Hz · block {block_frames} frames"
+
+    def _callback(self, outdata, frames, time_info, status) -> None:
+        t_enter = time.perf_counter()
+        if status.output_underflow:
+            self.xruns += 1
+        self._render_block(outdata[:, 0], t_enter)
+
+    def _on_finished(self) -> None:
+        self.finished = True
+
+    def latency_s(self) -> float:
+        try:
+            return float(self.stream.latency)
+        except Exception:  # the stream may already be gone
+            return float("nan")
+
+    def close(self) -> None:
+        try:
+            self.stream.abort(ignore_errors=True)
+            self.stream.close(ignore_errors=True)
+        except Exception:
+            pass
+
+
+def import_sounddevice():
+    """(module, None) or (None, reason). PortAudio missing raises OSError on import."""
+    try:
+        import sounddevice as sd
+    except OSError as err:
+        return None, f"PortAudio library not found ({err}); install libportaudio2"
+    except ImportError as err:
+        return None, f"sounddevice is not installed ({err})"
+    return sd, None
+
+
+def output_devices() -> tuple[list[str], str | None]:
+    """Names of output devices, or ([], reason)."""
+    sd, reason = import_sounddevice()
+    if sd is None:
+        return [], reason
+    try:
+        devices = [d["name"] for d in sd.query_devices() if d["max_output_channels"] > 0]
+    except Exception as err:
+        return [], f"cannot list devices ({err})"
+    if not devices:
+        return [], "no output device (is a sound server running?)"
+    return devices, None
+
+
+def open_sink(rate_hz: int, block_s: float, device: str | int | None = None, prefer_device: bool = True,
+              ready_timeout_s: float = 5.0, record_seconds: float = 0.0) -> Sink:
+    """The best sink available: the device when possible, else a virtual clock with a reason."""
+    def virtual(reason: str) -> VirtualSink:
+        return VirtualSink(rate_hz, max(1, int(round(block_s * rate_hz))), reason, record_seconds)
+
+    if not prefer_device:
+        return virtual("chosen")
+    sd, reason = import_sounddevice()
+    if sd is None:
+        return virtual(reason)
+    names, reason = output_devices()
+    if not names:
+        return virtual(reason)
+    try:
+        info = sd.query_devices(device, "output")
+    except Exception as err:
+        return virtual(f"device {device!r} not found ({err})")
+    name = info["name"]
+    tried = []
+    for rate in (rate_hz, int(info["default_samplerate"])):
+        if rate in tried:
+            continue
+        tried.append(rate)
+        try:
+            sd.check_output_settings(device=device, samplerate=rate, channels=1, dtype="float32")
+        except Exception:
+            continue
+        try:
+            sink = DeviceSink(sd, device, rate, max(1, int(round(block_s * rate))), name)
+        except Exception as err:
+            return virtual(f"{name} failed to start: {err}")
+        if rate != rate_hz:
+            sink.status += f" (refused {rate_hz} Hz; resampled)"
+        if not sink.wait_ready(ready_timeout_s):
+            sink.close()
+            return virtual(f"{name} opened but never called back within {ready_timeout_s:g} s")
+        return sink
+    return virtual(f"{name} refuses {', '.join(map(str, tried))} Hz")
