@@ -54,6 +54,8 @@ def format_bytes(value: float, system: str = "iec", digits: int = 5) -> str:
 
 
 def format_flops(value: float, digits: int = 4) -> str:
+    if abs(value) >= 1e21:  # training budgets read as 1.728e24, as the book prints them
+        return f"{value:.{digits}g} FLOPs".replace("e+", "e")
     return _scaled(float(value), _FLOPS, "FLOPs", digits)
 
 

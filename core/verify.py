@@ -17,9 +17,14 @@ class VerifyRow:
     book_value: float
     computed: Any
     rel_tol: float
+    abs_tol: float
     ok: bool
     derived: bool
     computed_text: str
+
+    @property
+    def tolerance_text(self) -> str:
+        return f"±{self.abs_tol:g}" if self.abs_tol else f"{self.rel_tol:.0e} rel"
 
     def as_json(self) -> dict:
         return {
@@ -31,6 +36,7 @@ class VerifyRow:
             "printed": self.printed,
             "computed": self.computed,
             "rel_tol": self.rel_tol,
+            "abs_tol": self.abs_tol,
             "ok": self.ok,
             "derived": self.derived,
         }
@@ -58,6 +64,7 @@ def _row(calc: Calculator, bv: BookValue, computed: Any) -> VerifyRow:
         book_value=bv.value,
         computed=computed,
         rel_tol=bv.rel_tol,
+        abs_tol=bv.abs_tol,
         ok=bv.matches(computed),
         derived=bv.derived,
         computed_text=calc.format_output(bv.output, computed),

@@ -121,13 +121,13 @@ def cmd_verify(as_json: bool) -> int:
         print(json.dumps({"rows": [r.as_json() for r in rows], "passed": len(rows) - len(failed),
                           "failed": len(failed)}, ensure_ascii=False, default=_jsonable, indent=1))
     else:
-        print(f"{'calculator':22s} {'output':30s} {'book':>16s} {'computed':>16s}  tol      ok   book's text")
+        print(f"{'calculator':24s} {'output':28s} {'book':>16s} {'computed':>16s}  {'tolerance':10s} ok  book's text")
         for r in rows:
             params = " " + " ".join(f"{k}={_short(v)}" for k, v in r.params.items()) if r.params else ""
             mark = "ok" if r.ok else "MISMATCH"
             derived = " (derived: the book asks, prints no number)" if r.derived else ""
-            print(f"{r.calculator:22s} {r.output:30s} {_num(r.book_value):>16s} {_num(r.computed):>16s}  "
-                  f"{r.rel_tol:<7.0e}  {mark:3s}  {r.printed}{params}{derived}")
+            print(f"{r.calculator:24s} {r.output:28s} {_num(r.book_value):>16s} {_num(r.computed):>16s}  "
+                  f"{r.tolerance_text:10s} {mark:3s} {r.printed}{params}{derived}")
         print(f"{len(rows) - len(failed)} passed, {len(failed)} failed")
     return EXIT_MISMATCH if failed else 0
 

@@ -33,6 +33,10 @@ def _bytes_text(value: float) -> str:
 
 def _plain(value: float) -> str:
     value = float(value)
+    if abs(value) >= 1e7:
+        short = f"{value:.6g}"  # 1e+08 reads better than 100000000, when it is exact
+        if float(short) == value:
+            return short
     if value.is_integer() and abs(value) < 1e15:
         return str(int(value))
     return f"{value:.10g}"
