@@ -1,0 +1,231 @@
+"""The Vision & multimodal panel: real files loaded off the GUI thread, the overlay data,
+the volumes table and bars, question position, handoff, 练习 3-5 and image generation."""
+import numpy as np
+import pytest
+from PIL import Image
+from PySide6 import QtCore
+
+from core import vision_math as vm
+from widgets.panels import discover_panels
+from widgets.vision_panel import VisionPanel
+
+MIB = 1024 ** 2
+
+
+@pytest.fixture
+def panel(qtbot):
+    w = VisionPanel()
+    qtbot.addWidget(w)
+    w.resize(1400, 900)
+    yield w
+    w.close()
+
+
+def _table_row(panel, label):
+    for row in range(panel.table.rowCount()):
+        if panel.table.item(row, 0).text() == label:
+            return [panel.table.item(row, c).text() for c in range(panel.table.columnCount())]
+    raise AssertionError(f"no row {label}")
+
+
+def _save(path, w, h, mode="RGB", **kw):
+    yy, xx = np.mgrid[0:h, 0:w]
+    arr = np.dstack([xx % 256, yy % 256, (xx + yy) % 256]).astype(np.uint8)
+    Image.fromarray(arr).convert(mode).save(path, **kw)
+    return path
+
+
+def test_discovered_with_its_key():
+    info = {p.key: p for p in discover_panels()}["vision"]
+    assert info.section == "3.3.1"
+
+
+def test_sample_shows_the_books_figure_at_once(panel):
+    assert len(panel.images) == 1 and panel.images[0].path is None
+    assert "1,600 个 patch" in panel.token_label.text()
+    assert "400 个视觉 token" in panel.token_label.text()
+    row = _table_row(panel, "图 1")
+    assert row[3] == "400" and row[4] == "800 kB" and row[5] == "7.8125 MiB" and row[6] == "56.25 MiB"
+    # The overlay: 41 vertical + 41 horizontal patch lines, 21 + 21 token lines, in image pixels.
+    x, y = panel.view.patch_overlay.getData()
+    assert len(x) == 2 * 82 and x.max() == 640 and y.max() == 640
+    tx, _ = panel.view.token_overlay.getData()
+    assert len(tx) == 2 * 42
+    assert sorted(set(tx.tolist())) == [32.0 * i for i in range(21)]
+    h = panel.handoff.values
+    assert (h["raw"], h["ec"], h["kv"]) == (800_000, 8_192_000, (400 + 400) * 147456)
+
+
+def test_book_example_four_images(panel, qtbot):
+    with qtbot.waitSignal(panel.refreshed):
+        panel.book_button.click()
+    total = _table_row(panel, "整个请求")
+    assert total[5] == "31.25 MiB" and total[6] == "281.25 MiB"
+    labels, values = panel.volume_groups()
+    assert labels[-1] == "整个请求" and len(labels) == 5
+    heights = panel.volume_bars["kv"].opts["height"]
+    assert heights[-1] == pytest.approx(np.log10(281.25 * MIB) - 3)
+    assert heights[0] == pytest.approx(np.log10(56.25 * MIB) - 3)
+
+
+def test_load_real_file_off_the_gui_thread(panel, qtbot, tmp_path):
+    path = _save(tmp_path / "photo.jpg", 1000, 750, quality=85)
+    with qtbot.waitSignal(panel.images_changed, timeout=10_000):
+        panel.load_files([path])
+        assert panel.loading  # the call returned before the decode finished
+    assert not panel.loading
+    assert len(panel.images) == 1 and panel.images[0].name == "photo.jpg"
+    # Qwen-style fit: 1000×750 → 992×736 → 31×23 tokens.
+    assert "992×736" in panel.size_label.text()
+    assert "31×23 = 713 个视觉 token" in panel.token_label.text()
+    x, y = panel.view.patch_overlay.getData()
+    assert x.max() == pytest.approx(1000) and y.max() == pytest.approx(750)
+    row = _table_row(panel, "图 1")
+    assert row[3] == "713"
+    assert panel.request_result["per_image_raw_bytes"] == [path.stat().st_size]
+
+
+def test_more_files_add_in_order_and_exif_is_applied(panel, qtbot, tmp_path):
+    first = _save(tmp_path / "a.png", 640, 640)
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    rotated = _save(tmp_path / "b.jpg", 1280, 640, exif=exif.tobytes())
+    with qtbot.waitSignal(panel.images_changed, timeout=10_000):
+        panel.load_files([first])
+    with qtbot.waitSignal(panel.images_changed, timeout=10_000):
+        panel.load_files([rotated, _save(tmp_path / "c.gif", 64, 64, mode="P")])
+    assert [i.name for i in panel.images] == ["a.png", "b.jpg", "c.gif"]
+    assert (panel.images[1].width, panel.images[1].height) == (640, 1280)
+    assert panel.request_result["per_image_tokens"][:2] == [400, 800]
+
+
+def test_bad_files_report_and_keep_state(panel, qtbot, tmp_path):
+    text = tmp_path / "notes.png"
+    text.write_text("not an image", encoding="utf-8")
+    with qtbot.waitSignal(panel.load_failed, timeout=10_000) as blocker:
+        panel.load_files([text])
+    assert blocker.args[0] == str(text)
+    qtbot.waitUntil(lambda: not panel.loading)
+    assert panel.error_label.isVisibleTo(panel)
+    assert "notes.png" in panel.error_label.text() and "not an image" in panel.error_label.text()
+    assert len(panel.images) == 1 and panel.images[0].path is None  # the sample is still there
+    assert "400 个视觉 token" in panel.token_label.text()
+
+
+def test_pixel_limit_refuses_large_file(panel, qtbot, tmp_path):
+    path = _save(tmp_path / "big.png", 2000, 1500)
+    panel.pixel_limit.setValue(2.0)  # 2 MP < 3 MP
+    with qtbot.waitSignal(panel.load_failed, timeout=10_000) as blocker:
+        panel.load_files([path])
+    assert "pixel limit" in blocker.args[1]
+
+
+def test_toggles_hide_the_grids(panel):
+    panel.patch_toggle.setChecked(False)
+    assert not panel.view.patch_overlay.isVisible()
+    assert panel.view.token_overlay.isVisible()
+    panel.token_toggle.setChecked(False)
+    assert not panel.view.token_overlay.isVisible()
+    panel.patch_toggle.setChecked(True)
+    assert panel.view.patch_overlay.isVisible()
+
+
+def test_hover_shows_the_tokens_patches(panel, qtbot):
+    with qtbot.waitSignal(panel.view.token_hovered) as blocker:
+        token = panel.view.hover_at(100, 40)
+    assert token == blocker.args[0] == 23
+    rect = panel.view.hover_rect.rect()
+    assert (rect.x(), rect.y(), rect.width(), rect.height()) == (96, 32, 32, 32)
+    x, y = panel.view.hover_patches.getData()
+    assert len(x) == 4 * 8 and x.min() > 96 and x.max() < 128 and y.min() > 32 and y.max() < 64
+    assert "(2,6), (2,7), (3,6), (3,7)" in panel.hover_label.text()
+    panel.view.hover_at(-50, -50)
+    assert not panel.view.hover_rect.isVisible()
+
+
+def test_mouse_move_over_the_view_hovers(panel, qtbot):
+    panel.show()
+    qtbot.waitExposed(panel)
+    scene_pos = panel.view.view.mapViewToScene(QtCore.QPointF(330, 330))
+    with qtbot.waitSignal(panel.view.token_hovered) as blocker:
+        panel.view.scene().sigMouseMoved.emit(scene_pos)
+    assert blocker.args[0] == 10 * 20 + 10
+
+
+def test_question_position_changes_reusable_kv(panel, qtbot):
+    assert panel.request_result["reusable_kv_bytes"] == 400 * vm.KV_BYTES_PER_TOKEN
+    with qtbot.waitSignal(panel.refreshed):
+        panel.set_request(question="before")
+    assert panel.request_result["reusable_kv_bytes"] == 0
+    assert "保留 <b>0 B</b>" in panel.reuse_label.text()
+    layouts = panel.question_layouts()
+    assert [s[0] for s in layouts["before"]] == ["question", "image"]
+    x0 = panel.question_stale.opts["x0"]
+    assert list(x0) == [400, 0]  # after: stale from the question on; before: everything
+
+
+def test_text_tokens_move_the_bars(panel, qtbot):
+    before = panel.volume_bars["kv"].opts["height"][-1]
+    with qtbot.waitSignal(panel.refreshed):
+        panel.set_request(text_tokens=4000)
+    assert panel.volume_bars["kv"].opts["height"][-1] > before
+    assert _table_row(panel, "整个请求")[6] == f"{(400 + 4000) * 147456 / MIB:g} MiB"
+
+
+def test_invalid_field_shows_error_and_keeps_numbers(panel):
+    field = panel.shape_form.field("merge")
+    field.edit.setText("0")
+    field.edit.editingFinished.emit()
+    assert field.error_label.isVisibleTo(panel) and "valid" in field.error_label.text()
+    assert "400 个视觉 token" in panel.token_label.text()
+
+
+def test_model_and_resize_change_the_grid(panel, qtbot):
+    with qtbot.waitSignal(panel.refreshed):
+        panel.shape_form.set_value("patch", 14)
+    # 640 → rounded to multiples of 28: 644 → 46×46 patches, 23×23 tokens.
+    assert "46×46 = 2,116 个 patch" in panel.token_label.text()
+    x, _ = panel.view.token_overlay.getData()
+    assert len(x) == 2 * 2 * 24
+
+
+def test_compare_tab_bars(panel):
+    heights = list(panel.compare_bars.opts["height"])
+    assert heights[:3] == [4, 4, 4]
+    assert heights[3] > 4
+    panel.compare_card.set_value("side_b", 1920)
+    assert list(panel.compare_bars.opts["height"])[:3] == [9, 9, 9]
+    assert panel.compare_line.value() == pytest.approx(9)
+
+
+def test_generation_view_follows_the_card(panel):
+    x, y = panel.diffusion_point.getOriginalDataset()
+    assert y[0] == pytest.approx(7.830e15, rel=1e-4)
+    assert panel.loop_diagram.result["dit_forwards"] == 100
+    _, curve_before = panel.diffusion_curve.getOriginalDataset()
+    panel.diffusion_card.set_value("steps", 100)
+    _, y2 = panel.diffusion_point.getOriginalDataset()
+    assert y2[0] == pytest.approx(2 * y[0])
+    _, curve_after = panel.diffusion_curve.getOriginalDataset()
+    assert np.allclose(curve_after, 2 * curve_before)
+    panel.diffusion_card.set_value("height", 2048)
+    panel.diffusion_card.set_value("width", 2048)
+    assert panel.loop_diagram.result["latent_positions"] == 16384
+
+
+def test_clear_brings_the_sample_back(panel, qtbot, tmp_path):
+    with qtbot.waitSignal(panel.images_changed, timeout=10_000):
+        panel.load_files([_save(tmp_path / "x.png", 300, 200)])
+    assert panel.images[0].name == "x.png"
+    panel.clear_button.click()
+    assert panel.images[0].path is None and "400 个视觉 token" in panel.token_label.text()
+
+
+def test_snapshot_renders(panel, tmp_path):
+    panel.show()
+    image = panel.grab().toImage()
+    assert image.width() > 1000
+    # Not blank: the sample's colours are on screen.
+    out = tmp_path / "v.png"
+    assert image.save(str(out))
+    assert out.stat().st_size > 20_000
