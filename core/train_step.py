@@ -291,7 +291,7 @@ def divisors(n: int) -> list[int]:
 
 STEP = Calculator(
     name="train.step",
-    title="一步训练的显存:状态常驻,激活随 micro-batch 变 · memory of one step",
+    title="一步训练的显存 · memory of one step",
     ref=BookRef("3.4.1", "例题 3-3 · 图 3-20"),
     params=(
         Param("model", "", "qwen3-8b", "model shape from the catalog", kind="choice", choices=dense_model_keys()),

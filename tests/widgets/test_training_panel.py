@@ -1,0 +1,163 @@
+"""The training panel: plots follow core, controls drive core, playback moves the step."""
+import numpy as np
+import pytest
+from PySide6 import QtCore
+
+from core import rl, train_step, training
+from core.units import GB
+from widgets.panels import discover_panels
+from widgets.training_panel import PANEL, TrainingPanel
+
+
+@pytest.fixture
+def panel(qtbot):
+    w = TrainingPanel()
+    qtbot.addWidget(w)
+    w.resize(1400, 900)
+    w.show()
+    yield w
+    w.close()
+
+
+def _bars(item, key):
+    return np.asarray(item.opts[key], dtype=float)
+
+
+def test_panel_is_discovered():
+    assert "training" in [p.key for p in discover_panels()]
+    assert PANEL.section == "3.4"
+
+
+def test_step_schedule_and_memory_follow_core(panel):
+    v = panel.step_card.values()
+    tl = train_step.model_step(v["model"], v["sequences"], v["seq_len"], v["micro_batches"], v["cards"], v["card"], v["mfu"]).timeline
+    assert _bars(panel.step_view.forward_bars, "x0").size == tl.layers * tl.micro_batches
+    assert panel.step_view.capacity_line.value() == pytest.approx(96.0)
+    _, ghost = panel.step_view.ghost_curve.getData()
+    assert ghost.max() == pytest.approx((tl.resident_state_bytes + tl.peak_activation_bytes) / GB)
+
+
+def test_micro_batch_slider_cuts_the_activation_peak_not_the_state(panel, qtbot):
+    _, before = panel.step_view.ghost_curve.getData()
+    state = panel.step_card.result["resident_state_bytes"]
+    peak_before = panel.step_card.result["peak_activation_bytes"]
+    with qtbot.waitSignal(panel.step_card.computed):
+        panel.micro_slider.setValue(panel.micro_slider.maximum())  # a = 8
+    assert panel.step_card.values()["micro_batches"] == 8
+    r = panel.step_card.result
+    assert r["resident_state_bytes"] == state
+    assert r["peak_activation_bytes"] == pytest.approx(peak_before / 8)
+    _, after = panel.step_view.ghost_curve.getData()
+    assert after.max() == pytest.approx((state + peak_before / 8) / GB)
+    assert _bars(panel.step_view.forward_bars, "x0").size == 36 * 8
+
+
+def test_cards_slider_shards_state(panel, qtbot):
+    with qtbot.waitSignal(panel.step_card.computed):
+        panel.cards_slider.setValue(4)
+    panel.step_player.seek(panel.step_player.duration / 2)
+    _, y = panel.step_view.kind_curves["weights"].getData()
+    assert y[0] == pytest.approx(2 * -(-8_190_735_360 // 4) / GB)
+    assert "4 card" in panel.cards_value.text()
+
+
+def test_playing_reveals_the_step(panel, qtbot):
+    panel.step_player.seek(0)
+    panel.step_player.set_speed(4.0)
+    panel.step_player.play_button.click()
+    qtbot.waitUntil(lambda: panel.step_player.position > 0.5, timeout=5000)
+    panel.step_player.pause()
+    t = panel.step_player.position
+    tl = panel.step_view.timeline
+    assert panel.step_view.schedule_cursor.value() == pytest.approx(t)
+    assert _bars(panel.step_view.alive_bars, "x0").size == tl.alive_at(t).size
+    x, y = panel.step_view.kind_curves["activations"].getData()
+    assert x[-1] == pytest.approx(t)
+    assert y[-1] == pytest.approx((tl.resident_state_bytes + tl.activation_at(t)) / GB)
+    assert "alive" in panel.step_view.readout.text()
+
+
+def test_bad_micro_batches_shows_error_and_keeps_plots(panel):
+    before = _bars(panel.step_view.forward_bars, "x0").size
+    field = panel.step_card.form.field("micro_batches")
+    field.edit.setText("3")
+    field.edit.editingFinished.emit()
+    assert field.error_label.isVisibleTo(panel)
+    assert "divisor" in field.error_label.text()
+    assert _bars(panel.step_view.forward_bars, "x0").size == before
+
+
+def test_flops_bars_match_core_and_recompute(panel, qtbot):
+    r = training.FLOPS.run()
+    assert _bars(panel.flops_bars["item_attention"], "height")[0] == pytest.approx(r["attention_flops"] / 1e12)
+    assert panel.six_nd_line.value() == pytest.approx(r["six_nd_flops"] / 1e12)
+    assert "+7.15%" in panel.flops_ratio_text.textItem.toPlainText()
+    with qtbot.waitSignal(panel.flops_card.computed):
+        panel.flops_card.set_value("recompute", True)
+    assert _bars(panel.flops_bars["item_recompute"], "height")[0] > 0
+
+
+def test_packing_slider_moves_split(panel, qtbot):
+    with qtbot.waitSignal(panel.packing_card.computed):
+        panel.split_slider.setValue(6144)
+    assert panel.packing_card.values()["doc_lengths"] == (6144.0, 2048.0)
+    expect = training.PACKING.run({"doc_lengths": "6144,2048"})
+    _, y = panel.packing_marker.getData()
+    assert sorted(y) == pytest.approx(sorted([expect["pairs_ratio"], expect["layer_work_ratio"]]))
+    image = panel.mask_image.image
+    assert image.shape == (256, 256)
+    assert image[255, 0] == 0 and image[100, 0] == 1  # the second document does not see the first
+
+
+def test_packing_lengths_that_do_not_sum_show_error(panel):
+    field = panel.packing_card.form.field("doc_lengths")
+    field.edit.setText("4000,4000")
+    field.edit.editingFinished.emit()
+    assert "8192" in field.error_label.text()
+
+
+def test_pipeline_plays_and_async_is_shorter(panel):
+    v = panel.pipeline_card.values()
+    sync = rl.pipeline_schedule("synchronous", v["batches"], v["rollout_s"], v["reward_s"], v["reference_s"], v["update_s"], v["sync_s"])
+    x0 = _bars(panel.pipeline_view.bars["synchronous"]["rollout"], "x0")
+    assert x0 == pytest.approx(sync.start_s["rollout"])
+    def end(mode):
+        bars = panel.pipeline_view.bars[mode]["sync"]
+        return (_bars(bars, "x0") + _bars(bars, "width"))[-1]
+
+    assert end("synchronous") == pytest.approx(sync.total_s)
+    assert end("asynchronous") < end("synchronous")
+    assert panel.pipeline_player.duration == pytest.approx(sync.total_s)
+    panel.pipeline_player.seek(10.0)
+    assert panel.pipeline_view.cursors["asynchronous"].value() == pytest.approx(10.0)
+
+
+def test_flipping_rewards_to_all_equal_zeroes_the_advantage(panel, qtbot):
+    assert panel.advantage_card.values()["rewards"] == (1.0, 0.0, 1.0, 1.0)
+    with qtbot.waitSignal(panel.advantage_card.computed):
+        panel.reward_buttons[1].click()
+    assert panel.advantage_card.result["zero_signal"] == 1
+    assert np.all(_bars(panel.advantage_bars, "height") == 0)
+    assert "零" in panel.zero_banner.text()
+
+
+def test_loss_bars_follow_core(panel, qtbot):
+    with qtbot.waitSignal(panel.loss_card.computed):
+        panel.loss_card.set_value("token_counts", (990, 10))
+    assert _bars(panel.weight_mom_bars, "height") == pytest.approx(rl.LOSS_MEAN.run(
+        {"token_counts": "990,10"})["token_weight_mean_of_means"])
+
+
+def test_cycle_marker_follows_keep_ratio(panel, qtbot):
+    with qtbot.waitSignal(panel.cycle_card.computed):
+        panel.cycle_card.set_value("keep_ratio", 0.25)
+    x, y = panel.cycle_marker.getData()
+    assert x[0] == 64
+    assert y[0] == pytest.approx(rl.CYCLE.run({"keep_ratio": 0.25})["cycle_flops"] / 1e12)
+
+
+def test_close_stops_players(panel, qtbot):
+    panel.step_player.play()
+    panel.pipeline_player.play()
+    panel.close()
+    assert not panel.step_player.is_playing() and not panel.pipeline_player.is_playing()
