@@ -21,6 +21,7 @@ class VerifyRow:
     ok: bool
     derived: bool
     computed_text: str
+    book_text: str
 
     @property
     def tolerance_text(self) -> str:
@@ -68,6 +69,7 @@ def _row(calc: Calculator, bv: BookValue, computed: Any) -> VerifyRow:
         ok=bv.matches(computed),
         derived=bv.derived,
         computed_text=calc.format_output(bv.output, computed),
+        book_text=calc.format_output(bv.output, bv.value),
     )
 
 

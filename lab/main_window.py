@@ -36,7 +36,8 @@ class MainWindow(QtWidgets.QMainWindow):
             "QListWidget::item { padding: 10px 12px; }"
             "QListWidget::item:selected { background: #3b7dd8; color: white; }")
         for i, info in enumerate(self._infos):
-            item = QtWidgets.QListWidgetItem(f"§{info.section}\n{info.title}")
+            prefix = f"§{info.section}" if info.section[:1].isdigit() else info.section
+            item = QtWidgets.QListWidgetItem(f"{prefix}\n{info.title}")
             item.setData(QtCore.Qt.ItemDataRole.UserRole, info.key)
             item.setToolTip(f"Ctrl+{i + 1}" if i < 9 else "")
             self.nav.addItem(item)
