@@ -875,7 +875,7 @@ class VisionPanel(QtWidgets.QWidget):
         for item in self.volume_labels[len(text_items):]:
             item.setVisible(False)
         p.getAxis("bottom").setTicks([[(c, label) for c, label in zip(centers, labels)]])
-        top = max(np.log10(max(max(values["kv"]), 1.0)) + 1.0, _LOG_FLOOR + 1)
+        top = max(np.log10(max(max(values["kv"]), 1.0)) + 1.5, _LOG_FLOOR + 1)  # room for the legend
         p.setXRange(-2, centers[-1] + 2, padding=0)
         p.setYRange(_LOG_FLOOR, top, padding=0)
 
