@@ -13,7 +13,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from core import image_gen
+from core import catalog, image_gen
 from core import vision_math as vm
 from core.registry import ParamError
 from core.units import format_bytes, format_count, format_flops
@@ -555,6 +555,26 @@ class VisionPanel(QtWidgets.QWidget):
         lay.setContentsMargins(8, 8, 8, 8)
         self.compare_card = CalculatorCard(vm.COMPARE)
         lay.addWidget(self.compare_card)
+        pair = QtWidgets.QHBoxLayout()
+        self.compare_views: list[ImageGridView] = []
+        self.compare_captions: list[QtWidgets.QLabel] = []
+        for _ in range(2):
+            col = QtWidgets.QVBoxLayout()
+            view = ImageGridView()
+            view.setMinimumSize(260, 240)
+            view.setMaximumHeight(320)
+            view.show_patch_grid(False)  # the token grid alone shows the ×4 at a glance
+            caption = QtWidgets.QLabel()
+            caption.setProperty("role", "caption")
+            caption.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)
+            caption.setWordWrap(True)
+            caption.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
+            col.addWidget(view, 1)
+            col.addWidget(caption)
+            pair.addLayout(col)
+            self.compare_views.append(view)
+            self.compare_captions.append(caption)
+        lay.addLayout(pair)
         self.compare_plot = PlotCard("边长加倍:token、EC、KV ×4;视觉编码 FLOPs 多于 ×4",
                                      "注意力在 patch 之间两两计算,随 N² 增长")
         p = self.compare_plot.plot
@@ -944,6 +964,17 @@ class VisionPanel(QtWidgets.QWidget):
     def _refresh_compare(self, result: dict) -> None:
         if not result:
             return
+        # The same picture at both sides: every merged token drawn over it.
+        pixels = self.images[self.current].pixels if self.images else sample_image().pixels
+        v = self.compare_card.values()
+        m = catalog.model(v["model"])
+        for view, caption, tag in zip(self.compare_views, self.compare_captions, ("a", "b")):
+            side = v[f"side_{tag}"]
+            lay = vm.layout(side, side, m["patch_size"], m["spatial_merge_size"])
+            view.set_image(pixels, PatchGrid(lay, pixels.shape[1], pixels.shape[0]))
+            caption.setText(f"<b>{side}×{side}: {format_count(result[f'tokens_{tag}'])} 个视觉 token</b><br>"
+                            f"EC {_mib(result[f'ec_bytes_{tag}'])} · KV {_mib(result[f'kv_bytes_{tag}'])} · "
+                            f"编码 {format_flops(result[f'encode_flops_{tag}'])}")
         ratios = [result["tokens_ratio"], result["ec_ratio"], result["kv_ratio"], result["encode_flops_ratio"]]
         self.compare_bars.setOpts(height=ratios)
         self.compare_line.setValue(result["side_ratio"] ** 2)

@@ -229,3 +229,19 @@ def test_snapshot_renders(panel, tmp_path):
     out = tmp_path / "v.png"
     assert image.save(str(out))
     assert out.stat().st_size > 20_000
+
+
+def test_drop_files_loads_them(panel, qtbot, tmp_path):
+    from PySide6 import QtGui
+
+    paths = [_save(tmp_path / "d1.webp", 320, 320), _save(tmp_path / "d2.bmp", 640, 320)]
+    mime = QtCore.QMimeData()
+    mime.setUrls([QtCore.QUrl.fromLocalFile(str(p)) for p in paths])
+    event = QtGui.QDropEvent(QtCore.QPointF(10, 10), QtCore.Qt.DropAction.CopyAction, mime,
+                             QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.KeyboardModifier.NoModifier)
+    with qtbot.waitSignal(panel.images_changed, timeout=10_000):
+        panel.dropEvent(event)
+    assert [i.name for i in panel.images] == ["d1.webp", "d2.bmp"]
+    assert panel.image_list.count() == 2
+    # 320×320 → 10×10 tokens; 640×320 → 20×10.
+    assert panel.request_result["per_image_tokens"] == [100, 200]
