@@ -142,7 +142,7 @@ def tokens(height, width, patch, merge, feature_width, feature_copies, kv_bytes_
     return out
 
 
-def _check_layout_params(values: dict) -> None:
+def check_layout_params(values: dict) -> None:
     if values["min_pixels"] > values["max_pixels"]:
         raise ParamError("min_pixels", f"got {values['min_pixels']} > max_pixels {values['max_pixels']}; "
                          "valid: <= max_pixels")
@@ -158,7 +158,7 @@ def _check_aspect(name: str, height: float, width: float, values: dict) -> None:
 
 
 def _check_tokens(values: dict) -> None:
-    _check_layout_params(values)
+    check_layout_params(values)
     _check_aspect("height", values["height"], values["width"], values)
 
 
@@ -254,7 +254,7 @@ def expand_images(heights: Sequence[float], widths: Sequence[float], file_bytes:
 
 
 def _check_images(values: dict) -> None:
-    _check_layout_params(values)
+    check_layout_params(values)
     images = expand_images(values["heights"], values["widths"], values.get("file_bytes"))
     for h, w, _ in images:
         _check_aspect("heights", h, w, values)
@@ -445,7 +445,7 @@ def encode_flops(model, height, width, resize, min_pixels, max_pixels) -> dict:
 
 def _check_encode(values: dict) -> None:
     m = catalog.model(values["model"])
-    _check_layout_params({**values, "patch": m["patch_size"], "merge": m["spatial_merge_size"]})
+    check_layout_params({**values, "patch": m["patch_size"], "merge": m["spatial_merge_size"]})
     _check_aspect("height", values["height"], values["width"], values)
 
 
