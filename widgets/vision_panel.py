@@ -420,7 +420,7 @@ class VisionPanel(QtWidgets.QWidget):
         self.image_list.setIconSize(QtCore.QSize(56, 56))
         self.image_list.setFixedHeight(84)
         self.image_list.setMovement(QtWidgets.QListView.Movement.Static)
-        self.image_list.setToolTip("Images of the request; drop more files here")
+        self.image_list.setToolTip("Images of the request; drop more files here, Delete removes the selected one")
         lay.addWidget(self.image_list)
         self.view = ImageGridView()
         lay.addWidget(self.view, 1)
@@ -493,6 +493,11 @@ class VisionPanel(QtWidgets.QWidget):
         lay.addLayout(req_row)
         self.table = QtWidgets.QTableWidget(0, 7)
         self.table.setHorizontalHeaderLabels(["", "原尺寸 → 模型尺寸", "patch", "视觉 token", "文件 file", "EC", "KV"])
+        tips = ["", "原图(EXIF 方向已应用)→ 缩放策略后编码器看到的尺寸", "H'·W' / p²", "n_v = H'·W' / (p²·r²)",
+                "压缩文件字节数(SI 单位,书中 0.8 MB)", "EC = n_v · feature_width · feature_copies · dtype_bytes",
+                "KV = tokens · kv_bytes_per_token (144 KiB)"]
+        for col, tip in enumerate(tips):
+            self.table.horizontalHeaderItem(col).setToolTip(tip)
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.NoSelection)
@@ -627,6 +632,9 @@ class VisionPanel(QtWidgets.QWidget):
         self.open_button.clicked.connect(self._on_open_clicked)
         self.book_button.clicked.connect(self.show_book_example)
         self.clear_button.clicked.connect(self.clear_images)
+        self.remove_shortcut = QtGui.QShortcut(QtGui.QKeySequence.StandardKey.Delete, self.image_list)
+        self.remove_shortcut.setContext(QtCore.Qt.ShortcutContext.WidgetShortcut)
+        self.remove_shortcut.activated.connect(self.remove_current)
         self.image_list.currentRowChanged.connect(self._on_current_changed)
         self.patch_toggle.toggled.connect(self.view.show_patch_grid)
         self.token_toggle.toggled.connect(self.view.show_token_grid)
@@ -717,6 +725,11 @@ class VisionPanel(QtWidgets.QWidget):
         self._show_current()
         self.refresh()
         self.images_changed.emit(len(self.images))
+
+    def remove_current(self) -> None:
+        """Drop the selected image from the request (Delete key); the sample returns when none is left."""
+        rest = [img for i, img in enumerate(self.images) if i != self.current]
+        self._set_images(rest or [sample_image()], select=min(self.current, len(rest) - 1))
 
     def clear_images(self) -> None:
         self._set_images([sample_image()])

@@ -245,3 +245,15 @@ def test_drop_files_loads_them(panel, qtbot, tmp_path):
     assert panel.image_list.count() == 2
     # 320×320 → 10×10 tokens; 640×320 → 20×10.
     assert panel.request_result["per_image_tokens"] == [100, 200]
+
+
+def test_delete_key_removes_the_selected_image(panel, qtbot):
+    panel.show_book_example()
+    panel.image_list.setCurrentRow(2)
+    panel.image_list.setFocus()
+    panel.remove_current()
+    assert len(panel.images) == 3
+    assert panel.request_result["ec_bytes"] == 3 * 8_192_000
+    for _ in range(3):
+        panel.remove_current()
+    assert len(panel.images) == 1 and panel.images[0].path is None
