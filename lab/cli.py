@@ -188,7 +188,10 @@ def cmd_snapshot(panel: str | None, out: str | None, size: str, list_only: bool)
     keys = ["main"] + panel_keys()
     if panel not in keys:
         raise UsageError(f"PANEL: no panel {panel!r}; valid: {', '.join(keys)}")
-    snapshot(panel, out, w, h)
+    try:
+        snapshot(panel, out, w, h)
+    except OSError as err:
+        raise UsageError(f"--out: {err}; valid: a writable .png path") from None
     print(out)
     return 0
 

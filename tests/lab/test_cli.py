@@ -103,3 +103,9 @@ def test_snapshot_refuses_bad_size_and_panel(capsys):
     assert "--size" in capsys.readouterr().err
     assert main(["snapshot", "nope", "--out", "x.png"]) == 2
     assert "PANEL" in capsys.readouterr().err
+
+
+def test_snapshot_to_an_unwritable_path_exits_2(tmp_path):
+    proc = run_lab("snapshot", "request", "--out", str(tmp_path / "no" / "such" / "dir.png"),
+                   env={"QT_QPA_PLATFORM": "offscreen"})
+    assert proc.returncode == 2 and "--out" in proc.stderr

@@ -42,3 +42,28 @@ def test_shortcut_opens_first_panel(qtbot):
     w.show()
     qtbot.keyClick(w, QtCore.Qt.Key.Key_1, QtCore.Qt.KeyboardModifier.ControlModifier)
     assert w.stack.currentWidget() is w.panel(w.panel_keys()[0])
+
+
+def test_form_change_in_the_window_updates_outputs_and_plot(qtbot):
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    w.show_panel("request")
+    panel = w.panel("request")
+    field = panel.anatomy_card.form.field("context_tokens")
+    with qtbot.waitSignal(panel.anatomy_card.computed):
+        field.edit.setText("500")
+        field.edit.editingFinished.emit()
+    assert panel.anatomy_card.outputs.label("first_decode_context").text() == "1,524 tokens"
+    _, y = panel.decode_curve.getData()
+    assert y[0] == 1524
+
+
+def test_presentation_mode_hides_navigation(qtbot):
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    w.presentation_action.setChecked(True)
+    assert not w.nav.isVisible()
+    w.presentation_action.setChecked(False)
+    qtbot.waitUntil(lambda: w.nav.isVisible())
