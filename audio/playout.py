@@ -80,20 +80,26 @@ class Playout:
             self.wave.write(out)
             return
         pos = 0
+        # The device checks its commands once per block: a mute due inside this block
+        # cuts it there; one that is already due cuts it from the start.
+        limit = n
+        if self.mute_cmd:
+            limit = min(n, max(0, int(math.ceil((self.mute_at - now) * rate - 1e-6))))
         if not self.started:
             start = self.first_play_t
-            if start >= now + n / rate:
+            if start >= now + limit / rate:
                 out.fill(0.0)
+                self._mute_if_due(limit, n, now)
                 self.wave.write(out)
                 return
-            pos = min(n, max(0, int(round((start - now) * rate))))
+            pos = min(limit, max(0, int(round((start - now) * rate))))
             out[:pos] = 0.0
             self.started = True
         chunk_samples = self.chunk_samples
-        while pos < n:
+        while pos < limit:
             k = self.k
             if k >= self.chunks:
-                out[pos:] = 0.0
+                out[pos:limit] = 0.0
                 self.finished = True
                 self.events.push(FINISHED, k, now + pos / rate, 0.0)
                 break
@@ -104,13 +110,13 @@ class Playout:
                         self.stalled = True
                         self.stall_since = t
                         self.events.push(UNDERRUN, k, t, self.buffered_s())
-                    out[pos:] = 0.0
+                    out[pos:limit] = 0.0
                     break
                 if self.stalled:
                     self.stalled = False
                     self.events.push(RESUME, k, t, t - self.stall_since)
                 self.events.push(PLAY, k, t, self.first_play_t + k * self.chunk_s)
-            m = min(chunk_samples - self.offset, n - pos)
+            m = min(chunk_samples - self.offset, limit - pos)
             out[pos:pos + m] = self.pcm[k, self.offset:self.offset + m]
             pos += m
             self.offset += m
@@ -118,13 +124,14 @@ class Playout:
             if self.offset == chunk_samples:
                 self.k = k + 1
                 self.offset = 0
-        if self.mute_cmd:
-            cut = min(n, max(0, int(math.ceil((self.mute_at - now) * rate - 1e-6))))
-            if cut < n:
-                out[cut:] = 0.0
-                self.muted = True
-                self.events.push(MUTE, self.k, now + cut / rate, self.mute_at)
+        out[limit:] = 0.0
+        self._mute_if_due(limit, n, now)
         self.wave.write(out)
+
+    def _mute_if_due(self, limit: int, n: int, now: float) -> None:
+        if limit < n:
+            self.muted = True
+            self.events.push(MUTE, self.k, now + limit / self.rate_hz, self.mute_at)
 
     def _enough_to_resume(self) -> bool:
         """Adaptive rebuffering: wait for the target's worth of in-order audio (or the end)."""

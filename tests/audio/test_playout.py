@@ -122,3 +122,18 @@ def test_nothing_plays_before_the_first_playback_moment():
     assert np.abs(rec[:start]).max() == 0.0
     assert np.abs(rec[start:start + 480]).max() > 0.1
     assert p.finished
+
+
+def test_interrupt_before_playback_starts_means_nothing_is_heard():
+    tl = build_timeline(chunks=10)
+    p, rec, m = simulate(tl, interrupt_at=0.030)  # mute at 40 ms, playback was due at 78 ms
+    assert p.muted and np.abs(rec).max() == 0.0
+    assert len(p.events.all().of(ev.PLAY)) == 0
+
+
+def test_no_chunk_is_logged_as_playing_after_the_mute():
+    tl = build_timeline(chunks=30)
+    p, _, m = simulate(tl, interrupt_at=0.2015, block=720)  # 15 ms blocks straddle boundaries
+    e = p.events.all()
+    mute_t = e.of(ev.MUTE).t[0]
+    assert (e.of(ev.PLAY).t < mute_t).all()

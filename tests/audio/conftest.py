@@ -1,0 +1,67 @@
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def _pin_pulse_server() -> None:
+    """The suite's autouse fixture points XDG_CONFIG_HOME at a temp folder, which is also
+    where libpulse looks for the server's socket link: pin the server address now, while
+    the real config is still visible, so pactl, parec and PortAudio's ALSA-pulse plugin
+    all find the running server."""
+    if os.environ.get("PULSE_SERVER") or not shutil.which("pactl"):
+        return
+    try:
+        info = subprocess.run(["pactl", "info"], capture_output=True, text=True, timeout=5).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return
+    for line in info.splitlines():
+        if line.startswith("Server String:"):
+            address = line.split(":", 1)[1].strip()
+            os.environ["PULSE_SERVER"] = address if ":" in address else f"unix:{address}"
+    cookie = Path.home() / ".config" / "pulse" / "cookie"
+    if cookie.is_file():
+        os.environ.setdefault("PULSE_COOKIE", str(cookie))
+
+
+_pin_pulse_server()
+
+sys.path.insert(0, str(Path(__file__).parent))  # the monitor helper next to the tests
+
+from monitor import MonitorRecorder, monitor_source  # noqa: E402
+
+from audio.sinks import DeviceSink, open_sink, output_devices  # noqa: E402
+
+
+def _device_skip_reason() -> str | None:
+    names, reason = output_devices()
+    if not names:
+        return f"no audio device: {reason}"
+    if monitor_source() is None:
+        return "no PulseAudio monitor source to record from (start the null sink: see notes/dependencies.md)"
+    return None
+
+
+@pytest.fixture(scope="module")
+def device_sink():
+    """One open device sink for a module's device tests (its start-up stall is paid once)."""
+    reason = _device_skip_reason()
+    if reason:
+        pytest.skip(reason)
+    sink = open_sink(48_000, 0.010)
+    if not isinstance(sink, DeviceSink):
+        sink.close()
+        pytest.fail(f"a sound server is running but the device did not open: {sink.status}")
+    yield sink
+    sink.close()
+
+
+@pytest.fixture
+def monitor():
+    rec = MonitorRecorder(monitor_source())
+    assert rec.wait_started(), "parec delivered nothing from the monitor"
+    yield rec
+    rec.stop()
