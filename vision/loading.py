@@ -13,7 +13,6 @@ never a crash or a hang.
 from __future__ import annotations
 
 import os
-import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +24,8 @@ from core.registry import ParamError
 
 SUPPORTED_FORMATS = ("PNG", "JPEG", "WEBP", "GIF", "BMP", "TIFF", "MPO")
 FILE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp", ".tif", ".tiff")
-DEFAULT_MAX_PIXELS = 120_000_000  # a 24 MP photo passes easily; a 400 MP bomb does not
+# Pillow's own warning threshold (about 89.5 MP): a 24 MP photo passes easily, a bomb does not.
+DEFAULT_MAX_PIXELS = Image.MAX_IMAGE_PIXELS or 89_478_485
 # Pillow refuses images above twice its own limit no matter what we ask; we never lift
 # Pillow's global limit (other threads share it), so ours cannot go higher.
 HARD_MAX_PIXELS = 2 * (Image.MAX_IMAGE_PIXELS or 89_478_485) - 1
@@ -107,22 +107,20 @@ def _checked_open(path: str | os.PathLike, max_pixels: int, max_file_bytes: int 
     if stat.st_size > max_file_bytes:
         raise ImageLoadError(f"{stat.st_size:,} bytes is above the {max_file_bytes:,}-byte file limit", p)
     try:
-        with warnings.catch_warnings():
-            # Our own pixel limit is checked below from the header; Pillow's warning
-            # would only repeat it (and its hard error is caught as a bomb).
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            with Image.open(p) as im:
-                fmt = (im.format or "").upper()
-                if fmt not in SUPPORTED_FORMATS:
-                    raise ImageLoadError(f"{fmt or 'unknown'} images are not supported; valid: {_formats()}", p)
-                w, h = im.size
-                if w <= 0 or h <= 0:
-                    raise ImageLoadError(f"invalid size {w}×{h}", p)
-                if w * h > max_pixels:
-                    raise ImageLoadError(
-                        f"{w:,}×{h:,} = {w * h / 1e6:,.1f} MP is above the pixel limit of {max_pixels / 1e6:,.1f} MP "
-                        "(a possible decompression bomb); raise the limit only for files you trust", p)
-                yield im, p, stat.st_size
+        # No warnings.catch_warnings() here: it is not thread-safe and this runs on worker
+        # threads. Above Pillow's own threshold (and below our limit) Pillow just warns.
+        with Image.open(p) as im:
+            fmt = (im.format or "").upper()
+            if fmt not in SUPPORTED_FORMATS:
+                raise ImageLoadError(f"{fmt or 'unknown'} images are not supported; valid: {_formats()}", p)
+            w, h = im.size
+            if w <= 0 or h <= 0:
+                raise ImageLoadError(f"invalid size {w}×{h}", p)
+            if w * h > max_pixels:
+                raise ImageLoadError(
+                    f"{w:,}×{h:,} = {w * h / 1e6:,.1f} MP is above the pixel limit of {max_pixels / 1e6:,.1f} MP "
+                    "(a possible decompression bomb); raise the limit only for files you trust", p)
+            yield im, p, stat.st_size
     except ImageLoadError:
         raise
     except Image.DecompressionBombError:

@@ -1009,7 +1009,7 @@ class VisionPanel(QtWidgets.QWidget):
         # Text items live in the plot's log coordinates.
         self.diffusion_point_label.setPos(math.log10(side), math.log10(result["flops"]))
         self.diffusion_point_label.setText(f"{v['width']}×{v['height']}: {format_count(result['latent_positions'])} 位置, "
-                                           f"{result['flops']:.4g} FLOPs")
+                                           f"{result['flops']:.3e} FLOPs")
 
     # ---- lifecycle -----------------------------------------------------------------
     def close(self) -> bool:

@@ -79,6 +79,7 @@ def test_bad_files_give_one_clear_error(images, key, words):
     assert words in str(err.value).lower()
 
 
+@pytest.mark.filterwarnings("ignore::PIL.Image.DecompressionBombWarning")  # Pillow warns at open; we refuse
 def test_pixel_limit_is_configurable(images):
     with pytest.raises(ImageLoadError) as err:
         load_image(images["big_claim"], max_pixels=100_000_000)
