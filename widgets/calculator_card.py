@@ -72,6 +72,16 @@ class CalculatorCard(QtWidgets.QGroupBox):
             tag = QtWidgets.QLabel(calc.note or f"含{ILLUSTRATIVE_TAG}值")
             tag.setProperty("role", "tag")
             header.addWidget(tag)
+        self.reset_button = QtWidgets.QToolButton()
+        self.reset_button.setText("↺ book")
+        self.reset_button.setToolTip("Back to the book's defaults")
+        self.reset_button.clicked.connect(self.reset)
+        header.addWidget(self.reset_button)
+        self.copy_button = QtWidgets.QToolButton()
+        self.copy_button.setText("⧉ CLI")
+        self.copy_button.setToolTip("Copy these values as a `lab calc` command")
+        self.copy_button.clicked.connect(self._copy_command)
+        header.addWidget(self.copy_button)
         outer.addLayout(header)
         body = QtWidgets.QBoxLayout(
             QtWidgets.QBoxLayout.Direction.TopToBottom if compact else QtWidgets.QBoxLayout.Direction.LeftToRight)
@@ -90,6 +100,23 @@ class CalculatorCard(QtWidgets.QGroupBox):
 
     def values(self) -> dict:
         return self.form.values()
+
+    def reset(self) -> None:
+        self.form.set_values(self.calculator.defaults())
+
+    def command_line(self) -> str:
+        """The `lab calc` command that gives the numbers shown (only values off the defaults)."""
+        defaults = self.calculator.resolve()
+        parts = ["lab", "calc", self.calculator.name]
+        for name, value in self.values().items():
+            if value != defaults[name]:
+                text = ",".join(f"{v:g}" for v in value) if isinstance(value, tuple) else (
+                    f"{value:g}" if isinstance(value, float) else str(value))
+                parts.append(f"{name}={text}")
+        return " ".join(parts)
+
+    def _copy_command(self) -> None:
+        QtWidgets.QApplication.clipboard().setText(self.command_line())
 
     def _on_values_changed(self, values: dict) -> None:
         self.result = self.calculator.run(values)

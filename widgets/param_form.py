@@ -163,6 +163,7 @@ class ParamForm(QtWidgets.QWidget):
         width = max((f.label.sizeHint().width() for f in self._fields.values()), default=0)
         for f in self._fields.values():
             f.label.setMinimumWidth(width)
+        self._showing_error = False
         self._values = self._parse_all() or {p.name: p.parse(p.default) for p in self._params}
 
     def field(self, name: str) -> ParamField:
@@ -209,9 +210,12 @@ class ParamForm(QtWidgets.QWidget):
     def _on_field_edited(self) -> bool:
         values = self._parse_all()
         if values is None:
+            self._showing_error = True
             return False
-        changed = values != self._values
+        # Also emit when fixing an error back to the same values, so stale outputs un-grey.
+        changed = values != self._values or self._showing_error
         self._values = values
+        self._showing_error = False
         if changed:
             self.values_changed.emit(dict(values))
         return True

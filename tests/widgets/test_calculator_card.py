@@ -1,0 +1,53 @@
+import json
+import subprocess
+import sys
+
+from core.registry import get
+from widgets.calculator_card import CalculatorCard
+
+
+def test_reset_brings_back_the_book_defaults(qtbot):
+    card = CalculatorCard(get("state.area"))
+    qtbot.addWidget(card)
+    card.set_value("wait_s", "30")
+    assert card.result["mean_waiting_tasks"] == 60
+    with qtbot.waitSignal(card.computed):
+        card.reset_button.click()
+    assert card.result["mean_waiting_tasks"] == 20
+    assert card.form.field("wait_s").edit.text() == "10"
+
+
+def test_copied_command_reproduces_the_card(qtbot):
+    card = CalculatorCard(get("request.split"))
+    qtbot.addWidget(card)
+    card.set_value("requests", "4")
+    card.copy_button.click()
+    from PySide6 import QtWidgets
+
+    command = QtWidgets.QApplication.clipboard().text()
+    assert command == "lab calc request.split requests=4"
+    out = subprocess.run([sys.executable, "-m", "lab", *command.split()[1:], "--json"], capture_output=True,
+                         text=True, check=True)
+    assert json.loads(out.stdout)["weight_read_rounds"] == card.result["weight_read_rounds"]
+
+
+def test_invalid_field_greys_outputs_until_fixed(qtbot):
+    card = CalculatorCard(get("cost.compare"))
+    qtbot.addWidget(card)
+    card.set_value("p1", "0")
+    assert not card.outputs.label("cost_per_success_1").isEnabled()
+    assert "valid: (0, 1]" in card.form.field("p1").error_label.text()
+    card.set_value("p1", "0.25")
+    assert card.outputs.label("cost_per_success_1").isEnabled()
+    assert card.outputs.label("cost_per_success_1").text() == "4 cost"
+
+
+def test_fixing_an_error_back_to_the_same_value_clears_it(qtbot):
+    card = CalculatorCard(get("state.area"))
+    qtbot.addWidget(card)
+    card.set_value("wait_s", "-1")
+    assert not card.outputs.label("mean_waiting_tasks").isEnabled()
+    with qtbot.waitSignal(card.computed):
+        card.set_value("wait_s", "10")
+    assert card.outputs.label("mean_waiting_tasks").isEnabled()
+    assert not card.form.field("wait_s").error_label.isVisible()
