@@ -50,4 +50,5 @@ def test_fixing_an_error_back_to_the_same_value_clears_it(qtbot):
     with qtbot.waitSignal(card.computed):
         card.set_value("wait_s", "10")
     assert card.outputs.label("mean_waiting_tasks").isEnabled()
-    assert not card.form.field("wait_s").error_label.isVisible()
+    assert card.form.field("wait_s").error_label.isHidden()
+    assert card.form.field("wait_s").error_label.text() == ""
