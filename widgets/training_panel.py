@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from core import catalog, rl, train_step, training
 from core.train_step import BACKWARD, FORWARD, OPTIMIZER, STATE_KINDS, STATE_LABELS, StepTimeline
@@ -29,6 +29,7 @@ ROLE_COLORS = {"rollout": COLORS["decode"], "reward": COLORS["tool"], "reference
                "update": COLORS["state"], "sync": COLORS["accent"]}
 MAX_PIPELINE_LABELS = 24  # batch labels drawn per role; more batches go unlabelled
 MAX_REWARD_BUTTONS = 8
+PIXMAP_CACHE_KIB = 256 * 1024
 
 
 def _text_item(anchor=(0, 1), size: int = 9, kind: str = "ink") -> pg.TextItem:
@@ -81,6 +82,10 @@ class StepView(QtWidgets.QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        # Cached items live in QPixmapCache; its 10 MB default cannot hold two full-size
+        # plots, and an evicted cache is a full repaint on every frame.
+        if QtGui.QPixmapCache.cacheLimit() < PIXMAP_CACHE_KIB:
+            QtGui.QPixmapCache.setCacheLimit(PIXMAP_CACHE_KIB)
         self.timeline: StepTimeline | None = None
         self._build_ui()
 
@@ -100,6 +105,10 @@ class StepView(QtWidgets.QWidget):
         self.alive_bars = pg.BarGraphItem(x0=[], y0=[], width=[], height=[], brush=brush("accent", 230), pen=pg.mkPen(None))
         for item in (self.lifetime_bars, self.forward_bars, self.backward_bars, self.optimizer_bar, self.alive_bars):
             p.addItem(item)
+        # The schedule is static during playback: paint it once into a pixmap and blit it
+        # each frame (thousands of bars at 100 layers x 16 micro-batches).
+        for item in (self.lifetime_bars, self.forward_bars, self.backward_bars, self.optimizer_bar):
+            item.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.schedule_future = pg.LinearRegionItem(values=(0, 0), movable=False, brush=pg.mkBrush(255, 255, 255, 170),
                                                    pen=pg.mkPen(None))
         self.schedule_future.setZValue(20)
@@ -123,14 +132,15 @@ class StepView(QtWidgets.QWidget):
         m.setLabel("bottom", "time in the step (s)")
         m.setMouseEnabled(x=True, y=False)
         m.setXLink(p)
-        self.ghost_curve = self.memory_plot.add_curve("total_full_step", pen=pen("muted", 1.2, dashed=True))
-        self.ghost_curve.setZValue(15)
         # Stacked: each kind drawn from 0 to its cumulative top, the top-most kind first.
         self.kind_curves: dict[str, pg.PlotDataItem] = {}
         for z, kind in enumerate(reversed(STATE_KINDS)):
-            c = self.memory_plot.add_curve(kind, pen=pg.mkPen(KIND_COLORS[kind], width=1.2), fillLevel=0,
-                                           brush=pg.mkBrush(KIND_COLORS[kind]))
+            # Axis-aligned steps need no antialiasing; without it the fill is several times cheaper.
+            c = self.memory_plot.add_curve(kind, pen=pg.mkPen(KIND_COLORS[kind], width=1), fillLevel=0,
+                                           brush=pg.mkBrush(KIND_COLORS[kind]), antialias=False, skipFiniteCheck=True)
             c.setZValue(z)
+            # The whole step is drawn once; playback only slides the fade over the future.
+            c.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
             self.kind_curves[kind] = c
         legend = m.addLegend(offset=(-8, 4), colCount=2, brush=pg.mkBrush(255, 255, 255, 220))
         legend.setZValue(40)
@@ -140,12 +150,21 @@ class StepView(QtWidgets.QWidget):
                                              labelOpts={"position": 0.985, "color": COLORS["backlog"], "anchors": [(1, 1), (1, 1)]})
         self.capacity_line.setZValue(25)
         m.addItem(self.capacity_line)
+        self.memory_future = pg.LinearRegionItem(values=(0, 0), movable=False, brush=pg.mkBrush(255, 255, 255, 185),
+                                                 pen=pg.mkPen(None))
+        self.memory_future.setZValue(20)
+        m.addItem(self.memory_future)
         self.memory_cursor = pg.InfiniteLine(angle=90, pen=pen("backlog", 1.5))
         self.memory_cursor.setZValue(30)
         m.addItem(self.memory_cursor)
         self.readout = QtWidgets.QLabel()
         self.readout.setObjectName("step_readout")
         self.readout.setMinimumHeight(22)
+        # Axes (with their grid lines) do not change while the step plays; pyqtgraph
+        # would otherwise replay each axis picture on every frame.
+        for plot in (p, m):
+            for name in ("left", "bottom"):
+                plot.getAxis(name).setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
         layout.addWidget(self.schedule_plot, 1)
         layout.addWidget(self.memory_plot, 1)
 
@@ -171,8 +190,12 @@ class StepView(QtWidgets.QWidget):
             running += tl.state_bytes.get(kind, 0.0)
             self._cum_state[kind] = running
         self._state_total = running
+        xs = np.array([0.0, tl.duration_s])
+        for kind in STATE_KINDS[:-1]:
+            level = self._cum_state[kind] / GB
+            self.kind_curves[kind].setData(xs, np.array([level, level]))
         x_full, y_full = tl.stacked_until(tl.duration_s)
-        self.ghost_curve.setData(x_full, (y_full + running) / GB)
+        self.kind_curves["activations"].setData(x_full, (y_full + running) / GB)
         capacity = tl.capacity_bytes
         self.capacity_line.setVisible(capacity is not None)
         if capacity is not None:
@@ -194,15 +217,10 @@ class StepView(QtWidgets.QWidget):
         self.schedule_cursor.setValue(t)
         self.memory_cursor.setValue(t)
         self.schedule_future.setRegion((t, tl.duration_s * 1.02 + 1e-12))
+        self.memory_future.setRegion((t, tl.duration_s * 1.02 + 1e-12))
         alive = tl.alive_at(t)
         self.alive_bars.setOpts(x0=tl.act_alloc_s[alive], width=t - tl.act_alloc_s[alive],
                                 y0=tl.act_layer[alive] + 0.85, height=np.full(alive.size, 0.3))
-        xs = np.array([0.0, t])
-        for kind in STATE_KINDS[:-1]:
-            level = self._cum_state[kind] / GB
-            self.kind_curves[kind].setData(xs, np.array([level, level]))
-        x, y = tl.stacked_until(t)
-        self.kind_curves["activations"].setData(x, (y + self._state_total) / GB)
         activation = tl.activation_at(t)
         total = self._state_total + activation
         mbs = sorted(set(tl.act_micro_batch[alive].tolist()))
@@ -340,7 +358,7 @@ class TrainingPanel(QtWidgets.QWidget):
         self.tabs = QtWidgets.QTabWidget()
         self.tabs.setDocumentMode(True)
         outer.addWidget(self.tabs, 1)
-        self.tabs.addTab(self._step_page(), "训练一步 · step & memory")
+        self.tabs.addTab(self._step_page(), "训练一步 · step && memory")
         self.tabs.addTab(self._flops_page(), "运算量与 token · FLOPs, packing, labels")
         self.tabs.addTab(self._rl_page(), "强化学习 · RL cycle")
 

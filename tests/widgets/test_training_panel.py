@@ -33,12 +33,11 @@ def test_step_schedule_and_memory_follow_core(panel):
     tl = train_step.model_step(v["model"], v["sequences"], v["seq_len"], v["micro_batches"], v["cards"], v["card"], v["mfu"]).timeline
     assert _bars(panel.step_view.forward_bars, "x0").size == tl.layers * tl.micro_batches
     assert panel.step_view.capacity_line.value() == pytest.approx(96.0)
-    _, ghost = panel.step_view.ghost_curve.getData()
-    assert ghost.max() == pytest.approx((tl.resident_state_bytes + tl.peak_activation_bytes) / GB)
+    _, total = panel.step_view.kind_curves["activations"].getData()
+    assert total.max() == pytest.approx((tl.resident_state_bytes + tl.peak_activation_bytes) / GB)
 
 
 def test_micro_batch_slider_cuts_the_activation_peak_not_the_state(panel, qtbot):
-    _, before = panel.step_view.ghost_curve.getData()
     state = panel.step_card.result["resident_state_bytes"]
     peak_before = panel.step_card.result["peak_activation_bytes"]
     with qtbot.waitSignal(panel.step_card.computed):
@@ -47,7 +46,7 @@ def test_micro_batch_slider_cuts_the_activation_peak_not_the_state(panel, qtbot)
     r = panel.step_card.result
     assert r["resident_state_bytes"] == state
     assert r["peak_activation_bytes"] == pytest.approx(peak_before / 8)
-    _, after = panel.step_view.ghost_curve.getData()
+    _, after = panel.step_view.kind_curves["activations"].getData()
     assert after.max() == pytest.approx((state + peak_before / 8) / GB)
     assert _bars(panel.step_view.forward_bars, "x0").size == 36 * 8
 
@@ -71,10 +70,11 @@ def test_playing_reveals_the_step(panel, qtbot):
     tl = panel.step_view.timeline
     assert panel.step_view.schedule_cursor.value() == pytest.approx(t)
     assert _bars(panel.step_view.alive_bars, "x0").size == tl.alive_at(t).size
-    x, y = panel.step_view.kind_curves["activations"].getData()
-    assert x[-1] == pytest.approx(t)
-    assert y[-1] == pytest.approx((tl.resident_state_bytes + tl.activation_at(t)) / GB)
-    assert "alive" in panel.step_view.readout.text()
+    # The past is drawn at full strength, the future under a fade that starts at t.
+    assert panel.step_view.memory_future.getRegion()[0] == pytest.approx(t)
+    now_gb = (tl.resident_state_bytes + tl.activation_at(t)) / GB
+    assert f"= <b>{now_gb:,.1f} GB</b>" in panel.step_view.readout.text()
+    assert f"{tl.alive_at(t).size} layer activations alive" in panel.step_view.readout.text()
 
 
 def test_bad_micro_batches_shows_error_and_keeps_plots(panel):
