@@ -164,9 +164,11 @@ MARGINAL = Calculator(
     book=(
         BookValue("per_sample_flops", 38.411e12, "每多生成一条:fg+fr ≈ 38.411 TFLOPs", rel_tol=2e-5, derived=True),
         BookValue("fixed_update_flops", 952.416e12, "一次更新的固定运算量 = Fu", rel_tol=1e-6, derived=True),
-        BookValue("predicted_cycle_flops", 48 * 38.410711465984e12 + 952.41596043264e12,
-                  "生成 48 条:48(fg+fr) + Fu ≈ 2,796.13 TFLOPs", rel_tol=1e-6, derived=True),
-        BookValue("teacher_flops", 952.41596043264e12, "教师对 48 条各前向一次 ≈ 952.416 TFLOPs", rel_tol=1e-6, derived=True),
+        # From the book's printed per-answer and update figures: 48 x 38.411 + 952.416.
+        BookValue("predicted_cycle_flops", 48 * 38.411e12 + 952.416e12,
+                  "生成 48 条:48 × 38.411 + 952.416 ≈ 2,796.14 TFLOPs", rel_tol=1e-5, derived=True),
+        # A same-shape teacher forwards 48 answers once: 48 f_r, the same as F_u = 16 x 3 f_r.
+        BookValue("teacher_flops", 952.416e12, "教师对 48 条各前向一次 = 48 f_r = Fu ≈ 952.416 TFLOPs", rel_tol=1e-6, derived=True),
         BookValue("weight_sync_bytes", 4 * 2 * 8_190_735_360, "BF16 权重发给四个副本 ≈ 65.53 GB", derived=True),
     ),
 )
