@@ -139,14 +139,8 @@ def simulate_serving(raw: dict[str, str], out: str | None = None) -> dict:
 
 def _observed_for(values: dict, rp) -> dict | None:
     """The book's observed run when the parameters are one of its two scenarios."""
-    from core.registry import get
-
-    calc_defaults = get("serving.replay").resolve()
-    for key, scenario in rp.SCENARIOS.items():
-        expected = dict(calc_defaults, **{k: tuple(v) if isinstance(v, tuple) else v for k, v in scenario["params"].items()})
-        if all(values[k] == expected[k] for k in expected if k not in ("seed",)):
-            return dict(rp.OBSERVED[key], scenario=key)
-    return None
+    key = rp.matching_scenario(values)
+    return None if key is None else dict(rp.OBSERVED[key], scenario=key)
 
 
 def _write(folder: Path, result, report: dict) -> None:

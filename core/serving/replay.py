@@ -45,6 +45,19 @@ def nearest_rank_p95(values: np.ndarray, q: float = 0.95) -> float:
     return float(v[max(1, math.ceil(q * v.size)) - 1])
 
 
+def matching_scenario(values: dict) -> str | None:
+    """The key of the book's run these parameters are (all defaults but the scenario's
+    shares; the seed does not matter for the even, interleaved arrivals), or None."""
+    from core.registry import get
+
+    defaults = get("serving.replay").resolve()
+    for key, scenario in SCENARIOS.items():
+        expected = dict(defaults, **scenario["params"])
+        if all(values.get(k) == v for k, v in expected.items() if k != "seed"):
+            return key
+    return None
+
+
 def config_from(values: dict) -> EngineConfig:
     cost = StepCost(
         weights_bytes=float(values["weights_bytes"]),
