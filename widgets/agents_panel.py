@@ -9,19 +9,12 @@ from PySide6 import QtWidgets
 from core import agents
 from core.units import GiB, format_seconds
 from widgets.calculator_card import CalculatorCard
+from widgets.page import column, plot_text, scroll_page, two_column_grid
 from widgets.panels import PanelInfo
 from widgets.plot_card import PlotCard
-from widgets.theme import COLORS, brush, color, pen
+from widgets.theme import COLORS, brush, pen
 
 _LANES = {"serial": 1.0, "parallel": 0.0}
-
-
-def _label(anchor=(0, 0.5), kind="ink", size=10) -> pg.TextItem:
-    item = pg.TextItem("", color=color(kind), anchor=anchor)
-    font = item.textItem.font()
-    font.setPointSize(size)
-    item.setFont(font)
-    return item
 
 
 class AgentsPanel(QtWidgets.QWidget):
@@ -32,39 +25,9 @@ class AgentsPanel(QtWidgets.QWidget):
         self.refresh()
 
     def _build_ui(self) -> None:
-        outer = QtWidgets.QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        scroll = QtWidgets.QScrollArea()
-        scroll.setWidgetResizable(True)
-        outer.addWidget(scroll)
-        page = QtWidgets.QWidget()
-        page.setObjectName("page")
-        scroll.setWidget(page)
-        layout = QtWidgets.QVBoxLayout(page)
-        layout.setContentsMargins(16, 12, 16, 16)
-        title = QtWidgets.QLabel("§3.2 多轮交互与 Agent 任务 · Multi-turn & Agents")
-        title.setProperty("role", "title")
-        layout.addWidget(title)
-        grid = QtWidgets.QGridLayout()
-        grid.setSpacing(12)
-        grid.addWidget(self._edit_section(), 0, 0)
-        grid.addWidget(self._path_section(), 0, 1)
-        grid.addWidget(self._amdahl_section(), 1, 0)
-        grid.addWidget(self._branch_section(), 1, 1)
-        grid.setColumnStretch(0, 1)
-        grid.setColumnStretch(1, 1)
-        layout.addLayout(grid)
+        layout = scroll_page(self, "§3.2 多轮交互与 Agent 任务 · Multi-turn & Agents")
+        layout.addLayout(two_column_grid([self._edit_section(), self._path_section(), self._amdahl_section(), self._branch_section()]))
         layout.addStretch(1)
-
-    @staticmethod
-    def _column(*widgets) -> QtWidgets.QWidget:
-        box = QtWidgets.QWidget()
-        col = QtWidgets.QVBoxLayout(box)
-        col.setContentsMargins(0, 0, 0, 0)
-        for w in widgets:
-            col.addWidget(w)
-        col.setStretch(len(widgets) - 1, 1)
-        return box
 
     def _edit_section(self) -> QtWidgets.QWidget:
         self.edit_card = CalculatorCard(agents.EDIT)
@@ -82,9 +45,9 @@ class AgentsPanel(QtWidgets.QWidget):
         self.edit_line = pg.InfiniteLine(angle=90, movable=True, pen=pen("backlog", 3), hoverPen=pen("backlog", 5))
         self.edit_line.setToolTip("Drag: the first changed token")
         p.addItem(self.edit_line)
-        self.edit_text = _label(anchor=(0, 0))
+        self.edit_text = plot_text(anchor=(0, 0))
         p.addItem(self.edit_text)
-        return self._column(self.edit_card, self.edit_plot)
+        return column(self.edit_card, self.edit_plot)
 
     def _path_section(self) -> QtWidgets.QWidget:
         self.path_card = CalculatorCard(agents.CRITICAL_PATH)
@@ -98,13 +61,13 @@ class AgentsPanel(QtWidgets.QWidget):
                                  for kind in ("prefill", "tool")} for lane in _LANES}
         self.state_bars = {lane: pg.BarGraphItem(x0=[0], x1=[0], y0=[y - 0.42], y1=[y - 0.3], brush=brush("state", 160),
                                                  pen=pg.mkPen(None)) for lane, y in _LANES.items()}
-        self.path_labels = {lane: _label(anchor=(0, 0.5)) for lane in _LANES}
+        self.path_labels = {lane: plot_text(anchor=(0, 0.5)) for lane in _LANES}
         for lane in _LANES:
             for item in self.path_bars[lane].values():
                 p.addItem(item)
             p.addItem(self.state_bars[lane])
             p.addItem(self.path_labels[lane])
-        return self._column(self.path_card, self.path_plot)
+        return column(self.path_card, self.path_plot)
 
     def _amdahl_section(self) -> QtWidgets.QWidget:
         self.amdahl_card = CalculatorCard(agents.AMDAHL)
@@ -121,7 +84,7 @@ class AgentsPanel(QtWidgets.QWidget):
         self.amdahl_cap = pg.InfiniteLine(angle=0, pen=pen("backlog", 1.5, dashed=True), label="cap = f",
                                           labelOpts={"position": 0.1, "color": COLORS["backlog"]})
         p.addItem(self.amdahl_cap)
-        return self._column(self.amdahl_card, self.amdahl_plot)
+        return column(self.amdahl_card, self.amdahl_plot)
 
     def _branch_section(self) -> QtWidgets.QWidget:
         self.branch_card = CalculatorCard(agents.BRANCHES)
@@ -133,10 +96,10 @@ class AgentsPanel(QtWidgets.QWidget):
         self.branch_bars = pg.BarGraphItem(x=[0, 1], height=[0, 0], y0=[0, 0], width=0.55, brush=brush("decode"))
         p.addItem(self.shared_bars)
         p.addItem(self.branch_bars)
-        self.branch_labels = [_label(anchor=(0.5, 1)) for _ in range(2)]
+        self.branch_labels = [plot_text(anchor=(0.5, 1)) for _ in range(2)]
         for label in self.branch_labels:
             p.addItem(label)
-        return self._column(self.branch_card, self.branch_plot)
+        return column(self.branch_card, self.branch_plot)
 
     def _connect(self) -> None:
         self.edit_card.computed.connect(lambda _: self._refresh_edit())

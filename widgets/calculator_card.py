@@ -78,7 +78,7 @@ class CalculatorCard(QtWidgets.QGroupBox):
         self.reset_button.clicked.connect(self.reset)
         header.addWidget(self.reset_button)
         self.copy_button = QtWidgets.QToolButton()
-        self.copy_button.setText("⧉ CLI")
+        self.copy_button.setText("copy CLI")
         self.copy_button.setToolTip("Copy these values as a `lab calc` command")
         self.copy_button.clicked.connect(self._copy_command)
         header.addWidget(self.copy_button)

@@ -10,9 +10,10 @@ from PySide6 import QtCore, QtWidgets
 from core import cost, metrics, request, state
 from core.units import GiB, format_bytes, format_seconds
 from widgets.calculator_card import CalculatorCard
+from widgets.page import column, plot_text, scroll_page, two_column_grid
 from widgets.panels import PanelInfo
 from widgets.plot_card import PlotCard
-from widgets.theme import COLORS, LEGEND, brush, color, pen
+from widgets.theme import COLORS, LEGEND, brush, pen
 from widgets.timeline_player import TimelinePlayer
 
 MAX_OCCUPANCY_ARRIVALS = 5000  # keeps 图 3-3 cheap at any λ
@@ -23,11 +24,7 @@ _SEGMENT_TEXT = {"queue": "排队 queue", "prepare": "输入准备", "prefill": 
 
 
 def _text_item(anchor=(0, 1), size: int = 10, kind: str = "ink") -> pg.TextItem:
-    item = pg.TextItem("", color=color(kind), anchor=anchor)
-    font = item.textItem.font()
-    font.setPointSize(size)
-    item.setFont(font)
-    return item
+    return plot_text(anchor=anchor, kind=kind, size=size)
 
 
 class RequestPanel(QtWidgets.QWidget):
@@ -41,30 +38,11 @@ class RequestPanel(QtWidgets.QWidget):
 
     # ---- construction -------------------------------------------------------
     def _build_ui(self) -> None:
-        outer = QtWidgets.QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        scroll = QtWidgets.QScrollArea()
-        scroll.setWidgetResizable(True)
-        outer.addWidget(scroll)
-        page = QtWidgets.QWidget()
-        page.setObjectName("page")
-        scroll.setWidget(page)
-        layout = QtWidgets.QVBoxLayout(page)
-        layout.setContentsMargins(16, 12, 16, 16)
-        layout.setSpacing(12)
+        layout = scroll_page(self, "")
         layout.addWidget(self._header())
-        grid = QtWidgets.QGridLayout()
-        grid.setHorizontalSpacing(12)
-        grid.setVerticalSpacing(12)
-        grid.addWidget(self._anatomy_section(), 0, 0)
-        grid.addWidget(self._split_section(), 0, 1)
-        grid.addWidget(self._timeline_section(), 1, 0)
-        grid.addWidget(self._percentile_section(), 1, 1)
-        grid.addWidget(self._area_section(), 2, 0)
-        grid.addWidget(self._cost_section(), 2, 1)
-        grid.setColumnStretch(0, 1)
-        grid.setColumnStretch(1, 1)
-        layout.addLayout(grid)
+        layout.addLayout(two_column_grid([
+            self._anatomy_section(), self._split_section(), self._timeline_section(),
+            self._percentile_section(), self._area_section(), self._cost_section()]))
         layout.addStretch(1)
 
     def _header(self) -> QtWidgets.QWidget:
@@ -79,17 +57,6 @@ class RequestPanel(QtWidgets.QWidget):
             chip = QtWidgets.QLabel(f"<span style='color:{COLORS[kind]}'>■</span> {text}")
             chip.setProperty("role", "caption")
             row.addWidget(chip)
-        return box
-
-    def _section(self, *widgets: QtWidgets.QWidget, stretch_last: bool = True) -> QtWidgets.QWidget:
-        box = QtWidgets.QWidget()
-        col = QtWidgets.QVBoxLayout(box)
-        col.setContentsMargins(0, 0, 0, 0)
-        col.setSpacing(6)
-        for w in widgets:
-            col.addWidget(w)
-        if stretch_last:
-            col.setStretch(len(widgets) - 1, 1)
         return box
 
     def _anatomy_section(self) -> QtWidgets.QWidget:
@@ -112,7 +79,7 @@ class RequestPanel(QtWidgets.QWidget):
         p.addItem(self.step_label)
         self.step_player = TimelinePlayer(duration=1, speed=100, unit="steps")
         self.step_player.set_speed(100)
-        return self._section(self.anatomy_card, self.anatomy_plot, self.step_player, stretch_last=False)
+        return column(self.anatomy_card, self.anatomy_plot, self.step_player, stretch_last=False)
 
     def _split_section(self) -> QtWidgets.QWidget:
         self.split_card = CalculatorCard(request.SPLIT)
@@ -131,7 +98,7 @@ class RequestPanel(QtWidgets.QWidget):
         self.split_labels = [_text_item(anchor=(0.5, 1), size=9) for _ in range(6)]
         for label in self.split_labels:
             p.addItem(label)
-        return self._section(self.split_card, self.split_plot)
+        return column(self.split_card, self.split_plot)
 
     def _timeline_section(self) -> QtWidgets.QWidget:
         self.timeline_card = CalculatorCard(metrics.TIMELINE)
@@ -162,7 +129,7 @@ class RequestPanel(QtWidgets.QWidget):
         self.useful_line = pg.InfiniteLine(angle=90, pen=pen("state", 2, dashed=True), label="首个有用输出",
                                            labelOpts={"position": 0.95, "color": COLORS["state"]})
         p.addItem(self.useful_line)
-        return self._section(self.timeline_card, self.timeline_plot)
+        return column(self.timeline_card, self.timeline_plot)
 
     def _percentile_section(self) -> QtWidgets.QWidget:
         self.percentile_card = CalculatorCard(metrics.PERCENTILE)
@@ -183,7 +150,7 @@ class RequestPanel(QtWidgets.QWidget):
         self.breakdown_label = QtWidgets.QLabel()
         self.breakdown_label.setProperty("role", "caption")
         self.breakdown_label.setWordWrap(True)
-        return self._section(self.percentile_card, self.percentile_plot, self.breakdown_label, stretch_last=False)
+        return column(self.percentile_card, self.percentile_plot, self.breakdown_label, stretch_last=False)
 
     def _area_section(self) -> QtWidgets.QWidget:
         self.area_card = CalculatorCard(state.AREA)
@@ -200,7 +167,7 @@ class RequestPanel(QtWidgets.QWidget):
         p.addItem(self.task_area)
         self.task_label = _text_item(anchor=(0, 1), size=10, kind="backlog")
         p.addItem(self.task_label)
-        return self._section(self.area_card, self.area_plot)
+        return column(self.area_card, self.area_plot)
 
     def _cost_section(self) -> QtWidgets.QWidget:
         self.success_card = CalculatorCard(cost.SUCCESS)
@@ -222,7 +189,7 @@ class RequestPanel(QtWidgets.QWidget):
                                                       symbolBrush=brush("decode"), symbolPen=pen("ink", 1))
         p.addItem(self.method1_line)
         p.addItem(self.break_even_line)
-        return self._section(self.success_card, self.success_message, self.compare_card, self.cost_plot)
+        return column(self.success_card, self.success_message, self.compare_card, self.cost_plot)
 
     def _connect(self) -> None:
         self.anatomy_card.computed.connect(lambda _: self._refresh_anatomy())

@@ -8,19 +8,12 @@ from PySide6 import QtWidgets
 
 from core import scaling
 from widgets.calculator_card import CalculatorCard
+from widgets.page import column, plot_text, scroll_page, two_column_grid
 from widgets.panels import PanelInfo
 from widgets.plot_card import PlotCard
-from widgets.theme import COLORS, brush, color, pen
+from widgets.theme import COLORS, brush, pen
 
 _N_COLORS = ["prefill", "decode", "state", "tool", "backlog", "accent"]
-
-
-def _label(anchor=(0, 0.5), kind="ink", size=10) -> pg.TextItem:
-    item = pg.TextItem("", color=color(kind), anchor=anchor)
-    font = item.textItem.font()
-    font.setPointSize(size)
-    item.setFont(font)
-    return item
 
 
 class ScalingPanel(QtWidgets.QWidget):
@@ -31,39 +24,9 @@ class ScalingPanel(QtWidgets.QWidget):
         self.refresh()
 
     def _build_ui(self) -> None:
-        outer = QtWidgets.QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        scroll = QtWidgets.QScrollArea()
-        scroll.setWidgetResizable(True)
-        outer.addWidget(scroll)
-        page = QtWidgets.QWidget()
-        page.setObjectName("page")
-        scroll.setWidget(page)
-        layout = QtWidgets.QVBoxLayout(page)
-        layout.setContentsMargins(16, 12, 16, 16)
-        title = QtWidgets.QLabel("§3.6 从负载需求到训练与服务预算 · Scaling & Budgets")
-        title.setProperty("role", "title")
-        layout.addWidget(title)
-        grid = QtWidgets.QGridLayout()
-        grid.setSpacing(12)
-        grid.addWidget(self._fit_section(), 0, 0)
-        grid.addWidget(self._serve_section(), 0, 1)
-        grid.addWidget(self._table_section(), 1, 0)
-        grid.addWidget(self._small_cards(), 1, 1)
-        grid.setColumnStretch(0, 1)
-        grid.setColumnStretch(1, 1)
-        layout.addLayout(grid)
+        layout = scroll_page(self, "§3.6 从负载需求到训练与服务预算 · Scaling & Budgets")
+        layout.addLayout(two_column_grid([self._fit_section(), self._serve_section(), self._table_section(), self._small_cards()]))
         layout.addStretch(1)
-
-    @staticmethod
-    def _column(*widgets) -> QtWidgets.QWidget:
-        box = QtWidgets.QWidget()
-        col = QtWidgets.QVBoxLayout(box)
-        col.setContentsMargins(0, 0, 0, 0)
-        for w in widgets:
-            col.addWidget(w)
-        col.setStretch(len(widgets) - 1, 1)
-        return box
 
     def _fit_section(self) -> QtWidgets.QWidget:
         self.fit_card = CalculatorCard(scaling.FIT)
@@ -89,10 +52,10 @@ class ScalingPanel(QtWidgets.QWidget):
             "holdout_points", pen=None, symbol="s", symbolSize=11, symbolBrush=pg.mkBrush(None),
             symbolPen=pen("backlog", 2), name="held out")
         self.held_points.setData([o.tokens for o in held], [o.loss for o in held])
-        self.held_labels = [_label(anchor=(1.1, 0.5), kind="backlog") for _ in held]
+        self.held_labels = [plot_text(anchor=(1.1, 0.5), kind="backlog") for _ in held]
         for label in self.held_labels:
             p.addItem(label)
-        return self._column(self.fit_card, self.fit_plot)
+        return column(self.fit_card, self.fit_plot)
 
     def _serve_section(self) -> QtWidgets.QWidget:
         self.serve_card = CalculatorCard(scaling.TRAIN_VS_SERVE)
@@ -106,9 +69,9 @@ class ScalingPanel(QtWidgets.QWidget):
         self.large_line = self.serve_plot.add_curve("large", pen=pen("prefill", 2.5), name="large model")
         self.cross_line = pg.InfiniteLine(angle=90, pen=pen("backlog", 1.5, dashed=True))
         p.addItem(self.cross_line)
-        self.cross_label = _label(anchor=(0, 1), kind="backlog")
+        self.cross_label = plot_text(anchor=(0, 1), kind="backlog")
         p.addItem(self.cross_label)
-        return self._column(self.serve_card, self.serve_plot)
+        return column(self.serve_card, self.serve_plot)
 
     def _table_section(self) -> QtWidgets.QWidget:
         self.tokens_card = CalculatorCard(scaling.TOKENS_PER_PARAM)
@@ -124,7 +87,7 @@ class ScalingPanel(QtWidgets.QWidget):
         self.chinchilla_line = pg.InfiniteLine(angle=0, pos=np.log10(20), pen=pen("backlog", 1.5, dashed=True),
                                                label="Chinchilla ≈ 20", labelOpts={"position": 0.08, "color": COLORS["backlog"]})
         p.addItem(self.chinchilla_line)
-        return self._column(self.tokens_card, self.table_plot)
+        return column(self.tokens_card, self.table_plot)
 
     def _small_cards(self) -> QtWidgets.QWidget:
         self.lifetime_card = CalculatorCard(scaling.LIFETIME)
@@ -132,7 +95,7 @@ class ScalingPanel(QtWidgets.QWidget):
         self.optimal_card = CalculatorCard(scaling.OPTIMAL)
         self.moe_card = CalculatorCard(scaling.MOE_EXPERTS)
         self.a100_card = CalculatorCard(scaling.A100_EQUIV)
-        box = self._column(self.lifetime_card, self.calendar_card, self.optimal_card, self.moe_card, self.a100_card)
+        box = column(self.lifetime_card, self.calendar_card, self.optimal_card, self.moe_card, self.a100_card)
         box.layout().addStretch(1)
         return box
 
