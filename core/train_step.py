@@ -326,3 +326,13 @@ STEP = Calculator(
 )
 
 CALCULATORS = (ACTIVATIONS, STEP)
+
+
+def illustrative_timeline(micro_batches: int, layers: int = 4, batch_activation_bytes_per_layer: float = 1e9,
+                          batch_forward_s: float = 1.0) -> StepTimeline:
+    """图 3-20 as the book draws it (4 layers, durations 示意): the same batch split into
+    `micro_batches`, so each micro-batch holds and takes 1/a of the batch per layer."""
+    if micro_batches < 1:
+        raise ParamError("micro_batches", f"got {micro_batches}; valid: a whole number >= 1")
+    return build_timeline(layers, micro_batches, batch_activation_bytes_per_layer / micro_batches,
+                          batch_forward_s / micro_batches, optimizer_s=0.25 * batch_forward_s)

@@ -94,7 +94,8 @@ class StepView(QtWidgets.QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(6)
         self.schedule_plot = PlotCard("图 3-20 · 前向逐层向上,反向逐层向下;激活从前向完成留到反向用完",
-                                      "forward ▲ backward ▼ · activation lifetimes", illustrative=True)
+                                      "blue forward ▲, orange backward ▼ (2×), teal: activation alive, green: update",
+                                      illustrative=True)
         p = self.schedule_plot.plot
         p.setLabel("left", "layer")
         p.setMouseEnabled(x=True, y=False)
@@ -116,12 +117,7 @@ class StepView(QtWidgets.QWidget):
         self.schedule_cursor = pg.InfiniteLine(angle=90, pen=pen("backlog", 1.5))
         self.schedule_cursor.setZValue(30)
         p.addItem(self.schedule_cursor)
-        legend = p.addLegend(offset=(-8, 4), colCount=2, brush=pg.mkBrush(255, 255, 255, 220))
-        legend.setZValue(40)
-        legend.addItem(self.forward_bars, "前向 forward")
-        legend.addItem(self.backward_bars, "反向 backward (2×)")
-        legend.addItem(self.optimizer_bar, "更新 optimizer")
-        legend.addItem(self.lifetime_bars, "激活存活 activation alive")
+        # Colours are named by the panel's header chips; a legend here would cover blocks.
         self.forward_bars.setOpts(brush=brush("prefill"))
         self.backward_bars.setOpts(brush=brush("decode"))
 
@@ -142,7 +138,7 @@ class StepView(QtWidgets.QWidget):
             # The whole step is drawn once; playback only slides the fade over the future.
             c.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
             self.kind_curves[kind] = c
-        legend = m.addLegend(offset=(-8, 4), colCount=2, brush=pg.mkBrush(255, 255, 255, 220))
+        legend = m.addLegend(offset=(-8, -8), colCount=3, brush=pg.mkBrush(255, 255, 255, 225))
         legend.setZValue(40)
         for kind in STATE_KINDS:
             legend.addItem(self.kind_curves[kind], STATE_LABELS[kind])
@@ -383,6 +379,12 @@ class TrainingPanel(QtWidgets.QWidget):
         grid.addWidget(QtWidgets.QLabel("cards (state split evenly)"), 1, 0)
         grid.addWidget(self.cards_slider, 1, 1)
         grid.addWidget(self.cards_value, 1, 2)
+        self.step_mode = QtWidgets.QComboBox()
+        self.step_mode.setObjectName("step_mode")
+        self.step_mode.addItem("Qwen3-8B 一步 · the model on the card (estimate)", "model")
+        self.step_mode.addItem("图 3-20 示意 · 4 layers as the book draws it", "illustrative")
+        grid.addWidget(QtWidgets.QLabel("view"), 2, 0)
+        grid.addWidget(self.step_mode, 2, 1, 1, 2)
         self.step_verdict = QtWidgets.QLabel()
         self.step_verdict.setWordWrap(True)
         self.step_verdict.setObjectName("step_verdict")
@@ -631,6 +633,7 @@ class TrainingPanel(QtWidgets.QWidget):
     # ---- signals ----------------------------------------------------------------------
     def _connect(self) -> None:
         self.step_card.computed.connect(self._on_step_changed)
+        self.step_mode.currentIndexChanged.connect(lambda _: self._on_step_changed(self.step_card.result))
         self.micro_slider.valueChanged.connect(self._on_micro_slider)
         self.cards_slider.valueChanged.connect(lambda v: self.step_card.set_value("cards", v))
         self.step_player.position_changed.connect(self.step_view.set_time)
@@ -660,9 +663,12 @@ class TrainingPanel(QtWidgets.QWidget):
     # ---- step -------------------------------------------------------------------------
     def _on_step_changed(self, result: dict) -> None:
         v = self.step_card.values()
-        ms = train_step.model_step(v["model"], v["sequences"], v["seq_len"], v["micro_batches"], v["cards"],
-                                   v["card"], v["mfu"])
-        tl = ms.timeline
+        illustrative = self.step_mode.currentData() == "illustrative"
+        if illustrative:
+            tl = train_step.illustrative_timeline(v["micro_batches"])
+        else:
+            tl = train_step.model_step(v["model"], v["sequences"], v["seq_len"], v["micro_batches"], v["cards"],
+                                       v["card"], v["mfu"]).timeline
         fraction = self.step_player.position / self.step_player.duration if self.step_player.duration else 0.0
         hw = catalog.hardware(v["card"])
         self.step_view.show_timeline(tl, f"{hw.key} · {format_bytes(hw.memory_bytes, 'si')}")
@@ -671,6 +677,14 @@ class TrainingPanel(QtWidgets.QWidget):
         position = tl.duration_s if fraction == 0.0 and not self.step_player.is_playing() else fraction * tl.duration_s
         self.step_player.seek(position)
         self._sync_step_sliders(v)
+        self.cards_slider.setEnabled(not illustrative)
+        if illustrative:
+            whole = train_step.illustrative_timeline(1)
+            self.step_verdict.setText(
+                f"图 3-20 示意:{tl.layers} 层,同一 batch 拆成 {tl.micro_batches} 个 micro-batch。激活峰值 "
+                f"{tl.peak_activation_bytes / GB:g} 示意单位(不拆分时 {whole.peak_activation_bytes / GB:g}):"
+                "只剩一个 micro-batch 的量,总数据量不变。")
+            return
         r = self.step_card.result
         fits = r["fits"] == 1
         self.step_verdict.setText(

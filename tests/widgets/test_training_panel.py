@@ -161,3 +161,17 @@ def test_close_stops_players(panel, qtbot):
     panel.pipeline_player.play()
     panel.close()
     assert not panel.step_player.is_playing() and not panel.pipeline_player.is_playing()
+
+
+def test_book_view_draws_four_layers_and_micro_batches_halve_the_peak(panel, qtbot):
+    panel.step_mode.setCurrentIndex(panel.step_mode.findData("illustrative"))
+    assert _bars(panel.step_view.forward_bars, "x0").size == 4
+    _, total = panel.step_view.kind_curves["activations"].getData()
+    whole = total.max()
+    with qtbot.waitSignal(panel.step_card.computed):
+        panel.micro_slider.setValue(1)  # a = 2
+    assert _bars(panel.step_view.forward_bars, "x0").size == 8
+    _, total = panel.step_view.kind_curves["activations"].getData()
+    assert total.max() == pytest.approx(whole / 2)
+    assert not panel.step_view.capacity_line.isVisible()
+    assert not panel.cards_slider.isEnabled()
