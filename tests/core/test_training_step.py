@@ -77,3 +77,28 @@ def test_model_step_bad_input_names_field():
     with pytest.raises(ParamError) as err:
         model_step(cards=10**11)
     assert err.value.param == "cards"
+
+
+from hypothesis import given, settings, strategies as st
+
+from core.train_step import illustrative_timeline
+
+
+@settings(max_examples=40, deadline=None)
+@given(layers=st.integers(1, 40), a=st.integers(1, 12), each=st.floats(1.0, 1e12), tf=st.floats(1e-3, 10.0))
+def test_any_schedule_peaks_at_one_micro_batch_and_ends_empty(layers, a, each, tf):
+    tl = build_timeline(layers, a, each, tf)
+    assert tl.peak_activation_bytes == pytest.approx(layers * each)
+    assert tl.mem_activation_bytes[-1] == 0
+    assert tl.block_phase.size == 2 * layers * a + 1
+    assert tl.duration_s == pytest.approx(a * layers * 3 * tf)
+
+
+def test_book_view_keeps_the_data_and_splits_the_peak():
+    whole, halves = illustrative_timeline(1), illustrative_timeline(2)
+    assert whole.layers == 4
+    assert halves.peak_activation_bytes == pytest.approx(whole.peak_activation_bytes / 2)
+    assert halves.duration_s == pytest.approx(whole.duration_s)  # same data, same compute
+    with pytest.raises(ParamError) as err:
+        illustrative_timeline(0)
+    assert err.value.param == "micro_batches"
