@@ -168,6 +168,7 @@ class Calculator:
     book: tuple[BookValue, ...] = ()
     note: str = ""  # e.g. '数值为示意': shown with the calculator
     check: Callable[[dict], None] | None = None  # cross-field validation, raises ParamError
+    byte_system: str = "iec"  # how byte outputs read: 'iec' (MiB) or 'si' (GB), as the book's section prints
 
     @property
     def illustrative(self) -> bool:
@@ -210,7 +211,7 @@ class Calculator:
         return result
 
     def format_output(self, name: str, value: Any) -> str:
-        return format_value(value, self.output(name).unit)
+        return format_value(value, self.output(name).unit, self.byte_system)
 
 
 def _plain(x: float) -> str:

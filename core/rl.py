@@ -138,6 +138,7 @@ def _check_marginal(values: dict) -> None:
 
 
 MARGINAL = Calculator(
+    byte_system="si",  # the book counts training state in GB
     name="rl.marginal",
     title="更新样本不变时,多生成的 RL 开销 · extra generation, teacher and weight sync",
     ref=BookRef("3.5", "练习 3-7"),

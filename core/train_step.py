@@ -223,6 +223,7 @@ def activations(layers: int, micro_batches: int, activation_bytes_per_layer_per_
 
 
 ACTIVATIONS = Calculator(
+    byte_system="si",  # the book counts training state in GB
     name="train.activations",
     title="激活的生命周期与 micro-batch · activation lifetimes",
     ref=BookRef("3.4.1", "图 3-20"),
@@ -290,6 +291,7 @@ def divisors(n: int) -> list[int]:
 
 
 STEP = Calculator(
+    byte_system="si",  # the book counts training state in GB
     name="train.step",
     title="一步训练的显存 · memory of one step",
     ref=BookRef("3.4.1", "例题 3-3 · 图 3-20"),

@@ -109,6 +109,7 @@ def _bytes_param(name: str, default: float, text: str) -> Param:
 
 
 STATE = Calculator(
+    byte_system="si",  # the book counts training state in GB
     name="train.state",
     title="还没算激活,状态就超出一张卡 · resident training state",
     ref=BookRef("3.4.1", "例题 3-3 · 练习 3-6"),

@@ -90,14 +90,19 @@ _FORMATTERS = {
 }
 
 
-def format_value(value, unit: str) -> str:
-    """Human text for a value in base units, e.g. format_value(8192000, 'bytes')."""
+def format_value(value, unit: str, byte_system: str = "iec") -> str:
+    """Human text for a value in base units, e.g. format_value(8192000, 'bytes').
+
+    byte_system: 'iec' (MiB, GiB) or 'si' (MB, GB), whichever the book's section prints.
+    """
     if value is None:
         return "—"
     if isinstance(value, (list, tuple)):
-        return ", ".join(format_value(v, unit) for v in value)
+        return ", ".join(format_value(v, unit, byte_system) for v in value)
     if isinstance(value, str):
         return value
+    if unit == "bytes" and byte_system == "si":
+        return format_bytes(value, "si")
     formatter = _FORMATTERS.get(unit)
     if formatter is not None:
         return formatter(value)
