@@ -266,10 +266,13 @@ class ServingPanel(QtWidgets.QWidget):
             q.plot.setLabel("left", "requests")
             q.plot.setLabel("bottom", "time", units="s")
             q.plot.addLegend(offset=(-10, 10))
-            q.add_curve("waiting_all", pen=pen("wait", 1))
-            q.add_curve("running_all", pen=pg.mkPen(color("decode", 90), width=1))
-            q.add_curve("waiting", pen=pen("wait", 2), fillLevel=0, brush=brush("wait", 60), name="waiting")
-            q.add_curve("running", pen=pen("decode", 2), name="running")
+            # Live curves: no antialiasing and no fills, which together keep a playback
+            # frame under 16 ms (bench/bench_serving.py); the faint full curves show
+            # where each is heading.
+            q.add_curve("waiting_all", pen=pg.mkPen(color("wait", 110), width=1), antialias=False)
+            q.add_curve("running_all", pen=pg.mkPen(color("decode", 90), width=1), antialias=False)
+            q.add_curve("waiting", pen=pen("muted", 2.5), name="waiting", antialias=False)
+            q.add_curve("running", pen=pen("decode", 2.5), name="running", antialias=False)
             label = _text_item(anchor=(0, 0), size=10)
             q.plot.addItem(label)
             self.now_labels[side] = label
@@ -277,8 +280,8 @@ class ServingPanel(QtWidgets.QWidget):
             kv.plot.setLabel("left", "KV pool", units="%")
             kv.plot.setLabel("bottom", "time", units="s")
             kv.plot.setYRange(0, 105, padding=0)
-            kv.add_curve("kv_all", pen=pg.mkPen(color("state", 80), width=1))
-            kv.add_curve("kv", pen=pen("state", 2), fillLevel=0, brush=brush("state", 60))
+            kv.add_curve("kv_all", pen=pg.mkPen(color("state", 80), width=1), antialias=False)
+            kv.add_curve("kv", pen=pen("state", 2), antialias=False)
             kv.plot.addItem(pg.InfiniteLine(pos=100, angle=0, pen=pen("capacity", 1, dashed=True)))
             g = _compact(PlotCard(f"{side} · 每个请求 (Gantt)", "rows: requests by arrival · 灰 waiting · 蓝 prefill · 橙 decode · 红 preempted"), 230, live=True)
             g.plot.setLabel("left", "request")
@@ -311,11 +314,11 @@ class ServingPanel(QtWidgets.QWidget):
         p.setLabel("left", "fraction of requests")
         p.setLabel("bottom", "TTFT", units="s")
         p.setYRange(0, 1.02, padding=0)
-        p.addLegend(offset=(10, 10))
-        self.cdf_plot.add_curve("A_all", pen=pg.mkPen(color("prefill", 70), width=1))
-        self.cdf_plot.add_curve("B_all", pen=pg.mkPen(color("backlog", 70), width=1))
-        self.cdf_plot.add_curve("A", pen=pen("prefill", 2.5), name="A")
-        self.cdf_plot.add_curve("B", pen=pen("backlog", 2.5), name="B")
+        p.addLegend(offset=(-10, -10))
+        self.cdf_plot.add_curve("A_all", pen=pg.mkPen(color("prefill", 70), width=1), antialias=False)
+        self.cdf_plot.add_curve("B_all", pen=pg.mkPen(color("backlog", 70), width=1), antialias=False)
+        self.cdf_plot.add_curve("A", pen=pen("prefill", 2.5), name="A", antialias=False)
+        self.cdf_plot.add_curve("B", pen=pen("backlog", 2.5), name="B", antialias=False)
         p.addItem(pg.InfiniteLine(pos=0.95, angle=0, pen=pen("muted", 1, dashed=True)))
         self.book_p95_lines = {side: pg.InfiniteLine(pos=0, angle=90, pen=pen("prefill" if side == "A" else "backlog", 1.2, dashed=True))
                                for side in SIDES}
@@ -470,7 +473,11 @@ class ServingPanel(QtWidgets.QWidget):
         for side, d in self._replay.items():
             self._draw_side(side, d, t_end)
         self._fill_table()
+        first = self.replay_player.duration <= 1.0  # the placeholder before the first run
         self.replay_player.set_duration(t_end)
+        if first:
+            # Open on the whole run; ▶ starts again from 0.
+            self.replay_player.seek(t_end)
         walls = " · ".join(f"{s}: {d['summary']['requests']} requests, {d['summary']['engine_steps']:,} steps in "
                            f"{d['result'].wall_s * 1e3:.0f} ms" for s, d in self._replay.items())
         self.replay_status.setText(f"simulated {walls}. Δ within ±10% shown green. "

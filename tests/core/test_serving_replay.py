@@ -182,3 +182,28 @@ def test_step_cost_closed_form_matches_summing_steps():
     slow = E.StepCost(prefill_mfu=0.004)
     direct = sum(slow.step_time(n, n, ctx + n * j, ctx + n * j) for j in range(1, k + 1))
     assert slow.decode_time(n, ctx, k) == pytest.approx(direct, rel=1e-12)
+
+
+def test_gantt_codes_follow_the_records():
+    from core.serving import gantt
+
+    work = W.windows((20.0, 20.0), (3.0, 3.0), (0.5, 0.5))
+    r = E.replay(work, small_config())
+    t_end = float(np.max(r.finish_s))
+    codes, order = gantt.state_matrix(r, t_end, bins=400)
+    assert codes.shape == (len(work), 400)
+    centers = (np.arange(400) + 0.5) * t_end / 400
+    i = 5
+    row = codes[list(order).index(i)]
+    waiting = (centers >= r.arrival_s[i]) & (centers < r.first_schedule_s[i])
+    decode = (centers >= r.first_token_s[i]) & (centers < r.finish_s[i])
+    preempted = np.zeros_like(waiting)
+    for rid, t0, t1 in r.preempt_log:
+        if rid == i:
+            preempted |= (centers >= t0) & (centers < t1)
+    assert np.all(row[waiting & ~preempted] == gantt.WAITING)
+    assert np.all(row[decode & ~preempted] == gantt.DECODE)
+    assert np.all(row[centers < r.arrival_s[i]] == gantt.IDLE)
+    assert (codes == gantt.PREEMPTED).any()
+    x, y = gantt.cdf(r.ttft_s)
+    assert np.all(np.diff(x) >= 0) and y[-1] == 1.0
