@@ -37,6 +37,7 @@ GANTT_LUT = np.array([
 COMPARE_ROWS = ("ttft_p95_s", "request_p95_s", "first_schedule_wait_p95_s", "last_completion_s", "preemptions",
                 "kv_peak_fraction", "decode_bound_s", "engine_steps")
 SIDES = ("A", "B")
+BAND_SEEDS = 5
 
 
 def _text_item(anchor=(0, 1), size: int = 10, kind: str = "ink", html: bool = False) -> pg.TextItem:
@@ -45,6 +46,11 @@ def _text_item(anchor=(0, 1), size: int = 10, kind: str = "ink", html: bool = Fa
     font.setPointSize(size)
     item.setFont(font)
     return item
+
+
+def _num(x: float) -> str:
+    """18,432 and 1,736.8 as the book prints them (one decimal only where there is one)."""
+    return f"{x:,.1f}".removesuffix(".0")
 
 
 def _compact(card: PlotCard, height: int = 200, live: bool = False) -> PlotCard:
@@ -142,7 +148,7 @@ class ServingPanel(QtWidgets.QWidget):
         self.capacity_line = pg.InfiniteLine(pos=100, angle=0, pen=pen("capacity", 1.5, dashed=True))
         p.addItem(self.capacity_line)
         # Sits in the gap above the low middle bar, so it never covers a bar.
-        self.capacity_label = _text_item(anchor=(1, 1), size=9)
+        self.capacity_label = _text_item(anchor=(1, 0), size=9)
         p.addItem(self.capacity_label)
         self.banner_labels = [_text_item(anchor=(0.5, 1), size=9) for _ in range(3)]
         for label in self.banner_labels:
@@ -161,7 +167,7 @@ class ServingPanel(QtWidgets.QWidget):
         p = self.backlog_plot.plot
         p.setLabel("left", "backlog", units="steps")
         p.setLabel("bottom", "time", units="s")
-        p.addLegend(offset=(-10, 10))
+        p.addLegend(offset=(70, 40))  # top left, above the short ③ burst and clear of ②'s peak
         for key, preset in bl.PRESETS.items():
             self.backlog_plot.add_curve(key, pen=pen(PRESET_COLORS[key], 2), name=preset["label"])
         self.backlog_plot.add_curve("current", pen=pg.mkPen(color("ink"), width=3, style=QtCore.Qt.PenStyle.DotLine),
@@ -242,6 +248,17 @@ class ServingPanel(QtWidgets.QWidget):
             out = rp.REPLAY.output(name)
             self.compare_table.verticalHeaderItem(r).setToolTip(f"<b>{name}</b> = {out.formula}<br>{out.help}")
         right.addWidget(self.compare_table, 1)
+        band_row = QtWidgets.QHBoxLayout()
+        self.band_button = QtWidgets.QPushButton("Band over seeds")
+        self.band_button.setObjectName("band_button")
+        self.band_button.setToolTip("Re-run A and B with Poisson arrivals and random class order for seeds 0-4: "
+                                    "each metric as min – max (median), a band rather than one number")
+        self.band_label = QtWidgets.QLabel("Poisson arrivals, 5 seeds: press for the band of each scenario.")
+        self.band_label.setProperty("role", "caption")
+        self.band_label.setWordWrap(True)
+        band_row.addWidget(self.band_button)
+        band_row.addWidget(self.band_label, 1)
+        right.addLayout(band_row)
         self.replay_status = QtWidgets.QLabel("")
         self.replay_status.setProperty("role", "caption")
         self.replay_status.setWordWrap(True)
@@ -340,6 +357,7 @@ class ServingPanel(QtWidgets.QWidget):
         self.replay_form.values_changed.connect(lambda _: self._refresh_replay())
         self.b_shares_edit.editingFinished.connect(self._refresh_replay)
         self.replay_player.position_changed.connect(self._on_replay_position_changed)
+        self.band_button.clicked.connect(self._on_band_requested)
 
     def refresh(self) -> None:
         self._refresh_banner()
@@ -364,7 +382,7 @@ class ServingPanel(QtWidgets.QWidget):
         self.banner_bars.setOpts(height=np.minimum(pct, 100))
         self.banner_over.setOpts(height=np.maximum(pct - 100, 0))
         for i, label in enumerate(self.banner_labels):
-            label.setText(f"{BANNER_SEGMENTS[i][0]}\n{demands[i]:,.1f} 步/s · {pct[i]:.0f}%\n输入 {inputs[i]:,.1f} token/s")
+            label.setText(f"{BANNER_SEGMENTS[i][0]}\n{_num(demands[i])} 步/s · {pct[i]:.0f}%\n输入 {_num(inputs[i])} token/s")
             label.setPos(SEGMENT_S * (i + 0.5), max(pct[i], 100) + 4)
         top = max(float(pct.max()), 100.0) * 1.32
         self.banner_plot.plot.setYRange(0, top, padding=0)
@@ -484,6 +502,20 @@ class ServingPanel(QtWidgets.QWidget):
                                    "Preemption counts are compared but the model does not reach them (see report).")
         self._on_replay_position_changed(self.replay_player.position)
         self.replay_computed.emit({side: d["summary"] for side, d in self._replay.items()})
+
+    def _on_band_requested(self) -> None:
+        """Both scenarios over seeds 0-4 with Poisson arrivals and shuffled classes."""
+        parts = []
+        self.band = {}
+        for side, d in self._replay.items():
+            values = dict(d["values"], arrival="poisson", class_order="random")
+            band = rp.band(values, range(BAND_SEEDS))
+            self.band[side] = band
+            lo, mid, hi = band["ttft_p95_s"]
+            rlo, rmid, rhi = band["last_completion_s"]
+            parts.append(f"<b>{side}</b>: TTFT p95 {lo:.1f} – {hi:.1f} s (median {mid:.1f}), "
+                         f"last completion {rlo:.1f} – {rhi:.1f} s")
+        self.band_label.setText(f"Poisson arrivals, random class order, seeds 0–{BAND_SEEDS - 1}: " + " · ".join(parts))
 
     def _draw_side(self, side: str, d: dict, t_end: float) -> None:
         r = d["result"]

@@ -123,7 +123,7 @@ BACKLOG = Calculator(
     outputs=(
         Output("peak_backlog_steps", "steps", "largest backlog of decode steps", "max_k Q_k"),
         Output("peak_at_s", "s", "when the backlog peaks", "argmax_k Q_k"),
-        Output("backlog_at_end_of_arrivals", "steps", "backlog when the last window ends", "Σ_w (λ_w − μ)τ_w, clipped at 0"),
+        Output("backlog_at_end_of_arrivals", "steps", "backlog when the last window ends (the book prints 112,792.8 truncated: 112,792)", "Σ_w (λ_w − μ)τ_w, clipped at 0"),
         Output("drain_s", "s", "time to clear it after arrivals stop", "Q_end / μ"),
         Output("capacity_steps_per_s", "steps/s", "μ of all cards", "cards · μ/卡"),
         Output("window_demand_steps_per_s", "steps/s", "decode steps per second each window brings", "λ · (s·(G₁−1) + (1−s)·(G₂−1))", kind="series"),

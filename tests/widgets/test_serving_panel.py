@@ -1,6 +1,7 @@
 """The Serving panel: banner, backlog presets, the replay side by side, playback."""
 import numpy as np
 import pytest
+from PySide6 import QtCore
 
 from core.serving import backlog as bl
 from core.serving import replay as rp
@@ -148,3 +149,11 @@ def test_playback_reveals_series_cdf_and_gantt(panel, qtbot):
 def test_book_p95_markers_on_the_cdf(panel):
     assert panel.book_p95_lines["A"].value() == pytest.approx(242.9)
     assert panel.book_p95_lines["B"].value() == pytest.approx(258.9)
+
+
+def test_band_over_seeds(panel, qtbot):
+    qtbot.mouseClick(panel.band_button, QtCore.Qt.MouseButton.LeftButton)
+    for side in ("A", "B"):
+        lo, mid, hi = panel.band[side]["ttft_p95_s"]
+        assert lo <= mid <= hi and lo < hi
+    assert "TTFT p95" in panel.band_label.text() and "seeds 0–4" in panel.band_label.text()
