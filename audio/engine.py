@@ -242,7 +242,7 @@ class StreamEngine:
         """Health check (call a few times a second): a device that stopped calling back
         is replaced by the virtual sink, and the stream carries on. Returns a notice."""
         sink = self._sink
-        if isinstance(sink, DeviceSink) and sink.wait_ready(0) and not sink.alive(0.5):
+        if isinstance(sink, DeviceSink) and sink.wait_ready(0) and not sink.alive():
             return self._failover(f"{sink.device_name} stopped responding")
         return None
 

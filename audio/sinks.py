@@ -11,6 +11,7 @@ first at the device's own rate), or a device that fails to start.
 """
 from __future__ import annotations
 
+import sys
 import threading
 import time
 
@@ -19,8 +20,14 @@ import numpy as np
 from audio.events import SampleRing
 
 
-class SinkError(RuntimeError):
-    pass
+# Output buffering asked of the device. Python callbacks can be held up by the GIL while
+# the GUI paints, so more buffer than 'low' (20 ms) helps; but on PulseAudio 40 ms and
+# more makes PortAudio call back two blocks at a time every 20 ms, and the device would
+# then check its commands every 20 ms, not every 10 ms quantum. 30 ms keeps 10 ms
+# callbacks. The device tests measure the resulting latency rather than assume it.
+LATENCY_S = 0.03
+# The audio callback is Python: it needs the GIL promptly when another thread holds it.
+SWITCH_INTERVAL_S = 0.002
 
 
 class Sink:
@@ -29,6 +36,8 @@ class Sink:
     kind = "sink"
 
     def __init__(self, rate_hz: int, block_frames: int):
+        if sys.getswitchinterval() > SWITCH_INTERVAL_S:
+            sys.setswitchinterval(SWITCH_INTERVAL_S)
         self.rate_hz = int(rate_hz)
         self.block_frames = int(block_frames)
         self.renderer = None  # an object with render(out, now) and an `origin` (perf_counter)
@@ -40,6 +49,10 @@ class Sink:
         self.xruns = 0  # blocks the backend reported as late (output underflow)
         self._ready = threading.Event()
         self._regular = 0
+        self.frames_done = 0
+        self._anchor = None  # perf_counter of frame 0 on the sample clock
+        self.reanchors = 0  # times the sample clock had to jump (underruns)
+        self.slack_s = 2 * self.block_s  # a callback later than this means the device ran dry
 
     @property
     def block_s(self) -> float:
@@ -52,12 +65,25 @@ class Sink:
     def detach(self) -> None:
         self.renderer = None
 
-    def _render_block(self, out: np.ndarray, t_enter: float) -> None:
+    def _render_block(self, out: np.ndarray, t_enter: float, underflow: bool = False) -> None:
+        # The block's time on the sample clock: frames written so far, anchored to the
+        # earliest callback seen. A callback that runs late (the GIL was busy) still renders
+        # audio that plays right after the previous block, so stamps follow the samples,
+        # not the callback; only a real underrun (reported, or a delay longer than the
+        # device's buffer) moves the anchor.
+        frames_time = self.frames_done / self.rate_hz
+        offset = t_enter - frames_time
+        if self._anchor is None or offset < self._anchor or underflow or offset - self._anchor > self.slack_s:
+            if self._anchor is not None and offset > self._anchor:
+                self.reanchors += 1
+            self._anchor = offset
+        block_time = frames_time + self._anchor
         renderer = self.renderer
         if renderer is None:
             out.fill(0.0)
         else:
-            renderer.render(out, t_enter - self.origin)
+            renderer.render(out, block_time - self.origin)
+        self.frames_done += out.shape[0]
         gap = t_enter - self.last_callback
         self.last_callback = t_enter
         self.callbacks += 1
@@ -128,19 +154,32 @@ class DeviceSink(Sink):
         self.device_name = name
         self.finished = False
         self.stream = sd.OutputStream(samplerate=rate_hz, blocksize=block_frames, channels=1, dtype="float32",
-                                      device=device, latency="low", callback=self._callback,
+                                      device=device, latency=LATENCY_S, callback=self._callback,
                                       finished_callback=self._on_finished)
         self.stream.start()
+        # Late callbacks within the device's buffer are not underruns.
+        self.slack_s = max(2 * self.block_s, float(self.stream.latency))
         self.status = f"device: {name} · {rate_hz} Hz · block {block_frames} frames"
 
     def _callback(self, outdata, frames, time_info, status) -> None:
         t_enter = time.perf_counter()
-        if status.output_underflow:
+        underflow = bool(status.output_underflow)
+        if underflow:
             self.xruns += 1
-        self._render_block(outdata[:, 0], t_enter)
+        self._render_block(outdata[:, 0], t_enter, underflow)
 
     def _on_finished(self) -> None:
         self.finished = True
+
+    def alive(self, grace_s: float = 2.0) -> bool:
+        """The PortAudio stream is still running and calling back. The grace is generous:
+        a GUI thread that holds the GIL for a moment also delays callbacks, and that is
+        not a device that went away."""
+        try:
+            active = bool(self.stream.active)
+        except Exception:
+            active = False
+        return active and not self.finished and super().alive(grace_s)
 
     def latency_s(self) -> float:
         try:

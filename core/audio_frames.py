@@ -64,7 +64,7 @@ FRAMES = Calculator(
         Output("real_time", "", "generation keeps up with playback", "audio s/s ≥ 1"),
     ),
     compute=frames,
-    note="step times and codec frame rate are 示意; the 1 + 9 = 10 fast forwards per frame are the book's",
+    note="步时与 codec 帧率为示意",
     book=(
         BookValue("fast_forwards_per_frame", 10, "即每帧 10 次快速前向"),
         BookValue("codebook_tokens_per_frame", 10, "1 次前向建立状态,再 9 次预测补齐码本", derived=True),

@@ -176,9 +176,12 @@ class Timeline:
         partial = np.clip(t - self.play_start[k_safe], 0.0, self.chunk_s)
         return np.where(k >= 0, k_safe * self.chunk_s + partial, 0.0)
 
-    def buffer_level(self, t: np.ndarray, stop_s: float = math.inf) -> np.ndarray:
-        """B(t) = A(t) − P(t)."""
-        return self.playable_s(t) - self.played_s(t, stop_s)
+    def buffer_level(self, t: np.ndarray, stop_s: float = math.inf, release_s: float = math.inf) -> np.ndarray:
+        """B(t) = A(t) − P(t). With an interrupt: playback stops at stop_s (the mute) and
+        the buffered audio is gone from release_s on."""
+        t = np.asarray(t, dtype=float)
+        level = self.playable_s(t) - self.played_s(t, stop_s)
+        return np.where(t >= release_s, 0.0, level)
 
     def underruns(self) -> np.ndarray:
         """Indices of chunks whose start was delayed (the buffer ran dry before them)."""
@@ -431,7 +434,7 @@ TIMELINE = Calculator(
     ),
     compute=timeline,
     check=_check_timeline,
-    note="interrupt moment, backend and release delays are 示意; stream figures are the book's",
+    note="打断时刻、后端与释放延迟为示意",
     book=(
         BookValue("chunk_bytes", 960, "24,000 × 0.020 × 2 = 960 bytes"),
         BookValue("first_arrival_s", 0.038, "第一块 38 ms 到"),
@@ -489,7 +492,7 @@ BUFFER_COMPARE = Calculator(
     ),
     compute=buffer_compare,
     check=lambda v: _check_stream(v, ("buffer_a_ms", "buffer_b_ms")),
-    note="network delays 5,5,50,5 ms are 示意: one 45 ms spike on chunk 2",
+    note="网络 5,5,50,5 ms 为示意",
     book=(
         BookValue("first_playback_a_s", 0.078, "40 ms:38 + 40 = 78 ms 首播", derived=True),
         BookValue("first_playback_b_s", 0.098, "60 ms:38 + 60 = 98 ms 首播", derived=True),
@@ -548,7 +551,7 @@ DRAIN = Calculator(
         Output("stall_share_after_dry", "ratio", "share of each second that is silence once dry", "1 − r"),
     ),
     compute=drain,
-    note="a finite buffer absorbs jitter (short-term lateness); it cannot fix a rate deficit, only delay the break",
+    note="有限缓冲吸收抖动,补不了速率缺口",
     book=(
         BookValue("dry_at_s", 3.0, "0.3 / (1 − 0.9) = 3 s", derived=True),
         BookValue("received_before_dry_s", 2.7, "3 s 内又到了 2.7 s", derived=True),
