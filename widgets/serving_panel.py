@@ -204,7 +204,7 @@ class ServingPanel(QtWidgets.QWidget):
         col = QtWidgets.QVBoxLayout(group)
         caption = QtWidgets.QLabel(
             "Qwen3-8B · 1 张 RTX PRO 6000 · KV 池 24 GiB · 64 序列 · 前缀缓存关。FCFS、16-token 块、每步先 decode 再分块 prefill"
-            "(预算 8192 token)、块不够时抢占最近接纳的请求并重算。步时 = 屋顶线(带宽效率、prefill MFU、每步开销为示意旋钮)。"
+            "(预算 8192 token)、整段 prompt 的块空出来才接纳、块不够时抢占最近接纳的请求并重算。步时 = 屋顶线(带宽效率、prefill MFU、每步开销为示意旋钮)。"
             "书中实测值(vLLM 0.23)列在模拟值旁。")
         caption.setWordWrap(True)
         caption.setProperty("role", "caption")
@@ -498,8 +498,8 @@ class ServingPanel(QtWidgets.QWidget):
             self.replay_player.seek(t_end)
         walls = " · ".join(f"{s}: {d['summary']['requests']} requests, {d['summary']['engine_steps']:,} steps in "
                            f"{d['result'].wall_s * 1e3:.0f} ms" for s, d in self._replay.items())
-        self.replay_status.setText(f"simulated {walls}. Δ within ±10% shown green. "
-                                   "Preemption counts are compared but the model does not reach them (see report).")
+        self.replay_status.setText(f"simulated {walls}. Δ within ±10% of the book's vLLM run shown green, "
+                                   "beyond it orange.")
         self._on_replay_position_changed(self.replay_player.position)
         self.replay_computed.emit({side: d["summary"] for side, d in self._replay.items()})
 

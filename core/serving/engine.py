@@ -4,6 +4,8 @@ What it models (vLLM V1's scheduler with the default FCFS policy, prefix caching
 - a waiting queue in arrival order and at most `max_num_seqs` running requests;
 - KV in blocks of `block_size` tokens from a fixed pool; a request holds
   ceil(tokens with KV / block_size) blocks and allocation is exact (no watermark);
+- a waiting request is admitted only when the blocks for its whole prompt are free
+  (reserve_full_prompt, vLLM's scheduler_reserve_full_isl; it can be switched off);
 - each step first serves the running requests in admission order (a decode takes one
   token of the budget, a request still in prefill takes what is left of its prompt up to
   the budget: chunked prefill), then, if nothing was preempted in this step, admits
@@ -41,6 +43,11 @@ class EngineConfig:
     block_size: int = 16
     kv_pool_bytes: float = 24 * GiB
     token_budget: int = 8192
+    # Admit a waiting request only if its whole prompt (plus any generated tokens to
+    # recompute) fits in the free blocks, not just its first chunk: vLLM's
+    # scheduler_reserve_full_isl, on by default in recent releases. Without it, long
+    # prompts get in on their first chunk and are preempted mid-prefill far more often.
+    reserve_full_prompt: bool = True
     cost: StepCost = field(default_factory=StepCost)
 
     @property
@@ -218,8 +225,7 @@ class _Engine:
         budget_left = self.cfg.token_budget - n
         if self.waiting and budget_left > 0 and n < self.cfg.max_num_seqs:
             h = self.waiting[0]
-            chunk = min(int(self.P[h] + self.out[h] - self.computed[h]), budget_left)
-            if -(-chunk // bs) <= self.free - need_now:
+            if self._gate_blocks(h, min(int(self.P[h] + self.out[h] - self.computed[h]), budget_left), bs) <= self.free - need_now:
                 return False  # the head can be admitted now
         k = int(np.min(self.G[dec] - self.out[dec]))  # the step in which the first finishes
         # The (free+1)-th block need is the first one that cannot be met.
@@ -327,7 +333,7 @@ class _Engine:
                 break
             num = min(int(P[h] + out[h] - computed[h]), budget)
             need = -(-num // bs)
-            if need > free:
+            if self._gate_blocks(h, num, bs) > free:
                 break
             free -= need
             allocs.append((h, need))
@@ -345,6 +351,14 @@ class _Engine:
         self.free = free
         self._admit(admitted)
         return (dec, ids, chunks)
+
+    def _gate_blocks(self, h: int, chunk: int, bs: int) -> int:
+        """Free blocks a waiting request needs to be admitted: its first chunk, or with
+        reserve_full_prompt (vLLM's scheduler_reserve_full_isl) all its tokens to
+        (re)compute, so a long prompt is not let in only to be preempted mid-prefill."""
+        if self.cfg.reserve_full_prompt:
+            return -(-int(self.P[h] + self.out[h]) // bs)
+        return -(-chunk // bs)
 
     def _admit(self, admitted: list[int]) -> None:
         for h in admitted:
@@ -395,7 +409,7 @@ class _Engine:
                     break
                 num = min(int(P[h] + out[h] - computed[h]), budget)
                 need = -(-num // bs)
-                if need > self.free:
+                if self._gate_blocks(h, num, bs) > self.free:
                     break
                 self.free -= need
                 blocks[h] += need

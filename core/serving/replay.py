@@ -70,7 +70,7 @@ def config_from(values: dict) -> EngineConfig:
     )
     return EngineConfig(max_num_seqs=int(values["max_num_seqs"]), block_size=int(values["block_size"]),
                         kv_pool_bytes=float(values["kv_pool_bytes"]), token_budget=int(values["token_budget"]),
-                        cost=cost)
+                        reserve_full_prompt=bool(values["reserve_full_prompt"]), cost=cost)
 
 
 def workload_from(values: dict) -> wl.Workload:
@@ -157,6 +157,7 @@ PARAMS = (
     Param("kv_pool_bytes", "bytes", float(24 * GiB), "KV cache pool (the book's run: 24 GiB)", 0, 1e14, min_exclusive=True),
     Param("block_size", "tokens", 16, "tokens per KV block (vLLM: 16)", 1, 4096, kind="int"),
     Param("token_budget", "tokens", default_token_budget(float(_CARD.memory_bytes)), "tokens one step may process (vLLM's default: 8192 on GPUs with ≥ 70 GiB other than A100, else 2048)", 1, 10_000_000, kind="int"),
+    Param("reserve_full_prompt", "", True, "admit a waiting request only when its whole prompt's blocks are free (vLLM scheduler_reserve_full_isl, default on)", kind="bool"),
     Param("weights_bytes", "bytes", _W, "weights read per step (Qwen3-8B BF16 without the input embedding)", 0, 1e15),
     Param("kv_bytes_per_token", "bytes", float(_QWEN["kv_bytes_per_token"]), "KV per token over all layers (Qwen3-8B: 144 KiB)", 0, 1e9, min_exclusive=True),
     Param("bandwidth_bytes_per_s", "bytes/s", float(_CARD.bandwidth_bytes_per_s), "datasheet bandwidth (RTX PRO 6000 Blackwell: 1.792 TB/s)", 0, 1e16, min_exclusive=True),
@@ -178,6 +179,7 @@ def _observed_rows(key: str, params: dict) -> tuple[BookValue, ...]:
         BookValue("request_p95_s", obs["request_p95_s"], f"{name} 完整请求 p95 约 {obs['request_p95_s']} s ({_RUN}; ±10%)", rel_tol=0.10, params=params),
         BookValue("first_schedule_wait_p95_s", obs["first_schedule_wait_p95_s"], f"{name} 初次调度等待 p95 {obs['first_schedule_wait_p95_s']} s ({_RUN}; ±10%)", rel_tol=0.10, params=params),
         BookValue("last_completion_s", obs["last_completion_s"], f"{name} 最后完成时刻 {obs['last_completion_s']} s ({_RUN}; ±10%)", rel_tol=0.10, params=params),
+        BookValue("preemptions", obs["preemptions"], f"{name} 抢占事件 {obs['preemptions']} ({_RUN}; ±10%)", rel_tol=0.10, params=params),
         BookValue("kv_peak_fraction", 1.0, f"{name}: KV 池到过 100%", abs_tol=1e-9, params=params),
     )
 
