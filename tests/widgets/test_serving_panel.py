@@ -3,7 +3,6 @@ import numpy as np
 import pytest
 from PySide6 import QtCore
 
-from core.serving import backlog as bl
 from core.serving import replay as rp
 from core.serving.decode_rate import DECODE_RATE
 from core.serving.mix import MIX
