@@ -13,6 +13,8 @@ from widgets.theme import ILLUSTRATIVE_TAG
 
 def _text_of(param: Param, value: Any) -> str:
     if param.kind == "floats":
+        if isinstance(value, str):  # already text, e.g. "0.9,0.1"
+            return value
         return ",".join(_plain(v) for v in value)
     if param.kind == "bool":
         return "true" if value else "false"

@@ -39,6 +39,7 @@ def decode_rate(weights_bytes, kv_bytes_per_token, sequences, mean_context_token
 
 
 DECODE_RATE = Calculator(
+    byte_system="si",  # the book prints 15.14 GB and 41.02 GB
     name="serving.decode_rate",
     title="带宽给出的 decode 上限 · bandwidth-bound decode rate",
     ref=BookRef("3.1.3", "例题 3-1"),

@@ -185,6 +185,7 @@ def _observed_rows(key: str, params: dict) -> tuple[BookValue, ...]:
 
 
 REPLAY = Calculator(
+    byte_system="si",  # the book prints 15.14 GB and 41.02 GB
     name="serving.replay",
     title="真实回放 · continuous batching with a KV pool and preemption",
     ref=BookRef("3.1.3", "真实回放"),

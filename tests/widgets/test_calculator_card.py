@@ -52,3 +52,12 @@ def test_fixing_an_error_back_to_the_same_value_clears_it(qtbot):
     assert card.outputs.label("mean_waiting_tasks").isEnabled()
     assert card.form.field("wait_s").error_label.isHidden()
     assert card.form.field("wait_s").error_label.text() == ""
+
+
+def test_list_field_takes_text_as_well_as_numbers(qtbot):
+    card = CalculatorCard(get("metrics.percentile"))
+    qtbot.addWidget(card)
+    card.set_value("values", "5,1,9,3")
+    assert card.result["value"] == 9
+    card.form.set_values({"values": (2.0, 4.0)})
+    assert card.result["value"] == 4
