@@ -26,22 +26,25 @@ def _text_of(param: Param, value: Any) -> str:
 
 
 def _bytes_text(value: float) -> str:
-    """1073741824 reads better as 1GiB; core's parser takes the suffix back."""
+    """1073741824 reads better as 1GiB; core's parser takes the suffix back. Only round
+    figures get a suffix: 15136811008 stays as it is."""
     for suffix, factor in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
-        if value >= factor and (value / factor) == round(value / factor, 6):
-            return f"{_plain(round(value / factor, 6))}{suffix}"
+        scaled = value / factor
+        if scaled >= 1 and scaled == round(scaled, 3) and len(f"{scaled:g}".replace(".", "")) <= 4:
+            return f"{scaled:g}{suffix}"
     return _plain(value)
 
 
 def _plain(value: float) -> str:
+    """Shortest text that parses back to exactly this value."""
     value = float(value)
     if abs(value) >= 1e7:
         short = f"{value:.6g}"  # 1e+08 reads better than 100000000, when it is exact
         if float(short) == value:
             return short
-    if value.is_integer() and abs(value) < 1e15:
+    if value.is_integer() and abs(value) < 1e16:
         return str(int(value))
-    return f"{value:.10g}"
+    return repr(value)
 
 
 class _NumberEdit(QtWidgets.QLineEdit):

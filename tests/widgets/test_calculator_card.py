@@ -61,3 +61,12 @@ def test_list_field_takes_text_as_well_as_numbers(qtbot):
     assert card.result["value"] == 9
     card.form.set_values({"values": (2.0, 4.0)})
     assert card.result["value"] == 4
+
+
+def test_field_text_round_trips_exactly():
+    from widgets.param_form import _bytes_text, _plain
+
+    for value in (15136811008, 8190735360, 1.792e12, 0.1 + 0.2, 2741.7734375, 989.4e12, 1e8):
+        assert float(_plain(value)) == value
+    assert _bytes_text(1024**3) == "1GiB" and _bytes_text(147456) == "144KiB"
+    assert _bytes_text(15136811008) == "15136811008"
