@@ -379,7 +379,7 @@ class AudioPanel(QtWidgets.QWidget):
         self._refresh_model()
 
     def _refresh_model(self) -> None:
-        tl = self.model_timeline()
+        tl = self._model = self.model_timeline()
         out = self.timeline_card.result
         ms = 1e3
         idx = np.arange(tl.n, dtype=float)
@@ -531,6 +531,8 @@ class AudioPanel(QtWidgets.QWidget):
         if self._run is not None:
             self._show_summary(self._run.summary())
             self.timeline_plot.plot.setXRange(*self._full_x, padding=0)
+            self.timeline_plot.plot.setYRange(-1, self._model.n, padding=0)
+            self.level_plot.plot.setXRange(*self._full_x, padding=0)
         self._update_buttons()
         if was_active and self._run is not None:
             self.stream_finished.emit(self._run.summary())
@@ -588,6 +590,11 @@ class AudioPanel(QtWidgets.QWidget):
         if self._full_x[1] > FOLLOW_WINDOW_S * 1.5 * ms:
             left = max(0.0, now - FOLLOW_WINDOW_S * 0.8)
             self.timeline_plot.plot.setXRange(left * ms, (left + FOLLOW_WINDOW_S) * ms, padding=0)
+            # Chunks in view: from those due at the left edge to those captured by the right.
+            tl = run.timeline
+            lo = max(0, int(np.searchsorted(tl.deadline, left)) - 3)
+            hi = min(tl.n, int(np.searchsorted(tl.captured, left + FOLLOW_WINDOW_S)) + 1)
+            self.timeline_plot.plot.setYRange(lo - 1, max(hi, lo + 5), padding=0)
             self.level_plot.plot.setXRange(left * ms, (left + FOLLOW_WINDOW_S) * ms, padding=0)
         if t_start - self._last_health > HEALTH_EVERY_S:
             self._last_health = t_start
