@@ -266,11 +266,14 @@ def build_timeline(chunks: int = 10, chunk_ms: float = 20.0, process_ms: float =
     chunk_s = chunk_ms * MS
     net = network_delays_s(chunks, network_ms, jitter_ms, spike_prob, spike_ms, seed)
     captured, processed, sent, arrival = pipeline_times(chunks, chunk_s, process_ms * MS, send_ms * MS, net)
-    start, stall, target = playout(arrival, chunk_s, buffer_ms * MS, adaptive)
+    # Sums of milliseconds leave float dust (0.020 + 0.012 + ...): round to the picosecond
+    # so that "no lateness" prints as 0, not 1e-17 s.
+    captured, processed, sent, arrival = (np.round(a, 12) for a in (captured, processed, sent, arrival))
+    start, stall, target = (np.round(a, 12) for a in playout(arrival, chunk_s, buffer_ms * MS, adaptive))
     first = float(start[0])
     return Timeline(
         chunk_s=chunk_s, captured=captured, processed=processed, sent=sent, arrival=arrival,
-        deadline=first + np.arange(chunks) * chunk_s, play_start=start, stall=stall, target=target,
+        deadline=np.round(first + np.arange(chunks) * chunk_s, 12), play_start=start, stall=stall, target=target,
         first_playback_s=first, buffer_s=buffer_ms * MS, adaptive=adaptive,
     )
 
@@ -367,7 +370,7 @@ def timeline(**values) -> dict:
     im = interrupt_moments(values["interrupt_at_ms"] * MS, values["control_delay_ms"] * MS,
                            values["device_quantum_ms"] * MS, values["backend_stop_ms"] * MS,
                            values["release_ms"] * MS)
-    return {
+    return _tidy({
         "chunk_bytes": chunk_bytes,
         "first_arrival_s": float(tl.arrival[0]),
         "first_playback_s": tl.first_playback_s,
@@ -386,7 +389,12 @@ def timeline(**values) -> dict:
         "deadline_s": tl.deadline.tolist(),
         "play_start_s": tl.play_start.tolist(),
         "stall_s": tl.stall.tolist(),
-    }
+    })
+
+
+def _tidy(out: dict) -> dict:
+    """Round float outputs to the picosecond: 0.155 + 0.005 prints as 0.16, not 0.16000000000000003."""
+    return {k: round(v, 12) if isinstance(v, float) else v for k, v in out.items()}
 
 
 def _check_timeline(values: dict) -> None:
@@ -458,7 +466,7 @@ TIMELINE = Calculator(
 def buffer_compare(**values) -> dict:
     a = _timeline_from(values, values["buffer_a_ms"])
     b = _timeline_from(values, values["buffer_b_ms"])
-    return {
+    return _tidy({
         "first_playback_a_s": a.first_playback_s,
         "first_playback_b_s": b.first_playback_s,
         "extra_start_delay_s": b.first_playback_s - a.first_playback_s,
@@ -468,7 +476,7 @@ def buffer_compare(**values) -> dict:
         "total_stall_b_s": float(b.stall.sum()),
         "finish_a_s": a.finish_s,
         "finish_b_s": b.finish_s,
-    }
+    })
 
 
 BUFFER_COMPARE = Calculator(

@@ -30,6 +30,7 @@ from widgets.theme import COLORS, brush, color, pen
 FRAME_MS = 16  # the GUI pulls from the engine's rings at ~60 Hz
 HEALTH_EVERY_S = 0.25  # how often the device's liveness is checked while playing
 FOLLOW_WINDOW_S = 1.2  # while playing a long stream, the timeline follows "now" over this window
+WAVE_POINTS = 400  # waveform columns drawn per frame
 VIRTUAL = "virtual clock (no device)"
 
 # name: (label, overrides of audio.timeline's parameters). Values not named keep the book's.
@@ -232,6 +233,7 @@ class AudioPanel(QtWidgets.QWidget):
         p.setLabel("left", "chunk")
         p.invertY(True)
         p.setMinimumHeight(300)
+        p.setClipToView(True)  # long streams: only the chunks in view are drawn
         self.model_bars = pg.BarGraphItem(x0=[], x1=[], y0=[], y1=[], brush=brush("decode", 150), pen=pen("decode", 0.5))
         self.silenced_bars = pg.BarGraphItem(x0=[], x1=[], y0=[], y1=[], brush=brush("wait", 60), pen=pen("wait", 0.5))
         self.live_bars = pg.BarGraphItem(x0=[], x1=[], y0=[], y1=[], brush=brush("prefill", 170), pen=pen("prefill", 0.5))
@@ -274,10 +276,10 @@ class AudioPanel(QtWidgets.QWidget):
         q = self.level_plot.plot
         q.setLabel("bottom", "time (ms)")
         q.setLabel("left", "buffered audio (ms)")
+        q.setClipToView(True)
         self.level_curve = self.level_plot.add_curve("model_B", pen=pen("state", 2), fillLevel=0, brush=brush("state", 50))
         self.target_curve = self.level_plot.add_curve("target", pen=pen("muted", 1.2, dashed=True))
-        self.live_level_curve = self.level_plot.add_curve(
-            "measured_B", pen=pen("prefill", 1.2), symbol="o", symbolSize=3, symbolBrush=brush("prefill"), symbolPen=None)
+        self.live_level_curve = self.level_plot.add_curve("measured_B", pen=pen("prefill", 1.2), antialias=False)
         self.underrun_curve = self.level_plot.add_curve(
             "underrun", pen=None, symbol="t", symbolSize=12, symbolBrush=brush("backlog", 230), symbolPen=None)
         self.live_underrun_curve = self.level_plot.add_curve(
@@ -290,7 +292,7 @@ class AudioPanel(QtWidgets.QWidget):
         w.setYRange(-0.6, 0.6, padding=0)
         w.setXRange(-100, 0, padding=0)
         w.setMouseEnabled(x=False, y=False)
-        self.wave_curve = self.wave_plot.add_curve("wave", pen=pen("decode", 1))
+        self.wave_curve = self.wave_plot.add_curve("wave", pen=pen("decode", 1), antialias=False)
         lower.addWidget(self.wave_plot, 2)
         col.addLayout(lower, 2)
         return box
@@ -507,6 +509,7 @@ class AudioPanel(QtWidgets.QWidget):
         self._show_status(self.engine.status)
         self._last_health = time.perf_counter()
         self.now_line.setVisible(True)
+        self._set_grids(False)
         self._timer.start()
         self._update_buttons()
         self.stream_started.emit()
@@ -528,6 +531,7 @@ class AudioPanel(QtWidgets.QWidget):
         was_active = self._timer.isActive()
         self._timer.stop()
         self.now_line.setVisible(False)
+        self._set_grids(True)
         if self._run is not None:
             self._show_summary(self._run.summary())
             self.timeline_plot.plot.setXRange(*self._full_x, padding=0)
@@ -538,6 +542,8 @@ class AudioPanel(QtWidgets.QWidget):
             self.stream_finished.emit(self._run.summary())
 
     def _reset_measured(self) -> None:
+        self._page = (-1.0, -1.0)
+        self._frame_no = 0
         self._measured = {k: [] for k in ("arr_t", "arr_i", "play_t", "play_i", "under_t", "level_t", "level_v")}
         self._moments_seen: dict[str, float] = {}
         for curve in (self.live_arrival_curve, self.live_level_curve, self.live_underrun_curve):
@@ -580,22 +586,32 @@ class AudioPanel(QtWidgets.QWidget):
             self.live_bars.setOpts(x0=play_t * ms, x1=ends * ms, y0=play_i - 0.12, y1=play_i + 0.12)
             under = np.asarray(m["under_t"])
             self.live_underrun_curve.setData(under * ms, np.zeros(under.size))
-        if pulled.level_t.size:
+        self._frame_no += 1
+        if pulled.level_t.size and (self._frame_no % 2 == 0 or pulled.finished):  # B(t) at 30 Hz is plenty
             self.live_level_curve.setData(np.asarray(m["level_t"]) * ms, np.asarray(m["level_v"]) * ms)
+        # Peak-preserving decimation to ~2 points per screen column keeps the paint cheap.
         wave = pulled.wave
         rate = run.playout.rate_hz
-        self.wave_curve.setData((np.arange(wave.size) - wave.size) / rate * ms, wave)
+        step = max(1, wave.size // WAVE_POINTS)
+        usable = wave[wave.size % step:].reshape(-1, step)
+        peaks = np.empty(usable.shape[0] * 2, np.float32)
+        peaks[0::2] = usable.min(axis=1)
+        peaks[1::2] = usable.max(axis=1)
+        x = (np.repeat(np.arange(usable.shape[0]) * step, 2) - usable.size) / rate * ms
+        self.wave_curve.setData(x, peaks)
         now = pulled.now
         self.now_line.setValue(now * ms)
-        if self._full_x[1] > FOLLOW_WINDOW_S * 1.5 * ms:
-            left = max(0.0, now - FOLLOW_WINDOW_S * 0.8)
+        if self._full_x[1] > FOLLOW_WINDOW_S * 1.5 * ms and not (self._page[0] <= now < self._page[0] + 0.85 * FOLLOW_WINDOW_S):
+            # Turn the page (rather than scroll every frame): axes re-render only then.
+            left = max(0.0, now - FOLLOW_WINDOW_S * 0.15)
+            self._page = (left, left + FOLLOW_WINDOW_S)
             self.timeline_plot.plot.setXRange(left * ms, (left + FOLLOW_WINDOW_S) * ms, padding=0)
+            self.level_plot.plot.setXRange(left * ms, (left + FOLLOW_WINDOW_S) * ms, padding=0)
             # Chunks in view: from those due at the left edge to those captured by the right.
             tl = run.timeline
             lo = max(0, int(np.searchsorted(tl.deadline, left)) - 3)
             hi = min(tl.n, int(np.searchsorted(tl.captured, left + FOLLOW_WINDOW_S)) + 1)
             self.timeline_plot.plot.setYRange(lo - 1, max(hi, lo + 5), padding=0)
-            self.level_plot.plot.setXRange(left * ms, (left + FOLLOW_WINDOW_S) * ms, padding=0)
         if t_start - self._last_health > HEALTH_EVERY_S:
             self._last_health = t_start
             notice = self.engine.poll()
@@ -605,6 +621,12 @@ class AudioPanel(QtWidgets.QWidget):
         if pulled.finished and (run.released or run.playout.finished or run.sink.renderer is not run.playout):
             # one last frame has drawn everything; stop pulling
             self._finish()
+
+    def _set_grids(self, on: bool) -> None:
+        """Grid lines belong to the axes, which then repaint with every change in the view;
+        while streaming they are off so a frame repaints only what moved."""
+        for card in (self.timeline_plot, self.level_plot, self.wave_plot):
+            card.plot.showGrid(x=on, y=on, alpha=0.15)
 
     def _show_summary(self, s: dict) -> None:
         def f(x):
