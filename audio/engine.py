@@ -26,7 +26,7 @@ from audio.network import NetworkStage
 from audio.playout import Playout
 from audio.sinks import DeviceSink, Sink, VirtualSink, open_sink
 from audio.sources import SourceError, VoiceSource
-from core.audio_timing import MS, TIMELINE, Timeline, build_timeline
+from core.audio_timing import MS, TIMELINE, Timeline, stream_timeline
 from core.registry import ParamError
 
 
@@ -172,6 +172,10 @@ class StreamEngine:
         return self._sink
 
     @property
+    def has_sink(self) -> bool:
+        return self._sink is not None
+
+    @property
     def status(self) -> str:
         return self.sink.status + (f" · {self.notice}" if self.notice else "")
 
@@ -196,11 +200,7 @@ class StreamEngine:
         if not sink.wait_ready(5.0):
             self._failover("the device never started calling back")
             sink = self.sink
-        tl = build_timeline(
-            chunks=resolved["chunks"], chunk_ms=resolved["chunk_ms"], process_ms=resolved["process_ms"],
-            send_ms=resolved["send_ms"], network_ms=resolved["network_ms"], jitter_ms=resolved["jitter_ms"],
-            spike_prob=resolved["spike_prob"], spike_ms=resolved["spike_ms"], seed=resolved["seed"],
-            buffer_ms=resolved["buffer_ms"], adaptive=resolved["adaptive"])
+        tl = stream_timeline(resolved)
         samples = sink.rate_hz * tl.chunk_s
         if abs(samples - round(samples)) > 1e-6:
             raise ParamError("chunk_ms", f"got {resolved['chunk_ms']:g} ms = {samples:g} samples at the device's "

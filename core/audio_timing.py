@@ -353,7 +353,7 @@ def _check_stream(values: dict, buffer_keys=("buffer_ms",)) -> None:
                                   f"(chunks × chunk_ms)")
 
 
-def _timeline_from(values: dict, buffer_ms: float | None = None) -> Timeline:
+def stream_timeline(values: dict, buffer_ms: float | None = None) -> Timeline:
     """The stream of a calculator's values; buffer_ms overrides values['buffer_ms']."""
     return build_timeline(
         chunks=values["chunks"], chunk_ms=values["chunk_ms"], process_ms=values["process_ms"],
@@ -364,7 +364,7 @@ def _timeline_from(values: dict, buffer_ms: float | None = None) -> Timeline:
 
 
 def timeline(**values) -> dict:
-    tl = _timeline_from(values)
+    tl = stream_timeline(values)
     fmt = AudioFormat(values["sample_rate_hz"], values["channels"], values["bytes_per_sample"])
     chunk_bytes = fmt.chunk_bytes(tl.chunk_s)
     im = interrupt_moments(values["interrupt_at_ms"] * MS, values["control_delay_ms"] * MS,
@@ -464,8 +464,8 @@ TIMELINE = Calculator(
 
 
 def buffer_compare(**values) -> dict:
-    a = _timeline_from(values, values["buffer_a_ms"])
-    b = _timeline_from(values, values["buffer_b_ms"])
+    a = stream_timeline(values, values["buffer_a_ms"])
+    b = stream_timeline(values, values["buffer_b_ms"])
     return _tidy({
         "first_playback_a_s": a.first_playback_s,
         "first_playback_b_s": b.first_playback_s,

@@ -9,6 +9,7 @@ and updated with setData/setOpts. This module draws; it computes nothing itself.
 """
 from __future__ import annotations
 
+import threading
 import time
 
 import numpy as np
@@ -122,6 +123,9 @@ class AudioPanel(QtWidgets.QWidget):
         self._timer = QtCore.QTimer(self)
         self._timer.setTimerType(QtCore.Qt.TimerType.PreciseTimer)
         self._timer.setInterval(FRAME_MS)
+        self._open_timer = QtCore.QTimer(self)  # polls a device being opened off the GUI thread
+        self._open_timer.setInterval(50)
+        self._opening = None
 
     def _header(self) -> QtWidgets.QWidget:
         box = QtWidgets.QWidget()
@@ -358,6 +362,7 @@ class AudioPanel(QtWidgets.QWidget):
         self.wav_button.clicked.connect(self._choose_wav)
         self.device_box.currentIndexChanged.connect(self._on_device_changed)
         self._timer.timeout.connect(self._on_frame)
+        self._open_timer.timeout.connect(self._check_opened)
         for key, button in self.preset_buttons.items():
             button.clicked.connect(lambda _=False, k=key: self.apply_preset(k))
 
@@ -372,7 +377,7 @@ class AudioPanel(QtWidgets.QWidget):
         return self.timeline_card.values()
 
     def model_timeline(self) -> audio_timing.Timeline:
-        return audio_timing._timeline_from(self._values())
+        return audio_timing.stream_timeline(self._values())
 
     def _on_timeline_changed(self) -> None:
         # The 练习 3-5 card compares buffers on the same stream as the main form.
@@ -428,7 +433,7 @@ class AudioPanel(QtWidgets.QWidget):
         v = self.compare_card.values()
         rows = []
         for row, key in enumerate(("buffer_a_ms", "buffer_b_ms")):
-            tl = audio_timing._timeline_from(v, v[key])
+            tl = audio_timing.stream_timeline(v, v[key])
             rows.append((row, tl))
         x0, x1, y0, y1, sx0, sx1, sy0, sy1 = ([] for _ in range(8))
         for row, tl in rows:
@@ -493,16 +498,43 @@ class AudioPanel(QtWidgets.QWidget):
         return make_source(kind, self._wav_path)
 
     def play(self) -> bool:
-        """Start streaming the form's stream. False (with the reason shown) if it cannot."""
+        """Start streaming the form's stream. False (with the reason shown) if it cannot.
+
+        The first ▶ opens the sound device; PulseAudio can take a second or two to start
+        calling back, so that happens off the GUI thread and the stream starts when ready."""
         if self._run is not None and not self._run.finished:
             self.stop()
         try:
             source = self._source()
+            audio_timing.TIMELINE.resolve(self._values())
+        except (ParamError, SourceError) as err:
+            self._show_error(err)
+            return False
+        engine = self.engine
+        if not engine.has_sink:
+            self._show_status(f"opening {self.device_box.currentText()}… (a sound server can take ~2 s to start)")
+            self.play_button.setEnabled(False)
+            opener = threading.Thread(target=lambda: engine.sink.wait_ready(5.0), daemon=True)
+            opener.start()
+            self._opening = (opener, source)
+            self._open_timer.start()
+            return True
+        return self._start(source)
+
+    def _check_opened(self) -> None:
+        opener, source = self._opening
+        if opener.is_alive():
+            return
+        self._open_timer.stop()
+        self._opening = None
+        self.play_button.setEnabled(True)
+        self._start(source)
+
+    def _start(self, source) -> bool:
+        try:
             run = self.engine.start(self._values(), source=source)
         except (ParamError, SourceError) as err:
-            field = getattr(err, "param", getattr(err, "field", ""))
-            message = getattr(err, "message", str(err))
-            self._show_status(f"cannot play: {field}: {message}", error=True)
+            self._show_error(err)
             return False
         self._run = run
         self._reset_measured()
@@ -514,6 +546,11 @@ class AudioPanel(QtWidgets.QWidget):
         self._update_buttons()
         self.stream_started.emit()
         return True
+
+    def _show_error(self, err: Exception) -> None:
+        field = getattr(err, "param", getattr(err, "field", ""))
+        message = getattr(err, "message", str(err))
+        self._show_status(f"cannot play: {field}: {message}", error=True)
 
     def stop(self) -> None:
         if self._run is not None:
@@ -673,16 +710,23 @@ class AudioPanel(QtWidgets.QWidget):
         return True
 
     def _on_device_changed(self) -> None:
-        if self._engine is None:
-            self._show_status(f"device: {self.device_box.currentText()} (opens on ▶)")
-            return
-        device = self.device_box.currentData()
-        sink = open_sink(48_000, 0.010, device, prefer_device=self.device_box.currentText() != VIRTUAL)
-        self._engine.use_sink(sink)
-        self._show_status(self._engine.status)
+        """A new device is opened on the next ▶ (off the GUI thread)."""
+        if self._run is not None and not self._run.finished:
+            self.stop()
+        if self._engine is not None and self._owns_engine:
+            self._engine.close()
+            self._engine = None
+        elif self._engine is not None:
+            device = self.device_box.currentData()
+            self._engine.use_sink(open_sink(48_000, 0.010, device, prefer_device=self.device_box.currentText() != VIRTUAL))
+        self._show_status(f"device: {self.device_box.currentText()} (opens on ▶)")
 
     def close(self) -> bool:
         self._timer.stop()
+        self._open_timer.stop()
+        if self._opening is not None:  # let a device that is being opened finish first
+            self._opening[0].join(timeout=6.0)
+            self._opening = None
         if self._run is not None:
             self._run.stop()
         if self._owns_engine and self._engine is not None:
