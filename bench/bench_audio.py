@@ -78,21 +78,34 @@ def gui_phase(seconds: float, virtual: bool) -> dict:
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
     app.setStyleSheet(STYLE_SHEET)
+    # As in the app: the panel exists (and has painted) before the device is opened. A
+    # long GIL hold while the device runs (building a panel) starves the Python callback;
+    # through ALSA's pulse plugin an underrun then costs a ~2 s restart.
     engine = StreamEngine(prefer_device=not virtual)
-    engine.sink.wait_ready(5.0)
     panel = AudioPanel(engine=engine)
     panel.resize(1600, 1000)
     panel.show()
+    for _ in range(3):
+        app.processEvents()
+    engine.sink.wait_ready(5.0)
     panel.timeline_card.form.set_values({"chunks": int(round(seconds / 0.020)), "network_ms": (5.0,),
                                          "interrupt_at_ms": seconds * 1000 + 10_000})
     result: dict = {}
     panel.stream_finished.connect(lambda s: (result.update(s), app.quit()))
-    QtCore.QTimer.singleShot((int(seconds) + 8) * 1000, app.quit)  # never hang
-    t0 = time.perf_counter()
-    panel.play()
+    QtCore.QTimer.singleShot((int(seconds) + 10) * 1000, app.quit)  # never hang
+    # Start once the window has painted, as a user would press ▶ on a shown panel.
+    started: dict = {}
+
+    def start() -> None:
+        started["t"] = time.perf_counter()
+        started["jumps"] = engine.sink.reanchors
+        panel.play()
+
+    QtCore.QTimer.singleShot(300, start)
     app.exec()
-    elapsed = time.perf_counter() - t0
+    elapsed = time.perf_counter() - started.get("t", time.perf_counter())
     frames = np.asarray(panel.frame_times_s) * 1e3
+    jumps = engine.sink.reanchors - started.get("jumps", engine.sink.reanchors)
     panel.close()
     engine.close()
     return {
@@ -102,6 +115,8 @@ def gui_phase(seconds: float, virtual: bool) -> dict:
         "gui_frame_update_ms_p50": _pct(frames, 50),
         "gui_frame_update_ms_p99": _pct(frames, 99),
         "gui_late_vs_model": result.get("late_vs_model"),
+        "gui_sample_clock_jumps": jumps,
+        "gui_device_underflows": result.get("xruns"),
         "gui_deadline_misses": result.get("deadline_misses"),
         "gui_chunks_played": result.get("chunks_played"),
     }
