@@ -121,3 +121,20 @@ def test_bad_wav_is_a_clear_error_not_a_crash(engine, tmp_path):
     # and the engine still works afterwards
     run = engine.start({"chunks": 5}, source=ToneSource())
     assert run.wait(2.0) and run.summary()["chunks_played"] == 5
+
+
+def test_a_sink_at_another_rate_gets_the_stream_resampled_with_its_markers():
+    # What happens when a device refuses 48 kHz and runs at 44.1 kHz: the chunks are
+    # prepared at the sink's rate, markers and timing intact.
+    eng = StreamEngine(VirtualSink(44_100, 441, record_seconds=2.0))
+    try:
+        run = eng.start({"chunks": 12, "network_ms": "5,5,5,5,65,5"})
+        assert run.wait(2.0)
+        s = run.summary()
+        assert s["chunks_played"] == 12 and s["underruns"] == s["model_underruns"] == 1
+        assert run.playout.chunk_samples == 882
+        sink = eng.sink
+        runs = marker_runs(sink.recording[:sink.recorded], 44_100)
+        assert [r.slot for r in runs] == list(range(12))
+    finally:
+        eng.close()
