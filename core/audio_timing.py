@@ -518,19 +518,19 @@ BUFFER_COMPARE = Calculator(
 def drain(arrival_rate_s_per_s: float, buffered_s: float) -> dict:
     """Playback consumes 1 s of audio per second; arrivals add `rate` s per second.
     The buffer shrinks at (1 − rate) s/s and runs dry after buffered / (1 − rate)."""
-    deficit = 1.0 - arrival_rate_s_per_s
+    deficit = round(1.0 - arrival_rate_s_per_s, 12)
     if deficit <= 0:
         return {"dry_at_s": None, "played_before_dry_s": None, "received_before_dry_s": None,
                 "deficit_s_per_s": deficit, "stall_share_after_dry": 0.0}
     dry = buffered_s / deficit
-    return {
+    return _tidy({
         "dry_at_s": dry,
         "played_before_dry_s": dry,
         "received_before_dry_s": arrival_rate_s_per_s * dry,
         "deficit_s_per_s": deficit,
         # After it runs dry, only `rate` of each second can play: the rest is silence.
         "stall_share_after_dry": deficit,
-    }
+    })
 
 
 def drain_series(arrival_rate_s_per_s: float, buffered_s: float, horizon_s: float,

@@ -409,7 +409,12 @@ class AudioPanel(QtWidgets.QWidget):
                    "backend_stop": out["backend_stop_at_s"], "release": out["release_at_s"]}
         for key, t in moments.items():
             self.moment_lines[key].setValue(t * ms)
-        right = max(tl.finish_s, out["release_at_s"]) * 1.04 * ms
+        # Show the interrupt moments when they fall in the stream; a far-off interrupt
+        # should not squash the figure.
+        in_stream = moments["interrupt"] <= tl.finish_s
+        for key in moments:
+            self.moment_lines[key].setVisible(in_stream)
+        right = (max(tl.finish_s, out["release_at_s"]) if in_stream else tl.finish_s) * 1.04 * ms
         self._full_x = (0.0, right)
         self.timeline_plot.plot.setXRange(0, right, padding=0)
         self.timeline_plot.plot.setYRange(-1, tl.n, padding=0)
@@ -606,12 +611,25 @@ class AudioPanel(QtWidgets.QWidget):
         m["level_t"].extend(pulled.level_t.tolist())
         m["level_v"].extend(pulled.level_s.tolist())
         names = {ev.INTERRUPT: "interrupt", ev.MUTE: "mute", ev.BACKEND_STOP: "backend_stop", ev.RELEASE: "release"}
+        if "interrupt" not in self._moments_seen and run.control.moments is not None:
+            # The dashed lines now show what the model predicts for this interrupt.
+            im = run.control.moments
+            for key, t in (("interrupt", im.interrupt_s), ("mute", im.mute_at_s),
+                           ("backend_stop", im.backend_stop_at_s), ("release", im.release_at_s)):
+                self.moment_lines[key].setValue(t * 1e3)
+                self.moment_lines[key].setVisible(True)
         for kind, key in names.items():
             got = e.of(kind)
             if got.t.size and key not in self._moments_seen:
                 self._moments_seen[key] = float(got.t[0])
                 self.live_moment_lines[key].setValue(got.t[0] * 1e3)
                 self.live_moment_lines[key].setVisible(True)
+        if not self.isVisible():
+            # Another panel is showing: keep draining the rings, draw nothing.
+            self._check_health(t_start)
+            if pulled.finished:
+                self._finish()
+            return
         ms = 1e3
         if len(e):
             self.live_arrival_curve.setData(np.asarray(m["arr_t"]) * ms, np.asarray(m["arr_i"], dtype=float))
@@ -649,15 +667,19 @@ class AudioPanel(QtWidgets.QWidget):
             lo = max(0, int(np.searchsorted(tl.deadline, left)) - 3)
             hi = min(tl.n, int(np.searchsorted(tl.captured, left + FOLLOW_WINDOW_S)) + 1)
             self.timeline_plot.plot.setYRange(lo - 1, max(hi, lo + 5), padding=0)
-        if t_start - self._last_health > HEALTH_EVERY_S:
-            self._last_health = t_start
-            notice = self.engine.poll()
-            if notice:
-                self._show_status(self.engine.status, error=True)
+        self._check_health(t_start)
         self.frame_times_s.append(time.perf_counter() - t_start)
         if pulled.finished and (run.released or run.playout.finished or run.sink.renderer is not run.playout):
             # one last frame has drawn everything; stop pulling
             self._finish()
+
+    def _check_health(self, now: float) -> None:
+        """A few times a second: has the device gone away? (The engine then carries on
+        with the virtual sink and says so.)"""
+        if now - self._last_health > HEALTH_EVERY_S:
+            self._last_health = now
+            if self.engine.poll():
+                self._show_status(self.engine.status, error=True)
 
     def _set_grids(self, on: bool) -> None:
         """Grid lines belong to the axes, which then repaint with every change in the view;

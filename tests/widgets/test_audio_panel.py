@@ -205,3 +205,12 @@ def test_plays_on_the_real_device(qtbot):
         assert s["chunks_played"] == 20 and s["played_in_order"] and s["late_vs_model"] == 0
     finally:
         w.close()
+
+
+def test_hidden_panel_keeps_draining_and_finishes(panel, qtbot):
+    edit(panel.timeline_card, "chunks", "20")
+    with qtbot.waitSignal(panel.stream_finished, timeout=5000) as blocker:
+        assert panel.play()
+        panel.hide()
+    assert blocker.args[0]["chunks_played"] == 20
+    assert not panel._timer.isActive()
