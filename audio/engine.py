@@ -162,6 +162,7 @@ class StreamEngine:
         self._block_s = block_s
         self._record_seconds = record_seconds
         self.run: StreamRun | None = None
+        self._pcm_cache: tuple | None = None  # (key, pcm) of the last rendered stream
         self.notice = ""  # the last failover or fallback, for a status line
 
     @property
@@ -206,10 +207,7 @@ class StreamEngine:
             raise ParamError("chunk_ms", f"got {resolved['chunk_ms']:g} ms = {samples:g} samples at the device's "
                                          f"{sink.rate_hz} Hz; valid: a whole number of samples")
         source = source or VoiceSource()
-        try:
-            pcm = source.render(tl.n, int(round(samples)), sink.rate_hz)
-        except SourceError as err:
-            raise ParamError(err.field, err.message) from None
+        pcm = self._render(source, tl.n, int(round(samples)), sink.rate_hz)
         playout = Playout(pcm, sink.rate_hz, tl.chunk_s, adaptive=resolved["adaptive"])
         holder: dict[str, StreamRun] = {}
         origin = time.perf_counter()
@@ -227,6 +225,30 @@ class StreamEngine:
         sink.attach(playout, origin)
         network.start()
         return run
+
+    def prepare(self, values: Mapping[str, Any] | None = None, source=None) -> None:
+        """Open the sink and render the stream's audio ahead of start() (e.g. in a worker
+        thread, so the GUI stays responsive); start() then reuses it."""
+        resolved = TIMELINE.resolve(values or {})
+        sink = self.sink
+        sink.wait_ready(5.0)
+        chunk_s = resolved["chunk_ms"] * MS
+        samples = sink.rate_hz * chunk_s
+        if abs(samples - round(samples)) <= 1e-6:
+            self._render(source or VoiceSource(), resolved["chunks"], int(round(samples)), sink.rate_hz)
+
+    def _render(self, source, chunks: int, chunk_samples: int, rate_hz: int) -> np.ndarray:
+        """The source's audio, rendered once per (source, shape, rate): replays are instant."""
+        key = (source, chunks, chunk_samples, rate_hz)
+        cached = self._pcm_cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        try:
+            pcm = source.render(chunks, chunk_samples, rate_hz)
+        except SourceError as err:
+            raise ParamError(err.field, err.message) from None
+        self._pcm_cache = (key, pcm)
+        return pcm
 
     def _release(self, run: StreamRun) -> None:
         # The device must be silent before its buffers go: wait (briefly) for the mute.

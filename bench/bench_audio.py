@@ -80,32 +80,31 @@ def gui_phase(seconds: float, virtual: bool) -> dict:
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
     app.setStyleSheet(STYLE_SHEET)
-    # As in the app: the panel exists (and has painted) before the device is opened. A
-    # long GIL hold while the device runs (building a panel) starves the Python callback;
-    # through ALSA's pulse plugin an underrun then costs a ~2 s restart.
+    # As in the app: the panel exists and has painted before ▶ opens the device (a long
+    # GIL hold while the device runs starves the Python callback; through ALSA's pulse
+    # plugin an underrun then costs a ~2 s restart). ▶ opens the device and renders the
+    # audio off the GUI thread.
     engine = StreamEngine(prefer_device=not virtual)
     panel = AudioPanel(engine=engine)
     panel.resize(1600, 1000)
     panel.show()
-    for _ in range(3):
-        app.processEvents()
-    engine.sink.wait_ready(5.0)
     panel.timeline_card.form.set_values({"chunks": int(round(seconds / 0.020)), "network_ms": (5.0,),
                                          "interrupt_at_ms": seconds * 1000 + 10_000})
     result: dict = {}
-    panel.stream_finished.connect(lambda s: (result.update(s), app.quit()))
-    QtCore.QTimer.singleShot((int(seconds) + 10) * 1000, app.quit)  # never hang
-    # Start once the window has painted, as a user would press ▶ on a shown panel.
     started: dict = {}
+    panel.stream_finished.connect(lambda s: (result.update(s), app.quit()))
+    panel.play_failed.connect(lambda _: app.quit())
 
-    def start() -> None:
+    def on_started() -> None:
         started["t"] = time.perf_counter()
         started["jumps"] = engine.sink.reanchors
-        panel.play()
 
-    QtCore.QTimer.singleShot(300, start)
+    panel.stream_started.connect(on_started)
+    QtCore.QTimer.singleShot((int(seconds) + 15) * 1000, app.quit)  # never hang
+    QtCore.QTimer.singleShot(1000, panel.play)
     app.exec()
     elapsed = time.perf_counter() - started.get("t", time.perf_counter())
+    jumps = engine.sink.reanchors - started.get("jumps", engine.sink.reanchors)
     frames = np.asarray(panel.frame_times_s) * 1e3
     jumps = engine.sink.reanchors - started.get("jumps", engine.sink.reanchors)
     panel.close()

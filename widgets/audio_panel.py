@@ -84,6 +84,7 @@ class AudioPanel(QtWidgets.QWidget):
     stream_started = QtCore.Signal()
     stream_finished = QtCore.Signal(dict)  # the run's measured summary
     interrupted = QtCore.Signal()
+    play_failed = QtCore.Signal(str)  # the stream could not start (the reason is also in the status line)
 
     def __init__(self, parent=None, engine: StreamEngine | None = None):
         super().__init__(parent)
@@ -195,6 +196,8 @@ class AudioPanel(QtWidgets.QWidget):
         self.status_label.setObjectName("audio_status")
         self.status_label.setWordWrap(True)
         self.status_label.setProperty("role", "caption")
+        # Fixed height: a new status must not relayout (and repaint) the whole page mid-stream.
+        self.status_label.setFixedHeight(2 * self.status_label.fontMetrics().lineSpacing() + 4)
         grid.addWidget(self.status_label, 3, 0, 1, 3)
         presets = QtWidgets.QHBoxLayout()
         presets.setSpacing(4)
@@ -214,6 +217,8 @@ class AudioPanel(QtWidgets.QWidget):
         self.measured_label.setObjectName("audio_measured")
         self.measured_label.setWordWrap(True)
         self.measured_label.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        self.measured_label.setFixedHeight(7 * self.measured_label.fontMetrics().lineSpacing())
+        self.measured_label.setAlignment(QtCore.Qt.AlignmentFlag.AlignTop | QtCore.Qt.AlignmentFlag.AlignLeft)
         col.addWidget(self.measured_label)
         col.addStretch(1)
 
@@ -297,6 +302,11 @@ class AudioPanel(QtWidgets.QWidget):
         w.setXRange(-100, 0, padding=0)
         w.setMouseEnabled(x=False, y=False)
         self.wave_curve = self.wave_plot.add_curve("wave", pen=pen("decode", 1), antialias=False)
+        # Grid lines belong to the axes, which then re-render with every change in the
+        # view: the live plots go without, so a frame repaints only what moved (and the
+        # GUI thread never holds the GIL long enough to starve the audio callback).
+        for card in (self.timeline_plot, self.level_plot, self.wave_plot):
+            card.plot.showGrid(x=False, y=False)
         lower.addWidget(self.wave_plot, 2)
         col.addLayout(lower, 2)
         return box
@@ -515,24 +525,38 @@ class AudioPanel(QtWidgets.QWidget):
         except (ParamError, SourceError) as err:
             self._show_error(err)
             return False
+        # Opening the device (PulseAudio can take ~2 s to start calling back) and rendering
+        # the audio happen off the GUI thread; the stream starts when both are done.
         engine = self.engine
-        if not engine.has_sink:
-            self._show_status(f"opening {self.device_box.currentText()}… (a sound server can take ~2 s to start)")
-            self.play_button.setEnabled(False)
-            opener = threading.Thread(target=lambda: engine.sink.wait_ready(5.0), daemon=True)
-            opener.start()
-            self._opening = (opener, source)
-            self._open_timer.start()
-            return True
-        return self._start(source)
+        values = self._values()
+        what = "opening the device and preparing" if not engine.has_sink else "preparing"
+        self._show_status(f"{what} {values['chunks'] * values['chunk_ms'] / 1000:g} s of {self.source_box.currentText()}…")
+        self.play_button.setEnabled(False)
+        errors: list = []
+
+        def work() -> None:
+            try:
+                engine.prepare(values, source)
+            except (ParamError, SourceError) as err:
+                errors.append(err)
+
+        worker = threading.Thread(target=work, daemon=True, name="audio-prepare")
+        worker.start()
+        self._opening = (worker, source, errors)
+        self._open_timer.start()
+        return True
 
     def _check_opened(self) -> None:
-        opener, source = self._opening
-        if opener.is_alive():
+        worker, source, errors = self._opening
+        if worker.is_alive():
             return
         self._open_timer.stop()
         self._opening = None
         self.play_button.setEnabled(True)
+        if errors:
+            self._show_error(errors[0])
+            self.play_failed.emit(str(errors[0]))
+            return
         self._start(source)
 
     def _start(self, source) -> bool:
@@ -546,7 +570,6 @@ class AudioPanel(QtWidgets.QWidget):
         self._show_status(self.engine.status)
         self._last_health = time.perf_counter()
         self.now_line.setVisible(True)
-        self._set_grids(False)
         self._timer.start()
         self._update_buttons()
         self.stream_started.emit()
@@ -573,7 +596,6 @@ class AudioPanel(QtWidgets.QWidget):
         was_active = self._timer.isActive()
         self._timer.stop()
         self.now_line.setVisible(False)
-        self._set_grids(True)
         if self._run is not None:
             self._show_summary(self._run.summary())
             self.timeline_plot.plot.setXRange(*self._full_x, padding=0)
@@ -680,12 +702,6 @@ class AudioPanel(QtWidgets.QWidget):
             self._last_health = now
             if self.engine.poll():
                 self._show_status(self.engine.status, error=True)
-
-    def _set_grids(self, on: bool) -> None:
-        """Grid lines belong to the axes, which then repaint with every change in the view;
-        while streaming they are off so a frame repaints only what moved."""
-        for card in (self.timeline_plot, self.level_plot, self.wave_plot):
-            card.plot.showGrid(x=on, y=on, alpha=0.15)
 
     def _show_summary(self, s: dict) -> None:
         def f(x):

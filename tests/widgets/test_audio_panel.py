@@ -168,6 +168,15 @@ def test_interrupt_button_silences_and_shows_the_measured_moments(panel, qtbot):
     assert "interrupt" in panel.measured_label.text()
 
 
+def test_replay_reuses_the_rendered_audio(panel, qtbot):
+    with qtbot.waitSignal(panel.stream_finished, timeout=5000):
+        panel.play()
+    first = panel.run.playout.pcm
+    with qtbot.waitSignal(panel.stream_finished, timeout=5000):
+        panel.play()
+    assert panel.run.playout.pcm is first  # same stream, same source: not rendered again
+
+
 def test_a_bad_wav_is_refused_with_a_message(panel, tmp_path):
     path = tmp_path / "not.wav"
     path.write_bytes(b"nope")
@@ -183,7 +192,9 @@ def test_close_stops_the_timer_and_the_stream(qtbot, engine):
     w = AudioPanel(engine=engine)
     qtbot.addWidget(w)
     w.timeline_card.form.set_values({"chunks": 200})
-    assert w.play()
+    with qtbot.waitSignal(w.stream_started, timeout=5000):
+        assert w.play()
+    assert w._timer.isActive() and engine.sink.renderer is w.run.playout
     w.close()
     assert not w._timer.isActive()
     assert engine.sink.renderer is None
