@@ -16,6 +16,7 @@ from core.serving import replay as rp
 from core.serving.decode_rate import DECODE_RATE
 from core.serving.mix import MIX
 from widgets.calculator_card import CalculatorCard, OutputView
+from widgets.page import scroll_page
 from widgets.panels import PanelInfo
 from widgets.param_form import ParamForm
 from widgets.plot_card import PlotCard
@@ -77,17 +78,7 @@ class ServingPanel(QtWidgets.QWidget):
 
     # ---- construction -------------------------------------------------------
     def _build_ui(self) -> None:
-        outer = QtWidgets.QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        scroll = QtWidgets.QScrollArea()
-        scroll.setWidgetResizable(True)
-        outer.addWidget(scroll)
-        page = QtWidgets.QWidget()
-        page.setObjectName("page")
-        scroll.setWidget(page)
-        layout = QtWidgets.QVBoxLayout(page)
-        layout.setContentsMargins(16, 12, 16, 16)
-        layout.setSpacing(12)
+        layout = scroll_page(self, "")
         layout.addWidget(self._header())
         top = QtWidgets.QHBoxLayout()
         top.setSpacing(12)
