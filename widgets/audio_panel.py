@@ -280,7 +280,7 @@ class AudioPanel(QtWidgets.QWidget):
         lower.setSpacing(8)
         # B(t) with underrun markers.
         self.level_plot = _narrow(PlotCard("缓冲余量 B(t) = A(t) − P(t)",
-                                           "model (line) · measured in the callback (dots) · after the mute, "
+                                           "model (filled) · measured in the callback (thin line) · after the mute, "
                                            "arrived audio waits until release"))
         q = self.level_plot.plot
         q.setLabel("bottom", "time (ms)")
