@@ -24,6 +24,7 @@ from core import audio_frames, audio_timing
 from core.registry import ParamError
 from core.units import format_seconds
 from widgets.calculator_card import CalculatorCard
+from widgets.page import scroll_page
 from widgets.panels import PanelInfo
 from widgets.plot_card import PlotCard
 from widgets.theme import COLORS, brush, color, pen
@@ -102,16 +103,7 @@ class AudioPanel(QtWidgets.QWidget):
 
     # ---- construction -------------------------------------------------------
     def _build_ui(self) -> None:
-        outer = QtWidgets.QVBoxLayout(self)
-        outer.setContentsMargins(0, 0, 0, 0)
-        scroll = QtWidgets.QScrollArea()
-        scroll.setWidgetResizable(True)
-        outer.addWidget(scroll)
-        page = QtWidgets.QWidget()
-        page.setObjectName("page")
-        scroll.setWidget(page)
-        layout = QtWidgets.QVBoxLayout(page)
-        layout.setContentsMargins(16, 12, 16, 16)
+        layout = scroll_page(self, "")
         layout.setSpacing(10)
         layout.addWidget(self._header())
         body = QtWidgets.QHBoxLayout()

@@ -1,33 +1,7 @@
-import os
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
-
-def _pin_pulse_server() -> None:
-    """The suite's autouse fixture points XDG_CONFIG_HOME at a temp folder, which is also
-    where libpulse looks for the server's socket link: pin the server address now, while
-    the real config is still visible, so pactl, parec and PortAudio's ALSA-pulse plugin
-    all find the running server."""
-    if os.environ.get("PULSE_SERVER") or not shutil.which("pactl"):
-        return
-    try:
-        info = subprocess.run(["pactl", "info"], capture_output=True, text=True, timeout=5).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return
-    for line in info.splitlines():
-        if line.startswith("Server String:"):
-            address = line.split(":", 1)[1].strip()
-            os.environ["PULSE_SERVER"] = address if ":" in address else f"unix:{address}"
-    cookie = Path.home() / ".config" / "pulse" / "cookie"
-    if cookie.is_file():
-        os.environ.setdefault("PULSE_COOKIE", str(cookie))
-
-
-_pin_pulse_server()
 
 sys.path.insert(0, str(Path(__file__).parent))  # the monitor helper next to the tests
 

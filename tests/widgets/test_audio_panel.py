@@ -1,7 +1,4 @@
 """The Audio panel: the model figure follows the form; a live run draws over it."""
-import os
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
@@ -11,25 +8,6 @@ from audio.sinks import output_devices
 from core.audio_timing import build_timeline
 from widgets.audio_panel import PANEL, AudioPanel
 from widgets.panels import discover_panels
-
-
-def _pin_pulse_server() -> None:
-    """The suite's autouse fixture redirects XDG_CONFIG_HOME, where libpulse also finds the
-    server's socket: pin the address at import, while the real config is visible (the
-    same as tests/audio/conftest.py does for the engine's tests)."""
-    if os.environ.get("PULSE_SERVER") or not shutil.which("pactl"):
-        return
-    try:
-        info = subprocess.run(["pactl", "info"], capture_output=True, text=True, timeout=5).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return
-    for line in info.splitlines():
-        if line.startswith("Server String:"):
-            address = line.split(":", 1)[1].strip()
-            os.environ["PULSE_SERVER"] = address if ":" in address else f"unix:{address}"
-
-
-_pin_pulse_server()
 
 
 @pytest.fixture
