@@ -8,6 +8,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from lab.settings import Settings
 from widgets.panels import PanelInfo, discover_panels
+from widgets.timeline_player import TimelinePlayer
 
 
 class MainWindow(QtWidgets.QMainWindow):
@@ -37,7 +38,8 @@ class MainWindow(QtWidgets.QMainWindow):
             "QListWidget::item:selected { background: #3b7dd8; color: white; }")
         for i, info in enumerate(self._infos):
             prefix = f"§{info.section}" if info.section[:1].isdigit() else info.section
-            item = QtWidgets.QListWidgetItem(f"{prefix}\n{info.title}")
+            chinese, _, english = info.title.partition(" · ")
+            item = QtWidgets.QListWidgetItem(f"{prefix}  {chinese}\n{english}" if english else f"{prefix}\n{chinese}")
             item.setData(QtCore.Qt.ItemDataRole.UserRole, info.key)
             item.setToolTip(f"Ctrl+{i + 1}" if i < 9 else "")
             self.nav.addItem(item)
@@ -51,6 +53,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.status = QtWidgets.QStatusBar()
         self.setStatusBar(self.status)
         self.nav.currentRowChanged.connect(self._on_nav_row_changed)
+        self.nav.installEventFilter(self)
 
     def _build_actions(self) -> None:
         menu = self.menuBar()
@@ -69,6 +72,10 @@ class MainWindow(QtWidgets.QMainWindow):
         quit_action.setShortcut(QtGui.QKeySequence.StandardKey.Quit)
         quit_action.triggered.connect(self.close)
         view.addAction(quit_action)
+        play = QtGui.QAction("Play / pause", self)
+        play.setShortcut(QtGui.QKeySequence(QtCore.Qt.Key.Key_Space))
+        play.triggered.connect(self.toggle_playback)
+        view.addAction(play)
         help_menu = menu.addMenu("&Help")
         about = QtGui.QAction("About Load Lab", self)
         about.setShortcut(QtGui.QKeySequence("F1"))
@@ -104,6 +111,20 @@ class MainWindow(QtWidgets.QMainWindow):
     def _on_nav_row_changed(self, row: int) -> None:
         if 0 <= row < len(self._infos):
             self.show_panel(self._infos[row].key)
+
+    def eventFilter(self, watched, event):  # noqa: N802
+        # The list would take Space for selection; here Space means play/pause.
+        if (watched is self.nav and event.type() == QtCore.QEvent.Type.ShortcutOverride
+                and event.key() == QtCore.Qt.Key.Key_Space):
+            event.ignore()
+            return True
+        return super().eventFilter(watched, event)
+
+    def toggle_playback(self) -> None:
+        """Space: play or pause the figure on screen (the player used last, else the first)."""
+        players = [p for p in self.stack.currentWidget().findChildren(TimelinePlayer) if p.isVisible()]
+        if players:
+            max(players, key=lambda p: p.last_used).toggle()
 
     def set_presentation(self, on: bool) -> None:
         """Bigger type and no navigation: for a speaker driving the lab on a projector."""

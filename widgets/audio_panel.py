@@ -159,7 +159,7 @@ class AudioPanel(QtWidgets.QWidget):
         self.play_button.setToolTip("Stream the chunks to the sound device (P)")
         self.stop_button = QtWidgets.QPushButton("■ Stop")
         self.stop_button.setToolTip("Stop at once (Esc)")
-        self.interrupt_button = QtWidgets.QPushButton("⏸ Interrupt")
+        self.interrupt_button = QtWidgets.QPushButton("✕ Interrupt")
         self.interrupt_button.setToolTip("Barge in (I): mute at the next device quantum, then backend stop, then release")
         for b in (self.play_button, self.stop_button, self.interrupt_button):
             b.setMinimumHeight(30)

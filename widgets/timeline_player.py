@@ -25,6 +25,7 @@ class TimelinePlayer(QtWidgets.QWidget):
         self._speed = speed
         self._unit = unit
         self._last_tick = 0.0
+        self.last_used = 0.0  # perf_counter of the last play/pause/seek: Space goes to the latest
         self._timer = QtCore.QTimer(self)
         self._timer.setTimerType(QtCore.Qt.TimerType.PreciseTimer)
         self._timer.setInterval(16)
@@ -83,14 +84,16 @@ class TimelinePlayer(QtWidgets.QWidget):
         self._sync_widgets()
 
     def play(self) -> None:
+        self.last_used = time.perf_counter()
         if self._position >= self._duration:
             self._position = 0.0
         self._last_tick = time.perf_counter()
         self._timer.start()
-        self.play_button.setText("⏸")
+        self.play_button.setText("❚❚")  # U+23F8 is missing from common fonts
         self.playing_changed.emit(True)
 
     def pause(self) -> None:
+        self.last_used = time.perf_counter()
         if self._timer.isActive():
             self._timer.stop()
             self.play_button.setText("▶")

@@ -67,3 +67,19 @@ def test_presentation_mode_hides_navigation(qtbot):
     assert not w.nav.isVisible()
     w.presentation_action.setChecked(False)
     qtbot.waitUntil(lambda: w.nav.isVisible())
+
+
+def test_space_plays_the_figure_on_screen(qtbot):
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    w.show_panel("request")
+    player = w.panel("request").step_player
+    w.activateWindow()
+    qtbot.waitUntil(w.isActiveWindow)  # shortcuts go to the active window
+    w.nav.setFocus()
+    with qtbot.waitSignal(player.playing_changed) as blocker:
+        qtbot.keyClick(w.nav, QtCore.Qt.Key.Key_Space)
+    assert blocker.args == [True]
+    w.toggle_playback()
+    assert not player.is_playing()
