@@ -108,7 +108,8 @@ def cmd_calc(name: str, assignments: Sequence[str], as_json: bool) -> int:
     for o in calc.outputs:
         if o.kind != "scalar":
             continue
-        print(f"  {o.name:30s} {calc.format_output(o.name, result.get(o.name)):>22s}   = {o.formula}")
+        formula = f"   = {o.formula}" if o.formula else ""
+        print(f"  {o.name:30s} {calc.format_output(o.name, result.get(o.name)):>22s}{formula}")
     return 0
 
 

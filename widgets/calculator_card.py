@@ -32,7 +32,7 @@ class OutputView(QtWidgets.QWidget):
             value.setProperty("role", "value")
             value.setObjectName(f"out_{out.name}")
             value.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-            tip = f"<b>{out.name}</b> = {out.formula}" + (f"<br>{out.help}" if out.help else "")
+            tip = f"<b>{out.name}</b>" + (f" = {out.formula}" if out.formula else "") + (f"<br>{out.help}" if out.help else "")
             name.setToolTip(tip)
             value.setToolTip(tip)
             grid.addWidget(name, row, 0)
