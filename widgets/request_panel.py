@@ -23,10 +23,6 @@ _SEGMENT_TEXT = {"queue": "排队 queue", "prepare": "输入准备", "prefill": 
                  "decode": "decode"}
 
 
-def _text_item(anchor=(0, 1), size: int = 10, kind: str = "ink") -> pg.TextItem:
-    return plot_text(anchor=anchor, kind=kind, size=size)
-
-
 class RequestPanel(QtWidgets.QWidget):
     """The Request & Metrics panel."""
 
@@ -75,7 +71,7 @@ class RequestPanel(QtWidgets.QWidget):
             "decode_context", pen=pen("decode", 2), fillLevel=0, brush=brush("decode", 70), stepMode=None)
         self.step_cursor = pg.InfiniteLine(angle=90, pen=pen("backlog", 1.5))
         p.addItem(self.step_cursor)
-        self.step_label = _text_item(anchor=(0, 1))
+        self.step_label = plot_text(anchor=(0, 1))
         p.addItem(self.step_label)
         self.step_player = TimelinePlayer(duration=1, speed=100, unit="steps")
         self.step_player.set_speed(100)
@@ -95,7 +91,7 @@ class RequestPanel(QtWidgets.QWidget):
         self.split_legend = p.addLegend(offset=(-10, 10))
         self.split_legend.addItem(self.split_bars_one, "1 request")
         self.split_legend.addItem(self.split_bars_many, "n requests")
-        self.split_labels = [_text_item(anchor=(0.5, 1), size=9) for _ in range(6)]
+        self.split_labels = [plot_text(anchor=(0.5, 1), size=9) for _ in range(6)]
         for label in self.split_labels:
             p.addItem(label)
         return column(self.split_card, self.split_plot)
@@ -110,7 +106,7 @@ class RequestPanel(QtWidgets.QWidget):
         p.setMouseEnabled(x=False, y=False)
         self.segment_bars = {kind: pg.BarGraphItem(x0=[0], x1=[0], y0=[2.6], y1=[3.4], brush=brush(_SEGMENT_COLOR[kind]),
                                                    pen=pg.mkPen(None)) for kind in _TIMELINE_ROWS}
-        self.segment_labels = {kind: _text_item(anchor=(0.5, 0.5), size=9, kind="paper") for kind in _TIMELINE_ROWS}
+        self.segment_labels = {kind: plot_text(anchor=(0.5, 0.5), size=9, kind="paper") for kind in _TIMELINE_ROWS}
         for kind in _TIMELINE_ROWS:
             p.addItem(self.segment_bars[kind])
             p.addItem(self.segment_labels[kind])
@@ -123,7 +119,7 @@ class RequestPanel(QtWidgets.QWidget):
         # Brackets for the three metrics.
         self.metric_curves = {name: p.plot([], [], pen=pen(kind, 2.5)) for name, kind in
                               (("ttft", "prefill"), ("t_request", "ink"), ("t_token", "decode"))}
-        self.metric_labels = {name: _text_item(anchor=(0, 0.5), size=10) for name in self.metric_curves}
+        self.metric_labels = {name: plot_text(anchor=(0, 0.5), size=10) for name in self.metric_curves}
         for label in self.metric_labels.values():
             p.addItem(label)
         self.useful_line = pg.InfiniteLine(angle=90, pen=pen("state", 2, dashed=True), label="首个有用输出",
@@ -145,7 +141,7 @@ class RequestPanel(QtWidgets.QWidget):
                 key, pen=pen(kind, 2), symbol="o", symbolSize=4, symbolBrush=brush(kind), symbolPen=None, name=name)
         self.rank_line = pg.InfiniteLine(angle=90, pen=pen("backlog", 1.5, dashed=True))
         p.addItem(self.rank_line)
-        self.rank_label = _text_item(anchor=(1, 0), size=10, kind="backlog")
+        self.rank_label = plot_text(anchor=(1, 0), size=10, kind="backlog")
         p.addItem(self.rank_label)
         self.breakdown_label = QtWidgets.QLabel()
         self.breakdown_label.setProperty("role", "caption")
@@ -165,7 +161,7 @@ class RequestPanel(QtWidgets.QWidget):
         p.addItem(self.mean_line)
         self.task_area = pg.LinearRegionItem(values=(0, 1), movable=False, brush=brush("backlog", 45), pen=pg.mkPen(None))
         p.addItem(self.task_area)
-        self.task_label = _text_item(anchor=(0, 1), size=10, kind="backlog")
+        self.task_label = plot_text(anchor=(0, 1), size=10, kind="backlog")
         p.addItem(self.task_label)
         return column(self.area_card, self.area_plot)
 
