@@ -84,8 +84,6 @@ def run_simulation(kind: str, argv: list[str]) -> int:
 
 def simulate_serving(raw: dict[str, str], out: str | None = None) -> dict:
     """Run the replay for text parameters; returns the summary dict (what --json prints)."""
-    import numpy as np
-
     from core.registry import ParamError, get
     from core.serving import replay as rp
     from core.serving import traces

@@ -9,10 +9,10 @@ from PySide6 import QtWidgets
 from core import agents
 from core.units import GiB, format_seconds
 from widgets.calculator_card import CalculatorCard
-from widgets.page import column, plot_text, scroll_page, two_column_grid
+from widgets.page import column, marker_line, plot_text, scroll_page, two_column_grid
 from widgets.panels import PanelInfo
 from widgets.plot_card import PlotCard
-from widgets.theme import COLORS, brush, pen
+from widgets.theme import brush, pen
 
 _LANES = {"serial": 1.0, "parallel": 0.0}
 
@@ -81,9 +81,7 @@ class AgentsPanel(QtWidgets.QWidget):
         self.amdahl_curve = self.amdahl_plot.add_curve("saved", pen=pen("prefill", 2.5))
         self.amdahl_point = self.amdahl_plot.add_curve("current", pen=None, symbol="o", symbolSize=11,
                                                        symbolBrush=brush("decode"), symbolPen=pen("ink", 1))
-        self.amdahl_cap = pg.InfiniteLine(angle=0, pen=pen("backlog", 1.5, dashed=True), label="cap = f",
-                                          labelOpts={"position": 0.1, "color": COLORS["backlog"]})
-        p.addItem(self.amdahl_cap)
+        self.amdahl_cap = marker_line(p, "backlog", vertical=False, label="cap = f", position=0.1)
         return column(self.amdahl_card, self.amdahl_plot)
 
     def _branch_section(self) -> QtWidgets.QWidget:

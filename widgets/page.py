@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6 import QtWidgets
 
-from widgets.theme import color
+from widgets.theme import COLORS, color, pen
 
 
 def scroll_page(owner: QtWidgets.QWidget, title: str) -> QtWidgets.QVBoxLayout:
@@ -60,3 +60,13 @@ def plot_text(anchor=(0, 0.5), kind: str = "ink", size: int = 10) -> pg.TextItem
     font.setPointSize(size)
     item.setFont(font)
     return item
+
+
+def marker_line(plot: pg.PlotItem, kind: str, vertical: bool = True, label: str | None = None,
+                position: float = 0.9, width: float = 1.5, **label_opts) -> pg.InfiniteLine:
+    """A dashed reference line in the theme's colour, labelled in the same colour, added to plot."""
+    opts = {"position": position, "color": COLORS.get(kind, kind), **label_opts}
+    line = pg.InfiniteLine(angle=90 if vertical else 0, pen=pen(kind, width, dashed=True), label=label,
+                           labelOpts=opts if label else None)
+    plot.addItem(line)
+    return line

@@ -10,7 +10,7 @@ from PySide6 import QtCore, QtWidgets
 from core import cost, metrics, request, state
 from core.units import GiB, format_bytes, format_seconds
 from widgets.calculator_card import CalculatorCard
-from widgets.page import column, plot_text, scroll_page, two_column_grid
+from widgets.page import column, marker_line, plot_text, scroll_page, two_column_grid
 from widgets.panels import PanelInfo
 from widgets.plot_card import PlotCard
 from widgets.theme import COLORS, LEGEND, brush, pen
@@ -122,9 +122,7 @@ class RequestPanel(QtWidgets.QWidget):
         self.metric_labels = {name: plot_text(anchor=(0, 0.5), size=10) for name in self.metric_curves}
         for label in self.metric_labels.values():
             p.addItem(label)
-        self.useful_line = pg.InfiniteLine(angle=90, pen=pen("state", 2, dashed=True), label="首个有用输出",
-                                           labelOpts={"position": 0.95, "color": COLORS["state"]})
-        p.addItem(self.useful_line)
+        self.useful_line = marker_line(p, "state", label="首个有用输出", position=0.95, width=2)
         return column(self.timeline_card, self.timeline_plot)
 
     def _percentile_section(self) -> QtWidgets.QWidget:
@@ -139,8 +137,7 @@ class RequestPanel(QtWidgets.QWidget):
                                 ("completion_s", "decode", "完成 completion")):
             self.ranked_curves[key] = self.percentile_plot.add_curve(
                 key, pen=pen(kind, 2), symbol="o", symbolSize=4, symbolBrush=brush(kind), symbolPen=None, name=name)
-        self.rank_line = pg.InfiniteLine(angle=90, pen=pen("backlog", 1.5, dashed=True))
-        p.addItem(self.rank_line)
+        self.rank_line = marker_line(p, "backlog")
         self.rank_label = plot_text(anchor=(1, 0), size=10, kind="backlog")
         p.addItem(self.rank_label)
         self.breakdown_label = QtWidgets.QLabel()
@@ -156,9 +153,7 @@ class RequestPanel(QtWidgets.QWidget):
         p.setLabel("left", "state held (GiB)")
         self.occupancy_curve = self.area_plot.add_curve("occupancy_gib", pen=pen("state", 2), fillLevel=0,
                                                         brush=brush("state", 60))
-        self.mean_line = pg.InfiniteLine(angle=0, pen=pen("ink", 1.5, dashed=True), label="λ·M0·τ",
-                                         labelOpts={"position": 0.05, "color": COLORS["ink"], "anchors": [(0, 1), (0, 1)]})
-        p.addItem(self.mean_line)
+        self.mean_line = marker_line(p, "ink", vertical=False, label="λ·M0·τ", position=0.05, anchors=[(0, 1), (0, 1)])
         self.task_area = pg.LinearRegionItem(values=(0, 1), movable=False, brush=brush("backlog", 45), pen=pg.mkPen(None))
         p.addItem(self.task_area)
         self.task_label = plot_text(anchor=(0, 1), size=10, kind="backlog")
@@ -177,14 +172,10 @@ class RequestPanel(QtWidgets.QWidget):
         p.setLabel("left", "cost per success")
         p.addLegend(offset=(-10, 10))
         self.method2_curve = self.cost_plot.add_curve("method2", pen=pen("decode", 2.5), name="c2 / p2")
-        self.method1_line = pg.InfiniteLine(angle=0, pen=pen("prefill", 2, dashed=True), label="c1/p1",
-                                            labelOpts={"position": 0.92, "color": COLORS["prefill"]})
-        self.break_even_line = pg.InfiniteLine(angle=90, pen=pen("backlog", 1.5, dashed=True), label="break-even p2",
-                                               labelOpts={"position": 0.85, "color": COLORS["backlog"]})
+        self.method1_line = marker_line(p, "prefill", vertical=False, label="c1/p1", position=0.92, width=2)
+        self.break_even_line = marker_line(p, "backlog", label="break-even p2", position=0.85)
         self.current_point = self.cost_plot.add_curve("current", pen=None, symbol="o", symbolSize=10,
                                                       symbolBrush=brush("decode"), symbolPen=pen("ink", 1))
-        p.addItem(self.method1_line)
-        p.addItem(self.break_even_line)
         return column(self.success_card, self.success_message, self.compare_card, self.cost_plot)
 
     def _connect(self) -> None:

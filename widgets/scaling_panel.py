@@ -8,10 +8,10 @@ from PySide6 import QtWidgets
 
 from core import scaling
 from widgets.calculator_card import CalculatorCard
-from widgets.page import column, plot_text, scroll_page, two_column_grid
+from widgets.page import column, marker_line, plot_text, scroll_page, two_column_grid
 from widgets.panels import PanelInfo
 from widgets.plot_card import PlotCard
-from widgets.theme import COLORS, brush, pen
+from widgets.theme import brush, pen
 
 _N_COLORS = ["prefill", "decode", "state", "tool", "backlog", "accent"]
 
@@ -67,8 +67,7 @@ class ScalingPanel(QtWidgets.QWidget):
         p.addLegend(offset=(10, 10))
         self.small_line = self.serve_plot.add_curve("small", pen=pen("decode", 2.5), name="small model")
         self.large_line = self.serve_plot.add_curve("large", pen=pen("prefill", 2.5), name="large model")
-        self.cross_line = pg.InfiniteLine(angle=90, pen=pen("backlog", 1.5, dashed=True))
-        p.addItem(self.cross_line)
+        self.cross_line = marker_line(p, "backlog")
         self.cross_label = plot_text(anchor=(0, 1), kind="backlog")
         p.addItem(self.cross_label)
         return column(self.serve_card, self.serve_plot)
@@ -84,9 +83,8 @@ class ScalingPanel(QtWidgets.QWidget):
         self.table_bars = pg.BarGraphItem(x=np.arange(len(labels)), height=np.zeros(len(labels)), width=0.6,
                                           brushes=[brush("state")] * (len(labels) - 1) + [brush("decode")])
         p.addItem(self.table_bars)
-        self.chinchilla_line = pg.InfiniteLine(angle=0, pos=np.log10(20), pen=pen("backlog", 1.5, dashed=True),
-                                               label="Chinchilla ≈ 20", labelOpts={"position": 0.08, "color": COLORS["backlog"]})
-        p.addItem(self.chinchilla_line)
+        self.chinchilla_line = marker_line(p, "backlog", vertical=False, label="Chinchilla ≈ 20", position=0.08)
+        self.chinchilla_line.setValue(np.log10(20))  # the bars are drawn in log10 units
         return column(self.tokens_card, self.table_plot)
 
     def _small_cards(self) -> QtWidgets.QWidget:

@@ -15,7 +15,7 @@ from core.serving import gantt
 from core.serving import replay as rp
 from core.serving.decode_rate import DECODE_RATE
 from core.serving.mix import MIX
-from widgets.calculator_card import CalculatorCard, OutputView
+from widgets.calculator_card import CalculatorCard
 from widgets.page import scroll_page
 from widgets.panels import PanelInfo
 from widgets.param_form import ParamForm

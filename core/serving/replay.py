@@ -16,7 +16,7 @@ from core.registry import BookRef, BookValue, Calculator, Output, Param, ParamEr
 from core.serving import workload as wl
 from core.serving.decode_rate import decode_rate
 from core.serving.engine import EngineConfig, ReplayResult, replay, validate
-from core.serving.mix import MAX_TOKENS, class_params, classes_from
+from core.serving.mix import class_params, classes_from
 from core.serving.step_cost import (BANDWIDTH_EFFICIENCY, PREFILL_MFU, STEP_OVERHEAD_S, StepCost,
                                     default_token_budget)
 from core.units import GiB

@@ -1,5 +1,4 @@
 """train.* calculators: the book's figures, the counting rules, and bad input."""
-import math
 
 import pytest
 

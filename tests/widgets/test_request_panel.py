@@ -1,7 +1,5 @@
-import numpy as np
 import pytest
 
-from core.units import GiB
 from widgets.request_panel import RequestPanel
 
 

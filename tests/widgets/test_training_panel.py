@@ -1,7 +1,6 @@
 """The training panel: plots follow core, controls drive core, playback moves the step."""
 import numpy as np
 import pytest
-from PySide6 import QtCore
 
 from core import rl, train_step, training
 from core.units import GB
