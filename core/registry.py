@@ -11,7 +11,8 @@ import importlib
 import math
 import pkgutil
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from functools import cached_property
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from core.units import format_value, parse_number
 
@@ -189,17 +190,45 @@ class Calculator:
     def defaults(self) -> dict[str, Any]:
         return {p.name: p.default for p in self.params}
 
-    def resolve(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Defaults updated with overrides (text or numbers), each validated."""
-        values = self.defaults()
+    @cached_property
+    def _parsed_defaults(self) -> dict[str, Any]:
+        # Defaults pass through parse once, so they share the types of parsed input.
+        return {p.name: p.parse(p.default) for p in self.params}
+
+    def resolve(self, overrides: Mapping[str, Any] | None = None) -> "Inputs":
+        """Defaults updated with overrides (text or numbers): a checked, frozen value set.
+
+        Inputs of this calculator come back as they are: they were checked when made.
+        """
+        inputs, errors = self.resolve_all(overrides)
+        if inputs is None:
+            raise errors[0]
+        return inputs
+
+    def resolve_all(self, overrides: Mapping[str, Any] | None = None,
+                    base: "Inputs | None" = None) -> tuple["Inputs | None", list[ParamError]]:
+        """Like resolve, but every field's error at once (a form marks each bad field).
+
+        base: checked inputs the overrides apply to (default: the book's defaults); only the
+        overrides are parsed, then the cross-field check runs on the whole set.
+        """
+        if isinstance(overrides, Inputs) and overrides.calculator == self.name:
+            return overrides, []
+        values = dict(base if base is not None else self._parsed_defaults)
+        errors: list[ParamError] = []
         for key, raw in (overrides or {}).items():
-            values[key] = self.param(key).parse(raw)
-        for p in self.params:  # defaults pass through parse too, so they share types
-            if p.name not in (overrides or {}):
-                values[p.name] = p.parse(values[p.name])
-        if self.check is not None:
-            self.check(values)
-        return values
+            try:
+                values[key] = self.param(key).parse(raw)
+            except ParamError as err:
+                errors.append(err)
+        if not errors and self.check is not None:
+            try:
+                self.check(values)
+            except ParamError as err:
+                errors.append(err)
+        if errors:
+            return None, errors
+        return Inputs(self.name, values, _token=_CHECKED), []
 
     def run(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
         values = self.resolve(overrides)
@@ -212,6 +241,43 @@ class Calculator:
 
     def format_output(self, name: str, value: Any) -> str:
         return format_value(value, self.output(name).unit, self.byte_system)
+
+
+_CHECKED = object()
+
+
+class Inputs(Mapping):
+    """A calculator's inputs after parsing and checking, frozen.
+
+    Only Calculator.resolve makes them, so whatever takes an Inputs (run, the serving
+    replay, the audio engine) uses the values as they are, without checking again.
+    """
+
+    __slots__ = ("calculator", "_values")
+
+    def __init__(self, calculator: str, values: Mapping[str, Any], *, _token: object = None):
+        if _token is not _CHECKED:
+            raise TypeError("Inputs come from Calculator.resolve(), which checks them")
+        self.calculator = calculator
+        self._values = dict(values)
+
+    def __getitem__(self, key: str) -> Any:
+        return self._values[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __hash__(self) -> int:
+        return hash((self.calculator, tuple(self._values.items())))
+
+    def __repr__(self) -> str:
+        return f"Inputs({self.calculator!r}, {self._values!r})"
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self._values)
 
 
 def _plain(x: float) -> str:

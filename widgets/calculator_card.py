@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import shiboken6
 from PySide6 import QtCore, QtWidgets
 
 from core.registry import Calculator
+from core.state_model import CardModel
+from widgets.jobs import BusyBadge, jobs
 from widgets.param_form import ParamForm
 from widgets.theme import ILLUSTRATIVE_TAG
 
@@ -56,11 +59,21 @@ class OutputView(QtWidgets.QWidget):
 
 
 class CalculatorCard(QtWidgets.QGroupBox):
+    """A view of one CardModel. computed(result) follows each new result of the model.
+
+    A deferred model (a computation that can take seconds) is computed here on the job
+    runner, with a busy badge and cancel in the header; the latest edit wins.
+    """
+
     computed = QtCore.Signal(dict)
 
-    def __init__(self, calc: Calculator, parent=None, compact: bool = False):
+    def __init__(self, model: CardModel | Calculator, parent=None, compact: bool = False):
+        model = model if isinstance(model, CardModel) else CardModel(model)
+        calc = model.calculator
         super().__init__(f"{calc.title}", parent)
+        self.model = model
         self.calculator = calc
+        self._job_key = f"card.{calc.name}.{id(model)}"
         self.setObjectName(f"card_{calc.name}")
         outer = QtWidgets.QVBoxLayout(self)
         header = QtWidgets.QHBoxLayout()
@@ -68,6 +81,8 @@ class CalculatorCard(QtWidgets.QGroupBox):
         ref.setProperty("role", "ref")
         header.addWidget(ref)
         header.addStretch(1)
+        self.busy = BusyBadge(self._job_key, owner=self)
+        header.addWidget(self.busy)
         if calc.note or calc.illustrative:
             tag = QtWidgets.QLabel(calc.note or f"含{ILLUSTRATIVE_TAG}值")
             tag.setProperty("role", "tag")
@@ -85,41 +100,63 @@ class CalculatorCard(QtWidgets.QGroupBox):
         outer.addLayout(header)
         body = QtWidgets.QBoxLayout(
             QtWidgets.QBoxLayout.Direction.TopToBottom if compact else QtWidgets.QBoxLayout.Direction.LeftToRight)
-        self.form = ParamForm(calc.params, calc.check)
+        self.form = ParamForm(model)
         self.outputs = OutputView(calc)
         body.addWidget(self.form, 3)
         body.addWidget(self.outputs, 2)
         outer.addLayout(body)
-        self.result: dict = {}
-        self.form.values_changed.connect(self._on_values_changed)
-        self.form.invalid.connect(lambda *_: self.outputs.set_stale(True))
-        self._on_values_changed(self.form.values())
+        self.failure_label = QtWidgets.QLabel("")
+        self.failure_label.setProperty("role", "error")
+        self.failure_label.setWordWrap(True)
+        self.failure_label.setVisible(False)
+        outer.addWidget(self.failure_label)
+        self._shown_result: dict | None = None
+        model.changed.connect(self._on_model_changed)
+        self._on_model_changed(model)
+
+    @property
+    def result(self) -> dict:
+        return self.model.result or {}
 
     def set_value(self, name: str, raw: Any) -> bool:
         return self.form.set_value(name, raw)
 
     def values(self) -> dict:
-        return self.form.values()
+        return dict(self.model.inputs)
 
     def reset(self) -> None:
-        self.form.set_values(self.calculator.defaults())
+        self.model.reset()
 
     def command_line(self) -> str:
         """The `lab calc` command that gives the numbers shown (only values off the defaults)."""
-        defaults = self.calculator.resolve()
         parts = ["lab", "calc", self.calculator.name]
-        for name, value in self.values().items():
-            if value != defaults[name]:
-                text = ",".join(f"{v:g}" for v in value) if isinstance(value, tuple) else (
-                    f"{value:g}" if isinstance(value, float) else str(value))
-                parts.append(f"{name}={text}")
+        for name, value in self.model.to_json().items():
+            text = ",".join(f"{v:g}" for v in value) if isinstance(value, list) else (
+                f"{value:g}" if isinstance(value, float) else str(value))
+            parts.append(f"{name}={text}")
         return " ".join(parts)
 
     def _copy_command(self) -> None:
         QtWidgets.QApplication.clipboard().setText(self.command_line())
 
-    def _on_values_changed(self, values: dict) -> None:
-        self.result = self.calculator.run(values)
-        self.outputs.set_stale(False)
-        self.outputs.show_result(self.result)
-        self.computed.emit(dict(self.result))
+    def _on_model_changed(self, model: CardModel) -> None:
+        if not shiboken6.isValid(self):
+            return
+        if model.deferred and model.result_inputs != model.inputs and not model.errors:
+            inputs = model.inputs
+            jobs().submit(self._job_key, self.calculator.run, inputs, context=self,
+                          done=lambda result: model.set_result(inputs, result),
+                          failed=lambda text: model.set_result(inputs, model.result, failure=text))
+        self.outputs.set_stale(model.stale)
+        self.failure_label.setVisible(model.failure is not None)
+        if model.failure is not None:
+            last = model.failure.strip().splitlines()[-1]
+            self.failure_label.setText(f"computation failed, showing the last good result: {last}")
+        if model.result is not None and model.result is not self._shown_result:
+            self._shown_result = model.result
+            self.outputs.show_result(model.result)
+            self.computed.emit(dict(model.result))
+
+    def closeEvent(self, event):  # noqa: N802
+        self.model.changed.disconnect(self._on_model_changed)
+        super().closeEvent(event)

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+import shiboken6
 from PySide6 import QtCore, QtWidgets
 
-from core.registry import Param, ParamError
+from core.registry import BookRef, Calculator, Param, ParamError
+from core.state_model import CardModel
 from widgets.theme import ILLUSTRATIVE_TAG
 
 
@@ -136,7 +138,13 @@ class ParamField(QtWidgets.QWidget):
             self.edit.setText(_text_of(self.param, value))
         del blocker
 
+    @property
+    def has_error(self) -> bool:
+        return bool(self.error_label.text())
+
     def show_error(self, message: str | None) -> None:
+        if (message or "") == self.error_label.text():
+            return
         self.error_label.setText(message or "")
         self.error_label.setVisible(bool(message))
         self.edit.setProperty("invalid", "true" if message else "false")
@@ -145,82 +153,98 @@ class ParamField(QtWidgets.QWidget):
 
 
 class ParamForm(QtWidgets.QWidget):
-    """Fields for a sequence of Params. Emits values_changed(dict) with parsed values when
-    every field is valid, or invalid(name, message) and shows the message by the field."""
+    """Fields bound to a CardModel: an edit goes to the model, which parses and checks it
+    once; the form shows the model's values and, next to each field, why an edit was
+    refused. values_changed(dict) follows each real change of the model's inputs.
+
+    Given bare Params (a form with no calculator behind it), the form makes its own
+    deferred model over them. names: show only these of the model's fields (a calculator
+    split over two forms).
+    """
 
     values_changed = QtCore.Signal(dict)
     invalid = QtCore.Signal(str, str)
 
-    def __init__(self, params: Sequence[Param], check: Callable[[dict], None] | None = None, parent=None):
+    def __init__(self, model: CardModel | Sequence[Param], check: Callable[[dict], None] | None = None,
+                 names: Sequence[str] | None = None, parent=None):
         super().__init__(parent)
-        self._params = tuple(params)
-        self._check = check
+        if not isinstance(model, CardModel):
+            model = CardModel(_form_calculator(tuple(model), check), deferred=True)
+        self.model = model
+        params = self.model.calculator.params
+        shown = [p for p in params if names is None or p.name in names]
         self._fields: dict[str, ParamField] = {}
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
-        for param in self._params:
+        for param in shown:
             field = ParamField(param)
-            field.edited.connect(self._on_field_edited)
+            field.edited.connect(lambda name=param.name: self._on_field_edited(name))
             self._fields[param.name] = field
             layout.addWidget(field)
         # Line the inputs up: every label as wide as the widest.
         width = max((f.label.sizeHint().width() for f in self._fields.values()), default=0)
         for f in self._fields.values():
             f.label.setMinimumWidth(width)
-        self._showing_error = False
-        self._values = self._parse_all() or {p.name: p.parse(p.default) for p in self._params}
+        self._emitted = self.model.inputs
+        self.model.changed.connect(self._on_model_changed)
+        self._show(self.model)
 
     def field(self, name: str) -> ParamField:
         return self._fields[name]
 
     def values(self) -> dict:
-        """The last valid values (what the outputs currently show)."""
-        return dict(self._values)
+        """The model's checked inputs (what the outputs currently show)."""
+        return dict(self.model.inputs)
 
     def set_value(self, name: str, value: Any) -> bool:
         """Set a field programmatically (e.g. a dragged plot handle); True if it was valid."""
-        self._fields[name].set_value(value)
-        return self._on_field_edited()
+        return self.set_values({name: value})
 
     def set_values(self, values: dict) -> bool:
         for name, value in values.items():
-            self._fields[name].set_value(value)
-        return self._on_field_edited()
+            if name in self._fields:
+                self._fields[name].set_value(value)
+        return self.model.update(values)
 
-    def _parse_all(self) -> dict | None:
-        values: dict = {}
-        ok = True
+    def _on_field_edited(self, name: str) -> None:
+        # Fields still showing a refused edit go along, so fixing another field does not
+        # hide their error while their text stays wrong.
+        raw = {n: f.raw() for n, f in self._fields.items() if f.has_error}
+        raw[name] = self._fields[name].raw()
+        self.model.update(raw)
+
+    def _on_model_changed(self, card: CardModel) -> None:
+        if not shiboken6.isValid(self):
+            return
+        self._show(card)
+        if card.errors:
+            for name, message in card.errors.items():
+                self.invalid.emit(name, message)
+        elif card.inputs != self._emitted:
+            self._emitted = card.inputs
+            self.values_changed.emit(dict(card.inputs))
+
+    def _show(self, card: CardModel) -> None:
+        errors = dict(card.errors)
+        orphan = [m for n, m in errors.items() if n not in self._fields]
         for name, field in self._fields.items():
-            try:
-                values[name] = field.param.parse(field.raw())
-                field.show_error(None)
-            except ParamError as err:
-                field.show_error(err.message)
-                self.invalid.emit(err.param, err.message)
-                ok = False
-        if not ok:
-            return None
-        if self._check is not None:
-            try:
-                self._check(values)
-            except ParamError as err:
-                target = self._fields.get(err.param)
-                if target is not None:
-                    target.show_error(err.message)
-                self.invalid.emit(err.param, err.message)
-                return None
-        return values
+            message = errors.get(name)
+            if message is None and orphan and name == next(iter(self._fields)):
+                message = orphan[0]  # a cross-field error about a field not in this form
+            field.show_error(message)
+            if name not in errors and not _shows(field, card.inputs[name]):
+                field.set_value(card.inputs[name])
 
-    def _on_field_edited(self) -> bool:
-        values = self._parse_all()
-        if values is None:
-            self._showing_error = True
-            return False
-        # Also emit when fixing an error back to the same values, so stale outputs un-grey.
-        changed = values != self._values or self._showing_error
-        self._values = values
-        self._showing_error = False
-        if changed:
-            self.values_changed.emit(dict(values))
-        return True
+
+def _shows(field: "ParamField", value: Any) -> bool:
+    """True when the field's text already parses to value (keep what the user typed)."""
+    try:
+        return field.param.parse(field.raw()) == value
+    except ParamError:
+        return False
+
+
+def _form_calculator(params: tuple[Param, ...], check: Callable[[dict], None] | None) -> Calculator:
+    return Calculator(name="form", title="", ref=BookRef(""), params=params, outputs=(),
+                      compute=lambda **_: {}, check=check)
