@@ -1,5 +1,8 @@
-"""Panel discovery: every widgets/<topic>_panel.py module with a PANEL = PanelInfo(...)
-plugs into the main window's navigation and into `lab snapshot <key>`."""
+"""Panel discovery: every widgets/<topic>_panel.py module or widgets/<topic>/ package with a
+PANEL = PanelInfo(...) plugs into the main window's navigation and into `lab snapshot <key>`.
+
+A panel widget takes its state model as `state` (a core PanelModel; it makes its own when
+none is given) and exposes it as `.state`: sessions, scenes, reset and undo go through it."""
 from __future__ import annotations
 
 import importlib
@@ -24,7 +27,7 @@ def discover_panels() -> list[PanelInfo]:
 
     found: list[PanelInfo] = []
     for info in pkgutil.iter_modules(widgets.__path__):
-        if not info.name.endswith("_panel"):
+        if not (info.name.endswith("_panel") or info.ispkg):
             continue
         module = importlib.import_module(f"widgets.{info.name}")
         panel = getattr(module, "PANEL", None)
