@@ -1,5 +1,6 @@
 # Two commands for a new user: `make run` (install and start the lab) and `make test`
-# (install and run the tests). Each builds its own virtual environment in .venv.
+# (install and run the tests). Each builds its own virtual environment in .venv, and first
+# installs the system packages it lacks when it may (root or password-less sudo).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -19,7 +20,7 @@ bench: $(VENV)/.installed
 	@for f in bench/bench_*.py; do QT_QPA_PLATFORM=offscreen $(BIN)/python $$f; done
 
 check-system:
-	@bash scripts/check-system.sh
+	@PYTHON=$(PYTHON) bash scripts/check-system.sh
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
