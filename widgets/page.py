@@ -1,11 +1,13 @@
-"""Pieces every panel page shares: a scrolling page with a title, columns of cards, and
-text labels placed inside plots."""
+"""Pieces every panel page shares: a scrolling page with a title, headers with a colour
+legend, captions, columns of cards, and text labels placed inside plots."""
 from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6 import QtWidgets
 
-from widgets.theme import COLORS, color, pen
+from typing import Iterable
+
+from widgets.theme import COLORS, color, pen, span
 
 
 def scroll_page(owner: QtWidgets.QWidget, title: str) -> QtWidgets.QVBoxLayout:
@@ -40,22 +42,112 @@ def two_column_grid(cells: list[QtWidgets.QWidget]) -> QtWidgets.QGridLayout:
     return grid
 
 
-def column(*widgets: QtWidgets.QWidget, stretch_last: bool = True) -> QtWidgets.QWidget:
-    """Widgets stacked vertically with no margins; the last one takes the spare height."""
+def scroll_area(widget: QtWidgets.QWidget) -> QtWidgets.QScrollArea:
+    """widget in a resizable scroll area, on the page background (e.g. one tab's page)."""
+    area = QtWidgets.QScrollArea()
+    area.setWidgetResizable(True)
+    widget.setObjectName("page")
+    area.setWidget(widget)
+    return area
+
+
+def scroll_layout(margins: tuple[int, int, int, int] = (16, 12, 16, 16),
+                  spacing: int = 12) -> tuple[QtWidgets.QScrollArea, QtWidgets.QVBoxLayout]:
+    """A new scrolling page not placed anywhere yet (a tab): the area and the page's layout."""
+    page = QtWidgets.QWidget()
+    area = scroll_area(page)
+    layout = QtWidgets.QVBoxLayout(page)
+    layout.setContentsMargins(*margins)
+    layout.setSpacing(spacing)
+    return area, layout
+
+
+def title_label(text: str) -> QtWidgets.QLabel:
+    """A page title."""
+    label = QtWidgets.QLabel(text)
+    label.setProperty("role", "title")
+    return label
+
+
+def caption(text: str = "", wrap: bool = True, name: str | None = None) -> QtWidgets.QLabel:
+    """A small grey explanatory line (role "caption"), word-wrapped unless told otherwise."""
+    label = QtWidgets.QLabel(text)
+    label.setProperty("role", "caption")
+    label.setWordWrap(wrap)
+    if name:
+        label.setObjectName(name)
+    return label
+
+
+def legend_chips(items: Iterable[tuple], glyph: str = "■") -> list[QtWidgets.QLabel]:
+    """One caption per (kind, text) or (kind, text, glyph): the glyph in the theme colour of
+    kind, then the text. The colour key of a page's figures."""
+    chips = []
+    for kind, text, *own in items:
+        chips.append(caption(f"{span(kind, own[0] if own else glyph)} {text}", wrap=False))
+    return chips
+
+
+def page_header(title: str, legend: Iterable[tuple] = (), lead: str = "", glyph: str = "■") -> QtWidgets.QWidget:
+    """A page's title with its colour legend on the right and an optional lead caption below."""
+    box = QtWidgets.QWidget()
+    col = QtWidgets.QVBoxLayout(box)
+    col.setContentsMargins(0, 0, 0, 0)
+    col.setSpacing(2)
+    row = QtWidgets.QHBoxLayout()
+    row.addWidget(title_label(title))
+    row.addStretch(1)
+    for chip in legend_chips(legend, glyph):
+        row.addWidget(chip)
+    col.addLayout(row)
+    if lead:
+        col.addWidget(caption(lead))
+    return box
+
+
+def column(*widgets: QtWidgets.QWidget, stretch_last: bool = True, stretch: int | None = None) -> QtWidgets.QWidget:
+    """Widgets stacked vertically with no margins; the last one (or the one at index stretch)
+    takes the spare height."""
     box = QtWidgets.QWidget()
     col = QtWidgets.QVBoxLayout(box)
     col.setContentsMargins(0, 0, 0, 0)
     col.setSpacing(6)
     for w in widgets:
         col.addWidget(w)
-    if stretch_last and widgets:
+    if stretch is not None:
+        col.setStretch(stretch, 1)
+    elif stretch_last and widgets:
         col.setStretch(len(widgets) - 1, 1)
     return box
 
 
-def plot_text(anchor=(0, 0.5), kind: str = "ink", size: int = 10) -> pg.TextItem:
+def compact_plot(card, height: int = 200, live: bool = False):
+    """A PlotCard with a smaller plot; live=True drops the grid, the costliest thing to
+    repaint in a ▶ frame. Returns the card."""
+    card.plot_widget.setMinimumHeight(height)
+    if live:
+        card.plot.showGrid(x=False, y=False)
+    return card
+
+
+def narrow_headers(card: QtWidgets.QWidget) -> QtWidgets.QWidget:
+    """Let a card's one-line header labels (ref, tag, caption) shrink, clipped, rather than
+    widen the card in a narrow column; the full text stays in the tooltip. A card's output
+    labels (card.outputs) are left alone. Returns the card."""
+    outputs = getattr(card, "outputs", None)
+    for label in card.findChildren(QtWidgets.QLabel):
+        if outputs is not None and outputs.isAncestorOf(label):
+            continue
+        if label.property("role") in ("ref", "tag", "caption"):
+            label.setMinimumWidth(1)
+            if not label.toolTip():
+                label.setToolTip(label.text())
+    return card
+
+
+def plot_text(anchor=(0, 0.5), kind: str = "ink", size: int = 10, text: str = "") -> pg.TextItem:
     """A text label for inside a plot, in the theme's colours."""
-    item = pg.TextItem("", color=color(kind), anchor=anchor)
+    item = pg.TextItem(text, color=color(kind), anchor=anchor)
     font = item.textItem.font()
     font.setPointSize(size)
     item.setFont(font)

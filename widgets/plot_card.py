@@ -24,10 +24,10 @@ class PlotCard(QtWidgets.QFrame):
         header = QtWidgets.QHBoxLayout()
         self.title_label = QtWidgets.QLabel(f"<b>{title}</b>")
         header.addWidget(self.title_label)
-        if subtitle:
-            sub = QtWidgets.QLabel(subtitle)
-            sub.setProperty("role", "caption")
-            header.addWidget(sub)
+        self.subtitle_label = QtWidgets.QLabel(subtitle)
+        self.subtitle_label.setProperty("role", "caption")
+        self.subtitle_label.setVisible(bool(subtitle))
+        header.addWidget(self.subtitle_label)
         header.addStretch(1)
         if illustrative:
             tag = QtWidgets.QLabel(f"数值为{ILLUSTRATIVE_TAG}")
@@ -51,6 +51,13 @@ class PlotCard(QtWidgets.QFrame):
         self.plot.getAxis("bottom").setTextPen(COLORS["ink"])
         layout.addWidget(self.plot_widget, 1)
         self.curves: dict[str, pg.PlotDataItem] = {}
+
+    def set_title(self, title: str) -> None:
+        self.title_label.setText(f"<b>{title}</b>")
+
+    def set_subtitle(self, subtitle: str) -> None:
+        self.subtitle_label.setText(subtitle)
+        self.subtitle_label.setVisible(bool(subtitle))
 
     def add_curve(self, key: str, **kwargs) -> pg.PlotDataItem:
         curve = self.plot.plot([], [], **kwargs)

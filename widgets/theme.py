@@ -18,6 +18,20 @@ COLORS = {
     "capacity": "#222831",
     "accent": "#1f9bb5",
     "paper": "#ffffff",
+    # Resident training state in shades of the "状态驻留" purple (the Training panel's stack).
+    "weights": "#5b3a8e",
+    "gradients": "#7d55b5",
+    "master": "#a07fd0",
+    "adam": "#c9b3ea",
+    # Table cell tints: better / worse than the other side.
+    "good_tint": "#e3f4e8",
+    "bad_tint": "#fdecd9",
+    # Lines drawn over a picture: white with a dark shadow whatever the paper colour is.
+    "overlay": "#ffffff",
+    "shadow": "#000000",
+    # The navigation list of the main window.
+    "nav": "#262b33",
+    "nav_ink": "#e8eaed",
 }
 
 LEGEND = (
@@ -40,8 +54,8 @@ def color(kind: str, alpha: int = 255) -> QtGui.QColor:
     return c
 
 
-def pen(kind: str, width: float = 2.0, dashed: bool = False) -> QtGui.QPen:
-    p = pg.mkPen(color(kind), width=width)
+def pen(kind: str, width: float = 2.0, dashed: bool = False, alpha: int = 255) -> QtGui.QPen:
+    p = pg.mkPen(color(kind, alpha), width=width)
     if dashed:
         p.setStyle(pg.QtCore.Qt.PenStyle.DashLine)
     return p
@@ -49,6 +63,12 @@ def pen(kind: str, width: float = 2.0, dashed: bool = False) -> QtGui.QPen:
 
 def brush(kind: str, alpha: int = 200) -> QtGui.QBrush:
     return pg.mkBrush(color(kind, alpha))
+
+
+def span(kind: str, text: str, bold: bool = False) -> str:
+    """Rich text in a theme colour, for QLabels: span("backlog", "零成功")."""
+    weight = "; font-weight:600" if bold else ""
+    return f"<span style='color:{COLORS.get(kind, kind)}{weight}'>{text}</span>"
 
 
 def setup_pyqtgraph() -> None:
@@ -75,3 +95,8 @@ QFrame[role="card"] { background: #ffffff; border: 1px solid #d5d9de; border-rad
 QScrollArea { background: #f4f5f7; border: none; }
 QWidget#page { background: #f4f5f7; }
 """
+
+NAV_STYLE_SHEET = (
+    f"QListWidget {{ background: {COLORS['nav']}; color: {COLORS['nav_ink']}; border: none; font-size: 14px; }}"
+    "QListWidget::item { padding: 10px 12px; }"
+    f"QListWidget::item:selected {{ background: {COLORS['prefill']}; color: {COLORS['paper']}; }}")
