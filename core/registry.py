@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from core.units import format_value, parse_number
+from core.units import NumberError, format_value, parse_number, suffix_text
 
 
 class ParamError(ValueError):
@@ -106,13 +106,26 @@ class Param:
             return tuple(self._number(item) for item in items)
         return self._number(raw)
 
+    def suffix_text(self) -> str:
+        """The unit suffixes this parameter takes, e.g. 'ns, us, µs, ms, s, min, h'."""
+        return suffix_text(self.unit) if self.kind in ("float", "int", "floats") else ""
+
+    def _refuse(self, raw: Any, why: str) -> ParamError:
+        return ParamError(self.name, f"{_shown(raw)} {why}; valid: {self.range_text()} (suffixes: {self.suffix_text()})")
+
     def _number(self, raw: Any) -> float | int:
-        try:
-            value = float(raw) if isinstance(raw, (int, float)) else parse_number(str(raw))
-        except (TypeError, ValueError):
-            raise ParamError(self.name, f"{raw!r} is not a number; valid: {self.range_text()}") from None
+        if isinstance(raw, (int, float)):  # bool too: True is 1
+            try:
+                value = float(raw)
+            except OverflowError:  # a 400-digit int
+                raise self._refuse(raw, "is too large") from None
+        else:
+            try:
+                value = parse_number(str(raw), self.unit)
+            except NumberError as err:
+                raise self._refuse(raw, err.reason) from None
         if not math.isfinite(value):
-            raise ParamError(self.name, f"got {raw!r}; valid: {self.range_text()}")
+            raise ParamError(self.name, f"got {_shown(raw)}; valid: {self.range_text()}")
         if self.kind == "int":
             if not float(value).is_integer():
                 raise ParamError(self.name, f"got {_plain(value)}, not a whole number; valid: {self.range_text()}")
@@ -122,6 +135,14 @@ class Param:
         if too_low or too_high:
             raise ParamError(self.name, f"got {_plain(value)}; valid: {self.range_text()}")
         return value
+
+
+def _shown(raw: Any) -> str:
+    """The input as an error quotes it: one short line however long the input."""
+    text = raw if isinstance(raw, str) else str(raw) if not isinstance(raw, int) or raw.bit_length() < 200 else None
+    if text is None:
+        return f"a {len(str(abs(raw)))}-digit number" if raw.bit_length() < 10_000 else "a huge number"
+    return repr(text) if len(text) <= 40 else f"{text[:30]!r}… ({len(text)} characters)"
 
 
 @dataclass(frozen=True)

@@ -84,3 +84,46 @@ def test_registry_lists_calculators_in_book_order():
     sections = [tuple(int(s) for s in c.ref.section.split(".")) for c in registry()]
     assert sections == sorted(sections)
     assert not math.isnan(len(registry()))
+
+
+@pytest.mark.parametrize("raw,why", [
+    ("40ms", "is a time, not a size in bytes"),  # once read as 0.04 bytes
+    ("4k", "is a count, not a size in bytes"),
+])
+def test_a_suffix_must_fit_the_unit_of_the_parameter(raw, why):
+    with pytest.raises(ParamError) as err:
+        get("serving.decode_rate").resolve({"weights_bytes": raw})
+    assert err.value.param == "weights_bytes"
+    assert f"{raw!r} {why}; valid: [0, 1000000000000000] bytes" in str(err.value)
+    assert "GiB" in str(err.value)  # and the suffixes it does take
+
+
+def test_a_byte_suffix_on_a_count_is_refused():
+    with pytest.raises(ParamError) as err:
+        get("serving.decode_rate").resolve({"cards": "1GiB"})  # once read as 1,073,741,824 cards
+    assert err.value.param == "cards" and "is a size in bytes, not a count" in str(err.value)
+    assert "valid: a whole number [1, 100000] cards" in str(err.value)
+
+
+def test_durations_are_counted_in_the_unit_of_the_parameter():
+    calc = get("audio.timeline")
+    for raw in ("20ms", "0.02s", "20", 20, "20000us", "20000µs"):
+        assert calc.resolve({"chunk_ms": raw})["chunk_ms"] == 20
+    assert get("state.area").resolve({"wait_s": "2min"})["wait_s"] == 120
+    assert get("serving.decode_rate").resolve({"cards": "1k"})["cards"] == 1000
+
+
+def test_a_scalar_with_a_comma_is_refused():
+    # speedup=1,5 once computed with 15; commas only separate list items.
+    with pytest.raises(ParamError) as err:
+        get("agent.amdahl").resolve({"speedup": "1,5"})
+    assert err.value.param == "speedup" and "comma" in str(err.value) and "valid: [1, 1000000000]" in str(err.value)
+    assert get("request.split").resolve({"requests": "1_024", "output_tokens_total": 1024})["requests"] == 1024
+
+
+@pytest.mark.parametrize("raw", [10**400, "1" * 400, "1e400", "-inf", "nan", float("nan"), float("inf")])
+def test_huge_and_non_finite_numbers_raise_the_error_type(raw):
+    with pytest.raises(ParamError) as err:
+        get("request.split").resolve({"requests": raw})
+    assert err.value.param == "requests" and "valid: a whole number [1, 100000] requests" in str(err.value)
+    assert len(str(err.value)) < 200 and "\n" not in str(err.value)  # the input is quoted short
