@@ -4,6 +4,10 @@ Q_{k+1} = max(0, Q_k + A_k − μ_k Δt): decode work arrives with its requests 
 G − 1 steps), the cards take μ steps per second, and idle capacity cannot be stored for
 later. Over a burst of τ seconds at demand λ_w the backlog grows by (λ_w − μ)τ and then
 drains in (λ_w − μ)τ / μ.
+
+The work is bounded by the arrivals (samples every dt over the windows, at most
+MAX_SAMPLES / 4); the drain after them is a straight line in closed form, so slow cards
+(a drain of years) cost no more than fast ones.
 """
 from __future__ import annotations
 
@@ -69,16 +73,31 @@ def backlog(durations_s, rates_per_s, shares_long_input, long_input_out_tokens, 
     q_end = float(q_edges[-1])
     drain = q_end / mu
 
-    # The sampled curve, stepping the book's recursion every dt up to a little past drain.
-    horizon = end + drain + max(0.1 * (end + drain), dt_s)
-    n = int(np.ceil(horizon / dt_s))
+    # The sampled curve: the book's recursion every dt while requests arrive. Steps
+    # arriving in [t_k, t_k + dt) come from the cumulative demand, a line per window.
+    n = max(1, int(np.ceil(end / dt_s)))
     t = np.arange(n + 1) * dt_s
-    # Steps arriving in [t_k, t_k + dt): overlap of the slot with each window.
-    lo, hi = t[:-1, None], t[1:, None]
-    overlap = np.clip(np.minimum(hi, edges[None, 1:]) - np.maximum(lo, edges[None, :-1]), 0.0, None)
-    arrivals = overlap @ demand
+    cumulative = np.concatenate([[0.0], np.cumsum(demand * np.asarray(durations_s, dtype=float))])
+    arrivals = np.diff(np.interp(t, edges, cumulative))
     q = lindley(arrivals, mu * dt_s)
     demand_series = np.concatenate([arrivals / dt_s, [0.0]])
+    # After the arrivals the backlog only drains, at μ: a straight line to zero, so its
+    # samples are two points however slow the cards are (bounded work for any μ in range).
+    horizon = end + drain + max(0.1 * (end + drain), dt_s)
+    if not np.isfinite(horizon):
+        raise ParamError("steps_per_s_per_card", f"got {steps_per_s_per_card:g}: the backlog of {q_end:.3g} steps "
+                         "would take longer to drain than a float can hold; valid: a larger μ per card")
+    tail_t, tail_q = [], []
+    t_last, q_last = float(t[-1]), float(q[-1])
+    if q_last > 0:
+        tail_t.append(t_last + q_last / mu)
+        tail_q.append(0.0)
+    if horizon > (tail_t[-1] if tail_t else t_last):
+        tail_t.append(horizon)
+        tail_q.append(0.0)
+    t = np.concatenate([t, tail_t])
+    q = np.concatenate([q, tail_q])
+    demand_series = np.concatenate([demand_series, np.zeros(len(tail_t))])
 
     return {
         "peak_backlog_steps": float(q_edges[k_peak]),

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from core.cancel import NEVER, CancelToken
 from core.registry import ParamError
 from core.serving.step_cost import StepCost
 from core.serving.workload import Workload
@@ -101,13 +102,17 @@ class ReplayResult:
 
 
 def validate(config: EngineConfig, workload: Workload) -> None:
-    """Inputs the engine cannot run with raise ParamError naming the field."""
+    """Inputs the engine cannot run with raise ParamError naming the field.
+
+    Called once, at the edge (serving.replay's cross-field check, a loaded trace); the
+    engine itself takes its config and workload as they are."""
     if len(workload) == 0:
         raise ParamError("trace", "no requests; valid: at least one request")
     if config.num_blocks < 1:
         raise ParamError("kv_pool_bytes", f"got {config.kv_pool_bytes:,.0f} bytes, less than one block of "
                          f"{config.block_bytes:,.0f}; valid: >= {config.block_bytes:,.0f}")
-    largest = int(np.max(workload.input_tokens + workload.output_tokens))
+    # In floats: a sum of two int64 near their limit must not wrap to a small number.
+    largest = int(np.max(workload.input_tokens.astype(float) + workload.output_tokens.astype(float)))
     need = -(-largest // config.block_size)
     if need > config.num_blocks:
         smallest_pool = need * config.block_bytes
@@ -121,12 +126,19 @@ def validate(config: EngineConfig, workload: Workload) -> None:
                          "so every running decode fits in a step")
 
 
-def replay(workload: Workload, config: EngineConfig = EngineConfig(), fast: bool = True) -> ReplayResult:
+CANCEL_EVERY = 256  # loop iterations (events or skipped runs of decode steps) between checks
+
+
+def replay(workload: Workload, config: EngineConfig = EngineConfig(), fast: bool = True,
+           cancel: CancelToken = NEVER) -> ReplayResult:
     """Run the workload through the engine. fast=False takes every step one by one (same
     schedule, same result up to rounding; the reference that checks the closed-form jumps
-    and the bulk schedule)."""
-    validate(config, workload)
-    return _Engine(workload, config, fast).run()
+    and the bulk schedule).
+
+    The config and workload are taken as they are: check them once where they come in
+    (`validate`, which serving.replay's inputs and `traces.load_trace` callers run).
+    cancel: checked every CANCEL_EVERY iterations of the event loop; raises Cancelled."""
+    return _Engine(workload, config, fast).run(cancel)
 
 
 class _Engine:
@@ -195,12 +207,17 @@ class _Engine:
         self.next_arrival = i
 
     # -- main loop -----------------------------------------------------------------
-    def run(self) -> ReplayResult:
+    def run(self, cancel: CancelToken = NEVER) -> ReplayResult:
         import time
 
         wall = time.perf_counter()
         bs = self.cfg.block_size
+        tick = 0
         while self.done < self.n:
+            tick += 1
+            if tick >= CANCEL_EVERY:
+                tick = 0
+                cancel.check()
             self._admit_arrivals()
             if not self.running and not self.waiting:
                 self.now = float(self.arrival[self.next_arrival])

@@ -7,11 +7,13 @@ model is a roofline with documented knobs, not the real engine).
 """
 from __future__ import annotations
 
-import math
+from functools import lru_cache
 
 import numpy as np
 
 from core import catalog
+from core.cancel import NEVER, CancelToken
+from core.metrics import nearest_rank
 from core.registry import BookRef, BookValue, Calculator, Output, Param, ParamError
 from core.serving import workload as wl
 from core.serving.decode_rate import decode_rate
@@ -40,22 +42,32 @@ METRICS = ("ttft_p95_s", "request_p95_s", "first_schedule_wait_p95_s", "last_com
 
 
 def nearest_rank_p95(values: np.ndarray, q: float = 0.95) -> float:
-    """The ⌈q·n⌉-th smallest (1-based): the book's nearest-rank percentile."""
+    """The ⌈q·n⌉-th smallest (1-based): the book's nearest-rank percentile
+    (core.metrics.nearest_rank, with its rounding guard: 0.95 · 480 is rank 456)."""
     v = np.sort(np.asarray(values, dtype=float))
-    return float(v[max(1, math.ceil(q * v.size)) - 1])
+    return float(v[nearest_rank(v.size, q) - 1])
 
 
-def matching_scenario(values: dict) -> str | None:
+@lru_cache(maxsize=1)
+def _book_inputs():
+    return REPLAY.resolve()
+
+
+def matching_scenario(values) -> str | None:
     """The key of the book's run these parameters are (all defaults but the scenario's
-    shares; the seed does not matter for the even, interleaved arrivals), or None."""
-    from core.registry import get
-
-    defaults = get("serving.replay").resolve()
+    shares; the seed does not matter for the even, interleaved arrivals), or None.
+    values: serving.replay's checked inputs (compared as they are, not parsed again)."""
+    defaults = _book_inputs()
     for key, scenario in SCENARIOS.items():
         expected = dict(defaults, **scenario["params"])
         if all(values.get(k) == v for k, v in expected.items() if k != "seed"):
             return key
     return None
+
+
+def book_decode_bound_s() -> float:
+    """The book's 至少 197.6 s (its verify row), shown beside the simulated bound."""
+    return next(b.value for b in REPLAY.book if b.output == "decode_bound_s")
 
 
 def config_from(values: dict) -> EngineConfig:
@@ -106,11 +118,12 @@ def summarize(result: ReplayResult, workload: wl.Workload, config: EngineConfig)
     }
 
 
-def run_replay(values: dict) -> tuple[ReplayResult, wl.Workload, EngineConfig]:
-    """Validated parameters -> (result, workload, config); used by the panel and the CLI."""
+def run_replay(values, cancel: CancelToken = NEVER) -> tuple[ReplayResult, wl.Workload, EngineConfig]:
+    """serving.replay's checked inputs (Inputs, or plain values taken from them) ->
+    (result, workload, config); used by the panel and the CLI. Not checked again."""
     config = config_from(values)
     work = workload_from(values)
-    return replay(work, config), work, config
+    return replay(work, config, cancel=cancel), work, config
 
 
 def _compute(**values) -> dict:
@@ -118,12 +131,13 @@ def _compute(**values) -> dict:
     return summarize(result, work, config)
 
 
-def band(values: dict, seeds) -> dict[str, tuple[float, float, float]]:
+def band(values, seeds, cancel: CancelToken = NEVER) -> dict[str, tuple[float, float, float]]:
     """(min, median, max) of each metric over seeds: a band, not one number."""
     runs = []
     for seed in seeds:
+        cancel.check()
         v = dict(values, seed=int(seed))
-        result, work, config = run_replay(v)
+        result, work, config = run_replay(v, cancel)
         runs.append(summarize(result, work, config))
     return {m: (float(np.min([r[m] for r in runs])), float(np.median([r[m] for r in runs])),
                 float(np.max([r[m] for r in runs]))) for m in METRICS}
@@ -136,6 +150,10 @@ def _check(values: dict) -> None:
             raise ParamError(name, f"got {len(values[name])} values for {n} windows; valid: one per window")
     if not any(r * d >= 1 for r, d in zip(values["rates_per_s"], values["durations_s"])):
         raise ParamError("rates_per_s", "no window brings a request; valid: rate · duration >= 1 in some window")
+    expected = sum(r * d for r, d in zip(values["rates_per_s"], values["durations_s"]))
+    if expected > MAX_REPLAY_REQUESTS:
+        raise ParamError("rates_per_s", f"{expected:,.0f} requests over the windows; valid: Σ rate · duration "
+                         f"<= {MAX_REPLAY_REQUESTS:,}")
     config = config_from(values)
     a, b = classes_from(values)
     largest = max(a.input_tokens + a.output_tokens, b.input_tokens + b.output_tokens)
@@ -143,6 +161,8 @@ def _check(values: dict) -> None:
     validate(config, probe)
 
 
+# The work a replay implies grows with its requests; beyond this it is a job for a sweep.
+MAX_REPLAY_REQUESTS = 1_000_000
 _W = float(_QWEN["weights_read_per_decode_step_bytes"])
 PARAMS = (
     Param("durations_s", "s", (60.0, 60.0), "arrival windows (the book: two minutes)", 0, 1e6, kind="floats", min_exclusive=True, max_items=1000),
