@@ -1,25 +1,27 @@
 """§3.2 multi-turn and agents: where an edit lands (drag it), serial vs parallel tools with
-the state they hold, Amdahl's cap on a local speed-up, and branches sharing a prefix."""
+the state they hold, Amdahl's cap on a local speed-up, and branches sharing a prefix.
+
+A view of core.agents_state.AgentsState; the figures come from core.agents_figures."""
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtWidgets
+import shiboken6
+from PySide6 import QtCore, QtWidgets
 
-from core import agents
-from core.units import GiB, format_seconds
+from core import agents_figures as figures
+from core.agents_state import AgentsState
 from widgets.calculator_card import CalculatorCard
 from widgets.page import column, marker_line, plot_text, scroll_page, two_column_grid
 from widgets.panels import PanelInfo
 from widgets.plot_card import PlotCard
 from widgets.theme import brush, pen
 
-_LANES = {"serial": 1.0, "parallel": 0.0}
-
 
 class AgentsPanel(QtWidgets.QWidget):
-    def __init__(self, parent=None):
+    def __init__(self, state: AgentsState | None = None, parent=None):
         super().__init__(parent)
+        self.state = state if state is not None else AgentsState()
         self._build_ui()
         self._connect()
         self.refresh()
@@ -30,7 +32,7 @@ class AgentsPanel(QtWidgets.QWidget):
         layout.addStretch(1)
 
     def _edit_section(self) -> QtWidgets.QWidget:
-        self.edit_card = CalculatorCard(agents.EDIT)
+        self.edit_card = CalculatorCard(self.state.card("edit"))
         self.edit_plot = PlotCard("改在哪儿才要紧 · what survives an edit", "drag the red line to the edit")
         p = self.edit_plot.plot
         p.hideAxis("left")
@@ -50,7 +52,7 @@ class AgentsPanel(QtWidgets.QWidget):
         return column(self.edit_card, self.edit_plot)
 
     def _path_section(self) -> QtWidgets.QWidget:
-        self.path_card = CalculatorCard(agents.CRITICAL_PATH)
+        self.path_card = CalculatorCard(self.state.card("path"))
         self.path_plot = PlotCard("图 3-11 / 3-12 · 工具有没有依赖", "model → tools → model; shaded: state held")
         p = self.path_plot.plot
         p.setLabel("bottom", "time (s)")
@@ -58,11 +60,11 @@ class AgentsPanel(QtWidgets.QWidget):
         p.setYRange(-0.8, 1.8)
         p.setMouseEnabled(x=False, y=False)
         self.path_bars = {lane: {kind: pg.BarGraphItem(x0=[], x1=[], y0=[], y1=[], brush=brush(kind), pen=pen("paper", 1))
-                                 for kind in ("prefill", "tool")} for lane in _LANES}
+                                 for kind in ("prefill", "tool")} for lane in figures.LANES}
         self.state_bars = {lane: pg.BarGraphItem(x0=[0], x1=[0], y0=[y - 0.42], y1=[y - 0.3], brush=brush("state", 160),
-                                                 pen=pg.mkPen(None)) for lane, y in _LANES.items()}
-        self.path_labels = {lane: plot_text(anchor=(0, 0.5)) for lane in _LANES}
-        for lane in _LANES:
+                                                 pen=pg.mkPen(None)) for lane, y in figures.LANES.items()}
+        self.path_labels = {lane: plot_text(anchor=(0, 0.5)) for lane in figures.LANES}
+        for lane in figures.LANES:
             for item in self.path_bars[lane].values():
                 p.addItem(item)
             p.addItem(self.state_bars[lane])
@@ -70,14 +72,14 @@ class AgentsPanel(QtWidgets.QWidget):
         return column(self.path_card, self.path_plot)
 
     def _amdahl_section(self) -> QtWidgets.QWidget:
-        self.amdahl_card = CalculatorCard(agents.AMDAHL)
+        self.amdahl_card = CalculatorCard(self.state.card("amdahl"))
         self.amdahl_plot = PlotCard("例题 3-2 · 局部加速被原占比封顶", "saved share of the task vs local speed-up")
         p = self.amdahl_plot.plot
         p.setLogMode(x=True, y=False)
         p.setLabel("bottom", "speed-up of the part (×, log)")
         p.setLabel("left", "saved share of the whole task (%)")
         p.getAxis("left").enableAutoSIPrefix(False)
-        p.getAxis("bottom").setTicks([[(np.log10(x), f"{x:g}×") for x in (1, 2, 4, 10, 30, 100, 1000)]])
+        p.getAxis("bottom").setTicks([[(np.log10(x), f"{x:g}×") for x in figures.AMDAHL_TICKS]])
         self.amdahl_curve = self.amdahl_plot.add_curve("saved", pen=pen("prefill", 2.5))
         self.amdahl_point = self.amdahl_plot.add_curve("current", pen=None, symbol="o", symbolSize=11,
                                                        symbolBrush=brush("decode"), symbolPen=pen("ink", 1))
@@ -85,7 +87,7 @@ class AgentsPanel(QtWidgets.QWidget):
         return column(self.amdahl_card, self.amdahl_plot)
 
     def _branch_section(self) -> QtWidgets.QWidget:
-        self.branch_card = CalculatorCard(agents.BRANCHES)
+        self.branch_card = CalculatorCard(self.state.card("branches"))
         self.branch_plot = PlotCard("图 3-13 · 分支共享前缀", "KV resident at once (GiB)", illustrative=True)
         p = self.branch_plot.plot
         p.setLabel("left", "GiB")
@@ -100,81 +102,88 @@ class AgentsPanel(QtWidgets.QWidget):
         return column(self.branch_card, self.branch_plot)
 
     def _connect(self) -> None:
-        self.edit_card.computed.connect(lambda _: self._refresh_edit())
+        self._draw = {"cards.edit": self._on_edit_changed, "cards.path": self._on_path_changed,
+                      "cards.amdahl": self._on_amdahl_changed, "cards.branches": self._on_branches_changed}
+        self._drawn: dict[str, object] = {}  # card slot -> the result last drawn
+        self.state.changed.connect(self._on_state_changed)
         self.edit_line.sigPositionChangeFinished.connect(self._on_edit_dragged)
-        self.path_card.computed.connect(lambda _: self._refresh_path())
-        self.amdahl_card.computed.connect(lambda _: self._refresh_amdahl())
-        self.branch_card.computed.connect(lambda _: self._refresh_branches())
+
+    # ---- model -> widgets ------------------------------------------------------
+    def _on_state_changed(self, path: str, _value=None) -> None:
+        if shiboken6.isValid(self) and path in self._draw:
+            self._draw[path]()
 
     def refresh(self) -> None:
-        self._refresh_edit()
-        self._refresh_path()
-        self._refresh_amdahl()
-        self._refresh_branches()
+        self._drawn.clear()
+        for handler in self._draw.values():
+            handler()
 
-    def _refresh_edit(self) -> None:
-        v, r = self.edit_card.values(), self.edit_card.result
-        n, reused, added = v["context_tokens"], r["reusable_prefix_tokens"], v["appended_tokens"]
-        self.reused_bar.setOpts(x0=[0], x1=[reused])
-        self.invalid_bar.setOpts(x0=[reused], x1=[n])
-        self.appended_bar.setOpts(x0=[n], x1=[n + added])
-        self.edit_line.blockSignals(True)
-        self.edit_line.setValue(reused)
-        self.edit_line.blockSignals(False)
-        self.edit_line.setBounds((0, n))
-        self.edit_text.setText(f"reused {reused:,} · recompute {r['recompute_tokens']:,} tokens "
-                               f"({r['reuse_fraction']:.1%} hit)")
-        self.edit_text.setPos(0, 1.5)
-        self.edit_plot.plot.setXRange(0, max(n + added, 1), padding=0.02)
+    def _fresh(self, slot: str):
+        """The card's inputs and result when the result is not drawn yet, else None."""
+        card = self.state.card(slot)
+        if card.result is None or self._drawn.get(slot) is card.result:
+            return None
+        self._drawn[slot] = card.result
+        return card.result_inputs, card.result
 
+    def _on_edit_changed(self) -> None:
+        fresh = self._fresh("edit")
+        if fresh is None:
+            return
+        fig = figures.edit_figure(*fresh)
+        for bar, key in ((self.reused_bar, "reused"), (self.invalid_bar, "invalid"), (self.appended_bar, "appended")):
+            bar.setOpts(x0=[fig[key][0]], x1=[fig[key][1]])
+        blocker = QtCore.QSignalBlocker(self.edit_line)
+        self.edit_line.setValue(fig["handle"])
+        del blocker
+        self.edit_line.setBounds(fig["handle_bounds"])
+        self.edit_text.setText(fig["text"])
+        self.edit_text.setPos(*fig["text_pos"])
+        self.edit_plot.plot.setXRange(*fig["x_range"], padding=0.02)
+
+    def _on_path_changed(self) -> None:
+        fresh = self._fresh("path")
+        if fresh is None:
+            return
+        fig = figures.path_figure(*fresh)
+        for lane, drawn in fig["lanes"].items():
+            self.path_bars[lane]["prefill"].setOpts(**drawn["model"])
+            self.path_bars[lane]["tool"].setOpts(**drawn["tool"])
+            self.state_bars[lane].setOpts(x0=[drawn["held"][0]], x1=[drawn["held"][1]])
+            self.path_labels[lane].setText(drawn["text"])
+            self.path_labels[lane].setPos(*drawn["text_pos"])
+        self.path_plot.plot.setXRange(*fig["x_range"], padding=0)
+
+    def _on_amdahl_changed(self) -> None:
+        fresh = self._fresh("amdahl")
+        if fresh is None:
+            return
+        fig = figures.amdahl_figure(*fresh)
+        self.amdahl_curve.setData(fig["speedups"], fig["saved_pct"])
+        self.amdahl_point.setData(*fig["point"])
+        self.amdahl_cap.setValue(fig["cap_pct"])
+        self.amdahl_cap.label.setFormat(fig["cap_text"])
+        self.amdahl_plot.plot.setYRange(*fig["y_range"], padding=0)
+
+    def _on_branches_changed(self) -> None:
+        fresh = self._fresh("branches")
+        if fresh is None:
+            return
+        fig = figures.branch_figure(*fresh)
+        self.shared_bars.setOpts(height=fig["base"])
+        self.branch_bars.setOpts(y0=fig["base"], height=fig["branches"])
+        for label, (text, pos) in zip(self.branch_labels, fig["labels"]):
+            label.setText(text)
+            label.setPos(*pos)
+        self.branch_plot.plot.setYRange(*fig["y_range"], padding=0)
+
+    # ---- widgets -> model ------------------------------------------------------
     def _on_edit_dragged(self) -> None:
-        self.edit_card.set_value("edit_position", int(round(self.edit_line.value())) + 1)
+        self.state.card("edit").update({"edit_position": figures.edit_position_of(self.edit_line.value())})
 
-    def _refresh_path(self) -> None:
-        v, r = self.path_card.values(), self.path_card.result
-        m1, a, b, m2 = v["model_before_s"], v["tool_a_s"], v["tool_b_s"], v["model_after_s"]
-        layouts = {
-            "serial": ([(0, m1), (m1 + a + b, m1 + a + b + m2)], [(m1, m1 + a, 0), (m1 + a, m1 + a + b, 0)], (m1, m1 + a + b)),
-            "parallel": ([(0, m1), (m1 + max(a, b), m1 + max(a, b) + m2)], [(m1, m1 + a, 0.17), (m1, m1 + b, -0.17)],
-                         (m1, m1 + max(a, b))),
-        }
-        for lane, (models, tools, held) in layouts.items():
-            y = _LANES[lane]
-            self.path_bars[lane]["prefill"].setOpts(x0=[s for s, _ in models], x1=[e for _, e in models],
-                                                    y0=[y - 0.25] * 2, y1=[y + 0.25] * 2)
-            half = 0.25 if lane == "serial" else 0.14
-            self.path_bars[lane]["tool"].setOpts(x0=[s for s, _, _ in tools], x1=[e for _, e, _ in tools],
-                                                 y0=[y + dy - half for _, _, dy in tools],
-                                                 y1=[y + dy + half for _, _, dy in tools])
-            self.state_bars[lane].setOpts(x0=[held[0]], x1=[held[1]])
-            total = r["serial_s"] if lane == "serial" else r["parallel_s"]
-            area = r[f"{lane}_state_byte_s"] / GiB
-            self.path_labels[lane].setText(f"{format_seconds(total)} · {area:g} GiB·s")
-            self.path_labels[lane].setPos(total, y)
-        self.path_plot.plot.setXRange(0, r["serial_s"] * 1.3, padding=0)
-
-    def _refresh_amdahl(self) -> None:
-        v, r = self.amdahl_card.values(), self.amdahl_card.result
-        f = v["part_fraction"]
-        s = np.logspace(0, 3, 200)
-        self.amdahl_curve.setData(s, 100 * f * (1 - 1 / s))
-        self.amdahl_point.setData([v["speedup"]], [100 * r["saved_fraction"]])
-        self.amdahl_cap.setValue(100 * f)
-        self.amdahl_cap.label.setFormat(f"cap = f = {f:.1%}")
-        self.amdahl_plot.plot.setYRange(0, max(f, 0.05) * 115, padding=0)
-
-    def _refresh_branches(self) -> None:
-        v, r = self.branch_card.values(), self.branch_card.result
-        prefix_bytes = v["kv_bytes_per_token"] * v["shared_prefix_tokens"]
-        shared = [prefix_bytes / GiB, r["unshared_state_bytes"] / GiB - (r["state_bytes"] - prefix_bytes) / GiB]
-        branches = (r["state_bytes"] - prefix_bytes) / GiB
-        self.shared_bars.setOpts(height=shared)
-        self.branch_bars.setOpts(y0=shared, height=[branches, branches])
-        totals = [r["state_bytes"] / GiB, r["unshared_state_bytes"] / GiB]
-        for label, x, total in zip(self.branch_labels, (0, 1), totals):
-            label.setText(f"{total:.3g} GiB")
-            label.setPos(x, total)
-        self.branch_plot.plot.setYRange(0, max(totals) * 1.2, padding=0)
+    def closeEvent(self, event):  # noqa: N802
+        self.state.changed.disconnect(self._on_state_changed)
+        super().closeEvent(event)
 
 
 PANEL = PanelInfo(key="agents", title="多轮与 Agent · Multi-turn & Agents", section="3.2", order=2.0,
