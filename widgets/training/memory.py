@@ -1,0 +1,80 @@
+"""Memory per card through the step, stacked by kind against the card's capacity (图 3-20's
+lower half). Drawn once per figure; a frame moves a cursor and a fade and nothing else."""
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6 import QtWidgets
+
+from core.train_step import STATE_KINDS, STATE_LABELS
+from core.training_figures import StepFigure, StepFrame
+from core.units import format_seconds
+from widgets.plot_card import PlotCard
+from widgets.theme import COLORS, pen
+
+KIND_COLORS = {kind: COLORS["accent" if kind == "activations" else kind] for kind in STATE_KINDS}
+
+
+class MemoryView:
+    """The memory plot's items, made once."""
+
+    def __init__(self, x_link: pg.PlotItem | None = None):
+        self.plot = PlotCard("显存随时间 · memory per card, stacked by kind",
+                             "parameter state resident; activations rise and fall")
+        m = self.plot.plot
+        m.setLabel("left", "GB")
+        m.setLabel("bottom", "time in the step (s)")
+        m.setMouseEnabled(x=True, y=False)
+        if x_link is not None:
+            m.setXLink(x_link)
+        # Stacked: each kind drawn from 0 to its cumulative top, the top-most kind first.
+        self.kind_curves: dict[str, pg.PlotDataItem] = {}
+        for z, kind in enumerate(reversed(STATE_KINDS)):
+            # Axis-aligned steps need no antialiasing; without it the fill is several times cheaper.
+            c = self.plot.add_curve(kind, pen=pg.mkPen(KIND_COLORS[kind], width=1), fillLevel=0,
+                                    brush=pg.mkBrush(KIND_COLORS[kind]), antialias=False, skipFiniteCheck=True)
+            c.setZValue(z)
+            self.kind_curves[kind] = c
+        # Thousands of steps on a page a few hundred pixels wide: draw what the pixels show.
+        self.kind_curves["activations"].setDownsampling(auto=True, method="peak")
+        self.kind_curves["activations"].setClipToView(True)
+        legend = m.addLegend(offset=(-8, -8), colCount=3, brush=pg.mkBrush(255, 255, 255, 225))
+        legend.setZValue(40)
+        for kind in STATE_KINDS:
+            legend.addItem(self.kind_curves[kind], STATE_LABELS[kind])
+        self.capacity_line = pg.InfiniteLine(angle=0, pen=pen("backlog", 2, dashed=True), label="",
+                                             labelOpts={"position": 0.985, "color": COLORS["backlog"],
+                                                        "anchors": [(1, 1), (1, 1)]})
+        self.capacity_line.setZValue(25)
+        m.addItem(self.capacity_line)
+        self.future = pg.LinearRegionItem(values=(0, 0), movable=False, brush=pg.mkBrush(255, 255, 255, 185),
+                                          pen=pg.mkPen(None))
+        self.future.setZValue(20)
+        m.addItem(self.future)
+        self.cursor = pg.InfiniteLine(angle=90, pen=pen("backlog", 1.5))
+        self.cursor.setZValue(30)
+        m.addItem(self.cursor)
+        # Axes (with their grid lines) do not change while the step plays.
+        for name in ("left", "bottom"):
+            m.getAxis(name).setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+    def show_figure(self, fig: StepFigure) -> None:
+        for kind, (x, y) in fig.memory.items():
+            self.kind_curves[kind].setData(x, y)
+        self.capacity_line.setVisible(fig.capacity_gb is not None)
+        if fig.capacity_gb is not None:
+            self.capacity_line.setValue(fig.capacity_gb)
+            self.capacity_line.label.setFormat(fig.capacity_text)
+        self.plot.plot.setYRange(0, fig.memory_top_gb, padding=0)
+        self.plot.plot.setXRange(0, fig.duration_s, padding=0.01)
+
+    def set_frame(self, frame: StepFrame, end: float) -> None:
+        self.cursor.setValue(frame.t)
+        self.future.setRegion((frame.t, end))
+
+
+def readout_html(frame: StepFrame) -> str:
+    ink = COLORS["backlog"] if frame.over else COLORS["ink"]
+    over = f" &gt; {frame.capacity_gb:,.0f} GB capacity" if frame.over else ""
+    return (f"<b>t = {format_seconds(frame.t)}</b> · {frame.alive_count} layer activations alive ({frame.who}) · "
+            f"<span style='color:{ink}'>state {frame.state_gb:,.1f} GB + activations "
+            f"{frame.activation_gb:,.1f} GB = <b>{frame.total_gb:,.1f} GB</b>{over}</span>")

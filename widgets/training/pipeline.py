@@ -1,0 +1,172 @@
+"""图 3-24: the RL pipeline's roles, synchronous above asynchronous, played back."""
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6 import QtWidgets
+
+from core import rl
+from core import training_figures as figures
+from core.training_figures import PipelineFigure
+from widgets.calculator_card import CalculatorCard
+from widgets.jobs import BusyBadge, jobs
+from widgets.page import column, plot_text
+from widgets.plot_card import PlotCard
+from widgets.theme import brush, pen
+from widgets.timeline_player import TimelinePlayer
+from widgets.training.kit import Section, caption
+
+ROLE_COLORS = {"rollout": "decode", "reward": "tool", "reference": "prefill", "update": "state", "sync": "accent"}
+TITLES = {"synchronous": "同步 synchronous · 等新权重就绪再生成",
+          "asynchronous": "异步 asynchronous · 生成与更新重叠,数据可能滞后"}
+
+
+class PipelineView(QtWidgets.QWidget):
+    """Synchronous and asynchronous schedules of the same roles, one above the other."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.figure: PipelineFigure | None = None
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.plots: dict[str, PlotCard] = {}
+        self.bars: dict[str, dict[str, pg.BarGraphItem]] = {}
+        self.labels: dict[str, list[pg.TextItem]] = {}  # a pool per mode, grown on demand
+        self.cursors: dict[str, pg.InfiniteLine] = {}
+        self.future: dict[str, pg.LinearRegionItem] = {}
+        self.status: dict[str, pg.TextItem] = {}
+        first = None
+        for mode in figures.PIPELINE_MODES:
+            card = PlotCard(TITLES[mode], "b·v = batch · weights version", illustrative=True)
+            p = card.plot
+            p.setMouseEnabled(x=True, y=False)
+            p.getAxis("left").setTicks([[(figures.role_y(r), rl.ROLE_LABELS[r]) for r in rl.ROLES]])
+            p.setYRange(-0.6, len(rl.ROLES) - 0.4, padding=0)
+            self.bars[mode], self.labels[mode] = {}, []
+            for role in rl.ROLES:
+                bars = pg.BarGraphItem(x0=[], y0=[], width=[], height=[], brush=brush(ROLE_COLORS[role], 220),
+                                       pen=pen("paper", 1))
+                p.addItem(bars)
+                self.bars[mode][role] = bars
+            region = pg.LinearRegionItem(values=(0, 0), movable=False, brush=pg.mkBrush(255, 255, 255, 170),
+                                         pen=pg.mkPen(None))
+            region.setZValue(20)
+            p.addItem(region)
+            cursor = pg.InfiniteLine(angle=90, pen=pen("backlog", 1.5))
+            cursor.setZValue(30)
+            p.addItem(cursor)
+            status = plot_text(anchor=(1, 0), size=9)
+            status.setZValue(35)
+            p.addItem(status)
+            self.future[mode], self.cursors[mode], self.status[mode] = region, cursor, status
+            if first is None:
+                first = p
+            else:
+                p.setXLink(first)
+                p.setLabel("bottom", "time (s)")
+            card.plot_widget.setMinimumHeight(190)
+            card.setMaximumHeight(300)
+            self.plots[mode] = card
+            layout.addWidget(card)
+
+    def show_figure(self, fig: PipelineFigure) -> None:
+        self.figure = fig
+        for mode in figures.PIPELINE_MODES:
+            for role, bars in fig.bars[mode].items():
+                self.bars[mode][role].setOpts(x0=bars.x0, width=bars.width, y0=bars.y0, height=bars.height)
+            pool, wanted = self.labels[mode], fig.labels[mode]
+            while len(pool) < len(wanted):
+                text = plot_text(anchor=(0.5, 0.5), size=8, kind="paper")
+                text.setZValue(10)
+                self.plots[mode].plot.addItem(text)
+                pool.append(text)
+            for k, item in enumerate(pool):
+                item.setVisible(k < len(wanted))
+                if k < len(wanted):
+                    label, x, y = wanted[k]
+                    item.setText(label)
+                    item.setPos(x, y)
+            self.plots[mode].plot.setXRange(0, fig.end_s, padding=0.01)
+
+    def set_time(self, t: float) -> None:
+        fig = self.figure
+        if fig is None:
+            return
+        for mode, s in fig.schedules.items():
+            self.cursors[mode].setValue(t)
+            self.future[mode].setRegion((t, max(s.total_s, t) * 1.05 + 1e-9))
+            self.status[mode].setText(fig.status_at(mode, t))
+            view = self.plots[mode].plot.viewRange()
+            self.status[mode].setPos(view[0][1], view[1][1])
+
+
+class PipelineSection(Section):
+    paths = ("cards.pipeline", "player.pipeline")
+
+    def __init__(self, panel, layout: QtWidgets.QVBoxLayout):
+        super().__init__(panel)
+        self._layout = layout
+        self.job_key = f"training.pipeline.{id(panel)}"
+        self._duration: float | None = None
+        self._pending_position: float | None = None
+
+    def build(self):
+        top = QtWidgets.QHBoxLayout()
+        top.setSpacing(12)
+        self.card = CalculatorCard(self.state.card("pipeline"), compact=True)
+        self.card.setMaximumWidth(470)
+        left = column(self.card, caption("图 3-24:某个角色变慢,后继角色就要等。同步方案等新权重就绪再生成;"
+                                         "异步让生成与更新重叠,但样本由旧版本权重生成(v = 生成时的权重版本)。"),
+                      stretch_last=False)
+        left.layout().addStretch(1)
+        left.setFixedWidth(440)
+        top.addWidget(left)
+        self._layout.insertLayout(0, top)
+        yield
+        self.view = PipelineView()
+        self.player = TimelinePlayer(duration=1.0, unit="s")
+        self.player.setObjectName("pipeline_player")
+        self.busy = BusyBadge(self.job_key, owner=self.view)
+        row = QtWidgets.QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.player, 1)
+        row.addWidget(self.busy)
+        holder = QtWidgets.QWidget()
+        holder.setLayout(row)
+        top.addWidget(column(self.view, holder, stretch_last=False), 1)
+        self.player.position_changed.connect(lambda t: self.state.set_player("pipeline", t))
+
+    def on_changed(self, path: str) -> None:
+        if path == "player.pipeline":
+            t = self.state.player("pipeline")
+            if abs(self.player.position - t) <= 1e-12:
+                self.view.set_time(t)
+            elif self._duration is None or t > self.player.duration:
+                self._pending_position = t
+            else:
+                self.player.seek(t)
+        else:
+            self.refresh()
+
+    def refresh(self) -> None:
+        card = self.state.card("pipeline")
+        jobs().submit(self.job_key, figures.pipeline_figure, card.inputs, done=self._show_figure, context=self.view)
+
+    def _show_figure(self, fig: PipelineFigure) -> None:
+        self.view.show_figure(fig)
+        position = self.state.player("pipeline")
+        if self._pending_position is not None:
+            position, self._pending_position = self._pending_position, None
+        elif self._duration is None:
+            position = position if position > 0 else fig.end_s
+        else:
+            fraction = position / self._duration if self._duration else 0.0
+            position = fig.end_s if fraction == 0.0 and not self.player.is_playing() else fraction * fig.end_s
+        self._duration = fig.end_s
+        self.player.set_duration(fig.end_s)
+        self.player.seek(min(position, fig.end_s))
+        self.view.set_time(self.player.position)
+        self.panel.figure_drawn.emit("pipeline")
+
+    def close(self) -> None:
+        self.player.pause()
+        jobs().cancel(self.job_key)

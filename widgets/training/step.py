@@ -1,0 +1,254 @@
+"""The step page (图 3-20, 例题 3-3): a training step you can watch, layer by layer, with the
+memory it takes, beside the card that computes it."""
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6 import QtCore, QtWidgets
+
+from core import training_figures as figures
+from core.training_figures import StepFigure
+from widgets.calculator_card import CalculatorCard
+from widgets.jobs import BusyBadge, jobs
+from widgets.page import column
+from widgets.plot_card import PlotCard
+from widgets.theme import COLORS, brush, pen
+from widgets.timeline_player import TimelinePlayer
+from widgets.training.kit import FastBars, Readout, Section, caption
+from widgets.training.memory import MemoryView, readout_html
+
+
+class StepView(QtWidgets.QWidget):
+    """Two plots sharing a time axis: layer x time blocks with activation lifetimes, and
+    memory stacked by kind. show_figure() sets the static items once per figure;
+    set_time() moves the playback (a handful of setData calls, no layout)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.figure: StepFigure | None = None
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(6)
+        self.schedule_plot = PlotCard("图 3-20 · 前向逐层向上,反向逐层向下;激活从前向完成留到反向用完",
+                                      "blue forward ▲, orange backward ▼ (2×), teal: activation alive, green: update",
+                                      illustrative=True)
+        p = self.schedule_plot.plot
+        p.setLabel("left", "layer")
+        p.setMouseEnabled(x=True, y=False)
+        # Neighbouring micro-batches alternate in strength: one item (one brush) for each.
+        self.lifetime_bars = FastBars(brush("accent", 55))
+        self.forward_bars = (FastBars(brush("prefill", 235)), FastBars(brush("prefill", 150)))
+        self.backward_bars = (FastBars(brush("decode", 235)), FastBars(brush("decode", 150)))
+        self.optimizer_bar = FastBars(brush("tool", 220))
+        self.alive_bars = FastBars(brush("accent", 230))
+        for item in (self.lifetime_bars, *self.forward_bars, *self.backward_bars, self.optimizer_bar, self.alive_bars):
+            p.addItem(item)
+        self.schedule_future = pg.LinearRegionItem(values=(0, 0), movable=False, brush=pg.mkBrush(255, 255, 255, 170),
+                                                   pen=pg.mkPen(None))
+        self.schedule_future.setZValue(20)
+        p.addItem(self.schedule_future)
+        self.schedule_cursor = pg.InfiniteLine(angle=90, pen=pen("backlog", 1.5))
+        self.schedule_cursor.setZValue(30)
+        p.addItem(self.schedule_cursor)
+        for name in ("left", "bottom"):
+            p.getAxis(name).setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.memory = MemoryView(x_link=p)
+        self.memory_plot = self.memory.plot
+        self.kind_curves = self.memory.kind_curves
+        self.capacity_line = self.memory.capacity_line
+        self.memory_future = self.memory.future
+        self.memory_cursor = self.memory.cursor
+        self.readout = Readout()
+        self.readout.setObjectName("step_readout")
+        layout.addWidget(self.schedule_plot, 1)
+        layout.addWidget(self.memory_plot, 1)
+
+    def forward_count(self) -> int:
+        return sum(b.count() for b in self.forward_bars)
+
+    def show_figure(self, fig: StepFigure) -> None:
+        """Set the static items for a new figure (once per change of the card or view)."""
+        self.figure = fig
+        for items, pair in ((self.forward_bars, fig.forward), (self.backward_bars, fig.backward)):
+            for item, bars in zip(items, pair):
+                item.set_bars(bars)
+        self.optimizer_bar.set_bars(fig.optimizer)
+        self.lifetime_bars.set_bars(fig.lifetimes)
+        self.memory.show_figure(fig)
+        p = self.schedule_plot.plot
+        p.setYRange(0.4, fig.layers + 0.6, padding=0)
+        p.getAxis("left").setTicks([fig.layer_ticks])
+
+    def set_time(self, t: float) -> None:
+        """Playback: reveal the step up to t."""
+        fig = self.figure
+        if fig is None:
+            return
+        frame = fig.frame_at(t)
+        end = fig.duration_s * 1.02 + 1e-12
+        self.schedule_cursor.setValue(frame.t)
+        self.schedule_future.setRegion((frame.t, end))
+        self.alive_bars.set_bars(frame.alive)
+        self.memory.set_frame(frame, end)
+        self.readout.setText(readout_html(frame))
+
+
+class StepSection(Section):
+    """Sliders, the verdict and the train.step card on the left; the step played on the right."""
+
+    paths = ("cards.step", "view.step_view", "player.step")
+
+    def __init__(self, panel, layout: QtWidgets.QVBoxLayout):
+        super().__init__(panel)
+        self._layout = layout
+        self.card_model = self.state.card("step")
+        self.job_key = f"training.step.{id(panel)}"
+        self._divisors: list[int] = []
+        self._duration: float | None = None  # of the figure on screen
+        self._pending_position: float | None = None  # set from outside before its figure came
+
+    def build(self):
+        self.holder = QtWidgets.QWidget()
+        top = QtWidgets.QHBoxLayout(self.holder)
+        top.setContentsMargins(0, 0, 0, 0)
+        top.setSpacing(12)
+        sliders = QtWidgets.QGroupBox("拖动 · drag")
+        grid = QtWidgets.QGridLayout(sliders)
+        self.micro_slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
+        self.micro_slider.setObjectName("micro_batches_slider")
+        self.micro_value = QtWidgets.QLabel()
+        self.cards_slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
+        self.cards_slider.setObjectName("cards_slider")
+        self.cards_slider.setRange(1, 16)
+        self.cards_value = QtWidgets.QLabel()
+        grid.addWidget(QtWidgets.QLabel("micro-batches a"), 0, 0)
+        grid.addWidget(self.micro_slider, 0, 1)
+        grid.addWidget(self.micro_value, 0, 2)
+        grid.addWidget(QtWidgets.QLabel("cards (state split evenly)"), 1, 0)
+        grid.addWidget(self.cards_slider, 1, 1)
+        grid.addWidget(self.cards_value, 1, 2)
+        self.step_mode = QtWidgets.QComboBox()
+        self.step_mode.setObjectName("step_mode")
+        self.step_mode.addItem("Qwen3-8B 一步 · the model on the card (estimate)", "model")
+        self.step_mode.addItem("图 3-20 示意 · 4 layers as the book draws it", "illustrative")
+        grid.addWidget(QtWidgets.QLabel("view"), 2, 0)
+        grid.addWidget(self.step_mode, 2, 1, 1, 2)
+        self.verdict = QtWidgets.QLabel()
+        self.verdict.setWordWrap(True)
+        self.verdict.setObjectName("step_verdict")
+        self.card = CalculatorCard(self.card_model, compact=True)
+        left = column(sliders, self.verdict, self.card,
+                      caption("激活 = 每层为反向保存的张量(BF16,flash attention 不存注意力分数)的估算;"
+                              "书中图 3-20 的时长为示意,这里按所选卡的 BF16 峰值 × MFU 折算。"
+                              "“均分”只是把状态切开分给多卡保存的粗略示意(第 10 章)。"), stretch_last=False)
+        left.layout().addStretch(1)
+        left.setFixedWidth(440)
+        top.addWidget(left)
+        self.holder.setFixedHeight(850)
+        self._layout.insertWidget(0, self.holder)
+        yield
+        self.view = StepView()
+        self.player = TimelinePlayer(duration=1.0, unit="s")
+        self.player.setObjectName("step_player")
+        self.busy = BusyBadge(self.job_key, owner=self.view)
+        readout_row = QtWidgets.QHBoxLayout()
+        readout_row.addWidget(self.view.readout, 1)
+        readout_row.addWidget(self.busy)
+        head = QtWidgets.QWidget()
+        head.setLayout(readout_row)
+        readout_row.setContentsMargins(0, 0, 0, 0)
+        right = column(head, self.view, self.player, stretch_last=False)
+        right.layout().setStretch(1, 1)
+        top.addWidget(right, 1)
+        self.micro_slider.valueChanged.connect(self._on_micro_slider)
+        self.cards_slider.valueChanged.connect(lambda v: self.card_model.update({"cards": v}))
+        self.step_mode.currentIndexChanged.connect(
+            lambda i: self.state.set_view("step_view", self.step_mode.itemData(i)))
+        self.player.position_changed.connect(lambda t: self.state.set_player("step", t))
+
+    # ---- state -> widgets -----------------------------------------------------------
+    def on_changed(self, path: str) -> None:
+        if path == "player.step":
+            self._on_position(self.state.player("step"))
+        else:
+            self.refresh()
+
+    def refresh(self) -> None:
+        """Sync the controls now; the figure comes from the job runner (latest edit wins)."""
+        model = self.card_model
+        values = dict(model.inputs)
+        view = self.state.view("step_view")
+        self._sync_controls(values, view)
+        if model.result is None:
+            return
+        inputs = model.result_inputs if model.result_inputs is not None else model.inputs
+        jobs().submit(self.job_key, figures.step_figure, inputs, model.result, view,
+                      done=self._show_figure, context=self.view)
+
+    def _sync_controls(self, values: dict, view: str) -> None:
+        self._divisors = figures.micro_batch_choices(values["sequences"])
+        with QtCore.QSignalBlocker(self.micro_slider):
+            self.micro_slider.setRange(0, len(self._divisors) - 1)
+            if values["micro_batches"] in self._divisors:
+                self.micro_slider.setValue(self._divisors.index(values["micro_batches"]))
+        self.micro_value.setText(f"a = {values['micro_batches']}")
+        with QtCore.QSignalBlocker(self.cards_slider):
+            self.cards_slider.setMaximum(max(16, values["cards"]))
+            self.cards_slider.setValue(values["cards"])
+        self.cards_value.setText(f"{values['cards']} card(s)")
+        with QtCore.QSignalBlocker(self.step_mode):
+            self.step_mode.setCurrentIndex(self.step_mode.findData(view))
+        self.cards_slider.setEnabled(view != "illustrative")
+
+    def _show_figure(self, fig: StepFigure) -> None:
+        self.view.show_figure(fig)
+        position = self.state.player("step")
+        if self._pending_position is not None:  # restored from a saved state
+            position, self._pending_position = min(self._pending_position, fig.duration_s), None
+        elif self._duration is None:  # the first figure: the whole step, unless a position was set
+            position = position if position > 0 else fig.duration_s
+        else:  # a changed setting keeps the playback at the same point of the step
+            fraction = position / self._duration if self._duration else 0.0
+            position = fig.duration_s if fraction == 0.0 and not self.player.is_playing() else fraction * fig.duration_s
+        self._duration = fig.duration_s
+        self.player.set_duration(fig.duration_s)
+        self.player.seek(min(position, fig.duration_s))
+        self.view.set_time(self.player.position)
+        ok = {True: COLORS["tool"], False: COLORS["backlog"]}.get(fig.verdict_fits)
+        head = (f"<span style='color:{ok}; font-weight:600'>{fig.verdict_head}</span>" if ok else fig.verdict_head)
+        self.verdict.setText(head + fig.verdict_body)
+        self.panel.figure_drawn.emit("step")
+
+    def _on_position(self, t: float) -> None:
+        if abs(self.player.position - t) <= 1e-12:
+            self.view.set_time(t)  # the player's own tick
+        elif self._duration is None or t > self.player.duration:
+            self._pending_position = t  # for a figure still to come
+        else:
+            self.player.seek(t)
+
+    # ---- widgets -> state -----------------------------------------------------------
+    def _on_micro_slider(self, index: int) -> None:
+        if 0 <= index < len(self._divisors):
+            self.card.set_value("micro_batches", self._divisors[index])
+
+    def close(self) -> None:
+        self.player.pause()
+        jobs().cancel(self.job_key)
+
+
+class StateSection(Section):
+    """例题 3-3's state card and the three matmuls of a linear layer, side by side."""
+
+    def __init__(self, panel, layout: QtWidgets.QVBoxLayout):
+        super().__init__(panel)
+        self._layout = layout
+
+    def build(self):
+        row = QtWidgets.QHBoxLayout()
+        row.setSpacing(12)
+        self.state_card = CalculatorCard(self.state.card("state"), compact=True)
+        self.linear_card = CalculatorCard(self.state.card("linear"), compact=True)
+        row.addWidget(self.state_card, 1)
+        row.addWidget(self.linear_card, 1)
+        self._layout.insertLayout(1, row)
+        yield
