@@ -99,3 +99,72 @@ def test_compare_plot_marks_break_even(panel):
     assert panel.break_even_line.value() == pytest.approx(0.75)
     x, y = panel.current_point.getData()
     assert x[0] == pytest.approx(0.8) and y[0] == pytest.approx(1.875)
+
+
+# ---- binding to the state model ------------------------------------------------------
+def test_model_change_redraws_the_plots(panel):
+    before = panel.decode_curve.getData()[0].size
+    panel.state.card("anatomy").update({"output_tokens": 101})
+    x, y = panel.decode_curve.getData()
+    assert before == 1023 and len(x) == 100 and y[-1] == 1024 + 99
+    assert panel.anatomy_card.form.field("output_tokens").edit.text() == "101"
+    panel.state.card("area").update({"wait_s": 30})
+    assert panel.mean_line.value() == pytest.approx(60)
+
+
+def test_editing_a_field_changes_the_model(panel):
+    events = []
+    panel.state.changed.connect(lambda path, _: events.append(path))
+    edit(panel.split_card, "requests", "4")
+    assert panel.state.card("split").inputs["requests"] == 4
+    assert events == ["cards.split"]
+
+
+def test_player_position_and_speed_live_in_the_model(panel):
+    panel.state.set_player("steps", 300)
+    assert panel.step_player.position == 300 and panel.step_cursor.value() == 301
+    panel.step_player.seek(40)
+    assert panel.state.player("steps") == 40 and panel.step_cursor.value() == 41
+    panel.state.set_view("step_speed", 1000)
+    assert panel.step_player.speed == 1000
+    panel.step_player.speed_box.setCurrentIndex(panel.step_player.speed_box.findData(0.5))
+    assert panel.state.view("step_speed") == 0.5
+    panel.state.card("anatomy").update({"output_tokens": 11})  # shorter than the position
+    assert panel.state.player("steps") == 10 and panel.step_cursor.value() == 10
+
+
+def test_json_round_trip_restores_the_panel(panel, qtbot):
+    edit(panel.anatomy_card, "output_tokens", "257")
+    edit(panel.compare_card, "c2", "1.5")
+    panel.state.set_player("steps", 100)
+    saved = panel.state.to_json()
+    drawn = panel.decode_curve.getData()[1].copy()
+    panel.state.reset()
+    assert len(panel.decode_curve.getData()[1]) == 1023
+    panel.state.load_json(saved)
+    assert list(panel.decode_curve.getData()[1]) == list(drawn)
+    assert panel.break_even_line.value() == pytest.approx(0.75)
+    assert panel.step_cursor.value() == 101
+
+    from core.request_state import RequestState
+
+    state = RequestState()
+    state.load_json(saved)
+    other = RequestPanel(state=state)
+    qtbot.addWidget(other)
+    assert other.state is state
+    assert list(other.decode_curve.getData()[1]) == list(drawn)
+    assert other.anatomy_card.form.field("output_tokens").edit.text() == "257"
+    assert other.step_player.position == 100
+
+
+def test_reset_restores_the_book_values(panel):
+    edit(panel.anatomy_card, "input_tokens", "2048")
+    edit(panel.timeline_card, "thinking_tokens", "100")
+    panel.state.set_player("steps", 9)
+    panel.state.reset()
+    assert panel.anatomy_card.form.field("input_tokens").edit.text() == "1024"
+    assert panel.anatomy_card.result["first_decode_context"] == 1024
+    assert panel.decode_curve.getData()[1][0] == 1024
+    assert not panel.useful_line.isVisible()
+    assert panel.step_player.position == 0 and panel.state.player("steps") == 0
