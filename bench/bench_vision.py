@@ -102,7 +102,7 @@ def panel_load(path: Path) -> dict:
     """Load through the panel's worker; the GUI timer's longest gap shows responsiveness."""
     from PySide6 import QtCore, QtWidgets
 
-    from widgets.vision_panel import VisionPanel
+    from widgets.vision import VisionPanel
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
     panel = VisionPanel()

@@ -42,6 +42,24 @@ QUESTION_POSITIONS = ("after", "before")
 BOOK_FILE_BYTES = 800_000  # "压缩截图 0.8 MB (给定输入)"
 MAX_SIDE = 1_000_000
 
+# Image files (vision/loading.py): the header's pixel count is checked before decoding.
+# The default is Pillow's own warning threshold (Image.MAX_IMAGE_PIXELS); Pillow refuses
+# anything above twice that, so no limit can go higher.
+PIXEL_LIMIT_DEFAULT = 89_478_485
+PIXEL_LIMIT_HARD = 2 * PIXEL_LIMIT_DEFAULT - 1
+# The panel shows the limit in MP with one decimal: its range rounds inwards, so the
+# largest value shown is still a limit the loader accepts.
+PIXEL_LIMIT_MIN_MP = 1.0
+PIXEL_LIMIT_MAX_MP = math.floor(PIXEL_LIMIT_HARD / 1e5) / 10
+
+
+def pixel_limit(megapixels: float) -> int:
+    """A limit shown in MP as the whole pixel count the loader takes (within its range)."""
+    if not math.isfinite(megapixels) or not PIXEL_LIMIT_MIN_MP <= megapixels <= PIXEL_LIMIT_MAX_MP:
+        raise ParamError("pixel_limit_mp", f"got {megapixels!r}; valid: [{PIXEL_LIMIT_MIN_MP:g}, "
+                         f"{PIXEL_LIMIT_MAX_MP:g}] MP")
+    return min(PIXEL_LIMIT_HARD, round(megapixels * 1e6))
+
 
 @dataclass(frozen=True)
 class TokenLayout:
@@ -151,15 +169,18 @@ def check_layout_params(values: dict) -> None:
         raise ParamError("max_pixels", f"got {values['max_pixels']}; valid: >= (patch·merge)² = {factor * factor}")
 
 
-def _check_aspect(name: str, height: float, width: float, values: dict) -> None:
+def _check_aspect(names: tuple[str, str], height: float, width: float, values: dict) -> None:
+    """Refuse strips the processor refuses, naming the side that is too long (names:
+    the height and width fields)."""
     if values.get("resize", "fit") == "fit" and max(height, width) / min(height, width) > MAX_ASPECT:
-        raise ParamError(name, f"aspect ratio {max(height, width) / min(height, width):.0f}:1; "
-                         f"valid: at most {MAX_ASPECT}:1 (the processor refuses longer strips)")
+        name = names[0] if height >= width else names[1]
+        raise ParamError(name, f"aspect ratio {max(height, width) / min(height, width):.0f}:1 "
+                         f"({width:g}×{height:g}); valid: at most {MAX_ASPECT}:1 (the processor refuses longer strips)")
 
 
 def _check_tokens(values: dict) -> None:
     check_layout_params(values)
-    _check_aspect("height", values["height"], values["width"], values)
+    _check_aspect(("height", "width"), values["height"], values["width"], values)
 
 
 def _model_params() -> tuple[Param, ...]:
@@ -257,7 +278,7 @@ def _check_images(values: dict) -> None:
     check_layout_params(values)
     images = expand_images(values["heights"], values["widths"], values.get("file_bytes"))
     for h, w, _ in images:
-        _check_aspect("heights", h, w, values)
+        _check_aspect(("heights", "widths"), h, w, values)
 
 
 def _image_params(heights: str, widths: str, file_bytes: str) -> tuple[Param, ...]:
@@ -295,6 +316,7 @@ def request_figures(heights, widths, file_bytes, text_tokens, prefix_tokens, que
         "raw_bytes": sum(per_raw),
         "ec_bytes": sum(per_ec),
         "input_kv_bytes": input_tokens * kv_bytes_per_token,
+        "text_kv_bytes": (prefix_tokens + text_tokens) * kv_bytes_per_token,
         "reusable_tokens": reusable_tokens,
         "reusable_kv_bytes": reusable_tokens * kv_bytes_per_token,
         "recomputed_kv_bytes": (input_tokens - reusable_tokens) * kv_bytes_per_token,
@@ -325,6 +347,8 @@ REQUEST = Calculator(
         Output("raw_bytes", "bytes", "compressed files sent", "Σ file bytes"),
         Output("ec_bytes", "bytes", "encoder cache of all images", "Σ n_v · feature_width · feature_copies · dtype_bytes"),
         Output("input_kv_bytes", "bytes", "language KV after prefill of the whole input", "(prefix + Σ n_v + text) · kv_bytes_per_token"),
+        Output("text_kv_bytes", "bytes", "language KV of the text (prefix and question)",
+               "(prefix + text) · kv_bytes_per_token"),
         Output("reusable_tokens", "tokens", "tokens whose KV survives when only the question changes",
                "prefix + Σ n_v if the question is after the images, else prefix"),
         Output("reusable_kv_bytes", "bytes", "KV kept when only the question changes (causal attention)",
@@ -446,7 +470,7 @@ def encode_flops(model, height, width, resize, min_pixels, max_pixels) -> dict:
 def _check_encode(values: dict) -> None:
     m = catalog.model(values["model"])
     check_layout_params({**values, "patch": m["patch_size"], "merge": m["spatial_merge_size"]})
-    _check_aspect("height", values["height"], values["width"], values)
+    _check_aspect(("height", "width"), values["height"], values["width"], values)
 
 
 ENCODE_FLOPS = Calculator(

@@ -12,23 +12,28 @@ never a crash or a hang.
 """
 from __future__ import annotations
 
+import math
 import os
+import stat as stat_mode
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 from PIL import Image
 
+from core import vision_math as vm
+from core.cancel import NEVER, CancelToken, Cancelled
 from core.registry import ParamError
 
 SUPPORTED_FORMATS = ("PNG", "JPEG", "WEBP", "GIF", "BMP", "TIFF", "MPO")
 FILE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp", ".tif", ".tiff")
 # Pillow's own warning threshold (about 89.5 MP): a 24 MP photo passes easily, a bomb does not.
-DEFAULT_MAX_PIXELS = Image.MAX_IMAGE_PIXELS or 89_478_485
+DEFAULT_MAX_PIXELS = Image.MAX_IMAGE_PIXELS or vm.PIXEL_LIMIT_DEFAULT
 # Pillow refuses images above twice its own limit no matter what we ask; we never lift
 # Pillow's global limit (other threads share it), so ours cannot go higher.
-HARD_MAX_PIXELS = 2 * (Image.MAX_IMAGE_PIXELS or 89_478_485) - 1
+HARD_MAX_PIXELS = min(2 * DEFAULT_MAX_PIXELS - 1, vm.PIXEL_LIMIT_HARD)
 DEFAULT_MAX_FILE_BYTES = 1 << 30
 DISPLAY_MAX_SIDE = 2048
 
@@ -83,46 +88,126 @@ class LoadedImage:
 
 
 def load_image(path: str | os.PathLike, max_pixels: int = DEFAULT_MAX_PIXELS,
-               display_max_side: int = DISPLAY_MAX_SIDE, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> LoadedImage:
-    """Load an image file for display and measurement, or raise ImageLoadError."""
-    with _checked_open(path, max_pixels, max_file_bytes) as (im, p, file_bytes):
-        return _decode(im, p, file_bytes, display_max_side)
+               display_max_side: int = DISPLAY_MAX_SIDE, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+               cancel: CancelToken = NEVER) -> LoadedImage:
+    """Load an image file for display and measurement, or raise ImageLoadError.
+
+    cancel: checked at every block the decoder reads (and between the steps after), so a
+    cancelled load of a large file stops within milliseconds and raises Cancelled."""
+    with _checked_open(path, max_pixels, max_file_bytes, cancel) as (im, p, file_bytes):
+        return _decode(im, p, file_bytes, display_max_side, cancel)
+
+
+@dataclass(frozen=True)
+class LoadOutcome:
+    """One file of a batch: the image, or why it was refused (one line naming the file)."""
+
+    path: str
+    image: LoadedImage | None = None
+    error: str = ""
+
+
+def load_images(paths: Sequence[str | os.PathLike], max_pixels: int = DEFAULT_MAX_PIXELS,
+                display_max_side: int = DISPLAY_MAX_SIDE, cancel: CancelToken = NEVER) -> list[LoadOutcome]:
+    """Load several files in order (a job of the panel); each file's failure is kept
+    beside the others' images. Raises Cancelled when cancelled, ParamError for a bad
+    max_pixels."""
+    _check_max_pixels(max_pixels)
+    out = []
+    for path in paths:
+        cancel.check()
+        try:
+            out.append(LoadOutcome(str(path), load_image(path, max_pixels, display_max_side, cancel=cancel)))
+        except ImageLoadError as err:
+            out.append(LoadOutcome(str(path), error=str(err)))
+    return out
+
+
+def _check_max_pixels(max_pixels: int) -> None:
+    if not 1 <= max_pixels <= HARD_MAX_PIXELS:
+        raise ParamError("max_pixels", f"got {max_pixels}; valid: [1, {HARD_MAX_PIXELS}] pixels")
+
+
+class _CheckedReader:
+    """The file as Pillow reads it, checking a cancel token at every read: decoders pull
+    the file in blocks, so a cancelled decode stops at its next block."""
+
+    def __init__(self, raw, cancel: CancelToken):
+        self._raw, self._cancel = raw, cancel
+        self.name = raw.name
+
+    def read(self, size: int = -1) -> bytes:
+        self._cancel.check()
+        return self._raw.read(size)
+
+    def readinto(self, buffer) -> int:
+        self._cancel.check()
+        return self._raw.readinto(buffer)
+
+    def __getattr__(self, name):  # seek, tell, fileno, ...: as the file does
+        return getattr(self._raw, name)
+
+
+def _open_regular(p: Path):
+    """Open for reading without blocking (a fifo), then check what was opened: a regular
+    file (not a device, a fifo or a directory). Returns (binary file, size)."""
+    try:
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except PermissionError:
+        raise ImageLoadError("cannot read: permission denied", p) from None
+    except OSError as exc:
+        raise ImageLoadError(f"cannot read: {(exc.strerror or str(exc)).lower()}", p) from None
+    try:
+        st = os.fstat(fd)
+        if not stat_mode.S_ISREG(st.st_mode):
+            raise ImageLoadError("not a regular file", p)
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb"), st.st_size
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 @contextmanager
-def _checked_open(path: str | os.PathLike, max_pixels: int, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES):
+def _checked_open(path: str | os.PathLike, max_pixels: int, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+                  cancel: CancelToken = NEVER):
     """Open lazily (header only), check format and pixel count, and turn every failure
-    inside the block into ImageLoadError."""
+    inside the block into ImageLoadError (a cancel stays Cancelled)."""
     p = Path(path)
-    if not 1 <= max_pixels <= HARD_MAX_PIXELS:
-        raise ParamError("max_pixels", f"got {max_pixels}; valid: [1, {HARD_MAX_PIXELS}] pixels")
+    _check_max_pixels(max_pixels)
+    raw, size = _open_regular(p)
+    with raw:
+        if size == 0:
+            raise ImageLoadError("the file is empty", p)
+        if size > max_file_bytes:
+            raise ImageLoadError(f"{size:,} bytes is above the {max_file_bytes:,}-byte file limit", p)
+        with _image_errors(p):
+            # No warnings.catch_warnings() here: it is not thread-safe and this runs on worker
+            # threads. Above Pillow's own threshold (and below our limit) Pillow just warns.
+            with Image.open(_CheckedReader(raw, cancel)) as im:
+                fmt = (im.format or "").upper()
+                if fmt not in SUPPORTED_FORMATS:
+                    raise ImageLoadError(f"{fmt or 'unknown'} images are not supported; valid: {_formats()}", p)
+                w, h = im.size
+                if w <= 0 or h <= 0:
+                    raise ImageLoadError(f"invalid size {w}×{h}", p)
+                if w * h > max_pixels:
+                    raise ImageLoadError(
+                        f"{w:,}×{h:,} = {w * h / 1e6:,.1f} MP is above the pixel limit of {max_pixels / 1e6:,.1f} MP "
+                        "(a possible decompression bomb); raise the limit only for files you trust", p)
+                yield im, p, size
+
+
+@contextmanager
+def _image_errors(p: Path):
+    """Every failure inside a decoder as one ImageLoadError naming the file."""
     try:
-        stat = p.stat()
-    except OSError as exc:
-        raise ImageLoadError(f"cannot read the file ({exc.strerror or exc})", p) from None
-    if not p.is_file():
-        raise ImageLoadError("not a regular file", p)
-    if stat.st_size == 0:
-        raise ImageLoadError("the file is empty", p)
-    if stat.st_size > max_file_bytes:
-        raise ImageLoadError(f"{stat.st_size:,} bytes is above the {max_file_bytes:,}-byte file limit", p)
-    try:
-        # No warnings.catch_warnings() here: it is not thread-safe and this runs on worker
-        # threads. Above Pillow's own threshold (and below our limit) Pillow just warns.
-        with Image.open(p) as im:
-            fmt = (im.format or "").upper()
-            if fmt not in SUPPORTED_FORMATS:
-                raise ImageLoadError(f"{fmt or 'unknown'} images are not supported; valid: {_formats()}", p)
-            w, h = im.size
-            if w <= 0 or h <= 0:
-                raise ImageLoadError(f"invalid size {w}×{h}", p)
-            if w * h > max_pixels:
-                raise ImageLoadError(
-                    f"{w:,}×{h:,} = {w * h / 1e6:,.1f} MP is above the pixel limit of {max_pixels / 1e6:,.1f} MP "
-                    "(a possible decompression bomb); raise the limit only for files you trust", p)
-            yield im, p, stat.st_size
-    except ImageLoadError:
+        yield
+    except (ImageLoadError, Cancelled):
         raise
+    except PermissionError:
+        raise ImageLoadError("cannot read: permission denied", p) from None
     except Image.DecompressionBombError:
         raise ImageLoadError(f"refused as a decompression bomb: its header claims more than "
                              f"{HARD_MAX_PIXELS:,} pixels", p) from None
@@ -143,7 +228,8 @@ def _reason(exc: Exception) -> str:
     return text[:160]
 
 
-def _decode(im: Image.Image, path: Path, file_bytes: int, display_max_side: int) -> LoadedImage:
+def _decode(im: Image.Image, path: Path, file_bytes: int, display_max_side: int,
+            cancel: CancelToken = NEVER) -> LoadedImage:
     fmt = (im.format or "").upper()
     raw_w, raw_h = im.size
     notes: list[str] = []
@@ -160,9 +246,15 @@ def _decode(im: Image.Image, path: Path, file_bytes: int, display_max_side: int)
     if fmt in ("JPEG", "MPO") and max(raw_w, raw_h) > display_max_side:
         im.draft("RGB", _fit_box(raw_w, raw_h, display_max_side))
     im.load()
+    cancel.check()
+    if im.mode in HIGH_BIT_MODES:
+        # Pillow cannot shrink 16-bit images by reduction: make them 8-bit first.
+        im, mode_note = to_eight_bit(im, cancel)
+        notes.append(mode_note)
     if max(im.size) > display_max_side:
         # In place: the file is closed right after, so no copy of a large frame is needed.
         im.thumbnail((display_max_side, display_max_side), Image.Resampling.BILINEAR, reducing_gap=2.0)
+    cancel.check()
     rgb, mode_note = to_display_rgb(im)
     if mode_note:
         notes.append(mode_note)
@@ -192,22 +284,59 @@ def _fit_box(w: int, h: int, side: int) -> tuple[int, int]:
     return max(1, int(w * scale)), max(1, int(h * scale))
 
 
+HIGH_BIT_MODES = ("I;16", "I;16L", "I;16B", "I;16N", "I", "F")
+_STRIP_PIXELS = 1 << 20  # high-bit images are converted a strip at a time: memory stays ~1 B/pixel
+
+
+def _strips(im: Image.Image, cancel: CancelToken):
+    """(first row, float64 array) strips of a single-band image, top to bottom."""
+    w, h = im.size
+    rows = max(1, _STRIP_PIXELS // max(w, 1))
+    for y in range(0, h, rows):
+        cancel.check()
+        yield y, np.asarray(im.crop((0, y, w, min(h, y + rows))), dtype=np.float64)
+
+
+def to_eight_bit(im: Image.Image, cancel: CancelToken = NEVER) -> tuple[Image.Image, str]:
+    """A 16-bit, 32-bit integer or float grayscale image as 8-bit 'L', with a note.
+
+    16-bit values are scaled (65535 → 255); 32-bit and float images are stretched to the
+    range of their finite values, so one NaN or inf pixel does not blacken the picture
+    (non-finite pixels are shown black)."""
+    mode = im.mode
+    w, h = im.size
+    out = np.zeros((h, w), dtype=np.uint8)
+    if mode.startswith("I;16"):
+        for y, strip in _strips(im, cancel):
+            out[y:y + len(strip)] = np.clip(np.rint(strip / 257.0), 0, 255)
+        return Image.fromarray(out, "L"), "16-bit grayscale shown at 8 bits"
+    low, high, bad = math.inf, -math.inf, 0
+    for _, strip in _strips(im, cancel):
+        finite = np.isfinite(strip)
+        bad += int(finite.size - np.count_nonzero(finite))
+        if finite.any():
+            values = strip[finite]
+            low, high = min(low, float(values.min())), max(high, float(values.max()))
+    note = f"{mode} grayscale stretched to its range for display"
+    if bad:
+        note += f"; {bad:,} non-finite pixel{'s' if bad != 1 else ''} ignored (shown black)"
+    if high > low:
+        scale = 255.0 / (high - low)
+        for y, strip in _strips(im, cancel):
+            finite = np.isfinite(strip)
+            scaled = np.where(finite, (np.where(finite, strip, low) - low) * scale, 0.0)
+            out[y:y + len(strip)] = np.clip(np.rint(scaled), 0, 255)
+    return Image.fromarray(out, "L"), note
+
+
 def to_display_rgb(im: Image.Image) -> tuple[Image.Image, str]:
     """Any Pillow mode to RGB for the screen, with a note when something was adapted."""
     mode = im.mode
     if mode == "RGB":
         return im, ""
-    if mode in ("I;16", "I;16L", "I;16B", "I;16N", "I", "F"):
-        data = np.asarray(im, dtype=np.float64)
-        if mode.startswith("I;16"):
-            scaled = data / 257.0
-            note = "16-bit grayscale shown at 8 bits"
-        else:
-            low, high = float(np.min(data)), float(np.max(data))
-            scaled = (data - low) * (255.0 / (high - low)) if high > low else np.zeros_like(data)
-            note = f"{mode} grayscale stretched to its range for display"
-        gray = np.clip(np.rint(scaled), 0, 255).astype(np.uint8)
-        return Image.fromarray(np.dstack([gray] * 3)), note
+    if mode in HIGH_BIT_MODES:
+        gray, note = to_eight_bit(im)
+        return gray.convert("RGB"), note
     has_alpha = mode in ("RGBA", "LA", "PA", "RGBa", "La") or (mode == "P" and "transparency" in im.info)
     if has_alpha:
         rgba = im.convert("RGBA")
@@ -227,10 +356,11 @@ def _checkerboard(size: tuple[int, int], cell: int = 8) -> np.ndarray:
     return np.dstack([board] * 3)
 
 
-def load_full_rgb(path: str | os.PathLike, max_pixels: int = DEFAULT_MAX_PIXELS) -> np.ndarray:
+def load_full_rgb(path: str | os.PathLike, max_pixels: int = DEFAULT_MAX_PIXELS,
+                  cancel: CancelToken = NEVER) -> np.ndarray:
     """The whole first frame, upright, as (rows, cols, 3) uint8: what the model's resize
     starts from. Same checks and errors as load_image."""
-    with _checked_open(path, max_pixels) as (im, _, _):
+    with _checked_open(path, max_pixels, cancel=cancel) as (im, _, _):
         if getattr(im, "n_frames", 1) > 1:
             im.seek(0)
         orientation, _ = _orientation(im)

@@ -26,8 +26,9 @@ class ResizePolicy:
     def __post_init__(self):
         if self.mode not in vm.RESIZE_MODES:
             raise ParamError("resize", f"got {self.mode!r}; valid: one of {', '.join(vm.RESIZE_MODES)}")
-        if self.patch < 1 or self.merge < 1:
-            raise ParamError("patch", f"got patch {self.patch}, merge {self.merge}; valid: >= 1")
+        for name in ("patch", "merge"):
+            if getattr(self, name) < 1:
+                raise ParamError(name, f"got {getattr(self, name)}; valid: >= 1")
         if not 1 <= self.min_pixels <= self.max_pixels:
             raise ParamError("min_pixels", f"got {self.min_pixels} with max_pixels {self.max_pixels}; "
                              "valid: 1 <= min_pixels <= max_pixels")

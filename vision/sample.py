@@ -44,3 +44,16 @@ def sample_image(side: int = 640) -> LoadedImage:
     return LoadedImage(name=SAMPLE_NAME, path=None, format="generated", mode="RGB", width=side, height=side,
                        file_bytes=BOOK_FILE_BYTES, pixels=sample_pixels(side),
                        notes=("generated sample; its file size is the book's 0.8 MB screenshot (给定输入)",))
+
+
+def placeholder_image(source: str, height: int, width: int, file_bytes: int, reason: str = "") -> LoadedImage:
+    """A grey stand-in of the right shape for an image whose file is not loaded (a saved
+    state opened elsewhere, or a file that went away): the figures use the saved size."""
+    side = 256
+    scale = side / max(height, width)
+    rows, cols = max(1, round(height * scale)), max(1, round(width * scale))
+    pixels = np.full((rows, cols, 3), 128, dtype=np.uint8)
+    note = reason or "file not loaded: the figures use its saved size"
+    return LoadedImage(name=source.replace("\\", "/").rsplit("/", 1)[-1] or SAMPLE_NAME, path=source or None,
+                       format="—", mode="—", width=width, height=height, file_bytes=file_bytes, pixels=pixels,
+                       notes=(note,))

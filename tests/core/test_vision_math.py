@@ -144,7 +144,9 @@ def test_keep_pads_to_whole_tokens():
     ({"patch": -16}, "patch"),
     ({"resize": "stretch"}, "resize"),
     ({"min_pixels": 20_000_000}, "min_pixels"),
-    ({"height": 10, "width": 5000}, "height"),  # aspect beyond 200:1
+    # Aspect beyond 200:1 names the side that is too long (issue 9: an error about width named height).
+    ({"height": 10, "width": 5000}, "width"),
+    ({"height": 5000, "width": 10}, "height"),
 ])
 def test_invalid_input_names_the_field(overrides, param):
     with pytest.raises(ParamError) as err:

@@ -1,0 +1,373 @@
+"""§3.3.1-3.3.2 on the user's own images: pixels → patches → visual tokens, the three data
+volumes (file, EC, KV), where the question sits and what KV survives a new one, the
+E→P→D handoff points, 练习 3-5 (640 vs 1280) and the image-generation loop.
+
+The panel is a view of a VisionState (core.vision_state): edits go to the state, the state's
+changes redraw the panel. Figures come from core.vision_figures and vision.figures. Files
+load on the app's job runner (widgets.jobs) with a busy badge and cancel; the latest load
+wins, and closing the panel cancels a decode without waiting for it.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from core import vision_figures as vf
+from core.vision_state import TABS, ImageEntry, VisionState
+from vision.figures import image_captions, token_caption
+from vision.grid import PatchGrid
+from vision.loading import FILE_EXTENSIONS, LoadedImage, LoadOutcome, load_images
+from vision.resize import ResizePolicy
+from vision.sample import placeholder_image, sample_image
+from widgets.jobs import BusyBadge, jobs
+from widgets.panels import PanelInfo
+from widgets.theme import setup_pyqtgraph
+from widgets.vision.compare import CompareTab
+from widgets.vision.generation import GenerationTab
+from widgets.vision.image_column import ImageColumn
+from widgets.vision.image_view import thumbnail_icon
+from widgets.vision.volumes import VolumesTab
+
+LOAD_KEY = "vision.load"  # files the user opened
+PIXELS_KEY = "vision.pixels"  # pixels of a restored state's files (the numbers are in the state)
+_IMAGE_FILTER = "Images (" + " ".join(f"*{e}" for e in FILE_EXTENSIONS) + ");;All files (*)"
+_TAB_TITLES = ("图 3-16 · 三种数据与交接", "练习 3-5 · 640 vs 1280", "§3.3.2 · 图像生成循环")
+
+
+def _scroll(widget: QtWidgets.QWidget) -> QtWidgets.QScrollArea:
+    area = QtWidgets.QScrollArea()
+    area.setWidgetResizable(True)
+    widget.setObjectName("page")
+    area.setWidget(widget)
+    return area
+
+
+class VisionPanel(QtWidgets.QWidget):
+    """The Vision & multimodal panel: a view of a VisionState."""
+
+    images_changed = QtCore.Signal(int)
+    load_failed = QtCore.Signal(str, str)  # path, message
+    refreshed = QtCore.Signal()
+
+    def __init__(self, state: VisionState | None = None, parent=None):
+        super().__init__(parent)
+        setup_pyqtgraph()
+        self.setAcceptDrops(True)
+        self.state = state if state is not None else VisionState()
+        # Decoded pixels by path: a cache of what the files hold, not state.
+        self._loaded: dict[str, LoadedImage] = {}
+        self._sample = sample_image()
+        self._list_key: tuple = ()
+        self._closed = False
+        self._build_ui()
+        self._connect()
+        self._show_view_options()
+        self._show_images()
+        self._draw_request()
+        self._draw_diffusion()
+
+    # ---- construction -------------------------------------------------------
+    def _build_ui(self) -> None:
+        outer = QtWidgets.QVBoxLayout(self)
+        outer.setContentsMargins(12, 10, 12, 10)
+        outer.setSpacing(8)
+        outer.addWidget(self._header())
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        self.column = ImageColumn(self.state.card("request"))
+        split.addWidget(self.column)
+        self.volumes = VolumesTab(self.state.card("request"))
+        self.compare = CompareTab(self.state.card("compare"), self.state.card("encode"))
+        self.generation = GenerationTab(self.state.card("diffusion"))
+        self.tabs = QtWidgets.QTabWidget()
+        for page, title in zip((self.volumes, self.compare, self.generation), _TAB_TITLES):
+            self.tabs.addTab(_scroll(page), title)
+        split.addWidget(self.tabs)
+        split.setStretchFactor(0, 5)
+        split.setStretchFactor(1, 6)
+        split.setSizes([680, 900])
+        outer.addWidget(split, 1)
+        self.view = self.column.view
+
+    def _header(self) -> QtWidgets.QWidget:
+        box = QtWidgets.QWidget()
+        row = QtWidgets.QHBoxLayout(box)
+        row.setContentsMargins(0, 0, 0, 0)
+        title = QtWidgets.QLabel("§3.3.1 图片进入语言模型 · Vision & multimodal")
+        title.setProperty("role", "title")
+        row.addWidget(title)
+        formula = QtWidgets.QLabel("n<sub>v</sub> = H·W / (p²·r²) &nbsp; · &nbsp; E → P → D")
+        formula.setProperty("role", "caption")
+        row.addWidget(formula)
+        row.addStretch(1)
+        self.busy = BusyBadge(LOAD_KEY, PIXELS_KEY, owner=self, text="载入中 loading…")
+        row.addWidget(self.busy)
+        self.open_button = QtWidgets.QPushButton("打开图片 Open…")
+        self.open_button.setShortcut(QtGui.QKeySequence.StandardKey.Open)
+        self.open_button.setToolTip("Open one or more images (Ctrl+O), or drop files on the panel")
+        self.book_button = QtWidgets.QPushButton("书中例:四张 640×640 + 400 token")
+        self.book_button.setToolTip("The book's request: four 640×640 images and 400 text tokens")
+        self.clear_button = QtWidgets.QPushButton("清空 Clear")
+        self.clear_button.setToolTip("Remove all images; the generated 640×640 sample comes back")
+        for b in (self.book_button, self.open_button, self.clear_button):
+            row.addWidget(b)
+        return box
+
+    def _connect(self) -> None:
+        c = self.column
+        self.open_button.clicked.connect(self._on_open_clicked)
+        self.book_button.clicked.connect(self.show_book_example)
+        self.clear_button.clicked.connect(self.clear_images)
+        self.busy.cancel_button.clicked.connect(lambda: c.status_label.setText("已取消 · load cancelled"))
+        self.remove_shortcut = QtGui.QShortcut(QtGui.QKeySequence.StandardKey.Delete, c.image_list)
+        self.remove_shortcut.setContext(QtCore.Qt.ShortcutContext.WidgetShortcut)
+        self.remove_shortcut.activated.connect(self.remove_current)
+        c.image_list.currentRowChanged.connect(self._on_row_changed)
+        c.patch_toggle.toggled.connect(lambda on: self.state.set_view("patch_grid", on))
+        c.token_toggle.toggled.connect(lambda on: self.state.set_view("token_grid", on))
+        c.pixel_limit.valueChanged.connect(lambda mp: self.state.set_view("pixel_limit_mp", mp))
+        c.view.token_hovered.connect(lambda token: c.hover_label.setText(token_caption(c.view.grid, token)))
+        self.tabs.currentChanged.connect(lambda i: self.state.set_view("tab", TABS[i]))
+        self.state.changed.connect(self._on_state_changed)
+
+    # ---- the state ------------------------------------------------------------
+    def _on_state_changed(self, path: str, _value) -> None:
+        if path in ("cards.request", "images"):
+            self._show_images()
+            if path == "cards.request":
+                self._draw_request()
+        elif path == "view.image":
+            self._show_current()
+        elif path == "cards.compare":
+            self._draw_compare()
+        elif path == "cards.diffusion":
+            self._draw_diffusion()
+        elif path.startswith("view."):
+            self._show_view_options()
+
+    def _show_view_options(self) -> None:
+        c, s = self.column, self.state
+        for widget, value in ((c.patch_toggle, s.view("patch_grid")), (c.token_toggle, s.view("token_grid"))):
+            with QtCore.QSignalBlocker(widget):
+                widget.setChecked(value)
+        c.view.show_patch_grid(s.view("patch_grid"))
+        c.view.show_token_grid(s.view("token_grid"))
+        with QtCore.QSignalBlocker(c.pixel_limit):  # shown rounded; the state keeps its value
+            c.pixel_limit.setValue(s.view("pixel_limit_mp"))
+        with QtCore.QSignalBlocker(self.tabs):
+            self.tabs.setCurrentIndex(TABS.index(s.view("tab")))
+
+    # ---- images -----------------------------------------------------------------
+    @property
+    def images(self) -> list[LoadedImage]:
+        """The request's images as shown (a placeholder while a file's pixels are missing)."""
+        return [self._image_for(e) for e in self.state.images()]
+
+    @property
+    def current(self) -> int:
+        """Index of the image on view: the list's row if it shows the selected source."""
+        sources = self.state.sources
+        row = self.column.image_list.currentRow()
+        if 0 <= row < len(sources) and sources[row] == self.state.view("image"):
+            return row
+        return sources.index(self.state.view("image")) if self.state.view("image") in sources else 0
+
+    @property
+    def loading(self) -> bool:
+        return jobs().busy(LOAD_KEY)
+
+    @property
+    def request_result(self) -> dict:
+        return self.state.card("request").result or {}
+
+    def _image_for(self, entry: ImageEntry) -> LoadedImage:
+        if entry.source == "":
+            img = self._sample
+        elif entry.source in self._loaded:
+            img = self._loaded[entry.source]
+        else:
+            return placeholder_image(entry.source, entry.height, entry.width, entry.file_bytes)
+        if (img.height, img.width, img.file_bytes) != (entry.height, entry.width, entry.file_bytes):
+            img = dataclasses.replace(img, height=entry.height, width=entry.width, file_bytes=entry.file_bytes)
+        return img
+
+    def policy(self) -> ResizePolicy:
+        v = self.state.card("request").inputs
+        return ResizePolicy(v["resize"], v["patch"], v["merge"], v["min_pixels"], v["max_pixels"])
+
+    def current_grid(self) -> PatchGrid:
+        img = self.images[self.current]
+        policy = self.policy()
+        return PatchGrid(policy.layout(img.height, img.width), img.pixels.shape[1], img.pixels.shape[0], policy.mode)
+
+    def _show_images(self) -> None:
+        entries = self.state.images()
+        images = [self._image_for(e) for e in entries]
+        key = tuple((e, id(img.pixels)) for e, img in zip(entries, images))
+        if key != self._list_key:
+            self._list_key = key
+            self._loaded = {p: img for p, img in self._loaded.items() if p in self.state.sources}
+            lst = self.column.image_list
+            with QtCore.QSignalBlocker(lst):
+                lst.clear()
+                for i, img in enumerate(images):
+                    item = QtWidgets.QListWidgetItem(thumbnail_icon(img.pixels), f"图 {i + 1}")
+                    item.setToolTip(f"{img.name}\n{img.width}×{img.height}, {vf.file_size(img.file_bytes)}, "
+                                    f"{img.format} {img.mode}")
+                    lst.addItem(item)
+            self._fetch_missing_pixels(entries)
+            self.images_changed.emit(len(images))
+        self._show_current()
+
+    def _show_current(self) -> None:
+        index = self.current
+        lst = self.column.image_list
+        if lst.currentRow() != index:
+            with QtCore.QSignalBlocker(lst):
+                lst.setCurrentRow(index)
+        img = self.images[index]
+        grid = self.current_grid()
+        self.view.show_image(img.pixels, grid)
+        captions = image_captions(img, grid)
+        self.column.size_label.setText(captions["size"])
+        self.column.token_label.setText(captions["tokens"])
+        self.column.notes_label.setText(captions["notes"])
+        self._draw_compare()
+
+    def _on_row_changed(self, row: int) -> None:
+        sources = self.state.sources
+        if 0 <= row < len(sources):
+            self.state.select(sources[row])
+            self._show_current()  # the same source twice: the view follows the row
+
+    # ---- loading ------------------------------------------------------------------
+    def load_files(self, paths, replace: bool | None = None) -> None:
+        """Decode files on the job runner; the GUI thread never waits for a decoder. A new
+        call cancels a load still running (the latest wins). By default the generated
+        sample is replaced and user images are added to; replace=True replaces all."""
+        paths = [str(p) for p in paths]
+        if not paths:
+            return
+        self.column.show_error("")
+        self.column.status_label.setText(f"正在载入 {len(paths)} 张图片… loading off the GUI thread")
+        jobs().submit(LOAD_KEY, load_images, paths, self.state.pixel_limit(), context=self,
+                      done=lambda outcomes: self._on_loaded(outcomes, bool(replace)),
+                      failed=lambda text: self._on_load_crashed(paths, text))
+
+    def _on_loaded(self, outcomes: list[LoadOutcome], replace: bool) -> None:
+        entries, failures = [], []
+        for out in outcomes:
+            message = out.error
+            if out.image is not None:
+                entry = ImageEntry(out.path, out.image.height, out.image.width, out.image.file_bytes)
+                refused = self.state.refusal(entry)
+                if refused is None:
+                    self._loaded[out.path] = out.image
+                    entries.append(entry)
+                    continue
+                message = f"{out.image.name}: {refused}"
+            failures.append(message)
+            self.load_failed.emit(out.path, message)
+        self.column.show_error("\n".join(failures[-4:]))
+        self.column.status_label.setText(f"载入 {len(entries)} 张" + (f",{len(failures)} 张失败" if failures else ""))
+        if entries:
+            if replace:
+                self.state.set_images(entries, selected=entries[0].source)
+            else:
+                self.state.add_images(entries)
+
+    def _on_load_crashed(self, paths: list[str], text: str) -> None:
+        message = text.strip().splitlines()[-1] if text.strip() else "load failed"
+        self.column.show_error(message)
+        self.column.status_label.setText("载入失败 · load failed")
+        for path in paths:
+            self.load_failed.emit(path, message)
+
+    def _fetch_missing_pixels(self, entries: list[ImageEntry]) -> None:
+        """Files of a restored state: their numbers are in the state, their pixels load here."""
+        missing = sorted({e.source for e in entries if e.source and e.source not in self._loaded})
+        if missing and not self._closed:
+            jobs().submit(PIXELS_KEY, load_images, missing, self.state.pixel_limit(), context=self,
+                          done=self._on_pixels)
+
+    def _on_pixels(self, outcomes: list[LoadOutcome]) -> None:
+        sizes = {e.source: e for e in self.state.images()}
+        for out in outcomes:
+            entry = sizes.get(out.path)
+            if entry is None:
+                continue
+            self._loaded[out.path] = out.image or placeholder_image(
+                out.path, entry.height, entry.width, entry.file_bytes, f"not shown: {out.error}")
+        self._show_images()
+
+    # ---- actions ----------------------------------------------------------------------
+    def remove_current(self) -> None:
+        """Drop the selected image from the request (Delete key); the sample returns when none is left."""
+        self.state.remove_image(self.current)
+
+    def clear_images(self) -> None:
+        self.state.set_images([])
+        self.column.show_error("")
+
+    def show_book_example(self) -> None:
+        """四张图 + 400 文本 token: the request of the book's exercise."""
+        self.state.book_example()
+
+    def set_request(self, **values) -> bool:
+        """Set request fields (text_tokens, prefix_tokens, question, ...); True if valid."""
+        return self.state.card("request").update(values)
+
+    def question_layouts(self) -> dict:
+        card = self.state.card("request")
+        return vf.question_layouts(card.result_inputs, card.result)
+
+    def volume_groups(self) -> tuple[list[str], dict[str, list[float]]]:
+        fig = vf.volume_bars(self.request_result)
+        return fig["labels"], fig["values"]
+
+    def _on_open_clicked(self) -> None:
+        paths, _ = QtWidgets.QFileDialog.getOpenFileNames(self, "打开图片 Open images", "", _IMAGE_FILTER)
+        if paths:
+            self.load_files(paths)
+
+    def dragEnterEvent(self, event):  # noqa: N802
+        if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event):  # noqa: N802
+        paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        if paths:
+            event.acceptProposedAction()
+            self.load_files(paths)
+
+    # ---- drawing ----------------------------------------------------------------------
+    def _draw_request(self) -> None:
+        card = self.state.card("request")
+        if card.result is not None:
+            self.volumes.draw(card.result_inputs, card.result)
+        self.refreshed.emit()
+
+    def _draw_compare(self) -> None:
+        card = self.state.card("compare")
+        if card.result is not None:
+            self.compare.draw(vf.compare_figure(card.result_inputs, card.result), self.images[self.current].pixels)
+
+    def _draw_diffusion(self) -> None:
+        card = self.state.card("diffusion")
+        if card.result is not None:
+            self.generation.draw(vf.diffusion_figure(card.result_inputs, card.result))
+
+    # ---- lifecycle ----------------------------------------------------------------------
+    def close(self) -> bool:
+        # Cancel decodes and do not wait for them: a decoder that cannot stop finishes in
+        # the background and its result is dropped (the job's context is this panel).
+        if not self._closed:
+            self._closed = True
+            for key in (LOAD_KEY, PIXELS_KEY):
+                jobs().cancel(key)
+            self.state.changed.disconnect(self._on_state_changed)
+        return super().close()
+
+
+PANEL = PanelInfo(key="vision", title="视觉与多模态 · Vision & multimodal", section="3.3.1", order=3.31,
+                  factory=VisionPanel)

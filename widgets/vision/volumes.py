@@ -1,0 +1,165 @@
+"""图 3-16 tab: the request's text fields, the volumes table, the three volumes on a log
+scale, where the question sits (what KV a new question keeps) and the handoff points."""
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from core import vision_figures as vf
+from core.state_model import CardModel
+from core.units import format_bytes
+from widgets.page import plot_text
+from widgets.plot_card import PlotCard
+from widgets.theme import COLORS, brush, color, pen
+from widgets.vision.diagrams import HandoffDiagram
+from widgets.vision.forms import PartForm
+
+REQUEST_PARAMS = ("text_tokens", "prefix_tokens", "question")
+_TIPS = ("", "原图(EXIF 方向已应用)→ 缩放策略后编码器看到的尺寸", "H'·W' / p²", "n_v = H'·W' / (p²·r²)",
+         "压缩文件字节数(SI 单位,书中 0.8 MB)", "EC = n_v · feature_width · feature_copies · dtype_bytes",
+         "KV = tokens · kv_bytes_per_token (144 KiB)")
+
+
+class VolumesTab(QtWidgets.QWidget):
+    def __init__(self, request: CardModel, parent=None):
+        super().__init__(parent)
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.setContentsMargins(8, 8, 8, 8)
+        lay.setSpacing(10)
+        row = QtWidgets.QHBoxLayout()
+        # One small form per field, side by side: the request fits on one line.
+        self.request_forms = {n: PartForm(request, names=[n]) for n in REQUEST_PARAMS}
+        for form in self.request_forms.values():
+            row.addWidget(form, 1)
+        lay.addLayout(row)
+        lay.addWidget(self._table())
+        lay.addWidget(self._volume_plot(), 3)
+        lay.addWidget(self._question_plot(), 2)
+        self.reuse_label = QtWidgets.QLabel()
+        self.reuse_label.setObjectName("reuse_label")
+        self.reuse_label.setWordWrap(True)
+        lay.addWidget(self.reuse_label)
+        handoff_box = QtWidgets.QGroupBox("E → P → D:三种表示对应三个交接位置(本请求)")
+        hlay = QtWidgets.QVBoxLayout(handoff_box)
+        hlay.setContentsMargins(4, 4, 4, 4)
+        self.handoff = HandoffDiagram()
+        hlay.addWidget(self.handoff)
+        lay.addWidget(handoff_box)
+
+    def _table(self) -> QtWidgets.QTableWidget:
+        self.table = QtWidgets.QTableWidget(0, len(vf.TABLE_HEADER))
+        self.table.setHorizontalHeaderLabels(list(vf.TABLE_HEADER))
+        for col, tip in enumerate(_TIPS):
+            self.table.horizontalHeaderItem(col).setToolTip(tip)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.NoSelection)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QtWidgets.QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        return self.table
+
+    def _volume_plot(self) -> PlotCard:
+        self.volume_plot = PlotCard("三种数据量(对数刻度)", "同一张图在三个阶段差一个数量级:说“贵”要指明是哪一段")
+        p = self.volume_plot.plot
+        p.setLabel("left", "bytes (log)")
+        p.setMouseEnabled(x=False, y=False)
+        p.getAxis("left").setTicks([[(k, format_bytes(10 ** k, "si", 3)) for k in range(vf.LOG_FLOOR, 13)]])
+        self.volume_bars = {}
+        legend = p.addLegend(offset=(10, 4), colCount=3)
+        for key, label, kind in vf.VOLUME_KINDS:
+            bar = pg.BarGraphItem(x=[0], height=[0], y0=[vf.LOG_FLOOR], width=0.9, brush=brush(kind, 220),
+                                  pen=pen(kind, 1))
+            p.addItem(bar)
+            legend.addItem(bar, label)
+            self.volume_bars[key] = bar
+        self.volume_labels: list[pg.TextItem] = []
+        self.volume_plot.plot_widget.setMinimumHeight(200)
+        self.volume_plot.setMaximumHeight(290)
+        return self.volume_plot
+
+    def _question_plot(self) -> PlotCard:
+        self.question_plot = PlotCard("问题放在哪里 · 换一个问题,哪些 KV 还能用",
+                                      "因果注意力:token 的 KV 取决于它之前的一切")
+        q = self.question_plot.plot
+        q.setMouseEnabled(x=False, y=False)
+        q.hideAxis("left")
+        q.setLabel("bottom", "prompt tokens, in order")
+        q.setYRange(-0.6, 1.6)
+        self.question_segments = pg.BarGraphItem(x0=[0], x1=[0], y0=[0], y1=[0], brushes=[brush("wait")],
+                                                 pens=[pg.mkPen(None)])
+        self.question_stale = pg.BarGraphItem(x0=[0], x1=[0], y0=[0], y1=[0], brush=pg.mkBrush(0, 0, 0, 0),
+                                              pen=pg.mkPen(color("backlog"), width=2, style=QtCore.Qt.PenStyle.DashLine))
+        q.addItem(self.question_segments)
+        q.addItem(self.question_stale)
+        self.question_row_labels = {row: plot_text(anchor=(0, 0.5), size=9) for row in (0, 1)}
+        for item in self.question_row_labels.values():
+            q.addItem(item)
+        self.question_plot.plot_widget.setMinimumHeight(120)
+        self.question_plot.setMaximumHeight(180)
+        return self.question_plot
+
+    # ---- drawing --------------------------------------------------------------
+    def draw(self, inputs, result) -> None:
+        """Everything on the tab for the request card's inputs and result."""
+        self.draw_table(vf.request_table(inputs, result))
+        self.draw_volumes(vf.volume_bars(result))
+        self.draw_question(vf.question_figure(inputs, result))
+        self.handoff.set_figure(vf.handoff_figure(result))
+
+    def draw_table(self, rows: list[tuple[str, ...]]) -> None:
+        self.table.setRowCount(len(rows))
+        bold = QtGui.QFont(self.table.font())
+        bold.setBold(True)
+        left = QtCore.Qt.AlignmentFlag.AlignVCenter | QtCore.Qt.AlignmentFlag.AlignLeft
+        right = QtCore.Qt.AlignmentFlag.AlignVCenter | QtCore.Qt.AlignmentFlag.AlignRight
+        for r, cells in enumerate(rows):
+            for c, value in enumerate(cells):
+                item = self.table.item(r, c)
+                if item is None:
+                    item = QtWidgets.QTableWidgetItem()
+                    item.setTextAlignment(left if c < 2 else right)
+                    self.table.setItem(r, c, item)
+                item.setText(value)
+                item.setFont(bold if r == len(rows) - 1 else self.table.font())
+        self.table.setFixedHeight(min(10, len(rows)) * self.table.verticalHeader().defaultSectionSize()
+                                  + self.table.horizontalHeader().height() + 6)
+
+    def draw_volumes(self, fig: dict) -> None:
+        p = self.volume_plot.plot
+        for key, bar in self.volume_bars.items():
+            bar.setOpts(**fig["bars"][key])
+        while len(self.volume_labels) < len(fig["texts"]):
+            item = plot_text(anchor=(0.5, 1), size=8)
+            p.addItem(item)
+            self.volume_labels.append(item)
+        for item, (x, top, text) in zip(self.volume_labels, fig["texts"]):
+            item.setText(text)
+            item.setPos(x, top)
+            item.setVisible(fig["show_text"])
+        for item in self.volume_labels[len(fig["texts"]):]:
+            item.setVisible(False)
+        p.getAxis("bottom").setTicks([fig["ticks"]])
+        p.setXRange(*fig["x_range"], padding=0)
+        p.setYRange(*fig["y_range"], padding=0)
+
+    def draw_question(self, fig: dict) -> None:
+        segs = fig["segments"]
+        self.question_segments.setOpts(
+            x0=[s["x0"] for s in segs], x1=[s["x1"] for s in segs], y0=[s["y0"] for s in segs],
+            y1=[s["y1"] for s in segs], brushes=[brush(vf.QUESTION_KINDS[s["kind"]], s["alpha"]) for s in segs],
+            pens=[pg.mkPen(color("paper"), width=1)] * len(segs))
+        stale = fig["stale"]
+        self.question_stale.setOpts(x0=[s["x0"] for s in stale], x1=[s["x1"] for s in stale],
+                                    y0=[s["y0"] for s in stale], y1=[s["y1"] for s in stale])
+        for row in fig["rows"]:
+            label = self.question_row_labels[row["row"]]
+            label.setText(row["label"])
+            label.setPos(*row["label_pos"])
+        self.question_plot.plot.setXRange(*fig["x_range"], padding=0.02)
+        self.reuse_label.setText(
+            f"<b>当前(问题{'在图片之后' if fig['chosen'] == 'after' else '在图片之前'})</b>:只换问题时,"
+            f"KV 保留 <b>{fig['reusable_kv']}</b>,需重算 <b>{fig['recomputed_kv']}</b>;"
+            f"EC 只取决于图片,<b>{fig['reusable_ec']}</b> 全部可复用。"
+            f"<span style='color:{COLORS['muted']}'> 蓝 = 图片 token,橙 = 问题,灰 = 前缀;红框 = 换问题后要重算的 KV。</span>")
