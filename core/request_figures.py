@@ -17,7 +17,7 @@ MAX_OCCUPANCY_ARRIVALS = 5000  # keeps 图 3-3 cheap at any λ
 # 图 3-1 draws one point per decode step up to this many; beyond, evenly spaced steps that
 # include the first and the last. The context grows by exactly one token per step (S+P+j),
 # so the line drawn is the same, and a million-step answer stays one cheap setData.
-MAX_DRAWN_STEPS = 20_000
+MAX_DRAWN_STEPS = 2_000
 # 图 3-2 marks each output token; past this many the marks merge into a band, so evenly
 # spaced ones (first and last included) are drawn instead of up to ten million symbols.
 MAX_TOKEN_TICKS = 2_000
