@@ -1,85 +1,49 @@
-"""`lab simulate serving [key=value ...] [--json] [--out DIR]`: the serving replay, headless.
+"""`lab simulate serving [key=value | --key value ...] [--json] [--out DIR]`: the serving
+replay, headless. The command line itself is lab/cli.py's (one parser for every command);
+this module runs the simulation and writes its files.
 
-Keys are serving.replay's parameters (see `lab list`), plus:
+Keys are serving.replay's parameters (see `lab simulate serving --help`), plus:
   scenario=uniform|shift   the book's two runs (均匀混合 / 前 9:1 后 1:9); sets shares_long_input
   trace=FILE               replay a CSV or JSONL trace (arrival time, input, output tokens)
                            instead of the windows
   seeds=0,1,2,3,4          run each seed (Poisson/Gamma arrivals or random class order) and
                            report each metric as min / median / max
 --out DIR writes requests.csv (one row per request), series.csv (waiting, running, KV use
-over time), preemptions.csv and summary.json. Bad input: one line on stderr naming the
-field and its valid range, exit code 2. No Qt here.
+over time), preemptions.csv and summary.json. Bad input raises ParamError naming the field
+and its valid range. No Qt here.
 """
 from __future__ import annotations
 
 import csv
 import json
-import sys
 from pathlib import Path
-from typing import Sequence
 
-EXIT_OK = 0
-EXIT_USAGE = 2
-KINDS = ("serving",)
-_EXTRA = ("scenario", "trace", "seeds")
+# The simulations `lab simulate KIND` runs, with the calculator whose parameters they take.
+KINDS = {"serving": ("serving.replay", "the serving replay: the book's 480 requests through a vLLM-like engine "
+                                       "(or a trace), with TTFT, request time and KV use")}
+TRACE_HELP = ("replay a CSV or JSONL trace (arrival_s, input_tokens, output_tokens per row) "
+              "instead of the windows; the windows' parameters then do not apply")
+
+
+def extra_params(kind: str) -> tuple:
+    """Parameters a simulation takes besides its calculator's (trace is a path, not a Param)."""
+    return _scenario_param(), _seeds_param()
+
+
+def _scenario_param():
+    from core.registry import Param
+    from core.serving import replay as rp
+
+    return Param("scenario", "", None, "one of the book's two runs (sets shares_long_input): "
+                 + "; ".join(f"{k} = {v['label']}" for k, v in rp.SCENARIOS.items()),
+                 kind="choice", choices=tuple(rp.SCENARIOS))
 
 
 def _seeds_param():
     from core.registry import Param
 
-    return Param("seeds", "", (0,), "seeds of a band", 0, 2**31 - 1, kind="floats", max_items=1000)
-
-
-class _Usage(Exception):
-    def __init__(self, field: str, message: str):
-        super().__init__(f"{field}: {message}")
-
-
-def _parse(argv: Sequence[str]) -> tuple[dict[str, str], bool, str | None]:
-    values: dict[str, str] = {}
-    as_json, out = False, None
-    items = list(argv)
-    i = 0
-    while i < len(items):
-        item = items[i]
-        if item == "--json":
-            as_json = True
-        elif item == "--out" or item.startswith("--out="):
-            if item == "--out":
-                if i + 1 >= len(items):
-                    raise _Usage("--out", "needs a directory; valid: --out DIR")
-                out = items[i + 1]
-                i += 1
-            else:
-                out = item.split("=", 1)[1]
-        elif item.startswith("--") and "=" not in item:
-            raise _Usage(item, "unknown option; valid: --json, --out DIR, key=value")
-        else:
-            key, sep, value = item.lstrip("-").partition("=")
-            if not sep or not key:
-                raise _Usage(item, "not key=value; valid: NAME=VALUE with a serving.replay parameter name")
-            values[key.strip()] = value.strip()
-        i += 1
-    return values, as_json, out
-
-
-def run_simulation(kind: str, argv: list[str]) -> int:
-    """Entry point used by lab/cli.py for `lab simulate KIND ...`; returns the exit code."""
-    from core.registry import ParamError
-
-    try:
-        if kind not in KINDS:
-            raise _Usage("KIND", f"no simulation {kind!r}; valid: {', '.join(KINDS)}")
-        values, as_json, out = _parse(argv)
-        report = simulate_serving(values, out)
-    except (ParamError, _Usage) as err:
-        print(f"lab simulate {kind}: {err}", file=sys.stderr)
-        return EXIT_USAGE
-    if as_json:
-        print(json.dumps(report, ensure_ascii=False))
-    else:
-        print(_text(report))
-    return EXIT_OK
+    return Param("seeds", "", (0,), "run each seed and report every metric as min / median / max", 0, 2**31 - 1,
+                 kind="floats", max_items=1000)
 
 
 def simulate_serving(raw: dict[str, str], out: str | None = None) -> dict:
@@ -95,14 +59,22 @@ def simulate_serving(raw: dict[str, str], out: str | None = None) -> dict:
     trace = raw.pop("trace", None)
     seeds_text = raw.pop("seeds", None)
     if scenario is not None:
-        if scenario not in rp.SCENARIOS:
-            raise ParamError("scenario", f"got {scenario!r}; valid: one of {', '.join(rp.SCENARIOS)}")
+        scenario = _scenario_param().parse(scenario)
         for key, value in rp.SCENARIOS[scenario]["params"].items():
             raw.setdefault(key, ",".join(str(v) for v in value) if isinstance(value, tuple) else str(value))
     for key in raw:
         if key not in {p.name for p in calc.params}:
-            names = ", ".join([p.name for p in calc.params] + list(_EXTRA))
+            names = ", ".join([p.name for p in calc.params] + ["scenario", "trace", "seeds"])
             raise ParamError(key, f"unknown parameter of lab simulate serving; valid: {names}")
+    seeds = None
+    if seeds_text is not None:  # checked before the run, not after it
+        seeds_param = _seeds_param()
+        parsed = seeds_param.parse(seeds_text)
+        if any(not float(x).is_integer() for x in parsed):
+            raise ParamError("seeds", f"got {seeds_text!r}; valid: {seeds_param.range_text()} (whole numbers)")
+        if trace is not None:
+            raise ParamError("seeds", "a trace has fixed arrivals; valid: seeds only without trace=")
+        seeds = [int(x) for x in parsed]
     if trace is not None:
         # A trace replaces the windows, so their cross-checks do not apply.
         values = calc.resolve({k: v for k, v in raw.items()})
@@ -119,16 +91,9 @@ def simulate_serving(raw: dict[str, str], out: str | None = None) -> dict:
     observed = _observed_for(values, rp) if trace is None else None
     if observed is not None:
         report["book_observed"] = observed
-    if seeds_text is not None:
-        _SEEDS = _seeds_param()
-        seeds = _SEEDS.parse(seeds_text)
-        if any(not float(x).is_integer() for x in seeds):
-            raise ParamError("seeds", f"got {seeds_text!r}; valid: {_SEEDS.range_text()} (whole numbers)")
-        if trace is not None:
-            raise ParamError("seeds", "a trace has fixed arrivals; valid: seeds only without trace=")
-        report["band"] = {m: {"min": lo, "median": mid, "max": hi}
-                          for m, (lo, mid, hi) in rp.band(values, [int(s) for s in seeds]).items()}
-        report["seeds"] = [int(s) for s in seeds]
+    if seeds is not None:
+        report["band"] = {m: {"min": lo, "median": mid, "max": hi} for m, (lo, mid, hi) in rp.band(values, seeds).items()}
+        report["seeds"] = seeds
     if out is not None:
         _write(Path(out), result, report)
         report["out"] = str(Path(out))
@@ -173,7 +138,7 @@ def _write(folder: Path, result, report: dict) -> None:
     (folder / "summary.json").write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
 
 
-def _text(report: dict) -> str:
+def report_text(report: dict) -> str:
     from core.registry import get
 
     calc = get("serving.replay")

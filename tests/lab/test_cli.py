@@ -2,10 +2,12 @@ import json
 import os
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import pytest
 
-from lab.cli import main
+from core.registry import get, registry
+from lab.cli import EXIT_MISMATCH, EXIT_NO_DISPLAY, EXIT_USAGE, main
 
 
 def run_lab(*args, env=None):
@@ -81,7 +83,7 @@ def test_verify_json(capsys):
 def test_gui_without_display_says_so():
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
     proc = subprocess.run([sys.executable, "-m", "lab"], capture_output=True, text=True, env=env, timeout=60)
-    assert proc.returncode == 1
+    assert proc.returncode == 3  # its own code: 1 is a verify mismatch
     assert "no display" in proc.stderr and "lab snapshot" in proc.stderr and "lab verify" in proc.stderr
 
 
@@ -109,3 +111,133 @@ def test_snapshot_to_an_unwritable_path_exits_2(tmp_path):
     proc = run_lab("snapshot", "request", "--out", str(tmp_path / "no" / "such" / "dir.png"),
                    env={"QT_QPA_PLATFORM": "offscreen"})
     assert proc.returncode == 2 and "--out" in proc.stderr
+
+
+def test_version(capsys):
+    from lab import __version__
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"lab {__version__}"
+
+
+@pytest.mark.parametrize("name", registry().names())
+def test_calc_help_lists_every_parameter_and_output(name, capsys):
+    assert main(["calc", name, "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines
+    calc = get(name)
+    for p in calc.params:
+        assert f"--{p.name}" in text
+        assert " ".join(p.help.split()) in text and " ".join(p.range_text().split()) in text
+        if p.unit and p.kind not in ("choice", "bool"):
+            assert f"[{p.unit}]" in text
+        assert "; default " in text
+    for o in calc.outputs:
+        assert f"{o.name} [{o.unit or '-'}]" in text
+
+
+def test_calc_help_shows_defaults_exactly(capsys):
+    assert main(["calc", "serving.decode_rate", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--cards N" in text and "default 2;" in text
+    assert "default 15136811008 (" in text  # not 1.51368e+10
+    assert "times ns, us, µs, ms, s, min, h" in text and "KiB" in text  # the epilog names every suffix family
+
+
+def test_calc_takes_key_value_and_dash_dash_key(capsys):
+    results = []
+    for argv in (["cards=3"], ["--cards", "3"], ["--cards=3"], ["--cards", "3", "weights_bytes=15136811008"],
+                 ["weights_bytes=15136811008", "--cards", "3"]):
+        assert main(["calc", "serving.decode_rate", *argv, "--json"]) == 0, argv
+        results.append(json.loads(capsys.readouterr().out))
+    assert all(r == results[0] for r in results)
+    assert main(["calc", "serving.decode_rate", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["steps_per_s"] * 1.5 == pytest.approx(results[0]["steps_per_s"])
+
+
+@pytest.mark.parametrize("args,field,also", [
+    (["calc", "serving.decode_rate", "--colour", "red"], "colour", "valid: weights_bytes"),
+    (["calc", "serving.decode_rate", "--cards"], "--cards", "expected one argument"),
+    (["calc", "serving.decode_rate", "--cards=-3"], "cards", "valid: a whole number [1, 100000] cards"),
+    (["calc", "serving.decode_rate", "weights_bytes=40ms"], "weights_bytes", "'40ms' is a time, not a size in bytes"),
+    (["calc", "serving.decode_rate", "cards=1GiB"], "cards", "'1GiB' is a size in bytes, not a count"),
+    (["calc", "serving.decode_rate", "--cards", "2s"], "cards", "'2s' is a time, not a count"),
+    (["calc", "agent.amdahl", "speedup=1,5"], "speedup", "has a comma"),
+    (["calc", "request.split", "requests=" + "9" * 400], "requests", "is too large"),
+    (["calc", "request.split", "requests=nan"], "requests", "is not a number"),
+    (["calc", "audio.timeline", "chunk_ms=3k"], "chunk_ms", "'3k' is a count, not a time"),
+    (["calc"], "NAME", "required"),
+    (["list", "--bogus"], "--bogus", "unknown option"),
+    (["frobnicate"], "command", "valid: gui, list, calc, verify, simulate, snapshot"),
+    (["simulate", "weather"], "KIND", "valid: serving"),
+])
+def test_bad_input_exits_2_naming_the_field_and_what_is_valid(args, field, also, capsys):
+    assert main(args) == EXIT_USAGE
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and f" {field}: " in err and also in err and "valid:" in err
+
+
+def test_durations_and_counts_take_their_suffixes(capsys):
+    def outputs(*argv):
+        assert main(["calc", *argv, "--json"]) == 0, argv
+        return json.loads(capsys.readouterr().out)
+
+    book = outputs("audio.timeline")
+    assert outputs("audio.timeline", "chunk_ms=20ms") == book
+    assert outputs("audio.timeline", "--chunk_ms", "0.02s") == book
+    assert outputs("audio.timeline", "process_ms=12000us", "send_ms=1000000ns") == book
+    assert outputs("state.area", "wait_s=2min") == outputs("state.area", "wait_s=120")
+    assert outputs("state.area", "wait_s=1h") == outputs("state.area", "wait_s=3600")
+    assert outputs("request.anatomy", "input_tokens=4k") == outputs("request.anatomy", "input_tokens=4000")
+
+
+def test_snapshot_list_needs_no_panel(capsys, monkeypatch):
+    monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
+    assert main(["snapshot", "--list"]) == 0
+    keys = capsys.readouterr().out.split()
+    assert keys[0] == "main" and "request" in keys and "serving" in keys
+    assert main(["snapshot"]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "PANEL" in err and "valid: main, request" in err
+
+
+def test_no_display_is_exit_3_not_the_mismatch_code(capsys, monkeypatch):
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(sys, "platform", "linux")
+    assert main(["gui"]) == EXIT_NO_DISPLAY == 3
+    assert main([]) == 3
+    assert "no display" in capsys.readouterr().err
+
+
+def test_a_mismatch_is_exit_1(capsys, monkeypatch):
+    import core.verify
+
+    row = SimpleNamespace(calculator="x.y", output="z", book_value=1, computed=2, tolerance_text="1e-09 rel",
+                          ok=False, printed="1", params={}, derived=False)
+    monkeypatch.setattr(core.verify, "verify_all", lambda: [row])
+    assert main(["verify"]) == EXIT_MISMATCH == 1
+    assert "MISMATCH" in capsys.readouterr().out
+
+
+def _into_a_closed_pipe(*args):
+    """Run `lab ARGS` with stdout a small pipe that is closed after one line is read."""
+    import fcntl
+
+    read_fd, write_fd = os.pipe()
+    if hasattr(fcntl, "F_SETPIPE_SZ"):  # a small pipe, so the output does not fit and the write fails
+        fcntl.fcntl(write_fd, fcntl.F_SETPIPE_SZ, 4096)
+    proc = subprocess.Popen([sys.executable, "-m", "lab", *args], stdout=write_fd, stderr=subprocess.PIPE, text=True)
+    os.close(write_fd)
+    with os.fdopen(read_fd, encoding="utf-8") as reader:
+        first = reader.readline()
+    err = proc.stderr.read()
+    proc.stderr.close()
+    return first, proc.wait(timeout=120), err
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX pipes")
+@pytest.mark.parametrize("args", [("list",), ("verify",), ("calc", "serving.replay", "--help")])
+def test_a_closed_pipe_ends_quietly(args):
+    first, code, err = _into_a_closed_pipe(*args)
+    assert first.strip()
+    assert err == "" and code == 0  # no BrokenPipeError traceback

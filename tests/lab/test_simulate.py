@@ -4,7 +4,12 @@ import json
 
 import pytest
 
-from lab.simulate import run_simulation
+from lab.cli import main
+
+
+def run_simulation(kind, argv):
+    """`lab simulate KIND ...` through the one command-line parser."""
+    return main(["simulate", kind, *argv])
 
 
 def _json(capsys, argv):
@@ -85,7 +90,37 @@ def test_bad_trace_and_unknown_kind(tmp_path, capsys):
 
 
 def test_cli_forwards_to_simulate(capsys):
-    from lab.cli import main
-
     assert main(["simulate", "serving", "durations_s=10", "rates_per_s=1", "shares_long_input=0.5", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["requests"] == 10
+
+
+def test_key_value_and_options_mix(tmp_path, capsys):
+    out = tmp_path / "run"
+    argv = ["--durations_s", "10s", "rates_per_s=1", "--shares_long_input=0.5", "--out", str(out), "--json"]
+    assert run_simulation("serving", argv) == 0
+    assert json.loads(capsys.readouterr().out)["requests"] == 10
+    assert (out / "summary.json").exists()
+    assert run_simulation("serving", ["--scenario", "shift", "durations_s=1min,60000ms", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["book_observed"]["scenario"] == "shift"
+
+
+def test_bad_seeds_are_refused_before_the_run(capsys, monkeypatch):
+    from core.serving import replay as rp
+
+    def no_run(*args, **kwargs):
+        raise AssertionError("the replay ran before its input was checked")
+
+    monkeypatch.setattr(rp, "run_replay", no_run)
+    assert run_simulation("serving", ["seeds=1.5"]) == 2
+    assert capsys.readouterr().err.startswith("lab simulate serving: seeds:")
+
+
+def test_simulate_help_lists_the_replay_parameters_and_its_own(capsys):
+    assert main(["simulate", "serving", "--help"]) == 0
+    text = capsys.readouterr().out
+    for option in ("--kv_pool_bytes", "--max_num_seqs", "--durations_s", "--seeds", "--scenario", "--trace",
+                   "--out", "--json"):
+        assert option in text
+    assert "default 25769803776 (24 GiB)" in text and "ttft_p95_s" in text
+    assert main(["simulate", "--help"]) == 0
+    assert "serving" in capsys.readouterr().out
