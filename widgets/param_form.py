@@ -61,7 +61,7 @@ class _NumberEdit(QtWidgets.QLineEdit):
         key = event.key()
         if key in (QtCore.Qt.Key.Key_Up, QtCore.Qt.Key.Key_Down):
             try:
-                value = float(self.text().replace(",", ""))
+                value = float(self.text())  # "1,5" is refused, not nudged as 15
             except ValueError:
                 return super().keyPressEvent(event)
             sign = 1 if key == QtCore.Qt.Key.Key_Up else -1
