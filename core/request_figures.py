@@ -58,13 +58,17 @@ def anatomy_figure(inputs: Mapping[str, Any]) -> Figure:
 
 
 def anatomy_cursor(inputs: Mapping[str, Any], position: float) -> Figure:
-    """The ▶ cursor at decode step j = int(position) (clamped to the last step) and its label."""
+    """The ▶ cursor at decode step j = int(position) (clamped to the last step) and its label
+    (text, position, anchor)."""
     S, P, G = inputs["context_tokens"], inputs["input_tokens"], inputs["output_tokens"]
     if G <= 1:
-        return {"x": 0.0, "text": f"prefill only: context {S + P:,}, no decode step", "pos": (0.0, S + P)}
+        return {"x": 0.0, "text": f"prefill only: context {S + P:,}, no decode step", "pos": (0.0, S + P),
+                "anchor": (0, 1)}
     j = min(int(position), G - 2)
+    # The label rides on the cursor, on its right in the first half, then on its left, so
+    # it stays inside the plot.
     return {"x": float(j + 1), "text": f"decode j={j:,}: context S+P+j = {S + P + j:,}",
-            "pos": (min(j + 1, (G - 1) * 0.55), S + P + j)}
+            "pos": (j + 1, S + P + j), "anchor": (0, 1) if j + 1 <= G / 2 else (1, 1)}
 
 
 # ---- 练习 3-1 -----------------------------------------------------------------------

@@ -218,6 +218,7 @@ class RequestPanel(QtWidgets.QWidget):
         fig = figures.anatomy_cursor(self.state.card("anatomy").result_inputs, position)
         self.step_cursor.setValue(fig["x"])
         self.step_label.setText(fig["text"])
+        self.step_label.setAnchor(fig["anchor"])
         self.step_label.setPos(*fig["pos"])
 
     def _on_speed_changed(self) -> None:
