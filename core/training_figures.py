@@ -155,9 +155,27 @@ def step_figure(inputs: Mapping[str, Any], result: Mapping[str, Any] | None, vie
     a = int(inputs["micro_batches"])
     if view == "illustrative":
         tl = train_step.illustrative_timeline(a)
-    else:
-        tl = train_step.model_step(inputs["model"], inputs["sequences"], inputs["seq_len"], a, inputs["cards"],
-                                   inputs["card"], inputs["mfu"]).timeline
+        whole = train_step.illustrative_timeline(1)
+        body = (f":{tl.layers} 层,同一 batch 拆成 {tl.micro_batches} 个 micro-batch。激活峰值 "
+                f"{tl.peak_activation_bytes / GB:g} 示意单位(不拆分时 {whole.peak_activation_bytes / GB:g}):"
+                "只剩一个 micro-batch 的量,总数据量不变。")
+        return timeline_figure(tl, illustrative=True, verdict=(None, "图 3-20 示意", body))
+    tl = train_step.model_step(inputs["model"], inputs["sequences"], inputs["seq_len"], a, inputs["cards"],
+                               inputs["card"], inputs["mfu"]).timeline
+    r = result or {}
+    hw = catalog.hardware(inputs["card"])
+    fits = r.get("fits") == 1
+    body = (f": state {format_bytes(r.get('resident_state_bytes', 0), 'si')} + activation peak "
+            f"{format_bytes(r.get('peak_activation_bytes', 0), 'si')} = {format_bytes(r.get('peak_total_bytes', 0), 'si')} "
+            f"per card vs {format_bytes(r.get('card_memory_bytes', 0) or 0, 'si')}. "
+            f"{a} micro-batch(es) of {int(r.get('tokens_per_micro_batch', 0)):,} tokens; same data per step.")
+    return timeline_figure(tl, capacity_text=f"{hw.key} · {format_bytes(hw.memory_bytes, 'si')}",
+                           verdict=(fits, "放得下 fits" if fits else "放不下 does not fit", body))
+
+
+def timeline_figure(tl: StepTimeline, capacity_text: str = "", illustrative: bool = False,
+                    verdict: tuple = (None, "", "")) -> StepFigure:
+    """The drawing of any step timeline (the panel's, or a benchmark's 100 layers)."""
     forward, backward, optimizer, lifetimes, merged = _block_bars(tl)
     # Resident state is flat through the step; activations ride on top of it.
     x_full, act = tl.stacked_until(tl.duration_s)
@@ -168,30 +186,13 @@ def step_figure(inputs: Mapping[str, Any], result: Mapping[str, Any] | None, vie
     memory["activations"] = (x_full, (act + running) / GB)
     capacity = tl.capacity_bytes
     top = max(running + tl.peak_activation_bytes, capacity or 0.0) / GB
-    if view == "illustrative":
-        whole = train_step.illustrative_timeline(1)
-        fits, head = None, "图 3-20 示意"
-        body = (f":{tl.layers} 层,同一 batch 拆成 {tl.micro_batches} 个 micro-batch。激活峰值 "
-                f"{tl.peak_activation_bytes / GB:g} 示意单位(不拆分时 {whole.peak_activation_bytes / GB:g}):"
-                "只剩一个 micro-batch 的量,总数据量不变。")
-        cap_text = ""
-    else:
-        r = result or {}
-        hw = catalog.hardware(inputs["card"])
-        cap_text = f"{hw.key} · {format_bytes(hw.memory_bytes, 'si')}"
-        fits = r.get("fits") == 1
-        head = "放得下 fits" if fits else "放不下 does not fit"
-        body = (f": state {format_bytes(r.get('resident_state_bytes', 0), 'si')} + activation peak "
-                f"{format_bytes(r.get('peak_activation_bytes', 0), 'si')} = {format_bytes(r.get('peak_total_bytes', 0), 'si')} "
-                f"per card vs {format_bytes(r.get('card_memory_bytes', 0) or 0, 'si')}. "
-                f"{a} micro-batch(es) of {int(r.get('tokens_per_micro_batch', 0)):,} tokens; same data per step.")
     return StepFigure(
-        illustrative=view == "illustrative", timeline=tl, forward=forward, backward=backward,
+        illustrative=illustrative, timeline=tl, forward=forward, backward=backward,
         optimizer=optimizer, lifetimes=lifetimes, merged=merged, memory=memory,
         capacity_gb=None if capacity is None else capacity / GB,
-        capacity_text=cap_text or (f"capacity {capacity / GB:.0f} GB" if capacity else ""),
+        capacity_text=capacity_text or (f"capacity {capacity / GB:.0f} GB" if capacity else ""),
         memory_top_gb=top * 1.12, layer_ticks=_layer_ticks(tl.layers),
-        verdict_fits=fits, verdict_head=head, verdict_body=body, state_gb=running / GB,
+        verdict_fits=verdict[0], verdict_head=verdict[1], verdict_body=verdict[2], state_gb=running / GB,
         _act_layer_y=(tl.act_layer + 0.85).astype(float),
     )
 

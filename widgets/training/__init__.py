@@ -47,7 +47,7 @@ class TrainingPanel(QtWidgets.QWidget):
                 self._queue.append(section)
         self._current = None  # (section, its build generator)
         self._closed = False
-        QtCore.QTimer.singleShot(0, self._build_next)
+        QtCore.QTimer.singleShot(1, self._build_next)
 
     # ---- construction -------------------------------------------------------------
     def _build_ui(self) -> None:
@@ -121,7 +121,7 @@ class TrainingPanel(QtWidgets.QWidget):
             self._current = None
             section.built = True
             section.refresh()
-        QtCore.QTimer.singleShot(0, self._build_next)
+        QtCore.QTimer.singleShot(1, self._build_next)
 
     @property
     def sections(self) -> list[Section]:

@@ -26,6 +26,7 @@ class FlopsSection(Section):
 
     def build(self):
         self.card = CalculatorCard(self.state.card("flops"), compact=True)
+        yield
         self.plot = PlotCard("图 3-23 · 6ND 与逐项核算", "Qwen3-8B, B=1, P=8192, full training")
         p = self.plot.plot
         p.setLabel("left", "TFLOPs")
@@ -77,6 +78,7 @@ class PackingSection(Section):
 
     def build(self):
         self.card = CalculatorCard(self.state.card("packing"), compact=True)
+        yield
         self.split_slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
         self.split_slider.setObjectName("split_slider")
         self.split_label = QtWidgets.QLabel()
@@ -155,6 +157,7 @@ class UpdateSection(Section):
 
     def build(self):
         self.card = CalculatorCard(self.state.card("update"), compact=True)
+        yield
         self.plot = PlotCard("练习 3-6 · 只屏蔽标签 vs 只对监督 token 做词表投影", "FLOPs of one update")
         u = self.plot.plot
         u.setLabel("left", "TFLOPs")

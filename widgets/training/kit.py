@@ -33,6 +33,107 @@ class FastBars(pg.BarGraphItem):
         super().paint(p, *args)
 
 
+class CachedLayer(pg.GraphicsObject):
+    """Draws a group of static plot items into one pixmap at the view's resolution and
+    blits it on every later paint; redrawn only when the figure, the view range or the
+    widget's size changes. The items stay in the plot (legend, ranges, getData) but the
+    scene no longer paints them itself.
+
+    This is QGraphicsItem's DeviceCoordinateCache owned by the item: it does not depend
+    on the process-wide QPixmapCache (10 MB by default, shared by every panel), so no
+    panel has to raise that limit for everyone."""
+
+    def __init__(self, items: list, antialias: bool = False):
+        super().__init__()
+        self._items = list(items)
+        self._antialias = antialias
+        self._painters = []
+        for item in self._items:
+            painter = getattr(item, "curve", item)  # a PlotDataItem paints through its curve
+            painter.setFlag(QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
+            self._painters.append(painter)
+        self._pixmap: QtGui.QPixmap | None = None
+        self._key = None
+        self._version = 0
+
+    def invalidate(self) -> None:
+        """The items' data changed: draw them again at the next paint."""
+        self._version += 1
+        self.prepareGeometryChange()
+        self.update()
+
+    def boundingRect(self) -> QtCore.QRectF:
+        rect = QtCore.QRectF()
+        for painter in self._painters:
+            rect = rect.united(painter.boundingRect())
+        return rect
+
+    def paint(self, p, option, widget=None):
+        vb = self.getViewBox()
+        if vb is None:
+            return
+        tr = p.transform()
+        area = tr.mapRect(vb.viewRect()).toAlignedRect().adjusted(-2, -2, 2, 2)
+        dpr = widget.devicePixelRatioF() if widget is not None else 1.0
+        key = (self._version, tr.m11(), tr.m22(), tr.dx(), tr.dy(), area.width(), area.height(), dpr)
+        if key != self._key or self._pixmap is None:
+            pixmap = QtGui.QPixmap(max(int(area.width() * dpr), 1), max(int(area.height() * dpr), 1))
+            pixmap.setDevicePixelRatio(dpr)
+            pixmap.fill(QtCore.Qt.GlobalColor.transparent)
+            q = QtGui.QPainter(pixmap)
+            q.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing, self._antialias)
+            q.translate(-area.left(), -area.top())
+            q.setTransform(tr, True)
+            for painter in self._painters:
+                q.save()
+                painter.paint(q, option, widget)
+                q.restore()
+            q.end()
+            self._pixmap, self._key = pixmap, key
+        p.save()
+        p.resetTransform()
+        p.drawPixmap(area.topLeft(), self._pixmap)
+        p.restore()
+
+
+class PlotLabels(pg.GraphicsObject):
+    """Many short labels at data positions, centred, in one item (a TextItem each costs a
+    text document: dozens of them made a figure's first draw slow)."""
+
+    def __init__(self, color: QtGui.QColor, size: int = 8):
+        super().__init__()
+        self._labels: list[tuple[str, float, float]] = []
+        self._pen = QtGui.QPen(color)
+        self._font = QtGui.QFont()
+        self._font.setPointSize(size)
+
+    def set_labels(self, labels: list[tuple[str, float, float]]) -> None:
+        self.prepareGeometryChange()
+        self._labels = list(labels)
+        self.update()
+
+    def labels(self) -> list[tuple[str, float, float]]:
+        return list(self._labels)
+
+    def boundingRect(self) -> QtCore.QRectF:
+        vb = self.getViewBox()
+        return vb.viewRect() if vb is not None and self._labels else QtCore.QRectF()
+
+    def viewTransformChanged(self):
+        self.prepareGeometryChange()
+
+    def paint(self, p, *args):
+        tr = p.transform()
+        p.save()
+        p.resetTransform()
+        p.setPen(self._pen)
+        p.setFont(self._font)
+        for text, x, y in self._labels:
+            c = tr.map(QtCore.QPointF(x, y))
+            p.drawText(QtCore.QRectF(c.x() - 60, c.y() - 10, 120, 20), QtCore.Qt.AlignmentFlag.AlignCenter, text)
+        p.restore()
+
+
 class Readout(QtWidgets.QWidget):
     """One line of rich text that paints itself: changing it repaints this strip only and
     never asks the page for a new layout (a QLabel would, on every frame)."""

@@ -9,6 +9,7 @@ from core.train_step import STATE_KINDS, STATE_LABELS
 from core.training_figures import StepFigure, StepFrame
 from core.units import format_seconds
 from widgets.plot_card import PlotCard
+from widgets.training.kit import CachedLayer
 from widgets.theme import COLORS, pen
 
 KIND_COLORS = {kind: COLORS["accent" if kind == "activations" else kind] for kind in STATE_KINDS}
@@ -28,15 +29,17 @@ class MemoryView:
             m.setXLink(x_link)
         # Stacked: each kind drawn from 0 to its cumulative top, the top-most kind first.
         self.kind_curves: dict[str, pg.PlotDataItem] = {}
-        for z, kind in enumerate(reversed(STATE_KINDS)):
+        for kind in reversed(STATE_KINDS):
             # Axis-aligned steps need no antialiasing; without it the fill is several times cheaper.
             c = self.plot.add_curve(kind, pen=pg.mkPen(KIND_COLORS[kind], width=1), fillLevel=0,
                                     brush=pg.mkBrush(KIND_COLORS[kind]), antialias=False, skipFiniteCheck=True)
-            c.setZValue(z)
             self.kind_curves[kind] = c
-        # Thousands of steps on a page a few hundred pixels wide: draw what the pixels show.
-        self.kind_curves["activations"].setDownsampling(auto=True, method="peak")
-        self.kind_curves["activations"].setClipToView(True)
+        # The stack does not change while the step plays: drawn once into a pixmap (the
+        # top-most kind last), and a frame blits it.
+        self.static_layer = CachedLayer([self.kind_curves[k] for k in reversed(STATE_KINDS)])
+        self.static_layer.setZValue(5)
+        m.addItem(self.static_layer)
+        m.showGrid(x=False, y=False)  # grid lines would make each axis's cached picture as large as the plot
         legend = m.addLegend(offset=(-8, -8), colCount=3, brush=pg.mkBrush(255, 255, 255, 225))
         legend.setZValue(40)
         for kind in STATE_KINDS:
@@ -60,6 +63,7 @@ class MemoryView:
     def show_figure(self, fig: StepFigure) -> None:
         for kind, (x, y) in fig.memory.items():
             self.kind_curves[kind].setData(x, y)
+        self.static_layer.invalidate()
         self.capacity_line.setVisible(fig.capacity_gb is not None)
         if fig.capacity_gb is not None:
             self.capacity_line.setValue(fig.capacity_gb)

@@ -11,9 +11,9 @@ from widgets.calculator_card import CalculatorCard
 from widgets.jobs import BusyBadge, jobs
 from widgets.page import column, plot_text
 from widgets.plot_card import PlotCard
-from widgets.theme import brush, pen
+from widgets.theme import brush, color, pen
 from widgets.timeline_player import TimelinePlayer
-from widgets.training.kit import Section, caption
+from widgets.training.kit import PlotLabels, Section, caption
 
 ROLE_COLORS = {"rollout": "decode", "reward": "tool", "reference": "prefill", "update": "state", "sync": "accent"}
 TITLES = {"synchronous": "同步 synchronous · 等新权重就绪再生成",
@@ -26,65 +26,56 @@ class PipelineView(QtWidgets.QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.figure: PipelineFigure | None = None
-        layout = QtWidgets.QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
+        self._layout = QtWidgets.QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
         self.plots: dict[str, PlotCard] = {}
         self.bars: dict[str, dict[str, pg.BarGraphItem]] = {}
-        self.labels: dict[str, list[pg.TextItem]] = {}  # a pool per mode, grown on demand
+        self.labels: dict[str, PlotLabels] = {}
         self.cursors: dict[str, pg.InfiniteLine] = {}
         self.future: dict[str, pg.LinearRegionItem] = {}
         self.status: dict[str, pg.TextItem] = {}
-        first = None
-        for mode in figures.PIPELINE_MODES:
-            card = PlotCard(TITLES[mode], "b·v = batch · weights version", illustrative=True)
-            p = card.plot
-            p.setMouseEnabled(x=True, y=False)
-            p.getAxis("left").setTicks([[(figures.role_y(r), rl.ROLE_LABELS[r]) for r in rl.ROLES]])
-            p.setYRange(-0.6, len(rl.ROLES) - 0.4, padding=0)
-            self.bars[mode], self.labels[mode] = {}, []
-            for role in rl.ROLES:
-                bars = pg.BarGraphItem(x0=[], y0=[], width=[], height=[], brush=brush(ROLE_COLORS[role], 220),
-                                       pen=pen("paper", 1))
-                p.addItem(bars)
-                self.bars[mode][role] = bars
-            region = pg.LinearRegionItem(values=(0, 0), movable=False, brush=pg.mkBrush(255, 255, 255, 170),
-                                         pen=pg.mkPen(None))
-            region.setZValue(20)
-            p.addItem(region)
-            cursor = pg.InfiniteLine(angle=90, pen=pen("backlog", 1.5))
-            cursor.setZValue(30)
-            p.addItem(cursor)
-            status = plot_text(anchor=(1, 0), size=9)
-            status.setZValue(35)
-            p.addItem(status)
-            self.future[mode], self.cursors[mode], self.status[mode] = region, cursor, status
-            if first is None:
-                first = p
-            else:
-                p.setXLink(first)
-                p.setLabel("bottom", "time (s)")
-            card.plot_widget.setMinimumHeight(190)
-            card.setMaximumHeight(300)
-            self.plots[mode] = card
-            layout.addWidget(card)
+
+    def add_plot(self, mode: str) -> None:
+        """One mode's plot (the panel adds them one per turn of the event loop)."""
+        card = PlotCard(TITLES[mode], "b·v = batch · weights version", illustrative=True)
+        p = card.plot
+        p.setMouseEnabled(x=True, y=False)
+        p.getAxis("left").setTicks([[(figures.role_y(r), rl.ROLE_LABELS[r]) for r in rl.ROLES]])
+        p.setYRange(-0.6, len(rl.ROLES) - 0.4, padding=0)
+        self.bars[mode] = {}
+        for role in rl.ROLES:
+            bars = pg.BarGraphItem(x0=[], y0=[], width=[], height=[], brush=brush(ROLE_COLORS[role], 220),
+                                   pen=pen("paper", 1))
+            p.addItem(bars)
+            self.bars[mode][role] = bars
+        self.labels[mode] = PlotLabels(color("paper"), size=8)
+        self.labels[mode].setZValue(10)
+        p.addItem(self.labels[mode])
+        region = pg.LinearRegionItem(values=(0, 0), movable=False, brush=pg.mkBrush(255, 255, 255, 170),
+                                     pen=pg.mkPen(None))
+        region.setZValue(20)
+        p.addItem(region)
+        cursor = pg.InfiniteLine(angle=90, pen=pen("backlog", 1.5))
+        cursor.setZValue(30)
+        p.addItem(cursor)
+        status = plot_text(anchor=(1, 0), size=9)
+        status.setZValue(35)
+        p.addItem(status)
+        self.future[mode], self.cursors[mode], self.status[mode] = region, cursor, status
+        if self.plots:
+            p.setXLink(next(iter(self.plots.values())).plot)
+            p.setLabel("bottom", "time (s)")
+        card.plot_widget.setMinimumHeight(190)
+        card.setMaximumHeight(300)
+        self.plots[mode] = card
+        self._layout.addWidget(card)
 
     def show_figure(self, fig: PipelineFigure) -> None:
         self.figure = fig
         for mode in figures.PIPELINE_MODES:
             for role, bars in fig.bars[mode].items():
                 self.bars[mode][role].setOpts(x0=bars.x0, width=bars.width, y0=bars.y0, height=bars.height)
-            pool, wanted = self.labels[mode], fig.labels[mode]
-            while len(pool) < len(wanted):
-                text = plot_text(anchor=(0.5, 0.5), size=8, kind="paper")
-                text.setZValue(10)
-                self.plots[mode].plot.addItem(text)
-                pool.append(text)
-            for k, item in enumerate(pool):
-                item.setVisible(k < len(wanted))
-                if k < len(wanted):
-                    label, x, y = wanted[k]
-                    item.setText(label)
-                    item.setPos(x, y)
+            self.labels[mode].set_labels(fig.labels[mode])
             self.plots[mode].plot.setXRange(0, fig.end_s, padding=0.01)
 
     def set_time(self, t: float) -> None:
@@ -123,6 +114,9 @@ class PipelineSection(Section):
         self._layout.insertLayout(0, top)
         yield
         self.view = PipelineView()
+        self.view.add_plot("synchronous")
+        yield
+        self.view.add_plot("asynchronous")
         self.player = TimelinePlayer(duration=1.0, unit="s")
         self.player.setObjectName("pipeline_player")
         self.busy = BusyBadge(self.job_key, owner=self.view)

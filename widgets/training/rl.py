@@ -22,6 +22,7 @@ class CycleSection(Section):
 
     def build(self):
         self.card = CalculatorCard(self.state.card("cycle"), compact=True)
+        yield
         self.plot = PlotCard("例题 3-4 · F_cycle(n) = n(f_g + f_r) + F_u", "n_generate ≈ n_keep / a")
         c = self.plot.plot
         c.setLabel("bottom", "answers generated n")
@@ -88,6 +89,7 @@ class AdvantageSection(Section):
             self.reward_buttons.append(b)
             bl.addWidget(b)
         bl.addStretch(1)
+        yield
         self.plot = PlotCard("相同奖励,学习信号归零", "advantage = reward − group mean")
         a = self.plot.plot
         a.setLabel("left", "value")
@@ -106,7 +108,9 @@ class AdvantageSection(Section):
         self.zero_banner = QtWidgets.QLabel()
         self.zero_banner.setObjectName("zero_banner")
         self.zero_banner.setWordWrap(True)
-        self._grid.addWidget(column(self.card, buttons, self.plot, self.zero_banner, stretch_last=False), 1, 0)
+        col = column(self.card, buttons, self.plot, self.zero_banner, stretch_last=False)
+        col.layout().setStretch(2, 1)
+        self._grid.addWidget(col, 1, 0)
         yield
 
     def refresh(self) -> None:
@@ -144,6 +148,7 @@ class LossSection(Section):
 
     def build(self):
         self.card = CalculatorCard(self.state.card("loss"), compact=True)
+        yield
         self.plot = PlotCard("损失的平均方式 · weight of one token", "per micro-batch")
         lp = self.plot.plot
         lp.setLabel("left", "weight of one token")
@@ -156,7 +161,9 @@ class LossSection(Section):
         leg.addItem(self.weight_token_bars, "token mean (Σ n 作分母)")
         leg.addItem(self.weight_mom_bars, "mean of means")
         self.caption = caption("")
-        self._grid.addWidget(column(self.card, self.plot, self.caption, stretch_last=False), 1, 1)
+        col = column(self.card, self.plot, self.caption, stretch_last=False)
+        col.layout().setStretch(1, 1)
+        self._grid.addWidget(col, 1, 1)
         yield
 
     def refresh(self) -> None:

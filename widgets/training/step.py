@@ -13,7 +13,7 @@ from widgets.page import column
 from widgets.plot_card import PlotCard
 from widgets.theme import COLORS, brush, pen
 from widgets.timeline_player import TimelinePlayer
-from widgets.training.kit import FastBars, Readout, Section, caption
+from widgets.training.kit import CachedLayer, FastBars, Readout, Section, caption
 from widgets.training.memory import MemoryView, readout_html
 
 
@@ -40,8 +40,17 @@ class StepView(QtWidgets.QWidget):
         self.backward_bars = (FastBars(brush("decode", 235)), FastBars(brush("decode", 150)))
         self.optimizer_bar = FastBars(brush("tool", 220))
         self.alive_bars = FastBars(brush("accent", 230))
-        for item in (self.lifetime_bars, *self.forward_bars, *self.backward_bars, self.optimizer_bar, self.alive_bars):
+        static = [self.lifetime_bars, *self.forward_bars, *self.backward_bars, self.optimizer_bar]
+        for item in (*static, self.alive_bars):
             p.addItem(item)
+        # The schedule does not change while the step plays: drawn once into a pixmap, and
+        # a frame blits it (thousands of blocks at 100 layers x 16 micro-batches).
+        self.static_layer = CachedLayer(static)
+        p.addItem(self.static_layer)
+        self.static_layer.setZValue(0)
+        self.alive_bars.setZValue(1)
+        # Grid lines would make each axis's cached picture as large as the plot.
+        p.showGrid(x=False, y=False)
         self.schedule_future = pg.LinearRegionItem(values=(0, 0), movable=False, brush=pg.mkBrush(255, 255, 255, 170),
                                                    pen=pg.mkPen(None))
         self.schedule_future.setZValue(20)
@@ -51,16 +60,19 @@ class StepView(QtWidgets.QWidget):
         p.addItem(self.schedule_cursor)
         for name in ("left", "bottom"):
             p.getAxis(name).setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
-        self.memory = MemoryView(x_link=p)
+        self.readout = Readout()
+        self.readout.setObjectName("step_readout")
+        layout.addWidget(self.schedule_plot, 1)
+
+    def add_memory(self) -> None:
+        """The memory plot (the panel adds it a turn of the event loop after the schedule)."""
+        self.memory = MemoryView(x_link=self.schedule_plot.plot)
         self.memory_plot = self.memory.plot
         self.kind_curves = self.memory.kind_curves
         self.capacity_line = self.memory.capacity_line
         self.memory_future = self.memory.future
         self.memory_cursor = self.memory.cursor
-        self.readout = Readout()
-        self.readout.setObjectName("step_readout")
-        layout.addWidget(self.schedule_plot, 1)
-        layout.addWidget(self.memory_plot, 1)
+        self.layout().addWidget(self.memory_plot, 1)
 
     def forward_count(self) -> int:
         return sum(b.count() for b in self.forward_bars)
@@ -73,6 +85,7 @@ class StepView(QtWidgets.QWidget):
                 item.set_bars(bars)
         self.optimizer_bar.set_bars(fig.optimizer)
         self.lifetime_bars.set_bars(fig.lifetimes)
+        self.static_layer.invalidate()
         self.memory.show_figure(fig)
         p = self.schedule_plot.plot
         p.setYRange(0.4, fig.layers + 0.6, padding=0)
@@ -135,6 +148,7 @@ class StepSection(Section):
         self.verdict = QtWidgets.QLabel()
         self.verdict.setWordWrap(True)
         self.verdict.setObjectName("step_verdict")
+        yield
         self.card = CalculatorCard(self.card_model, compact=True)
         left = column(sliders, self.verdict, self.card,
                       caption("激活 = 每层为反向保存的张量(BF16,flash attention 不存注意力分数)的估算;"
@@ -147,6 +161,8 @@ class StepSection(Section):
         self._layout.insertWidget(0, self.holder)
         yield
         self.view = StepView()
+        yield
+        self.view.add_memory()
         self.player = TimelinePlayer(duration=1.0, unit="s")
         self.player.setObjectName("step_player")
         self.busy = BusyBadge(self.job_key, owner=self.view)
@@ -247,6 +263,7 @@ class StateSection(Section):
         row = QtWidgets.QHBoxLayout()
         row.setSpacing(12)
         self.state_card = CalculatorCard(self.state.card("state"), compact=True)
+        yield
         self.linear_card = CalculatorCard(self.state.card("linear"), compact=True)
         row.addWidget(self.state_card, 1)
         row.addWidget(self.linear_card, 1)
