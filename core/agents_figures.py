@@ -12,6 +12,11 @@ LANES = {"serial": 1.0, "parallel": 0.0}  # y of each lane in 图 3-11 / 3-12
 AMDAHL_SPEEDUPS = np.logspace(0, 3, 200)  # 1× .. 1000×
 AMDAHL_TICKS = (1, 2, 4, 10, 30, 100, 1000)
 
+
+def amdahl_ticks() -> list[tuple[float, str]]:
+    """Speed-up axis ticks at log10 positions (the plot's x is in log mode)."""
+    return [(float(np.log10(x)), f"{x:g}×") for x in AMDAHL_TICKS]
+
 Figure = dict[str, Any]
 
 

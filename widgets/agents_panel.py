@@ -4,7 +4,6 @@ the state they hold, Amdahl's cap on a local speed-up, and branches sharing a pr
 A view of core.agents_state.AgentsState; the figures come from core.agents_figures."""
 from __future__ import annotations
 
-import numpy as np
 import pyqtgraph as pg
 import shiboken6
 from PySide6 import QtCore, QtWidgets
@@ -79,7 +78,7 @@ class AgentsPanel(QtWidgets.QWidget):
         p.setLabel("bottom", "speed-up of the part (×, log)")
         p.setLabel("left", "saved share of the whole task (%)")
         p.getAxis("left").enableAutoSIPrefix(False)
-        p.getAxis("bottom").setTicks([[(np.log10(x), f"{x:g}×") for x in figures.AMDAHL_TICKS]])
+        p.getAxis("bottom").setTicks([figures.amdahl_ticks()])
         self.amdahl_curve = self.amdahl_plot.add_curve("saved", pen=pen("prefill", 2.5))
         self.amdahl_point = self.amdahl_plot.add_curve("current", pen=None, symbol="o", symbolSize=11,
                                                        symbolBrush=brush("decode"), symbolPen=pen("ink", 1))
