@@ -23,29 +23,45 @@ def panel_keys() -> list[str]:
     return keys()
 
 
-def run_gui() -> int:
+def start_window():
+    """The application and its main window, shown; the panel it reopens on is built once
+    the window is on screen. Returns (app, window)."""
     from lab.main_window import MainWindow
 
     app = application()
     window = MainWindow()
     window.resize(1500, 950)
     window.show()
-    return app.exec()
+    return app, window
+
+
+def run_gui() -> int:
+    from lab import excepthook
+
+    app, window = start_window()
+    excepthook.install(parent=window)  # a dialog and a log file; the app keeps running
+    try:
+        return app.exec()
+    finally:
+        excepthook.uninstall()
 
 
 def snapshot(panel: str, out: str, width: int, height: int) -> None:
     """Render the main window ('main') or one panel at width x height into a PNG."""
     from lab.main_window import MainWindow
+    from widgets.jobs import jobs
     from widgets.panels import discover_panels
 
     app = application()
     if panel == "main":
         widget = MainWindow()
+        widget.panel(widget.current_key())  # the snapshot shows the panel, not "loading …"
     else:
         info = next(p for p in discover_panels() if p.key == panel)
         widget = info.factory()
     widget.resize(width, height)
     widget.show()
+    jobs().wait_idle()  # a panel's first figures come from the job runner
     for _ in range(5):  # let layouts and plots settle
         app.processEvents()
     if not widget.grab().save(out):

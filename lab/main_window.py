@@ -1,18 +1,116 @@
 """The main window: navigation by chapter section on the left, one panel at a time on the
-right (built on first visit), a status bar, keyboard shortcuts and an About box."""
+right, a status bar, keyboard shortcuts and an About box.
+
+The window shows first: a panel not built yet is shown as a "loading §x …" page, and the
+panel is built once that page has been painted (start-up, and every first visit), so the
+window and the click answer at once. The status bar shows the jobs that run, with cancel.
+"""
 from __future__ import annotations
 
 import platform
 
+import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from lab.settings import Settings
+from widgets.jobs import jobs
 from widgets.panels import PanelInfo, discover_panels
+from widgets.theme import NAV_STYLE_SHEET
 from widgets.timeline_player import TimelinePlayer
 
 
+class LoadingPage(QtWidgets.QWidget):
+    """Stands in for a panel until it is built; `painted` tells the window it is on screen."""
+
+    painted = QtCore.Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("page")
+        layout = QtWidgets.QVBoxLayout(self)
+        self.label = QtWidgets.QLabel()
+        self.label.setProperty("role", "caption")
+        self.label.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)
+        layout.addWidget(self.label)
+
+    def set_text(self, text: str) -> None:
+        self.label.setText(text)
+
+    def paintEvent(self, event):  # noqa: N802
+        super().paintEvent(event)
+        self.painted.emit()
+
+
+class JobStatus(QtWidgets.QWidget):
+    """'computing: serving.band, verify ✕' in the status bar while any job runs (after a
+    short delay, so quick jobs do not flicker), with a busy cursor over the window."""
+
+    DELAY_MS = 150
+    MAX_KEYS = 3
+
+    def __init__(self, window: QtWidgets.QWidget, parent=None):
+        super().__init__(parent)
+        self._window = window
+        layout = QtWidgets.QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        self.label = QtWidgets.QLabel()
+        self.label.setProperty("role", "caption")
+        self.cancel_button = QtWidgets.QToolButton()
+        self.cancel_button.setText("✕ cancel")
+        self.cancel_button.setToolTip("Cancel every computation that is running")
+        self.cancel_button.clicked.connect(self.cancel_all)
+        layout.addWidget(self.label)
+        layout.addWidget(self.cancel_button)
+        self._timer = QtCore.QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(self.DELAY_MS)
+        self._timer.timeout.connect(self.refresh)
+        self.setVisible(False)
+        jobs().busy_changed.connect(self._on_busy_changed)
+
+    def text(self) -> str:
+        keys = jobs().busy_keys()
+        shown = ", ".join(keys[:self.MAX_KEYS]) + (f" +{len(keys) - self.MAX_KEYS}" if len(keys) > self.MAX_KEYS else "")
+        return f"computing: {shown}" if keys else ""
+
+    def cancel_all(self) -> None:
+        for key in jobs().busy_keys():
+            jobs().cancel(key)
+
+    def _on_busy_changed(self, _key: str, _busy: bool) -> None:
+        if not shiboken6.isValid(self):
+            return
+        if jobs().busy_keys():
+            if not self.isVisible():
+                self._timer.start()
+            else:
+                self.refresh()
+        else:
+            self._timer.stop()
+            self.refresh()
+
+    def refresh(self) -> None:
+        text = self.text()
+        self.label.setText(text)
+        self.setVisible(bool(text))
+        if text:
+            self._window.setCursor(QtGui.QCursor(QtCore.Qt.CursorShape.BusyCursor))
+        else:
+            self._window.unsetCursor()
+
+    def detach(self) -> None:
+        self._timer.stop()
+        try:
+            jobs().busy_changed.disconnect(self._on_busy_changed)
+        except (RuntimeError, TypeError):
+            pass
+
+
 class MainWindow(QtWidgets.QMainWindow):
-    panel_shown = QtCore.Signal(str)
+    panel_shown = QtCore.Signal(str)  # a panel is on screen (built)
+
+    BUILD_FALLBACK_MS = 1000  # build even if the loading page is never painted (hidden window)
 
     def __init__(self, settings: Settings | None = None, parent=None):
         super().__init__(parent)
@@ -20,6 +118,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.settings = settings or Settings()
         self._infos: list[PanelInfo] = discover_panels()
         self._panels: dict[str, QtWidgets.QWidget] = {}
+        self._pending: str | None = None  # the key shown as "loading …", built next
+        self._closed = False
         self._build_ui()
         self._build_actions()
         start = self.settings.get("last_panel", self._infos[0].key if self._infos else "")
@@ -32,18 +132,17 @@ class MainWindow(QtWidgets.QMainWindow):
         self.nav.setFixedWidth(250)
         self.nav.setWordWrap(True)
         self.nav.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.nav.setStyleSheet(
-            "QListWidget { background: #262b33; color: #e8eaed; border: none; font-size: 14px; }"
-            "QListWidget::item { padding: 10px 12px; }"
-            "QListWidget::item:selected { background: #3b7dd8; color: white; }")
+        self.nav.setStyleSheet(NAV_STYLE_SHEET)
         for i, info in enumerate(self._infos):
-            prefix = f"§{info.section}" if info.section[:1].isdigit() else info.section
             chinese, _, english = info.title.partition(" · ")
+            prefix = _section(info)
             item = QtWidgets.QListWidgetItem(f"{prefix}  {chinese}\n{english}" if english else f"{prefix}\n{chinese}")
             item.setData(QtCore.Qt.ItemDataRole.UserRole, info.key)
             item.setToolTip(f"Ctrl+{i + 1}" if i < 9 else "")
             self.nav.addItem(item)
         self.stack = QtWidgets.QStackedWidget()
+        self.loading = LoadingPage()
+        self.stack.addWidget(self.loading)
         splitter = QtWidgets.QSplitter()
         splitter.addWidget(self.nav)
         splitter.addWidget(self.stack)
@@ -52,6 +151,13 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setCentralWidget(splitter)
         self.status = QtWidgets.QStatusBar()
         self.setStatusBar(self.status)
+        self.job_status = JobStatus(self)
+        self.status.addPermanentWidget(self.job_status)
+        self._build_timer = QtCore.QTimer(self)
+        self._build_timer.setSingleShot(True)
+        self._build_timer.setInterval(self.BUILD_FALLBACK_MS)
+        self._build_timer.timeout.connect(self._build_pending)
+        self.loading.painted.connect(self._on_loading_painted)
         self.nav.currentRowChanged.connect(self._on_nav_row_changed)
         self.nav.installEventFilter(self)
 
@@ -59,7 +165,7 @@ class MainWindow(QtWidgets.QMainWindow):
         menu = self.menuBar()
         view = menu.addMenu("&View")
         for i, info in enumerate(self._infos[:9]):
-            action = QtGui.QAction(f"§{info.section} {info.title}", self)
+            action = QtGui.QAction(f"{_section(info)} {info.title}", self)
             action.setShortcut(QtGui.QKeySequence(f"Ctrl+{i + 1}"))
             action.triggered.connect(lambda _=False, key=info.key: self.show_panel(key))
             view.addAction(action)
@@ -86,27 +192,66 @@ class MainWindow(QtWidgets.QMainWindow):
     def panel_keys(self) -> list[str]:
         return [info.key for info in self._infos]
 
+    def info(self, key: str) -> PanelInfo:
+        return self._infos[self.panel_keys().index(key)]
+
+    def is_built(self, key: str) -> bool:
+        return key in self._panels
+
+    def current_key(self) -> str:
+        """The panel the user chose (shown, or loading)."""
+        row = self.nav.currentRow()
+        return self._infos[row].key if 0 <= row < len(self._infos) else ""
+
     def panel(self, key: str) -> QtWidgets.QWidget:
-        """The panel for key, built on first use (start-up stays fast)."""
+        """The panel for key, built now if it was not yet (the one loading goes on screen)."""
         if key not in self._panels:
-            info = next(i for i in self._infos if i.key == key)
-            widget = info.factory()
+            widget = self.info(key).factory()
             self._panels[key] = widget
             self.stack.addWidget(widget)
+            if key == self._pending:
+                self._pending = None
+                self._build_timer.stop()
+                self._present(key)
         return self._panels[key]
 
     def show_panel(self, key: str) -> None:
-        widget = self.panel(key)
-        self.stack.setCurrentWidget(widget)
+        """Show key's panel; one not built yet shows a loading page first and is built as
+        soon as that page is on screen."""
         row = self.panel_keys().index(key)
         if self.nav.currentRow() != row:
             blocker = QtCore.QSignalBlocker(self.nav)
             self.nav.setCurrentRow(row)
             del blocker
         info = self._infos[row]
-        self.status.showMessage(f"§{info.section} {info.title} · Ctrl+1…9 switch panels · F11 presentation · F1 about")
+        self.status.showMessage(f"{_section(info)} {info.title} · Ctrl+1…9 switch panels · F11 presentation · F1 about")
         self.settings.set("last_panel", key)
+        if key in self._panels:
+            self._pending = None
+            self._build_timer.stop()
+            self._present(key)
+            return
+        self._pending = key
+        self.loading.set_text(f"loading {_section(info)} {info.title} …")
+        self.stack.setCurrentWidget(self.loading)
+        self.loading.update()
+        self._build_timer.start()
+
+    def _present(self, key: str) -> None:
+        self.stack.setCurrentWidget(self._panels[key])
         self.panel_shown.emit(key)
+
+    def _on_loading_painted(self) -> None:
+        if self._pending is not None:
+            QtCore.QTimer.singleShot(0, self, self._build_pending)  # after the frame is out
+
+    def _build_pending(self) -> None:
+        key, self._pending = self._pending, None
+        self._build_timer.stop()
+        if key is None or self._closed:
+            return
+        self._pending = key  # panel() puts the pending panel on screen
+        self.panel(key)
 
     def _on_nav_row_changed(self, row: int) -> None:
         if 0 <= row < len(self._infos):
@@ -162,6 +307,17 @@ class MainWindow(QtWidgets.QMainWindow):
         QtWidgets.QMessageBox.about(self, "About Load Lab", self.about_text())
 
     def closeEvent(self, event):  # noqa: N802
+        """Cancel every job (their results are dropped), then close the panels; a job that
+        does not stop is waited for briefly, never for good."""
+        self._closed = True
+        self._pending = None
+        self._build_timer.stop()
+        self.job_status.detach()
+        jobs().shutdown()
         for widget in self._panels.values():
             widget.close()
         super().closeEvent(event)
+
+
+def _section(info: PanelInfo) -> str:
+    return f"§{info.section}" if info.section[:1].isdigit() else info.section

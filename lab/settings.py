@@ -29,3 +29,13 @@ class Settings:
 
     def set(self, key: str, value: Any) -> None:
         self._qs.setValue(key, value)
+
+
+def data_dir() -> str:
+    """The user's data folder for the lab (logs): QStandardPaths' AppDataLocation, or
+    'data' beside LAB_SETTINGS_DIR when that is set (tests). Not created here."""
+    folder = os.environ.get("LAB_SETTINGS_DIR")
+    if folder:
+        return os.path.join(os.path.dirname(os.path.abspath(folder)), "data")
+    location = QtCore.QStandardPaths.writableLocation(QtCore.QStandardPaths.StandardLocation.AppDataLocation)
+    return location or os.path.join(os.path.expanduser("~"), ".local", "share", "load-lab")

@@ -2,13 +2,21 @@
 PANEL = PanelInfo(...) plugs into the main window's navigation and into `lab snapshot <key>`.
 
 A panel widget takes its state model as `state` (a core PanelModel; it makes its own when
-none is given) and exposes it as `.state`: sessions, scenes, reset and undo go through it."""
+none is given) and exposes it as `.state`: sessions, scenes, reset and undo go through it.
+
+Discovery is cheap: it reads the PANEL statement from each module's source (key, title,
+section and order are literals) and imports the panel's module, with its numpy, pyqtgraph
+and core imports, only when the factory is first called. A PANEL whose fields are not
+literals is found by importing its module, as before.
+"""
 from __future__ import annotations
 
+import ast
 import importlib
 import pkgutil
+import sys
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from PySide6 import QtWidgets
 
@@ -19,7 +27,69 @@ class PanelInfo:
     title: str  # shown in the navigation
     section: str  # the chapter section, e.g. '3.1'
     order: float  # position in the navigation
-    factory: Callable[[], QtWidgets.QWidget]
+    factory: Callable[..., QtWidgets.QWidget]
+
+
+class LazyFactory:
+    """Imports widgets.<module> on the first call and calls its PANEL's factory."""
+
+    def __init__(self, module: str):
+        self.module = module
+
+    def load(self) -> Callable[..., QtWidgets.QWidget]:
+        """The real factory (the panel class), importing its module if needed."""
+        return importlib.import_module(self.module).PANEL.factory
+
+    @property
+    def loaded(self) -> bool:
+        return self.module in sys.modules
+
+    def __call__(self, *args: Any, **kwargs: Any) -> QtWidgets.QWidget:
+        return self.load()(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"LazyFactory({self.module!r})"
+
+
+_FIELDS = ("key", "title", "section", "order")
+
+
+def _static_panel(source: str) -> dict[str, Any] | None:
+    """key/title/section/order of the `PANEL = PanelInfo(...)` statement in source, or None
+    when there is none or its fields are not literals. Only that statement is parsed."""
+    lines = source.splitlines()
+    for start, line in enumerate(lines):
+        if not line.startswith("PANEL") or "PanelInfo(" not in line:
+            continue
+        for end in range(start + 1, min(start + 20, len(lines)) + 1):
+            try:
+                tree = ast.parse("\n".join(lines[start:end]))
+            except SyntaxError:
+                continue
+            node = tree.body[0] if tree.body else None
+            if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)):
+                return None
+            try:
+                fields = {kw.arg: ast.literal_eval(kw.value) for kw in node.value.keywords if kw.arg in _FIELDS}
+            except ValueError:
+                return None
+            return fields if set(fields) == set(_FIELDS) else None
+        return None
+    return None
+
+
+def _source(info: pkgutil.ModuleInfo) -> str | None:
+    import os
+
+    folder = getattr(info.module_finder, "path", None)
+    if folder is None:
+        return None
+    path = os.path.join(folder, info.name, "__init__.py") if info.ispkg else os.path.join(folder, f"{info.name}.py")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError:
+        return None
 
 
 def discover_panels() -> list[PanelInfo]:
@@ -29,7 +99,13 @@ def discover_panels() -> list[PanelInfo]:
     for info in pkgutil.iter_modules(widgets.__path__):
         if not (info.name.endswith("_panel") or info.ispkg):
             continue
-        module = importlib.import_module(f"widgets.{info.name}")
+        name = f"widgets.{info.name}"
+        module = sys.modules.get(name)
+        fields = None if module is not None else _static_panel(_source(info) or "")
+        if fields is not None:
+            found.append(PanelInfo(factory=LazyFactory(name), **fields))
+            continue
+        module = module or importlib.import_module(name)
         panel = getattr(module, "PANEL", None)
         if panel is not None:
             found.append(panel)
@@ -42,3 +118,8 @@ def discover_panels() -> list[PanelInfo]:
 
 def panel_keys() -> list[str]:
     return [p.key for p in discover_panels()]
+
+
+def panel_class(info: PanelInfo) -> Callable[..., QtWidgets.QWidget]:
+    """The class (or function) that builds info's panel, importing its module if needed."""
+    return info.factory.load() if isinstance(info.factory, LazyFactory) else info.factory

@@ -1,23 +1,132 @@
 """The book check in the window: every figure the book prints beside what the lab computes,
-the same rows as `lab verify`."""
+the same rows as `lab verify`.
+
+A model/view table: `VerifyTableModel` holds the rows and is reset once per run; a
+`VerifyFilterModel` (QSortFilterProxyModel) filters and sorts. The rows are computed on the
+job runner ("Run again" too), so the window never waits on them. Column widths are sized
+once, from the first rows, and are the user's to drag after that.
+"""
 from __future__ import annotations
+
+from typing import Any, Sequence
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.verify import VerifyRow, verify_all
+from core.verify_state import VerifyState
+from widgets.jobs import BusyBadge, jobs
 from widgets.panels import PanelInfo
 from widgets.theme import COLORS
 
 COLUMNS = ("calculator", "book ref", "output", "book prints", "book value", "computed", "tolerance", "")
+RIGHT = (4, 5, 6)  # numbers
+MARK = 7
+STRETCH = 3  # "book prints" takes the width left over
+MAX_COLUMN_PX = 260
+FIT_SHARE = 0.9  # a column fits this share of its texts; longer ones elide (tooltip has all)
+JOB_KEY = "verify"
+HAYSTACK_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1  # what the filter matches
+SORT_ROLE = QtCore.Qt.ItemDataRole.UserRole + 2  # numbers sort as numbers
+DERIVED_TIP = "The book asks this but prints no number; the value follows from its own rule."
 
 
-class VerifyPanel(QtWidgets.QWidget):
+def row_cells(row: VerifyRow) -> tuple[str, ...]:
+    return (row.calculator, row.ref, row.output, row.printed + (" (derived)" if row.derived else ""),
+            row.book_text, row.computed_text, row.tolerance_text, "✓" if row.ok else "✗")
+
+
+class VerifyTableModel(QtCore.QAbstractTableModel):
+    """The verify rows as a table; `set_rows` replaces them in one reset."""
+
     def __init__(self, parent=None):
         super().__init__(parent)
         self.rows: list[VerifyRow] = []
+        self._cells: list[tuple[str, ...]] = []
+        self._haystacks: list[str] = []
+        self._ok = QtGui.QColor(COLORS["tool"])
+        self._bad = QtGui.QColor(COLORS["backlog"])
+
+    def set_rows(self, rows: Sequence[VerifyRow]) -> None:
+        self.beginResetModel()
+        self.rows = list(rows)
+        self._cells = [row_cells(r) for r in self.rows]
+        self._haystacks = [f"{r.calculator} {r.output} {r.ref} {r.printed}" for r in self.rows]
+        self.endResetModel()
+
+    def rowCount(self, parent=QtCore.QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent=QtCore.QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def cell(self, row: int, column: int) -> str:
+        return self._cells[row][column]
+
+    def data(self, index: QtCore.QModelIndex, role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        r, c = index.row(), index.column()
+        if role == QtCore.Qt.ItemDataRole.DisplayRole:
+            return self._cells[r][c]
+        if role == QtCore.Qt.ItemDataRole.TextAlignmentRole and c in RIGHT:
+            return int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
+        if role == QtCore.Qt.ItemDataRole.ForegroundRole and c == MARK:
+            return self._ok if self.rows[r].ok else self._bad
+        if role == QtCore.Qt.ItemDataRole.ToolTipRole:
+            text = self._cells[r][c] if c not in RIGHT and c != MARK else ""
+            return "\n".join(t for t in (text, DERIVED_TIP if self.rows[r].derived else "") if t) or None
+        if role == HAYSTACK_ROLE:
+            return self._haystacks[r]
+        if role == SORT_ROLE:
+            return self._sort_key(r, c)
+        return None
+
+    def _sort_key(self, r: int, c: int) -> Any:
+        row = self.rows[r]
+        value = row.book_value if c == 4 else row.computed if c == 5 else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        return self._cells[r][c]
+
+    def headerData(self, section: int, orientation, role=QtCore.Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+        if role == QtCore.Qt.ItemDataRole.DisplayRole and orientation == QtCore.Qt.Orientation.Horizontal:
+            return COLUMNS[section]
+        return None
+
+
+class VerifyFilterModel(QtCore.QSortFilterProxyModel):
+    """Rows whose calculator, output, book ref or printed figure contain the filter text."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setFilterRole(HAYSTACK_ROLE)
+        self.setFilterKeyColumn(0)
+        self.setFilterCaseSensitivity(QtCore.Qt.CaseSensitivity.CaseInsensitive)
+        self.setSortRole(SORT_ROLE)
+
+    def set_text(self, text: str) -> None:
+        self.setFilterFixedString(text.strip())
+
+
+class VerifyPanel(QtWidgets.QWidget):
+    rows_changed = QtCore.Signal()  # a run's rows are in the table
+
+    def __init__(self, state: VerifyState | None = None, parent=None):
+        super().__init__(parent)
+        self.state = state or VerifyState()
+        self.model = VerifyTableModel(self)
+        self.proxy = VerifyFilterModel(self)
+        self.proxy.setSourceModel(self.model)
+        self._sized = False
         self._build_ui()
         self._connect()
+        self._on_state_changed("view.filter", self.state.view("filter"))
+        self._on_state_changed("view.sort_column", None)
         self.refresh()
+
+    @property
+    def rows(self) -> list[VerifyRow]:
+        return self.model.rows
 
     def _build_ui(self) -> None:
         layout = QtWidgets.QVBoxLayout(self)
@@ -27,62 +136,113 @@ class VerifyPanel(QtWidgets.QWidget):
         title.setProperty("role", "title")
         header.addWidget(title)
         header.addStretch(1)
+        self.busy = BusyBadge(JOB_KEY, owner=self, text="checking…")
+        header.addWidget(self.busy)
         self.filter_edit = QtWidgets.QLineEdit()
         self.filter_edit.setPlaceholderText("filter: calculator, output or figure…")
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.setMinimumWidth(280)
         header.addWidget(self.filter_edit)
         self.rerun_button = QtWidgets.QPushButton("Run again")
+        self.rerun_button.setToolTip("Compute every book figure again (on a worker; the window stays usable)")
         header.addWidget(self.rerun_button)
         layout.addLayout(header)
-        self.summary = QtWidgets.QLabel()
+        self.summary = QtWidgets.QLabel("Checking every figure of the book…")
         self.summary.setProperty("role", "caption")
         layout.addWidget(self.summary)
-        self.table = QtWidgets.QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table = QtWidgets.QTableView()
+        self.table.setModel(self.proxy)
         self.table.verticalHeader().setVisible(False)
+        rows = self.table.verticalHeader()
+        rows.setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Fixed)
+        rows.setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setAlternatingRowColors(True)
-        self.table.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
-        self.table.horizontalHeader().setSectionResizeMode(3, QtWidgets.QHeaderView.ResizeMode.Stretch)
+        self.table.setWordWrap(False)
+        columns = self.table.horizontalHeader()
+        columns.setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Interactive)
+        columns.setSectionResizeMode(STRETCH, QtWidgets.QHeaderView.ResizeMode.Stretch)
+        columns.setSortIndicator(-1, QtCore.Qt.SortOrder.AscendingOrder)
+        columns.setSortIndicatorShown(True)
+        columns.setSectionsClickable(True)
         layout.addWidget(self.table, 1)
 
     def _connect(self) -> None:
-        self.filter_edit.textChanged.connect(self._apply_filter)
+        self.filter_edit.textChanged.connect(lambda text: self.state.set_view("filter", text))
+        self.table.horizontalHeader().sortIndicatorChanged.connect(self._on_sort_clicked)
         self.rerun_button.clicked.connect(self.refresh)
+        self.state.changed.connect(self._on_state_changed)
 
+    # ---- model -> widgets -----------------------------------------------------
+    def _on_state_changed(self, path: str, _value: Any) -> None:
+        if path == "view.filter":
+            text = self.state.view("filter")
+            if self.filter_edit.text() != text:
+                blocker = QtCore.QSignalBlocker(self.filter_edit)
+                self.filter_edit.setText(text)
+                del blocker
+            self.proxy.set_text(text)
+        elif path in ("view.sort_column", "view.sort_descending"):
+            column = self.state.view("sort_column")
+            descending = column >= 0 and self.state.view("sort_descending")  # -1: the book's order
+            order = QtCore.Qt.SortOrder.DescendingOrder if descending else QtCore.Qt.SortOrder.AscendingOrder
+            header = self.table.horizontalHeader()
+            blocker = QtCore.QSignalBlocker(header)
+            header.setSortIndicator(column, order)
+            del blocker
+            self.proxy.sort(column, order)
+
+    def _on_sort_clicked(self, column: int, order: QtCore.Qt.SortOrder) -> None:
+        # A third click on the sorted column goes back to the book's order.
+        if (column == self.state.view("sort_column") and self.state.view("sort_descending")
+                and order == QtCore.Qt.SortOrder.AscendingOrder):
+            column = -1
+        self.state.set_view("sort_descending", column >= 0 and order == QtCore.Qt.SortOrder.DescendingOrder)
+        self.state.set_view("sort_column", column)
+        self._on_state_changed("view.sort_column", None)
+
+    # ---- work -------------------------------------------------------------------
     def refresh(self) -> None:
-        self.rows = verify_all()
-        self.table.setRowCount(len(self.rows))
-        for i, row in enumerate(self.rows):
-            computed = row.computed_text
-            book_value = row.book_text
-            cells = (row.calculator, row.ref, row.output, row.printed + (" (derived)" if row.derived else ""),
-                     book_value, computed, row.tolerance_text, "✓" if row.ok else "✗")
-            for j, text in enumerate(cells):
-                item = QtWidgets.QTableWidgetItem(text)
-                if j in (4, 5, 6):
-                    item.setTextAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
-                if j == 7:
-                    item.setForeground(QtGui.QColor(COLORS["tool"] if row.ok else COLORS["backlog"]))
-                if row.derived:
-                    item.setToolTip("The book asks this but prints no number; the value follows from its own rule.")
-                self.table.setItem(i, j, item)
-        failed = sum(not r.ok for r in self.rows)
-        derived = sum(r.derived for r in self.rows)
-        calculators = len({r.calculator for r in self.rows})
+        """Compute every book figure again on the job runner; the table updates in one reset."""
+        jobs().submit(JOB_KEY, verify_all, done=self._on_rows, context=self)
+
+    def _on_rows(self, rows: list[VerifyRow]) -> None:
+        self.model.set_rows(rows)
+        if not self._sized and rows:
+            self._size_columns()
+        failed = sum(not r.ok for r in rows)
+        derived = sum(r.derived for r in rows)
+        calculators = len({r.calculator for r in rows})
         self.summary.setText(
-            f"{len(self.rows) - failed} of {len(self.rows)} figures match across {calculators} calculators"
+            f"{len(rows) - failed} of {len(rows)} figures match across {calculators} calculators"
             f" · {derived} are derived (the book asks, prints no number)"
             + (f" · <span style='color:{COLORS['backlog']}'>{failed} MISMATCH</span>" if failed else ""))
-        self._apply_filter(self.filter_edit.text())
+        self.rows_changed.emit()
 
-    def _apply_filter(self, text: str) -> None:
-        needle = text.strip().lower()
-        for i, row in enumerate(self.rows):
-            hay = f"{row.calculator} {row.output} {row.ref} {row.printed}".lower()
-            self.table.setRowHidden(i, bool(needle) and needle not in hay)
+    def _size_columns(self) -> None:
+        """Each column as wide as most of its texts (FIT_SHARE, at most MAX_COLUMN_PX), once:
+        measuring text is cheap, asking the view to fit its cells is not."""
+        metrics = self.table.fontMetrics()
+        header_metrics = self.table.horizontalHeader().fontMetrics()
+        for c, name in enumerate(COLUMNS):
+            if c == STRETCH:
+                continue
+            widths = sorted(metrics.horizontalAdvance(self.model.cell(r, c)) for r in range(self.model.rowCount()))
+            fit = widths[min(len(widths) - 1, int(FIT_SHARE * len(widths)))] if widths else 0
+            width = max(fit, header_metrics.horizontalAdvance(name) + 24) + 16
+            self.table.setColumnWidth(c, min(width, MAX_COLUMN_PX))
+        self._sized = True
+
+    # ---- queries (tests, bench) --------------------------------------------------
+    def visible_rows(self) -> list[int]:
+        """Indexes into `rows` of the rows the filter shows, in the order shown."""
+        return [self.proxy.mapToSource(self.proxy.index(i, 0)).row() for i in range(self.proxy.rowCount())]
+
+    def closeEvent(self, event):  # noqa: N802
+        jobs().cancel(JOB_KEY)
+        self.state.changed.disconnect(self._on_state_changed)
+        super().closeEvent(event)
 
 
 PANEL = PanelInfo(key="verify", title="书即验收 · Book check", section="✓", order=99.0, factory=VerifyPanel)

@@ -1,7 +1,21 @@
+import json
+import threading
+
+import pytest
 from PySide6 import QtCore
 
+from core.cancel import CancelToken
 from lab.main_window import MainWindow
 from lab.settings import Settings
+from widgets.jobs import jobs
+from widgets.panels import discover_panels
+
+# Panels still being moved onto a state model (the lead removes keys as they land).
+STATE_PENDING = {"serving", "audio"}
+
+
+def _shown(qtbot, w, key):
+    qtbot.waitUntil(lambda: w.is_built(key) and w.stack.currentWidget() is w.panel(key), timeout=30_000)
 
 
 def test_main_window_navigates_and_remembers(qtbot):
@@ -9,7 +23,7 @@ def test_main_window_navigates_and_remembers(qtbot):
     qtbot.addWidget(w)
     w.show()
     assert "request" in w.panel_keys()
-    with qtbot.waitSignal(w.panel_shown) as blocker:
+    with qtbot.waitSignal(w.panel_shown, timeout=30_000) as blocker:
         w.show_panel("request")
     assert blocker.args == ["request"]
     assert w.stack.currentWidget() is w.panel("request")
@@ -20,10 +34,46 @@ def test_main_window_navigates_and_remembers(qtbot):
 def test_navigation_list_switches_panels(qtbot):
     w = MainWindow()
     qtbot.addWidget(w)
+    w.show()
     keys = w.panel_keys()
     for row, key in enumerate(keys):
         w.nav.setCurrentRow(row)
-        assert w.stack.currentWidget() is w.panel(key)
+        _shown(qtbot, w, key)
+
+
+def test_window_shows_before_the_panel_it_reopens_on_is_built(qtbot):
+    Settings().set("last_panel", "verify")
+    w = MainWindow()
+    qtbot.addWidget(w)
+    assert w.current_key() == "verify" and not w.is_built("verify")
+    assert w.stack.currentWidget() is w.loading
+    assert "loading" in w.loading.label.text() and "Book check" in w.loading.label.text()
+    with qtbot.waitSignal(w.panel_shown, timeout=30_000) as blocker:
+        w.show()
+    assert blocker.args == ["verify"]
+    assert w.stack.currentWidget() is w.panel("verify")
+
+
+def test_a_first_visit_shows_loading_then_the_panel(qtbot):
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    _shown(qtbot, w, w.current_key())
+    key = next(k for k in w.panel_keys() if not w.is_built(k))
+    w.show_panel(key)
+    assert w.stack.currentWidget() is w.loading
+    _shown(qtbot, w, key)
+
+
+def test_the_latest_choice_wins_while_a_panel_is_loading(qtbot):
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    first, second = [k for k in w.panel_keys() if not w.is_built(k) and k != w.current_key()][:2]
+    w.show_panel(first)
+    w.show_panel(second)
+    _shown(qtbot, w, second)
+    assert w.current_key() == second and Settings().get("last_panel") == second
 
 
 def test_about_names_library_versions(qtbot):
@@ -41,7 +91,7 @@ def test_shortcut_opens_first_panel(qtbot):
     qtbot.addWidget(w)
     w.show()
     qtbot.keyClick(w, QtCore.Qt.Key.Key_1, QtCore.Qt.KeyboardModifier.ControlModifier)
-    assert w.stack.currentWidget() is w.panel(w.panel_keys()[0])
+    _shown(qtbot, w, w.panel_keys()[0])
 
 
 def test_form_change_in_the_window_updates_outputs_and_plot(qtbot):
@@ -55,8 +105,8 @@ def test_form_change_in_the_window_updates_outputs_and_plot(qtbot):
         field.edit.setText("500")
         field.edit.editingFinished.emit()
     assert panel.anatomy_card.outputs.label("first_decode_context").text() == "1,524 tokens"
-    _, y = panel.decode_curve.getData()
-    assert y[0] == 1524
+    qtbot.waitUntil(lambda: panel.decode_curve.getData()[1] is not None
+                    and panel.decode_curve.getData()[1][0] == 1524, timeout=30_000)
 
 
 def test_presentation_mode_hides_navigation(qtbot):
@@ -74,6 +124,7 @@ def test_space_plays_the_figure_on_screen(qtbot):
     qtbot.addWidget(w)
     w.show()
     w.show_panel("request")
+    _shown(qtbot, w, "request")
     player = w.panel("request").step_player
     w.activateWindow()
     qtbot.waitUntil(w.isActiveWindow)  # shortcuts go to the active window
@@ -83,3 +134,70 @@ def test_space_plays_the_figure_on_screen(qtbot):
     assert blocker.args == [True]
     w.toggle_playback()
     assert not player.is_playing()
+
+
+def _gate():
+    """A job that runs until released or cancelled (an event the test sets; no sleeping)."""
+    release = threading.Event()
+
+    def work(cancel: CancelToken):
+        while not release.wait(0.01):
+            cancel.check()
+        return "result"
+
+    return release, work
+
+
+def test_status_bar_shows_running_jobs_and_cancels_them(qtbot):
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    release, work = _gate()
+    got = []
+    jobs().submit("test.status", work, done=got.append)
+    qtbot.waitUntil(lambda: w.job_status.isVisible(), timeout=30_000)
+    assert "computing: test.status" in w.job_status.label.text()
+    assert w.cursor().shape() == QtCore.Qt.CursorShape.BusyCursor
+    w.job_status.cancel_button.click()
+    assert not jobs().busy("test.status")
+    qtbot.waitUntil(lambda: not w.job_status.isVisible(), timeout=30_000)
+    assert w.cursor().shape() != QtCore.Qt.CursorShape.BusyCursor
+    release.set()
+    assert jobs().wait_idle() and got == []
+
+
+def test_closing_with_a_job_running_completes_and_drops_the_result(qtbot):
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    _shown(qtbot, w, w.current_key())
+    release, work = _gate()
+    got = []
+    jobs().submit("test.close", work, done=got.append)
+    panel = w.panel(w.current_key())
+    closed, close = [], panel.close
+    panel.close = lambda: closed.append(1) or close()
+    assert w.close()
+    assert not w.isVisible() and not jobs().busy("test.close") and closed == [1]
+    release.set()  # whatever the job does now, its result must not arrive
+    assert jobs().wait_idle()
+    QtCore.QCoreApplication.processEvents()
+    assert got == []
+
+
+@pytest.mark.parametrize("key", [
+    pytest.param(p.key, marks=pytest.mark.xfail(p.key in STATE_PENDING, reason="panel not on a state model yet",
+                                                 strict=False))
+    for p in discover_panels()])
+def test_every_panel_exposes_its_state_as_json(qtbot, key):
+    info = {p.key: p for p in discover_panels()}[key]
+    widget = info.factory()
+    qtbot.addWidget(widget)
+    state = widget.state
+    data = json.loads(json.dumps(state.to_json()))  # plain JSON
+    fresh = type(state)()
+    fresh.load_json(data)
+    assert fresh.to_json() == state.to_json()
+    state.load_json(data)  # a panel takes its own saved state back
+    assert state.to_json() == data
+    assert jobs().wait_idle()
