@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from core import rl, train_step, training
+from core.registry import ParamError
 from core.training_state import TrainingState
 from core.units import GB
 from widgets.panels import discover_panels
@@ -185,3 +186,139 @@ def test_book_view_draws_four_layers_and_micro_batches_halve_the_peak(panel, qtb
     assert total.max() == pytest.approx(whole / 2)
     assert not panel.step.view.capacity_line.isVisible()
     assert not panel.step.cards_slider.isEnabled()
+
+
+# ---- the panel is a view of its state model ----------------------------------------
+
+
+def test_model_edits_redraw_the_panel(panel, qtbot):
+    """A card value or a view option set on the model shows in the widgets and plots."""
+    with _drawn(qtbot, panel, "step"):
+        panel.state.card("step").update({"micro_batches": 4})
+    assert panel.step.view.forward_count() == 36 * 4
+    assert panel.step.micro_value.text() == "a = 4"
+    assert panel.step.card.form.field("micro_batches").raw() == "4"
+    panel.state.card("flops").update({"recompute": True})
+    assert _bars(panel.flops.bars["item_recompute"], "height")[0] > 0
+    panel.state.set_view("tab", "rl")
+    assert panel.tabs.currentIndex() == 2
+    with _drawn(qtbot, panel, "step"):
+        panel.state.set_view("step_view", "illustrative")
+    assert panel.step.step_mode.currentData() == "illustrative"
+    assert panel.step.view.forward_count() == 4 * 4
+
+
+def test_widget_edits_go_to_the_model(panel, qtbot):
+    field = panel.step.card.form.field("micro_batches")
+    with _drawn(qtbot, panel, "step"):
+        field.edit.setText("2")
+        field.edit.editingFinished.emit()
+    assert panel.state.card("step").inputs["micro_batches"] == 2
+    panel.tabs.setCurrentIndex(1)
+    assert panel.state.view("tab") == "flops"
+    with _drawn(qtbot, panel, "step"):
+        panel.step.step_mode.setCurrentIndex(panel.step.step_mode.findData("illustrative"))
+    assert panel.state.view("step_view") == "illustrative"
+    panel.step.player.seek(1.5)
+    assert panel.state.player("step") == pytest.approx(1.5)
+    panel.advantage.reward_buttons[0].click()
+    assert panel.state.card("advantage").inputs["rewards"] == (0.0, 0.0, 1.0, 1.0)
+
+
+def test_player_position_lives_in_the_model(panel, qtbot):
+    panel.step.player.seek(0)
+    panel.step.player.set_speed(4.0)
+    panel.step.player.play()
+    qtbot.waitUntil(lambda: panel.state.player("step") > 0.5, timeout=10_000)
+    panel.step.player.pause()
+    assert panel.state.player("step") == pytest.approx(panel.step.player.position)
+    panel.state.set_player("step", 2.0)  # e.g. a scene being restored
+    assert panel.step.player.position == pytest.approx(2.0)
+    assert panel.step.view.schedule_cursor.value() == pytest.approx(2.0)
+
+
+def _picture(p):
+    """What a panel shows, as plain data."""
+    return {
+        "tab": p.tabs.currentIndex(),
+        "micro": p.step.micro_slider.value(),
+        "forward": p.step.view.forward_count(),
+        "activations": p.step.view.kind_curves["activations"].getData()[1].tolist(),
+        "cursor": p.step.view.schedule_cursor.value(),
+        "pipeline_cursor": p.pipeline.view.cursors["asynchronous"].value(),
+        "recompute": _bars(p.flops.bars["item_recompute"], "height").tolist(),
+        "split": p.packing.split_slider.value(),
+        "advantages": _bars(p.advantage.advantage_bars, "height").tolist(),
+        "rewards": [b.text() for b in p.advantage.reward_buttons if not b.isHidden()],
+    }
+
+
+def test_state_json_round_trip_restores_the_panel(panel, qtbot):
+    state = panel.state
+    with _drawn(qtbot, panel, "step"):
+        state.card("step").update({"micro_batches": 2})
+    state.card("flops").update({"recompute": True})
+    state.card("packing").update({"doc_lengths": (6144.0, 2048.0)})
+    state.card("advantage").update({"rewards": (1.0, 1.0, 0.0, 1.0)})
+    with _drawn(qtbot, panel, "pipeline"):
+        state.card("pipeline").update({"batches": 4})
+    state.set_view("tab", "flops")
+    state.set_player("step", 3.25)
+    state.set_player("pipeline", 10.0)
+    saved = json.loads(json.dumps(state.to_json()))
+    expected = _picture(panel)
+
+    restored = TrainingState()
+    restored.load_json(saved)
+    other = TrainingPanel(state=restored)
+    qtbot.addWidget(other)
+    other.resize(1400, 900)
+    other.show()
+    qtbot.waitUntil(other.is_ready, timeout=30_000)
+    assert other.state.to_json() == saved
+    assert _picture(other) == expected
+    other.close()
+
+    # Loading into a live panel: the same picture again, after the back-to-defaults detour.
+    state.reset()
+    qtbot.waitUntil(panel.is_ready, timeout=30_000)
+    assert _picture(panel) != expected
+    state.load_json(saved)
+    qtbot.waitUntil(lambda: panel.is_ready() and panel.step.view.forward_count() == 36 * 2, timeout=30_000)
+    assert _picture(panel) == expected
+
+
+def test_bad_state_changes_nothing(panel):
+    before = panel.state.to_json()
+    with pytest.raises(ParamError, match="view.tab"):
+        panel.state.load_json({**before, "cards": {"step": {"micro_batches": 2}}, "view": {"tab": "nope"}})
+    assert panel.state.to_json() == before
+    assert panel.step.micro_slider.value() == 0
+
+
+def test_first_figures_come_from_the_job_runner(qtbot):
+    seen = []
+    jobs().busy_changed.connect(lambda key, busy: seen.append((key, busy)))
+    w = TrainingPanel()
+    qtbot.addWidget(w)
+    w.show()
+    assert not w.step.built  # only the frame so far: sections come on later turns of the event loop
+    qtbot.waitUntil(lambda: w.step.built and w.step.view.figure is not None, timeout=30_000)
+    assert (w.step.job_key, True) in seen
+    assert w.step.view.forward_count() == 36
+    qtbot.waitUntil(w.is_ready, timeout=30_000)
+    assert (w.pipeline.job_key, True) in seen
+    assert w.pipeline.view.figure is not None
+    w.close()
+
+
+def test_play_button_still_plays(panel, qtbot):
+    with _drawn(qtbot, panel, "step"):
+        panel.state.card("step").update({"micro_batches": 8})
+    panel.step.player.seek(0)
+    panel.step.player.set_speed(4.0)
+    panel.step.player.play_button.click()
+    qtbot.waitUntil(lambda: panel.step.view.alive_bars.count() > 0, timeout=10_000)
+    qtbot.waitUntil(lambda: not panel.step.player.is_playing(), timeout=30_000)
+    assert panel.step.player.position == pytest.approx(panel.step.view.figure.duration_s)
+    assert panel.step.view.memory_future.getRegion()[0] == pytest.approx(panel.step.view.figure.duration_s)

@@ -197,3 +197,47 @@ class Section:
 
     def close(self) -> None:
         pass
+
+
+class PlayedSection(Section):
+    """A section whose figure plays (▶): its player mirrors the state's player position.
+
+    Subclasses set player_name, job_key and, once built, `player` and `view` (with
+    set_time). A position set from outside (a restored scene) is absolute and also holds
+    for the figure still being computed; a changed setting keeps the playback at the same
+    point of the new figure."""
+
+    player_name = ""
+    job_key = ""
+
+    def __init__(self, panel):
+        super().__init__(panel)
+        self._duration: float | None = None  # of the figure on screen
+        self._pending_position: float | None = None
+
+    def follow_position(self) -> None:
+        """state -> player and view."""
+        t = self.state.player(self.player_name)
+        if abs(self.player.position - t) <= 1e-12:
+            self.view.set_time(t)  # the player's own tick
+            return
+        from widgets.jobs import jobs
+
+        if self._duration is None or t > self.player.duration or jobs().busy(self.job_key):
+            self._pending_position = t
+        if self._duration is not None and t <= self.player.duration:
+            self.player.seek(t)
+            self.view.set_time(self.player.position)
+
+    def start_position(self, duration: float) -> float:
+        """Where the playback stands when a new figure of `duration` arrives."""
+        position = self.state.player(self.player_name)
+        if self._pending_position is not None:
+            position, self._pending_position = self._pending_position, None
+        elif self._duration is None:  # the first figure: all of it, unless a position was set
+            position = position if position > 0 else duration
+        else:
+            fraction = position / self._duration if self._duration else 0.0
+            position = duration if fraction == 0.0 and not self.player.is_playing() else fraction * duration
+        self._duration = duration
+        return min(position, duration)

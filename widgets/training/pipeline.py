@@ -13,7 +13,7 @@ from widgets.page import column, plot_text
 from widgets.plot_card import PlotCard
 from widgets.theme import brush, color, pen
 from widgets.timeline_player import TimelinePlayer
-from widgets.training.kit import PlotLabels, Section, caption
+from widgets.training.kit import PlayedSection, PlotLabels, caption
 
 ROLE_COLORS = {"rollout": "decode", "reward": "tool", "reference": "prefill", "update": "state", "sync": "accent"}
 TITLES = {"synchronous": "同步 synchronous · 等新权重就绪再生成",
@@ -90,15 +90,14 @@ class PipelineView(QtWidgets.QWidget):
             self.status[mode].setPos(view[0][1], view[1][1])
 
 
-class PipelineSection(Section):
+class PipelineSection(PlayedSection):
     paths = ("cards.pipeline", "player.pipeline")
+    player_name = "pipeline"
 
     def __init__(self, panel, layout: QtWidgets.QVBoxLayout):
         super().__init__(panel)
         self._layout = layout
         self.job_key = f"training.pipeline.{id(panel)}"
-        self._duration: float | None = None
-        self._pending_position: float | None = None
 
     def build(self):
         top = QtWidgets.QHBoxLayout()
@@ -131,13 +130,7 @@ class PipelineSection(Section):
 
     def on_changed(self, path: str) -> None:
         if path == "player.pipeline":
-            t = self.state.player("pipeline")
-            if abs(self.player.position - t) <= 1e-12:
-                self.view.set_time(t)
-            elif self._duration is None or t > self.player.duration:
-                self._pending_position = t
-            else:
-                self.player.seek(t)
+            self.follow_position()
         else:
             self.refresh()
 
@@ -147,17 +140,9 @@ class PipelineSection(Section):
 
     def _show_figure(self, fig: PipelineFigure) -> None:
         self.view.show_figure(fig)
-        position = self.state.player("pipeline")
-        if self._pending_position is not None:
-            position, self._pending_position = self._pending_position, None
-        elif self._duration is None:
-            position = position if position > 0 else fig.end_s
-        else:
-            fraction = position / self._duration if self._duration else 0.0
-            position = fig.end_s if fraction == 0.0 and not self.player.is_playing() else fraction * fig.end_s
-        self._duration = fig.end_s
+        position = self.start_position(fig.end_s)
         self.player.set_duration(fig.end_s)
-        self.player.seek(min(position, fig.end_s))
+        self.player.seek(position)
         self.view.set_time(self.player.position)
         self.panel.figure_drawn.emit("pipeline")
 

@@ -13,7 +13,7 @@ from widgets.page import column
 from widgets.plot_card import PlotCard
 from widgets.theme import COLORS, brush, pen
 from widgets.timeline_player import TimelinePlayer
-from widgets.training.kit import CachedLayer, FastBars, Readout, Section, caption
+from widgets.training.kit import CachedLayer, FastBars, PlayedSection, Readout, Section, caption
 from widgets.training.memory import MemoryView, readout_html
 
 
@@ -105,10 +105,11 @@ class StepView(QtWidgets.QWidget):
         self.readout.setText(readout_html(frame))
 
 
-class StepSection(Section):
+class StepSection(PlayedSection):
     """Sliders, the verdict and the train.step card on the left; the step played on the right."""
 
     paths = ("cards.step", "view.step_view", "player.step")
+    player_name = "step"
 
     def __init__(self, panel, layout: QtWidgets.QVBoxLayout):
         super().__init__(panel)
@@ -116,8 +117,6 @@ class StepSection(Section):
         self.card_model = self.state.card("step")
         self.job_key = f"training.step.{id(panel)}"
         self._divisors: list[int] = []
-        self._duration: float | None = None  # of the figure on screen
-        self._pending_position: float | None = None  # set from outside before its figure came
 
     def build(self):
         self.holder = QtWidgets.QWidget()
@@ -184,7 +183,7 @@ class StepSection(Section):
     # ---- state -> widgets -----------------------------------------------------------
     def on_changed(self, path: str) -> None:
         if path == "player.step":
-            self._on_position(self.state.player("step"))
+            self.follow_position()
         else:
             self.refresh()
 
@@ -217,30 +216,14 @@ class StepSection(Section):
 
     def _show_figure(self, fig: StepFigure) -> None:
         self.view.show_figure(fig)
-        position = self.state.player("step")
-        if self._pending_position is not None:  # restored from a saved state
-            position, self._pending_position = min(self._pending_position, fig.duration_s), None
-        elif self._duration is None:  # the first figure: the whole step, unless a position was set
-            position = position if position > 0 else fig.duration_s
-        else:  # a changed setting keeps the playback at the same point of the step
-            fraction = position / self._duration if self._duration else 0.0
-            position = fig.duration_s if fraction == 0.0 and not self.player.is_playing() else fraction * fig.duration_s
-        self._duration = fig.duration_s
+        position = self.start_position(fig.duration_s)
         self.player.set_duration(fig.duration_s)
-        self.player.seek(min(position, fig.duration_s))
+        self.player.seek(position)
         self.view.set_time(self.player.position)
         ok = {True: COLORS["tool"], False: COLORS["backlog"]}.get(fig.verdict_fits)
         head = (f"<span style='color:{ok}; font-weight:600'>{fig.verdict_head}</span>" if ok else fig.verdict_head)
         self.verdict.setText(head + fig.verdict_body)
         self.panel.figure_drawn.emit("step")
-
-    def _on_position(self, t: float) -> None:
-        if abs(self.player.position - t) <= 1e-12:
-            self.view.set_time(t)  # the player's own tick
-        elif self._duration is None or t > self.player.duration:
-            self._pending_position = t  # for a figure still to come
-        else:
-            self.player.seek(t)
 
     # ---- widgets -> state -----------------------------------------------------------
     def _on_micro_slider(self, index: int) -> None:
