@@ -41,6 +41,9 @@ class Param:
 
     kind: 'float', 'int', 'floats' (comma list), 'choice' or 'bool'.
     Bounds are inclusive unless min_exclusive is set (a rate that divides must be > 0).
+    Text takes the suffixes that fit `unit` (core.units.parse_number): a time in the unit's
+    own time ('20ms' and '0.02s' are 20 for a unit of 'ms'), sizes for bytes, k/M/G/T/P
+    for counts; a scalar with a comma is refused.
     """
 
     name: str

@@ -395,10 +395,10 @@ def cmd_snapshot(panel: str | None, out: str | None, size: str, list_only: bool)
 
 
 def cmd_simulate(kind: str, values: dict[str, str], out: str | None, as_json: bool) -> int:
-    from lab.simulate import report_text, simulate_serving
+    from lab.simulate import simulate
 
-    report = simulate_serving(values, out)  # KINDS has one simulation so far; the parser checked kind
-    print(json.dumps(report, ensure_ascii=False) if as_json else report_text(report))
+    report, text = simulate(kind, values, out)
+    print(json.dumps(report, ensure_ascii=False) if as_json else text)
     return EXIT_OK
 
 

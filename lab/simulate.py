@@ -46,6 +46,12 @@ def _seeds_param():
                  kind="floats", max_items=1000)
 
 
+def simulate(kind: str, raw: dict[str, str], out: str | None = None) -> tuple[dict, str]:
+    """Run simulation `kind` (a key of KINDS) on text parameters: (report, its text)."""
+    report = {"serving": simulate_serving}[kind](raw, out)
+    return report, report_text(report)
+
+
 def simulate_serving(raw: dict[str, str], out: str | None = None) -> dict:
     """Run the replay for text parameters; returns the summary dict (what --json prints)."""
     from core.registry import ParamError, get
