@@ -29,7 +29,7 @@ class StepView(QtWidgets.QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(6)
         self.schedule_plot = PlotCard("图 3-20 · 前向逐层向上,反向逐层向下;激活从前向完成留到反向用完",
-                                      "blue forward ▲, orange backward ▼ (2×), teal: activation alive, green: update",
+                                      "▲ forward, ▼ backward (2×); teal: alive",
                                       illustrative=True)
         p = self.schedule_plot.plot
         p.setLabel("left", "layer")
@@ -117,6 +117,7 @@ class StepSection(PlayedSection):
         self.card_model = self.state.card("step")
         self.job_key = f"training.step.{id(panel)}"
         self._divisors: list[int] = []
+        self._submitted = None  # (result, view) whose figure was asked for last
 
     def build(self):
         self.holder = QtWidgets.QWidget()
@@ -184,6 +185,9 @@ class StepSection(PlayedSection):
     def on_changed(self, path: str) -> None:
         if path == "player.step":
             self.follow_position()
+        elif path == "cards.step" and self._submitted is not None and self._submitted[0] is self.card_model.result \
+                and self._submitted[1] == self.state.view("step_view"):
+            self._sync_controls(dict(self.card_model.inputs), self.state.view("step_view"))  # only errors moved
         else:
             self.refresh()
 
@@ -196,6 +200,7 @@ class StepSection(PlayedSection):
         if model.result is None:
             return
         inputs = model.result_inputs if model.result_inputs is not None else model.inputs
+        self._submitted = (model.result, view)
         jobs().submit(self.job_key, figures.step_figure, inputs, model.result, view,
                       done=self._show_figure, context=self.view)
 
