@@ -43,14 +43,16 @@ def critical_path(model_before_s: float, tool_a_s: float, tool_b_s: float, model
 
 
 def amdahl(total_s: float, part_fraction: float, speedup: float) -> dict:
+    # Shares of the total first, then seconds: a tiny total never divides by its own
+    # rounding (total − part + part/s can round to 0 when the part is the whole task).
+    remaining = (1 - part_fraction) + part_fraction / speedup  # new total / old total
     part = total_s * part_fraction
-    new_total = total_s - part + part / speedup
     return {
         "part_s": part,
         "rest_s": total_s - part,
-        "new_total_s": new_total,
-        "saved_fraction": 1 - new_total / total_s,
-        "overall_speedup": total_s / new_total,
+        "new_total_s": total_s * remaining,
+        "saved_fraction": part_fraction * (1 - 1 / speedup),
+        "overall_speedup": 1 / remaining,
         "speedup_limit": 1 / (1 - part_fraction) if part_fraction < 1 else None,
     }
 

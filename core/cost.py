@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from core.registry import BookRef, BookValue, Calculator, Output, Param, ParamError
 
+# cost.compare divides costs by success rates and one method's cost per success by the
+# other's: with both at least these floors every output stays finite over the whole range.
+MIN_COST = 1e-9
+MIN_SUCCESS_RATE = 1e-9
+
 
 def success(total_cost: float, successes: int, attempts: int) -> dict:
     failures = attempts - successes
@@ -26,7 +31,7 @@ def compare(c1: float, p1: float, c2: float, p2: float) -> dict:
     return {
         "cost_per_success_1": per_success_1,
         "cost_per_success_2": per_success_2,
-        "ratio_2_to_1": per_success_2 / per_success_1,
+        "ratio_2_to_1": (c2 / c1) * (p1 / p2),
         # Method 2 is no dearer once p2/p1 >= c2/c1.
         "break_even_p2": p1 * c2 / c1,
     }
@@ -59,10 +64,10 @@ COMPARE = Calculator(
     title="多花计算换正确率,值不值 · compare two methods",
     ref=BookRef("3.2.2", "练习 3-3"),
     params=(
-        Param("c1", "cost", 1.0, "method 1: cost per attempt (练习 3-3: 1 unit)", 0, 1e15, min_exclusive=True),
-        Param("p1", "", 0.5, "method 1: success rate (练习 3-3: 50%)", 0, 1, min_exclusive=True),
-        Param("c2", "cost", 2.0, "method 2: cost per attempt (练习 3-3: 2 units)", 0, 1e15, min_exclusive=True),
-        Param("p2", "", 0.8, "method 2: success rate (练习 3-3: 80%)", 0, 1, min_exclusive=True),
+        Param("c1", "cost", 1.0, "method 1: cost per attempt (练习 3-3: 1 unit)", MIN_COST, 1e15),
+        Param("p1", "", 0.5, "method 1: success rate (练习 3-3: 50%)", MIN_SUCCESS_RATE, 1),
+        Param("c2", "cost", 2.0, "method 2: cost per attempt (练习 3-3: 2 units)", MIN_COST, 1e15),
+        Param("p2", "", 0.8, "method 2: success rate (练习 3-3: 80%)", MIN_SUCCESS_RATE, 1),
     ),
     outputs=(
         Output("cost_per_success_1", "cost", "", "c1 / p1"),

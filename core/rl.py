@@ -54,7 +54,14 @@ def cycle(model: str, prompt_tokens: int, output_tokens: int, n_keep: int, keep_
     }
 
 
+MAX_GENERATE = 10_000_000  # the most answers one cycle generates (n_generate's own maximum)
+
+
 def _check_cycle(values: dict) -> None:
+    if values["n_generate"] == 0 and values["n_keep"] / values["keep_ratio"] > MAX_GENERATE:
+        lowest = values["n_keep"] / MAX_GENERATE
+        raise ParamError("keep_ratio", f"got {values['keep_ratio']:g}; valid: [{lowest:.3g}, 1] with n_keep = "
+                         f"{values['n_keep']:,} (n_keep / keep_ratio <= {MAX_GENERATE:,} answers generated)")
     if 0 < values["n_generate"] < values["n_keep"]:
         raise ParamError("n_generate", f"got {values['n_generate']}; valid: 0 (from the keep ratio) or >= n_keep ({values['n_keep']})")
 
@@ -73,7 +80,7 @@ CYCLE = Calculator(
         _MODEL, _P, _G, _KEEP,
         Param("keep_ratio", "", 1.0, "a: share of generated samples kept (n_generate ≈ n_keep / a)", 0, 1,
               min_exclusive=True, label="a"),
-        Param("n_generate", "samples", 0, "samples generated; 0 = from the keep ratio", 0, 1e7, kind="int"),
+        Param("n_generate", "samples", 0, "samples generated; 0 = from the keep ratio", 0, MAX_GENERATE, kind="int"),
     ),
     outputs=(
         Output("n_generate", "samples", "answers generated", "⌈n_keep / a⌉"),
@@ -227,9 +234,9 @@ def pipeline_schedule(mode: str, batches: int, rollout_s: float, reward_s: float
         version[k] = k
         if mode == "asynchronous":
             # Use the newest synced weights at the moment generation starts.
+            # Syncs end in batch order, so those done by t0 are the first ones.
             t0 = max(prev_roll, ready)
-            synced = [j for j in range(k) if end["sync"][j] <= t0]
-            version[k] = (synced[-1] + 1) if synced else 0
+            version[k] = int(np.searchsorted(end["sync"][:k], t0, side="right"))
         start["rollout"][k] = max(prev_roll, ready)
         end["rollout"][k] = start["rollout"][k] + dur["rollout"]
         for role in ("reward", "reference"):
@@ -397,10 +404,16 @@ LOSS_MEAN = Calculator(
 CALCULATORS = (CYCLE, MARGINAL, PIPELINE, ADVANTAGE, LOSS_MEAN)
 
 
-def cycle_curve(model: str, prompt_tokens: int, output_tokens: int, n_keep: int, n_max: int) -> dict:
-    """F_cycle(n) for n = n_keep .. n_max, split into generation, reference and update."""
+def cycle_curve(model: str, prompt_tokens: int, output_tokens: int, n_keep: int, n_max: int,
+                points: int = 1025) -> dict:
+    """F_cycle(n) for n = n_keep .. n_max, split into generation, reference and update.
+
+    Each part is linear in n, so at most `points` whole values of n (the ends included)
+    draw it exactly, however large n_max is.
+    """
     base = cycle(model, prompt_tokens, output_tokens, n_keep, 1.0, n_keep)
-    n = np.arange(n_keep, max(n_max, n_keep) + 1, dtype=float)
+    top = max(n_max, n_keep)
+    n = np.unique(np.linspace(n_keep, top, min(points, top - n_keep + 1)).round())
     return {
         "n_generate": n,
         "generation": n * base["gen_flops_per_answer"],

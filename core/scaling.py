@@ -19,6 +19,13 @@ N_SCALE = 1e9  # the fit's N is in billions of parameters
 D_SCALE = 1e10  # and D in tens of billions of tokens
 HOUR = 3600.0
 DAY = 86400.0
+# The fit solves 7 small least-squares problems per (alpha, beta) grid point, all points at
+# once: this many values per axis keeps one fit well under a second and its arrays small.
+MAX_GRID_POINTS = 101
+# Durations divide FLOPs by peak · MFU; a floor keeps every allowed model and call finite.
+MIN_MFU = 1e-6
+# Break-even counts divide extra training by a saving per task; the floor keeps them finite.
+MIN_SAVING_PER_TASK_GPU_S = 1e-9
 
 
 @dataclass(frozen=True)
@@ -60,41 +67,45 @@ class ScalingLaw:
         return D_SCALE * (room / self.B) ** (-1 / self.beta)
 
 
-def _nonnegative_least_squares(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
-    """Least squares with every coefficient >= 0, by trying each active set (3 columns: 8 sets)."""
-    best_coef, best_sse = np.zeros(X.shape[1]), float(np.sum(y**2))
-    for mask in itertools.product((False, True), repeat=X.shape[1]):
+def _nonnegative_least_squares(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray | float]:
+    """Least squares with every coefficient >= 0, by trying each active set (3 columns: 7 sets).
+
+    X is one problem (m, k), giving coefficients (k,) and the SSE, or a stack (G, m, k)
+    solved at once, giving (G, k) and (G,).
+    """
+    if X.ndim == 2:
+        coef, sse = _nonnegative_least_squares(X[None], y)
+        return coef[0], float(sse[0])
+    stack, columns_total = X.shape[0], X.shape[2]
+    best_coef = np.zeros((stack, columns_total))
+    best_sse = np.full(stack, float(np.sum(y**2)))
+    for mask in itertools.product((False, True), repeat=columns_total):
         columns = [i for i, on in enumerate(mask) if on]
         if not columns:
             continue
-        coef_part, *_ = np.linalg.lstsq(X[:, columns], y, rcond=None)
-        if np.any(coef_part < 0):
-            continue
-        coef = np.zeros(X.shape[1])
-        coef[columns] = coef_part
-        sse = float(np.sum((X @ coef - y) ** 2))
-        if sse < best_sse:
-            best_coef, best_sse = coef, sse
+        part = np.linalg.pinv(X[:, :, columns]) @ y  # (G, len(columns)): minimum-norm least squares
+        coef = np.zeros((stack, columns_total))
+        coef[:, columns] = part
+        sse = np.sum((np.einsum("gmk,gk->gm", X, coef) - y) ** 2, axis=1)
+        better = ~np.any(part < 0, axis=1) & (sse < best_sse)
+        best_coef[better], best_sse[better] = coef[better], sse[better]
     return best_coef, best_sse
 
 
 def fit_scaling_law(grid_min: float = 0.10, grid_max: float = 0.60, grid_step: float = 0.05) -> tuple[ScalingLaw, float]:
     """The book's procedure: alpha, beta on a grid; E, A, B >= 0 by least squares at each
-    grid point; keep the lowest SSE on the fit points."""
+    grid point; keep the lowest SSE on the fit points (the first, alpha-major, on a tie)."""
     fit = [o for o in c4_observations() if o.split == "fit"]
     n = np.array([o.parameters for o in fit]) / N_SCALE
     d = np.array([o.tokens for o in fit]) / D_SCALE
     y = np.array([o.loss for o in fit])
     grid = np.round(np.arange(grid_min, grid_max + grid_step / 2, grid_step), 10)
-    best: tuple[float, ScalingLaw] | None = None
-    for alpha in grid:
-        for beta in grid:
-            X = np.column_stack([np.ones_like(n), n**-alpha, d**-beta])
-            (E, A, B), sse = _nonnegative_least_squares(X, y)
-            if best is None or sse < best[0]:
-                best = (sse, ScalingLaw(E, A, B, float(alpha), float(beta)))
-    assert best is not None
-    return best[1], best[0]
+    alpha, beta = (g.ravel() for g in np.meshgrid(grid, grid, indexing="ij"))
+    X = np.stack([np.ones((alpha.size, n.size)), n[None, :] ** -alpha[:, None], d[None, :] ** -beta[:, None]], axis=2)
+    coef, sse = _nonnegative_least_squares(X, y)
+    best = int(np.argmin(sse))
+    E, A, B = (float(c) for c in coef[best])
+    return ScalingLaw(E, A, B, float(alpha[best]), float(beta[best])), float(sse[best])
 
 
 @lru_cache(maxsize=8)
@@ -115,9 +126,19 @@ def scaling_fit(grid_min: float, grid_max: float, grid_step: float) -> dict:
     }
 
 
+def grid_points(grid_min: float, grid_max: float, grid_step: float) -> int:
+    """Values of alpha (and of beta) the fit tries: grid_min, grid_min + step, ... <= grid_max."""
+    return len(np.arange(grid_min, grid_max + grid_step / 2, grid_step))
+
+
 def _check_grid(values: dict) -> None:
-    if values["grid_max"] < values["grid_min"]:
-        raise ParamError("grid_max", f"got {values['grid_max']:g}; valid: >= grid_min ({values['grid_min']:g})")
+    low, high, step = values["grid_min"], values["grid_max"], values["grid_step"]
+    if high < low:
+        raise ParamError("grid_max", f"got {high:g}; valid: >= grid_min ({low:g})")
+    if grid_points(low, high, step) > MAX_GRID_POINTS:
+        finest = (high - low) / (MAX_GRID_POINTS - 1)
+        raise ParamError("grid_step", f"got {step:g}; valid: >= {finest:.4g} for the grid {low:g} .. {high:g} "
+                         f"(at most {MAX_GRID_POINTS} values of alpha and of beta)")
 
 
 def optimal_allocation(alpha: float, beta: float, budget_multiplier: float) -> dict:
@@ -138,12 +159,12 @@ def train_vs_serve(target_loss: float, small_parameters: float, large_parameters
     rate = peak_flops * mfu
     d_small = law.tokens_for_loss(small_parameters, target_loss)
     d_large = law.tokens_for_loss(large_parameters, target_loss)
-    if d_small is None:
-        raise ParamError("small_parameters", f"{small_parameters:g} parameters cannot reach loss {target_loss:g} "
-                         "at any data size; valid: a larger model or a higher target_loss")
-    if d_large is None:
-        raise ParamError("large_parameters", f"{large_parameters:g} parameters cannot reach loss {target_loss:g}; "
-                         "valid: a larger model or a higher target_loss")
+    for name, n, d in (("small_parameters", small_parameters, d_small), ("large_parameters", large_parameters, d_large)):
+        if d is None:
+            # L(N, ∞) = E + A (N/1e9)^-alpha must lie below the target.
+            smallest = N_SCALE * ((target_loss - law.E) / law.A) ** (-1 / law.alpha)
+            raise ParamError(name, f"{n:g} parameters cannot reach loss {target_loss:g} at any data size; "
+                             f"valid: > {smallest:.4g} parameters for this target_loss")
     train_small = 6 * small_parameters * d_small / rate / HOUR
     train_large = 6 * large_parameters * d_large / rate / HOUR
     rows_per_call = input_tokens + output_tokens - 1
@@ -161,9 +182,20 @@ def train_vs_serve(target_loss: float, small_parameters: float, large_parameters
         "small_call_gpu_s": call_small,
         "large_call_gpu_s": call_large,
         "call_saving_gpu_s": saving,
-        "break_even_calls": delta_train * HOUR / saving if saving > 0 else None,
+        # The lines cross only if the small model costs more to train; otherwise it is
+        # cheaper from the first call and there is no break-even (None).
+        "break_even_calls": delta_train * HOUR / saving if delta_train > 0 else None,
         "small_extrapolated": float(d_small > fit_max_tokens),
     }
+
+
+def _check_train_vs_serve(values: dict) -> None:
+    target, E = values["target_loss"], book_law().E
+    if target <= E:
+        raise ParamError("target_loss", f"got {target:g}; valid: > {E:.4g} nats, the fit's irreducible loss E")
+    if values["small_parameters"] >= values["large_parameters"]:
+        raise ParamError("small_parameters", f"got {values['small_parameters']:g}; valid: < large_parameters "
+                         f"({values['large_parameters']:g}): the small model is the one with fewer parameters")
 
 
 def lifetime_choice(extra_train_gpu_h: float, saving_per_task_gpu_s: float, tasks: float) -> dict:
@@ -271,7 +303,7 @@ TRAIN_VS_SERVE = Calculator(
         Param("input_tokens", "tokens", 512, "P per call (book: 512)", 1, 1e7, kind="int"),
         Param("output_tokens", "tokens", 128, "G per call (book: 128)", 1, 1e7, kind="int"),
         Param("peak_flops", "FLOP/s", _H100.bf16_dense_flops, "GPU dense BF16 peak (H100 SXM: 989.4 T)", 1e9, 1e18),
-        Param("mfu", "", 0.40, "model FLOPs utilisation (book: 40%)", 0, 1, min_exclusive=True),
+        Param("mfu", "", 0.40, "model FLOPs utilisation (book: 40%)", MIN_MFU, 1),
     ),
     outputs=(
         Output("small_tokens", "tokens", "training tokens the small model needs", "L(N, D) = target → D"),
@@ -282,10 +314,12 @@ TRAIN_VS_SERVE = Calculator(
         Output("small_call_gpu_s", "GPU·s", "GPU time of one call to the small model", "2N[P + (G − 1)] / (peak · MFU)"),
         Output("large_call_gpu_s", "GPU·s", "", "2N[P + (G − 1)] / (peak · MFU)"),
         Output("call_saving_gpu_s", "GPU·s", "saved on every call", "Δc = 2ΔN[P + (G − 1)] / (peak · MFU)"),
-        Output("break_even_calls", "calls", "beyond this many calls the small model is cheaper", "Q* = ΔC0 / Δc"),
+        Output("break_even_calls", "calls", "beyond this many calls the small model is cheaper; absent when it "
+               "needs no extra training (cheaper from the first call)", "Q* = ΔC0 / Δc"),
         Output("small_extrapolated", "", "1 when D lies beyond the fit data (dashed)", "D > max D_fit"),
     ),
     compute=train_vs_serve,
+    check=_check_train_vs_serve,
     book=(
         BookValue("small_tokens", 298.6e9, "0.1B 需约 298.6B 训练 token", rel_tol=0.0005),
         BookValue("small_train_gpu_h", 125.7, "约 125.7 GPU 小时", rel_tol=0.0005),
@@ -301,7 +335,8 @@ LIFETIME = Calculator(
     ref=BookRef("3.6", "练习 3-10"),
     params=(
         Param("extra_train_gpu_h", "GPU·h", 100_000, "the small model's extra training (练习 3-10: 100,000 H100 h)", 0, 1e12),
-        Param("saving_per_task_gpu_s", "GPU·s", 0.72, "saved per successful task (练习 3-10: 0.72 s)", 0, 1e9, min_exclusive=True),
+        Param("saving_per_task_gpu_s", "GPU·s", 0.72, "saved per successful task (练习 3-10: 0.72 s)",
+              MIN_SAVING_PER_TASK_GPU_S, 1e9),
         Param("tasks", "tasks", 2e8, "tasks served over its life (练习 3-10: 2e8, then 1e9)", 0, 1e18),
     ),
     outputs=(

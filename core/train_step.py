@@ -20,6 +20,8 @@ from core.train_model import TRAINING_PASSES, causal_pairs, dense_model_keys, me
 
 FORWARD, BACKWARD, OPTIMIZER = 0, 1, 2
 BACKWARD_RATIO = TRAINING_PASSES - 1  # input gradient + weight gradient, each like the forward
+# Durations divide FLOPs by peak · MFU; a floor keeps every step of every allowed shape finite.
+MIN_MFU = 1e-6
 
 STATE_KINDS = ("weights", "gradients", "master", "adam", "activations")
 STATE_LABELS = {
@@ -121,12 +123,11 @@ def build_timeline(layers: int, micro_batches: int, activation_bytes_per_layer_p
 
     # Blocks in time order: per micro-batch, forwards then backwards (backward by rank).
     order_b = np.argsort(back_rank)
-    blocks_start = np.concatenate([np.concatenate([f_start[m], b_start[m, order_b]]) for m in range(a)] + [[opt_start]])
-    blocks_end = np.concatenate([np.concatenate([f_end[m], b_end[m, order_b]]) for m in range(a)] + [[opt_start + optimizer_s]])
-    blocks_layer = np.concatenate([np.concatenate([layer_idx, layer_idx[order_b]]) for _ in range(a)] + [[-1]])
-    blocks_mb = np.concatenate([np.full(2 * L, m) for m in range(a)] + [[-1]])
-    blocks_phase = np.concatenate([np.concatenate([np.full(L, FORWARD), np.full(L, BACKWARD)]) for _ in range(a)]
-                                  + [[OPTIMIZER]])
+    blocks_start = np.append(np.hstack([f_start, b_start[:, order_b]]).ravel(), opt_start)
+    blocks_end = np.append(np.hstack([f_end, b_end[:, order_b]]).ravel(), opt_start + optimizer_s)
+    blocks_layer = np.append(np.tile(np.concatenate([layer_idx, layer_idx[order_b]]), a), -1)
+    blocks_mb = np.append(np.repeat(np.arange(a), 2 * L), -1)
+    blocks_phase = np.append(np.tile(np.repeat([FORWARD, BACKWARD], L), a), OPTIMIZER)
 
     alloc = f_end.ravel()
     free = b_end.ravel()
@@ -178,8 +179,8 @@ def model_step(model: str = "qwen3-8b", sequences: int = 8, seq_len: int = 4096,
     if sequences % micro_batches:
         raise ParamError("micro_batches", f"{micro_batches} does not divide {sequences} sequences; "
                          "valid: a divisor of the sequences per step")
-    if not 0 < mfu <= 1:
-        raise ParamError("mfu", f"got {mfu:g}; valid: (0, 1]")
+    if not MIN_MFU <= mfu <= 1:
+        raise ParamError("mfu", f"got {mfu:g}; valid: [{MIN_MFU:g}, 1]")
     s = shape(model)
     hw = catalog.hardware(card)
     if cards < 1 or cards > s.parameters:
@@ -204,6 +205,19 @@ def model_step(model: str = "qwen3-8b", sequences: int = 8, seq_len: int = 4096,
 
 # --------------------------------------------------------------------------------------
 # train.activations: the calculator of 图 3-20
+
+
+# Every (layer, micro-batch) activation is laid out with its own times; beyond this many
+# the arrays (and the series returned) grow past what one calculation should hold.
+MAX_ACTIVATIONS = 250_000
+
+
+def _check_activations(values: dict) -> None:
+    layers, micro_batches = values["layers"], values["micro_batches"]
+    if layers * micro_batches > MAX_ACTIVATIONS:
+        most = max(1, MAX_ACTIVATIONS // layers)
+        raise ParamError("micro_batches", f"got {micro_batches}; valid: 1 .. {most:,} with layers = {layers:,} "
+                         f"(layers × micro_batches <= {MAX_ACTIVATIONS:,} activations laid out)")
 
 
 def activations(layers: int, micro_batches: int, activation_bytes_per_layer_per_micro_batch: float,
@@ -247,6 +261,7 @@ ACTIVATIONS = Calculator(
         Output("activation_free_s", "s", "each activation: end of its backward", kind="series"),
     ),
     compute=activations,
+    check=_check_activations,
     note="4 层、时长为示意",
     book=(
         BookValue("peak_activation_bytes", 4e9, "激活峰值只剩一个 micro-batch 的量 (4 层 × 1 个)", derived=True),
@@ -304,8 +319,8 @@ STEP = Calculator(
         Param("cards", "cards", 1, "cards the parameter state is split evenly over", 1, 1_000_000, kind="int"),
         Param("card", "", "rtx-pro-6000-blackwell", "card: memory, peak and bandwidth from the catalog",
               kind="choice", choices=memory_hardware_keys()),
-        Param("mfu", "", 0.4, "share of the dense BF16 peak the step reaches (sets durations only)", 0, 1,
-              min_exclusive=True, illustrative=True),
+        Param("mfu", "", 0.4, "share of the dense BF16 peak the step reaches (sets durations only)", MIN_MFU, 1,
+              illustrative=True),
     ),
     outputs=(
         Output("resident_state_bytes", "bytes", "weights, gradients, master weights, Adam: the whole step", "18 · ⌈N / cards⌉"),

@@ -37,3 +37,9 @@ def test_amdahl_caps_the_gain_by_the_share():
 def test_branches_share_their_prefix():
     out = agents.BRANCHES.run({"shared_prefix_tokens": 1000, "branch_tokens": "10,20", "kv_bytes_per_token": 2})
     assert out["state_bytes"] == 2 * 1030 and out["unshared_state_bytes"] == 2 * 2030
+
+
+def test_amdahl_of_a_tiny_whole_task_part_divides_by_nothing():
+    out = agents.AMDAHL.run({"total_s": 5e-324, "part_fraction": 1.0})
+    assert out["overall_speedup"] == pytest.approx(2.0) and out["saved_fraction"] == pytest.approx(0.5)
+    assert out["speedup_limit"] is None

@@ -52,8 +52,13 @@ SIGNED_OUTPUTS: dict[str, str] = {
     "rl.loss_mean.difference": "token mean minus mean of means: a signed gap",
     "scaling.fit.h1_residual": "observed minus predicted loss: a signed error",
     "scaling.fit.h2_residual": "observed minus predicted loss: a signed error",
+    "audio.buffer_compare.extra_start_delay_s": "buffer B's first playback minus A's: negative when B is the smaller buffer",
     "audio.drain.deficit_s_per_s": "play rate minus arrival rate: negative when audio arrives faster than it plays",
     "scaling.lifetime.small_model_net_gpu_h": "serving saving minus extra training: negative before break-even",
+    "scaling.train_vs_serve.extra_train_gpu_h": "small minus large model's training: negative when the small "
+                                                "model reaches the target loss with less compute",
+    "train.state.grad_saving_vs_fp32_bytes": "saved against FP32 gradients: negative for gradients wider than 4 bytes",
+    "train.step.headroom_bytes": "card memory minus the step's peak: negative when it does not fit (fits = 0)",
 }
 
 
@@ -115,6 +120,8 @@ def number_strategy(p: Param) -> st.SearchStrategy:
     low, high = _float_bounds(p)
     strategies = [edges, st.floats(low, high, allow_nan=False, allow_infinity=False),
                   _log_uniform(low, high, False)]
+    if math.ceil(low) <= min(math.floor(high), 10**15):  # whole numbers, where a float counts things
+        strategies.append(_log_uniform(max(low, 1.0), min(high, 1e15), True).map(float))
     if low < 0:
         strategies.append(_log_uniform(0.0, -low, False).map(lambda v: -v))
     return st.one_of(*strategies)
@@ -128,12 +135,17 @@ def _list_param(p: Param) -> Param:
 @st.composite
 def inputs_strategy(draw, calc: Calculator) -> dict[str, Any]:
     """One raw override per parameter. Lists of one calculator mostly share a length
-    (several of them describe the same segments), sometimes the longest allowed."""
+    (several of them describe the same segments), sometimes the longest allowed. Half the
+    sets change only some parameters and keep the others' defaults, so cross-field checks
+    (t_first >= t_arrival, lengths that sum to seq_len, ...) let more of them through."""
     lists = [p for p in calc.params if p.kind == "floats"]
     longest = max((p.max_items for p in lists), default=1)
     shared = draw(st.one_of(st.integers(1, LONGEST_DRAWN_LIST), st.just(longest))) if lists else 1
+    sparse = draw(st.booleans())
     raw: dict[str, Any] = {}
     for p in calc.params:
+        if sparse and draw(st.booleans()):
+            continue
         if p.kind == "choice":
             raw[p.name] = draw(st.sampled_from(p.choices))
         elif p.kind == "bool":
@@ -219,10 +231,19 @@ def output_problems(calc: Calculator, result: dict[str, Any]) -> list[tuple[str,
 
 
 def run_case(calc: Calculator, raw: dict[str, Any]) -> Case:
-    """Resolve and run one input set in-process; classify what happened."""
+    """Resolve and run one input set in-process; classify what happened.
+
+    Memory is the tracemalloc peak above the start when tracemalloc runs (precise, but it
+    slows allocation-heavy cases several times), else the growth of the peak resident set
+    (VmHWM, reset per case through /proc/self/clear_refs), which leaves times honest.
+    """
     case = Case(calc.name, raw)
-    tracemalloc.reset_peak()
-    base = tracemalloc.get_traced_memory()[0]
+    tracing = tracemalloc.is_tracing()
+    if tracing:
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+    else:
+        base = _reset_resident_peak()
     start = time.perf_counter()
     signal.setitimer(signal.ITIMER_REAL, WATCHDOG_S)
     try:
@@ -248,18 +269,23 @@ def run_case(calc: Calculator, raw: dict[str, Any]) -> Case:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         case.seconds = time.perf_counter() - start
-        case.peak_bytes = max(0, tracemalloc.get_traced_memory()[1] - base)
+        peak = tracemalloc.get_traced_memory()[1] if tracing else _proc_status_bytes("VmHWM:")
+        case.peak_bytes = max(0, peak - base)
     if case.kind is None and case.peak_bytes > MEMORY_LIMIT_BYTES:
         case.kind, case.detail = "memory", f"peak {case.peak_bytes / MiB:.0f} MiB"
     return case
 
 
 class Fuzzing:
-    """Context for a fuzz run: tracemalloc on, a watchdog, an address-space ceiling."""
+    """Context for a fuzz run: a watchdog, an address-space ceiling, and tracemalloc on
+    unless trace_memory is False (then memory is measured as resident-set growth)."""
+
+    def __init__(self, trace_memory: bool = True):
+        self.trace_memory = trace_memory
 
     def __enter__(self):
         self._was_tracing = tracemalloc.is_tracing()
-        if not self._was_tracing:
+        if self.trace_memory and not self._was_tracing:
             tracemalloc.start()
         self._old_handler = signal.signal(signal.SIGALRM, self._alarm)
         self._old_limit = resource.getrlimit(resource.RLIMIT_AS)
@@ -277,17 +303,28 @@ class Fuzzing:
         resource.setrlimit(resource.RLIMIT_AS, self._old_limit)
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, self._old_handler)
-        if not self._was_tracing:
+        if self.trace_memory and not self._was_tracing:
             tracemalloc.stop()
         return False
 
 
-def _address_space_bytes() -> int:
+def _proc_status_bytes(field_name: str) -> int:
     with open("/proc/self/status") as status:
         for line in status:
-            if line.startswith("VmSize:"):
+            if line.startswith(field_name):
                 return int(line.split()[1]) * 1024
     return 0
+
+
+def _address_space_bytes() -> int:
+    return _proc_status_bytes("VmSize:")
+
+
+def _reset_resident_peak() -> int:
+    """Start a new peak-RSS window (Linux: writing 5 to clear_refs resets VmHWM); the RSS now."""
+    with open("/proc/self/clear_refs", "w") as refs:
+        refs.write("5")
+    return _proc_status_bytes("VmRSS:")
 
 
 def fuzz(calc: Calculator, cases: int) -> list[Case]:

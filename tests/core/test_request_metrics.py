@@ -102,3 +102,37 @@ def test_compare_break_even():
     assert out["break_even_p2"] == pytest.approx(0.75)
     at_break_even = cost.COMPARE.run({"c2": 1.5, "p2": 0.75})
     assert at_break_even["cost_per_success_2"] == pytest.approx(at_break_even["cost_per_success_1"])
+
+
+def test_nearest_rank_guards_the_float_product():
+    # 0.28 · 25 is 7.000000000000001 in binary floating point: still rank 7.
+    assert 0.28 * 25 > 7
+    assert metrics.nearest_rank(25, 0.28) == 7
+    assert metrics.nearest_rank(1, 0.01) == 1
+
+
+def test_nearest_rank_value_on_lists_and_arrays():
+    values = [5.0, 1.0, 9.0, 3.0]
+    assert metrics.nearest_rank_value(values, 0.95) == 9.0
+    assert metrics.nearest_rank_value(np.array(values), 0.5) == 3.0
+    assert metrics.nearest_rank_value(np.arange(1, 481, dtype=float), 0.95) == 456.0
+    assert metrics.nearest_rank_value([], 0.95) is None
+
+
+@given(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=300), st.floats(0.01, 1.0))
+def test_nearest_rank_value_agrees_with_percentile(values, q):
+    assert metrics.nearest_rank_value(np.array(values), q) == metrics.percentile(values, q)["value"]
+
+
+def test_percentile_calculator_takes_latencies_not_negative_times():
+    with pytest.raises(metrics.ParamError, match="values"):
+        metrics.PERCENTILE.resolve({"values": "1,-2,3"})
+
+
+def test_cost_compare_refuses_rates_that_would_make_infinite_costs():
+    for field in ("p1", "p2", "c1", "c2"):
+        with pytest.raises(cost.ParamError, match=field):
+            cost.COMPARE.resolve({field: 1e-308})
+    lowest = cost.COMPARE.run({"p1": cost.MIN_SUCCESS_RATE, "p2": cost.MIN_SUCCESS_RATE,
+                               "c1": cost.MIN_COST, "c2": 1e15})
+    assert all(math.isfinite(v) for v in lowest.values())

@@ -107,3 +107,29 @@ def test_loss_mean_bad_input(params, field):
     with pytest.raises(ParamError) as err:
         get("rl.loss_mean").run(params)
     assert err.value.param == field
+
+
+def test_keep_ratio_range_follows_from_the_most_answers_generated():
+    calc = get("rl.cycle")
+    with pytest.raises(ParamError, match="keep_ratio") as err:
+        calc.resolve({"keep_ratio": 1e-308})
+    assert "1.6e-06" in str(err.value)
+    assert calc.run({"keep_ratio": 1.6e-6})["n_generate"] == 10_000_000
+    assert calc.run({"keep_ratio": 1e-308, "n_generate": 64})["n_generate"] == 64  # explicit count wins
+
+
+def test_async_weight_versions_are_the_syncs_done_when_generation_starts():
+    s = pipeline_schedule("asynchronous", 300, 1.0, 0.5, 2.0, 3.0, 0.7, max_staleness=3)
+    for k in range(s.batches):
+        t0 = s.start_s["rollout"][k]
+        assert s.weight_version[k] == sum(s.end_s["sync"][j] <= t0 for j in range(k))
+
+
+def test_cycle_curve_is_bounded_however_many_answers():
+    from core.rl import cycle_curve
+
+    small = cycle_curve("qwen3-8b", 1024, 256, 16, 128)
+    assert small["n_generate"].tolist() == list(range(16, 129))
+    big = cycle_curve("qwen3-8b", 1024, 256, 16, 12_500_000)
+    assert big["n_generate"].size <= 1025
+    assert big["n_generate"][0] == 16 and big["n_generate"][-1] == 12_500_000

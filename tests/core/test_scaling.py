@@ -58,3 +58,53 @@ def test_grid_max_below_min_is_refused():
     with pytest.raises(ParamError) as err:
         scaling.FIT.run({"grid_min": 0.5, "grid_max": 0.2})
     assert err.value.param == "grid_max"
+
+
+def test_fit_grid_is_bounded_by_a_range_derived_from_the_grid():
+    with pytest.raises(ParamError, match="grid_step") as err:
+        scaling.FIT.resolve({"grid_min": 0.01, "grid_max": 2.0, "grid_step": 0.005})
+    assert "0.0199" in str(err.value)
+    assert scaling.FIT.run({"grid_step": 0.005})["alpha"] == pytest.approx(0.1)  # 101 x 101 on the book's range
+
+
+def test_vectorised_fit_matches_one_problem_at_a_time():
+    fit = [o for o in scaling.c4_observations() if o.split == "fit"]
+    n = np.array([o.parameters for o in fit]) / scaling.N_SCALE
+    d = np.array([o.tokens for o in fit]) / scaling.D_SCALE
+    y = np.array([o.loss for o in fit])
+    law, sse = scaling.fit_scaling_law(0.2, 0.5, 0.1)
+    best = None
+    for alpha in (0.2, 0.3, 0.4, 0.5):
+        for beta in (0.2, 0.3, 0.4, 0.5):
+            coef, s = scaling._nonnegative_least_squares(np.column_stack([np.ones_like(n), n**-alpha, d**-beta]), y)
+            if best is None or s < best[0]:
+                best = (s, alpha, beta, coef)
+    assert (law.alpha, law.beta) == (best[1], best[2])
+    assert sse == pytest.approx(best[0], rel=1e-9)
+    assert [law.E, law.A, law.B] == pytest.approx(list(best[3]), rel=1e-9)
+
+
+def test_no_break_even_when_the_small_model_trains_for_less():
+    out = scaling.TRAIN_VS_SERVE.run({"target_loss": 9.1})
+    assert out["extra_train_gpu_h"] < 0 and out["call_saving_gpu_s"] > 0
+    assert out["break_even_calls"] is None
+
+
+def test_train_vs_serve_refuses_what_has_no_meaning():
+    with pytest.raises(ParamError, match="small_parameters"):
+        scaling.TRAIN_VS_SERVE.resolve({"small_parameters": 6e8})  # not smaller than the large one
+    with pytest.raises(ParamError, match="target_loss"):
+        scaling.TRAIN_VS_SERVE.resolve({"target_loss": 1.0})  # below the irreducible loss
+    with pytest.raises(ParamError, match="small_parameters") as err:
+        scaling.TRAIN_VS_SERVE.run({"small_parameters": 1e6})
+    assert "valid: > 4.98" in str(err.value)
+    for field in ("mfu",):
+        with pytest.raises(ParamError, match=field):
+            scaling.TRAIN_VS_SERVE.resolve({field: 1e-308})
+
+
+def test_lifetime_refuses_a_saving_that_makes_break_even_infinite():
+    with pytest.raises(ParamError, match="saving_per_task_gpu_s"):
+        scaling.LIFETIME.resolve({"saving_per_task_gpu_s": 1e-308})
+    out = scaling.LIFETIME.run({"saving_per_task_gpu_s": scaling.MIN_SAVING_PER_TASK_GPU_S, "extra_train_gpu_h": 1e12})
+    assert np.isfinite(out["break_even_tasks"])

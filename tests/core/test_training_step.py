@@ -102,3 +102,20 @@ def test_book_view_keeps_the_data_and_splits_the_peak():
     with pytest.raises(ParamError) as err:
         illustrative_timeline(0)
     assert err.value.param == "micro_batches"
+
+
+def test_activations_refuse_more_than_they_can_lay_out_naming_the_field():
+    calc = get("train.activations")
+    with pytest.raises(ParamError, match="micro_batches") as err:
+        calc.resolve({"layers": 10_000, "micro_batches": 10_000})
+    assert "1 .. 25" in str(err.value)
+    out = calc.run({"layers": 10_000, "micro_batches": 25})  # at the bound: computed
+    assert out["compute_blocks"] == 2 * 10_000 * 25 + 1
+    assert out["peak_activation_bytes"] == pytest.approx(10_000 * 1e9)
+
+
+def test_step_refuses_an_mfu_that_would_make_infinite_durations():
+    with pytest.raises(ParamError, match="mfu"):
+        get("train.step").resolve({"mfu": 1e-308})
+    out = get("train.step").run({"mfu": 1e-6, "seq_len": 1_000_000})
+    assert np.isfinite(out["step_duration_s"])
