@@ -37,7 +37,7 @@ Figure = dict[str, Any]
 # ---- 图 3-1 -------------------------------------------------------------------------
 def anatomy_figure(inputs: Mapping[str, Any]) -> Figure:
     """The prefill bar (restored context S below, new input P on top), the decode context
-    per step, the plot ranges and the player's length in steps."""
+    per step with the area under it, the plot ranges and the player's length in steps."""
     S, P, G = inputs["context_tokens"], inputs["input_tokens"], inputs["output_tokens"]
     n_steps = max(G - 1, 0)
     if n_steps <= MAX_DRAWN_STEPS:
@@ -46,12 +46,15 @@ def anatomy_figure(inputs: Mapping[str, Any]) -> Figure:
         # Spacing over one step: rounding leaves every step distinct and in order.
         steps = np.linspace(1, n_steps, MAX_DRAWN_STEPS).round().astype(np.int64)
     contexts = S + P + steps - 1  # == request.decode_contexts(S, P, G)[steps - 1]
+    # The area under the line is a trapezoid: filled from its two ends (one cheap polygon
+    # instead of a fill under every drawn point).
+    fill = (steps[[0, -1]], contexts[[0, -1]]) if steps.size else (steps, contexts)
     # The prefill is one call; drawn a few percent of the axis wide so it stays visible.
     width = max(0.8, G * 0.025)
     return {
         "restored": {"x": -width / 2, "height": S, "width": width},
         "prefill": {"x": -width / 2, "y0": S, "height": P, "width": width},
-        "steps": steps, "contexts": contexts,
+        "steps": steps, "contexts": contexts, "fill": fill,
         "x_range": (-width, max(G, 2)), "y_range": (0, max(S + P + G, 1) * 1.08),
         "duration": max(G - 1, 1),
     }

@@ -55,8 +55,9 @@ class RequestPanel(QtWidgets.QWidget):
         self.prefill_bar = pg.BarGraphItem(x=[0], height=[0], y0=[0], width=0.8, brush=brush("prefill"), pen=pen("prefill", 1))
         p.addItem(self.restored_bar)
         p.addItem(self.prefill_bar)
-        self.decode_curve = self.anatomy_plot.add_curve(
-            "decode_context", pen=pen("decode", 2), fillLevel=0, brush=brush("decode", 70), stepMode=None)
+        # The fill is its own item (not exported): the area under the straight decode line.
+        self.decode_fill = p.plot([], [], pen=None, fillLevel=0, brush=brush("decode", 70))
+        self.decode_curve = self.anatomy_plot.add_curve("decode_context", pen=pen("decode", 2))
         self.step_cursor = pg.InfiniteLine(angle=90, pen=pen("backlog", 1.5))
         p.addItem(self.step_cursor)
         self.step_label = plot_text(anchor=(0, 1))
@@ -204,6 +205,7 @@ class RequestPanel(QtWidgets.QWidget):
         self.restored_bar.setOpts(**{k: [v] if k != "width" else v for k, v in fig["restored"].items()})
         self.prefill_bar.setOpts(**{k: [v] if k != "width" else v for k, v in fig["prefill"].items()})
         self.decode_curve.setData(fig["steps"], fig["contexts"])
+        self.decode_fill.setData(*fig["fill"])
         self.anatomy_plot.plot.setXRange(*fig["x_range"], padding=0.02)
         self.anatomy_plot.plot.setYRange(*fig["y_range"], padding=0)
         self.step_player.set_duration(fig["duration"])

@@ -93,6 +93,8 @@ def test_anatomy_figure_one_point_per_step_then_evenly_spaced():
     assert fig["steps"].size == 256 and fig["contexts"][0] == 1024 and fig["contexts"][-1] == 1024 + 255
     assert np.array_equal(fig["contexts"], request.decode_contexts(0, 1024, 257))
     assert fig["duration"] == 256
+    fill_x, fill_y = fig["fill"]  # the area under the line, from its two ends
+    assert list(fill_x) == [1, 256] and list(fill_y) == [1024, 1024 + 255]
     big = request_figures.anatomy_figure(request.ANATOMY.resolve({"output_tokens": 1_000_000}))
     assert big["steps"].size == request_figures.MAX_DRAWN_STEPS
     assert big["steps"][0] == 1 and big["steps"][-1] == 999_999 and np.all(np.diff(big["steps"]) > 0)
