@@ -183,8 +183,10 @@ def _check_view(name: str, value: Any) -> None:
         raise ParamError("view.tab", f"got {value!r}; valid: one of {', '.join(TABS)}")
     if name == "pixel_limit_mp":
         try:
-            vm.pixel_limit(float(value))
+            megapixels = float(value)
         except (TypeError, ValueError):
             raise ParamError("view.pixel_limit_mp", f"got {value!r}; valid: a number of MP") from None
+        try:
+            vm.pixel_limit(megapixels)
         except ParamError as err:
             raise ParamError("view.pixel_limit_mp", err.message) from None

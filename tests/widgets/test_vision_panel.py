@@ -1,11 +1,20 @@
 """The Vision & multimodal panel: real files loaded off the GUI thread, the overlay data,
-the volumes table and bars, question position, handoff, 练习 3-5 and image generation."""
+the volumes table and bars, question position, handoff, 练习 3-5 and image generation; the
+panel as a view of its VisionState, loads on the job runner (cancel, latest wins, close).
+Every wait is on a signal or condition with a generous limit, never a wall clock."""
+import threading
+
 import numpy as np
 import pytest
+import shiboken6
 from PIL import Image
 from PySide6 import QtCore
 
+import widgets.vision as vision_widgets
 from core import vision_math as vm
+from core.cancel import Cancelled
+from core.vision_state import ImageEntry, VisionState
+from widgets.jobs import jobs
 from widgets.panels import discover_panels
 from widgets.vision import VisionPanel
 
@@ -257,3 +266,191 @@ def test_delete_key_removes_the_selected_image(panel, qtbot):
     for _ in range(3):
         panel.remove_current()
     assert len(panel.images) == 1 and panel.images[0].path is None
+
+
+# ---- state binding, the job runner, cancel, close (issue 9) ---------------------------
+
+class _Gate:
+    """A stand-in loader that holds its job until released (or cancelled): a decode of
+    any length, without timing assumptions."""
+
+    def __init__(self, real_load, honour_cancel=True):
+        self.real_load = real_load
+        self.release = threading.Event()
+        self.started = threading.Event()
+        self.finished = threading.Event()
+        self.honour_cancel = honour_cancel
+        self.calls = []
+
+    def __call__(self, paths, max_pixels, display_side, cancel):
+        self.calls.append(list(paths))
+        self.started.set()
+        try:
+            while not self.release.wait(0.005):
+                if self.honour_cancel and cancel.cancelled:
+                    raise Cancelled()
+            return self.real_load(paths, max_pixels, display_side)
+        finally:
+            self.finished.set()
+
+
+@pytest.fixture
+def gate(monkeypatch):
+    g = _Gate(vision_widgets.load_images)
+    monkeypatch.setattr(vision_widgets, "load_images", g)  # the runner hands it a CancelToken
+    yield g
+    g.release.set()
+    jobs().wait_idle()
+
+
+def test_panel_takes_a_state_and_holds_none_of_its_own(qtbot):
+    state = VisionState()
+    state.set_view("token_grid", False)
+    state.set_view("tab", "generation")
+    state.card("request").update({"text_tokens": 1000})
+    panel = VisionPanel(state=state)
+    qtbot.addWidget(panel)
+    assert panel.state is state
+    assert not panel.column.token_toggle.isChecked() and not panel.view.token_overlay.isVisible()
+    assert panel.tabs.currentIndex() == 2
+    assert panel.volumes.request_forms["text_tokens"].field("text_tokens").edit.text() == "1000"
+    assert _table_row(panel, "文本 text")[3] == "1,000"
+    panel.close()
+
+
+def test_model_edits_redraw_the_widgets(panel, qtbot):
+    s = panel.state
+    s.set_view("patch_grid", False)
+    assert not panel.column.patch_toggle.isChecked() and not panel.view.patch_overlay.isVisible()
+    s.set_view("tab", "compare")
+    assert panel.tabs.currentIndex() == 1
+    s.set_view("pixel_limit_mp", 12.3)
+    assert panel.column.pixel_limit.value() == pytest.approx(12.3)
+    with qtbot.waitSignal(panel.refreshed):
+        s.card("request").update({"merge": 4})
+    assert panel.column.shape_form.field("merge").edit.text() == "4"
+    assert "10×10 = 100 个视觉 token" in panel.column.token_label.text()
+    s.card("diffusion").update({"steps": 100})
+    assert panel.generation.loop_diagram.result["dit_forwards"] == 200
+    s.book_example()
+    assert panel.column.image_list.count() == 4
+
+
+def test_widget_edits_go_to_the_model(panel):
+    s = panel.state
+    panel.column.token_toggle.setChecked(False)
+    assert s.view("token_grid") is False
+    panel.tabs.setCurrentIndex(2)
+    assert s.view("tab") == "generation"
+    panel.column.pixel_limit.setValue(45.5)
+    assert s.view("pixel_limit_mp") == 45.5 and s.pixel_limit() == 45_500_000
+    field = panel.volumes.request_forms["prefix_tokens"].field("prefix_tokens")
+    field.edit.setText("64")
+    field.edit.editingFinished.emit()
+    assert s.card("request").inputs["prefix_tokens"] == 64
+    panel.show_book_example()
+    panel.column.image_list.setCurrentRow(2)
+    assert panel.current == 2 and s.view("image") == ""
+
+
+def test_an_error_shows_once_next_to_its_field(panel):
+    field = panel.column.shape_form.field("merge")
+    field.edit.setText("0")
+    field.edit.editingFinished.emit()
+    assert field.has_error
+    others = [panel.column.shape_form.field("patch"), panel.column.resize_form.field("resize")] + [
+        f.field(n) for n, f in panel.volumes.request_forms.items()]
+    assert not any(f.has_error for f in others)
+
+
+def test_pixel_limit_spinner_max_is_a_limit_the_loader_takes(panel, qtbot, tmp_path):
+    from vision.loading import HARD_MAX_PIXELS
+
+    spin = panel.column.pixel_limit
+    assert spin.maximum() * 1e6 <= HARD_MAX_PIXELS  # was 179.0 MP: above it, every load failed
+    spin.setValue(spin.maximum())
+    with qtbot.waitSignal(panel.images_changed, timeout=60_000):
+        panel.load_files([_save(tmp_path / "ok.png", 64, 64)])
+    assert panel.images[0].name == "ok.png"
+
+
+def test_state_round_trips_through_json_with_the_files(panel, qtbot, tmp_path):
+    path = _save(tmp_path / "photo.png", 1000, 750)
+    with qtbot.waitSignal(panel.images_changed, timeout=60_000):
+        panel.load_files([path])
+    panel.state.set_view("tab", "compare")
+    panel.state.card("request").update({"question": "before"})
+    data = panel.state.to_json()
+    other_state = VisionState()
+    other_state.load_json(data)
+    other = VisionPanel(state=other_state)
+    qtbot.addWidget(other)
+    # The numbers come from the state at once; the pixels load on the runner.
+    assert other.request_result == panel.request_result
+    assert "31×23 = 713 个视觉 token" in other.column.token_label.text()
+    qtbot.waitUntil(lambda: other.images[0].format == "PNG", timeout=60_000)
+    assert other.images[0].pixels.shape == panel.images[0].pixels.shape
+    assert other.tabs.currentIndex() == 1
+    other.close()
+
+
+def test_restored_file_that_is_gone_keeps_its_numbers(qtbot, tmp_path):
+    state = VisionState()
+    state.set_images([ImageEntry(str(tmp_path / "gone.jpg"), 750, 1000, 5000)])
+    panel = VisionPanel(state=state)
+    qtbot.addWidget(panel)
+    qtbot.waitUntil(lambda: not jobs().busy(vision_widgets.PIXELS_KEY), timeout=60_000)
+    assert "cannot read" in panel.column.notes_label.text()
+    assert panel.request_result["per_image_tokens"] == [713]
+    panel.close()
+
+
+def test_load_runs_on_the_job_runner_with_a_busy_badge(panel, qtbot, gate, tmp_path):
+    panel.show()
+    panel.load_files([_save(tmp_path / "a.png", 320, 320)])
+    assert panel.loading and jobs().busy(vision_widgets.LOAD_KEY)
+    qtbot.waitUntil(lambda: panel.busy.isVisible(), timeout=60_000)
+    with qtbot.waitSignal(panel.images_changed, timeout=60_000):
+        gate.release.set()
+    assert not panel.loading and not panel.busy.isVisible()
+    assert panel.state.sources == (str(tmp_path / "a.png"),)
+
+
+def test_cancel_drops_the_load(panel, qtbot, gate, tmp_path):
+    before = panel.state.to_json()
+    panel.load_files([_save(tmp_path / "a.png", 320, 320)])
+    assert gate.started.wait(60)
+    panel.busy.cancel_button.click()
+    assert gate.finished.wait(60)  # the decode saw the cancel and stopped
+    jobs().wait_idle()
+    assert not panel.loading and panel.state.to_json() == before
+    assert "cancelled" in panel.column.status_label.text()
+
+
+def test_latest_load_wins(panel, qtbot, gate, tmp_path):
+    first, second = _save(tmp_path / "first.png", 320, 320), _save(tmp_path / "second.png", 640, 320)
+    panel.load_files([first])
+    assert gate.started.wait(60)
+    with qtbot.waitSignal(panel.images_changed, timeout=60_000):
+        panel.load_files([second])
+        gate.release.set()
+    jobs().wait_idle()
+    assert gate.calls == [[str(first)], [str(second)]]
+    assert panel.state.sources == (str(second),)  # the first load's result was dropped
+
+
+def test_close_mid_decode_does_not_wait(qtbot, gate, tmp_path):
+    gate.honour_cancel = False  # a decoder that cannot be interrupted
+    panel = VisionPanel()
+    state = panel.state
+    before = state.to_json()
+    panel.load_files([_save(tmp_path / "a.png", 320, 320)])
+    assert gate.started.wait(60)
+    panel.close()  # returns while the decode still runs
+    assert not gate.finished.is_set()
+    panel.deleteLater()
+    qtbot.waitUntil(lambda: not shiboken6.isValid(panel), timeout=60_000)
+    gate.release.set()  # the decode ends after the widget is gone: its result is dropped
+    assert gate.finished.wait(60)
+    jobs().wait_idle()
+    assert state.to_json() == before

@@ -31,6 +31,9 @@ from widgets.vision.volumes import VolumesTab
 
 LOAD_KEY = "vision.load"  # files the user opened
 PIXELS_KEY = "vision.pixels"  # pixels of a restored state's files (the numbers are in the state)
+# Pixels kept for the view: the grids need the picture, not a 24 MP decode, and every
+# repaint scales the whole display array (2048 px sides cost the GUI ~3x 1280 px ones).
+DISPLAY_SIDE = 1280
 _IMAGE_FILTER = "Images (" + " ".join(f"*{e}" for e in FILE_EXTENSIONS) + ");;All files (*)"
 _TAB_TITLES = ("图 3-16 · 三种数据与交接", "练习 3-5 · 640 vs 1280", "§3.3.2 · 图像生成循环")
 
@@ -59,12 +62,14 @@ class VisionPanel(QtWidgets.QWidget):
         self._loaded: dict[str, LoadedImage] = {}
         self._sample = sample_image()
         self._list_key: tuple = ()
+        self._pending_view: tuple | None = None
         self._closed = False
         self._build_ui()
         self._connect()
         self._show_view_options()
         self._show_images()
         self._draw_request()
+        self._draw_compare()
         self._draw_diffusion()
 
     # ---- construction -------------------------------------------------------
@@ -144,6 +149,8 @@ class VisionPanel(QtWidgets.QWidget):
             self._draw_diffusion()
         elif path.startswith("view."):
             self._show_view_options()
+            if path == "view.tab":
+                self._draw_compare()
 
     def _show_view_options(self) -> None:
         c, s = self.column, self.state
@@ -227,12 +234,23 @@ class VisionPanel(QtWidgets.QWidget):
                 lst.setCurrentRow(index)
         img = self.images[index]
         grid = self.current_grid()
-        self.view.show_image(img.pixels, grid)
+        if img.pixels is self.view.pixels or not self.isVisible():
+            self.view.show_image(img.pixels, grid)
+        else:
+            # A new picture paints on the next turn of the event loop: its first paint and
+            # the tables' and plots' repaint come in two frames, not one long one.
+            self._pending_view = (img.pixels, grid)
+            QtCore.QTimer.singleShot(0, self, self._show_pending_view)
         captions = image_captions(img, grid)
         self.column.size_label.setText(captions["size"])
         self.column.token_label.setText(captions["tokens"])
         self.column.notes_label.setText(captions["notes"])
         self._draw_compare()
+
+    def _show_pending_view(self) -> None:
+        if self._pending_view is not None and not self._closed:
+            self.view.show_image(*self._pending_view)
+        self._pending_view = None
 
     def _on_row_changed(self, row: int) -> None:
         sources = self.state.sources
@@ -250,7 +268,7 @@ class VisionPanel(QtWidgets.QWidget):
             return
         self.column.show_error("")
         self.column.status_label.setText(f"正在载入 {len(paths)} 张图片… loading off the GUI thread")
-        jobs().submit(LOAD_KEY, load_images, paths, self.state.pixel_limit(), context=self,
+        jobs().submit(LOAD_KEY, load_images, paths, self.state.pixel_limit(), DISPLAY_SIDE, context=self,
                       done=lambda outcomes: self._on_loaded(outcomes, bool(replace)),
                       failed=lambda text: self._on_load_crashed(paths, text))
 
@@ -287,7 +305,7 @@ class VisionPanel(QtWidgets.QWidget):
         """Files of a restored state: their numbers are in the state, their pixels load here."""
         missing = sorted({e.source for e in entries if e.source and e.source not in self._loaded})
         if missing and not self._closed:
-            jobs().submit(PIXELS_KEY, load_images, missing, self.state.pixel_limit(), context=self,
+            jobs().submit(PIXELS_KEY, load_images, missing, self.state.pixel_limit(), DISPLAY_SIDE, context=self,
                           done=self._on_pixels)
 
     def _on_pixels(self, outcomes: list[LoadOutcome]) -> None:
@@ -350,7 +368,11 @@ class VisionPanel(QtWidgets.QWidget):
     def _draw_compare(self) -> None:
         card = self.state.card("compare")
         if card.result is not None:
-            self.compare.draw(vf.compare_figure(card.result_inputs, card.result), self.images[self.current].pixels)
+            # Its pictures are drawn when the tab is on screen: a hidden tab would only cost
+            # the GUI time on each new image.
+            on_screen = self.state.view("tab") == "compare"
+            self.compare.draw(vf.compare_figure(card.result_inputs, card.result),
+                              self.images[self.current].pixels if on_screen else None)
 
     def _draw_diffusion(self) -> None:
         card = self.state.card("diffusion")

@@ -62,10 +62,12 @@ class CompareTab(QtWidgets.QWidget):
         lay.addWidget(self.encode_card)
         lay.addStretch(1)
 
-    def draw(self, fig: dict, pixels: np.ndarray) -> None:
-        """fig: core.vision_figures.compare_figure; pixels: the picture shown at both sides."""
+    def draw(self, fig: dict, pixels: np.ndarray | None) -> None:
+        """fig: core.vision_figures.compare_figure; pixels: the picture shown at both sides
+        (None: leave the pictures as they are)."""
         for view, caption, side in zip(self.compare_views, self.compare_captions, fig["sides"]):
-            view.show_image(pixels, PatchGrid(side["layout"], pixels.shape[1], pixels.shape[0]))
+            if pixels is not None:
+                view.show_image(pixels, PatchGrid(side["layout"], pixels.shape[1], pixels.shape[0]))
             caption.setText(f"<b>{side['title']}</b><br>{side['detail']}")
         self.compare_bars.setOpts(height=fig["ratios"])
         self.compare_line.setValue(fig["square"])

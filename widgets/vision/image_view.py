@@ -27,6 +27,7 @@ class ImageGridView(pg.GraphicsLayoutWidget):
     """Draws a picture and a PatchGrid over it; hovering names the token under the mouse."""
 
     token_hovered = QtCore.Signal(object)  # token id or None
+    SHADOW_MAX_LINES = 200
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -52,13 +53,16 @@ class ImageGridView(pg.GraphicsLayoutWidget):
         self.grid: PatchGrid | None = None
         self.pixels: np.ndarray | None = None
         self.hovered: int | None = None
+        self._patch_grid_on = True
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
 
     def show_image(self, pixels: np.ndarray, grid: PatchGrid) -> None:
         """Draw pixels with grid; only what changed is redrawn (a new picture, a new grid)."""
         if pixels is not self.pixels:
             self.pixels = pixels
-            self.image_item.setImage(pixels, autoLevels=False, levels=(0, 255))
+            # uint8 RGB without levels goes to the screen as it is (levels would rescale
+            # every pixel on each render: ~15 ms for a big photo).
+            self.image_item.setImage(pixels, autoLevels=False, levels=None)
             self.grid = None
         if grid != self.grid:
             refit = self.grid is None or (grid.display_width, grid.display_height, grid.layout.grid_w,
@@ -78,11 +82,17 @@ class ImageGridView(pg.GraphicsLayoutWidget):
         # Thin lines would merge into grey at low zoom; fade the patch grid when dense.
         dense = grid.patch_w < 4
         self.patch_overlay.setPen(pg.mkPen(255, 255, 255, 60 if dense else 150, width=1))
+        self.show_patch_grid(self._patch_grid_on)
         self.hover(None)
 
     def show_patch_grid(self, on: bool) -> None:
+        self._patch_grid_on = on
         self.patch_overlay.setVisible(on)
-        self.patch_shadow.setVisible(on)
+        # The wide antialiased shadow costs ~0.1 ms per long line to paint: a big photo's
+        # hundreds of patch lines would stall the GUI for tens of ms, where they are too close
+        # to need a shadow anyway.
+        few = self.grid is None or self.grid.layout.grid_w + self.grid.layout.grid_h <= self.SHADOW_MAX_LINES
+        self.patch_shadow.setVisible(on and few)
 
     def show_token_grid(self, on: bool) -> None:
         self.token_overlay.setVisible(on)
