@@ -50,7 +50,9 @@ def serve_figure(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Figure
     large = result["large_train_gpu_h"] + calls * result["large_call_gpu_s"] / scaling.HOUR
     return {
         "calls_m": calls / 1e6, "small": small, "large": large, "small_dashed": bool(result["small_extrapolated"]),
-        "cross_m": q_star / 1e6, "cross_text": f"Q* ≈ {q_star / 1e6:,.0f} M calls",
+        "cross_m": q_star / 1e6,
+        "cross_text": f"Q* ≈ {q_star / 1e6:,.0f} M calls" if result["break_even_calls"] is not None
+        else "no crossing: the small model costs less from the first call",
         "cross_pos": (q_star / 1e6, 0.92 * float(max(small.max(), large.max()))),
     }
 
