@@ -322,3 +322,15 @@ def test_play_button_still_plays(panel, qtbot):
     qtbot.waitUntil(lambda: not panel.step.player.is_playing(), timeout=30_000)
     assert panel.step.player.position == pytest.approx(panel.step.view.figure.duration_s)
     assert panel.step.view.memory_future.getRegion()[0] == pytest.approx(panel.step.view.figure.duration_s)
+
+
+def test_finish_building_for_an_offscreen_snapshot(qtbot):
+    w = TrainingPanel()
+    qtbot.addWidget(w)
+    w.finish_building()
+    assert w.is_built()
+    assert jobs().wait_idle()
+    assert w.step.view.figure is not None and w.pipeline.view.figure is not None
+    with qtbot.waitSignal(w.built, timeout=30_000):
+        pass  # the event-loop build finds nothing left to do
+    w.close()

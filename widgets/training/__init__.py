@@ -108,10 +108,14 @@ class TrainingPanel(QtWidgets.QWidget):
         """One step of one section's build; then yield to the event loop."""
         if self._closed or not shiboken6.isValid(self):
             return
+        if self._current is None and not self._queue:
+            self.built.emit()
+            return
+        self._step()
+        QtCore.QTimer.singleShot(1, self._build_next)
+
+    def _step(self) -> None:
         if self._current is None:
-            if not self._queue:
-                self.built.emit()
-                return
             section = self._queue.popleft()
             self._current = (section, section.build())
         section, steps = self._current
@@ -121,7 +125,12 @@ class TrainingPanel(QtWidgets.QWidget):
             self._current = None
             section.built = True
             section.refresh()
-        QtCore.QTimer.singleShot(1, self._build_next)
+
+    def finish_building(self) -> None:
+        """Build what is left now, in one go (an offscreen snapshot has no event loop to
+        wait on); figures still come from the job runner."""
+        while not self._closed and (self._current is not None or self._queue):
+            self._step()
 
     @property
     def sections(self) -> list[Section]:
