@@ -97,7 +97,7 @@ def bench_traces() -> dict:
 def bench_gui() -> dict:
     from PySide6 import QtWidgets
 
-    from widgets.serving_panel import ServingPanel
+    from widgets.serving import ServingPanel
     from widgets.theme import STYLE_SHEET
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])

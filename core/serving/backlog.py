@@ -39,6 +39,15 @@ def preset_params(key: str) -> dict:
     return {k: v for k, v in PRESETS[key].items() if k != "label"}
 
 
+def matching_preset(values) -> str:
+    """The key of the preset these backlog inputs are, or "" (custom)."""
+    for key in PRESETS:
+        if all(tuple(values[k]) == tuple(v) if isinstance(v, tuple) else values[k] == v
+               for k, v in preset_params(key).items()):
+            return key
+    return ""
+
+
 def window_demand(rates_per_s, shares_long_input, long_input_out_tokens, long_output_out_tokens) -> np.ndarray:
     """Decode steps per second each window brings: λ · (s · (G₁ − 1) + (1 − s) · (G₂ − 1))."""
     rates = np.asarray(rates_per_s, dtype=float)

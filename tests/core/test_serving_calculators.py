@@ -114,3 +114,23 @@ def test_backlog_bad_input_names_the_field():
 def test_request_class_decode_context_sum():
     cls = RequestClass("x", 10, 4)  # contexts 10, 11, 12
     assert cls.decode_context_sum == 33
+
+
+@pytest.mark.parametrize("mu", [0.01, 0.1, 1.5, 1e-6])
+def test_backlog_drain_work_is_bounded_for_slow_cards(mu):
+    # The range bounds the arrivals; the drain after them is a line in closed form, so a
+    # drain of years costs no more samples than one of seconds.
+    out = registry().get("serving.backlog").run({"steps_per_s_per_card": mu})
+    assert len(out["t_s"]) < 2000
+    assert out["drain_s"] == pytest.approx(out["backlog_at_end_of_arrivals"] / (2 * mu))
+    t, q = np.array(out["t_s"]), np.array(out["backlog_steps"])
+    assert q.max() == pytest.approx(out["peak_backlog_steps"])
+    assert np.interp(120 + out["drain_s"] / 2, t, q) == pytest.approx(out["backlog_at_end_of_arrivals"] / 2)
+    assert q[-1] == 0 and t[-1] > 120 + out["drain_s"]
+
+
+def test_backlog_many_windows_in_bounded_memory():
+    n = 1000
+    out = registry().get("serving.backlog").run({"durations_s": ",".join(["1e4"] * n), "rates_per_s": ",".join(["1"] * n),
+                                                 "shares_long_input": ",".join(["0.5"] * n), "dt_s": "60"})
+    assert len(out["t_s"]) < 200_000

@@ -219,3 +219,91 @@ def test_gantt_codes_follow_the_records():
     assert (codes == gantt.PREEMPTED).any()
     x, y = gantt.cdf(r.ttft_s)
     assert np.all(np.diff(x) >= 0) and y[-1] == 1.0
+
+
+# ---- hostile trace files: refused before reading, with row and field -------------------
+def test_hostile_files_are_refused_by_type_before_reading(tmp_path):
+    import os
+
+    fifo = tmp_path / "trace.csv"
+    os.mkfifo(fifo)  # opening it for reading would block forever
+    zero = tmp_path / "zero.csv"
+    zero.symlink_to("/dev/zero")  # reading it would never end
+    folder = tmp_path / "folder.csv"
+    folder.mkdir()
+    for path, words in ((fifo, "is a fifo"), (zero, "is a device"), (folder, "is a directory")):
+        with pytest.raises(ParamError) as err:
+            traces.load_trace(path)
+        assert err.value.param == "trace" and words in str(err.value) and "valid" in str(err.value)
+
+
+def test_a_huge_trace_is_refused_by_its_size(tmp_path, monkeypatch):
+    path = tmp_path / "big.csv"
+    path.write_text("arrival_s,input_tokens,output_tokens\n" + "1,2,3\n" * 1000)
+    monkeypatch.setattr(traces, "MAX_TRACE_BYTES", 1000)
+    with pytest.raises(ParamError, match="valid: at most 1,000 bytes"):
+        traces.load_trace(path)
+
+
+@pytest.mark.parametrize("body, words", [
+    ("1," + "9" * 200_000 + ",3\n", "row 1 is 200,004 characters long, its field 'input_tokens'"),
+    ("0,5,3\n1,5e18,3\n", "row 2: input_tokens is '5e18'"),
+    ("0,5,3\n1,5,9223372036854775807\n", "row 2: output_tokens"),
+    ("0,5,3\n1e300,5,3\n", "row 2: arrival_s is '1e300'"),
+    ("0,5,3\n" + "1," + "1" * 100 + ",3\n", "row 2: input_tokens is 100 characters long"),
+])
+def test_every_field_is_bounded(tmp_path, body, words):
+    path = tmp_path / "t.csv"
+    path.write_text("arrival_s,input_tokens,output_tokens\n" + body)
+    with pytest.raises(ParamError) as err:
+        traces.load_trace(path)
+    assert err.value.param == "trace" and words in str(err.value) and "valid" in str(err.value)
+
+
+def test_jsonl_fields_are_bounded(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps({"arrival_s": 0, "input_tokens": 5 * 10**18, "output_tokens": 3}) + "\n")
+    with pytest.raises(ParamError, match="row 1: input_tokens"):
+        traces.load_trace(path)
+    path.write_text(json.dumps({"arrival_s": [1], "input_tokens": 5, "output_tokens": 3}) + "\n")
+    with pytest.raises(ParamError, match="row 1: arrival_s"):
+        traces.load_trace(path)
+
+
+def test_a_request_larger_than_the_pool_is_refused_with_its_row(tmp_path):
+    config = rp.config_from(registry().get("serving.replay").resolve())
+    path = tmp_path / "t.csv"
+    path.write_text("arrival_s,input_tokens,output_tokens\n0,5,3\n1,9000000,3\n")
+    with pytest.raises(ParamError, match=r"row 2: input_tokens \+ output_tokens = 9,000,003 tokens"):
+        traces.load_trace(path, traces.request_token_limit(config))
+    # Without the limit the engine's own check (at the edge) still refuses it, without wrapping.
+    work = traces.load_trace(path)
+    with pytest.raises(ParamError) as err:
+        E.validate(config, work)
+    assert err.value.param == "kv_pool_bytes"
+
+
+def test_engine_checks_cancel_inside_its_loop():
+    from core.cancel import CancelToken, Cancelled
+
+    class After(CancelToken):
+        def __init__(self, n):
+            super().__init__()
+            self.n = n
+
+        def check(self):
+            self.n -= 1
+            if self.n <= 0:
+                raise Cancelled()
+
+    token = After(2)
+    work = W.windows((200.0,), (4.0,), (0.5,))
+    with pytest.raises(Cancelled):
+        E.replay(work, cancel=token)
+    assert token.n == 0  # stopped at its second check, mid-run
+
+
+def test_replay_request_bound_names_the_field():
+    with pytest.raises(ParamError) as err:
+        registry().get("serving.replay").run({"durations_s": "1e6", "rates_per_s": "10", "shares_long_input": "0.5"})
+    assert err.value.param == "rates_per_s" and "valid" in str(err.value)

@@ -1,0 +1,320 @@
+"""§3.1.3 as one page: the chapter's banner (decode demand against capacity, three
+segments, ▶), the calculators of 例题 3-1 (mix, bandwidth-bound decode rate, backlog with
+the presets of 练习 3-2), and the continuous-batching replay of two scenarios side by side
+with the book's observed values beside the simulated ones, played back live.
+
+The panel is a view of core.serving.state.ServingState; its figures come from
+core.serving.figures. The replays and the band over seeds run on the job runner (busy
+badge, cancel, the latest edit wins), so the page shows at once and fills in."""
+from __future__ import annotations
+
+import shiboken6
+from PySide6 import QtCore, QtWidgets
+
+from core.serving import figures as F
+from core.serving.state import BAND_SEEDS, REPLAY_SIDES, ServingState
+from widgets.calculator_card import CalculatorCard
+from widgets.jobs import jobs
+from widgets.page import column, scroll_page
+from widgets.panels import PanelInfo
+from widgets.serving.backlog import BacklogCardSection, BacklogPlot
+from widgets.serving.banner import BannerSection
+from widgets.serving.replay_controls import CAPTION, ReplayControls
+from widgets.serving.replay_plots import ReplayPlots
+from widgets.theme import COLORS, LEGEND
+from widgets.timeline_player import TimelinePlayer
+
+LEAD = ("平均数相同,负载不一定相同:三段的平均请求率都是每秒 4 条,只有长输入(8192→256)与长输出(1024→2048)"
+        "两类的占比不同。decode 能力由显存带宽给出(虚线 = 100%);前一分钟空闲的算力留不到后一分钟。")
+
+
+def _fixed_time_label(player: TimelinePlayer) -> None:
+    """The player's time text changes every frame; a fixed width keeps it from re-laying
+    out the page."""
+    label = player.time_label
+    label.setFixedWidth(label.fontMetrics().horizontalAdvance("00,000.00 / 00,000.00 s") + 12)
+
+
+class ServingPanel(QtWidgets.QWidget):
+    """The Serving panel (§3.1.3), a view of a ServingState."""
+
+    replay_computed = QtCore.Signal(dict)  # {side: summary} once both replays are current
+    band_computed = QtCore.Signal(dict)
+
+    built = QtCore.Signal()  # every section is on the page
+
+    def __init__(self, state: ServingState | None = None, parent=None):
+        super().__init__(parent)
+        self.state = state if state is not None else ServingState()
+        self._keys = {side: f"serving.replay.{side}.{id(self)}" for side in REPLAY_SIDES}
+        self._band_key = f"serving.band.{id(self)}"
+        self._submitted: dict[str, object] = {}
+        self.band_figure: dict | None = None
+        self.banner = self.backlog_plot = self.backlog_section = self.controls = None
+        self.is_built = False
+        self._build_ui()
+        self._connect()
+        self.refresh()
+
+    # ---- construction -------------------------------------------------------------
+    def _build_ui(self) -> None:
+        """The page and its header now; every other section one per turn of the event
+        loop (a plot takes about 40 ms to make), so the panel shows at once and fills in
+        while the replays run on the job runner."""
+        self._layout = scroll_page(self, "")
+        self._scroll = self.findChild(QtWidgets.QScrollArea)
+        self._layout.addWidget(self._header())
+        self._steps = [self._build_top, self._build_banner_player, self._build_cards, self._build_replay_group]
+        self.plots = ReplayPlots()
+        self._steps += self.plots.build_steps() + [self._finish_build]
+        self._build_timer = QtCore.QTimer(self)
+        self._build_timer.setInterval(0)
+        self._build_timer.timeout.connect(self._build_next)
+        self._build_timer.start()
+
+    def _build_next(self) -> None:
+        if self._steps:
+            self._steps.pop(0)()
+        if not self._steps:
+            self._build_timer.stop()
+
+    def _build_top(self) -> None:
+        top = QtWidgets.QHBoxLayout()
+        top.setSpacing(12)
+        self.banner = BannerSection()
+        self.backlog_plot = BacklogPlot()
+        top.addWidget(self.banner, 1)
+        top.addWidget(self.backlog_plot, 1)
+        self._layout.addLayout(top)
+        self.banner_bars, self.banner_over = self.banner.bars, self.banner.over
+        self.capacity_line, self.capacity_label = self.banner.capacity_line, self.banner.capacity_label
+        self.banner_cursor, self.banner_status = self.banner.cursor, self.banner.status
+        self.backlog_cursor = self.backlog_plot.cursor
+        self._draw_banner()
+        self._draw_backlog()
+
+    def _build_banner_player(self) -> None:
+        self.banner_player = TimelinePlayer(duration=3 * F.SEGMENT_S, speed=10.0, unit="s")
+        self.banner_player.setToolTip("▶ 例题 3-1: play the three segments; the cursor moves over the banner and the backlog curves")
+        _fixed_time_label(self.banner_player)
+        self._layout.addWidget(self.banner_player)
+        self.banner_player.position_changed.connect(lambda t: self.state.set_player("banner", t))
+        self._draw_banner_frame(self.state.player("banner"))
+
+    def _build_cards(self) -> None:
+        cards = QtWidgets.QHBoxLayout()
+        cards.setSpacing(12)
+        self.mix_card = CalculatorCard(self.state.card("mix"), compact=True)
+        self.rate_card = CalculatorCard(self.state.card("rate"), compact=True)
+        self.backlog_section = BacklogCardSection(self.state)
+        # Two columns (three side by side are wider than a 1280-pixel window).
+        cards.addWidget(column(self.mix_card, self.rate_card, stretch_last=False), 1)
+        cards.addWidget(self.backlog_section, 1)
+        self._layout.addLayout(cards)
+        self.preset_box, self.backlog_card = self.backlog_section.preset_box, self.backlog_section.card
+
+    def _build_replay_group(self) -> None:
+        group = QtWidgets.QGroupBox("真实回放 · KV 池满了,空着的算力也接不了新请求 — continuous batching, two scenarios side by side")
+        group.setObjectName("replay_group")
+        col = QtWidgets.QVBoxLayout(group)
+        caption = QtWidgets.QLabel(CAPTION)
+        caption.setWordWrap(True)
+        caption.setProperty("role", "caption")
+        col.addWidget(caption)
+        self.controls = ReplayControls(self.state, tuple(self._keys.values()), self._band_key)
+        col.addWidget(self.controls)
+        self.replay_player = TimelinePlayer(duration=1.0, speed=10.0, unit="s")
+        self.replay_player.setToolTip("▶ play both replays; Space toggles")
+        _fixed_time_label(self.replay_player)
+        col.addWidget(self.replay_player)
+        col.addWidget(self.plots)
+        self._layout.addWidget(group)
+        self._layout.addStretch(1)
+        c = self.controls
+        self.replay_form, self.b_shares_edit, self.b_error = c.replay_form, c.b_shares_edit, c.b_error
+        self.compare_table, self.band_button, self.band_label = c.compare_table, c.band_button, c.band_label
+        self.replay_status = c.replay_status
+        self.replay_player.position_changed.connect(lambda t: self.state.set_player("replay", t))
+        self.controls.show_band(self.band_figure)
+
+    def _finish_build(self) -> None:
+        p = self.plots
+        self.queue_plots, self.kv_plots, self.gantt_plots = p.queue_plots, p.kv_plots, p.gantt_plots
+        self.gantt_images, self.gantt_masks, self.cursors = p.gantt_images, p.gantt_masks, p.cursors
+        self.cdf_plot, self.book_p95_lines = p.cdf_plot, p.book_p95_lines
+        self.is_built = True
+        for side in REPLAY_SIDES:
+            fig = (self.state.replay(side).result or {}).get("figure")
+            if fig is not None:
+                self._draw_replay(side, fig)
+        self.built.emit()
+
+    def _header(self) -> QtWidgets.QWidget:
+        box = QtWidgets.QWidget()
+        col = QtWidgets.QVBoxLayout(box)
+        col.setContentsMargins(0, 0, 0, 0)
+        row = QtWidgets.QHBoxLayout()
+        title = QtWidgets.QLabel("§3.1.3 请求分布:空闲的算力存不起来 · Serving")
+        title.setProperty("role", "title")
+        row.addWidget(title)
+        row.addStretch(1)
+        for kind, text in (LEGEND[0], LEGEND[1], LEGEND[2], LEGEND[4], LEGEND[5]):
+            chip = QtWidgets.QLabel(f"<span style='color:{COLORS[kind]}'>■</span> {text}")
+            chip.setProperty("role", "caption")
+            row.addWidget(chip)
+        col.addLayout(row)
+        lead = QtWidgets.QLabel(LEAD)
+        lead.setWordWrap(True)
+        lead.setProperty("role", "caption")
+        col.addWidget(lead)
+        return box
+
+    # ---- wiring -------------------------------------------------------------------
+    def _connect(self) -> None:
+        self.state.changed.connect(self._on_state_changed)
+        self._scroll.verticalScrollBar().valueChanged.connect(lambda _: self.plots.catch_up())
+
+    def refresh(self) -> None:
+        """Draw everything from the state: the cheap figures now, the replays on the runner."""
+        self._draw_banner()
+        self._draw_backlog()
+        for side in REPLAY_SIDES:
+            self._on_replay_card_changed(side)
+        self._on_band_changed()
+
+    def _on_state_changed(self, path: str, value) -> None:
+        if not shiboken6.isValid(self):
+            return
+        if path in ("cards.mix", "cards.rate"):
+            self._draw_banner()
+        elif path == "cards.backlog":
+            self._draw_backlog()
+        elif path == "view.backlog_preset":
+            if self.backlog_section is not None:
+                self.backlog_section.show_preset(value)
+        elif path.startswith("cards.replay_"):
+            self._on_replay_card_changed(path[-1].upper())
+            if self.state.view("band"):
+                self._submit_band()
+        elif path == "view.band":
+            self._on_band_changed()
+        elif path == "player.banner":
+            self._draw_banner_frame(value)
+        elif path == "player.replay":
+            self._draw_replay_frame(value)
+
+    # ---- banner and backlog (cheap: drawn on the GUI thread) ---------------------------
+    def _draw_banner(self) -> None:
+        rate = self.state.card("rate")
+        if self.banner is None or not rate.result:
+            return
+        self.banner.draw(F.banner_figure(self.state.card("mix").inputs, rate.inputs, rate.result))
+        self._draw_banner_frame(self.state.player("banner"))
+
+    def _draw_banner_frame(self, t: float) -> None:
+        if self.banner is None or not hasattr(self, "banner_player"):
+            return
+        if self.banner_player.position != t:
+            self.banner_player.seek(t)
+        self.banner.draw_frame(t)
+        self.backlog_plot.cursor.setValue(t)
+
+    def _draw_backlog(self) -> None:
+        if self.backlog_plot is None:
+            return
+        card = self.state.card("backlog")
+        self.backlog_plot.draw(F.backlog_figure(card.inputs, card.result))
+
+    # ---- replays (on the job runner) ----------------------------------------------------
+    def _on_replay_card_changed(self, side: str) -> None:
+        card = self.state.replay(side)
+        if card.errors or card.result_inputs == card.inputs:
+            self._submitted.pop(side, None)
+        elif self._submitted.get(side) != card.inputs:
+            inputs = card.inputs
+            self._submitted[side] = inputs
+            jobs().submit(self._keys[side], F.replay_side, inputs, context=self,
+                          done=lambda out, s=side, i=inputs: self._on_replay_done(s, i, out),
+                          failed=lambda text, s=side, i=inputs: self._on_replay_failed(s, i, text))
+        fig = (card.result or {}).get("figure")
+        if fig is not None and self.is_built and self.plots.figure(side) is not fig:
+            self._draw_replay(side, fig)  # a result the state already had (a restored session)
+
+    def _on_replay_done(self, side: str, inputs, out: dict) -> None:
+        self._submitted.pop(side, None)
+        self.state.replay(side).set_result(inputs, out)  # drawn on the card's change (if current)
+
+    def _on_replay_failed(self, side: str, inputs, text: str) -> None:
+        self._submitted.pop(side, None)
+        card = self.state.replay(side)
+        card.set_result(inputs, card.result, failure=text)
+        if self.controls is not None:
+            self.controls.replay_status.setText(f"replay {side} failed: {text.strip().splitlines()[-1]}")
+
+    def _draw_replay(self, side: str, fig: F.ReplaySide) -> None:
+        self.plots.draw_side(side, fig)
+        figs = {s: (self.state.replay(s).result or {}).get("figure") for s in REPLAY_SIDES}
+        self.controls.draw_table(F.compare_rows(figs))
+        self.controls.replay_status.setText(F.replay_status(figs))
+        t_end = max(f.t_end for f in figs.values() if f is not None)
+        first = self.replay_player.duration <= 1.0  # the placeholder before the first run
+        self.replay_player.set_duration(t_end)
+        if first and self.state.player("replay") == 0.0:
+            self.state.set_player("replay", t_end)  # open on the whole run; ▶ starts again from 0
+        else:
+            self._draw_replay_frame(self.state.player("replay"))
+        if all(self.state.replay(s).result_inputs == self.state.replay(s).inputs for s in REPLAY_SIDES):
+            self.replay_computed.emit({s: {k: v for k, v in self.state.replay(s).result.items() if k != "figure"}
+                                       for s in REPLAY_SIDES})
+
+    def _draw_replay_frame(self, t: float) -> None:
+        if not self.is_built:
+            return
+        if self.replay_player.position != t:
+            self.replay_player.seek(t)
+        self.plots.draw_frame(t, playing=self.replay_player.is_playing())
+
+    # ---- band over seeds ----------------------------------------------------------------
+    @property
+    def band(self) -> dict:
+        """{side: {metric: (min, median, max)}} of the latest band, or {}."""
+        return self.band_figure["bands"] if self.band_figure else {}
+
+    def _on_band_changed(self) -> None:
+        if self.state.view("band"):
+            self._submit_band()
+        else:
+            jobs().cancel(self._band_key)
+            self.band_figure = None
+        if self.controls is not None:
+            self.controls.show_band(self.band_figure)
+
+    def _submit_band(self) -> None:
+        cards = {s: self.state.replay(s) for s in REPLAY_SIDES}
+        sides = {s: c.inputs for s, c in cards.items()}
+        if self.band_figure is not None and self.band_figure["inputs"] == sides:
+            return
+        self.band_figure = None
+        if self.controls is not None:
+            self.controls.show_band(None)
+        jobs().submit(self._band_key, F.band_figure, sides, range(BAND_SEEDS), context=self, done=self._on_band_done)
+
+    def _on_band_done(self, fig: dict) -> None:
+        self.band_figure = fig
+        if self.controls is not None:
+            self.controls.show_band(fig)
+        self.band_computed.emit(fig["bands"])
+
+    def close(self) -> bool:
+        self._build_timer.stop()
+        for player in ("banner_player", "replay_player"):
+            if hasattr(self, player):
+                getattr(self, player).pause()
+        for key in (*self._keys.values(), self._band_key):
+            jobs().cancel(key)
+        self.state.changed.disconnect(self._on_state_changed)
+        return super().close()
+
+
+PANEL = PanelInfo(key="serving", title="请求分布与连续批处理 · Serving", section="3.1.3", order=1.5,
+                  factory=ServingPanel)

@@ -1,0 +1,115 @@
+"""The replays' controls: A's form, B's shares, the A/B table beside the book's observed
+values, the band over seeds and the status line. Forms bind to the state's replay cards;
+the table and texts draw what core.serving.figures computed."""
+from __future__ import annotations
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from core.serving import figures as F
+from core.serving.state import ServingState
+from widgets.jobs import BusyBadge
+from widgets.param_form import ParamForm
+
+GOOD, BAD, PLAIN = QtGui.QColor("#e3f4e8"), QtGui.QColor("#fdecd9"), QtGui.QColor("#ffffff")
+CAPTION = (
+    "Qwen3-8B · 1 张 RTX PRO 6000 · KV 池 24 GiB · 64 序列 · 前缀缓存关。FCFS、16-token 块、每步先 decode 再分块 prefill"
+    "(预算 8192 token)、整段 prompt 的块空出来才接纳、块不够时抢占最近接纳的请求并重算。步时 = 屋顶线(带宽效率、prefill MFU、每步开销为示意旋钮)。"
+    "书中实测值(vLLM 0.23)列在模拟值旁。")
+
+
+class ReplayControls(QtWidgets.QWidget):
+    def __init__(self, state: ServingState, replay_keys: tuple[str, ...], band_key: str, parent=None):
+        super().__init__(parent)
+        self.state = state
+        top = QtWidgets.QHBoxLayout(self)
+        top.setContentsMargins(0, 0, 0, 0)
+        form_box = QtWidgets.QWidget()
+        form_col = QtWidgets.QVBoxLayout(form_box)
+        form_col.setContentsMargins(0, 0, 0, 0)
+        self.replay_form = ParamForm(state.replay("A"))
+        form_scroll = QtWidgets.QScrollArea()
+        form_scroll.setWidgetResizable(True)
+        form_scroll.setWidget(self.replay_form)
+        form_scroll.setMinimumWidth(470)
+        form_scroll.setMaximumHeight(330)
+        a_label = QtWidgets.QLabel("<b>A</b> uses the form; <b>B</b> is A with these shares of long-input requests per window:")
+        a_label.setProperty("role", "caption")
+        a_label.setWordWrap(True)
+        self.b_form = ParamForm(state.replay("B"), names=("shares_long_input",))
+        field = self.b_form.field("shares_long_input")
+        field.label.setText("B · shares_long_input")
+        field.edit.setObjectName("b_shares")
+        field.edit.setToolTip("B: shares_long_input per window (9:1 then 1:9 = 0.9, 0.1); one value per window of A")
+        self.b_shares_edit, self.b_error = field.edit, field.error_label
+        form_col.addWidget(form_scroll, 1)
+        form_col.addWidget(a_label)
+        form_col.addWidget(self.b_form)
+        top.addWidget(form_box, 0)
+
+        right = QtWidgets.QVBoxLayout()
+        self.busy = BusyBadge(*replay_keys, owner=self, text="replaying…")
+        head = QtWidgets.QHBoxLayout()
+        head.addStretch(1)
+        head.addWidget(self.busy)
+        right.addLayout(head)
+        self.compare_table = QtWidgets.QTableWidget(len(F.COMPARE_ROWS), 6)
+        self.compare_table.setObjectName("compare_table")
+        self.compare_table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.compare_table.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Stretch)
+        self.compare_table.setMinimumHeight(290)
+        self.compare_table.setVerticalHeaderLabels(list(F.COMPARE_ROWS))
+        for r in range(len(F.COMPARE_ROWS)):
+            for c in range(6):
+                item = QtWidgets.QTableWidgetItem("")
+                item.setTextAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
+                self.compare_table.setItem(r, c, item)
+        self.draw_table(F.compare_rows({"A": None, "B": None}))
+        right.addWidget(self.compare_table, 1)
+        band_row = QtWidgets.QHBoxLayout()
+        self.band_button = QtWidgets.QPushButton("Band over seeds")
+        self.band_button.setObjectName("band_button")
+        self.band_button.setCheckable(True)
+        self.band_button.setToolTip("Re-run A and B with Poisson arrivals and random class order for seeds 0-4: "
+                                    "each metric as min – max (median), a band rather than one number; "
+                                    "while on, every edit recomputes it")
+        self.band_busy = BusyBadge(band_key, owner=self.band_button)
+        self.band_label = QtWidgets.QLabel("")
+        self.band_label.setProperty("role", "caption")
+        self.band_label.setWordWrap(True)
+        band_row.addWidget(self.band_button)
+        band_row.addWidget(self.band_busy)
+        band_row.addWidget(self.band_label, 1)
+        right.addLayout(band_row)
+        self.replay_status = QtWidgets.QLabel("replaying both scenarios…")
+        self.replay_status.setProperty("role", "caption")
+        self.replay_status.setWordWrap(True)
+        right.addWidget(self.replay_status)
+        top.addLayout(right, 1)
+        self.band_button.toggled.connect(lambda on: self.state.set_view("band", on))
+        self.show_band(None)
+
+    def draw_table(self, table: dict) -> None:
+        self.compare_table.setUpdatesEnabled(False)
+        for r, tip in enumerate(table["tips"]):
+            self.compare_table.verticalHeaderItem(r).setToolTip(tip)
+        for c0, side in ((0, "A"), (3, "B")):
+            for r, (sim, book, delta, ok) in enumerate(table["cells"].get(side, ())):
+                for k, text in enumerate((sim, book, delta)):
+                    item = self.compare_table.item(r, c0 + k)
+                    item.setText(text)
+                    item.setBackground((GOOD if ok else BAD) if (k == 2 and ok is not None) else PLAIN)
+        self.compare_table.setHorizontalHeaderLabels(table["headers"])
+        self.compare_table.setUpdatesEnabled(True)
+
+    def show_band(self, band: dict | None) -> None:
+        on = self.state.view("band")
+        if self.band_button.isChecked() != on:
+            blocker = QtCore.QSignalBlocker(self.band_button)
+            self.band_button.setChecked(on)
+            del blocker
+        if band is not None:
+            self.band_label.setText(band["text"])
+        elif on:
+            self.band_label.setText("Poisson arrivals, 5 seeds: computing the band of each scenario…")
+        else:
+            self.band_label.setText("Poisson arrivals, 5 seeds: press for the band of each scenario.")
