@@ -4,7 +4,7 @@ step can take, and the batch over that time the most decode steps a card can do.
 from __future__ import annotations
 
 from core import catalog
-from core.registry import BookRef, BookValue, Calculator, Output, Param
+from core.registry import BookRef, BookValue, Calculator, Output, Param, ParamError
 
 _QWEN = catalog.model("qwen3-8b")
 _CARD = catalog.hardware("rtx-pro-6000-blackwell")
@@ -38,6 +38,15 @@ def decode_rate(weights_bytes, kv_bytes_per_token, sequences, mean_context_token
     }
 
 
+def _check(values: dict) -> None:
+    total = step_bytes(values["weights_bytes"], values["kv_bytes_per_token"], values["sequences"],
+                       values["mean_context_tokens"])
+    if not total >= 1:
+        raise ParamError("kv_bytes_per_token", f"a step would move {total:g} bytes (weights_bytes "
+                         f"{values['weights_bytes']:g}, kv_bytes_per_token {values['kv_bytes_per_token']:g}); "
+                         "valid: weights_bytes + sequences · (c̄ + 1) · kv_bytes_per_token >= 1 byte")
+
+
 DECODE_RATE = Calculator(
     byte_system="si",  # the book prints 15.14 GB and 41.02 GB
     name="serving.decode_rate",
@@ -48,7 +57,7 @@ DECODE_RATE = Calculator(
         Param("kv_bytes_per_token", "bytes", KV_BYTES_PER_TOKEN, "KV of one token over all layers (Qwen3-8B: 144 KiB)", 0, 1e9, label="kv"),
         Param("sequences", "seqs", 64, "sequences decoding together in one step (例题 3-1: 64)", 1, 1_000_000, kind="int", label="B"),
         Param("mean_context_tokens", "tokens", BOOK_MEAN_CONTEXT, "mean context c a step starts from, decode-step weighted (例题 3-1: about 2,742; serving.mix)", 0, 1e8, label="c̄"),
-        Param("bandwidth_bytes_per_s", "bytes/s", BANDWIDTH, "memory bandwidth of one card (RTX PRO 6000 Blackwell: 1.792 TB/s)", 0, 1e16, min_exclusive=True, label="BW"),
+        Param("bandwidth_bytes_per_s", "bytes/s", BANDWIDTH, "memory bandwidth of one card (RTX PRO 6000 Blackwell: 1.792 TB/s)", 1e6, 1e16, label="BW"),
         Param("cards", "cards", 2, "cards doing decode (例题 3-1: 2)", 1, 100_000, kind="int"),
     ),
     outputs=(
@@ -59,6 +68,7 @@ DECODE_RATE = Calculator(
         Output("steps_per_s", "steps/s", "all cards together", "cards · B / step_time"),
     ),
     compute=decode_rate,
+    check=_check,
     book=(
         BookValue("bytes_per_step", 41.02e9, "一步读写 41.02 GB", rel_tol=1.3e-4),
         BookValue("step_time_s", 22.89e-3, "耗时 22.89 ms", rel_tol=2.2e-4),

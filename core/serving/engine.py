@@ -26,6 +26,7 @@ finishes and the step where the pool runs dry (preemption).
 from __future__ import annotations
 
 import math
+from array import array
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -174,11 +175,13 @@ class _Engine:
         self.next_arrival = 0
         self.done = 0
         self._dec_cache: np.ndarray | None = None
-        self._s_t: list[float] = [0.0]
-        self._s_w: list[int] = [0]
-        self._s_r: list[int] = [0]
-        self._s_kv: list[int] = [0]
-        self._s_tok: list[int] = [0]
+        # Series in typed arrays (8 bytes a value, not a Python object each): a long trace
+        # has tens of events per request.
+        self._s_t = array("d", [0.0])
+        self._s_w = array("q", [0])
+        self._s_r = array("q", [0])
+        self._s_kv = array("q", [0])
+        self._s_tok = array("q", [0])
 
     # -- helpers -------------------------------------------------------------------
     def _decoding(self) -> np.ndarray:
@@ -513,9 +516,11 @@ class _Engine:
             arrival_s=back(self.arrival), input_tokens=back(self.P), output_tokens=back(self.G),
             first_schedule_s=back(self.first_sched), first_token_s=back(self.first_token),
             finish_s=back(self.finish), preemptions=back(self.npreempt), preempt_log=log,
-            series_t=np.asarray(self._s_t), series_waiting=np.asarray(self._s_w),
-            series_running=np.asarray(self._s_r), series_kv_blocks=np.asarray(self._s_kv),
-            series_tokens=np.asarray(self._s_tok), num_blocks=self.cfg.num_blocks,
+            series_t=np.frombuffer(self._s_t, dtype=np.float64).copy(),
+            series_waiting=np.frombuffer(self._s_w, dtype=np.int64).copy(),
+            series_running=np.frombuffer(self._s_r, dtype=np.int64).copy(),
+            series_kv_blocks=np.frombuffer(self._s_kv, dtype=np.int64).copy(),
+            series_tokens=np.frombuffer(self._s_tok, dtype=np.int64).copy(), num_blocks=self.cfg.num_blocks,
             engine_steps=self.steps, decode_tokens=self.decode_tokens,
             prefill_tokens=self.prefill_tokens, kv_peak_blocks=self.peak_used,
         )
