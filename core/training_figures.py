@@ -21,6 +21,9 @@ from core.units import GB, TFLOP, format_bytes, format_flops
 MAX_STEP_BARS = 20_000  # more blocks than this are drawn one per micro-batch and pass
 MAX_PIPELINE_LABELS = 24  # batch labels drawn per role; more batches go unlabelled
 MAX_REWARD_BUTTONS = 8
+MAX_CURVE_POINTS = 512  # points of a straight or smooth curve
+MAX_TICKS = 24  # labelled bars on an axis; more bars keep every n-th label
+MAX_STEP_POINTS = 40_000  # memory curve points; longer steps are drawn by their peak per bin
 
 
 @dataclass(frozen=True)
@@ -141,6 +144,24 @@ def _block_bars(tl: StepTimeline) -> tuple[tuple[Bars, Bars], tuple[Bars, Bars],
     return out[0], out[1], optimizer, lifetimes, merged
 
 
+def _ticks(count: int, label) -> list:
+    """(position, label) for bars 0..count-1, at most MAX_TICKS of them."""
+    step = max(1, -(-count // MAX_TICKS))
+    return [(i, label(i)) for i in range(0, count, step)]
+
+
+def _peak_steps(x: np.ndarray, y: np.ndarray, duration: float) -> tuple[np.ndarray, np.ndarray]:
+    """A step curve with more points than a plot has pixels, as its peak per time bin."""
+    if x.size <= MAX_STEP_POINTS:
+        return x, y
+    bins = MAX_STEP_POINTS // 2
+    edges = np.linspace(0.0, duration, bins + 1)
+    which = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, bins - 1)
+    peak = np.zeros(bins)
+    np.maximum.at(peak, which, y)
+    return np.repeat(edges, 2)[1:-1], np.repeat(peak, 2)
+
+
 def _layer_ticks(layers: int) -> list:
     return [(l + 1, str(l + 1)) for l in range(layers)
             if layers <= 12 or (l + 1) % max(layers // 6, 1) == 0 or l == 0]
@@ -178,7 +199,7 @@ def timeline_figure(tl: StepTimeline, capacity_text: str = "", illustrative: boo
     """The drawing of any step timeline (the panel's, or a benchmark's 100 layers)."""
     forward, backward, optimizer, lifetimes, merged = _block_bars(tl)
     # Resident state is flat through the step; activations ride on top of it.
-    x_full, act = tl.stacked_until(tl.duration_s)
+    x_full, act = _peak_steps(*tl.stacked_until(tl.duration_s), tl.duration_s)
     memory, running = {}, 0.0
     for kind in STATE_KINDS[:-1]:
         running += tl.state_bytes.get(kind, 0.0)
@@ -390,11 +411,12 @@ def cycle_figure(inputs: Mapping[str, Any], result: Mapping[str, Any], marginal_
                  marginal_result: Mapping[str, Any]) -> CycleFigure:
     v, r, mv, m = inputs, result, marginal_inputs, marginal_result
     n_max = max(128, r["n_generate"] * 1.25, mv["n_high"] * 1.1)
-    curve = rl.cycle_curve(v["model"], v["prompt_tokens"], v["output_tokens"], v["n_keep"], int(n_max))
-    n = curve["n_generate"]
-    update = curve["update"] / TFLOP
-    ref_top = (curve["update"] + curve["reference"]) / TFLOP
-    total = (curve["update"] + curve["reference"] + curve["generation"]) / TFLOP
+    # F_cycle is a straight line in n: a few hundred points draw it whatever n reaches.
+    base = rl.cycle(v["model"], v["prompt_tokens"], v["output_tokens"], v["n_keep"], 1.0, v["n_keep"])
+    n = np.unique(np.linspace(v["n_keep"], max(int(n_max), v["n_keep"]), MAX_CURVE_POINTS).round())
+    update = np.full(n.size, base["update_flops"] / TFLOP)
+    ref_top = update + n * base["ref_flops_per_answer"] / TFLOP
+    total = ref_top + n * base["gen_flops_per_answer"] / TFLOP
     text = (f"  a = {v['keep_ratio']:g} → n = {r['n_generate']}: {format_flops(r['cycle_flops'])}"
             f" ({r['ratio_vs_keep_all']:.2f}× keeping all)")
     return CycleFigure(n, update, ref_top, total, (r["n_generate"], r["cycle_flops"] / TFLOP), text,
@@ -433,7 +455,7 @@ def advantage_figure(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Ad
     banner = ("优势全为零,策略梯度为零" if zero else
               f"{result['samples_with_signal']} of {rewards.size} answers carry a signal; group mean {result['group_mean']:g}.")
     return AdvantageFigure(
-        x, rewards, adv, adv > 0, float(result["group_mean"]), [(i, f"#{i + 1}") for i in range(rewards.size)],
+        x, rewards, adv, adv > 0, float(result["group_mean"]), _ticks(rewards.size, lambda i: f"#{i + 1}"),
         (low - 0.1, high + 0.15), (-0.7, rewards.size - 0.3),
         [f"{i + 1}:{'✓' if r >= 0.5 else '✗'}" for i, r in enumerate(rewards[:MAX_REWARD_BUTTONS])], zero, banner)
 
@@ -466,6 +488,6 @@ def loss_figure(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> LossFig
                f"先各自求均值再平均,有效 token 少的 micro-batch 里每个 token 权重大 {r['max_weight_ratio']:.3g} 倍;"
                "累计各 micro-batch 时分母应是整个 batch 的有效 token 总数。")
     return LossFigure(np.arange(w1.size, dtype=float), w1, w2,
-                      [(i, f"μb{i + 1}: {int(c):,} tok") for i, c in enumerate(counts)],
+                      _ticks(len(counts), lambda i: f"μb{i + 1}: {int(counts[i]):,} tok"),
                       (-0.7, w1.size - 0.3), (0, max(w1.max(), w2.max()) * 1.15), caption)
 

@@ -105,3 +105,21 @@ def test_advantage_and_loss_figures():
     assert figures.flipped_rewards((1.0, 0.0), 1) == (1.0, 1.0)
     loss = figures.loss_figure({"token_counts": (900.0, 100.0)}, rl.LOSS_MEAN.run())
     assert loss.weight_mean_of_means[1] / loss.weight_mean_of_means[0] == pytest.approx(9.0)
+
+
+def test_figures_stay_small_whatever_the_inputs():
+    state = TrainingState()
+    cycle = state.card("cycle")
+    assert cycle.update({"n_generate": 10_000_000})
+    fig = figures.cycle_figure(cycle.inputs, cycle.result, state.card("marginal").inputs, state.card("marginal").result)
+    assert fig.n.size <= figures.MAX_CURVE_POINTS
+    assert fig.marker[1] == pytest.approx(cycle.result["cycle_flops"] / TFLOP)
+    assert fig.total[-1] == pytest.approx(rl.cycle(**{**cycle.inputs, "n_generate": int(fig.n[-1])})["cycle_flops"] / TFLOP)
+    adv = state.card("advantage")
+    assert adv.update({"rewards": tuple(float(i % 2) for i in range(4096))})
+    assert len(figures.advantage_figure(adv.inputs, adv.result).ticks) <= figures.MAX_TICKS
+    tl = train_step.build_timeline(100, 400, 1e8, 0.01)  # 80,000 blocks
+    step = figures.timeline_figure(tl)
+    x, y = step.memory["activations"]
+    assert x.size <= figures.MAX_STEP_POINTS
+    assert y.max() == pytest.approx(tl.peak_activation_bytes / GB)

@@ -28,6 +28,7 @@ class FlopsSection(Section):
         self.card = CalculatorCard(self.state.card("flops"), compact=True)
         yield
         self.plot = PlotCard("图 3-23 · 6ND 与逐项核算", "Qwen3-8B, B=1, P=8192, full training")
+        yield  # a plot is the largest piece; its items come next turn
         p = self.plot.plot
         p.setLabel("left", "TFLOPs")
         p.getAxis("bottom").setTicks([[(0, "6ND 粗算"), (1, "逐项 item by item")]])
@@ -89,6 +90,7 @@ class PackingSection(Section):
         hl.addWidget(self.split_slider, 1)
         hl.addWidget(self.split_label)
         self.plot = PlotCard("两份文档:配对与整层工作", "vs the split")
+        yield  # a plot is the largest piece; its items come next turn
         q = self.plot.plot
         q.setLabel("bottom", "first document (tokens); second = total − first")
         q.setLabel("left", "against one document")
@@ -103,6 +105,7 @@ class PackingSection(Section):
         q.addItem(self.split_line)
         yield
         self.mask_plot = PlotCard("因果掩码 causal mask", "queries ↓ keys →")
+        yield  # a plot is the largest piece; its items come next turn
         self.mask_plot.plot_widget.setMinimumHeight(200)
         mp = self.mask_plot.plot
         mp.hideAxis("left")
@@ -159,6 +162,7 @@ class UpdateSection(Section):
         self.card = CalculatorCard(self.state.card("update"), compact=True)
         yield
         self.plot = PlotCard("练习 3-6 · 只屏蔽标签 vs 只对监督 token 做词表投影", "FLOPs of one update")
+        yield  # a plot is the largest piece; its items come next turn
         u = self.plot.plot
         u.setLabel("left", "TFLOPs")
         u.getAxis("bottom").setTicks([[(0, "只屏蔽损失 label masking"), (1, "跳过词表投影 skip projection")]])

@@ -9,6 +9,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.training_figures import Bars
+from widgets.jobs import jobs
 
 if TYPE_CHECKING:
     from widgets.training import TrainingPanel
@@ -221,8 +222,6 @@ class PlayedSection(Section):
         if abs(self.player.position - t) <= 1e-12:
             self.view.set_time(t)  # the player's own tick
             return
-        from widgets.jobs import jobs
-
         if self._duration is None or t > self.player.duration or jobs().busy(self.job_key):
             self._pending_position = t
         if self._duration is not None and t <= self.player.duration:

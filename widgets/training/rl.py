@@ -24,6 +24,7 @@ class CycleSection(Section):
         self.card = CalculatorCard(self.state.card("cycle"), compact=True)
         yield
         self.plot = PlotCard("例题 3-4 · F_cycle(n) = n(f_g + f_r) + F_u", "n_generate ≈ n_keep / a")
+        yield  # a plot is the largest piece; its items come next turn
         c = self.plot.plot
         c.setLabel("bottom", "answers generated n")
         c.setLabel("left", "TFLOPs per cycle")
@@ -91,6 +92,7 @@ class AdvantageSection(Section):
         bl.addStretch(1)
         yield
         self.plot = PlotCard("相同奖励,学习信号归零", "advantage = reward − group mean")
+        yield  # a plot is the largest piece; its items come next turn
         a = self.plot.plot
         a.setLabel("left", "value")
         a.setMouseEnabled(x=False, y=False)
@@ -150,6 +152,7 @@ class LossSection(Section):
         self.card = CalculatorCard(self.state.card("loss"), compact=True)
         yield
         self.plot = PlotCard("损失的平均方式 · weight of one token", "per micro-batch")
+        yield  # a plot is the largest piece; its items come next turn
         lp = self.plot.plot
         lp.setLabel("left", "weight of one token")
         lp.setMouseEnabled(x=False, y=False)

@@ -163,6 +163,7 @@ class StepSection(PlayedSection):
         self.view = StepView()
         yield
         self.view.add_memory()
+        yield
         self.player = TimelinePlayer(duration=1.0, unit="s")
         self.player.setObjectName("step_player")
         self.busy = BusyBadge(self.job_key, owner=self.view)
