@@ -136,7 +136,7 @@ def panel_load(path: Path, repeats: int = REPEATS) -> dict:
     panel.resize(1600, 1000)
     panel.show()
     _spin(app, lambda: False, 0.3)
-    result_ms, gaps_ms, cpu_ms, shown = [], [], [], ""
+    result_ms, gaps_ms, decode_gaps_ms, cpu_ms, shown = [], [], [], [], ""
     for _ in range(repeats):
         panel.clear_images()
         _spin(app, lambda: False, 0.2)
@@ -160,7 +160,10 @@ def panel_load(path: Path, repeats: int = REPEATS) -> dict:
             raise RuntimeError("the load did not finish in 60 s")
         result_ms.append((done[0] - t0) * 1000)
         after = np.array([tick for tick in ticks if tick[0] >= t0])
-        gaps_ms.append(float(np.diff(np.concatenate([[t0], after[:, 0]])).max()) * 1000)
+        gaps = np.diff(np.concatenate([[t0], after[:, 0]]))
+        gaps_ms.append(float(gaps.max()) * 1000)
+        # While the decode runs (the figure the old bench printed): ticks up to the result.
+        decode_gaps_ms.append(float(gaps[: max(1, int(np.searchsorted(after[:, 0], done[0])))].max()) * 1000)
         # The GUI thread's own CPU time between ticks: the same gap without the waits for
         # a core that other processes on a shared machine cause.
         cpu_ms.append(float(np.diff(after[:, 1]).max()) * 1000)
@@ -168,6 +171,7 @@ def panel_load(path: Path, repeats: int = REPEATS) -> dict:
     panel.close()
     jobs().wait_idle()
     return {"result_ms": _stats(result_ms), "gui_timer_max_gap_ms": _stats(gaps_ms, TARGET_GAP_MS),
+            "gui_timer_max_gap_while_decoding_ms": _stats(decode_gaps_ms, TARGET_GAP_MS),
             "gui_thread_cpu_max_between_ticks_ms": _stats(cpu_ms, TARGET_GAP_MS), "tokens_shown": shown}
 
 

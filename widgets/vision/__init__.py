@@ -38,14 +38,6 @@ _IMAGE_FILTER = "Images (" + " ".join(f"*{e}" for e in FILE_EXTENSIONS) + ");;Al
 _TAB_TITLES = ("图 3-16 · 三种数据与交接", "练习 3-5 · 640 vs 1280", "§3.3.2 · 图像生成循环")
 
 
-def _scroll(widget: QtWidgets.QWidget) -> QtWidgets.QScrollArea:
-    area = QtWidgets.QScrollArea()
-    area.setWidgetResizable(True)
-    widget.setObjectName("page")
-    area.setWidget(widget)
-    return area
-
-
 class VisionPanel(QtWidgets.QWidget):
     """The Vision & multimodal panel: a view of a VisionState."""
 
@@ -66,11 +58,8 @@ class VisionPanel(QtWidgets.QWidget):
         self._closed = False
         self._build_ui()
         self._connect()
-        self._show_view_options()
+        self._show_view_options()  # builds and draws the tab on screen
         self._show_images()
-        self._draw_request()
-        self._draw_compare()
-        self._draw_diffusion()
 
     # ---- construction -------------------------------------------------------
     def _build_ui(self) -> None:
@@ -81,18 +70,46 @@ class VisionPanel(QtWidgets.QWidget):
         split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         self.column = ImageColumn(self.state.card("request"))
         split.addWidget(self.column)
-        self.volumes = VolumesTab(self.state.card("request"))
-        self.compare = CompareTab(self.state.card("compare"), self.state.card("encode"))
-        self.generation = GenerationTab(self.state.card("diffusion"))
         self.tabs = QtWidgets.QTabWidget()
-        for page, title in zip((self.volumes, self.compare, self.generation), _TAB_TITLES):
-            self.tabs.addTab(_scroll(page), title)
+        self._areas: dict[str, QtWidgets.QScrollArea] = {}
+        self._sections: dict[str, QtWidgets.QWidget] = {}
+        for name, title in zip(TABS, _TAB_TITLES):
+            area = QtWidgets.QScrollArea()
+            area.setWidgetResizable(True)
+            self._areas[name] = area
+            self.tabs.addTab(area, title)
         split.addWidget(self.tabs)
         split.setStretchFactor(0, 5)
         split.setStretchFactor(1, 6)
         split.setSizes([680, 900])
         outer.addWidget(split, 1)
         self.view = self.column.view
+
+    def _section(self, name: str) -> QtWidgets.QWidget:
+        """A tab's page, built and drawn on first use: a first visit builds only the tab on
+        screen (each of the others costs the GUI thread ~50 ms of pyqtgraph set-up)."""
+        if name not in self._sections:
+            s = self.state
+            page = {"volumes": lambda: VolumesTab(s.card("request")),
+                    "compare": lambda: CompareTab(s.card("compare"), s.card("encode")),
+                    "generation": lambda: GenerationTab(s.card("diffusion"))}[name]()
+            page.setObjectName("page")
+            self._areas[name].setWidget(page)
+            self._sections[name] = page
+            {"volumes": self._draw_request, "compare": self._draw_compare, "generation": self._draw_diffusion}[name]()
+        return self._sections[name]
+
+    @property
+    def volumes(self) -> VolumesTab:
+        return self._section("volumes")
+
+    @property
+    def compare(self) -> CompareTab:
+        return self._section("compare")
+
+    @property
+    def generation(self) -> GenerationTab:
+        return self._section("generation")
 
     def _header(self) -> QtWidgets.QWidget:
         box = QtWidgets.QWidget()
@@ -132,8 +149,12 @@ class VisionPanel(QtWidgets.QWidget):
         c.token_toggle.toggled.connect(lambda on: self.state.set_view("token_grid", on))
         c.pixel_limit.valueChanged.connect(lambda mp: self.state.set_view("pixel_limit_mp", mp))
         c.view.token_hovered.connect(lambda token: c.hover_label.setText(token_caption(c.view.grid, token)))
-        self.tabs.currentChanged.connect(lambda i: self.state.set_view("tab", TABS[i]))
+        self.tabs.currentChanged.connect(self._on_tab_changed)
         self.state.changed.connect(self._on_state_changed)
+
+    def _on_tab_changed(self, index: int) -> None:
+        self._section(TABS[index])
+        self.state.set_view("tab", TABS[index])
 
     # ---- the state ------------------------------------------------------------
     def _on_state_changed(self, path: str, _value) -> None:
@@ -163,6 +184,7 @@ class VisionPanel(QtWidgets.QWidget):
             c.pixel_limit.setValue(s.view("pixel_limit_mp"))
         with QtCore.QSignalBlocker(self.tabs):
             self.tabs.setCurrentIndex(TABS.index(s.view("tab")))
+        self._section(s.view("tab"))
 
     # ---- images -----------------------------------------------------------------
     @property
@@ -237,10 +259,11 @@ class VisionPanel(QtWidgets.QWidget):
         if img.pixels is self.view.pixels or not self.isVisible():
             self.view.show_image(img.pixels, grid)
         else:
-            # A new picture paints on the next turn of the event loop: its first paint and
-            # the tables' and plots' repaint come in two frames, not one long one.
+            # A new picture is drawn on a later turn of the event loop (a timer, not a queued
+            # call, which would run in the same pass): its first paint and the plots' repaint
+            # come as two slices of GUI time, not one long one.
             self._pending_view = (img.pixels, grid)
-            QtCore.QTimer.singleShot(0, self, self._show_pending_view)
+            QtCore.QTimer.singleShot(1, self, self._show_pending_view)
         captions = image_captions(img, grid)
         self.column.size_label.setText(captions["size"])
         self.column.token_label.setText(captions["tokens"])
@@ -361,23 +384,23 @@ class VisionPanel(QtWidgets.QWidget):
     # ---- drawing ----------------------------------------------------------------------
     def _draw_request(self) -> None:
         card = self.state.card("request")
-        if card.result is not None:
-            self.volumes.draw(card.result_inputs, card.result)
+        if card.result is not None and "volumes" in self._sections:
+            self._sections["volumes"].draw(card.result_inputs, card.result)
         self.refreshed.emit()
 
     def _draw_compare(self) -> None:
         card = self.state.card("compare")
-        if card.result is not None:
+        if card.result is not None and "compare" in self._sections:
             # Its pictures are drawn when the tab is on screen: a hidden tab would only cost
             # the GUI time on each new image.
             on_screen = self.state.view("tab") == "compare"
-            self.compare.draw(vf.compare_figure(card.result_inputs, card.result),
+            self._sections["compare"].draw(vf.compare_figure(card.result_inputs, card.result),
                               self.images[self.current].pixels if on_screen else None)
 
     def _draw_diffusion(self) -> None:
         card = self.state.card("diffusion")
-        if card.result is not None:
-            self.generation.draw(vf.diffusion_figure(card.result_inputs, card.result))
+        if card.result is not None and "generation" in self._sections:
+            self._sections["generation"].draw(vf.diffusion_figure(card.result_inputs, card.result))
 
     # ---- lifecycle ----------------------------------------------------------------------
     def close(self) -> bool:

@@ -1,6 +1,8 @@
 """The image with its patch grid, its merged-token grid and the hovered token's patches."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -28,6 +30,7 @@ class ImageGridView(pg.GraphicsLayoutWidget):
 
     token_hovered = QtCore.Signal(object)  # token id or None
     SHADOW_MAX_LINES = 200
+    ASSUMED_VIEW_PX = 600  # the view's size on screen before it is laid out
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -54,7 +57,10 @@ class ImageGridView(pg.GraphicsLayoutWidget):
         self.pixels: np.ndarray | None = None
         self.hovered: int | None = None
         self._patch_grid_on = True
+        self._density: tuple | None = None
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.view.sigRangeChanged.connect(self._fit_lines_to_zoom)
+        self.view.sigResized.connect(self._fit_lines_to_zoom)
 
     def show_image(self, pixels: np.ndarray, grid: PatchGrid) -> None:
         """Draw pixels with grid; only what changed is redrawn (a new picture, a new grid)."""
@@ -79,23 +85,42 @@ class ImageGridView(pg.GraphicsLayoutWidget):
         self.patch_overlay.setData(*grid.patch_lines())
         self.patch_shadow.setData(*grid.patch_lines())
         self.token_overlay.setData(*grid.token_lines())
-        # Thin lines would merge into grey at low zoom; fade the patch grid when dense.
-        dense = grid.patch_w < 4
-        self.patch_overlay.setPen(pg.mkPen(255, 255, 255, 60 if dense else 150, width=1))
-        self.show_patch_grid(self._patch_grid_on)
+        self._density = None
+        self._fit_lines_to_zoom()
         self.hover(None)
 
     def show_patch_grid(self, on: bool) -> None:
         self._patch_grid_on = on
-        self.patch_overlay.setVisible(on)
-        # The wide antialiased shadow costs ~0.1 ms per long line to paint: a big photo's
-        # hundreds of patch lines would stall the GUI for tens of ms, where they are too close
-        # to need a shadow anyway.
-        few = self.grid is None or self.grid.layout.grid_w + self.grid.layout.grid_h <= self.SHADOW_MAX_LINES
-        self.patch_shadow.setVisible(on and few)
+        self._density = None
+        self._fit_lines_to_zoom()
 
     def show_token_grid(self, on: bool) -> None:
         self.token_overlay.setVisible(on)
+
+    def _fit_lines_to_zoom(self, *_args) -> None:
+        """Lines as strong as their spacing on screen allows: a big photo's hundreds of grid
+        lines would otherwise hide the picture (and wide antialiased ones cost ~0.1 ms each
+        to paint); zooming in brings them back."""
+        if self.grid is None:
+            return
+        try:
+            per_px = max(self.view.viewPixelSize())
+        except (ValueError, ZeroDivisionError, TypeError):  # not laid out yet
+            per_px = 0.0
+        if not math.isfinite(per_px) or per_px <= 0:
+            per_px = max(self.grid.display_width, self.grid.display_height) / self.ASSUMED_VIEW_PX
+        patch = min(self.grid.patch_w, self.grid.patch_h) / per_px  # screen pixels per patch
+        token = patch * self.grid.layout.merge
+        few_lines = self.grid.layout.grid_w + self.grid.layout.grid_h <= self.SHADOW_MAX_LINES
+        density = (patch >= 8, patch >= 3, token >= 12, token >= 5, few_lines, self._patch_grid_on)
+        if density == self._density:
+            return
+        self._density = density
+        self.patch_overlay.setPen(pg.mkPen(255, 255, 255, 150 if patch >= 8 else 70 if patch >= 3 else 35, width=1))
+        self.patch_overlay.setVisible(self._patch_grid_on)
+        self.patch_shadow.setVisible(self._patch_grid_on and patch >= 8 and few_lines)
+        width, alpha = (1.8, 255) if token >= 12 else (1.0, 200) if token >= 5 else (1.0, 110)
+        self.token_overlay.setPen(pg.mkPen(color("decode", alpha), width=width))
 
     def hover_at(self, x: float, y: float) -> int | None:
         """Highlight the token under view point (x, y) and its patches."""

@@ -135,7 +135,7 @@ class VolumesTab(QtWidgets.QWidget):
             p.addItem(item)
             self.volume_labels.append(item)
         for item, (x, top, text) in zip(self.volume_labels, fig["texts"]):
-            item.setText(text)
+            _set_text(item, text)
             item.setPos(x, top)
             item.setVisible(fig["show_text"])
         for item in self.volume_labels[len(fig["texts"]):]:
@@ -155,7 +155,7 @@ class VolumesTab(QtWidgets.QWidget):
                                     y0=[s["y0"] for s in stale], y1=[s["y1"] for s in stale])
         for row in fig["rows"]:
             label = self.question_row_labels[row["row"]]
-            label.setText(row["label"])
+            _set_text(label, row["label"])
             label.setPos(*row["label_pos"])
         self.question_plot.plot.setXRange(*fig["x_range"], padding=0.02)
         self.reuse_label.setText(
@@ -163,3 +163,9 @@ class VolumesTab(QtWidgets.QWidget):
             f"KV 保留 <b>{fig['reusable_kv']}</b>,需重算 <b>{fig['recomputed_kv']}</b>;"
             f"EC 只取决于图片,<b>{fig['reusable_ec']}</b> 全部可复用。"
             f"<span style='color:{COLORS['muted']}'> 蓝 = 图片 token,橙 = 问题,灰 = 前缀;红框 = 换问题后要重算的 KV。</span>")
+
+
+def _set_text(item: pg.TextItem, text: str) -> None:
+    """Lay a plot label's text out again only when it changed (each layout costs ~0.2 ms)."""
+    if item.toPlainText() != text:
+        item.setText(text)
