@@ -454,3 +454,22 @@ def test_close_mid_decode_does_not_wait(qtbot, gate, tmp_path):
     assert gate.finished.wait(60)
     jobs().wait_idle()
     assert state.to_json() == before
+
+
+def test_loading_a_saved_state_into_a_live_panel(panel, qtbot, tmp_path):
+    saved = VisionState()
+    saved.set_images([ImageEntry(str(_save(tmp_path / "b.png", 640, 320)), 320, 640, 1234)])
+    saved.set_view("patch_grid", False)
+    panel.state.load_json(saved.to_json())
+    assert panel.column.image_list.count() == 1 and not panel.column.patch_toggle.isChecked()
+    assert panel.request_result["per_image_tokens"] == [200]
+    qtbot.waitUntil(lambda: panel.images[0].format == "PNG", timeout=60_000)  # pixels fetched
+    assert panel.view.pixels.shape == (320, 640, 3)
+
+
+def test_too_many_images_for_one_request_are_refused(panel, qtbot, tmp_path):
+    panel.state.set_images([ImageEntry(f"/x/{i}.png", 64, 64, 10) for i in range(256)])
+    with qtbot.waitSignal(panel.load_failed, timeout=60_000) as blocker:
+        panel.load_files([_save(tmp_path / "one_more.png", 64, 64)])
+    assert "heights" in blocker.args[1]
+    assert len(panel.state.sources) == 256

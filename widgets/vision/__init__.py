@@ -14,6 +14,7 @@ import dataclasses
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from core import vision_figures as vf
+from core.registry import ParamError
 from core.vision_state import TABS, ImageEntry, VisionState
 from vision.figures import image_captions, token_caption
 from vision.grid import PatchGrid
@@ -52,6 +53,7 @@ class VisionPanel(QtWidgets.QWidget):
         self.state = state if state is not None else VisionState()
         # Decoded pixels by path: a cache of what the files hold, not state.
         self._loaded: dict[str, LoadedImage] = {}
+        self._placeholders: dict[ImageEntry, LoadedImage] = {}
         self._sample = sample_image()
         self._list_key: tuple = ()
         self._pending_view: tuple | None = None
@@ -215,7 +217,9 @@ class VisionPanel(QtWidgets.QWidget):
         elif entry.source in self._loaded:
             img = self._loaded[entry.source]
         else:
-            return placeholder_image(entry.source, entry.height, entry.width, entry.file_bytes)
+            if entry not in self._placeholders:
+                self._placeholders[entry] = placeholder_image(entry.source, entry.height, entry.width, entry.file_bytes)
+            return self._placeholders[entry]
         if (img.height, img.width, img.file_bytes) != (entry.height, entry.width, entry.file_bytes):
             img = dataclasses.replace(img, height=entry.height, width=entry.width, file_bytes=entry.file_bytes)
         return img
@@ -224,8 +228,11 @@ class VisionPanel(QtWidgets.QWidget):
         v = self.state.card("request").inputs
         return ResizePolicy(v["resize"], v["patch"], v["merge"], v["min_pixels"], v["max_pixels"])
 
+    def current_image(self) -> LoadedImage:
+        return self._image_for(self.state.images()[self.current])
+
     def current_grid(self) -> PatchGrid:
-        img = self.images[self.current]
+        img = self.current_image()
         policy = self.policy()
         return PatchGrid(policy.layout(img.height, img.width), img.pixels.shape[1], img.pixels.shape[0], policy.mode)
 
@@ -236,6 +243,7 @@ class VisionPanel(QtWidgets.QWidget):
         if key != self._list_key:
             self._list_key = key
             self._loaded = {p: img for p, img in self._loaded.items() if p in self.state.sources}
+            self._placeholders = {e: img for e, img in self._placeholders.items() if e in entries}
             lst = self.column.image_list
             with QtCore.QSignalBlocker(lst):
                 lst.clear()
@@ -254,9 +262,10 @@ class VisionPanel(QtWidgets.QWidget):
         if lst.currentRow() != index:
             with QtCore.QSignalBlocker(lst):
                 lst.setCurrentRow(index)
-        img = self.images[index]
+        img = self.current_image()
         grid = self.current_grid()
         if img.pixels is self.view.pixels or not self.isVisible():
+            self._pending_view = None
             self.view.show_image(img.pixels, grid)
         else:
             # A new picture is drawn on a later turn of the event loop (a timer, not a queued
@@ -309,13 +318,19 @@ class VisionPanel(QtWidgets.QWidget):
                 message = f"{out.image.name}: {refused}"
             failures.append(message)
             self.load_failed.emit(out.path, message)
+        if entries:
+            try:
+                if replace:
+                    self.state.set_images(entries, selected=entries[0].source)
+                else:
+                    self.state.add_images(entries)
+            except ParamError as err:  # together too many for one request: keep the last good state
+                for entry in entries:
+                    failures.append(f"{entry.source}: {err}")
+                    self.load_failed.emit(entry.source, str(err))
+                entries = []
         self.column.show_error("\n".join(failures[-4:]))
         self.column.status_label.setText(f"载入 {len(entries)} 张" + (f",{len(failures)} 张失败" if failures else ""))
-        if entries:
-            if replace:
-                self.state.set_images(entries, selected=entries[0].source)
-            else:
-                self.state.add_images(entries)
 
     def _on_load_crashed(self, paths: list[str], text: str) -> None:
         message = text.strip().splitlines()[-1] if text.strip() else "load failed"
@@ -395,7 +410,7 @@ class VisionPanel(QtWidgets.QWidget):
             # the GUI time on each new image.
             on_screen = self.state.view("tab") == "compare"
             self._sections["compare"].draw(vf.compare_figure(card.result_inputs, card.result),
-                              self.images[self.current].pixels if on_screen else None)
+                              self.current_image().pixels if on_screen else None)
 
     def _draw_diffusion(self) -> None:
         card = self.state.card("diffusion")
