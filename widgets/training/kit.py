@@ -61,13 +61,21 @@ class CachedLayer(pg.GraphicsObject):
         """The items' data changed: draw them again at the next paint."""
         self._version += 1
         self.prepareGeometryChange()
+        self._rect = None
         self.update()
 
+    def viewTransformChanged(self):  # noqa: N802 - pyqtgraph's hook
+        self.prepareGeometryChange()
+        self._rect = None  # pens are sized in pixels
+
     def boundingRect(self) -> QtCore.QRectF:
-        rect = QtCore.QRectF()
-        for painter in self._painters:
-            rect = rect.united(painter.boundingRect())
-        return rect
+        # Asked many times per paint by the scene; the items' bounds only move with their data.
+        if getattr(self, "_rect", None) is None:
+            rect = QtCore.QRectF()
+            for painter in self._painters:
+                rect = rect.united(painter.boundingRect())
+            self._rect = rect
+        return self._rect
 
     def paint(self, p, option, widget=None):
         vb = self.getViewBox()
