@@ -11,6 +11,7 @@ from PIL import Image
 from PySide6 import QtCore
 
 import widgets.vision as vision_widgets
+import widgets.vision.loads as vision_loads
 from core import vision_math as vm
 from core.cancel import Cancelled
 from core.vision_state import ImageEntry, VisionState
@@ -296,8 +297,8 @@ class _Gate:
 
 @pytest.fixture
 def gate(monkeypatch):
-    g = _Gate(vision_widgets.load_images)
-    monkeypatch.setattr(vision_widgets, "load_images", g)  # the runner hands it a CancelToken
+    g = _Gate(vision_loads.load_images)
+    monkeypatch.setattr(vision_loads, "load_images", g)  # the runner hands it a CancelToken
     yield g
     g.release.set()
     jobs().wait_idle()

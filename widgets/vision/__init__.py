@@ -14,11 +14,10 @@ import dataclasses
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from core import vision_figures as vf
-from core.registry import ParamError
 from core.vision_state import TABS, ImageEntry, VisionState
 from vision.figures import image_captions, token_caption
 from vision.grid import PatchGrid
-from vision.loading import FILE_EXTENSIONS, LoadedImage, LoadOutcome, load_images
+from vision.loading import LoadedImage
 from vision.resize import ResizePolicy
 from vision.sample import placeholder_image, sample_image
 from widgets.jobs import BusyBadge, jobs
@@ -28,18 +27,13 @@ from widgets.vision.compare import CompareTab
 from widgets.vision.generation import GenerationTab
 from widgets.vision.image_column import ImageColumn
 from widgets.vision.image_view import thumbnail_icon
+from widgets.vision.loads import LOAD_KEY, PIXELS_KEY, FileLoads
 from widgets.vision.volumes import VolumesTab
 
-LOAD_KEY = "vision.load"  # files the user opened
-PIXELS_KEY = "vision.pixels"  # pixels of a restored state's files (the numbers are in the state)
-# Pixels kept for the view: the grids need the picture, not a 24 MP decode, and every
-# repaint scales the whole display array (2048 px sides cost the GUI ~3x 1280 px ones).
-DISPLAY_SIDE = 1280
-_IMAGE_FILTER = "Images (" + " ".join(f"*{e}" for e in FILE_EXTENSIONS) + ");;All files (*)"
 _TAB_TITLES = ("图 3-16 · 三种数据与交接", "练习 3-5 · 640 vs 1280", "§3.3.2 · 图像生成循环")
 
 
-class VisionPanel(QtWidgets.QWidget):
+class VisionPanel(FileLoads, QtWidgets.QWidget):
     """The Vision & multimodal panel: a view of a VisionState."""
 
     images_changed = QtCore.Signal(int)
@@ -290,72 +284,6 @@ class VisionPanel(QtWidgets.QWidget):
             self.state.select(sources[row])
             self._show_current()  # the same source twice: the view follows the row
 
-    # ---- loading ------------------------------------------------------------------
-    def load_files(self, paths, replace: bool | None = None) -> None:
-        """Decode files on the job runner; the GUI thread never waits for a decoder. A new
-        call cancels a load still running (the latest wins). By default the generated
-        sample is replaced and user images are added to; replace=True replaces all."""
-        paths = [str(p) for p in paths]
-        if not paths:
-            return
-        self.column.show_error("")
-        self.column.status_label.setText(f"正在载入 {len(paths)} 张图片… loading off the GUI thread")
-        jobs().submit(LOAD_KEY, load_images, paths, self.state.pixel_limit(), DISPLAY_SIDE, context=self,
-                      done=lambda outcomes: self._on_loaded(outcomes, bool(replace)),
-                      failed=lambda text: self._on_load_crashed(paths, text))
-
-    def _on_loaded(self, outcomes: list[LoadOutcome], replace: bool) -> None:
-        entries, failures = [], []
-        for out in outcomes:
-            message = out.error
-            if out.image is not None:
-                entry = ImageEntry(out.path, out.image.height, out.image.width, out.image.file_bytes)
-                refused = self.state.refusal(entry)
-                if refused is None:
-                    self._loaded[out.path] = out.image
-                    entries.append(entry)
-                    continue
-                message = f"{out.image.name}: {refused}"
-            failures.append(message)
-            self.load_failed.emit(out.path, message)
-        if entries:
-            try:
-                if replace:
-                    self.state.set_images(entries, selected=entries[0].source)
-                else:
-                    self.state.add_images(entries)
-            except ParamError as err:  # together too many for one request: keep the last good state
-                for entry in entries:
-                    failures.append(f"{entry.source}: {err}")
-                    self.load_failed.emit(entry.source, str(err))
-                entries = []
-        self.column.show_error("\n".join(failures[-4:]))
-        self.column.status_label.setText(f"载入 {len(entries)} 张" + (f",{len(failures)} 张失败" if failures else ""))
-
-    def _on_load_crashed(self, paths: list[str], text: str) -> None:
-        message = text.strip().splitlines()[-1] if text.strip() else "load failed"
-        self.column.show_error(message)
-        self.column.status_label.setText("载入失败 · load failed")
-        for path in paths:
-            self.load_failed.emit(path, message)
-
-    def _fetch_missing_pixels(self, entries: list[ImageEntry]) -> None:
-        """Files of a restored state: their numbers are in the state, their pixels load here."""
-        missing = sorted({e.source for e in entries if e.source and e.source not in self._loaded})
-        if missing and not self._closed:
-            jobs().submit(PIXELS_KEY, load_images, missing, self.state.pixel_limit(), DISPLAY_SIDE, context=self,
-                          done=self._on_pixels)
-
-    def _on_pixels(self, outcomes: list[LoadOutcome]) -> None:
-        sizes = {e.source: e for e in self.state.images()}
-        for out in outcomes:
-            entry = sizes.get(out.path)
-            if entry is None:
-                continue
-            self._loaded[out.path] = out.image or placeholder_image(
-                out.path, entry.height, entry.width, entry.file_bytes, f"not shown: {out.error}")
-        self._show_images()
-
     # ---- actions ----------------------------------------------------------------------
     def remove_current(self) -> None:
         """Drop the selected image from the request (Delete key); the sample returns when none is left."""
@@ -380,21 +308,6 @@ class VisionPanel(QtWidgets.QWidget):
     def volume_groups(self) -> tuple[list[str], dict[str, list[float]]]:
         fig = vf.volume_bars(self.request_result)
         return fig["labels"], fig["values"]
-
-    def _on_open_clicked(self) -> None:
-        paths, _ = QtWidgets.QFileDialog.getOpenFileNames(self, "打开图片 Open images", "", _IMAGE_FILTER)
-        if paths:
-            self.load_files(paths)
-
-    def dragEnterEvent(self, event):  # noqa: N802
-        if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
-            event.acceptProposedAction()
-
-    def dropEvent(self, event):  # noqa: N802
-        paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
-        if paths:
-            event.acceptProposedAction()
-            self.load_files(paths)
 
     # ---- drawing ----------------------------------------------------------------------
     def _draw_request(self) -> None:
