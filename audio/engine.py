@@ -1,7 +1,7 @@
 """The streaming engine: a source, the model's schedule, a jitter buffer and a sink, live.
 
     engine = StreamEngine()                 # opens the device, or a virtual clock sink
-    run = engine.start({"network_ms": "5,5,50,5"})   # audio.timeline's parameters
+    run = engine.start(TIMELINE.resolve({"network_ms": "5,5,50,5"}))   # checked inputs
     ...; run.interrupt(); ...; run.summary()
 
 The model (core.audio_timing) decides when each chunk is captured, processed and arrives;
@@ -26,8 +26,42 @@ from audio.network import NetworkStage
 from audio.playout import Playout
 from audio.sinks import DeviceSink, Sink, VirtualSink, open_sink
 from audio.sources import SourceError, VoiceSource
-from core.audio_timing import MS, TIMELINE, Timeline, stream_timeline
-from core.registry import ParamError
+from core.audio_timing import TIMELINE, Timeline, stream_timeline
+from core.registry import Inputs, ParamError
+from core.units import MS
+
+
+def stream_inputs(values: Inputs | Mapping[str, Any] | None) -> Inputs:
+    """audio.timeline's checked inputs: Inputs as they are (checked when they were made);
+    raw values from a script or a test are parsed here, once (the engine is then their edge)."""
+    if isinstance(values, Inputs) and values.calculator == TIMELINE.name:
+        return values
+    return TIMELINE.resolve(values or {})
+
+
+@dataclass(frozen=True)
+class StreamPlan:
+    """Everything the engine's threads need of a stream, in seconds and samples, built once
+    from checked inputs for one sink rate: nothing downstream parses or checks again."""
+
+    timeline: Timeline
+    chunk_samples: int
+    adaptive: bool
+    control_delay_s: float
+    quantum_s: float
+    backend_stop_s: float
+    release_s: float
+
+    @classmethod
+    def build(cls, inputs: Inputs, rate_hz: int) -> "StreamPlan":
+        tl = stream_timeline(inputs)
+        samples = rate_hz * tl.chunk_s
+        if abs(samples - round(samples)) > 1e-6:
+            # Not a re-check of the input: the device's rate is known only now.
+            raise ParamError("chunk_ms", f"got {inputs['chunk_ms']:g} ms = {samples:g} samples at the device's "
+                                         f"{rate_hz} Hz; valid: a whole number of samples")
+        return cls(tl, int(round(samples)), bool(inputs["adaptive"]), inputs["control_delay_ms"] * MS,
+                   inputs["device_quantum_ms"] * MS, inputs["backend_stop_ms"] * MS, inputs["release_ms"] * MS)
 
 
 @dataclass
@@ -39,12 +73,13 @@ class Pulled:
     level_t: np.ndarray
     level_s: np.ndarray
     wave: np.ndarray
-    finished: bool
+    finished: bool  # silent: played out, muted or stopped
+    done: bool = False  # nothing more will be logged: this pull holds the run's last events
 
 
 @dataclass
 class StreamRun:
-    values: dict
+    values: Inputs  # the checked inputs of audio.timeline it plays
     timeline: Timeline
     playout: Playout
     network: NetworkStage
@@ -52,6 +87,7 @@ class StreamRun:
     sink: Sink
     origin: float
     released: bool = False
+    stopped: bool = False
     _cursors: dict = field(default_factory=lambda: {"play": 0, "net": 0, "ctl": 0, "level": 0})
     _lock: threading.Lock = field(default_factory=threading.Lock)  # GUI-side readers only
 
@@ -66,6 +102,7 @@ class StreamRun:
 
     def stop(self) -> None:
         """Stop at once (not a barge-in): silence, no more chunks."""
+        self.stopped = True
         self.network.halt()
         self.control.halt()
         if self.sink.renderer is self.playout:
@@ -75,11 +112,17 @@ class StreamRun:
     def finished(self) -> bool:
         return self.playout.finished or self.playout.muted or self.released or self.sink.renderer is not self.playout
 
+    @property
+    def done(self) -> bool:
+        """Nothing more will happen or be logged: played to the end, stopped, or barged
+        in on and released. Read it before a pull: that pull then holds every event."""
+        return self.stopped or self.playout.finished or self.control.logged("release")
+
     def wait(self, timeout: float) -> bool:
-        """Block (not in the GUI) until the stream finished or was silenced."""
+        """Block (not in the GUI) until the stream is done (see `done`)."""
         end = time.perf_counter() + timeout
         while time.perf_counter() < end:
-            if self.playout.finished or (self.playout.muted and self.control.measured.get("release") is not None):
+            if self.done:
                 return True
             time.sleep(0.005)
         return False
@@ -90,6 +133,7 @@ class StreamRun:
 
     def pull(self, wave_samples: int = 4800) -> Pulled:
         """New events and level samples since the last pull, and the latest waveform."""
+        done = self.done  # first: whatever was logged before it is read below
         with self._lock:
             c = self._cursors
             parts = []
@@ -98,7 +142,7 @@ class StreamRun:
                 parts.append(got)
             lt, lv, c["level"] = self.playout.levels.read(c["level"])
         return Pulled(self.clock(), Events.concat(parts), lt, lv, self.playout.wave.latest(wave_samples),
-                      self.finished)
+                      self.finished, done)
 
     def summary(self) -> dict[str, Any]:
         """Measured figures beside the model's."""
@@ -163,6 +207,9 @@ class StreamEngine:
         self._record_seconds = record_seconds
         self.run: StreamRun | None = None
         self._pcm_cache: tuple | None = None  # (key, pcm) of the last rendered stream
+        self._prepared: tuple | None = None  # ((inputs, source, rate), plan, pcm) of the last prepare
+        self._prepare_lock = threading.Lock()  # prepare (a worker) and start (the GUI) share the cache
+        self._default_source = VoiceSource()
         self.notice = ""  # the last failover or fallback, for a status line
 
     @property
@@ -192,50 +239,54 @@ class StreamEngine:
         if old is not None and old is not sink:
             old.close()
 
-    def start(self, values: Mapping[str, Any] | None = None, source=None) -> StreamRun:
-        """Validate `values` (audio.timeline's parameters), prepare the audio, and go."""
+    def start(self, inputs: Inputs | Mapping[str, Any] | None = None, source=None) -> StreamRun:
+        """Play a stream: audio.timeline's checked inputs (taken as they are) or raw values
+        (a script or a test; parsed here, once). Uses what prepare() made for the same
+        stream, source and sink rate, so after a prepare this is quick."""
+        inputs = stream_inputs(inputs)
+        plan, pcm = self._prepared_for(inputs, source)  # bad input is refused before anything stops or plays
         if self.run is not None:
             self.run.stop()
-        resolved = TIMELINE.resolve(values or {})
         sink = self.sink
-        if not sink.wait_ready(5.0):
-            self._failover("the device never started calling back")
-            sink = self.sink
-        tl = stream_timeline(resolved)
-        samples = sink.rate_hz * tl.chunk_s
-        if abs(samples - round(samples)) > 1e-6:
-            raise ParamError("chunk_ms", f"got {resolved['chunk_ms']:g} ms = {samples:g} samples at the device's "
-                                         f"{sink.rate_hz} Hz; valid: a whole number of samples")
-        source = source or VoiceSource()
-        pcm = self._render(source, tl.n, int(round(samples)), sink.rate_hz)
-        playout = Playout(pcm, sink.rate_hz, tl.chunk_s, adaptive=resolved["adaptive"])
+        tl = plan.timeline
+        playout = Playout(pcm, sink.rate_hz, tl.chunk_s, adaptive=plan.adaptive)
         holder: dict[str, StreamRun] = {}
         origin = time.perf_counter()
         clock = lambda: time.perf_counter() - origin  # noqa: E731 - engine time, shared by every thread
         network = NetworkStage(playout, tl.arrival, tl.processed, tl.buffer_s, clock)
         control = InterruptController(
-            clock, resolved["control_delay_ms"] * MS, resolved["device_quantum_ms"] * MS,
-            resolved["backend_stop_ms"] * MS, resolved["release_ms"] * MS,
+            clock, plan.control_delay_s, plan.quantum_s, plan.backend_stop_s, plan.release_s,
             on_command=playout.request_mute,
             on_backend_stop=lambda t: setattr(network, "stop_at", t),
             on_release=lambda: self._release(holder["run"]))
-        run = StreamRun(dict(resolved), tl, playout, network, control, sink, origin)
+        run = StreamRun(inputs, tl, playout, network, control, sink, origin)
         holder["run"] = run
         self.run = run
         sink.attach(playout, origin)
         network.start()
         return run
 
-    def prepare(self, values: Mapping[str, Any] | None = None, source=None) -> None:
-        """Open the sink and render the stream's audio ahead of start() (e.g. in a worker
-        thread, so the GUI stays responsive); start() then reuses it."""
-        resolved = TIMELINE.resolve(values or {})
+    def prepare(self, inputs: Inputs | Mapping[str, Any] | None = None, source=None) -> StreamPlan:
+        """Open the sink, lay out the stream and render its audio ahead of start(): the slow
+        part of ▶ (opening a PulseAudio device can take seconds, a long adaptive stream a
+        second to lay out), for a worker thread; start() then reuses it."""
+        return self._prepared_for(stream_inputs(inputs), source)[0]
+
+    def _prepared_for(self, inputs: Inputs, source) -> tuple[StreamPlan, np.ndarray]:
+        source = source if source is not None else self._default_source
         sink = self.sink
-        sink.wait_ready(5.0)
-        chunk_s = resolved["chunk_ms"] * MS
-        samples = sink.rate_hz * chunk_s
-        if abs(samples - round(samples)) <= 1e-6:
-            self._render(source or VoiceSource(), resolved["chunks"], int(round(samples)), sink.rate_hz)
+        if not sink.wait_ready(5.0):
+            self._failover("the device never started calling back")
+            sink = self.sink
+        key = (inputs, source, sink.rate_hz)
+        with self._prepare_lock:
+            cached = self._prepared
+            if cached is not None and cached[0] == key:
+                return cached[1], cached[2]
+            plan = StreamPlan.build(inputs, sink.rate_hz)
+            pcm = self._render(source, plan.timeline.n, plan.chunk_samples, sink.rate_hz)
+            self._prepared = (key, plan, pcm)
+            return plan, pcm
 
     def _render(self, source, chunks: int, chunk_samples: int, rate_hz: int) -> np.ndarray:
         """The source's audio, rendered once per (source, shape, rate): replays are instant."""
@@ -289,6 +340,17 @@ class StreamEngine:
     def stop(self) -> None:
         if self.run is not None:
             self.run.stop()
+
+    def choose_device(self, device=None, prefer_device: bool = True) -> None:
+        """Another output (None: the system's default; prefer_device False: the virtual
+        clock). The current stream stops; the new sink opens on the next prepare/start."""
+        self.stop()
+        old, self._sink = self._sink, None
+        self._device, self._prefer_device = device, prefer_device
+        self._prepared = None
+        self.notice = ""
+        if old is not None:
+            old.close()
 
     def close(self) -> None:
         self.stop()

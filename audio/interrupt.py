@@ -37,6 +37,10 @@ class InterruptController:
     def interrupted(self) -> bool:
         return self.moments is not None
 
+    def logged(self, step: str) -> bool:
+        """The step ('command', 'backend_stop', 'release') happened and its event is logged."""
+        return self.measured.get(step) is not None
+
     def interrupt(self, at_s: float | None = None) -> InterruptMoments | None:
         """Barge in now (or at engine time at_s, for tests and replays). Only the first counts."""
         if self.moments is not None:
@@ -63,8 +67,9 @@ class InterruptController:
         if not self._wait_until(m.command_at_s):
             return
         self._on_command(m.mute_at_s)
-        self.measured["command"] = t = self.clock()
+        t = self.clock()
         self.events.push(COMMAND, -1, t, m.interrupt_s)
+        self.measured["command"] = t
         steps = ((m.backend_stop_at_s, "backend_stop", BACKEND_STOP), (m.release_at_s, "release", RELEASE))
         for when, name, kind in steps:
             if not self._wait_until(when):
@@ -73,5 +78,6 @@ class InterruptController:
                 self._on_backend_stop(when)
             else:
                 self._on_release()
-            self.measured[name] = t = self.clock()
+            t = self.clock()
             self.events.push(kind, -1, t, when)
+            self.measured[name] = t  # last: logged() then means the event is in the ring

@@ -100,8 +100,8 @@ class Playout:
             k = self.k
             if k >= self.chunks:
                 out[pos:limit] = 0.0
-                self.finished = True
                 self.events.push(FINISHED, k, now + pos / rate, 0.0)
+                self.finished = True  # after the event: a reader that sees finished has it
                 break
             if self.offset == 0:
                 t = now + pos / rate

@@ -75,7 +75,7 @@ def gui_phase(seconds: float, virtual: bool) -> dict:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6 import QtCore, QtWidgets
 
-    from widgets.audio_panel import AudioPanel
+    from widgets.audio import AudioPanel
     from widgets.theme import STYLE_SHEET
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])

@@ -8,8 +8,13 @@ three different speeds; this calculator turns step times into all three.
 from __future__ import annotations
 
 from core.registry import BookRef, BookValue, Calculator, Output, Param
+from core.units import MS
 
-MS = 1e-3
+# Bounds that keep every speed finite (frame time >= 1 µs, so frames/s <= 1e6 and audio
+# s/s <= 1e7): a model step faster than a microsecond, or a codec frame longer than 10 s of
+# audio, is no model of the book's.
+STEP_MIN_MS = 0.001
+FRAMES_PER_AUDIO_S_MIN = 0.1
 
 
 def frames(slow_steps_per_frame: int, setup_forwards: int, codebook_predictions: int, slow_step_ms: float,
@@ -43,10 +48,10 @@ FRAMES = Calculator(
         Param("setup_forwards", "forwards", 1, "fast path: forwards that set up its state (book: 1)", 0, 100, kind="int"),
         Param("codebook_predictions", "forwards", 9, "fast path: predictions that fill in the codebooks (book: 9)", 0, 1000,
               kind="int"),
-        Param("slow_step_ms", "ms", 12.0, "time of one slow step", 0, 10_000, min_exclusive=True, illustrative=True),
+        Param("slow_step_ms", "ms", 12.0, "time of one slow step", STEP_MIN_MS, 10_000, illustrative=True),
         Param("fast_forward_ms", "ms", 1.2, "time of one fast forward", 0, 10_000, illustrative=True),
-        Param("frames_per_audio_s", "frames/s", 21.5, "codec frames per second of audio", 0, 10_000,
-              min_exclusive=True, illustrative=True),
+        Param("frames_per_audio_s", "frames/s", 21.5, "codec frames per second of audio", FRAMES_PER_AUDIO_S_MIN,
+              10_000, illustrative=True),
         Param("text_tokens_per_audio_s", "tokens/s", 4.0, "text tokens spoken per second of audio", 0, 1000,
               illustrative=True),
     ),

@@ -19,12 +19,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Mapping
 
 import numpy as np
 
+from core.metrics import nearest_rank
 from core.registry import BookRef, BookValue, Calculator, Output, Param, ParamError
+from core.units import MS
 
-MS = 1e-3
 _EPS = 1e-9  # seconds; rounding guard for quantum boundaries (0.155 + 0.005 is 0.16000000000000003)
 
 
@@ -74,8 +77,8 @@ class DelayEstimator:
     quantile: float = 0.95
     window: int = 50
     _best: float = math.inf
-    _delays: list = field(default_factory=list)
     _raw: list = field(default_factory=list)
+    _target: float | None = None  # computed once per observation, not per read
 
     def observe(self, index: int, arrival_s: float) -> float:
         """Record chunk `index` arriving at arrival_s; return the new target in seconds."""
@@ -83,16 +86,16 @@ class DelayEstimator:
         self._raw.append(offset)
         if offset < self._best:
             self._best = offset
-        self._raw = self._raw[-self.window:]
-        return self.target_s
+        if len(self._raw) > self.window:
+            del self._raw[0]
+        rel = sorted(self._raw)
+        rank = nearest_rank(len(rel), self.quantile)
+        self._target = max(self.min_target_s, rel[rank - 1] - self._best)
+        return self._target
 
     @property
     def target_s(self) -> float:
-        if not self._raw:
-            return self.min_target_s
-        rel = sorted(r - self._best for r in self._raw)
-        rank = max(1, math.ceil(round(self.quantile * len(rel), 9)))
-        return max(self.min_target_s, rel[rank - 1])
+        return self.min_target_s if self._target is None else self._target
 
 
 # ----------------------------------------------------------------------------------------
@@ -353,14 +356,25 @@ def _check_stream(values: dict, buffer_keys=("buffer_ms",)) -> None:
                                   f"(chunks × chunk_ms)")
 
 
-def stream_timeline(values: dict, buffer_ms: float | None = None) -> Timeline:
-    """The stream of a calculator's values; buffer_ms overrides values['buffer_ms']."""
-    return build_timeline(
-        chunks=values["chunks"], chunk_ms=values["chunk_ms"], process_ms=values["process_ms"],
-        send_ms=values["send_ms"], network_ms=values["network_ms"], jitter_ms=values["jitter_ms"],
-        spike_prob=values["spike_prob"], spike_ms=values["spike_ms"], seed=values["seed"],
-        buffer_ms=values["buffer_ms"] if buffer_ms is None else buffer_ms, adaptive=values["adaptive"],
-    )
+STREAM_KEYS = ("chunks", "chunk_ms", "process_ms", "send_ms", "network_ms", "jitter_ms", "spike_prob", "spike_ms",
+               "seed", "adaptive")
+
+
+def stream_timeline(values: Mapping[str, Any], buffer_ms: float | None = None) -> Timeline:
+    """The stream of a calculator's checked values; buffer_ms overrides values['buffer_ms'].
+
+    A long adaptive stream takes up to a second to lay out, and the card, the figure and the
+    engine all ask for the same one: the last few are kept (read-only arrays, shared)."""
+    key = tuple(tuple(values[k]) if k == "network_ms" else values[k] for k in STREAM_KEYS)
+    return _cached_timeline(key, float(values["buffer_ms"] if buffer_ms is None else buffer_ms))
+
+
+@lru_cache(maxsize=8)
+def _cached_timeline(key: tuple, buffer_ms: float) -> Timeline:
+    tl = build_timeline(**dict(zip(STREAM_KEYS, key)), buffer_ms=buffer_ms)
+    for name in ("captured", "processed", "sent", "arrival", "deadline", "play_start", "stall", "target"):
+        getattr(tl, name).flags.writeable = False
+    return tl
 
 
 def timeline(**values) -> dict:
@@ -397,17 +411,15 @@ def _tidy(out: dict) -> dict:
     return {k: round(v, 12) if isinstance(v, float) else v for k, v in out.items()}
 
 
-def _check_timeline(values: dict) -> None:
-    _check_stream(values)
-    if values["release_ms"] < 0 or values["backend_stop_ms"] < 0:
-        raise ParamError("backend_stop_ms", "valid: >= 0 ms")
-
+QUANTUM_MIN_MS = 0.001
 
 _INTERRUPT_PARAMS = (
     Param("interrupt_at_ms", "ms", 150.0, "the user barges in at this moment", 0, 3_600_000, illustrative=True),
     Param("control_delay_ms", "ms", 5.0, "the mute command takes this long to reach the device (book: 5 ms)", 0, 10_000),
-    Param("device_quantum_ms", "ms", 10.0, "the device checks for commands every quantum (book: 10 ms)", 0, 10_000,
-          min_exclusive=True),
+    # At least 1 µs: a device checks its commands at most once per sample (5.2 µs at 192 kHz),
+    # and the mute moment is counted in quanta (an hour of stream in 1 µs quanta is 3.6e9).
+    Param("device_quantum_ms", "ms", 10.0, "the device checks for commands every quantum (book: 10 ms)",
+          QUANTUM_MIN_MS, 10_000),
     Param("backend_stop_ms", "ms", 30.0, "interrupt → backend stops generating", 0, 60_000, illustrative=True),
     Param("release_ms", "ms", 20.0, "backend stop → buffers and state released", 0, 60_000, illustrative=True),
 )
@@ -441,7 +453,7 @@ TIMELINE = Calculator(
         Output("stall_s", "s", "per chunk: stall added before it", "startᵢ − (start₍ᵢ₋₁₎ + F)", kind="series"),
     ),
     compute=timeline,
-    check=_check_timeline,
+    check=_check_stream,
     note="打断时刻、后端与释放延迟为示意",
     book=(
         BookValue("chunk_bytes", 960, "24,000 × 0.020 × 2 = 960 bytes"),

@@ -15,7 +15,8 @@ def _device_skip_reason() -> str | None:
     if not names:
         return f"no audio device: {reason}"
     if monitor_source() is None:
-        return "no PulseAudio monitor source to record from (start the null sink: see notes/dependencies.md)"
+        return ("no PulseAudio monitor source to record from (start a null sink: pulseaudio -D --exit-idle-time=-1 "
+                "-n --load=\"module-null-sink sink_name=labsink\" --load=module-native-protocol-unix)")
     return None
 
 

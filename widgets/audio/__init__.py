@@ -1,0 +1,357 @@
+"""§3.3.3 实时播放 as something you can hear: chunks streamed through a jitter buffer to a
+sound device, with the book's figure (图 3-18/3-19) drawn from the model and the measured
+run drawn over it live.
+
+The panel is a view of an AudioState (core/audio_state.py); its figures come from
+core/audio_figures.py, computed on the job runner (a long adaptive stream takes a second
+to lay out), and ▶ opens the device and renders the audio there too. The engine
+(audio.engine) plays the stream on its own real-time threads and logs what happened into
+rings that one ~60 Hz QTimer drains into an audio.live.LiveTrace; the plots draw the part
+in view.
+
+    controls.py    ▶ ✕ ■, source, device, presets, the stream's card, the measured summary
+    live_plots.py  图 3-18/3-19 with the live run, B(t), the waveform
+    exercises.py   练习 3-5, the drain, the speech frame loop
+"""
+from __future__ import annotations
+
+import time
+
+import shiboken6
+from PySide6 import QtCore, QtWidgets
+
+from audio.engine import StreamEngine, StreamRun
+from audio.live import LiveTrace, wave_columns
+from audio.sources import SourceError, WavSource, make_source
+from core.audio_figures import compare_figure, drain_figure, timeline_figure
+from core.audio_state import VIRTUAL_DEVICE, AudioState
+from core.registry import ParamError
+from core.units import format_seconds
+from widgets.audio.controls import Controls
+from widgets.audio.exercises import Exercises
+from widgets.audio.live_plots import LivePlots
+from widgets.jobs import jobs
+from widgets.page import page_header, scroll_page
+from widgets.panels import PanelInfo
+
+FRAME_MS = 16  # the GUI pulls from the engine's rings at ~60 Hz
+HEALTH_EVERY_S = 0.25  # how often the device's liveness is checked while playing
+FOLLOW_WINDOW_S = 1.2  # while playing a long stream, the timeline follows "now" over this window
+WAVE_POINTS = 400  # waveform columns drawn per frame
+LEGEND = (("tool", "到达 arrival", "●"), ("ink", "原定播放 scheduled", "|"), ("decode", "实际播放 played", "▬"),
+          ("backlog", "欠载 underrun", "▼"))
+LEAD = ("B<sub>audio</sub>(t) = A(t) − P(t):已到达的可播放时长 − 已播放时长。播放期间 P(t) 每秒涨 1 秒,A(t) 随数据块跳跃增长;"
+        "余量降到零而下一块没到,声音就断。")
+
+
+class AudioPanel(QtWidgets.QWidget):
+    """The Audio panel: model figure + live run, controls, exercise cards."""
+
+    stream_started = QtCore.Signal()
+    stream_finished = QtCore.Signal(dict)  # the run's measured summary
+    interrupted = QtCore.Signal()
+    play_failed = QtCore.Signal(str)  # the stream could not start (the reason is also in the status line)
+    figure_drawn = QtCore.Signal(str)  # 'timeline', 'compare' or 'drain'
+
+    def __init__(self, state: AudioState | None = None, parent=None, engine: StreamEngine | None = None):
+        super().__init__(parent)
+        self.state = state if state is not None else AudioState()
+        self._engine = engine  # opened lazily on the first ▶, so a snapshot never opens a device
+        self._owns_engine = engine is None
+        self._run: StreamRun | None = None
+        self._trace: LiveTrace | None = None
+        self._drawn: dict[str, object] = {}  # figure -> the inputs it was drawn from
+        self._last_health = 0.0
+        self._frame_no = 0
+        self._closed = False
+        self.frame_times_s: list[float] = []  # GUI frame durations while streaming (bench)
+        self._keys = {k: f"audio.{k}.{id(self)}" for k in ("prepare", "timeline", "compare")}
+        self._build_ui()
+        self._connect()
+        self._draw_drain()
+        for name in ("timeline", "compare"):
+            self._figure_for(name)
+        self._update_buttons()
+
+    # ---- construction -------------------------------------------------------------
+    def _build_ui(self) -> None:
+        layout = scroll_page(self, "")
+        layout.setSpacing(10)
+        layout.addWidget(page_header("§3.3.3 实时播放:每一块都要按时到 · Audio streaming", LEGEND, LEAD))
+        body = QtWidgets.QHBoxLayout()
+        body.setSpacing(12)
+        self.controls = Controls(self.state, self._keys["prepare"])
+        self.plots = LivePlots()
+        body.addWidget(self.controls, 0)
+        body.addWidget(self.plots, 1)
+        layout.addLayout(body, 1)
+        self.exercises = Exercises(self.state)
+        layout.addWidget(self.exercises)
+        self.controls.timeline_card.busy.add_key(self._keys["timeline"])
+        self.exercises.compare_card.busy.add_key(self._keys["compare"])
+        self._timer = QtCore.QTimer(self)
+        self._timer.setTimerType(QtCore.Qt.TimerType.PreciseTimer)
+        self._timer.setInterval(FRAME_MS)
+
+    def _connect(self) -> None:
+        c = self.controls
+        c.play_button.clicked.connect(self.play)
+        c.stop_button.clicked.connect(self.stop)
+        c.interrupt_button.clicked.connect(self.interrupt)
+        c.wav_button.clicked.connect(self._choose_wav)
+        c.shortcuts(self, self.play, self.interrupt, self.stop)
+        c.timeline_card.computed.connect(lambda _: self._figure_for("timeline"))
+        self.exercises.compare_card.computed.connect(lambda _: self._figure_for("compare"))
+        self._timer.timeout.connect(self._on_frame)
+        self.state.changed.connect(self._on_state_changed)
+        jobs().busy_changed.connect(self._on_busy_changed)
+
+    # Attributes tests and talks reach for, where they live now.
+    timeline_card = property(lambda self: self.controls.timeline_card)
+    compare_card = property(lambda self: self.exercises.compare_card)
+    drain_card = property(lambda self: self.exercises.drain_card)
+    frames_card = property(lambda self: self.exercises.frames_card)
+    play_button = property(lambda self: self.controls.play_button)
+    stop_button = property(lambda self: self.controls.stop_button)
+    interrupt_button = property(lambda self: self.controls.interrupt_button)
+    preset_buttons = property(lambda self: self.controls.preset_buttons)
+    status_label = property(lambda self: self.controls.status_label)
+    measured_label = property(lambda self: self.controls.measured_label)
+
+    # ---- state -> views -------------------------------------------------------------
+    def _on_state_changed(self, path: str, value) -> None:
+        if self._closed or not shiboken6.isValid(self):
+            return
+        kind, _, name = path.partition(".")
+        if kind == "view":
+            self.controls.on_view_changed(name)
+            if name == "device":
+                self._on_device_changed()
+        elif path == "player.stream":
+            self.plots.set_now(value if self.playing else None)
+        elif path == "cards.drain":
+            self._draw_drain()
+
+    def _figure_for(self, name: str) -> None:
+        """Compute a deferred card's figure on the job runner once its result is in."""
+        card = self.state.card(name)
+        inputs, result = card.result_inputs, card.result
+        if result is None or inputs != card.inputs or self._drawn.get(name) == inputs:
+            return
+        fn = timeline_figure if name == "timeline" else compare_figure
+        jobs().submit(self._keys[name], fn, inputs, result, context=self,
+                      done=lambda fig, name=name, inputs=inputs: self._draw_figure(name, inputs, fig))
+
+    def _draw_figure(self, name: str, inputs, fig) -> None:
+        if self._closed or inputs != self.state.card(name).inputs:
+            return  # an edit came meanwhile: its own figure follows
+        if name == "timeline":
+            self.plots.draw_model(fig)
+        else:
+            self.exercises.draw_compare(fig)
+        self._drawn[name] = inputs
+        self.figure_drawn.emit(name)
+
+    def _draw_drain(self) -> None:
+        card = self.state.card("drain")
+        if card.result is not None:
+            self.exercises.draw_drain(drain_figure(card.result_inputs, card.result))
+            self.figure_drawn.emit("drain")
+
+    def is_ready(self) -> bool:
+        """Every figure drawn for the current inputs and nothing computing (tests, bench)."""
+        return all(self._drawn.get(n) == self.state.card(n).inputs for n in ("timeline", "compare")) and \
+            not any(jobs().busy(k) for k in self._keys.values())
+
+    # ---- the live stream --------------------------------------------------------------
+    @property
+    def engine(self) -> StreamEngine:
+        if self._engine is None:
+            device = self.state.view("device")
+            self._engine = StreamEngine(device=device or None, prefer_device=device != VIRTUAL_DEVICE)
+        return self._engine
+
+    @property
+    def run(self) -> StreamRun | None:
+        return self._run
+
+    @property
+    def playing(self) -> bool:
+        return self._timer.isActive()
+
+    def play(self) -> bool:
+        """Stream the card's checked inputs as they are. False (with the reason shown) if it
+        cannot. Opening the device (PulseAudio can take a second or two to start calling
+        back), laying out the stream and rendering its audio run on the job runner; the
+        stream starts when they are done."""
+        if self._run is not None and not self._run.finished:
+            self.stop()
+        try:
+            source = make_source(self.state.view("source"), self.state.view("wav_path"))
+        except SourceError as err:
+            self.controls.show_error(err)
+            return False
+        inputs = self.state.stream_inputs  # checked when the form took them: not parsed again
+        engine = self.engine
+        what = "opening the device and preparing" if not engine.has_sink else "preparing"
+        self.controls.show_status(f"{what} {format_seconds(inputs['chunks'] * inputs['chunk_ms'] / 1000)} "
+                                  f"of {self.state.view('source')}…")
+        owned = self._owns_engine
+
+        def prepare(cancel):
+            try:
+                engine.prepare(inputs, source)
+                return None
+            except (ParamError, SourceError) as err:
+                return err
+            finally:
+                if cancel.cancelled and owned and self._closed:
+                    engine.close()  # the panel closed while the device was opening
+
+        jobs().submit(self._keys["prepare"], prepare, context=self,
+                      done=lambda err: self._prepared(inputs, source, err))
+        self._update_buttons()
+        return True
+
+    def _prepared(self, inputs, source, err) -> None:
+        if err is not None:
+            self.controls.show_error(err)
+            self.play_failed.emit(str(err))
+            return
+        try:
+            run = self.engine.start(inputs, source=source)
+        except (ParamError, SourceError) as error:
+            self.controls.show_error(error)
+            self.play_failed.emit(str(error))
+            return
+        self._run = run
+        self._drawn.pop("model_moments", None)
+        self._trace = LiveTrace(run.timeline.n, run.timeline.chunk_s)
+        self.plots.reset_live()
+        self._frame_no = 0
+        self.state.set_player("stream", 0.0)
+        self.controls.show_status(self.engine.status)
+        self._last_health = time.perf_counter()
+        self._timer.start()
+        self._update_buttons()
+        self.stream_started.emit()
+
+    def stop(self) -> None:
+        if self._run is not None:
+            self._run.stop()
+            self._on_frame()
+        self._finish()
+
+    def interrupt(self) -> None:
+        if self._run is None or self._run.finished:
+            return
+        if self._run.interrupt() is not None:
+            self.interrupted.emit()
+
+    def _finish(self) -> None:
+        was_active = self._timer.isActive()
+        self._timer.stop()
+        self.plots.set_now(None)
+        summary = None
+        if self._run is not None:
+            summary = self._run.summary()
+            self.controls.show_summary(summary)
+            self.plots.show_all()
+        self._update_buttons()
+        if was_active and summary is not None:
+            self.stream_finished.emit(summary)
+
+    def _on_frame(self) -> None:
+        """One GUI frame: drain the rings, update what changed and is in view."""
+        run, trace = self._run, self._trace
+        if run is None or trace is None:
+            return
+        t_start = time.perf_counter()
+        pulled = run.pull()
+        added = trace.add(pulled)
+        m = run.control.moments
+        if "interrupt" in added.moments or (m is not None and "model_moments" not in self._drawn):
+            # The dashed lines now show what the model predicts for this interrupt.
+            self.plots.show_model_moments(m.interrupt_s, m.mute_at_s, m.backend_stop_at_s, m.release_at_s)
+            self._drawn["model_moments"] = True
+        if self.isVisible():
+            self._frame_no += 1
+            fig = self.plots.figure
+            turned = False
+            if (self.state.view("follow") and fig is not None and fig.timeline is run.timeline
+                    and fig.x_range[1] > FOLLOW_WINDOW_S * 1.5 * 1e3):
+                turned = self.plots.follow(pulled.now, FOLLOW_WINDOW_S)
+            self.plots.draw_live(trace, added, turned, draw_level=self._frame_no % 2 == 0 or pulled.done)
+            self.plots.draw_wave(*wave_columns(pulled.wave, run.playout.rate_hz, WAVE_POINTS))
+            self.state.set_player("stream", pulled.now)
+            self.frame_times_s.append(time.perf_counter() - t_start)
+        # else another panel is showing: keep draining the rings, draw nothing.
+        self._check_health(t_start)
+        if pulled.done:
+            self._finish()  # this pull held the run's last events, and they are drawn: stop pulling
+
+    def _check_health(self, now: float) -> None:
+        """A few times a second: has the device gone away? (The engine then carries on
+        with the virtual sink and says so.)"""
+        if now - self._last_health > HEALTH_EVERY_S:
+            self._last_health = now
+            if self.engine.poll():
+                self.controls.show_status(self.engine.status, error=True)
+
+    def _on_busy_changed(self, key: str, _busy: bool) -> None:
+        if key == self._keys["prepare"] and shiboken6.isValid(self) and not self._closed:
+            self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        self.controls.set_playing(self.playing, preparing=jobs().busy(self._keys["prepare"]))
+
+    # ---- source and device ------------------------------------------------------------
+    def _choose_wav(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open a PCM WAV file", "", "WAV (*.wav)")
+        if path:
+            self.set_wav(path)
+
+    def set_wav(self, path: str) -> bool:
+        """Use a WAV file as the source; False (and the reason shown) when it is not usable."""
+        try:
+            duration = WavSource(path).duration_s()
+        except SourceError as err:
+            self.controls.show_status(f"cannot use the file: {err.message}", error=True)
+            return False
+        self.state.set_view("wav_path", path)
+        self.state.set_view("source", "wav")
+        self.controls.show_status(f"wav: {path} ({format_seconds(duration)}) · the stream plays the first "
+                                  f"chunks × chunk_ms of it")
+        return True
+
+    def _on_device_changed(self) -> None:
+        """A new device opens on the next ▶ (on the job runner)."""
+        if self._run is not None and not self._run.finished:
+            self.stop()
+        if self._engine is not None:
+            device = self.state.view("device")
+            self._engine.choose_device(device or None, prefer_device=device != VIRTUAL_DEVICE)
+        self.controls.show_status(f"device: {self.controls.device_box.currentText()} (opens on ▶)")
+
+    def close(self) -> bool:
+        if self._closed:
+            return super().close()
+        self._closed = True
+        self._timer.stop()
+        preparing = jobs().busy(self._keys["prepare"])
+        for key in self._keys.values():
+            jobs().cancel(key)
+        if self._run is not None:
+            self._run.stop()
+        if self._owns_engine and self._engine is not None and not preparing:
+            self._engine.close()  # (a device still opening is closed by its job when it returns)
+        self._engine = None if self._owns_engine else self._engine
+        try:
+            jobs().busy_changed.disconnect(self._on_busy_changed)
+        except (RuntimeError, TypeError):
+            pass
+        self.state.changed.disconnect(self._on_state_changed)
+        return super().close()
+
+
+PANEL = PanelInfo(key="audio", title="实时播放 · Audio", section="3.3.3", order=3.33, factory=AudioPanel)
