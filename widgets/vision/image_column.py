@@ -37,6 +37,7 @@ class ImageColumn(QtWidgets.QWidget):
         self.image_list.setToolTip("Images of the request; drop more files here, Delete removes the selected one")
         lay.addWidget(self.image_list)
         self.view = ImageGridView()
+        self.view.setMinimumSize(300, 200)  # the column fits a 720-pixel-high window
         lay.addWidget(self.view, 1)
         toggles = QtWidgets.QHBoxLayout()
         self.patch_toggle = QtWidgets.QCheckBox("patch 网格")
@@ -65,6 +66,11 @@ class ImageColumn(QtWidgets.QWidget):
         self.status_label = _caption()
         lay.addWidget(self.status_label)
         lay.addWidget(self._model_box(request))
+        # Heights fixed to the lines they may take: a new picture's captions then repaint
+        # without laying the column (and the image view in it) out again.
+        for label, lines in ((self.size_label, 2), (self.token_label, 1), (self.notes_label, 2),
+                             (self.status_label, 1)):
+            label.setFixedHeight(label.fontMetrics().lineSpacing() * lines + 4)
 
     def _model_box(self, request: CardModel) -> QtWidgets.QGroupBox:
         box = QtWidgets.QGroupBox("模型与缩放策略 · Qwen3-VL-4B (patch 16, 2×2 合并, DeepStack ×4)")

@@ -45,6 +45,7 @@ class VolumesTab(QtWidgets.QWidget):
         self.handoff = HandoffDiagram()
         hlay.addWidget(self.handoff)
         lay.addWidget(handoff_box)
+        lay.addStretch(1)  # spare height below the figures, not between them
 
     def _table(self) -> QtWidgets.QTableWidget:
         self.table = QtWidgets.QTableWidget(0, len(vf.TABLE_HEADER))
