@@ -84,6 +84,8 @@ class ReplayResult:
     prefill_tokens: int
     kv_peak_blocks: int
     wall_s: float = 0.0
+    events: int = 0  # turns of the event loop (one step taken, or one run of decode steps skipped)
+    closed_form_steps: int = 0  # decode steps advanced in closed form, within those runs
 
     @property
     def ttft_s(self) -> np.ndarray:
@@ -168,6 +170,8 @@ class _Engine:
         self.now = 0.0
         self.steps = 0
         self.decode_tokens = 0
+        self.closed_form_steps = 0
+        self.events = 0
         self.prefill_tokens = 0
         self.peak_used = 0
         self.running: list[int] = []
@@ -217,6 +221,7 @@ class _Engine:
         bs = self.cfg.block_size
         tick = 0
         while self.done < self.n:
+            self.events += 1
             tick += 1
             if tick >= CANCEL_EVERY:
                 tick = 0
@@ -280,6 +285,7 @@ class _Engine:
         return lo
 
     def _advance_decode(self, dec: np.ndarray, c: np.ndarray, k: int) -> None:
+        self.closed_form_steps += k
         bs = self.cfg.block_size
         n = dec.size
         self.now += self.cost.decode_time(n, float(c.sum()), k)
@@ -523,4 +529,5 @@ class _Engine:
             series_tokens=np.frombuffer(self._s_tok, dtype=np.int64).copy(), num_blocks=self.cfg.num_blocks,
             engine_steps=self.steps, decode_tokens=self.decode_tokens,
             prefill_tokens=self.prefill_tokens, kv_peak_blocks=self.peak_used,
+            events=self.events, closed_form_steps=self.closed_form_steps,
         )

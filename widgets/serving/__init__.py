@@ -51,7 +51,7 @@ class ServingPanel(QtWidgets.QWidget):
         self._submitted: dict[str, object] = {}
         self.band_figure: dict | None = None
         self.banner = self.backlog_plot = self.backlog_section = self.controls = None
-        self.is_built = False
+        self._built = False
         self._build_ui()
         self._connect()
         self.refresh()
@@ -142,7 +142,7 @@ class ServingPanel(QtWidgets.QWidget):
         self.queue_plots, self.kv_plots, self.gantt_plots = p.queue_plots, p.kv_plots, p.gantt_plots
         self.gantt_images, self.gantt_masks, self.cursors = p.gantt_images, p.gantt_masks, p.cursors
         self.cdf_plot, self.book_p95_lines = p.cdf_plot, p.book_p95_lines
-        self.is_built = True
+        self._built = True
         for side in REPLAY_SIDES:
             fig = (self.state.replay(side).result or {}).get("figure")
             if fig is not None:
@@ -168,6 +168,17 @@ class ServingPanel(QtWidgets.QWidget):
         lead.setProperty("role", "caption")
         col.addWidget(lead)
         return box
+
+    def is_built(self) -> bool:
+        """Every section is on the page."""
+        return self._built
+
+    def is_ready(self) -> bool:
+        """Built, and every replay computed for the state's current inputs (snapshots, tests
+        and benchmarks wait on this)."""
+        return self._built and not any(jobs().busy(k) for k in self._keys.values()) and all(
+            self.state.replay(s).result_inputs == self.state.replay(s).inputs or self.state.replay(s).errors
+            for s in REPLAY_SIDES)
 
     # ---- wiring -------------------------------------------------------------------
     def _connect(self) -> None:
@@ -237,7 +248,7 @@ class ServingPanel(QtWidgets.QWidget):
                           done=lambda out, s=side, i=inputs: self._on_replay_done(s, i, out),
                           failed=lambda text, s=side, i=inputs: self._on_replay_failed(s, i, text))
         fig = (card.result or {}).get("figure")
-        if fig is not None and self.is_built and self.plots.figure(side) is not fig:
+        if fig is not None and self._built and self.plots.figure(side) is not fig:
             self._draw_replay(side, fig)  # a result the state already had (a restored session)
 
     def _on_replay_done(self, side: str, inputs, out: dict) -> None:
@@ -268,7 +279,7 @@ class ServingPanel(QtWidgets.QWidget):
                                        for s in REPLAY_SIDES})
 
     def _draw_replay_frame(self, t: float) -> None:
-        if not self.is_built:
+        if not self._built:
             return
         if self.replay_player.position != t:
             self.replay_player.seek(t)

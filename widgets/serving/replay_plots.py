@@ -63,6 +63,7 @@ class ReplayPlots(QtWidgets.QWidget):
         self._figs: dict[str, F.ReplaySide] = {}
         self._t = 0.0
         self._stale: set[str] = set()  # plot keys not drawn at _t (out of view while playing)
+        self._shown: dict[str, object] = {}  # what each part shows now: a frame sets only what changed
         self.built = False
 
     def build_steps(self) -> list:
@@ -167,6 +168,7 @@ class ReplayPlots(QtWidgets.QWidget):
 
     def draw_side(self, side: str, fig: F.ReplaySide) -> None:
         self._figs[side] = fig
+        self._shown.clear()
         if not self.built:
             return  # drawn when the last plot is built
         q, kv, g = self.queue_plots[side], self.kv_plots[side], self.gantt_plots[side]
@@ -241,12 +243,15 @@ class ReplayPlots(QtWidgets.QWidget):
         queue, kv, gantt = self._side_cursors[side]
         if key == "queue":
             q = self.queue_plots[side]
-            q.curves["waiting"].setData(fig.disp_t[:k], fig.disp_waiting[:k])
-            q.curves["running"].setData(fig.disp_t[:k], fig.disp_running[:k])
-            self.now_labels[side].setText(frame["label"])
+            if self._changed(f"queue.{side}", k):
+                q.curves["waiting"].setData(fig.disp_t[:k], fig.disp_waiting[:k])
+                q.curves["running"].setData(fig.disp_t[:k], fig.disp_running[:k])
+            if self._changed(f"label.{side}", frame["label"]):
+                self.now_labels[side].setText(frame["label"])
             queue.setValue(t)
         elif key == "kv":
-            self.kv_plots[side].curves["kv"].setData(fig.disp_t[:k], fig.disp_kv_pct[:k])
+            if self._changed(f"kv.{side}", k):
+                self.kv_plots[side].curves["kv"].setData(fig.disp_t[:k], fig.disp_kv_pct[:k])
             kv.setValue(t)
         else:
             self.gantt_masks[side].setRegion((t, max(t, fig.t_end)))
@@ -254,5 +259,15 @@ class ReplayPlots(QtWidgets.QWidget):
 
     def _draw_cdf(self, frames: dict) -> None:
         for side, frame in frames.items():
-            self.cdf_plot.curves[side].setData(frame["cdf_x"], frame["cdf_y"])
-        self.cdf_note.setText(F.cdf_note(frames))
+            if self._changed(f"cdf.{side}", frame["done"]):
+                self.cdf_plot.curves[side].setData(frame["cdf_x"], frame["cdf_y"])
+        note = F.cdf_note(frames)
+        if self._changed("cdf_note", note):
+            self.cdf_note.setText(note)
+
+    def _changed(self, part: str, value) -> bool:
+        """True (and remembered) when part is to show something new."""
+        if self._shown.get(part, self) == value:
+            return False
+        self._shown[part] = value
+        return True
