@@ -6,13 +6,16 @@ import sys
 from PySide6 import QtWidgets
 
 
-def application() -> QtWidgets.QApplication:
+def application(plots: bool = True) -> QtWidgets.QApplication:
+    """The QApplication, named and styled. plots=False leaves pyqtgraph (and numpy) unloaded:
+    the main window sets it up before it builds its first panel, after it is on screen."""
     from widgets.theme import STYLE_SHEET, setup_pyqtgraph
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
     app.setApplicationName("Load Lab")
     app.setOrganizationName("load-lab")
-    setup_pyqtgraph()
+    if plots:
+        setup_pyqtgraph()
     app.setStyleSheet(STYLE_SHEET)
     return app
 
@@ -28,7 +31,7 @@ def start_window():
     the window is on screen. Returns (app, window)."""
     from lab.main_window import MainWindow
 
-    app = application()
+    app = application(plots=False)
     window = MainWindow()
     window.resize(1500, 950)
     window.show()

@@ -1,9 +1,11 @@
 """The main window: navigation by chapter section on the left, one panel at a time on the
 right, a status bar, keyboard shortcuts and an About box.
 
-The window shows first: a panel not built yet is shown as a "loading §x …" page, and the
-panel is built once that page has been painted (start-up, and every first visit), so the
-window and the click answer at once. The status bar shows the jobs that run, with cancel.
+The window shows first: a panel not built yet is shown as a "loading §x …" page; once that
+page has been painted, the panel's module (with pyqtgraph, numpy and its core modules) is
+imported on the job runner, and then the panel is built on the GUI thread. So the window and
+a click answer at once, and a first visit blocks the GUI only for the widgets' construction.
+The status bar shows the jobs that run, with cancel.
 """
 from __future__ import annotations
 
@@ -14,8 +16,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from lab.settings import Settings
 from widgets.jobs import jobs
-from widgets.panels import PanelInfo, discover_panels
-from widgets.theme import NAV_STYLE_SHEET
+from widgets.panels import LazyFactory, PanelInfo, discover_panels
+from widgets.theme import NAV_STYLE_SHEET, setup_pyqtgraph
 from widgets.timeline_player import TimelinePlayer
 
 
@@ -111,6 +113,7 @@ class MainWindow(QtWidgets.QMainWindow):
     panel_shown = QtCore.Signal(str)  # a panel is on screen (built)
 
     BUILD_FALLBACK_MS = 1000  # build even if the loading page is never painted (hidden window)
+    IMPORT_OFF_THREAD = True  # import a panel's module on the job runner (False: bench comparison)
 
     def __init__(self, settings: Settings | None = None, parent=None):
         super().__init__(parent)
@@ -206,6 +209,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def panel(self, key: str) -> QtWidgets.QWidget:
         """The panel for key, built now if it was not yet (the one loading goes on screen)."""
         if key not in self._panels:
+            setup_pyqtgraph()  # the first panel loads the plot library, not the window
             widget = self.info(key).factory()
             self._panels[key] = widget
             self.stack.addWidget(widget)
@@ -246,12 +250,24 @@ class MainWindow(QtWidgets.QMainWindow):
             QtCore.QTimer.singleShot(0, self, self._build_pending)  # after the frame is out
 
     def _build_pending(self) -> None:
-        key, self._pending = self._pending, None
+        key = self._pending
         self._build_timer.stop()
-        if key is None or self._closed:
+        if key is None or self._closed or key in self._panels:
             return
-        self._pending = key  # panel() puts the pending panel on screen
-        self.panel(key)
+        factory = self.info(key).factory
+        if self.IMPORT_OFF_THREAD and isinstance(factory, LazyFactory) and not factory.loaded:
+            if not jobs().busy(f"panel.{key}"):
+                # Import off the GUI thread; a failed import is retried by panel() below,
+                # on the GUI thread, where its error reaches the exception hook.
+                jobs().submit(f"panel.{key}", _import_panel_module, factory, context=self,
+                              done=lambda _=None, key=key: self._on_module_loaded(key),
+                              failed=lambda _text, key=key: self._on_module_loaded(key))
+            return
+        self.panel(key)  # puts the pending panel on screen
+
+    def _on_module_loaded(self, key: str) -> None:
+        if key == self._pending and not self._closed:
+            self.panel(key)
 
     def _on_nav_row_changed(self, row: int) -> None:
         if 0 <= row < len(self._infos):
@@ -317,6 +333,11 @@ class MainWindow(QtWidgets.QMainWindow):
         for widget in self._panels.values():
             widget.close()
         super().closeEvent(event)
+
+
+def _import_panel_module(factory: LazyFactory) -> None:
+    """On the job runner: import a panel's module, so that building it imports nothing."""
+    factory.load()
 
 
 def _section(info: PanelInfo) -> str:

@@ -201,3 +201,24 @@ def test_every_panel_exposes_its_state_as_json(qtbot, key):
     state.load_json(data)  # a panel takes its own saved state back
     assert state.to_json() == data
     assert jobs().wait_idle()
+
+
+def test_the_window_is_built_without_plot_libraries_or_panel_modules():
+    """Start-up cost: the window and the navigation need neither pyqtgraph, numpy nor any
+    panel's module; those load after the window is on screen."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from lab.app import application\n"
+        "from lab.main_window import MainWindow\n"
+        "app = application(plots=False)\n"
+        "w = MainWindow()\n"
+        "assert len(w.panel_keys()) >= 8, w.panel_keys()\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('pyqtgraph', 'numpy')\n"
+        "               or m.endswith('_panel') or m in ('widgets.training', 'widgets.vision', 'widgets.serving'))\n"
+        "print(heavy)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

@@ -1,0 +1,298 @@
+"""GUI responsiveness of the application shell: start to window, every first panel visit,
+and Verify's "Run again". Prints one JSON object. Not a test.
+
+- start_to_window_s.<last panel>: a fresh `lab gui` process (offscreen) that reopens on that
+  panel. The parent passes its perf_counter (CLOCK_MONOTONIC, one clock for every process on
+  Linux) in LAB_BENCH_T0; the child reports, against it, when the window is on screen (its
+  "loading" page painted), when the panel is shown, and when its first figures are in (no job
+  running for SETTLE_S). Target: window <= 1.5 s whichever panel was last.
+- first_visit.<panel>: a fresh process opens the window on another panel, then the panel is
+  chosen in the navigation for the first time; the longest gap of a 10 ms GUI timer from the
+  click until its first figures are in (target <= 50 ms), and the time to shown / figures.
+- verify_rerun: "Run again" on the shown Verify panel (1280x720): seconds until the table is
+  refilled (target <= 1 s) and the longest timer gap meanwhile (target <= 50 ms).
+
+Each figure is repeated REPEATS times: median/min/max, `"over_target": true` when the median
+misses its target. Wall clock on a shared machine: compare figures of one run.
+"""
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+REPEATS = 5
+START_TARGET_S = 1.5
+GAP_TARGET_MS = 50.0
+RERUN_TARGET_S = 1.0
+SETTLE_S = 0.5  # no job running for this long: the panel's first figures are in
+TIMEOUT_S = 120.0
+START_PANELS = ("request", "training", "serving", "verify")
+
+
+def stats(samples: list[float], scale: float = 1.0, digits: int = 3, target: float | None = None) -> dict:
+    values = [s * scale for s in samples]
+    out = {"median": round(statistics.median(values), digits), "min": round(min(values), digits),
+           "max": round(max(values), digits), "n": len(values)}
+    if target is not None:
+        out["target"] = target
+        out["over_target"] = out["median"] > target
+    return out
+
+
+# ---- in the child process -----------------------------------------------------------------
+class GapMeter:
+    """The longest interval between ticks of a 10 ms GUI timer: how long the GUI thread was
+    not answering."""
+
+    def __init__(self):
+        from PySide6 import QtCore
+
+        self._timer = QtCore.QTimer()
+        self._timer.setTimerType(QtCore.Qt.TimerType.PreciseTimer)
+        self._timer.setInterval(10)
+        self._timer.timeout.connect(self._tick)
+        self.longest = 0.0
+        self._last = 0.0
+
+    def start(self) -> None:
+        self.longest, self._last = 0.0, time.perf_counter()
+        self._timer.start()
+
+    def _tick(self) -> None:
+        now = time.perf_counter()
+        self.longest = max(self.longest, now - self._last)
+        self._last = now
+
+    def stop(self) -> float:
+        self._tick()
+        self._timer.stop()
+        return self.longest
+
+
+def wait_until(condition, timeout_s: float = TIMEOUT_S) -> None:
+    """Run the event loop (timers fire as in the app) until condition() holds."""
+    from PySide6 import QtCore
+
+    loop = QtCore.QEventLoop()
+    poll = QtCore.QTimer()
+    poll.setInterval(5)
+    deadline = time.perf_counter() + timeout_s
+
+    def check():
+        if condition() or time.perf_counter() > deadline:
+            loop.quit()
+
+    poll.timeout.connect(check)
+    poll.start()
+    if not condition():
+        loop.exec()
+    poll.stop()
+    if not condition():
+        import faulthandler
+
+        from widgets.jobs import jobs
+
+        faulthandler.dump_traceback(all_threads=True)  # where a job that never ends is stuck
+
+        runner = jobs()
+        raise TimeoutError(f"bench: gave up waiting (jobs running: {runner.busy_keys()}, "
+                           f"pool threads active: {runner._pool.activeThreadCount()}, "
+                           f"not returned: {[j.key for j in runner._running.values()]})")
+
+
+def settled() -> float:
+    """Wait until no job has run for SETTLE_S; the time the last one ended (perf_counter)."""
+    from widgets.jobs import jobs
+
+    state = {"idle_since": time.perf_counter() if not jobs().busy_keys() else None}
+
+    def on_busy(_key, _busy):
+        state["idle_since"] = None if jobs().busy_keys() else time.perf_counter()
+
+    jobs().busy_changed.connect(on_busy)
+    wait_until(lambda: state["idle_since"] is not None and time.perf_counter() - state["idle_since"] >= SETTLE_S)
+    jobs().busy_changed.disconnect(on_busy)
+    return state["idle_since"]
+
+
+def child_start() -> None:
+    """`lab gui` with hooks that print when the window, the panel and its figures are in."""
+    t0 = float(os.environ["LAB_BENCH_T0"])
+    import lab.main_window as mw
+
+    marks: dict[str, float] = {}
+    original_init = mw.MainWindow.__init__
+
+    meter = []
+
+    def init(self, *args, **kwargs):
+        original_init(self, *args, **kwargs)
+        self.loading.painted.connect(on_painted)
+        self.panel_shown.connect(lambda key: finish(self, key))
+
+    def on_painted():
+        if "window" not in marks:
+            marks["window"] = time.perf_counter() - t0
+            meter.append(GapMeter())
+            meter[0].start()
+
+    def finish(window, key):
+        if "panel" in marks:
+            return
+        marks["panel"] = time.perf_counter() - t0
+        from PySide6 import QtCore, QtWidgets
+
+        def later():
+            marks["figures"] = settled() - t0
+            marks["gap_ms"] = meter[0].stop() * 1000 if meter else None
+            print("BENCH " + json.dumps({"key": key, **marks}), flush=True)
+            QtWidgets.QApplication.quit()
+
+        QtCore.QTimer.singleShot(0, later)
+
+    mw.MainWindow.__init__ = init
+    from lab.cli import main
+
+    sys.exit(main(["gui"]))
+
+
+def child_visits(keys: list[str]) -> None:
+    """Open the window on the panel in settings, then visit keys for the first time."""
+    from lab.app import start_window
+    from lab.main_window import MainWindow
+
+    MainWindow.IMPORT_OFF_THREAD = os.environ.get("LAB_BENCH_IMPORT", "worker") == "worker"
+
+    app, window = start_window()
+    wait_until(lambda: window.is_built(window.current_key()))
+    settled()
+    out = {}
+    meter = GapMeter()
+    for key in keys:
+        shown: dict[str, float] = {}
+        window.panel_shown.connect(lambda k, shown=shown: shown.setdefault(k, time.perf_counter()))
+        meter.start()
+        t0 = time.perf_counter()
+        window.show_panel(key)
+        wait_until(lambda: key in shown)
+        done = settled()
+        gap = meter.stop()
+        out[key] = {"gap_ms": gap * 1000, "shown_s": shown[key] - t0, "figures_s": done - t0}
+    print("BENCH " + json.dumps(out), flush=True)
+    window.close()
+
+
+def child_verify() -> None:
+    """Verify's Run again on the shown panel, REPEATS times."""
+    from lab.app import application
+    from widgets.jobs import jobs
+    from widgets.verify_panel import VerifyPanel
+
+    app = application()
+    panel = VerifyPanel()
+    panel.resize(1280, 720)
+    panel.show()
+    wait_until(lambda: panel.model.rowCount() > 0)
+    meter = GapMeter()
+    times, gaps = [], []
+    for _ in range(REPEATS):
+        done = []
+        panel.rows_changed.connect(lambda: done.append(time.perf_counter()))
+        meter.start()
+        t0 = time.perf_counter()
+        panel.rerun_button.click()
+        wait_until(lambda: bool(done))
+        for _ in range(3):  # the table repaints after the reset
+            app.processEvents()
+        gaps.append(meter.stop())
+        times.append(done[0] - t0)
+        panel.rows_changed.disconnect()
+    assert jobs().wait_idle()
+    print("BENCH " + json.dumps({"rows": panel.model.rowCount(), "times": times, "gaps": gaps}), flush=True)
+    panel.close()
+
+
+# ---- in the parent ------------------------------------------------------------------------
+def run_child(mode: str, last_panel: str, *args: str) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = os.path.join(tmp, "config")
+        os.makedirs(settings)
+        with open(os.path.join(settings, "load-lab.ini"), "w") as f:
+            f.write(f"[General]\nschema_version=1\nlast_panel={last_panel}\n")
+        env = {**os.environ, "LAB_SETTINGS_DIR": settings, "QT_QPA_PLATFORM": "offscreen"}
+        env["LAB_BENCH_T0"] = repr(time.perf_counter())
+        proc = subprocess.run([sys.executable, __file__, mode, *args], env=env, capture_output=True, text=True,
+                              timeout=TIMEOUT_S * 3)
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("BENCH ")]
+    if proc.returncode != 0 or not lines:
+        raise RuntimeError(f"bench child {mode} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return json.loads(lines[-1][len("BENCH "):])
+
+
+def main() -> None:
+    from widgets.panels import panel_keys
+
+    keys = panel_keys()
+    figures: dict = {"repeats": REPEATS, "note": "offscreen, 2 cores shared with other work: compare within one run"}
+
+    start: dict = {}
+    for last in START_PANELS:
+        runs = [run_child("start", last) for _ in range(REPEATS)]
+        start[last] = {
+            "window_s": stats([r["window"] for r in runs], target=START_TARGET_S),
+            "panel_shown_s": stats([r["panel"] for r in runs]),
+            "first_figures_s": stats([r["figures"] for r in runs]),
+        }
+    figures["start_to_window_s"] = start
+
+    first_start, rest = keys[-1], keys[:-1]  # open on the last panel, visit the others; then the reverse
+    visits: dict[str, list[dict]] = {k: [] for k in keys}
+    for _ in range(REPEATS):
+        for key, value in run_child("visits", first_start, *rest).items():
+            visits[key].append(value)
+        for key, value in run_child("visits", keys[0], first_start).items():
+            visits[key].append(value)
+    figures["first_visit"] = {
+        key: {
+            "longest_gap_ms": stats([v["gap_ms"] for v in runs], digits=1, target=GAP_TARGET_MS),
+            "shown_s": stats([v["shown_s"] for v in runs]),
+            "first_figures_s": stats([v["figures_s"] for v in runs]),
+        } for key, runs in visits.items()}
+
+    verify = run_child("verify", keys[0])
+    figures["verify_rerun"] = {
+        "rows": verify["rows"],
+        "time_s": stats(verify["times"], target=RERUN_TARGET_S),
+        "longest_gap_ms": stats(verify["gaps"], scale=1000, digits=1, target=GAP_TARGET_MS),
+    }
+    over = []
+
+    def collect(node, path):
+        if isinstance(node, dict):
+            if node.get("over_target"):
+                over.append(path)
+            for k, v in node.items():
+                collect(v, f"{path}.{k}" if path else k)
+
+    collect(figures, "")
+    figures["over_target"] = over
+    print(json.dumps(figures, ensure_ascii=False, indent=1))
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    if len(sys.argv) > 1 and sys.argv[1] == "start":
+        child_start()
+    elif len(sys.argv) > 1 and sys.argv[1] == "visits":
+        child_visits(sys.argv[2:])
+    elif len(sys.argv) > 1 and sys.argv[1] == "verify":
+        child_verify()
+    else:
+        main()
