@@ -2,8 +2,10 @@
 输入处理/prefill, 生成/decode, 状态驻留, 工具/环境/反馈, 等待/空闲, 积压/超限."""
 from __future__ import annotations
 
-import pyqtgraph as pg
 from PySide6 import QtGui
+
+# pyqtgraph (and numpy with it) is imported where it is used, not here: the main window
+# shows before any plot library is loaded.
 
 COLORS = {
     "prefill": "#3b7dd8",   # 输入处理 / prefill
@@ -55,6 +57,8 @@ def color(kind: str, alpha: int = 255) -> QtGui.QColor:
 
 
 def pen(kind: str, width: float = 2.0, dashed: bool = False, alpha: int = 255) -> QtGui.QPen:
+    import pyqtgraph as pg
+
     p = pg.mkPen(color(kind, alpha), width=width)
     if dashed:
         p.setStyle(pg.QtCore.Qt.PenStyle.DashLine)
@@ -62,6 +66,8 @@ def pen(kind: str, width: float = 2.0, dashed: bool = False, alpha: int = 255) -
 
 
 def brush(kind: str, alpha: int = 200) -> QtGui.QBrush:
+    import pyqtgraph as pg
+
     return pg.mkBrush(color(kind, alpha))
 
 
@@ -76,6 +82,8 @@ def setup_pyqtgraph() -> None:
     global _configured
     if _configured:
         return
+    import pyqtgraph as pg
+
     pg.setConfigOptions(antialias=True, background=COLORS["paper"], foreground=COLORS["ink"])
     _configured = True
 
