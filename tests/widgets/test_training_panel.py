@@ -333,3 +333,32 @@ def test_finish_building_for_an_offscreen_snapshot(qtbot):
     assert w.step.view.figure is not None and w.pipeline.view.figure is not None
     assert w.is_ready()
     w.close()
+
+
+def test_a_frame_never_lays_out_the_page(panel, qtbot):
+    """▶ updates plot items and paints; no widget asks for a new layout on a frame."""
+    from PySide6 import QtCore
+
+    class Counter(QtCore.QObject):
+        count = 0
+
+        def eventFilter(self, obj, event):  # noqa: N802
+            if event.type() == QtCore.QEvent.Type.LayoutRequest:
+                Counter.count += 1
+            return False
+
+    counter = Counter()
+    app = QtCore.QCoreApplication.instance()
+    for _ in range(3):  # layouts the build asked for are done
+        app.processEvents()
+    app.installEventFilter(counter)
+    try:
+        for t in np.linspace(0, panel.step.player.duration, 30):
+            panel.step.player.seek(float(t))
+            app.processEvents()
+        for t in np.linspace(0, panel.pipeline.player.duration, 10):
+            panel.pipeline.player.seek(float(t))
+            app.processEvents()
+    finally:
+        app.removeEventFilter(counter)
+    assert Counter.count == 0

@@ -236,6 +236,14 @@ class PlayedSection(Section):
             self.player.seek(t)
             self.view.set_time(self.player.position)
 
+    def set_duration(self, duration: float) -> None:
+        """The player's length, and its time label sized for it once: the label then keeps
+        its size while the time runs, so a frame never asks the page for a new layout."""
+        self.player.set_duration(duration)
+        label = self.player.time_label
+        text = f"{duration:,.2f} / {duration:,.2f} s"
+        label.setFixedSize(max(120, label.fontMetrics().horizontalAdvance(text) + 12), label.sizeHint().height())
+
     def start_position(self, duration: float) -> float:
         """Where the playback stands when a new figure of `duration` arrives."""
         position = self.state.player(self.player_name)

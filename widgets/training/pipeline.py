@@ -141,7 +141,7 @@ class PipelineSection(PlayedSection):
     def _show_figure(self, fig: PipelineFigure) -> None:
         self.view.show_figure(fig)
         position = self.start_position(fig.end_s)
-        self.player.set_duration(fig.end_s)
+        self.set_duration(fig.end_s)
         self.player.seek(position)
         self.view.set_time(self.player.position)
         self.panel.figure_drawn.emit("pipeline")

@@ -223,7 +223,7 @@ class StepSection(PlayedSection):
     def _show_figure(self, fig: StepFigure) -> None:
         self.view.show_figure(fig)
         position = self.start_position(fig.duration_s)
-        self.player.set_duration(fig.duration_s)
+        self.set_duration(fig.duration_s)
         self.player.seek(position)
         self.view.set_time(self.player.position)
         ok = {True: COLORS["tool"], False: COLORS["backlog"]}.get(fig.verdict_fits)
