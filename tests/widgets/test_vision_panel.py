@@ -67,7 +67,7 @@ def test_sample_shows_the_books_figure_at_once(panel):
 
 
 def test_book_example_four_images(panel, qtbot):
-    with qtbot.waitSignal(panel.refreshed):
+    with qtbot.waitSignal(panel.refreshed, timeout=60_000):
         panel.book_button.click()
     total = _table_row(panel, "整个请求")
     assert total[5] == "31.25 MiB" and total[6] == "281.25 MiB"
@@ -115,7 +115,7 @@ def test_bad_files_report_and_keep_state(panel, qtbot, tmp_path):
     with qtbot.waitSignal(panel.load_failed, timeout=60_000) as blocker:
         panel.load_files([text])
     assert blocker.args[0] == str(text)
-    qtbot.waitUntil(lambda: not panel.loading)
+    qtbot.waitUntil(lambda: not panel.loading, timeout=60_000)
     assert panel.column.error_label.isVisibleTo(panel)
     assert "notes.png" in panel.column.error_label.text() and "not an image" in panel.column.error_label.text()
     assert len(panel.images) == 1 and panel.images[0].path is None  # the sample is still there
@@ -141,7 +141,7 @@ def test_toggles_hide_the_grids(panel):
 
 
 def test_hover_shows_the_tokens_patches(panel, qtbot):
-    with qtbot.waitSignal(panel.view.token_hovered) as blocker:
+    with qtbot.waitSignal(panel.view.token_hovered, timeout=60_000) as blocker:
         token = panel.view.hover_at(100, 40)
     assert token == blocker.args[0] == 23
     rect = panel.view.hover_rect.rect()
@@ -155,16 +155,16 @@ def test_hover_shows_the_tokens_patches(panel, qtbot):
 
 def test_mouse_move_over_the_view_hovers(panel, qtbot):
     panel.show()
-    qtbot.waitExposed(panel)
+    qtbot.waitExposed(panel, timeout=60_000)
     scene_pos = panel.view.view.mapViewToScene(QtCore.QPointF(330, 330))
-    with qtbot.waitSignal(panel.view.token_hovered) as blocker:
+    with qtbot.waitSignal(panel.view.token_hovered, timeout=60_000) as blocker:
         panel.view.scene().sigMouseMoved.emit(scene_pos)
     assert blocker.args[0] == 10 * 20 + 10
 
 
 def test_question_position_changes_reusable_kv(panel, qtbot):
     assert panel.request_result["reusable_kv_bytes"] == 400 * vm.KV_BYTES_PER_TOKEN
-    with qtbot.waitSignal(panel.refreshed):
+    with qtbot.waitSignal(panel.refreshed, timeout=60_000):
         panel.set_request(question="before")
     assert panel.request_result["reusable_kv_bytes"] == 0
     assert "保留 <b>0 B</b>" in panel.volumes.reuse_label.text()
@@ -176,7 +176,7 @@ def test_question_position_changes_reusable_kv(panel, qtbot):
 
 def test_text_tokens_move_the_bars(panel, qtbot):
     before = panel.volumes.volume_bars["kv"].opts["height"][-1]
-    with qtbot.waitSignal(panel.refreshed):
+    with qtbot.waitSignal(panel.refreshed, timeout=60_000):
         panel.set_request(text_tokens=4000)
     assert panel.volumes.volume_bars["kv"].opts["height"][-1] > before
     assert _table_row(panel, "整个请求")[6] == f"{(400 + 4000) * 147456 / MIB:g} MiB"
@@ -191,7 +191,7 @@ def test_invalid_field_shows_error_and_keeps_numbers(panel):
 
 
 def test_model_and_resize_change_the_grid(panel, qtbot):
-    with qtbot.waitSignal(panel.refreshed):
+    with qtbot.waitSignal(panel.refreshed, timeout=60_000):
         panel.column.shape_form.set_value("patch", 14)
     # 640 → rounded to multiples of 28: 644 → 46×46 patches, 23×23 tokens.
     assert "46×46 = 2,116 个 patch" in panel.column.token_label.text()
@@ -327,7 +327,7 @@ def test_model_edits_redraw_the_widgets(panel, qtbot):
     assert panel.tabs.currentIndex() == 1
     s.set_view("pixel_limit_mp", 12.3)
     assert panel.column.pixel_limit.value() == pytest.approx(12.3)
-    with qtbot.waitSignal(panel.refreshed):
+    with qtbot.waitSignal(panel.refreshed, timeout=60_000):
         s.card("request").update({"merge": 4})
     assert panel.column.shape_form.field("merge").edit.text() == "4"
     assert "10×10 = 100 个视觉 token" in panel.column.token_label.text()
