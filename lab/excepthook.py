@@ -22,6 +22,7 @@ from lab.settings import data_dir
 
 LOG_NAME = "errors.log"
 MAX_LOG_BYTES = 1_000_000  # past this the log starts over (one old copy is kept)
+REPEAT_QUIET_S = 5.0  # the same traceback again within this (a failing paint): not reported again
 
 DialogFn = Callable[[str, str, "QtWidgets.QWidget | None"], None]  # (traceback, log path, parent)
 
@@ -93,11 +94,20 @@ class Reporter(QtCore.QObject):
         self.dialog = dialog or show_dialog
         self._parent = parent
         self._lock = threading.Lock()
+        self._last: tuple[str, float] = ("", float("-inf"))
         self._arrived.connect(self._show, QtCore.Qt.ConnectionType.QueuedConnection)
 
     def report(self, text: str) -> None:
         """Log text now; show it on the GUI thread (queued, so a report from inside a paint
-        or a worker never opens a dialog there)."""
+        or a worker never opens a dialog there). The same text again within REPEAT_QUIET_S
+        (a paint event that fails on every frame) is dropped."""
+        import time
+
+        with self._lock:
+            now = time.monotonic()
+            if text == self._last[0] and now - self._last[1] < REPEAT_QUIET_S:
+                return
+            self._last = (text, now)
         self.write_log(text)
         self._arrived.emit(text)
 

@@ -105,3 +105,14 @@ def test_run_gui_installs_the_hook(qtbot, monkeypatch):
     assert lab.app.run_gui() == 0
     assert seen["hook"] is not before and sys.excepthook is before
     QtCore.QCoreApplication.processEvents()
+
+
+def test_the_same_error_repeating_is_reported_once(qtbot):
+    shown = []
+    reporter = excepthook.Reporter(dialog=lambda text, path, parent: shown.append(text))
+    with qtbot.waitSignal(reporter.reported, timeout=30_000):
+        for _ in range(5):  # a paint event failing on every frame
+            reporter.report("Traceback: the same")
+    with qtbot.waitSignal(reporter.reported, timeout=30_000):
+        reporter.report("Traceback: another")
+    assert shown == ["Traceback: the same", "Traceback: another"]
