@@ -222,3 +222,16 @@ def test_the_window_is_built_without_plot_libraries_or_panel_modules():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_panel_metadata_is_read_from_source_and_the_factory_imports_late():
+    from widgets.panels import LazyFactory, _static_panel
+
+    source = 'x = 1\nPANEL = PanelInfo(key="k", title="T · t", section="3.9",\n                  order=9.5, factory=KPanel)\n'
+    assert _static_panel(source) == {"key": "k", "title": "T · t", "section": "3.9", "order": 9.5}
+    assert _static_panel('PANEL = PanelInfo(key=KEY, title="t", section="1", order=1.0, factory=P)\n') is None
+    assert _static_panel("nothing here\n") is None
+    factory = LazyFactory("widgets.verify_panel")
+    from widgets.verify_panel import VerifyPanel
+
+    assert factory.load() is VerifyPanel and factory.loaded

@@ -108,3 +108,15 @@ def test_closing_drops_a_running_check(qtbot):
     assert jobs().wait_idle()
     QtCore.QCoreApplication.processEvents()
     assert got == [] and not jobs().busy("verify")
+
+
+def test_clicking_a_header_sorts_and_is_kept_in_the_state(qtbot):
+    panel = _panel(qtbot)
+    panel.resize(1280, 720)
+    panel.show()
+    header = panel.table.horizontalHeader()
+    x = header.sectionViewportPosition(0) + header.sectionSize(0) // 2
+    qtbot.mouseClick(header.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=QtCore.QPoint(x, header.height() // 2))
+    assert panel.state.view("sort_column") == 0
+    names = [_cell(panel, i, 0) for i in range(panel.proxy.rowCount())]
+    assert names == sorted(names) or names == sorted(names, reverse=True)
