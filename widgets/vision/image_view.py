@@ -38,8 +38,8 @@ class ImageGridView(pg.GraphicsLayoutWidget):
         self.view: pg.ViewBox = self.addViewBox(lockAspect=True, invertY=True, enableMenu=False)
         self.image_item = pg.ImageItem(axisOrder="row-major")
         self.view.addItem(self.image_item)
-        self.patch_overlay = pg.PlotCurveItem(connect="pairs", pen=pg.mkPen(255, 255, 255, 150, width=1))
-        self.patch_shadow = pg.PlotCurveItem(connect="pairs", pen=pg.mkPen(0, 0, 0, 70, width=2.2))
+        self.patch_overlay = pg.PlotCurveItem(connect="pairs", pen=pg.mkPen(color("overlay", 150), width=1))
+        self.patch_shadow = pg.PlotCurveItem(connect="pairs", pen=pg.mkPen(color("shadow", 70), width=2.2))
         self.token_overlay = pg.PlotCurveItem(connect="pairs", pen=pg.mkPen(color("decode"), width=1.8))
         for item in (self.patch_shadow, self.patch_overlay, self.token_overlay):
             item.setZValue(5)
@@ -116,7 +116,7 @@ class ImageGridView(pg.GraphicsLayoutWidget):
         if density == self._density:
             return
         self._density = density
-        self.patch_overlay.setPen(pg.mkPen(255, 255, 255, 150 if patch >= 8 else 70 if patch >= 3 else 35, width=1))
+        self.patch_overlay.setPen(pg.mkPen(color("overlay", 150 if patch >= 8 else 70 if patch >= 3 else 35), width=1))
         self.patch_overlay.setVisible(self._patch_grid_on)
         self.patch_shadow.setVisible(self._patch_grid_on and patch >= 8 and few_lines)
         width, alpha = (1.8, 255) if token >= 12 else (1.0, 200) if token >= 5 else (1.0, 110)

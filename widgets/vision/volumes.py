@@ -33,8 +33,8 @@ class VolumesTab(QtWidgets.QWidget):
             row.addWidget(form, 1)
         lay.addLayout(row)
         lay.addWidget(self._table())
-        lay.addWidget(self._volume_plot(), 3)
-        lay.addWidget(self._question_plot(), 2)
+        lay.addWidget(self._volume_plot(), 30)
+        lay.addWidget(self._question_plot(), 20)
         self.reuse_label = QtWidgets.QLabel()
         self.reuse_label.setObjectName("reuse_label")
         self.reuse_label.setWordWrap(True)
@@ -45,7 +45,7 @@ class VolumesTab(QtWidgets.QWidget):
         self.handoff = HandoffDiagram()
         hlay.addWidget(self.handoff)
         lay.addWidget(handoff_box)
-        lay.addStretch(1)  # spare height below the figures, not between them
+        lay.addStretch(1)  # height the plots (stretch 30 and 20, with maximums) do not take: below them
 
     def _table(self) -> QtWidgets.QTableWidget:
         self.table = QtWidgets.QTableWidget(0, len(vf.TABLE_HEADER))
@@ -90,7 +90,7 @@ class VolumesTab(QtWidgets.QWidget):
         q.setYRange(-0.6, 1.6)
         self.question_segments = pg.BarGraphItem(x0=[0], x1=[0], y0=[0], y1=[0], brushes=[brush("wait")],
                                                  pens=[pg.mkPen(None)])
-        self.question_stale = pg.BarGraphItem(x0=[0], x1=[0], y0=[0], y1=[0], brush=pg.mkBrush(0, 0, 0, 0),
+        self.question_stale = pg.BarGraphItem(x0=[0], x1=[0], y0=[0], y1=[0], brush=pg.mkBrush(None),
                                               pen=pg.mkPen(color("backlog"), width=2, style=QtCore.Qt.PenStyle.DashLine))
         q.addItem(self.question_segments)
         q.addItem(self.question_stale)
