@@ -297,12 +297,23 @@ def test_bad_state_changes_nothing(panel):
 
 
 def test_first_figures_come_from_the_job_runner(qtbot):
-    seen = []
+    """Made inside a running event loop (as the main window does), the panel shows its frame
+    first, builds its sections on later turns and gets its ▶ figures from the runner."""
+    from PySide6 import QtCore
+
+    seen, made = [], []
     jobs().busy_changed.connect(lambda key, busy: seen.append((key, busy)))
-    w = TrainingPanel()
+
+    def make():
+        w = TrainingPanel()
+        made.append((w, w.step.built))
+        w.show()
+
+    QtCore.QTimer.singleShot(0, make)
+    qtbot.waitUntil(lambda: bool(made), timeout=30_000)
+    w, built_at_once = made[0]
     qtbot.addWidget(w)
-    w.show()
-    assert not w.step.built  # only the frame so far: sections come on later turns of the event loop
+    assert not built_at_once  # only the frame so far: sections come on later turns of the event loop
     qtbot.waitUntil(lambda: w.step.built and w.step.view.figure is not None, timeout=30_000)
     assert (w.step.job_key, True) in seen
     assert w.step.view.forward_count() == 36
@@ -324,10 +335,10 @@ def test_play_button_still_plays(panel, qtbot):
     assert panel.step.view.memory_future.getRegion()[0] == pytest.approx(panel.step.view.figure.duration_s)
 
 
-def test_finish_building_for_an_offscreen_snapshot(qtbot):
+def test_made_outside_an_event_loop_it_is_built_at_once(qtbot):
+    """`lab snapshot` makes a panel before any event loop runs: it is whole at once."""
     w = TrainingPanel()
     qtbot.addWidget(w)
-    w.finish_building()
     assert w.is_built()
     assert jobs().wait_idle()
     assert w.step.view.figure is not None and w.pipeline.view.figure is not None

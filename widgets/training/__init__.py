@@ -4,8 +4,9 @@ beside 6ND, packing and label masking (图 3-23, 练习 3-6), and the RL cycle (
 
 The panel is a view of a TrainingState (core/training_state.py); every figure comes from
 core/training_figures.py. It shows at once and fills in: each section is built a step per
-turn of the event loop (the page on screen first), and the two ▶ figures are computed on
-the job runner, so the window keeps answering during a first visit.
+turn of the event loop (the page on screen first; all at once when no event loop runs
+yet), and the two ▶ figures are computed on the job runner, so the window keeps
+answering during a first visit.
 """
 from __future__ import annotations
 
@@ -47,6 +48,10 @@ class TrainingPanel(QtWidgets.QWidget):
                 self._queue.append(section)
         self._current = None  # (section, its build generator)
         self._closed = False
+        if QtCore.QThread.currentThread().loopLevel() == 0:
+            # No event loop runs yet (`lab snapshot`, a script): nothing to keep answering,
+            # and nothing would build the rest later. Build it all now.
+            self.finish_building()
         QtCore.QTimer.singleShot(1, self._build_next)
 
     # ---- construction -------------------------------------------------------------
