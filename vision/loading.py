@@ -5,10 +5,15 @@ file bytes; the pixels are only for people to look at. So a very large image is 
 at reduced scale (JPEG draft mode) and shrunk for display, while `width`/`height` keep
 the full size every calculation uses.
 
-Untrusted files: the header is read first and the pixel count checked against a
-configurable limit before any decoding; decompression bombs, truncated and non-image
-files all raise ImageLoadError (one error type, a ParamError naming the 'image' field),
-never a crash or a hang.
+Untrusted files: only regular files are read (a fifo, a device or a link to one is
+refused before any read, so nothing blocks); the header is read first and the pixel count
+checked against a configurable limit before any decoding; decompression bombs, truncated,
+unreadable and non-image files all raise ImageLoadError (one error type, a ParamError
+naming the 'image' field and the file), never a crash or a hang. 16-bit, 32-bit and float
+images become 8-bit a strip at a time, so memory stays near one byte per pixel.
+
+A load takes a CancelToken (core.cancel): the decoder reads the file through it, so a
+cancelled load stops at its next block and raises Cancelled.
 """
 from __future__ import annotations
 
