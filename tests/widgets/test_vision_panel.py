@@ -317,6 +317,10 @@ def test_panel_takes_a_state_and_holds_none_of_its_own(qtbot):
     assert panel.volumes.request_forms["text_tokens"].field("text_tokens").edit.text() == "1000"
     assert _table_row(panel, "文本 text")[3] == "1,000"
     panel.close()
+    # The state outlives the panel: nothing of the closed panel listens to it any more.
+    assert len(state.changed) == 0 and all(len(card.changed) == 1 for card in state.cards.values())
+    state.card("request").update({"text_tokens": 5})
+    assert panel.volumes.request_forms["text_tokens"].field("text_tokens").edit.text() == "1000"
 
 
 def test_model_edits_redraw_the_widgets(panel, qtbot):

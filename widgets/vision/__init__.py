@@ -20,8 +20,10 @@ from vision.grid import PatchGrid
 from vision.loading import LoadedImage
 from vision.resize import ResizePolicy
 from vision.sample import placeholder_image, sample_image
+from widgets.calculator_card import CalculatorCard
 from widgets.jobs import BusyBadge, jobs
 from widgets.panels import PanelInfo
+from widgets.param_form import ParamForm
 from widgets.theme import setup_pyqtgraph
 from widgets.vision.compare import CompareTab
 from widgets.vision.generation import GenerationTab
@@ -338,7 +340,12 @@ class VisionPanel(FileLoads, QtWidgets.QWidget):
             self._closed = True
             for key in (LOAD_KEY, PIXELS_KEY):
                 jobs().cancel(key)
+            # The state may outlive the panel (a session, a talk): nothing here listens to it.
             self.state.changed.disconnect(self._on_state_changed)
+            for card in self.findChildren(CalculatorCard):
+                card.close()  # disconnects the card from its model
+            for form in self.findChildren(ParamForm):
+                form.model.changed.disconnect(form._on_model_changed)
         return super().close()
 
 
