@@ -36,7 +36,7 @@ CASES = int(os.environ.get("LAB_FUZZ_CASES", "2000"))
 MEMORY_LIMIT_BYTES = 500 * MiB
 # Not the time bound (bench/bench_fuzz.py checks 2 s per case): only what stops a runaway
 # case, e.g. a loop whose length the inputs do not bound.
-WATCHDOG_S = float(os.environ.get("LAB_FUZZ_WATCHDOG_S", "30"))
+WATCHDOG_S = float(os.environ.get("LAB_FUZZ_WATCHDOG_S", "15"))
 # A safety net under the tracemalloc bound: an allocation beyond this fails at once with
 # MemoryError instead of filling a shared machine.
 ADDRESS_SPACE_HEADROOM_BYTES = 3 * 1024 * MiB
@@ -142,9 +142,10 @@ def inputs_strategy(draw, calc: Calculator) -> dict[str, Any]:
     longest = max((p.max_items for p in lists), default=1)
     shared = draw(st.one_of(st.integers(1, LONGEST_DRAWN_LIST), st.just(longest))) if lists else 1
     sparse = draw(st.booleans())
+    lists_kept = sparse and draw(st.booleans())  # lists change together, or not at all
     raw: dict[str, Any] = {}
     for p in calc.params:
-        if sparse and draw(st.booleans()):
+        if sparse and (lists_kept if p.kind == "floats" else draw(st.booleans())):
             continue
         if p.kind == "choice":
             raw[p.name] = draw(st.sampled_from(p.choices))
@@ -155,7 +156,7 @@ def inputs_strategy(draw, calc: Calculator) -> dict[str, Any]:
             n = min(max(shared, p.min_items), p.max_items)
             if n > LONGEST_DRAWN_LIST:  # the longest list: one drawn value repeated
                 raw[p.name] = (draw(item),) * n
-            elif draw(st.booleans()):
+            elif draw(st.integers(0, 3)):
                 raw[p.name] = tuple(draw(st.lists(item, min_size=n, max_size=n)))
             else:
                 raw[p.name] = tuple(draw(st.lists(item, min_size=p.min_items,
@@ -233,13 +234,17 @@ def output_problems(calc: Calculator, result: dict[str, Any]) -> list[tuple[str,
 def run_case(calc: Calculator, raw: dict[str, Any]) -> Case:
     """Resolve and run one input set in-process; classify what happened.
 
-    Memory is the tracemalloc peak above the start when tracemalloc runs (precise, but it
-    slows allocation-heavy cases several times), else the growth of the peak resident set
-    (VmHWM, reset per case through /proc/self/clear_refs), which leaves times honest.
+    Memory is the tracemalloc peak above the start, traced during the case only (precise,
+    but it slows allocation-heavy cases several times), or, under
+    Fuzzing(trace_memory=False), the growth of the peak resident set (VmHWM, reset per case
+    through /proc/self/clear_refs), which leaves times honest.
     """
     case = Case(calc.name, raw)
-    tracing = tracemalloc.is_tracing()
-    if tracing:
+    tracing = _TRACE_MEMORY[-1]
+    started = tracing and not tracemalloc.is_tracing()
+    if tracing:  # traced only while the case runs: drawing the next case stays fast
+        if started:
+            tracemalloc.start()
         tracemalloc.reset_peak()
         base = tracemalloc.get_traced_memory()[0]
     else:
@@ -269,24 +274,30 @@ def run_case(calc: Calculator, raw: dict[str, Any]) -> Case:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         case.seconds = time.perf_counter() - start
-        peak = tracemalloc.get_traced_memory()[1] if tracing else _proc_status_bytes("VmHWM:")
+        if tracing:
+            peak = tracemalloc.get_traced_memory()[1]
+            if started:
+                tracemalloc.stop()
+        else:
+            peak = _proc_status_bytes("VmHWM:")
         case.peak_bytes = max(0, peak - base)
     if case.kind is None and case.peak_bytes > MEMORY_LIMIT_BYTES:
         case.kind, case.detail = "memory", f"peak {case.peak_bytes / MiB:.0f} MiB"
     return case
 
 
+_TRACE_MEMORY = [True]  # how run_case measures memory: set by the innermost Fuzzing
+
+
 class Fuzzing:
-    """Context for a fuzz run: a watchdog, an address-space ceiling, and tracemalloc on
-    unless trace_memory is False (then memory is measured as resident-set growth)."""
+    """Context for a fuzz run: a watchdog, an address-space ceiling, and how memory is
+    measured (tracemalloc per case, or resident-set growth when trace_memory is False)."""
 
     def __init__(self, trace_memory: bool = True):
         self.trace_memory = trace_memory
 
     def __enter__(self):
-        self._was_tracing = tracemalloc.is_tracing()
-        if self.trace_memory and not self._was_tracing:
-            tracemalloc.start()
+        _TRACE_MEMORY.append(self.trace_memory)
         self._old_handler = signal.signal(signal.SIGALRM, self._alarm)
         self._old_limit = resource.getrlimit(resource.RLIMIT_AS)
         ceiling = _address_space_bytes() + ADDRESS_SPACE_HEADROOM_BYTES
@@ -303,8 +314,7 @@ class Fuzzing:
         resource.setrlimit(resource.RLIMIT_AS, self._old_limit)
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, self._old_handler)
-        if self.trace_memory and not self._was_tracing:
-            tracemalloc.stop()
+        _TRACE_MEMORY.pop()
         return False
 
 
@@ -342,8 +352,11 @@ def fuzz(calc: Calculator, cases: int) -> list[Case]:
 
 
 def minimal(calc: Calculator, case: Case, budget: int = 40) -> dict[str, Any]:
-    """The overrides that still reproduce the case's kind, others put back to defaults."""
+    """The overrides that still reproduce the case's kind, others put back to defaults.
+    Slow cases are shown as found: re-running them to shrink would cost a watchdog each."""
     raw = {k: v for k, v in case.raw.items() if v != calc.param(k).default}
+    if case.kind in ("runaway", "memory") or case.seconds > 1.0:
+        budget = 0
     for key in list(raw):
         if budget <= 0:
             break
