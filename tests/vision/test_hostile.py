@@ -70,11 +70,15 @@ def test_permission_error_says_so(tmp_path, monkeypatch):
     assert "damaged" not in str(err.value)
 
 
-def test_missing_file_and_special_files(tmp_path):
+def test_missing_file_and_a_folder(tmp_path):
     with pytest.raises(ImageLoadError, match="nope.png: cannot read: no such file"):
         load_image(tmp_path / "nope.png")
     with pytest.raises(ImageLoadError, match="not a regular file"):
         load_image(tmp_path)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo") or not os.path.exists("/dev/zero"), reason="POSIX special files")
+def test_special_files_are_refused_without_reading(tmp_path):
     fifo = tmp_path / "pipe.png"
     os.mkfifo(fifo)
     with pytest.raises(ImageLoadError, match="not a regular file"):  # refused, never blocks
