@@ -16,11 +16,13 @@ KIND_COLORS = {kind: COLORS["accent" if kind == "activations" else kind] for kin
 
 
 class MemoryView:
-    """The memory plot's items, made once."""
+    """The memory plot's items, made once: the plot, then (a turn later) its items."""
 
-    def __init__(self, x_link: pg.PlotItem | None = None):
+    def __init__(self):
         self.plot = PlotCard("显存随时间 · memory per card, stacked by kind",
                              "parameter state resident; activations rise and fall")
+
+    def add_items(self, x_link: pg.PlotItem | None = None) -> None:
         m = self.plot.plot
         m.setLabel("left", "GB")
         m.setLabel("bottom", "time in the step (s)")

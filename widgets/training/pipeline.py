@@ -35,9 +35,11 @@ class PipelineView(QtWidgets.QWidget):
         self.future: dict[str, pg.LinearRegionItem] = {}
         self.status: dict[str, pg.TextItem] = {}
 
-    def add_plot(self, mode: str) -> None:
-        """One mode's plot (the panel adds them one per turn of the event loop)."""
+    def add_plot(self, mode: str):
+        """One mode's plot, in two steps (a generator: the panel runs a step per turn of
+        the event loop): the plot, then its items."""
         card = PlotCard(TITLES[mode], "b·v = batch · weights version", illustrative=True)
+        yield
         p = card.plot
         p.setMouseEnabled(x=True, y=False)
         p.getAxis("left").setTicks([[(figures.role_y(r), rl.ROLE_LABELS[r]) for r in rl.ROLES]])
@@ -113,9 +115,9 @@ class PipelineSection(PlayedSection):
         self._layout.insertLayout(0, top)
         yield
         self.view = PipelineView()
-        self.view.add_plot("synchronous")
-        yield
-        self.view.add_plot("asynchronous")
+        for mode in figures.PIPELINE_MODES:
+            yield from self.view.add_plot(mode)
+            yield
         self.player = TimelinePlayer(duration=1.0, unit="s")
         self.player.setObjectName("pipeline_player")
         self.busy = BusyBadge(self.job_key, owner=self.view)

@@ -28,9 +28,16 @@ class StepView(QtWidgets.QWidget):
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(6)
+        self.readout = Readout()
+        self.readout.setObjectName("step_readout")
+
+    def build(self):
+        """The two plots and their items, a step per turn of the event loop (a generator)."""
         self.schedule_plot = PlotCard("图 3-20 · 前向逐层向上,反向逐层向下;激活从前向完成留到反向用完",
                                       "▲ forward, ▼ backward (2×); teal: alive",
                                       illustrative=True)
+        self.layout().addWidget(self.schedule_plot, 1)
+        yield
         p = self.schedule_plot.plot
         p.setLabel("left", "layer")
         p.setMouseEnabled(x=True, y=False)
@@ -60,19 +67,16 @@ class StepView(QtWidgets.QWidget):
         p.addItem(self.schedule_cursor)
         for name in ("left", "bottom"):
             p.getAxis(name).setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
-        self.readout = Readout()
-        self.readout.setObjectName("step_readout")
-        layout.addWidget(self.schedule_plot, 1)
-
-    def add_memory(self) -> None:
-        """The memory plot (the panel adds it a turn of the event loop after the schedule)."""
-        self.memory = MemoryView(x_link=self.schedule_plot.plot)
+        yield
+        self.memory = MemoryView()
         self.memory_plot = self.memory.plot
+        self.layout().addWidget(self.memory_plot, 1)
+        yield
+        self.memory.add_items(x_link=p)
         self.kind_curves = self.memory.kind_curves
         self.capacity_line = self.memory.capacity_line
         self.memory_future = self.memory.future
         self.memory_cursor = self.memory.cursor
-        self.layout().addWidget(self.memory_plot, 1)
 
     def forward_count(self) -> int:
         return sum(b.count() for b in self.forward_bars)
@@ -161,8 +165,7 @@ class StepSection(PlayedSection):
         self._layout.insertWidget(0, self.holder)
         yield
         self.view = StepView()
-        yield
-        self.view.add_memory()
+        yield from self.view.build()
         yield
         self.player = TimelinePlayer(duration=1.0, unit="s")
         self.player.setObjectName("step_player")
