@@ -373,3 +373,14 @@ def test_a_frame_never_lays_out_the_page(panel, qtbot):
     finally:
         app.removeEventFilter(counter)
     assert Counter.count == 0
+
+
+def test_close_leaves_nothing_listening_to_the_state(qtbot):
+    state = TrainingState()
+    w = TrainingPanel(state=state)
+    qtbot.addWidget(w)
+    qtbot.waitUntil(w.is_ready, timeout=30_000)
+    w.close()
+    assert len(state.changed) == 0
+    # Each card keeps only the state's own relay.
+    assert all(len(card.changed) == 1 for card in state.cards.values())

@@ -16,8 +16,10 @@ import shiboken6
 from PySide6 import QtCore, QtWidgets
 
 from core.training_state import TABS, TrainingState
+from widgets.calculator_card import CalculatorCard
 from widgets.jobs import jobs
 from widgets.panels import PanelInfo
+from widgets.param_form import ParamForm
 from widgets.theme import COLORS
 from widgets.training.flops import FlopsSection, PackingSection, UpdateSection
 from widgets.training.kit import Section
@@ -172,11 +174,17 @@ class TrainingPanel(QtWidgets.QWidget):
                 section.refresh()
 
     def close(self) -> bool:
+        """Stop the players and jobs, and leave nothing listening to a state that may
+        outlive this panel (a session, a scene)."""
         self._closed = True
         self.state.changed.disconnect(self._on_state_changed)
         for section in self.sections:
             if section.built:
                 section.close()
+        for card in self.findChildren(CalculatorCard):
+            card.close()  # disconnects the card from its model
+        for form in self.findChildren(ParamForm):
+            form.model.changed.disconnect(form._on_model_changed)
         return super().close()
 
 
