@@ -12,6 +12,7 @@ import threading
 from typing import Callable
 
 from audio.events import BACKEND_STOP, COMMAND, INTERRUPT, RELEASE, EventRing
+from audio.sinks import realtime_thread
 from core.audio_timing import InterruptMoments, interrupt_moments
 
 
@@ -61,6 +62,7 @@ class InterruptController:
         return not self._halt.is_set()
 
     def _run(self) -> None:
+        realtime_thread(10)
         m = self.moments
         self.events.push(INTERRUPT, -1, m.interrupt_s, 0.0)
         self.measured["interrupt"] = m.interrupt_s

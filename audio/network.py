@@ -16,6 +16,7 @@ import numpy as np
 
 from audio.events import ARRIVAL, DROPPED, FIRST_PLAY, TARGET, EventRing
 from audio.playout import Playout
+from audio.sinks import realtime_thread
 from core.audio_timing import DelayEstimator
 
 _SPIN_S = 0.0015  # sleep coarse, then wait the last bit in short sleeps for ~0.1 ms accuracy
@@ -53,6 +54,7 @@ class NetworkStage(threading.Thread):
                 time.sleep(left / 2)
 
     def run(self) -> None:
+        realtime_thread(10)
         order = np.argsort(self.arrival_s, kind="stable")
         for i in order:
             i = int(i)

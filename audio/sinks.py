@@ -32,6 +32,18 @@ DEVICE_BLOCK_S = 0.020
 BLOCKS_BUFFERED = 3
 # The audio callback is Python: it needs the GIL promptly when another thread holds it.
 SWITCH_INTERVAL_S = 0.002
+CATCH_UP_S = 0.5  # the virtual clock renders what it owes after a late wake-up, up to this far behind
+
+
+def realtime_thread(priority: int = 10) -> bool:
+    """Best effort: the calling thread gets a low real-time priority (Linux SCHED_FIFO)
+    where the user may set one (root, or an rtprio limit), so other processes on a busy
+    machine cannot keep it from its deadline. Else nothing changes. True when it took."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(priority))  # 0: this thread
+    except (AttributeError, OSError, ValueError):
+        return False
+    return True
 
 
 class Sink:
@@ -126,11 +138,16 @@ class VirtualSink(Sink):
         self.recording = np.zeros(int(record_seconds * self.rate_hz), np.float32)
         self.recorded = 0
         self.record_start = 0.0  # perf_counter of the first recorded sample
+        # A clock cannot run dry: after a late wake-up it renders the blocks it owes at once,
+        # so its samples stay contiguous; only when it gives up catching up (CATCH_UP_S
+        # behind, e.g. a suspended machine) does its sample clock jump.
+        self.slack_s = CATCH_UP_S
         self._halt = threading.Event()
         self._thread = threading.Thread(target=self._run, name="audio-virtual-sink", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
+        realtime_thread(20)
         next_t = time.perf_counter()
         self.record_start = next_t
         while not self._halt.is_set():
@@ -142,7 +159,7 @@ class VirtualSink(Sink):
             left = next_t - time.perf_counter()
             if left > 0:
                 self._halt.wait(left)
-            elif left < -0.5:  # fell far behind (suspended machine): do not burst to catch up
+            elif left < -CATCH_UP_S:  # fell far behind (suspended machine): do not burst to catch up
                 next_t = time.perf_counter()
 
     def close(self) -> None:
@@ -160,6 +177,7 @@ class DeviceSink(Sink):
         self._sd = sd
         self.device_name = name
         self.finished = False
+        self._prioritised = False
         self.stream = sd.OutputStream(samplerate=rate_hz, blocksize=block_frames, channels=1, dtype="float32",
                                       device=device, latency=BLOCKS_BUFFERED * block_frames / rate_hz, callback=self._callback,
                                       finished_callback=self._on_finished)
@@ -170,6 +188,9 @@ class DeviceSink(Sink):
 
     def _callback(self, outdata, frames, time_info, status) -> None:
         t_enter = time.perf_counter()
+        if not self._prioritised:  # PortAudio's thread: once, on its first call
+            self._prioritised = True
+            realtime_thread(20)
         underflow = bool(status.output_underflow)
         if underflow:
             self.xruns += 1
