@@ -33,7 +33,8 @@ GAP_TARGET_MS = 50.0
 RERUN_TARGET_S = 1.0
 SETTLE_S = 0.5  # no job running for this long: the panel's first figures are in
 TIMEOUT_S = 120.0
-START_PANELS = ("request", "training", "serving", "verify")
+STUCK_S = 30.0  # a job still "running" after this is reported as stuck (see stuck_jobs)
+START_PANELS = ("request", "training", "verify")
 
 
 def stats(samples: list[float], scale: float = 1.0, digits: int = 3, target: float | None = None) -> dict:
@@ -107,17 +108,37 @@ def wait_until(condition, timeout_s: float = TIMEOUT_S) -> None:
                            f"not returned: {[j.key for j in runner._running.values()]})")
 
 
+STUCK: list[str] = []  # jobs whose result never came back (a job runner bug, reported)
+
+
 def settled() -> float:
-    """Wait until no job has run for SETTLE_S; the time the last one ended (perf_counter)."""
+    """Wait until no job has run for SETTLE_S; the time the last one ended (perf_counter).
+    Jobs still running after STUCK_S are noted in STUCK and no longer waited for."""
     from widgets.jobs import jobs
 
-    state = {"idle_since": time.perf_counter() if not jobs().busy_keys() else None}
+    t0 = time.perf_counter()
+    state = {"idle_since": None, "ignore": set(STUCK)}
 
-    def on_busy(_key, _busy):
-        state["idle_since"] = None if jobs().busy_keys() else time.perf_counter()
+    def busy() -> bool:
+        return bool(set(jobs().busy_keys()) - state["ignore"])
 
+    def on_busy(_key=None, _busy=None):
+        if busy():
+            state["idle_since"] = None
+        elif state["idle_since"] is None:
+            state["idle_since"] = time.perf_counter()
+
+    def check() -> bool:
+        if busy() and time.perf_counter() - t0 > STUCK_S:
+            stuck = set(jobs().busy_keys()) - state["ignore"]
+            STUCK.extend(sorted(stuck))
+            state["ignore"] |= stuck
+            on_busy()
+        return state["idle_since"] is not None and time.perf_counter() - state["idle_since"] >= SETTLE_S
+
+    on_busy()
     jobs().busy_changed.connect(on_busy)
-    wait_until(lambda: state["idle_since"] is not None and time.perf_counter() - state["idle_since"] >= SETTLE_S)
+    wait_until(check)
     jobs().busy_changed.disconnect(on_busy)
     return state["idle_since"]
 
@@ -150,10 +171,13 @@ def child_start() -> None:
         from PySide6 import QtCore, QtWidgets
 
         def later():
-            marks["figures"] = settled() - t0
-            marks["gap_ms"] = meter[0].stop() * 1000 if meter else None
-            print("BENCH " + json.dumps({"key": key, **marks}), flush=True)
-            QtWidgets.QApplication.quit()
+            try:
+                marks["figures"] = settled() - t0
+                marks["gap_ms"] = meter[0].stop() * 1000 if meter else None
+                marks["stuck_jobs"] = STUCK
+                print("BENCH " + json.dumps({"key": key, **marks}), flush=True)
+            finally:
+                QtWidgets.QApplication.quit()
 
         QtCore.QTimer.singleShot(0, later)
 
@@ -168,7 +192,7 @@ def child_visits(keys: list[str]) -> None:
     from lab.app import start_window
     from lab.main_window import MainWindow
 
-    MainWindow.IMPORT_OFF_THREAD = os.environ.get("LAB_BENCH_IMPORT", "worker") == "worker"
+    MainWindow.IMPORT_OFF_THREAD = os.environ.get("LAB_BENCH_IMPORT", "gui") == "worker"
 
     app, window = start_window()
     wait_until(lambda: window.is_built(window.current_key()))
@@ -185,6 +209,7 @@ def child_visits(keys: list[str]) -> None:
         done = settled()
         gap = meter.stop()
         out[key] = {"gap_ms": gap * 1000, "shown_s": shown[key] - t0, "figures_s": done - t0}
+    out["stuck_jobs"] = STUCK
     print("BENCH " + json.dumps(out), flush=True)
     window.close()
 
@@ -220,7 +245,7 @@ def child_verify() -> None:
 
 
 # ---- in the parent ------------------------------------------------------------------------
-def run_child(mode: str, last_panel: str, *args: str) -> dict:
+def run_child(mode: str, last_panel: str, *args: str) -> dict | None:
     with tempfile.TemporaryDirectory() as tmp:
         settings = os.path.join(tmp, "config")
         os.makedirs(settings)
@@ -228,12 +253,20 @@ def run_child(mode: str, last_panel: str, *args: str) -> dict:
             f.write(f"[General]\nschema_version=1\nlast_panel={last_panel}\n")
         env = {**os.environ, "LAB_SETTINGS_DIR": settings, "QT_QPA_PLATFORM": "offscreen"}
         env["LAB_BENCH_T0"] = repr(time.perf_counter())
-        proc = subprocess.run([sys.executable, __file__, mode, *args], env=env, capture_output=True, text=True,
-                              timeout=TIMEOUT_S * 3)
+        try:
+            proc = subprocess.run([sys.executable, __file__, mode, *args], env=env, capture_output=True, text=True,
+                                  timeout=TIMEOUT_S * 3)
+        except subprocess.TimeoutExpired:
+            FAILED.append(f"{mode} {last_panel} {' '.join(args)}: no answer in {TIMEOUT_S * 3:.0f} s")
+            return None
     lines = [line for line in proc.stdout.splitlines() if line.startswith("BENCH ")]
     if proc.returncode != 0 or not lines:
-        raise RuntimeError(f"bench child {mode} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+        FAILED.append(f"{mode} {last_panel} {' '.join(args)}: exit {proc.returncode}: {proc.stderr.strip()[-300:]}")
+        return None
     return json.loads(lines[-1][len("BENCH "):])
+
+
+FAILED: list[str] = []  # children that hung or failed (reported, not averaged)
 
 
 def main() -> None:
@@ -242,31 +275,39 @@ def main() -> None:
     keys = panel_keys()
     figures: dict = {"repeats": REPEATS, "note": "offscreen, 2 cores shared with other work: compare within one run"}
 
+    stuck: list[str] = []
     start: dict = {}
     for last in START_PANELS:
-        runs = [run_child("start", last) for _ in range(REPEATS)]
+        runs = [r for r in (run_child("start", last) for _ in range(REPEATS)) if r is not None]
+        if not runs:
+            continue
+        for r in runs:
+            stuck.extend(r.pop("stuck_jobs", []))
         start[last] = {
             "window_s": stats([r["window"] for r in runs], target=START_TARGET_S),
             "panel_shown_s": stats([r["panel"] for r in runs]),
             "first_figures_s": stats([r["figures"] for r in runs]),
+            "gap_window_to_figures_ms": stats([r["gap_ms"] for r in runs], digits=1),
         }
     figures["start_to_window_s"] = start
 
     first_start, rest = keys[-1], keys[:-1]  # open on the last panel, visit the others; then the reverse
     visits: dict[str, list[dict]] = {k: [] for k in keys}
     for _ in range(REPEATS):
-        for key, value in run_child("visits", first_start, *rest).items():
-            visits[key].append(value)
-        for key, value in run_child("visits", keys[0], first_start).items():
-            visits[key].append(value)
+        for run in (run_child("visits", first_start, *rest), run_child("visits", keys[0], first_start)):
+            if run is None:
+                continue
+            stuck.extend(run.pop("stuck_jobs", []))
+            for key, value in run.items():
+                visits[key].append(value)
     figures["first_visit"] = {
         key: {
             "longest_gap_ms": stats([v["gap_ms"] for v in runs], digits=1, target=GAP_TARGET_MS),
             "shown_s": stats([v["shown_s"] for v in runs]),
             "first_figures_s": stats([v["figures_s"] for v in runs]),
-        } for key, runs in visits.items()}
+        } for key, runs in visits.items() if runs}
 
-    verify = run_child("verify", keys[0])
+    verify = run_child("verify", keys[0]) or {"rows": 0, "times": [float("nan")], "gaps": [float("nan")]}
     figures["verify_rerun"] = {
         "rows": verify["rows"],
         "time_s": stats(verify["times"], target=RERUN_TARGET_S),
@@ -283,6 +324,9 @@ def main() -> None:
 
     collect(figures, "")
     figures["over_target"] = over
+    # Jobs whose result never came back within STUCK_S (the key stays busy): a runner bug.
+    figures["stuck_jobs"] = stuck
+    figures["failed_children"] = FAILED
     print(json.dumps(figures, ensure_ascii=False, indent=1))
 
 

@@ -1,10 +1,10 @@
 """The main window: navigation by chapter section on the left, one panel at a time on the
 right, a status bar, keyboard shortcuts and an About box.
 
-The window shows first: a panel not built yet is shown as a "loading §x …" page; once that
-page has been painted, the panel's module (with pyqtgraph, numpy and its core modules) is
-imported on the job runner, and then the panel is built on the GUI thread. So the window and
-a click answer at once, and a first visit blocks the GUI only for the widgets' construction.
+The window shows first: a panel not built yet is shown as a "loading §x …" page, and the
+panel (with its module, pyqtgraph and numpy on the first visit) is built once that page has
+been painted, so the window and a click answer at once. The window itself needs neither
+pyqtgraph nor numpy nor any panel's module.
 The status bar shows the jobs that run, with cancel.
 """
 from __future__ import annotations
@@ -113,7 +113,10 @@ class MainWindow(QtWidgets.QMainWindow):
     panel_shown = QtCore.Signal(str)  # a panel is on screen (built)
 
     BUILD_FALLBACK_MS = 1000  # build even if the loading page is never painted (hidden window)
-    IMPORT_OFF_THREAD = True  # import a panel's module on the job runner (False: bench comparison)
+    # True: import a panel's module on the job runner before building it on the GUI thread.
+    # Off: a job's result is sometimes never delivered (seen on a loaded machine, see
+    # bench_responsiveness' stuck_jobs), and a lost import would leave "loading …" for good.
+    IMPORT_OFF_THREAD = False
 
     def __init__(self, settings: Settings | None = None, parent=None):
         super().__init__(parent)
