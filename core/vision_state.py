@@ -10,10 +10,13 @@ generated 640×640 sample. Their sizes and file bytes live in the request card (
 need no file); the panel reloads the pixels of a path to show them.
 
 View: the tab on screen, the patch and token overlays, the selected image (its source
-string: "" is the sample) and the pixel limit for the next files opened (MP). No players.
+string: "" is the sample), the zoom on it (x0, y0, x1, y1 in the image's own pixels; empty
+for the whole picture; a new selection shows the whole picture) and the pixel limit for the
+next files opened (MP). No players.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
@@ -47,6 +50,7 @@ class VisionState(PanelModel):
         "patch_grid": True,
         "token_grid": True,
         "image": "",
+        "zoom": (),
         "pixel_limit_mp": vm.PIXEL_LIMIT_DEFAULT / 1e6,
     }
     PLAYERS = ()
@@ -123,7 +127,10 @@ class VisionState(PanelModel):
     # ---- view -----------------------------------------------------------------
     def set_view(self, name: str, value: Any) -> None:
         _check_view(name, value)
+        before = self.view("image")
         super().set_view(name, value)
+        if name == "image" and self.view("image") != before:
+            super().set_view("zoom", ())  # another picture: shown whole
 
     def pixel_limit(self) -> int:
         """The pixel limit for the next files opened, in pixels."""
@@ -179,6 +186,15 @@ def _image_values(entries: Iterable[ImageEntry]) -> dict[str, list[int]]:
 
 def _check_view(name: str, value: Any) -> None:
     """Ranges of the view options that have one; ParamError naming the option."""
+    if name == "zoom":
+        try:
+            box = tuple(float(v) for v in value)
+        except (TypeError, ValueError):
+            box = None
+        if box != () and (box is None or len(box) != 4 or not all(map(math.isfinite, box))
+                          or box[2] <= box[0] or box[3] <= box[1]):
+            raise ParamError("view.zoom", f"got {value!r}; valid: empty (the whole picture) or "
+                             "[x0, y0, x1, y1] with x0 < x1 and y0 < y1, in image pixels")
     if name == "tab" and value not in TABS:
         raise ParamError("view.tab", f"got {value!r}; valid: one of {', '.join(TABS)}")
     if name == "pixel_limit_mp":

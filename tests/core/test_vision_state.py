@@ -128,3 +128,18 @@ def test_pixel_limit_range_rounds_inwards(state):
             state.set_view("pixel_limit_mp", bad)
         assert err.value.param == "view.pixel_limit_mp" and "178.9" in err.value.message
     assert state.view("pixel_limit_mp") == vm.PIXEL_LIMIT_MAX_MP
+
+
+def test_zoom_is_in_image_pixels_and_a_new_picture_is_shown_whole(state, events):
+    state.set_view("zoom", [10, 20, 300, 400])
+    assert state.view("zoom") == (10, 20, 300, 400)
+    other = VisionState()
+    other.load_json(json.loads(json.dumps(state.to_json())))
+    assert other.view("zoom") == (10, 20, 300, 400)
+    for bad in ([1, 2, 3], [5, 0, 1, 10], [0, 0, float("inf"), 1], "all"):
+        with pytest.raises(ParamError) as err:
+            state.set_view("zoom", bad)
+        assert err.value.param == "view.zoom"
+    state.add_images([ImageEntry("/p/a.jpg", 750, 1000, 12_345)])
+    assert state.view("zoom") == ()
+    assert events[-2:] == ["view.image", "view.zoom"]

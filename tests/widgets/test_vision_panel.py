@@ -478,3 +478,21 @@ def test_too_many_images_for_one_request_are_refused(panel, qtbot, tmp_path):
         panel.load_files([_save(tmp_path / "one_more.png", 64, 64)])
     assert "heights" in blocker.args[1]
     assert len(panel.state.sources) == 256
+
+
+def test_zoom_is_state_both_ways(panel, qtbot, tmp_path):
+    with qtbot.waitSignal(panel.images_changed, timeout=60_000):
+        panel.load_files([_save(tmp_path / "wide.png", 4000, 1000)])  # shown at 1280×320
+    img = panel.images[0]
+    assert img.display_scale == pytest.approx(0.32)
+    panel.state.set_view("zoom", (1000, 200, 2000, 700))  # image pixels
+    (x0, x1), (y0, y1) = panel.view.view.viewRange()
+    assert x0 <= 320 + 1 and x1 >= 640 - 1 and y0 <= 64 + 1 and y1 >= 224 - 1  # display pixels
+    # A user's zoom goes to the state, in image pixels.
+    panel.view.view.setRange(QtCore.QRectF(128, 32, 256, 64), padding=0)
+    panel.view.view.sigRangeChangedManually.emit([True, True])
+    box = panel.state.view("zoom")
+    assert box[0] == pytest.approx(400, abs=40) and box[2] == pytest.approx(1200, abs=40)
+    # Another picture is shown whole.
+    panel.clear_images()
+    assert panel.state.view("zoom") == ()

@@ -14,6 +14,7 @@ import dataclasses
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from core import vision_figures as vf
+from core.registry import ParamError
 from core.vision_state import TABS, ImageEntry, VisionState
 from vision.figures import image_captions, token_caption
 from vision.grid import PatchGrid
@@ -147,6 +148,7 @@ class VisionPanel(FileLoads, QtWidgets.QWidget):
         c.token_toggle.toggled.connect(lambda on: self.state.set_view("token_grid", on))
         c.pixel_limit.valueChanged.connect(lambda mp: self.state.set_view("pixel_limit_mp", mp))
         c.view.token_hovered.connect(lambda token: c.hover_label.setText(token_caption(c.view.grid, token)))
+        c.view.zoomed.connect(self._on_zoomed)
         self.tabs.currentChanged.connect(self._on_tab_changed)
         self.state.changed.connect(self._on_state_changed)
 
@@ -162,6 +164,8 @@ class VisionPanel(FileLoads, QtWidgets.QWidget):
                 self._draw_request()
         elif path == "view.image":
             self._show_current()
+        elif path == "view.zoom":
+            self._apply_zoom()
         elif path == "cards.compare":
             self._draw_compare()
         elif path == "cards.diffusion":
@@ -263,6 +267,7 @@ class VisionPanel(FileLoads, QtWidgets.QWidget):
         if img.pixels is self.view.pixels or not self.isVisible():
             self._pending_view = None
             self.view.show_image(img.pixels, grid)
+            self._apply_zoom()
         else:
             # A new picture is drawn on a later turn of the event loop (a timer, not a queued
             # call, which would run in the same pass): its first paint and the plots' repaint
@@ -278,7 +283,21 @@ class VisionPanel(FileLoads, QtWidgets.QWidget):
     def _show_pending_view(self) -> None:
         if self._pending_view is not None and not self._closed:
             self.view.show_image(*self._pending_view)
+            self._apply_zoom()
         self._pending_view = None
+
+    def _apply_zoom(self) -> None:
+        """The state's zoom (image pixels) on the view (display pixels)."""
+        box = self.state.view("zoom")
+        scale = self.current_image().display_scale
+        self.view.zoom_to(tuple(v * scale for v in box) if box else None)
+
+    def _on_zoomed(self, box) -> None:
+        scale = self.current_image().display_scale
+        try:
+            self.state.set_view("zoom", tuple(v / scale for v in box))
+        except ParamError:  # a degenerate range while dragging: keep the last good zoom
+            pass
 
     def _on_row_changed(self, row: int) -> None:
         sources = self.state.sources

@@ -29,6 +29,7 @@ class ImageGridView(pg.GraphicsLayoutWidget):
     """Draws a picture and a PatchGrid over it; hovering names the token under the mouse."""
 
     token_hovered = QtCore.Signal(object)  # token id or None
+    zoomed = QtCore.Signal(object)  # (x0, y0, x1, y1) in display pixels, after a user zoom or pan
     SHADOW_MAX_LINES = 200
     ASSUMED_VIEW_PX = 600  # the view's size on screen before it is laid out
 
@@ -61,6 +62,7 @@ class ImageGridView(pg.GraphicsLayoutWidget):
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.view.sigRangeChanged.connect(self._fit_lines_to_zoom)
         self.view.sigResized.connect(self._fit_lines_to_zoom)
+        self.view.sigRangeChangedManually.connect(self._on_zoomed_by_user)
 
     def show_image(self, pixels: np.ndarray, grid: PatchGrid) -> None:
         """Draw pixels with grid; only what changed is redrawn (a new picture, a new grid)."""
@@ -76,9 +78,20 @@ class ImageGridView(pg.GraphicsLayoutWidget):
                                                                   self.grid.layout.grid_w, self.grid.layout.grid_h)
             self.set_grid(grid)
             if refit:
-                right = max(grid.display_width, grid.layout.grid_w * grid.patch_w)
-                bottom = max(grid.display_height, grid.layout.grid_h * grid.patch_h)
-                self.view.setRange(QtCore.QRectF(0, 0, right, bottom), padding=0.02)
+                self.zoom_to(None)
+
+    def zoom_to(self, box: tuple[float, float, float, float] | None) -> None:
+        """Show box (x0, y0, x1, y1 in display pixels), or None: the whole picture and grid."""
+        if box is not None:
+            self.view.setRange(QtCore.QRectF(box[0], box[1], box[2] - box[0], box[3] - box[1]), padding=0)
+        elif self.grid is not None:
+            right = max(self.grid.display_width, self.grid.layout.grid_w * self.grid.patch_w)
+            bottom = max(self.grid.display_height, self.grid.layout.grid_h * self.grid.patch_h)
+            self.view.setRange(QtCore.QRectF(0, 0, right, bottom), padding=0.02)
+
+    def _on_zoomed_by_user(self, *_args) -> None:
+        (x0, x1), (y0, y1) = self.view.viewRange()
+        self.zoomed.emit((x0, y0, x1, y1))
 
     def set_grid(self, grid: PatchGrid) -> None:
         self.grid = grid
