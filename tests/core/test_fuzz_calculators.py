@@ -166,8 +166,29 @@ def inputs_strategy(draw, calc: Calculator) -> dict[str, Any]:
     return raw
 
 
+# Inputs issue 9 and the fuzz found hostile, kept as fixed cases so they stay fixed.
+REGRESSIONS: dict[str, list[dict[str, Any]]] = {
+    "train.activations": [{"layers": 10_000, "micro_batches": 10_000}],
+    "serving.backlog": [{"steps_per_s_per_card": 0.01}, {"steps_per_s_per_card": 1e-308, "dt_s": 60.0}],
+    "serving.decode_rate": [{"weights_bytes": 0.0, "kv_bytes_per_token": 0.0}, {"bandwidth_bytes_per_s": 1e-308}],
+    "serving.replay": [{"peak_flops": 1e-308}, {"bandwidth_bytes_per_s": 1e-308}, {"kv_bytes_per_token": 5e-324},
+                       {"max_num_seqs": 1, "token_budget": 1}],
+    "audio.timeline": [{"device_quantum_ms": 1e-308}],
+    "audio.frames": [{"frames_per_audio_s": 5e-324}, {"slow_step_ms": 5e-324, "fast_forward_ms": 0.0}],
+    "train.step": [{"mfu": 1e-308}],
+    "scaling.train_vs_serve": [{"mfu": 1e-308}, {"target_loss": 9.1}, {"small_parameters": 6e8}],
+    "scaling.fit": [{"grid_min": 0.01, "grid_max": 2.0, "grid_step": 0.005}],
+    "scaling.lifetime": [{"saving_per_task_gpu_s": 1e-308}],
+    "cost.compare": [{"p2": 1e-308}, {"p1": 5e-324}, {"c1": 5e-324, "c2": 1e15}],
+    "agent.amdahl": [{"total_s": 5e-324, "part_fraction": 1.0}],
+    "rl.cycle": [{"keep_ratio": 1e-308}],
+    "metrics.percentile": [{"values": (-1e308, 1.0)}],
+}
+
+
 def corner_cases(calc: Calculator) -> list[dict[str, Any]]:
-    """Every parameter at once at its lowest, highest and tiniest value, and the defaults."""
+    """Every parameter at once at its lowest, highest and tiniest value, the defaults, and
+    the calculator's REGRESSIONS."""
     def at(pick) -> dict[str, Any]:
         raw = {}
         for p in calc.params:
@@ -189,7 +210,7 @@ def corner_cases(calc: Calculator) -> list[dict[str, Any]]:
         low, high = _float_bounds(p)
         return min(max(low, 5e-324 if low <= 0 else low), high)
 
-    return [{}, at(lowest), at(highest), at(tiniest)]
+    return [{}, at(lowest), at(highest), at(tiniest)] + REGRESSIONS.get(calc.name, [])
 
 
 # --- running one case ----------------------------------------------------------------------
@@ -386,7 +407,10 @@ def show(raw: dict[str, Any]) -> str:
 # --- the test ------------------------------------------------------------------------------
 
 # Calculators still failing, outside this suite's owner's area, left for their owners.
-KNOWN_FAILING: dict[str, str] = {}
+KNOWN_FAILING: dict[str, str] = {
+    "serving.replay": "max_num_seqs=1 token_budget=1 runs 2.8 M engine steps (18 s): the range does not "
+                      "follow from the work yet (serving; /tmp/fuzz-findings/serving.md)",
+}
 
 NAMES = registry().names()
 PER_CALCULATOR = math.ceil(CASES / len(NAMES))
