@@ -22,7 +22,7 @@ import resource
 import signal
 import time
 import tracemalloc
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -50,8 +50,8 @@ SIGNED_OUTPUTS: dict[str, str] = {
     "rl.loss_mean.token_mean": "mean of per-sequence losses, which the spec allows to be negative",
     "rl.loss_mean.mean_of_means": "mean of per-sequence losses, which may be negative",
     "rl.loss_mean.difference": "token mean minus mean of means: a signed gap",
-    "scaling.fit.h1_residual": "observed minus predicted loss: a signed error",
-    "scaling.fit.h2_residual": "observed minus predicted loss: a signed error",
+    "scaling.fit.h1_residual": "predicted minus observed loss: a signed error",
+    "scaling.fit.h2_residual": "predicted minus observed loss: a signed error",
     "audio.buffer_compare.extra_start_delay_s": "buffer B's first playback minus A's: negative when B is the smaller buffer",
     "audio.drain.deficit_s_per_s": "play rate minus arrival rate: negative when audio arrives faster than it plays",
     "scaling.lifetime.small_model_net_gpu_h": "serving saving minus extra training: negative before break-even",
@@ -442,6 +442,12 @@ def _one_per_kind(failures: list[Case]) -> list[Case]:
     for c in failures:
         first.setdefault(c.kind, c)
     return list(first.values())
+
+
+def test_signed_outputs_name_real_scalar_outputs():
+    for key in SIGNED_OUTPUTS:
+        name, output = key.rsplit(".", 1)
+        assert registry().get(name).output(output).kind == "scalar", key
 
 
 def test_fuzz_runs_enough_cases():
