@@ -12,6 +12,10 @@ and Verify's "Run again". Prints one JSON object. Not a test.
 - verify_rerun: "Run again" on the shown Verify panel (1280x720): seconds until the table is
   refilled (target <= 1 s) and the longest timer gap meanwhile (target <= 50 ms).
 
+LAB_BENCH_IMPORT=worker makes the first-visit children import a panel's module on the job
+runner (MainWindow.IMPORT_OFF_THREAD) for comparison. Jobs whose result never comes back
+within STUCK_S are listed in "stuck_jobs"; children that hang or fail in "failed_children".
+
 Each figure is repeated REPEATS times: median/min/max, `"over_target": true` when the median
 misses its target. Wall clock on a shared machine: compare figures of one run.
 """
