@@ -26,6 +26,7 @@ finishes and the step where the pool runs dry (preemption).
 from __future__ import annotations
 
 import math
+import time
 from array import array
 from collections import deque
 from dataclasses import dataclass, field
@@ -129,7 +130,12 @@ def validate(config: EngineConfig, workload: Workload) -> None:
                          "so every running decode fits in a step")
 
 
-CANCEL_EVERY = 256  # loop iterations (events or skipped runs of decode steps) between checks
+CANCEL_EVERY = 32  # loop iterations (events or skipped runs of decode steps) between checks
+# A replay on a worker thread gives the GIL away for this long at each check, at most every
+# YIELD_EVERY_S: the engine's many short numpy calls release and retake the GIL so often
+# that a waiting GUI thread can otherwise starve for hundreds of ms (CPython's GIL convoy).
+YIELD_S = 2e-4
+YIELD_EVERY_S = 2e-3
 
 
 def replay(workload: Workload, config: EngineConfig = EngineConfig(), fast: bool = True,
@@ -215,17 +221,19 @@ class _Engine:
 
     # -- main loop -----------------------------------------------------------------
     def run(self, cancel: CancelToken = NEVER) -> ReplayResult:
-        import time
-
-        wall = time.perf_counter()
+        wall = last_yield = time.perf_counter()
         bs = self.cfg.block_size
         tick = 0
+        cooperative = cancel is not NEVER  # run as a job beside a GUI thread
         while self.done < self.n:
             self.events += 1
             tick += 1
             if tick >= CANCEL_EVERY:
                 tick = 0
                 cancel.check()
+                if cooperative and time.perf_counter() - last_yield > YIELD_EVERY_S:
+                    time.sleep(YIELD_S)
+                    last_yield = time.perf_counter()
             self._admit_arrivals()
             if not self.running and not self.waiting:
                 self.now = float(self.arrival[self.next_arrival])

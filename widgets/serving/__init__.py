@@ -38,8 +38,9 @@ def _fixed_time_label(player: TimelinePlayer) -> None:
 class ServingPanel(QtWidgets.QWidget):
     """The Serving panel (§3.1.3), a view of a ServingState."""
 
-    replay_computed = QtCore.Signal(dict)  # {side: summary} once both replays are current
-    band_computed = QtCore.Signal(dict)
+    # object, not dict: PySide would convert a dict (and its long series lists) to a QVariantMap.
+    replay_computed = QtCore.Signal(object)  # {side: summary} once both replays are current
+    band_computed = QtCore.Signal(object)
 
     built = QtCore.Signal()  # every section is on the page
 
@@ -64,7 +65,8 @@ class ServingPanel(QtWidgets.QWidget):
         self._layout = scroll_page(self, "")
         self._scroll = self.findChild(QtWidgets.QScrollArea)
         self._layout.addWidget(self._header())
-        self._steps = [self._build_top, self._build_banner_player, self._build_cards, self._build_replay_group]
+        self._steps = [self._build_top, self._build_backlog_plot, self._build_banner_player, self._build_cards,
+                       self._build_replay_group]
         self.plots = ReplayPlots()
         self._steps += self.plots.build_steps() + [self._finish_build]
         self._build_timer = QtCore.QTimer(self)
@@ -79,19 +81,22 @@ class ServingPanel(QtWidgets.QWidget):
             self._build_timer.stop()
 
     def _build_top(self) -> None:
-        top = QtWidgets.QHBoxLayout()
-        top.setSpacing(12)
+        self._top = QtWidgets.QHBoxLayout()
+        self._top.setSpacing(12)
         self.banner = BannerSection()
-        self.backlog_plot = BacklogPlot()
-        top.addWidget(self.banner, 1)
-        top.addWidget(self.backlog_plot, 1)
-        self._layout.addLayout(top)
+        self._top.addWidget(self.banner, 1)
+        self._layout.addLayout(self._top)
         self.banner_bars, self.banner_over = self.banner.bars, self.banner.over
         self.capacity_line, self.capacity_label = self.banner.capacity_line, self.banner.capacity_label
         self.banner_cursor, self.banner_status = self.banner.cursor, self.banner.status
-        self.backlog_cursor = self.backlog_plot.cursor
         self._draw_banner()
+
+    def _build_backlog_plot(self) -> None:
+        self.backlog_plot = BacklogPlot()
+        self._top.addWidget(self.backlog_plot, 1)
+        self.backlog_cursor = self.backlog_plot.cursor
         self._draw_backlog()
+        self._draw_banner_frame(self.state.player("banner"))
 
     def _build_banner_player(self) -> None:
         self.banner_player = TimelinePlayer(duration=3 * F.SEGMENT_S, speed=10.0, unit="s")
@@ -228,7 +233,8 @@ class ServingPanel(QtWidgets.QWidget):
         if self.banner_player.position != t:
             self.banner_player.seek(t)
         self.banner.draw_frame(t)
-        self.backlog_plot.cursor.setValue(t)
+        if self.backlog_plot is not None:
+            self.backlog_plot.cursor.setValue(t)
 
     def _draw_backlog(self) -> None:
         if self.backlog_plot is None:

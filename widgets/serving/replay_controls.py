@@ -3,14 +3,15 @@ values, the band over seeds and the status line. Forms bind to the state's repla
 the table and texts draw what core.serving.figures computed."""
 from __future__ import annotations
 
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from core.serving import figures as F
 from core.serving.state import ServingState
 from widgets.jobs import BusyBadge
 from widgets.param_form import ParamForm
+from widgets.theme import color
 
-GOOD, BAD, PLAIN = QtGui.QColor("#e3f4e8"), QtGui.QColor("#fdecd9"), QtGui.QColor("#ffffff")
+GOOD, BAD, PLAIN = color("good_tint"), color("bad_tint"), color("paper")
 CAPTION = (
     "Qwen3-8B · 1 张 RTX PRO 6000 · KV 池 24 GiB · 64 序列 · 前缀缓存关。FCFS、16-token 块、每步先 decode 再分块 prefill"
     "(预算 8192 token)、整段 prompt 的块空出来才接纳、块不够时抢占最近接纳的请求并重算。步时 = 屋顶线(带宽效率、prefill MFU、每步开销为示意旋钮)。"

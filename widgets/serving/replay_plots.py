@@ -16,13 +16,13 @@ from widgets.plot_card import PlotCard
 from widgets.theme import color, pen
 
 GANTT_LUT = np.array([
-    [255, 255, 255, 0],                 # idle / done
+    [*color("paper").getRgb()[:3], 0],   # idle / done
     [*color("wait").getRgb()[:3], 200],  # waiting
     [*color("prefill").getRgb()[:3], 255],
     [*color("decode").getRgb()[:3], 235],
     [*color("backlog").getRgb()[:3], 255],  # preempted
 ], dtype=np.uint8)
-MASK_RGBA = (255, 255, 255, 170)  # the part of a strip still to come, faded
+MASK_ALPHA = 170  # the part of a strip still to come, faded under paper
 
 
 def narrow_header(card: PlotCard) -> PlotCard:
@@ -132,7 +132,7 @@ class ReplayPlots(QtWidgets.QWidget):
         # cached so a frame just blits it under the moving mask.
         image.setCacheMode(QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
         g.plot.addItem(image)
-        mask = pg.LinearRegionItem(values=(0, 1), movable=False, brush=pg.mkBrush(*MASK_RGBA), pen=pg.mkPen(None))
+        mask = pg.LinearRegionItem(values=(0, 1), movable=False, brush=pg.mkBrush(color("paper", MASK_ALPHA)), pen=pg.mkPen(None))
         g.plot.addItem(mask)
         self._cursor(side, g)
         g.plot.setXLink(self.queue_plots[side].plot)
