@@ -108,8 +108,8 @@ def wait_until(condition, timeout_s: float = TIMEOUT_S) -> None:
 
         runner = jobs()
         raise TimeoutError(f"bench: gave up waiting (jobs running: {runner.busy_keys()}, "
-                           f"pool threads active: {runner._pool.activeThreadCount()}, "
-                           f"not returned: {[j.key for j in runner._running.values()]})")
+                           f"pool threads active: {runner.active_count()}, "
+                           f"not returned: {runner.unreturned()})")
 
 
 STUCK: list[str] = []  # jobs whose result never came back (a job runner bug, reported)

@@ -12,9 +12,14 @@ A function that takes a `cancel` keyword gets the job's CancelToken and can stop
 """
 from __future__ import annotations
 
+import gc
 import inspect
 import itertools
 import logging
+import os
+import queue
+import threading
+import time
 import traceback
 from typing import Any, Callable
 
@@ -33,52 +38,78 @@ class _Relay(QtCore.QObject):
     failed = QtCore.Signal(int, str)
 
 
-class _Worker(QtCore.QRunnable):
-    def __init__(self, serial: int, fn: Callable[..., Any], args: tuple, kwargs: dict, relay: _Relay):
-        super().__init__()
-        self.setAutoDelete(True)
-        self.serial, self.fn, self.args, self.kwargs, self.relay = serial, fn, args, kwargs, relay
-
-    def run(self) -> None:
-        try:
-            result = self.fn(*self.args, **self.kwargs)
-        except Cancelled:
-            self.relay.failed.emit(self.serial, "")
-        except BaseException:  # noqa: BLE001 - reported on the GUI thread, never lost
-            self.relay.failed.emit(self.serial, traceback.format_exc())
-        else:
-            self.relay.done.emit(self.serial, result)
-
-
 class Job:
     def __init__(self, key: str, serial: int, token: CancelToken, done, failed, context):
         self.key, self.serial, self.token = key, serial, token
         self.done, self.failed, self.context = done, failed, context
 
 
+class _Pool:
+    """Daemon worker threads pulling from one queue.
+
+    Plain Python threads rather than QThreadPool/QRunnable: the queue holds every piece of
+    work by a Python reference until it has run (a QRunnable's Python side can be
+    collected while it waits in Qt's queue, and its job then never returns), and daemon
+    threads never hold up the process's exit behind a decode that cannot be interrupted.
+    """
+
+    def __init__(self, max_threads: int):
+        self.max_threads = max_threads
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._threads: list[threading.Thread] = []
+        self._lock = threading.Lock()
+        self._active = 0
+        self._pending = 0
+
+    def start(self, work: Callable[[], None]) -> None:
+        with self._lock:
+            self._pending += 1
+            if len(self._threads) < self.max_threads and self._pending > len(self._threads) - self._active:
+                thread = threading.Thread(target=self._serve, name=f"lab-job-{len(self._threads) + 1}", daemon=True)
+                self._threads.append(thread)
+                thread.start()
+        self._queue.put(work)
+
+    def active_count(self) -> int:
+        return self._active
+
+    def _serve(self) -> None:
+        while True:
+            work = self._queue.get()
+            with self._lock:
+                self._pending -= 1
+                self._active += 1
+            try:
+                work()
+            finally:
+                del work
+                with self._lock:
+                    self._active -= 1
+
+
 class JobRunner(QtCore.QObject):
-    """Runs jobs on a thread pool; at most one live job per key."""
+    """Runs jobs on worker threads; at most one live job per key."""
 
     busy_changed = QtCore.Signal(str, bool)  # key, busy
     job_failed = QtCore.Signal(str, str)  # key, traceback text (a bug, not a cancel)
 
     def __init__(self, max_threads: int | None = None, parent=None):
         super().__init__(parent)
-        self._pool = QtCore.QThreadPool(self)
-        if max_threads:
-            self._pool.setMaxThreadCount(max_threads)
+        self._pool = _Pool(max_threads or max(2, os.cpu_count() or 2))
         self._relay = _Relay()
         self._relay.done.connect(self._on_done, QtCore.Qt.ConnectionType.QueuedConnection)
         self._relay.failed.connect(self._on_failed, QtCore.Qt.ConnectionType.QueuedConnection)
         self._serials = itertools.count(1)
         self._live: dict[str, Job] = {}  # key -> latest job
         self._running: dict[int, Job] = {}  # serial -> every job not yet returned
+        self._returned: set[int] = set()  # serials whose worker has finished (any thread)
+        _pin_garbage_collection_to_gui_thread()
 
     def submit(self, key: str, fn: Callable[..., Any], *args: Any,
                done: Callable[[Any], None] | None = None,
                failed: Callable[[str], None] | None = None,
                context: QtCore.QObject | None = None, **kwargs: Any) -> Job:
-        """Run fn(*args, **kwargs) on the pool. done(result) runs on the GUI thread if this
+        """Run fn(*args, **kwargs) on a worker. done(result) runs on the GUI thread if this
         is still the latest job of key and context (a widget) still exists."""
         self.cancel(key, quiet=True)
         token = CancelToken()
@@ -88,7 +119,21 @@ class JobRunner(QtCore.QObject):
         self._live[key] = job
         self._running[job.serial] = job
         self.busy_changed.emit(key, True)
-        self._pool.start(_Worker(job.serial, fn, args, kwargs, self._relay))
+        relay, returned, serial = self._relay, self._returned, job.serial
+
+        def work() -> None:
+            try:
+                result = fn(*args, **kwargs)
+            except Cancelled:
+                outcome = (relay.failed, "")
+            except BaseException:  # noqa: BLE001 - reported on the GUI thread, never lost
+                outcome = (relay.failed, traceback.format_exc())
+            else:
+                outcome = (relay.done, result)
+            returned.add(serial)
+            outcome[0].emit(serial, outcome[1])
+
+        self._pool.start(work)
         return job
 
     def cancel(self, key: str, quiet: bool = False) -> None:
@@ -105,21 +150,36 @@ class JobRunner(QtCore.QObject):
     def busy_keys(self) -> list[str]:
         return list(self._live)
 
+    def active_count(self) -> int:
+        """Worker threads running a job now."""
+        return self._pool.active_count()
+
+    def unreturned(self) -> list[str]:
+        """Keys of jobs whose result has not been handled yet (benches report these)."""
+        return [job.key for job in self._running.values()]
+
     def wait_idle(self, timeout_ms: int = 60_000) -> bool:
         """Block until every job has returned and its result was delivered (close, tests)."""
-        ok = self._pool.waitForDone(timeout_ms)
-        QtCore.QCoreApplication.sendPostedEvents(self._relay)
+        deadline = time.monotonic() + timeout_ms / 1000
+        while self._running and time.monotonic() < deadline:
+            if all(serial in self._returned for serial in self._running):
+                QtCore.QCoreApplication.sendPostedEvents()
+                QtCore.QCoreApplication.processEvents()
+            else:
+                time.sleep(0.002)  # a worker is still computing; its outcome posts an event
         QtCore.QCoreApplication.processEvents()
-        return ok and not self._running
+        return not self._running
 
     def shutdown(self, timeout_ms: int = 2_000) -> None:
         """Cancel everything and wait briefly: closing the window never hangs on a job."""
         for key in list(self._live):
             self.cancel(key)
-        self._pool.clear()
-        self._pool.waitForDone(timeout_ms)
+        deadline = time.monotonic() + timeout_ms / 1000
+        while any(s not in self._returned for s in self._running) and time.monotonic() < deadline:
+            time.sleep(0.005)
 
     def _take(self, serial: int) -> Job | None:
+        self._returned.discard(serial)
         job = self._running.pop(serial, None)
         if job is None or self._live.get(job.key) is not job:
             return None  # superseded or cancelled: the latest edit wins
@@ -143,6 +203,34 @@ class JobRunner(QtCore.QObject):
             job.failed(text)
         else:
             self.job_failed.emit(job.key, text)
+
+
+_GC_PUMP: QtCore.QTimer | None = None
+
+
+def _pin_garbage_collection_to_gui_thread() -> None:
+    """Python's cyclic collector runs on whichever thread trips its threshold; on a worker
+    it could destroy a QObject caught in a cycle from the wrong thread. So automatic
+    collection is off and a GUI-thread timer collects when the counts say so (as
+    pyqtgraph's GarbageCollector does)."""
+    global _GC_PUMP
+    app = QtCore.QCoreApplication.instance()
+    if _GC_PUMP is not None and shiboken6.isValid(_GC_PUMP) or app is None:
+        return
+    gc.disable()
+    thresholds = gc.get_threshold()
+
+    def collect() -> None:
+        counts = gc.get_count()
+        for generation in (2, 1, 0):
+            if counts[generation] > thresholds[generation]:
+                gc.collect(generation)
+                break
+
+    _GC_PUMP = QtCore.QTimer(app)
+    _GC_PUMP.setInterval(500)
+    _GC_PUMP.timeout.connect(collect)
+    _GC_PUMP.start()
 
 
 def _accepts_cancel(fn: Callable[..., Any]) -> bool:
