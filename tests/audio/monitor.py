@@ -15,7 +15,13 @@ import time
 
 import numpy as np
 
+from audio.sinks import realtime_thread
+
 RATE_HZ = 48_000
+
+
+def _realtime() -> None:
+    realtime_thread(15)
 
 
 def monitor_source() -> str | None:
@@ -36,9 +42,12 @@ def monitor_source() -> str | None:
 class MonitorRecorder:
     def __init__(self, source: str, rate_hz: int = RATE_HZ):
         self.rate_hz = rate_hz
+        # On a busy machine a recorder that is not scheduled in time loses samples, and the
+        # rest of the recording then reads early: parec and its reader get a real-time
+        # priority where that is allowed (as the engine's threads do), and some buffer.
         self._proc = subprocess.Popen(
             ["parec", "-d", source, f"--rate={rate_hz}", "--channels=1", "--format=float32le", "--raw",
-             "--latency-msec=5"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+             "--latency-msec=10"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, preexec_fn=_realtime)
         self._parts: list[bytes] = []
         self._stamps: list[tuple[float, int]] = []  # (perf_counter after read, bytes so far)
         self._total = 0
@@ -46,6 +55,7 @@ class MonitorRecorder:
         self._thread.start()
 
     def _read(self) -> None:
+        realtime_thread(15)
         stream = self._proc.stdout
         while True:
             data = stream.read1(4096) if hasattr(stream, "read1") else stream.read(4096)

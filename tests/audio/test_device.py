@@ -81,6 +81,7 @@ def test_chunks_in_order_and_the_stall_where_the_model_puts_it(device_sink, moni
 
 def test_interrupt_goes_silent_within_control_delay_quantum_and_block(device_sink, monitor):
     engine = StreamEngine(device_sink)
+    since = device_sink.cb_stats.written
     run = engine.start({"chunks": 40, "interrupt_at_ms": 10_000})
     while run.clock() < 0.3:
         time.sleep(0.002)
@@ -101,7 +102,11 @@ def test_interrupt_goes_silent_within_control_delay_quantum_and_block(device_sin
     # and it stays silent: no marker after the mute
     assert max(r.end_s for r in runs) + offset - latency <= silent_from + HOP_S
     s = run.summary()
-    assert m.mute_at_s - 1e-4 <= s["mute_at_s"] <= m.mute_at_s + device_sink.block_s + 0.002
+    # The player applies the command at the first block it renders after the command came:
+    # within one block of the model's moment, later by as much as callbacks ran late (a
+    # busy machine delays them; see _callback_lag).
+    lag = _callback_lag(device_sink, since)
+    assert m.mute_at_s - 1e-4 <= s["mute_at_s"] <= m.mute_at_s + device_sink.block_s + lag + 0.002, (s["mute_at_s"], lag)
     assert s["backend_stop_at_s"] >= m.backend_stop_at_s and s["release_at_s"] >= m.release_at_s
     assert s["release_at_s"] - m.release_at_s < 0.02  # the control thread kept its moments
 

@@ -271,8 +271,12 @@ def test_the_panel_is_a_view_of_its_state(qtbot, engine):
     assert state.view("source") == "voice"
     w.controls.follow_box.setChecked(True)
     assert state.view("follow") is True
-    w.controls.device_box.setCurrentIndex(w.controls.device_box.count() - 1)
-    assert state.view("device") == VIRTUAL_DEVICE
+    box = w.controls.device_box
+    if box.count() > 1:  # a machine with devices: choosing the virtual clock is a state change
+        box.setCurrentIndex(box.count() - 1)
+        assert state.view("device") == VIRTUAL_DEVICE
+    else:  # no device (no PortAudio): the default is the virtual clock, and the box says so
+        assert box.currentData() == VIRTUAL_DEVICE
     edit(w.timeline_card, "buffer_ms", "60")
     assert state.timeline.inputs["buffer_ms"] == 60
     w.close()
