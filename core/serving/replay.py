@@ -153,8 +153,15 @@ def _check(values: dict) -> None:
     if expected > MAX_REPLAY_REQUESTS:
         raise ParamError("rates_per_s", f"{expected:,.0f} requests over the windows; valid: Σ rate · duration "
                          f"<= {MAX_REPLAY_REQUESTS:,}")
-    config = config_from(values)
     a, b = classes_from(values)
+    # Prefill steps are events the engine takes one by one: at least Σ prompt tokens / budget.
+    prompt_tokens = sum(r * d * (sh * a.input_tokens + (1 - sh) * b.input_tokens) for r, d, sh in
+                        zip(values["rates_per_s"], values["durations_s"], values["shares_long_input"]))
+    if prompt_tokens / values["token_budget"] > MAX_PREFILL_STEPS:
+        least = int(prompt_tokens / MAX_PREFILL_STEPS) + 1
+        raise ParamError("token_budget", f"got {values['token_budget']:,} for {prompt_tokens:,.0f} prompt tokens: over "
+                         f"{MAX_PREFILL_STEPS:,} prefill steps; valid: >= {least:,} tokens per step here")
+    config = config_from(values)
     largest = max(a.input_tokens + a.output_tokens, b.input_tokens + b.output_tokens)
     probe = wl.Workload(np.zeros(1), np.array([largest - 1]), np.array([1]))
     validate(config, probe)
@@ -163,6 +170,7 @@ def _check(values: dict) -> None:
 # The work a replay implies grows with its requests; beyond this it is a job for a sweep.
 # About a minute of engine work and a few hundred MB of series on the hard (preempting) path.
 MAX_REPLAY_REQUESTS = 100_000
+MAX_PREFILL_STEPS = 60_000  # prompt tokens / token budget: steps that cannot be skipped
 _W = float(_QWEN["weights_read_per_decode_step_bytes"])
 PARAMS = (
     Param("durations_s", "s", (60.0, 60.0), "arrival windows (the book: two minutes)", 0, 1e6, kind="floats", min_exclusive=True, max_items=1000),

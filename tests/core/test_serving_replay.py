@@ -307,3 +307,10 @@ def test_replay_request_bound_names_the_field():
     with pytest.raises(ParamError) as err:
         registry().get("serving.replay").run({"durations_s": "1e6", "rates_per_s": "10", "shares_long_input": "0.5"})
     assert err.value.param == "rates_per_s" and "valid" in str(err.value)
+
+
+def test_prefill_work_bound_names_the_budget():
+    # One prompt token per step: millions of steps the engine cannot skip (fuzz: 18 s).
+    with pytest.raises(ParamError) as err:
+        registry().get("serving.replay").run({"max_num_seqs": "1", "token_budget": "1"})
+    assert err.value.param == "token_budget" and "valid: >=" in str(err.value)
