@@ -127,8 +127,8 @@ class AudioPanel(QtWidgets.QWidget):
             self.controls.on_view_changed(name)
             if name == "device":
                 self._on_device_changed()
-        elif path == "player.stream":
-            self.plots.set_now(value if self.playing else None)
+        elif path == "player.stream" and not self.playing:
+            self.plots.set_now(None)  # while playing, the timeline's frames draw now
         elif path == "cards.drain":
             self._draw_drain()
 
@@ -229,6 +229,7 @@ class AudioPanel(QtWidgets.QWidget):
         self._trace = LiveTrace(run.timeline.n, run.timeline.chunk_s)
         self.plots.reset_live()
         self._frame_no = 0
+        self._new_events = {"timeline", "level"}
         self.state.set_player("stream", 0.0)
         self.controls.show_status(self.engine.status)
         self._last_health = time.perf_counter()
@@ -281,9 +282,19 @@ class AudioPanel(QtWidgets.QWidget):
             if (self.state.view("follow") and fig is not None and fig.timeline is run.timeline
                     and fig.x_range[1] > FOLLOW_WINDOW_S * 1.5 * 1e3):
                 turned = self.plots.follow(pulled.now, FOLLOW_WINDOW_S)
-            self.plots.draw_live(trace, added, turned, draw_level=self._frame_no % 2 == 0 or pulled.done)
-            self.plots.draw_wave(*wave_columns(pulled.wave, run.playout.rate_hz, WAVE_POINTS))
             self.state.set_player("stream", pulled.now)
+            # The two big plots take turns (30 Hz each, a page turn or the last frame draws
+            # both): a frame repaints one of them and the waveform, so it stays well inside
+            # 16 ms and never holds the GIL long enough to starve the audio threads.
+            self._new_events |= {"timeline", "level"} if added.events or turned or "mute" in added.moments else set()
+            self.plots.draw_moments(trace, added.moments)
+            if self._frame_no % 2 == 0 or turned or pulled.done:
+                self.plots.draw_timeline(trace, pulled.now, "timeline" in self._new_events)
+                self._new_events.discard("timeline")
+            if self._frame_no % 2 == 1 or turned or pulled.done:
+                self.plots.draw_level(trace, "level" in self._new_events)
+                self._new_events.discard("level")
+            self.plots.draw_wave(*wave_columns(pulled.wave, run.playout.rate_hz, WAVE_POINTS))
             self.frame_times_s.append(time.perf_counter() - t_start)
         # else another panel is showing: keep draining the rings, draw nothing.
         self._check_health(t_start)

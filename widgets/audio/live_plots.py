@@ -190,21 +190,30 @@ class LivePlots(QtWidgets.QWidget):
         self.level_plot.plot.setXRange(*x, padding=0)
         return True
 
-    def draw_live(self, trace: LiveTrace, added: Added, page_turned: bool, draw_level: bool) -> None:
-        """One frame's new measurements, in view only, on plots on screen only."""
-        t0, t1 = self.page if self.page is not None else (-np.inf, np.inf)
-        for key in added.moments:
+    def draw_moments(self, trace: LiveTrace, keys: tuple[str, ...]) -> None:
+        for key in keys:
             self.live_moment_lines[key].setValue(trace.moments[key] * TO_MS)
             self.live_moment_lines[key].setVisible(True)
-        if (added.events or page_turned or "mute" in added.moments) and _visible(self.timeline_plot):
+
+    def draw_timeline(self, trace: LiveTrace, now_s: float, new_events: bool) -> None:
+        """Measured arrivals and playback in view, and now, if the plot is on screen."""
+        if not _visible(self.timeline_plot):
+            return
+        if new_events:
+            t0, t1 = self.page if self.page is not None else (-np.inf, np.inf)
             self.live_arrival_curve.setData(*trace.arrivals(t0, t1))
             _bars(self.live_bars, *trace.bars(t0, t1), LIVE_BAR_HALF)
-        if _visible(self.level_plot):
-            if added.events or page_turned:
-                under = trace.underruns()
-                self.live_underrun_curve.setData(under, np.zeros(under.size))
-            if draw_level or page_turned:
-                self.live_level_curve.setData(*trace.level(t0, t1))
+        self.set_now(now_s)
+
+    def draw_level(self, trace: LiveTrace, new_events: bool) -> None:
+        """Measured B(t) in view and the underruns, if the plot is on screen."""
+        if not _visible(self.level_plot):
+            return
+        t0, t1 = self.page if self.page is not None else (-np.inf, np.inf)
+        if new_events:
+            under = trace.underruns()
+            self.live_underrun_curve.setData(under, np.zeros(under.size))
+        self.live_level_curve.setData(*trace.level(t0, t1))
 
     def draw_wave(self, x: np.ndarray, y: np.ndarray) -> None:
         if _visible(self.wave_plot):
