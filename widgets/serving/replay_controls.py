@@ -18,6 +18,15 @@ CAPTION = (
     "书中实测值(vLLM 0.23)列在模拟值旁。")
 
 
+def _keep_place(widget: QtWidgets.QWidget) -> QtWidgets.QWidget:
+    """Showing or hiding the widget does not re-lay out the page (a busy badge comes and
+    goes with every edit)."""
+    policy = widget.sizePolicy()
+    policy.setRetainSizeWhenHidden(True)
+    widget.setSizePolicy(policy)
+    return widget
+
+
 class ReplayControls(QtWidgets.QWidget):
     def __init__(self, state: ServingState, replay_keys: tuple[str, ...], band_key: str, parent=None):
         super().__init__(parent)
@@ -48,7 +57,7 @@ class ReplayControls(QtWidgets.QWidget):
         top.addWidget(form_box, 0)
 
         right = QtWidgets.QVBoxLayout()
-        self.busy = BusyBadge(*replay_keys, owner=self, text="replaying…")
+        self.busy = _keep_place(BusyBadge(*replay_keys, owner=self, text="replaying…"))
         head = QtWidgets.QHBoxLayout()
         head.addStretch(1)
         head.addWidget(self.busy)
@@ -73,7 +82,7 @@ class ReplayControls(QtWidgets.QWidget):
         self.band_button.setToolTip("Re-run A and B with Poisson arrivals and random class order for seeds 0-4: "
                                     "each metric as min – max (median), a band rather than one number; "
                                     "while on, every edit recomputes it")
-        self.band_busy = BusyBadge(band_key, owner=self.band_button)
+        self.band_busy = _keep_place(BusyBadge(band_key, owner=self.band_button))
         self.band_label = QtWidgets.QLabel("")
         self.band_label.setProperty("role", "caption")
         self.band_label.setWordWrap(True)
