@@ -87,6 +87,7 @@ def main() -> None:
             times = [worst.seconds] + [fz.run_case(calc, worst.raw).seconds for _ in range(again)]
             slowest[name] = {**stats(times, target=CASE_TARGET_S),
                              "case_median_s": round(statistics.median(c.seconds for c in cases), 6),
+                             "peak_memory_bytes": max(c.peak_bytes for c in cases),
                              "input": fz.show({k: v for k, v in worst.raw.items() if v != calc.param(k).default})[:400]}
             if slowest[name]["over_target"]:
                 failures["slow"] += 1
@@ -105,6 +106,7 @@ def main() -> None:
         "slowest_by_calculator": slowest,
         "single_shot_over_2s": single_shot_over,
         "peak_memory_bytes": peak_bytes,
+        "peak_memory_calculator": max(slowest, key=lambda n: slowest[n]["peak_memory_bytes"]),
         "memory_limit_bytes": fz.MEMORY_LIMIT_BYTES,
         "over_target": sorted(n for n, v in slowest.items() if v["over_target"]),
         "seconds_total": round(time.perf_counter() - started, 1),

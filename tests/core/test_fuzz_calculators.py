@@ -407,10 +407,7 @@ def show(raw: dict[str, Any]) -> str:
 # --- the test ------------------------------------------------------------------------------
 
 # Calculators still failing, outside this suite's owner's area, left for their owners.
-KNOWN_FAILING: dict[str, str] = {
-    "serving.replay": "max_num_seqs=1 token_budget=1 runs 2.8 M engine steps (18 s): the range does not "
-                      "follow from the work yet (serving; /tmp/fuzz-findings/serving.md)",
-}
+KNOWN_FAILING: dict[str, str] = {}
 
 NAMES = registry().names()
 PER_CALCULATOR = math.ceil(CASES / len(NAMES))
