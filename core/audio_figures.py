@@ -17,7 +17,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from core.audio_timing import Timeline, drain_series, stream_timeline
+from core.audio_timing import Timeline, drain_series, has_timeline, stream_timeline
 from core.units import MS, format_seconds
 
 TO_MS = 1.0 / MS
@@ -123,6 +123,14 @@ def timeline_figure(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Tim
         level_y_max=max(float(level.max()) * TO_MS, tl.buffer_s * TO_MS, 1.0) * 1.1,
         mute_s=mute_s, release_s=release_s,
     )
+
+
+def figure_at_hand(name: str, inputs: Mapping[str, Any]) -> bool:
+    """The figure of 'timeline' or 'compare' needs no layout (its card laid the streams out):
+    it takes a few ms, fine on the GUI thread; else it goes to the job runner."""
+    if name == "timeline":
+        return has_timeline(inputs)
+    return has_timeline(inputs, inputs["buffer_a_ms"]) and has_timeline(inputs, inputs["buffer_b_ms"])
 
 
 @dataclass(frozen=True)

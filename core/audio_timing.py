@@ -18,8 +18,9 @@ compare a recording of the sound card against these numbers.
 from __future__ import annotations
 
 import math
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, Mapping
 
 import numpy as np
@@ -365,16 +366,36 @@ def stream_timeline(values: Mapping[str, Any], buffer_ms: float | None = None) -
 
     A long adaptive stream takes up to a second to lay out, and the card, the figure and the
     engine all ask for the same one: the last few are kept (read-only arrays, shared)."""
-    key = tuple(tuple(values[k]) if k == "network_ms" else values[k] for k in STREAM_KEYS)
-    return _cached_timeline(key, float(values["buffer_ms"] if buffer_ms is None else buffer_ms))
-
-
-@lru_cache(maxsize=8)
-def _cached_timeline(key: tuple, buffer_ms: float) -> Timeline:
-    tl = build_timeline(**dict(zip(STREAM_KEYS, key)), buffer_ms=buffer_ms)
+    key = _stream_key(values, buffer_ms)
+    with _CACHE_LOCK:
+        tl = _CACHE.get(key)
+        if tl is not None:
+            _CACHE.move_to_end(key)
+            return tl
+    tl = build_timeline(**dict(zip(STREAM_KEYS, key[:-1])), buffer_ms=key[-1])
     for name in ("captured", "processed", "sent", "arrival", "deadline", "play_start", "stall", "target"):
         getattr(tl, name).flags.writeable = False
+    with _CACHE_LOCK:
+        _CACHE[key] = tl
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
     return tl
+
+
+def has_timeline(values: Mapping[str, Any], buffer_ms: float | None = None) -> bool:
+    """stream_timeline(values, buffer_ms) is at hand (no layout to wait for)."""
+    with _CACHE_LOCK:
+        return _stream_key(values, buffer_ms) in _CACHE
+
+
+def _stream_key(values: Mapping[str, Any], buffer_ms: float | None) -> tuple:
+    return tuple(tuple(values[k]) if k == "network_ms" else values[k] for k in STREAM_KEYS) + (
+        float(values["buffer_ms"] if buffer_ms is None else buffer_ms),)
+
+
+_CACHE: OrderedDict = OrderedDict()
+_CACHE_SIZE = 8
+_CACHE_LOCK = threading.Lock()
 
 
 def timeline(**values) -> dict:

@@ -138,3 +138,40 @@ def test_a_sink_at_another_rate_gets_the_stream_resampled_with_its_markers():
         assert [r.slot for r in runs] == list(range(12))
     finally:
         eng.close()
+
+
+def test_the_engine_takes_checked_inputs_as_they_are(engine, monkeypatch):
+    """Validate once: Inputs from TIMELINE.resolve go through prepare and start unparsed,
+    and start reuses what prepare laid out and rendered."""
+    from core.audio_timing import TIMELINE
+    from core.registry import Param
+
+    inputs = TIMELINE.resolve({"chunks": 8, "chunk_ms": "10ms"})
+    parsed = []
+    real = Param.parse
+    monkeypatch.setattr(Param, "parse", lambda self, raw: (parsed.append(self.name), real(self, raw))[1])
+    plan = engine.prepare(inputs)
+    run = engine.start(inputs)
+    assert parsed == [] and run.values is inputs
+    assert run.timeline is plan.timeline and plan.chunk_samples == engine.sink.rate_hz // 100
+    assert plan.quantum_s == pytest.approx(0.010) and plan.control_delay_s == pytest.approx(0.005)
+    assert run.wait(30.0) and run.summary()["chunks_played"] == 8
+    # raw values (a script) are parsed here, once, and refused with the field's name
+    with pytest.raises(ParamError) as err:
+        engine.start({"device_quantum_ms": "1e-308"})
+    assert err.value.param == "device_quantum_ms"
+
+
+def test_hidden_portaudio_behaves_as_a_machine_without_it(monkeypatch):
+    from audio import sinks
+
+    monkeypatch.setenv(sinks.HIDE_PORTAUDIO_ENV, "1")
+    sd, reason = sinks.import_sounddevice()
+    assert sd is None and "PortAudio library not found" in reason
+    names, why = sinks.output_devices()
+    assert names == [] and "PortAudio" in why
+    sink = open_sink(48_000, 0.010)
+    try:
+        assert isinstance(sink, VirtualSink) and "PortAudio library not found" in sink.status
+    finally:
+        sink.close()

@@ -26,3 +26,21 @@ def test_zero_step_time_is_refused():
     with pytest.raises(ParamError) as err:
         get("audio.frames").run({"slow_step_ms": 0})
     assert err.value.param == "slow_step_ms"
+
+
+@pytest.mark.parametrize("overrides, field", [
+    ({"slow_step_ms": 5e-324, "fast_forward_ms": 0}, "slow_step_ms"),  # was ZeroDivisionError
+    ({"frames_per_audio_s": 5e-324}, "frames_per_audio_s"),  # was inf
+])
+def test_tiny_times_and_rates_are_refused_with_their_range(overrides, field):
+    with pytest.raises(ParamError) as err:
+        get("audio.frames").run(overrides)
+    assert err.value.param == field and "valid" in err.value.message
+
+
+def test_smallest_allowed_values_give_finite_speeds():
+    import math
+
+    out = get("audio.frames").run({"slow_step_ms": 0.001, "fast_forward_ms": 0, "frames_per_audio_s": 0.1,
+                                   "text_tokens_per_audio_s": 1000})
+    assert all(math.isfinite(v) for v in out.values() if isinstance(v, float))

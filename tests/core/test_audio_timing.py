@@ -180,3 +180,40 @@ def test_playout_invariants(delays, buffer_ms, process_ms, adaptive):
     assert math.isclose(tl.finish_s, tl.first_playback_s + tl.n * tl.chunk_s + tl.stall.sum(), abs_tol=1e-9)
     if not adaptive:  # a fixed buffer stalls exactly when a chunk misses the shifted schedule
         assert (tl.lateness >= -eps).all()
+
+
+@pytest.mark.parametrize("quantum", ["1e-308", "5e-324", "0.0001"])
+def test_a_device_quantum_below_a_microsecond_is_refused_with_its_range(quantum):
+    with pytest.raises(ParamError) as err:
+        get("audio.timeline").run({"device_quantum_ms": quantum})
+    assert err.value.param == "device_quantum_ms" and "0.001" in err.value.message
+
+
+def test_smallest_quantum_and_latest_interrupt_give_a_finite_mute():
+    out = get("audio.timeline").run({"device_quantum_ms": 0.001, "interrupt_at_ms": 3_600_000})
+    assert math.isfinite(out["mute_at_s"]) and out["mute_at_s"] >= 3600.0
+
+
+def test_timelines_are_shared_read_only_between_card_figure_and_engine():
+    inputs = get("audio.timeline").resolve({"chunks": 40, "adaptive": True, "jitter_ms": 3})
+    a, b = at.stream_timeline(inputs), at.stream_timeline(inputs)
+    assert a is b and not a.arrival.flags.writeable
+
+
+def test_figures_come_from_core():
+    from core import audio_figures as af
+    from core.audio_presets import PRESETS, matching_preset, preset_params
+
+    calc = get("audio.timeline")
+    inputs = calc.resolve({"network_ms": "5,5,50,5"})
+    fig = af.timeline_figure(inputs, calc.run(inputs))
+    assert fig.rows_all.arrivals[0][2] == pytest.approx(123) and list(fig.underruns_ms) == [118]
+    lo, hi = fig.rows_between(0.1, 0.2)
+    assert 0 <= lo < hi <= fig.n and fig.rows(lo, hi).arrivals[1][0] == lo
+    t, level = fig.level_between(0.1185, 0.1225, 20)
+    assert np.allclose(level, 0)  # B(t) is zero inside the stall
+    cmp = get("audio.buffer_compare")
+    ci = cmp.resolve()
+    cfig = af.compare_figure(ci, cmp.run(ci))
+    assert cfig.stalls[0].size == 1 and "A 40 ms" in cfig.labels[0][0]
+    assert matching_preset(calc.resolve(preset_params("spike"))) == "spike" and set(PRESETS) >= {"book", "adaptive"}

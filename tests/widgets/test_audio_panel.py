@@ -359,20 +359,24 @@ def test_play_parses_nothing_again(panel, qtbot, monkeypatch):
     assert panel.run.values is panel.state.timeline.inputs
 
 
-def test_figures_are_computed_off_the_gui_thread(panel, qtbot, monkeypatch):
+def test_the_stream_is_laid_out_off_the_gui_thread(panel, qtbot, monkeypatch):
+    """The slow part of a figure (laying out a long stream: up to a second) runs on the job
+    runner; the GUI thread only slices the laid-out stream (a few ms)."""
     import threading
 
-    from core import audio_figures
+    from core import audio_timing
 
     where = []
-    real = audio_figures.timeline_figure
+    real = audio_timing.build_timeline
 
-    def spy(*args):
+    def spy(*args, **kwargs):
         where.append(threading.current_thread() is threading.main_thread())
-        return real(*args)
+        return real(*args, **kwargs)
 
-    monkeypatch.setattr("widgets.audio.timeline_figure", spy)
+    monkeypatch.setattr(audio_timing, "build_timeline", spy)
     with qtbot.waitSignal(panel.figure_drawn, timeout=WAIT_MS, check_params_cb=lambda name: name == "timeline"):
         edit(panel.timeline_card, "chunks", "40")
-    assert where == [False]
+    _ready(qtbot, panel)
+    assert where and not any(where)
+    assert data(panel.plots.arrival_curve)[0].size == 40
     jobs().wait_idle()

@@ -23,7 +23,7 @@ from PySide6 import QtCore, QtWidgets
 from audio.engine import StreamEngine, StreamRun
 from audio.live import LiveTrace, wave_columns
 from audio.sources import SourceError, WavSource, make_source
-from core.audio_figures import compare_figure, drain_figure, timeline_figure
+from core.audio_figures import compare_figure, drain_figure, figure_at_hand, timeline_figure
 from core.audio_state import VIRTUAL_DEVICE, AudioState
 from core.registry import ParamError
 from core.units import format_seconds
@@ -133,14 +133,19 @@ class AudioPanel(QtWidgets.QWidget):
             self._draw_drain()
 
     def _figure_for(self, name: str) -> None:
-        """Compute a deferred card's figure on the job runner once its result is in."""
+        """Draw a deferred card's figure once its result is in: the layout of the stream (up
+        to a second) was done by the card's job; the figure then takes a few ms, or goes to
+        the job runner when the layout is not at hand."""
         card = self.state.card(name)
         inputs, result = card.result_inputs, card.result
         if result is None or inputs != card.inputs or self._drawn.get(name) == inputs:
             return
         fn = timeline_figure if name == "timeline" else compare_figure
-        jobs().submit(self._keys[name], fn, inputs, result, context=self,
-                      done=lambda fig, name=name, inputs=inputs: self._draw_figure(name, inputs, fig))
+        if figure_at_hand(name, inputs):  # the card's job laid the stream out: a few ms of slicing
+            self._draw_figure(name, inputs, fn(inputs, result))
+        else:
+            jobs().submit(self._keys[name], fn, inputs, result, context=self,
+                          done=lambda fig, name=name, inputs=inputs: self._draw_figure(name, inputs, fig))
 
     def _draw_figure(self, name: str, inputs, fig) -> None:
         if self._closed or inputs != self.state.card(name).inputs:

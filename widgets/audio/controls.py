@@ -65,15 +65,16 @@ class Controls(QtWidgets.QWidget):
         self.follow_box = QtWidgets.QCheckBox("follow ▶")
         self.follow_box.setToolTip("While a long stream plays, the timeline turns pages to follow now")
         grid.addWidget(self.follow_box, 4, 2)
-        presets = QtWidgets.QHBoxLayout()
+        presets = QtWidgets.QGridLayout()  # three to a row: each label whole, none elided
         presets.setSpacing(4)
         self.preset_buttons: dict[str, QtWidgets.QToolButton] = {}
-        for key in PRESETS:
+        for i, key in enumerate(PRESETS):
             b = QtWidgets.QToolButton()
             b.setText(preset_label(key))
             b.setToolTip(preset_tooltip(key))
             b.setCheckable(True)
-            presets.addWidget(b)
+            b.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Fixed)
+            presets.addWidget(b, i // 3, i % 3)
             self.preset_buttons[key] = b
         grid.addLayout(presets, 5, 0, 1, 3)
         col.addWidget(transport)

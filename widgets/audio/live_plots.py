@@ -11,7 +11,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtWidgets
 
-from audio.live import LIVE_BAR_HALF, Added, LiveTrace
+from audio.live import LIVE_BAR_HALF, LiveTrace
 from core.audio_figures import BAR_HALF, MOMENTS, Rows, TimelineFigure
 from core.units import MS
 from widgets.page import compact_plot, narrow_headers, plot_text
