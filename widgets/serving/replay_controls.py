@@ -93,6 +93,10 @@ class ReplayControls(QtWidgets.QWidget):
         self.replay_status = QtWidgets.QLabel("replaying both scenarios…")
         self.replay_status.setProperty("role", "caption")
         self.replay_status.setWordWrap(True)
+        # Two lines, whatever the text: a new result must not change the page's height
+        # (the whole page would be laid out and repainted again).
+        self.replay_status.setFixedHeight(2 * self.replay_status.fontMetrics().lineSpacing() + 4)
+        self.replay_status.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Fixed)
         right.addWidget(self.replay_status)
         top.addLayout(right, 1)
         self.band_button.toggled.connect(lambda on: self.state.set_view("band", on))
