@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+import time
 
 from PySide6 import QtWidgets
 
@@ -58,13 +59,22 @@ def snapshot(panel: str, out: str, width: int, height: int) -> None:
     app = application()
     if panel == "main":
         widget = MainWindow()
-        widget.panel(widget.current_key())  # the snapshot shows the panel, not "loading …"
+        shown = widget.panel(widget.current_key())  # the snapshot shows the panel, not "loading …"
     else:
         info = next(p for p in discover_panels() if p.key == panel)
-        widget = info.factory()
+        widget = shown = info.factory()
     widget.resize(width, height)
     widget.show()
-    jobs().wait_idle()  # a panel's first figures come from the job runner
+    # Panels build a section per event-loop turn and take their first figures from the job
+    # runner: turn the loop until the panel says it is ready (those without is_ready are
+    # ready once their jobs are done).
+    ready = getattr(shown, "is_ready", lambda: True)
+    deadline = time.monotonic() + 120
+    while True:
+        app.processEvents()
+        idle = jobs().wait_idle(timeout_ms=1_000)
+        if (idle and ready()) or time.monotonic() > deadline:
+            break
     for _ in range(5):  # let layouts and plots settle
         app.processEvents()
     if not widget.grab().save(out):
