@@ -53,7 +53,7 @@ def stats(values: list[float], digits: int = 3, target: float | None = None, kin
     if not vals:
         return {"n": 0}
     out = {"median": round(statistics.median(vals), digits), "min": round(min(vals), digits),
-           "max": round(max(vals), digits), "n": len(vals)}
+           "max": round(max(vals), digits), "n": len(vals), "runs": [round(v, digits) for v in vals]}
     if target is not None:
         out["target"] = target
         out["over_target"] = {"max": out["median"] > target, "min": out["median"] < target,

@@ -223,6 +223,14 @@ class AudioPanel(QtWidgets.QWidget):
             self.controls.show_error(err)
             self.play_failed.emit(str(err))
             return
+        # The first page and the cleared live items are painted now, before the stream's
+        # threads run: the costliest repaint of a run never competes with its first chunks.
+        self.plots.reset_live()
+        fig = self.plots.figure
+        if (self.state.view("follow") and fig is not None and self._drawn.get("timeline") == inputs
+                and fig.x_range[1] > FOLLOW_WINDOW_S * 1.5 * 1e3):
+            self.plots.follow(0.0, FOLLOW_WINDOW_S)
+        self.plots.repaint()
         try:
             run = self.engine.start(inputs, source=source)
         except (ParamError, SourceError) as error:
@@ -232,7 +240,6 @@ class AudioPanel(QtWidgets.QWidget):
         self._run = run
         self._drawn.pop("model_moments", None)
         self._trace = LiveTrace(run.timeline.n, run.timeline.chunk_s)
-        self.plots.reset_live()
         self._frame_no = 0
         self._new_events = {"timeline", "level"}
         self.state.set_player("stream", 0.0)
