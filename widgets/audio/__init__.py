@@ -270,6 +270,9 @@ class AudioPanel(QtWidgets.QWidget):
             summary = self._run.summary()
             self.controls.show_summary(summary)
             self.plots.show_all()
+            if self._trace is not None:  # the whole run over the whole model, not the last page
+                self.plots.draw_timeline(self._trace, None, True)
+                self.plots.draw_level(self._trace, True)
         self._update_buttons()
         if was_active and summary is not None:
             self.stream_finished.emit(summary)
