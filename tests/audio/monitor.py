@@ -51,6 +51,7 @@ class MonitorRecorder:
         self._parts: list[bytes] = []
         self._stamps: list[tuple[float, int]] = []  # (perf_counter after read, bytes so far)
         self._total = 0
+        self.lost_s = 0.0  # recording time lost to dropped samples (known after stop)
         self._thread = threading.Thread(target=self._read, daemon=True)
         self._thread.start()
 
@@ -86,4 +87,9 @@ class MonitorRecorder:
         raw = raw[: len(raw) // 4 * 4]
         samples = np.frombuffer(raw, dtype="<f4").copy()
         starts = [t - (count // 4) / self.rate_hz for t, count in self._stamps]
-        return samples, (min(starts) if starts else float("nan"))
+        start = min(starts) if starts else float("nan")
+        # Samples the server or parec dropped (a starved machine) make everything after them
+        # read early: then even the latest reads' own starts stay behind the earliest one.
+        tail = starts[len(starts) * 3 // 4:]
+        self.lost_s = (min(tail) - start) if tail else 0.0
+        return samples, start
