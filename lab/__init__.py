@@ -1,3 +1,3 @@
 """The application: main window, navigation, settings, and the `lab` command line."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

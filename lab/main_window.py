@@ -307,12 +307,11 @@ class MainWindow(QtWidgets.QMainWindow):
         import pyqtgraph
         import PySide6
 
-        try:
-            import sounddevice
+        from audio.sinks import import_sounddevice
 
-            audio = f"sounddevice {sounddevice.__version__}, PortAudio {sounddevice.get_portaudio_version()[1]}"
-        except (ImportError, OSError) as err:
-            audio = f"sounddevice unavailable ({err})"
+        sounddevice, reason = import_sounddevice()
+        audio = (f"sounddevice {sounddevice.__version__}, PortAudio {sounddevice.get_portaudio_version()[1]}"
+                 if sounddevice is not None else f"sounddevice unavailable ({reason})")
         from lab import __version__
 
         return (f"<h3>Load Lab {__version__}</h3>"

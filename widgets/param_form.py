@@ -128,7 +128,14 @@ class ParamField(QtWidgets.QWidget):
             return self.edit.isChecked()
         return self.edit.text()
 
+    def show_value(self, value: Any) -> None:
+        """Show a value the model took, unless the field shows it already (a user's
+        '0.02s' stays until the value itself changes; nothing is parsed to find out)."""
+        if value != self.shown_value:
+            self.set_value(value)
+
     def set_value(self, value: Any) -> None:
+        self.shown_value = value
         blocker = QtCore.QSignalBlocker(self.edit)
         if isinstance(self.edit, QtWidgets.QComboBox):
             self.edit.setCurrentText(str(value))
@@ -143,6 +150,8 @@ class ParamField(QtWidgets.QWidget):
         return bool(self.error_label.text())
 
     def show_error(self, message: str | None) -> None:
+        if message:
+            self.shown_value = _REFUSED  # the text is the user's refused edit: any value replaces it
         if (message or "") == self.error_label.text():
             return
         self.error_label.setText(message or "")
@@ -164,6 +173,9 @@ class ParamForm(QtWidgets.QWidget):
 
     values_changed = QtCore.Signal(dict)
     invalid = QtCore.Signal(str, str)
+    # An error about a field this form does not hold shows on its first field; a form that
+    # shares its card with others (each holding some fields) leaves it to the holder.
+    SHOW_FOREIGN_ERRORS = True
 
     def __init__(self, model: CardModel | Sequence[Param], check: Callable[[dict], None] | None = None,
                  names: Sequence[str] | None = None, parent=None):
@@ -187,6 +199,7 @@ class ParamForm(QtWidgets.QWidget):
         for f in self._fields.values():
             f.label.setMinimumWidth(width)
         self._emitted = self.model.inputs
+        self._typed: set[str] = set()  # fields whose text is being taken now
         self.model.changed.connect(self._on_model_changed)
         self._show(self.model)
 
@@ -212,7 +225,11 @@ class ParamForm(QtWidgets.QWidget):
         # hide their error while their text stays wrong.
         raw = {n: f.raw() for n, f in self._fields.items() if f.has_error}
         raw[name] = self._fields[name].raw()
-        self.model.update(raw)
+        self._typed = set(raw)
+        try:
+            self.model.update(raw)
+        finally:
+            self._typed = set()
 
     def _on_model_changed(self, card: CardModel) -> None:
         if not shiboken6.isValid(self):
@@ -227,22 +244,19 @@ class ParamForm(QtWidgets.QWidget):
 
     def _show(self, card: CardModel) -> None:
         errors = dict(card.errors)
-        orphan = [m for n, m in errors.items() if n not in self._fields]
+        foreign = [m for n, m in errors.items() if n not in self._fields]
         for name, field in self._fields.items():
             message = errors.get(name)
-            if message is None and orphan and name == next(iter(self._fields)):
-                message = orphan[0]  # a cross-field error about a field not in this form
+            if message is None and foreign and self.SHOW_FOREIGN_ERRORS and name == next(iter(self._fields)):
+                message = foreign[0]  # a cross-field error about a field not in this form
             field.show_error(message)
-            if name not in errors and not _shows(field, card.inputs[name]):
-                field.set_value(card.inputs[name])
+            if name in self._typed and name not in errors:
+                field.shown_value = card.inputs[name]  # the user's text says it: keep it
+            elif name not in errors:
+                field.show_value(card.inputs[name])
 
 
-def _shows(field: "ParamField", value: Any) -> bool:
-    """True when the field's text already parses to value (keep what the user typed)."""
-    try:
-        return field.param.parse(field.raw()) == value
-    except ParamError:
-        return False
+_REFUSED = object()
 
 
 def _form_calculator(params: tuple[Param, ...], check: Callable[[dict], None] | None) -> Calculator:

@@ -70,3 +70,25 @@ def test_field_text_round_trips_exactly():
         assert float(_plain(value)) == value
     assert _bytes_text(1024**3) == "1GiB" and _bytes_text(147456) == "144KiB"
     assert _bytes_text(15136811008) == "15136811008"
+
+
+def test_reset_replaces_a_refused_edit_even_when_the_values_did_not_change(qtbot):
+    card = CalculatorCard(get("state.area"))
+    qtbot.addWidget(card)
+    card.set_value("wait_s", "-1")  # refused: the model keeps the book's 10
+    field = card.form.field("wait_s")
+    assert field.edit.text() == "-1" and field.has_error
+    card.reset_button.click()
+    assert field.edit.text() == "10" and not field.has_error
+    assert card.outputs.label("mean_waiting_tasks").isEnabled()
+
+
+def test_a_field_keeps_what_the_user_typed_until_its_value_changes(qtbot):
+    card = CalculatorCard(get("state.area"))
+    qtbot.addWidget(card)
+    field = card.form.field("wait_s")
+    field.edit.setText("30000ms")
+    field.edit.editingFinished.emit()
+    assert card.result["mean_waiting_tasks"] == 60 and field.edit.text() == "30000ms"
+    card.model.update({"wait_s": 15})  # changed elsewhere (a dragged handle, a scene)
+    assert field.edit.text() == "15"
