@@ -1,0 +1,235 @@
+"""The `lab` command line's one argparse tree, generated from the registry: `lab calc NAME`
+and `lab simulate KIND` get one sub-command per calculator and simulation, so `--help`
+lists every parameter (unit, default, range, help) and every output; parameters come as
+`key=value` or `--key value`. Usage errors become the one error type (ParamError).
+"""
+from __future__ import annotations
+
+import argparse
+import re
+from typing import Any, Sequence
+
+COMMANDS = ("gui", "list", "calc", "verify", "simulate", "snapshot")
+_PARAM = "param."  # namespace prefix of the --key options generated from Params
+_ARGS = "key=value | --key value"
+
+
+def input_error(field: str, message: str):
+    from core.registry import ParamError  # the one error type for bad input, CLI and GUI alike
+
+    return ParamError(field, message)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error becomes the one error type (one line, exit 2)."""
+
+    def error(self, message: str):
+        err = _usage_error(message, self.prog)
+        err.where = self.prog  # 'lab calc request.split': the prefix of the error line
+        raise err
+
+
+# What an invalid choice of a sub-command was, and where the valid ones are listed.
+_CHOICES = {"command": ("command", ", ".join(COMMANDS)),
+            "NAME": ("calculator", "see `lab list`"),
+            "KIND": ("simulation", None)}
+
+
+def _usage_error(message: str, prog: str):
+    hint = f"see `{prog} --help`"
+    choice = re.match(r"argument (\S+): invalid choice: (.*?) \(choose from (.*)\)$", message)
+    if choice:
+        field, got, listed = choice.groups()
+        noun, valid = _CHOICES.get(field, ("value", None))
+        if field == "KIND":
+            from lab.simulate import KINDS
+
+            valid = ", ".join(KINDS)
+        return input_error(field, f"no {noun} {got}; valid: {valid or listed.replace(chr(39), '')}")
+    required = re.match(r"the following arguments are required: ([^,]+)", message)
+    if required:
+        return input_error(required.group(1), f"required; valid: {hint}")
+    unknown = re.match(r"unrecognized arguments: (\S+)", message)
+    if unknown:
+        return input_error(unknown.group(1), f"unknown option; valid: {hint}")
+    argument = re.match(r"argument (\S+?)(?:/\S+)?: (.*)$", message)
+    if argument:
+        return input_error(argument.group(1), f"{argument.group(2)}; valid: {hint}")
+    return input_error("lab", f"{message}; valid: {hint}")
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions and epilogs as written; help wrapped without breaking names at hyphens
+    (qwen-image-dit, not qwen- / image-dit)."""
+
+    def _split_lines(self, text, width):
+        import textwrap
+
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+
+def _help_text(text: str) -> str:
+    return text.replace("%", "%%")  # argparse %-formats help strings
+
+
+def _param_help(p) -> str:
+    from core.units import unit_kind
+
+    valid = p.range_text()
+    if p.kind in ("float", "int", "floats") and unit_kind(p.unit) != "count":
+        valid += f"; suffixes {p.suffix_text()}"  # a time or size converts to the parameter's unit
+    unit = f" [{p.unit}]" if p.unit and p.kind not in ("choice", "bool") else ""
+    tag = " (示意: illustrative)" if p.illustrative else ""
+    default = "" if p.default is None else f"; default {_help_default(p)}"
+    return _help_text(f"{p.help}{unit}{tag}{default}; valid: {valid}")
+
+
+def _help_default(p) -> str:
+    """The default exactly, and for sizes also as people read it: 25769803776 (24 GiB)."""
+    from core.units import format_value, unit_kind
+
+    def exact(v: Any) -> str:
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            return str(v).lower() if isinstance(v, bool) else str(v)
+        if float(v).is_integer() and abs(v) < 1e7:
+            return str(int(v))
+        short = f"{v:g}"
+        return short if float(short) == v else (str(int(v)) if float(v).is_integer() else repr(float(v)))
+
+    if isinstance(p.default, (list, tuple)):
+        return ",".join(exact(v) for v in p.default)
+    text = exact(p.default)
+    if isinstance(p.default, (int, float)) and not isinstance(p.default, bool) and unit_kind(p.unit) == "bytes" \
+            and abs(p.default) >= 1024:
+        text += f" ({format_value(p.default, p.unit)})"
+    return text
+
+
+def _metavar(p) -> str:
+    if p.kind == "choice":
+        return "|".join(p.choices)
+    return {"bool": "true|false", "floats": "X,...", "int": "N"}.get(p.kind, "X")
+
+
+def _add_params(parser: argparse.ArgumentParser, params, title: str) -> None:
+    group = parser.add_argument_group(title)
+    for p in params:
+        group.add_argument(f"--{p.name}", dest=_PARAM + p.name, metavar=_metavar(p), default=argparse.SUPPRESS,
+                           help=_param_help(p))
+
+
+_SUFFIXES = ("numbers take the suffixes that fit their unit: times ns, us, µs, ms, s, min, h (20ms and 0.02s "
+             "are both 20 for a parameter in ms); sizes kB, MB, GB, TB, KiB, MiB, GiB, TiB; counts and rates "
+             "k, M, G, T, P. Lists are comma-separated; a single number takes no comma.")
+
+
+def _outputs_text(calc, scalar_only: bool = False) -> str:
+    return "\n".join(f"  {o.name:30s} [{o.unit or '-'}]" + (f"  {o.help}" if o.help else "")
+                     + ("  (a list)" if o.kind == "series" else "")
+                     for o in calc.outputs if o.kind == "scalar" or not scalar_only)
+
+
+def _wrapped(text: str) -> str:
+    import textwrap
+
+    return textwrap.fill(text, 79)
+
+
+def _calc_parsers(sub) -> None:
+    from core.registry import registry
+
+    for calc in registry():
+        outputs = _outputs_text(calc)
+        about = f"{calc.title}  [{calc.ref}]" + (f"\n{calc.note}" if calc.note else "")
+        p = sub.add_parser(calc.name, prog=f"lab calc {calc.name}", help=_help_text(calc.title), usage=f"lab calc {calc.name} [{_ARGS} ...] [--json]",
+                           description=_help_text(about), epilog=_help_text(f"outputs:\n{outputs}\n\n{_wrapped(_SUFFIXES)}"),
+                           formatter_class=_Formatter, allow_abbrev=False)
+        p.add_argument("--json", action="store_true", help="one JSON object {output: number} in base units")
+        _add_params(p, calc.params, f"parameters ({_ARGS})")
+
+
+def _simulate_parsers(sub) -> None:
+    from core.registry import get
+    from lab.simulate import KINDS, TRACE_HELP, extra_params
+
+    for kind, (calc_name, about) in KINDS.items():
+        calc = get(calc_name)
+        p = sub.add_parser(kind, prog=f"lab simulate {kind}", help=_help_text(about), usage=f"lab simulate {kind} [{_ARGS} ...] [--json] [--out DIR]",
+                           description=_help_text(f"{about}. Parameters are {calc_name}'s ({calc.ref})."),
+                           epilog=_help_text(f"prints (--json keys): these outputs of {calc_name}, and source, "
+                                             f"book_observed, band, seeds, out\n{_outputs_text(calc, True)}\n\n"
+                                             f"{_wrapped(_SUFFIXES)}"),
+                           formatter_class=_Formatter, allow_abbrev=False)
+        p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+        p.add_argument("--out", metavar="DIR", help="write requests.csv, series.csv, preemptions.csv and summary.json")
+        _add_params(p, calc.params, f"parameters ({_ARGS})")
+        extra = p.add_argument_group(f"besides {calc_name}'s parameters")
+        for q in extra_params(kind):
+            extra.add_argument(f"--{q.name}", dest=_PARAM + q.name, metavar=_metavar(q), default=argparse.SUPPRESS,
+                               help=_param_help(q))
+        extra.add_argument("--trace", dest=_PARAM + "trace", metavar="FILE", default=argparse.SUPPRESS,
+                           help=_help_text(TRACE_HELP))
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole tree; the registry's part (calc NAME, simulate KIND) only for that command,
+    so `lab`, `lab --version` and `lab list` start without building it."""
+    from lab import __version__
+
+    parser = _Parser(prog="lab", allow_abbrev=False,
+                     description="Load Lab: the load AI serving and training put on machines (AI Infra, ch. 3).",
+                     epilog="exit codes: 0 fine, 1 verify mismatch, 2 bad input, 3 no display")
+    parser.add_argument("--version", action="version", version=f"lab {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="command")
+    sub.add_parser("gui", help="open the lab window (the default)")
+    p_list = sub.add_parser("list", help="calculators with their parameters and outputs")
+    p_list.add_argument("--json", action="store_true")
+    p_calc = sub.add_parser("calc", help="run one calculator: lab calc NAME key=value ... (lab calc NAME --help)",
+                            usage=f"lab calc NAME [{_ARGS} ...] [--json]")
+    calcs = p_calc.add_subparsers(dest="name", metavar="NAME", required=True)
+    if command == "calc":
+        _calc_parsers(calcs)
+    p_verify = sub.add_parser("verify", help="every book figure beside the computed value")
+    p_verify.add_argument("--json", action="store_true")
+    p_sim = sub.add_parser("simulate", help="run a simulation headless: lab simulate serving key=value ...",
+                           usage=f"lab simulate KIND [{_ARGS} ...] [--json] [--out DIR]")
+    kinds = p_sim.add_subparsers(dest="kind", metavar="KIND", required=True)
+    if command == "simulate":
+        _simulate_parsers(kinds)
+    p_snap = sub.add_parser("snapshot", help="render a panel offscreen to a PNG",
+                            usage="lab snapshot PANEL --out FILE.png [--size WxH] | lab snapshot --list")
+    p_snap.add_argument("panel", nargs="?", metavar="PANEL",
+                        help="panel key (see `lab snapshot --list`) or 'main' for the whole window")
+    p_snap.add_argument("--out", metavar="FILE.png", help="the PNG to write")
+    p_snap.add_argument("--size", default="1600x1000", help="WxH in pixels (default 1600x1000)")
+    p_snap.add_argument("--list", action="store_true", help="list the panel keys and exit")
+    return parser
+
+
+def parameter_values(args: argparse.Namespace, extras: Sequence[str]) -> dict[str, str]:
+    """The parameters given: key=value words and --key value options.
+
+    argparse takes the --key options of known parameters; everything else comes back in
+    `extras`, in order, and is read here (an unknown key is left for resolve to refuse
+    with the list of valid keys).
+    """
+    values: dict[str, str] = {}
+    items = list(extras)
+    i = 0
+    while i < len(items):
+        item = items[i]
+        if item.startswith("--") and "=" not in item:  # an unknown --key value: resolve names the valid keys
+            if i + 1 >= len(items):
+                raise input_error(item, f"needs a value; valid: {item} VALUE or {item[2:]}=VALUE")
+            values[item[2:]] = items[i + 1]
+            i += 2
+            continue
+        key, sep, value = item.lstrip("-").partition("=") if item.startswith("--") else item.partition("=")
+        if not sep or not key.strip() or item.startswith("-") and not item.startswith("--"):
+            raise input_error(item, "expected key=value or --key value (for example input_tokens=1024 or --cards 3)")
+        values[key.strip()] = value
+        i += 1
+    for dest, value in vars(args).items():
+        if dest.startswith(_PARAM):
+            values[dest[len(_PARAM):]] = value
+    return values
