@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import platform
 
-import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from lab.settings import Settings
-from widgets.jobs import jobs
-from widgets.panels import LazyFactory, PanelInfo, discover_panels
+from widgets.jobs import BusyBadge, jobs
+from widgets.panels import PanelInfo, discover_panels
 from widgets.theme import NAV_STYLE_SHEET, setup_pyqtgraph
 from widgets.timeline_player import TimelinePlayer
 
@@ -43,80 +42,10 @@ class LoadingPage(QtWidgets.QWidget):
         self.painted.emit()
 
 
-class JobStatus(QtWidgets.QWidget):
-    """'computing: serving.band, verify ✕' in the status bar while any job runs (after a
-    short delay, so quick jobs do not flicker), with a busy cursor over the window."""
-
-    DELAY_MS = 150
-    MAX_KEYS = 3
-
-    def __init__(self, window: QtWidgets.QWidget, parent=None):
-        super().__init__(parent)
-        self._window = window
-        layout = QtWidgets.QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(4)
-        self.label = QtWidgets.QLabel()
-        self.label.setProperty("role", "caption")
-        self.cancel_button = QtWidgets.QToolButton()
-        self.cancel_button.setText("✕ cancel")
-        self.cancel_button.setToolTip("Cancel every computation that is running")
-        self.cancel_button.clicked.connect(self.cancel_all)
-        layout.addWidget(self.label)
-        layout.addWidget(self.cancel_button)
-        self._timer = QtCore.QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(self.DELAY_MS)
-        self._timer.timeout.connect(self.refresh)
-        self.setVisible(False)
-        jobs().busy_changed.connect(self._on_busy_changed)
-
-    def text(self) -> str:
-        keys = jobs().busy_keys()
-        shown = ", ".join(keys[:self.MAX_KEYS]) + (f" +{len(keys) - self.MAX_KEYS}" if len(keys) > self.MAX_KEYS else "")
-        return f"computing: {shown}" if keys else ""
-
-    def cancel_all(self) -> None:
-        for key in jobs().busy_keys():
-            jobs().cancel(key)
-
-    def _on_busy_changed(self, _key: str, _busy: bool) -> None:
-        if not shiboken6.isValid(self):
-            return
-        if jobs().busy_keys():
-            if not self.isVisible():
-                self._timer.start()
-            else:
-                self.refresh()
-        else:
-            self._timer.stop()
-            self.refresh()
-
-    def refresh(self) -> None:
-        text = self.text()
-        self.label.setText(text)
-        self.setVisible(bool(text))
-        if text:
-            self._window.setCursor(QtGui.QCursor(QtCore.Qt.CursorShape.BusyCursor))
-        else:
-            self._window.unsetCursor()
-
-    def detach(self) -> None:
-        self._timer.stop()
-        try:
-            jobs().busy_changed.disconnect(self._on_busy_changed)
-        except (RuntimeError, TypeError):
-            pass
-
-
 class MainWindow(QtWidgets.QMainWindow):
     panel_shown = QtCore.Signal(str)  # a panel is on screen (built)
 
     BUILD_FALLBACK_MS = 1000  # build even if the loading page is never painted (hidden window)
-    # True: import a panel's module on the job runner before building it on the GUI thread.
-    # Off: a job's result is sometimes never delivered (seen on a loaded machine, see
-    # bench_responsiveness' stuck_jobs), and a lost import would leave "loading …" for good.
-    IMPORT_OFF_THREAD = False
 
     def __init__(self, settings: Settings | None = None, parent=None):
         super().__init__(parent)
@@ -157,7 +86,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setCentralWidget(splitter)
         self.status = QtWidgets.QStatusBar()
         self.setStatusBar(self.status)
-        self.job_status = JobStatus(self)
+        self.job_status = BusyBadge(owner=self)  # every running job, named, with cancel
         self.status.addPermanentWidget(self.job_status)
         self._build_timer = QtCore.QTimer(self)
         self._build_timer.setSingleShot(True)
@@ -257,20 +186,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_timer.stop()
         if key is None or self._closed or key in self._panels:
             return
-        factory = self.info(key).factory
-        if self.IMPORT_OFF_THREAD and isinstance(factory, LazyFactory) and not factory.loaded:
-            if not jobs().busy(f"panel.{key}"):
-                # Import off the GUI thread; a failed import is retried by panel() below,
-                # on the GUI thread, where its error reaches the exception hook.
-                jobs().submit(f"panel.{key}", _import_panel_module, factory, context=self,
-                              done=lambda _=None, key=key: self._on_module_loaded(key),
-                              failed=lambda _text, key=key: self._on_module_loaded(key))
-            return
         self.panel(key)  # puts the pending panel on screen
-
-    def _on_module_loaded(self, key: str) -> None:
-        if key == self._pending and not self._closed:
-            self.panel(key)
 
     def _on_nav_row_changed(self, row: int) -> None:
         if 0 <= row < len(self._infos):
@@ -335,11 +251,6 @@ class MainWindow(QtWidgets.QMainWindow):
         for widget in self._panels.values():
             widget.close()
         super().closeEvent(event)
-
-
-def _import_panel_module(factory: LazyFactory) -> None:
-    """On the job runner: import a panel's module, so that building it imports nothing."""
-    factory.load()
 
 
 def _section(info: PanelInfo) -> str:

@@ -5,11 +5,11 @@ A view of core.agents_state.AgentsState; the figures come from core.agents_figur
 from __future__ import annotations
 
 import pyqtgraph as pg
-import shiboken6
 from PySide6 import QtCore, QtWidgets
 
 from core import agents_figures as figures
 from core.agents_state import AgentsState
+from widgets.binding import FigureBinding
 from widgets.calculator_card import CalculatorCard
 from widgets.page import column, marker_line, plot_text, scroll_page, two_column_grid
 from widgets.panels import PanelInfo
@@ -17,7 +17,7 @@ from widgets.plot_card import PlotCard
 from widgets.theme import brush, pen
 
 
-class AgentsPanel(QtWidgets.QWidget):
+class AgentsPanel(FigureBinding, QtWidgets.QWidget):
     def __init__(self, state: AgentsState | None = None, parent=None):
         super().__init__(parent)
         self.state = state if state is not None else AgentsState()
@@ -101,30 +101,11 @@ class AgentsPanel(QtWidgets.QWidget):
         return column(self.branch_card, self.branch_plot)
 
     def _connect(self) -> None:
-        self._draw = {"cards.edit": self._on_edit_changed, "cards.path": self._on_path_changed,
-                      "cards.amdahl": self._on_amdahl_changed, "cards.branches": self._on_branches_changed}
-        self._drawn: dict[str, object] = {}  # card slot -> the result last drawn
-        self.state.changed.connect(self._on_state_changed)
+        self.bind_figures({"cards.edit": self._on_edit_changed, "cards.path": self._on_path_changed,
+                           "cards.amdahl": self._on_amdahl_changed, "cards.branches": self._on_branches_changed})
         self.edit_line.sigPositionChangeFinished.connect(self._on_edit_dragged)
 
     # ---- model -> widgets ------------------------------------------------------
-    def _on_state_changed(self, path: str, _value=None) -> None:
-        if shiboken6.isValid(self) and path in self._draw:
-            self._draw[path]()
-
-    def refresh(self) -> None:
-        self._drawn.clear()
-        for handler in self._draw.values():
-            handler()
-
-    def _fresh(self, slot: str):
-        """The card's inputs and result when the result is not drawn yet, else None."""
-        card = self.state.card(slot)
-        if card.result is None or self._drawn.get(slot) is card.result:
-            return None
-        self._drawn[slot] = card.result
-        return card.result_inputs, card.result
-
     def _on_edit_changed(self) -> None:
         fresh = self._fresh("edit")
         if fresh is None:
@@ -181,7 +162,7 @@ class AgentsPanel(QtWidgets.QWidget):
         self.state.card("edit").update({"edit_position": figures.edit_position_of(self.edit_line.value())})
 
     def closeEvent(self, event):  # noqa: N802
-        self.state.changed.disconnect(self._on_state_changed)
+        self.unbind_figures()
         super().closeEvent(event)
 
 

@@ -254,14 +254,18 @@ def jobs() -> JobRunner:
 class BusyBadge(QtWidgets.QWidget):
     """'computing…' with an indeterminate bar and ✕ cancel, shown while any of keys is
     busy (after a short delay, so quick jobs do not flicker), with a busy cursor on the
-    widget that owns the work."""
+    widget that owns the work. With no keys it watches every job and names them (the
+    window's status bar)."""
 
     DELAY_MS = 150
+    MAX_NAMED = 3
 
-    def __init__(self, *keys: str, owner: QtWidgets.QWidget | None = None, text: str = "computing…", parent=None):
+    def __init__(self, *keys: str, owner: QtWidgets.QWidget | None = None, text: str = "computing…",
+                 parent=None):
         super().__init__(parent)
         self._keys = set(keys)
         self._owner = owner
+        self._text = text
         layout = QtWidgets.QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
@@ -272,8 +276,8 @@ class BusyBadge(QtWidgets.QWidget):
         self.bar.setTextVisible(False)
         self.bar.setFixedSize(60, 8)
         self.cancel_button = QtWidgets.QToolButton()
-        self.cancel_button.setText("✕")
-        self.cancel_button.setToolTip("Cancel this computation")
+        self.cancel_button.setText("✕" if keys else "✕ cancel")
+        self.cancel_button.setToolTip("Cancel this computation" if keys else "Cancel every computation that is running")
         self.cancel_button.clicked.connect(self.cancel)
         layout.addWidget(self.label)
         layout.addWidget(self.bar)
@@ -288,34 +292,49 @@ class BusyBadge(QtWidgets.QWidget):
     def add_key(self, key: str) -> None:
         self._keys.add(key)
 
+    def watched(self) -> list[str]:
+        """The busy keys this badge stands for."""
+        return [k for k in jobs().busy_keys() if not self._keys or k in self._keys]
+
     @property
     def busy(self) -> bool:
-        return any(jobs().busy(k) for k in self._keys)
+        return bool(self.watched())
 
     def cancel(self) -> None:
-        for key in self._keys:
+        for key in self.watched():
             jobs().cancel(key)
 
     def _on_busy_changed(self, key: str, _busy: bool) -> None:
-        if key not in self._keys or not shiboken6.isValid(self):
+        if (self._keys and key not in self._keys) or not shiboken6.isValid(self):
             return
-        if self.busy:
-            if not self.isVisible() and not self._timer.isActive():
-                self._timer.start()
-        else:
+        if not self.busy:
             self._timer.stop()
             self.setVisible(False)
             if self._owner is not None and shiboken6.isValid(self._owner):
                 self._owner.unsetCursor()
+        elif self.isVisible():
+            self._appear()  # names may have changed
+        elif not self._timer.isActive():
+            self._timer.start()
 
     def _appear(self) -> None:
-        if self.busy:
-            self.setVisible(True)
-            if self._owner is not None:
-                self._owner.setCursor(QtGui.QCursor(QtCore.Qt.CursorShape.BusyCursor))
+        keys = self.watched()
+        if not keys:
+            return
+        if not self._keys:
+            named = ", ".join(keys[:self.MAX_NAMED]) + (f" +{len(keys) - self.MAX_NAMED}" if len(keys) > self.MAX_NAMED else "")
+            self.label.setText(f"computing: {named}")
+        self.setVisible(True)
+        if self._owner is not None:
+            self._owner.setCursor(QtGui.QCursor(QtCore.Qt.CursorShape.BusyCursor))
+
+    def detach(self) -> None:
+        """Stop following the runner (the badge's window is closing)."""
+        self._timer.stop()
+        _disconnect(jobs().busy_changed, self._on_busy_changed)
 
     def closeEvent(self, event):  # noqa: N802
-        _disconnect(jobs().busy_changed, self._on_busy_changed)
+        self.detach()
         super().closeEvent(event)
 
 

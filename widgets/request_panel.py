@@ -7,11 +7,11 @@ change of the model redraws what core.request_figures computed for it."""
 from __future__ import annotations
 
 import pyqtgraph as pg
-import shiboken6
 from PySide6 import QtCore, QtWidgets
 
 from core import request_figures as figures
 from core.request_state import RequestState
+from widgets.binding import FigureBinding
 from widgets.calculator_card import CalculatorCard
 from widgets.page import caption, column, marker_line, page_header, plot_text, scroll_page, two_column_grid
 from widgets.panels import PanelInfo
@@ -24,7 +24,7 @@ _BRACKET_COLOR = {"ttft": "prefill", "t_request": "ink", "t_token": "decode"}
 _RANKED_COLOR = {"queue_s": "wait", "ttft_s": "prefill", "completion_s": "decode"}
 
 
-class RequestPanel(QtWidgets.QWidget):
+class RequestPanel(FigureBinding, QtWidgets.QWidget):
     """The Request & Metrics panel."""
 
     def __init__(self, state: RequestState | None = None, parent=None):
@@ -164,15 +164,13 @@ class RequestPanel(QtWidgets.QWidget):
         return column(self.success_card, self.success_message, self.compare_card, self.cost_plot)
 
     def _connect(self) -> None:
-        self._draw = {
+        self.bind_figures({
             "cards.anatomy": self._on_anatomy_changed, "cards.split": self._on_split_changed,
             "cards.timeline": self._on_timeline_changed, "cards.percentile": self._on_percentile_changed,
             "cards.area": self._on_area_changed, "cards.success": self._on_success_changed,
             "cards.compare": self._on_compare_changed, "player.steps": self._on_step_changed,
             "view.step_speed": self._on_speed_changed,
-        }
-        self._drawn: dict[str, object] = {}  # card slot -> the result last drawn
-        self.state.changed.connect(self._on_state_changed)
+        })
         # Widget -> model.
         self.step_player.position_changed.connect(lambda position: self.state.set_player("steps", position))
         self.step_player.speed_box.currentIndexChanged.connect(
@@ -180,24 +178,6 @@ class RequestPanel(QtWidgets.QWidget):
         self.queue_region.sigRegionChanged.connect(self._on_queue_dragged)
 
     # ---- model -> widgets ------------------------------------------------------
-    def _on_state_changed(self, path: str, _value=None) -> None:
-        if shiboken6.isValid(self) and path in self._draw:
-            self._draw[path]()
-
-    def refresh(self) -> None:
-        """Draw everything from the model (construction, or after the model was replaced)."""
-        self._drawn.clear()
-        for handler in self._draw.values():
-            handler()
-
-    def _fresh(self, slot: str):
-        """The card's inputs and result when the result is not drawn yet, else None."""
-        card = self.state.card(slot)
-        if card.result is None or self._drawn.get(slot) is card.result:
-            return None
-        self._drawn[slot] = card.result
-        return card.result_inputs, card.result
-
     def _on_anatomy_changed(self) -> None:
         if self._fresh("anatomy") is None:
             return
@@ -319,7 +299,7 @@ class RequestPanel(QtWidgets.QWidget):
 
     def closeEvent(self, event):  # noqa: N802
         self.step_player.pause()
-        self.state.changed.disconnect(self._on_state_changed)
+        self.unbind_figures()
         super().closeEvent(event)
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-import shiboken6
 from PySide6 import QtWidgets
 
 from core import scaling_figures as figures
 from core.scaling_state import ScalingState
+from widgets.binding import FigureBinding
 from widgets.calculator_card import CalculatorCard
 from widgets.page import column, marker_line, plot_text, scroll_page, two_column_grid
 from widgets.panels import PanelInfo
@@ -20,7 +20,7 @@ from widgets.theme import brush, pen
 _N_COLORS = ["prefill", "decode", "state", "tool", "backlog", "accent"]
 
 
-class ScalingPanel(QtWidgets.QWidget):
+class ScalingPanel(FigureBinding, QtWidgets.QWidget):
     def __init__(self, state: ScalingState | None = None, parent=None):
         super().__init__(parent)
         self.state = state if state is not None else ScalingState()
@@ -102,29 +102,10 @@ class ScalingPanel(QtWidgets.QWidget):
 
     def _connect(self) -> None:
         # The small cards only show their outputs: their CalculatorCards follow the model.
-        self._draw = {"cards.fit": self._on_fit_changed, "cards.serve": self._on_serve_changed,
-                      "cards.tokens": self._on_tokens_changed}
-        self._drawn: dict[str, object] = {}  # card slot -> the result last drawn
-        self.state.changed.connect(self._on_state_changed)
+        self.bind_figures({"cards.fit": self._on_fit_changed, "cards.serve": self._on_serve_changed,
+                           "cards.tokens": self._on_tokens_changed})
 
     # ---- model -> widgets ------------------------------------------------------
-    def _on_state_changed(self, path: str, _value=None) -> None:
-        if shiboken6.isValid(self) and path in self._draw:
-            self._draw[path]()
-
-    def refresh(self) -> None:
-        self._drawn.clear()
-        for handler in self._draw.values():
-            handler()
-
-    def _fresh(self, slot: str):
-        """The card's inputs and result when the result is not drawn yet, else None."""
-        card = self.state.card(slot)
-        if card.result is None or self._drawn.get(slot) is card.result:
-            return None
-        self._drawn[slot] = card.result
-        return card.result_inputs, card.result
-
     def _on_fit_changed(self) -> None:
         fresh = self._fresh("fit")
         if fresh is None:
@@ -160,7 +141,7 @@ class ScalingPanel(QtWidgets.QWidget):
         self.chinchilla_line.setValue(fig["chinchilla_log10"])  # the bars are drawn in log10 units
 
     def closeEvent(self, event):  # noqa: N802
-        self.state.changed.disconnect(self._on_state_changed)
+        self.unbind_figures()
         super().closeEvent(event)
 
 
