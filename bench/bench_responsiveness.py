@@ -12,9 +12,10 @@ and Verify's "Run again". Prints one JSON object. Not a test.
 - verify_rerun: "Run again" on the shown Verify panel (1280x720): seconds until the table is
   refilled (target <= 1 s) and the longest timer gap meanwhile (target <= 50 ms).
 
-LAB_BENCH_IMPORT=worker makes the first-visit children import a panel's module on the job
-runner (MainWindow.IMPORT_OFF_THREAD) for comparison. Jobs whose result never comes back
-within STUCK_S are listed in "stuck_jobs"; children that hang or fail in "failed_children".
+The window imports every panel's module on the job runner once its first panel is shown
+("warm-up"); a visit starts after that, as a user's first click would. Jobs whose result
+never comes back within STUCK_S are listed in "stuck_jobs"; children that hang or fail in
+"failed_children".
 
 Each figure is repeated REPEATS times: median/min/max, `"over_target": true` when the median
 misses its target. Wall clock on a shared machine: compare figures of one run.
@@ -194,12 +195,9 @@ def child_start() -> None:
 def child_visits(keys: list[str]) -> None:
     """Open the window on the panel in settings, then visit keys for the first time."""
     from lab.app import start_window
-    from lab.main_window import MainWindow
-
-    MainWindow.IMPORT_OFF_THREAD = os.environ.get("LAB_BENCH_IMPORT", "gui") == "worker"
 
     app, window = start_window()
-    wait_until(lambda: window.is_built(window.current_key()))
+    wait_until(lambda: window.is_ready(window.current_key()))
     settled()
     out = {}
     meter = GapMeter()
@@ -209,7 +207,7 @@ def child_visits(keys: list[str]) -> None:
         meter.start()
         t0 = time.perf_counter()
         window.show_panel(key)
-        wait_until(lambda: key in shown)
+        wait_until(lambda: key in shown and window.is_ready(key))
         done = settled()
         gap = meter.stop()
         out[key] = {"gap_ms": gap * 1000, "shown_s": shown[key] - t0, "figures_s": done - t0}

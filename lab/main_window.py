@@ -15,7 +15,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from lab.settings import Settings
 from widgets.jobs import BusyBadge, jobs
-from widgets.panels import PanelInfo, discover_panels
+from widgets.panels import LazyFactory, PanelInfo, discover_panels
 from widgets.theme import NAV_STYLE_SHEET, setup_pyqtgraph
 from widgets.timeline_player import TimelinePlayer
 
@@ -49,6 +49,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def __init__(self, settings: Settings | None = None, parent=None):
         super().__init__(parent)
+        self._warmed = False
         self.setWindowTitle("Load Lab · 推理与训练负载")
         self.settings = settings or Settings()
         self._infos: list[PanelInfo] = discover_panels()
@@ -133,6 +134,11 @@ class MainWindow(QtWidgets.QMainWindow):
     def is_built(self, key: str) -> bool:
         return key in self._panels
 
+    def is_ready(self, key: str) -> bool:
+        """key's panel is built, and says it is ready if it can (its sections and first
+        figures are in): what a snapshot, a test or a benchmark waits for."""
+        return key in self._panels and getattr(self._panels[key], "is_ready", lambda: True)()
+
     def current_key(self) -> str:
         """The panel the user chose (shown, or loading)."""
         row = self.nav.currentRow()
@@ -176,6 +182,11 @@ class MainWindow(QtWidgets.QMainWindow):
     def _present(self, key: str) -> None:
         self.stack.setCurrentWidget(self._panels[key])
         self.panel_shown.emit(key)
+        if not self._warmed:
+            # While the user reads the first panel, the other panels' modules load off the
+            # GUI thread, so a first visit pays only for building its widgets.
+            self._warmed = True
+            jobs().submit("warm-up", import_panel_modules, [info.factory for info in self._infos])
 
     def _on_loading_painted(self) -> None:
         if self._pending is not None:
@@ -251,6 +262,13 @@ class MainWindow(QtWidgets.QMainWindow):
         for widget in self._panels.values():
             widget.close()
         super().closeEvent(event)
+
+
+def import_panel_modules(factories: list) -> None:
+    """Import every panel's module (a job: the imports hold nothing the GUI waits on)."""
+    for factory in factories:
+        if isinstance(factory, LazyFactory):
+            factory.load()
 
 
 def _section(info: PanelInfo) -> str:

@@ -11,7 +11,7 @@ from core import agents_figures as figures
 from core.agents_state import AgentsState
 from widgets.binding import FigureBinding
 from widgets.calculator_card import CalculatorCard
-from widgets.page import column, marker_line, plot_text, scroll_page, two_column_grid
+from widgets.page import StagedGrid, column, marker_line, plot_text, scroll_page
 from widgets.panels import PanelInfo
 from widgets.plot_card import PlotCard
 from widgets.theme import brush, pen
@@ -21,13 +21,9 @@ class AgentsPanel(FigureBinding, QtWidgets.QWidget):
     def __init__(self, state: AgentsState | None = None, parent=None):
         super().__init__(parent)
         self.state = state if state is not None else AgentsState()
-        self._build_ui()
-        self._connect()
-        self.refresh()
-
-    def _build_ui(self) -> None:
         layout = scroll_page(self, "§3.2 多轮交互与 Agent 任务 · Multi-turn & Agents")
-        layout.addLayout(two_column_grid([self._edit_section(), self._path_section(), self._amdahl_section(), self._branch_section()]))
+        self._grid = StagedGrid(self, layout, [self._edit_section, self._path_section, self._amdahl_section,
+                                               self._branch_section], then=self._bind)
         layout.addStretch(1)
 
     def _edit_section(self) -> QtWidgets.QWidget:
@@ -100,6 +96,15 @@ class AgentsPanel(FigureBinding, QtWidgets.QWidget):
             p.addItem(label)
         return column(self.branch_card, self.branch_plot)
 
+    def _bind(self) -> None:
+        """Every section exists: follow the state and draw it."""
+        self._connect()
+        self.refresh()
+
+    def is_ready(self) -> bool:
+        """Every section built and drawn (snapshots, tests and benchmarks wait on this)."""
+        return self._grid.done
+
     def _connect(self) -> None:
         self.bind_figures({"cards.edit": self._on_edit_changed, "cards.path": self._on_path_changed,
                            "cards.amdahl": self._on_amdahl_changed, "cards.branches": self._on_branches_changed})
@@ -162,6 +167,7 @@ class AgentsPanel(FigureBinding, QtWidgets.QWidget):
         self.state.card("edit").update({"edit_position": figures.edit_position_of(self.edit_line.value())})
 
     def closeEvent(self, event):  # noqa: N802
+        self._grid.stop()
         self.unbind_figures()
         super().closeEvent(event)
 

@@ -131,7 +131,10 @@ class JobRunner(QtCore.QObject):
             else:
                 outcome = (relay.done, result)
             returned.add(serial)
-            outcome[0].emit(serial, outcome[1])
+            try:
+                outcome[0].emit(serial, outcome[1])
+            except RuntimeError:  # the application is gone (process exit): nobody to tell
+                pass
 
         self._pool.start(work)
         return job

@@ -3,7 +3,8 @@ legend, captions, columns of cards, and text labels placed inside plots."""
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6 import QtWidgets
+import shiboken6
+from PySide6 import QtCore, QtWidgets
 
 from typing import Iterable
 
@@ -162,3 +163,59 @@ def marker_line(plot: pg.PlotItem, kind: str, vertical: bool = True, label: str 
                            labelOpts=opts if label else None)
     plot.addItem(line)
     return line
+
+
+class StagedGrid(QtCore.QObject):
+    """A panel's two-column grid of sections, built one section per event-loop turn into a
+    grid that is not on screen yet (no layout or paint while it grows), then put on the page
+    whole, so a first visit never holds the window for the whole build. With no event loop
+    running (tests, `lab snapshot`, scripts) it is all built at once.
+
+    sections: functions that each build and return one cell; then: called once every
+    section exists (bind the panel to its state, draw), before the grid goes on screen.
+    """
+
+    built = QtCore.Signal()
+
+    def __init__(self, owner: QtWidgets.QWidget, layout: QtWidgets.QBoxLayout,
+                 sections: list, then=None):
+        super().__init__(owner)
+        self._layout, self._index = layout, layout.count()
+        self._steps = list(sections)
+        self._then = then
+        self._cells: list[QtWidgets.QWidget] = []
+        self.done = self.stopped = False
+        if QtCore.QThread.currentThread().loopLevel() == 0:
+            self.finish()
+        else:
+            QtCore.QTimer.singleShot(1, self._next)
+
+    def finish(self) -> None:
+        """Build what is left now, in one go."""
+        while self._steps and not self.stopped:
+            self._cells.append(self._steps.pop(0)())
+        self._place()
+
+    def stop(self) -> None:
+        """The panel is closing: build nothing more."""
+        self.stopped = True
+
+    def _next(self) -> None:
+        if self.stopped or self.done or not shiboken6.isValid(self):
+            return
+        if self._steps:
+            self._cells.append(self._steps.pop(0)())
+            QtCore.QTimer.singleShot(1, self._next)
+        else:
+            self._place()
+
+    def _place(self) -> None:
+        if self.done or self.stopped:
+            return
+        self.done = True
+        if self._then is not None:
+            self._then()
+        holder = QtWidgets.QWidget()
+        holder.setLayout(two_column_grid(self._cells))
+        self._layout.insertWidget(self._index, holder)
+        self.built.emit()

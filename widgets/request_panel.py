@@ -13,7 +13,7 @@ from core import request_figures as figures
 from core.request_state import RequestState
 from widgets.binding import FigureBinding
 from widgets.calculator_card import CalculatorCard
-from widgets.page import caption, column, marker_line, page_header, plot_text, scroll_page, two_column_grid
+from widgets.page import StagedGrid, caption, column, marker_line, page_header, plot_text, scroll_page
 from widgets.panels import PanelInfo
 from widgets.plot_card import PlotCard
 from widgets.theme import LEGEND, brush, pen, span
@@ -30,18 +30,14 @@ class RequestPanel(FigureBinding, QtWidgets.QWidget):
     def __init__(self, state: RequestState | None = None, parent=None):
         super().__init__(parent)
         self.state = state if state is not None else RequestState()
-        self._build_ui()
-        self._connect()
-        self.refresh()
-
-    # ---- construction -------------------------------------------------------
-    def _build_ui(self) -> None:
         layout = scroll_page(self, "")
         layout.addWidget(page_header("§3.1 从单次请求到持续到达的负载 · Request & Metrics", LEGEND[:5]))
-        layout.addLayout(two_column_grid([
-            self._anatomy_section(), self._split_section(), self._timeline_section(),
-            self._percentile_section(), self._area_section(), self._cost_section()]))
+        self._grid = StagedGrid(self, layout, [
+            self._anatomy_section, self._split_section, self._timeline_section,
+            self._percentile_section, self._area_section, self._cost_section], then=self._bind)
         layout.addStretch(1)
+
+    # ---- construction -------------------------------------------------------
 
     def _anatomy_section(self) -> QtWidgets.QWidget:
         self.anatomy_card = CalculatorCard(self.state.card("anatomy"), compact=False)
@@ -162,6 +158,15 @@ class RequestPanel(FigureBinding, QtWidgets.QWidget):
         self.current_point = self.cost_plot.add_curve("current", pen=None, symbol="o", symbolSize=10,
                                                       symbolBrush=brush("decode"), symbolPen=pen("ink", 1))
         return column(self.success_card, self.success_message, self.compare_card, self.cost_plot)
+
+    def _bind(self) -> None:
+        """Every section exists: follow the state and draw it."""
+        self._connect()
+        self.refresh()
+
+    def is_ready(self) -> bool:
+        """Every section built and drawn (snapshots, tests and benchmarks wait on this)."""
+        return self._grid.done
 
     def _connect(self) -> None:
         self.bind_figures({
@@ -298,7 +303,9 @@ class RequestPanel(FigureBinding, QtWidgets.QWidget):
         self.state.card("timeline").update({"queue_s": round(max(high, 0.0), 3)})
 
     def closeEvent(self, event):  # noqa: N802
-        self.step_player.pause()
+        self._grid.stop()
+        if self._grid.done:
+            self.step_player.pause()
         self.unbind_figures()
         super().closeEvent(event)
 

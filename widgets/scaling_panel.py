@@ -12,7 +12,7 @@ from core import scaling_figures as figures
 from core.scaling_state import ScalingState
 from widgets.binding import FigureBinding
 from widgets.calculator_card import CalculatorCard
-from widgets.page import column, marker_line, plot_text, scroll_page, two_column_grid
+from widgets.page import StagedGrid, column, marker_line, plot_text, scroll_page
 from widgets.panels import PanelInfo
 from widgets.plot_card import PlotCard
 from widgets.theme import brush, pen
@@ -24,13 +24,9 @@ class ScalingPanel(FigureBinding, QtWidgets.QWidget):
     def __init__(self, state: ScalingState | None = None, parent=None):
         super().__init__(parent)
         self.state = state if state is not None else ScalingState()
-        self._build_ui()
-        self._connect()
-        self.refresh()
-
-    def _build_ui(self) -> None:
         layout = scroll_page(self, "§3.6 从负载需求到训练与服务预算 · Scaling & Budgets")
-        layout.addLayout(two_column_grid([self._fit_section(), self._serve_section(), self._table_section(), self._small_cards()]))
+        self._grid = StagedGrid(self, layout, [self._fit_section, self._serve_section, self._table_section,
+                                               self._small_cards], then=self._bind)
         layout.addStretch(1)
 
     def _fit_section(self) -> QtWidgets.QWidget:
@@ -100,6 +96,15 @@ class ScalingPanel(FigureBinding, QtWidgets.QWidget):
         box.layout().addStretch(1)
         return box
 
+    def _bind(self) -> None:
+        """Every section exists: follow the state and draw it."""
+        self._connect()
+        self.refresh()
+
+    def is_ready(self) -> bool:
+        """Every section built and drawn (snapshots, tests and benchmarks wait on this)."""
+        return self._grid.done
+
     def _connect(self) -> None:
         # The small cards only show their outputs: their CalculatorCards follow the model.
         self.bind_figures({"cards.fit": self._on_fit_changed, "cards.serve": self._on_serve_changed,
@@ -141,6 +146,7 @@ class ScalingPanel(FigureBinding, QtWidgets.QWidget):
         self.chinchilla_line.setValue(fig["chinchilla_log10"])  # the bars are drawn in log10 units
 
     def closeEvent(self, event):  # noqa: N802
+        self._grid.stop()
         self.unbind_figures()
         super().closeEvent(event)
 

@@ -67,7 +67,7 @@ class MonitorRecorder:
             self._parts.append(data)
             self._stamps.append((t, self._total))
 
-    def wait_started(self, timeout: float = 5.0) -> bool:
+    def wait_started(self, timeout: float = 30.0) -> bool:
         end = time.perf_counter() + timeout
         while time.perf_counter() < end:
             if self._total >= 4 * self.rate_hz * 0.05:

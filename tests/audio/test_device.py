@@ -57,7 +57,7 @@ def test_chunks_in_order_and_the_stall_where_the_model_puts_it(device_sink, moni
     since = device_sink.cb_stats.written
     # Chunk 6 is held up 80 ms on the network: the 40 ms buffer cannot hide it.
     run = engine.start({"chunks": 20, "network_ms": "5,5,5,5,5,5,85,5", "interrupt_at_ms": 10_000})
-    assert run.wait(3.0)
+    assert run.wait(30.0)
     samples, offset = _record(monitor, run)
     run.stop()
     tl = run.timeline
@@ -92,7 +92,7 @@ def test_interrupt_goes_silent_within_control_delay_quantum_and_block(device_sin
     while run.clock() < 0.3:
         time.sleep(0.002)
     m = run.interrupt()
-    assert run.wait(2.0)
+    assert run.wait(30.0)
     samples, offset = _record(monitor, run)
     runs = marker_runs(samples, monitor.rate_hz)
     play = run.all_events().of(ev.PLAY)
@@ -131,13 +131,13 @@ def test_device_that_stops_mid_stream_falls_back_to_the_virtual_sink():
             time.sleep(0.005)
         engine.sink.stream.abort()  # the device goes away
         notice = None
-        end = time.perf_counter() + 2.0
+        end = time.perf_counter() + 30.0
         while notice is None and time.perf_counter() < end:
             notice = engine.poll()
             time.sleep(0.05)
         assert notice and "virtual" in notice and "stopped responding" in notice
         assert isinstance(engine.sink, VirtualSink) and "stopped responding" in engine.status
-        assert run.wait(3.0), "the stream got stuck after the device went away"
+        assert run.wait(30.0), "the stream got stuck after the device went away"
         s = run.summary()
         assert s["chunks_played"] == 40 and s["played_in_order"]
     finally:

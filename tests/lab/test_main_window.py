@@ -15,7 +15,7 @@ from widgets.panels import discover_panels
 
 
 def _shown(qtbot, w, key):
-    qtbot.waitUntil(lambda: w.is_built(key) and w.stack.currentWidget() is w.panel(key), timeout=30_000)
+    qtbot.waitUntil(lambda: w.is_ready(key) and w.stack.currentWidget() is w.panel(key), timeout=30_000)
 
 
 def test_main_window_navigates_and_remembers(qtbot):
