@@ -216,6 +216,8 @@ class StagedGrid(QtCore.QObject):
         if self._then is not None:
             self._then()
         holder = QtWidgets.QWidget()
-        holder.setLayout(two_column_grid(self._cells))
+        grid = two_column_grid(self._cells)
+        grid.setContentsMargins(0, 0, 0, 0)  # aligned with the page's header, as a bare layout was
+        holder.setLayout(grid)
         self._layout.insertWidget(self._index, holder)
         self.built.emit()
