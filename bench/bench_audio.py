@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 import time
 
@@ -38,27 +37,17 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from audio.engine import StreamEngine  # noqa: E402
 from audio.sinks import DeviceSink  # noqa: E402
 from core.audio_timing import TIMELINE  # noqa: E402
+from benchstats import stats as _summary  # noqa: E402
+
+
+def stats(values, digits: int = 3, target=None, kind: str = "max") -> dict:
+    return _summary(values, digits=digits, target=target, kind=kind, runs=True)
 
 REPEATS = 5
 FPS_TARGET = 55.0
 FRAME_P95_TARGET_MS = 16.0
 LATE_TARGET = 0
 CHUNK_S = 0.020
-
-
-def stats(values: list[float], digits: int = 3, target: float | None = None, kind: str = "max") -> dict:
-    """median/min/max; with a target, whether it is missed (kind 'max': the median over it;
-    'min': the median under it; 'none_over': any run over it)."""
-    vals = [float(v) for v in values if v is not None]
-    if not vals:
-        return {"n": 0}
-    out = {"median": round(statistics.median(vals), digits), "min": round(min(vals), digits),
-           "max": round(max(vals), digits), "n": len(vals), "runs": [round(v, digits) for v in vals]}
-    if target is not None:
-        out["target"] = target
-        out["over_target"] = {"max": out["median"] > target, "min": out["median"] < target,
-                              "none_over": out["max"] > target}[kind]
-    return out
 
 
 def _pct(values, q) -> float | None:

@@ -14,6 +14,11 @@ import statistics
 import subprocess
 import sys
 import time
+from benchstats import stats as _summary  # noqa: E402
+
+
+def stats(samples, scale: float = 1.0, digits: int = 2, target=None) -> dict:
+    return _summary(samples, scale, digits, target)
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -23,17 +28,6 @@ FRAMES_PER_RUN = 240
 # (longer work goes to the job runner), so a panel edit, even a million-step answer, <= 30 ms.
 FRAME_P95_TARGET_MS = 16.0
 GUI_WORK_TARGET_MS = 30.0
-
-
-def stats(samples: list[float], scale: float = 1.0, digits: int = 2, target: float | None = None) -> dict:
-    """median/min/max of samples × scale; with a target, whether the median misses it."""
-    values = [s * scale for s in samples]
-    out = {"median": round(statistics.median(values), digits), "min": round(min(values), digits),
-           "max": round(max(values), digits), "n": len(values)}
-    if target is not None:
-        out["target"] = target
-        out["over_target"] = out["median"] > target
-    return out
 
 
 def repeat(fn, times: int = REPEATS, setup=None) -> list[float]:

@@ -21,6 +21,11 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from benchstats import stats as _summary  # noqa: E402
+
+
+def stats(samples, digits: int = 6, target=None) -> dict:
+    return _summary(samples, digits=digits, target=target)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -38,15 +43,6 @@ def _fuzz_module():
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
-
-
-def stats(samples: list[float], digits: int = 6, target: float | None = None) -> dict:
-    out = {"median": round(statistics.median(samples), digits), "min": round(min(samples), digits),
-           "max": round(max(samples), digits), "n": len(samples)}
-    if target is not None:
-        out["target"] = target
-        out["over_target"] = out["median"] > target
-    return out
 
 
 def main() -> None:

@@ -24,11 +24,15 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from benchstats import stats as _summary  # noqa: E402
+
+
+def stats(samples, scale: float = 1.0, digits: int = 3, target=None) -> dict:
+    return _summary(samples, scale, digits, target)
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -40,16 +44,6 @@ SETTLE_S = 0.5  # no job running for this long: the panel's first figures are in
 TIMEOUT_S = 120.0
 STUCK_S = 30.0  # a job still "running" after this is reported as stuck (see stuck_jobs)
 START_PANELS = ("request", "training", "verify")
-
-
-def stats(samples: list[float], scale: float = 1.0, digits: int = 3, target: float | None = None) -> dict:
-    values = [s * scale for s in samples]
-    out = {"median": round(statistics.median(values), digits), "min": round(min(values), digits),
-           "max": round(max(values), digits), "n": len(values)}
-    if target is not None:
-        out["target"] = target
-        out["over_target"] = out["median"] > target
-    return out
 
 
 # ---- in the child process -----------------------------------------------------------------

@@ -23,22 +23,16 @@ import sys
 import time
 
 import numpy as np
+from benchstats import stats as _summary  # noqa: E402
+
+
+def _stats(values, target=None, unit: str = "") -> dict:
+    return _summary(values, digits=None, target=target, unit=unit)
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 REPEAT = 5
 TARGETS = {"gap_ms": 50.0, "frame_p95_ms": 16.0}
-
-
-def _stats(values, target: float | None = None, unit: str = "") -> dict:
-    values = [float(v) for v in values]
-    out = {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
-    if unit:
-        out["unit"] = unit
-    if target is not None:
-        out["target"] = target
-        out["over_target"] = out["median"] > target
-    return out
 
 
 def synthetic_trace(n: int, seed: int = 1, rate_per_s: float = 5.0, cv: float = 2.0):

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 import sys
 import time
 
@@ -28,18 +27,14 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import numpy as np
 from PySide6 import QtCore, QtWidgets
+from benchstats import stats as _summary  # noqa: E402
+
+
+def _stats(values, target=None) -> dict:
+    return _summary(values, digits=2, target=target)
 
 LAYERS, MICRO_BATCHES, FRAMES, REPEATS = 100, 16, 240, 5
 TARGETS = {"construct_ms": 300.0, "max_gap_ms": 50.0, "frame_ms_p95": 16.0}
-
-
-def _stats(values: list[float], target: float | None = None) -> dict:
-    out = {"median": round(statistics.median(values), 2), "min": round(min(values), 2),
-           "max": round(max(values), 2), "runs": len(values)}
-    if target is not None:
-        out["target"] = target
-        out["over_target"] = bool(out["median"] > target)
-    return out
 
 
 def first_visit(app: QtWidgets.QApplication) -> dict:

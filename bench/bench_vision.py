@@ -35,6 +35,11 @@ from PIL import Image  # noqa: E402
 from vision.grid import PatchGrid  # noqa: E402
 from vision.loading import load_full_rgb, load_image  # noqa: E402
 from vision.resize import ResizePolicy, patchify, resize_for_model, token_mosaic  # noqa: E402
+from benchstats import stats as _summary  # noqa: E402
+
+
+def _stats(values, target=None) -> dict:
+    return _summary(values, digits=1, target=target)
 
 WIDTH, HEIGHT = 6000, 4000
 
@@ -102,15 +107,6 @@ def overlay_render(display: np.ndarray, grid: PatchGrid) -> float:
 
 TARGET_GAP_MS = 50.0
 REPEATS = 5
-
-
-def _stats(values: list[float], target: float | None = None) -> dict:
-    out = {"median": round(float(np.median(values)), 1), "min": round(min(values), 1),
-           "max": round(max(values), 1), "n": len(values)}
-    if target is not None:
-        out["target"] = target
-        out["over_target"] = bool(max(values) > target)
-    return out
 
 
 def _spin(app, until, limit_s: float = 60.0) -> None:

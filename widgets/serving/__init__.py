@@ -15,13 +15,13 @@ from core.serving import figures as F
 from core.serving.state import BAND_SEEDS, REPLAY_SIDES, ServingState
 from widgets.calculator_card import CalculatorCard
 from widgets.jobs import jobs
-from widgets.page import column, scroll_page
+from widgets.page import column, page_header, scroll_page
 from widgets.panels import PanelInfo
 from widgets.serving.backlog import BacklogCardSection, BacklogPlot
 from widgets.serving.banner import BannerSection
 from widgets.serving.replay_controls import CAPTION, ReplayControls
 from widgets.serving.replay_plots import ReplayPlots
-from widgets.theme import COLORS, LEGEND
+from widgets.theme import LEGEND
 from widgets.timeline_player import TimelinePlayer
 
 LEAD = ("平均数相同,负载不一定相同:三段的平均请求率都是每秒 4 条,只有长输入(8192→256)与长输出(1024→2048)"
@@ -64,7 +64,8 @@ class ServingPanel(QtWidgets.QWidget):
         while the replays run on the job runner."""
         self._layout = scroll_page(self, "")
         self._scroll = self.findChild(QtWidgets.QScrollArea)
-        self._layout.addWidget(self._header())
+        self._layout.addWidget(page_header("§3.1.3 请求分布:空闲的算力存不起来 · Serving",
+                                           (LEGEND[0], LEGEND[1], LEGEND[2], LEGEND[4], LEGEND[5]), LEAD))
         self._steps = [self._build_top, self._build_backlog_plot, self._build_banner_player, self._build_cards,
                        self._build_replay_group]
         self.plots = ReplayPlots()
@@ -153,26 +154,6 @@ class ServingPanel(QtWidgets.QWidget):
             if fig is not None:
                 self._draw_replay(side, fig)
         self.built.emit()
-
-    def _header(self) -> QtWidgets.QWidget:
-        box = QtWidgets.QWidget()
-        col = QtWidgets.QVBoxLayout(box)
-        col.setContentsMargins(0, 0, 0, 0)
-        row = QtWidgets.QHBoxLayout()
-        title = QtWidgets.QLabel("§3.1.3 请求分布:空闲的算力存不起来 · Serving")
-        title.setProperty("role", "title")
-        row.addWidget(title)
-        row.addStretch(1)
-        for kind, text in (LEGEND[0], LEGEND[1], LEGEND[2], LEGEND[4], LEGEND[5]):
-            chip = QtWidgets.QLabel(f"<span style='color:{COLORS[kind]}'>■</span> {text}")
-            chip.setProperty("role", "caption")
-            row.addWidget(chip)
-        col.addLayout(row)
-        lead = QtWidgets.QLabel(LEAD)
-        lead.setWordWrap(True)
-        lead.setProperty("role", "caption")
-        col.addWidget(lead)
-        return box
 
     def is_built(self) -> bool:
         """Every section is on the page."""
