@@ -243,7 +243,9 @@ def import_sounddevice():
         import sounddevice as sd
     except OSError as err:
         hidden = f"; hidden by {HIDE_PORTAUDIO_ENV}=1" if portaudio_hidden() else ""
-        return None, f"{err}{hidden}; install libportaudio2"
+        # Missing, damaged or of the wrong kind, the library reads the same to the user.
+        text = str(err) if "PortAudio" in str(err) else f"PortAudio could not be loaded: {err}"
+        return None, f"{text}{hidden}; install libportaudio2"
     except ImportError as err:
         return None, f"sounddevice is not installed ({err})"
     return sd, None
