@@ -37,11 +37,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from audio.engine import StreamEngine  # noqa: E402
 from audio.sinks import DeviceSink  # noqa: E402
 from core.audio_timing import TIMELINE  # noqa: E402
-from benchstats import stats as _summary  # noqa: E402
+from functools import partial  # noqa: E402
 
+from benchstats import stats as summary  # noqa: E402
 
-def stats(values, digits: int = 3, target=None, kind: str = "max") -> dict:
-    return _summary(values, digits=digits, target=target, kind=kind, runs=True)
+stats = partial(summary, runs=True)  # median/min/max, target flags
 
 REPEATS = 5
 FPS_TARGET = 55.0
@@ -196,7 +196,7 @@ def summarise(runs: list[dict], prefix: str) -> dict:
             ("callback_us_p99", 1, None, "max"), ("cpu_share_process", 3, None, "max")):
         values = [r.get(key) for r in runs]
         if any(v is not None for v in values):
-            out[f"{prefix}{key}"] = stats(values, digits, target, kind)
+            out[f"{prefix}{key}"] = stats(values, digits=digits, target=target, kind=kind)
     return out
 
 

@@ -14,11 +14,11 @@ import statistics
 import subprocess
 import sys
 import time
-from benchstats import stats as _summary  # noqa: E402
+from functools import partial  # noqa: E402
 
+from benchstats import stats as summary  # noqa: E402
 
-def stats(samples, scale: float = 1.0, digits: int = 2, target=None) -> dict:
-    return _summary(samples, scale, digits, target)
+stats = partial(summary, digits=2)  # median/min/max, target flags
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 

@@ -23,11 +23,13 @@ import sys
 import time
 
 import numpy as np
-from benchstats import stats as _summary  # noqa: E402
+from benchstats import stats as summary  # noqa: E402
+
 
 
 def _stats(values, target=None, unit: str = "") -> dict:
-    return _summary(values, digits=None, target=target, unit=unit)
+    """median/min/max of values; flagged when the median misses target."""
+    return summary(values, digits=None, target=target, unit=unit)
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 

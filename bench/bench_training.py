@@ -27,11 +27,13 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import numpy as np
 from PySide6 import QtCore, QtWidgets
-from benchstats import stats as _summary  # noqa: E402
+from benchstats import stats as summary  # noqa: E402
 
 
-def _stats(values, target=None) -> dict:
-    return _summary(values, digits=2, target=target)
+
+def _stats(values, target=None, unit: str = "") -> dict:
+    """median/min/max of values; flagged when the median misses target."""
+    return summary(values, digits=2, target=target, unit=unit)
 
 LAYERS, MICRO_BATCHES, FRAMES, REPEATS = 100, 16, 240, 5
 TARGETS = {"construct_ms": 300.0, "max_gap_ms": 50.0, "frame_ms_p95": 16.0}

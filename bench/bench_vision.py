@@ -35,11 +35,13 @@ from PIL import Image  # noqa: E402
 from vision.grid import PatchGrid  # noqa: E402
 from vision.loading import load_full_rgb, load_image  # noqa: E402
 from vision.resize import ResizePolicy, patchify, resize_for_model, token_mosaic  # noqa: E402
-from benchstats import stats as _summary  # noqa: E402
+from benchstats import stats as summary  # noqa: E402
 
 
-def _stats(values, target=None) -> dict:
-    return _summary(values, digits=1, target=target)
+
+def _stats(values, target=None, unit: str = "") -> dict:
+    """median/min/max of values; flagged when the median misses target."""
+    return summary(values, digits=1, target=target, unit=unit)
 
 WIDTH, HEIGHT = 6000, 4000
 

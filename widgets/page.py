@@ -15,15 +15,8 @@ def scroll_page(owner: QtWidgets.QWidget, title: str) -> QtWidgets.QVBoxLayout:
     """Fill owner with a scroll area holding a titled page; returns the page's layout."""
     outer = QtWidgets.QVBoxLayout(owner)
     outer.setContentsMargins(0, 0, 0, 0)
-    scroll = QtWidgets.QScrollArea()
-    scroll.setWidgetResizable(True)
+    scroll, layout = scroll_layout()
     outer.addWidget(scroll)
-    page = QtWidgets.QWidget()
-    page.setObjectName("page")
-    scroll.setWidget(page)
-    layout = QtWidgets.QVBoxLayout(page)
-    layout.setContentsMargins(16, 12, 16, 16)
-    layout.setSpacing(12)
     if title:
         label = QtWidgets.QLabel(title)
         label.setProperty("role", "title")

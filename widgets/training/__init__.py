@@ -18,6 +18,7 @@ from PySide6 import QtCore, QtWidgets
 from core.training_state import TABS, TrainingState
 from widgets.calculator_card import CalculatorCard
 from widgets.jobs import jobs
+from widgets.page import scroll_layout
 from widgets.panels import PanelInfo
 from widgets.param_form import ParamForm
 from widgets.theme import COLORS
@@ -81,14 +82,7 @@ class TrainingPanel(QtWidgets.QWidget):
         outer.addWidget(self.tabs, 1)
         layouts = {}
         for tab in TABS:
-            scroll = QtWidgets.QScrollArea()
-            scroll.setWidgetResizable(True)
-            page = QtWidgets.QWidget()
-            page.setObjectName("page")
-            scroll.setWidget(page)
-            layout = QtWidgets.QVBoxLayout(page)
-            layout.setContentsMargins(14, 10, 14, 14)
-            layout.setSpacing(10)
+            scroll, layout = scroll_layout((14, 10, 14, 14), spacing=10)
             layout.addStretch(1)
             layouts[tab] = layout
             self.tabs.addTab(scroll, TAB_TITLES[tab])
