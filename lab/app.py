@@ -50,8 +50,13 @@ def run_gui() -> int:
         excepthook.uninstall()
 
 
-def snapshot(panel: str, out: str, width: int, height: int) -> None:
-    """Render the main window ('main') or one panel at width x height into a PNG."""
+def snapshot(panel: str, out: str, width: int, height: int, fmt: str | None = None, lang: str | None = None,
+             theme: str | None = None, zoom: str | None = None, talk: str | None = None,
+             scene: str | None = None) -> None:
+    """Render the main window ('main') or one panel at width x height into a PNG.
+
+    The options (format, language, theme, zoom, a talk's scene) are each applied by the
+    module that owns them; the CLI has checked their spelling, they check their values."""
     from lab.main_window import MainWindow
     from widgets.jobs import jobs
     from widgets.panels import discover_panels

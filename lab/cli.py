@@ -140,7 +140,7 @@ def cmd_gui() -> int:
     return run_gui()
 
 
-def cmd_snapshot(panel: str | None, out: str | None, size: str, list_only: bool) -> int:
+def cmd_snapshot(panel: str | None, out: str | None, size: str, list_only: bool, **options) -> int:
     if not has_display():
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
     from lab.app import panel_keys, snapshot
@@ -162,7 +162,7 @@ def cmd_snapshot(panel: str | None, out: str | None, size: str, list_only: bool)
     if not sep or not (200 <= w <= 8000 and 200 <= h <= 8000):
         raise input_error("--size", f"got {size!r}; valid: WxH with whole numbers 200..8000")
     try:
-        snapshot(panel, out, w, h)
+        snapshot(panel, out, w, h, **options)
     except OSError as err:
         raise input_error("--out", f"{err}; valid: a writable .png path") from None
     print(out)
@@ -209,7 +209,8 @@ def _run(argv: list[str]) -> int:
         if command == "verify":
             return cmd_verify(args.json)
         if command == "snapshot":
-            return cmd_snapshot(args.panel, args.out, args.size, args.list)
+            return cmd_snapshot(args.panel, args.out, args.size, args.list, fmt=args.fmt, lang=args.lang,
+                                theme=args.theme, zoom=args.zoom, talk=args.talk, scene=args.scene)
         return cmd_simulate(args.kind, parameter_values(args, extras), args.out, args.json)
     except ParamError as err:
         print(f"{getattr(err, 'where', None) or _where(argv, args)}: {err}", file=sys.stderr)

@@ -197,12 +197,20 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     if command == "simulate":
         _simulate_parsers(kinds)
     p_snap = sub.add_parser("snapshot", help="render a panel offscreen to a PNG",
-                            usage="lab snapshot PANEL --out FILE.png [--size WxH] | lab snapshot --list")
+                            usage="lab snapshot PANEL --out FILE [--size WxH] [--format png|svg|pdf] [--lang zh|en|both] "
+                                  "[--theme T] [--zoom Z] | lab snapshot --talk FILE.toml --scene N --out FILE | lab snapshot --list")
     p_snap.add_argument("panel", nargs="?", metavar="PANEL",
                         help="panel key (see `lab snapshot --list`) or 'main' for the whole window")
     p_snap.add_argument("--out", metavar="FILE.png", help="the PNG to write")
     p_snap.add_argument("--size", default="1600x1000", help="WxH in pixels (default 1600x1000)")
     p_snap.add_argument("--list", action="store_true", help="list the panel keys and exit")
+    p_snap.add_argument("--format", dest="fmt", choices=("png", "svg", "pdf"), default=None,
+                        help="image format (default: from the --out suffix, else png)")
+    p_snap.add_argument("--lang", choices=("zh", "en", "both"), default=None, help="language of the labels")
+    p_snap.add_argument("--theme", choices=("light", "dark", "high-contrast"), default=None, help="colour theme")
+    p_snap.add_argument("--zoom", default=None, help="UI zoom factor, 0.5..3 (default 1)")
+    p_snap.add_argument("--talk", metavar="FILE.toml", default=None, help="render a scene of this talk file")
+    p_snap.add_argument("--scene", default=None, help="the scene number (1-based) with --talk")
     return parser
 
 

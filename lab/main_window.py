@@ -9,6 +9,7 @@ The status bar shows the jobs that run, with cancel.
 """
 from __future__ import annotations
 
+import importlib
 import platform
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -18,6 +19,11 @@ from widgets.jobs import BusyBadge, jobs
 from widgets.panels import LazyFactory, PanelInfo, discover_panels
 from widgets.theme import NAV_STYLE_SHEET, setup_pyqtgraph
 from widgets.timeline_player import TimelinePlayer
+
+
+# Window features, each a module with install(window) that adds its actions and keys:
+# zoom and presentation, sessions/undo/reset, talks, export, language.
+FEATURES = ("lab.presentation", "lab.session", "lab.talk", "lab.export", "lab.language")
 
 
 class LoadingPage(QtWidgets.QWidget):
@@ -44,6 +50,7 @@ class LoadingPage(QtWidgets.QWidget):
 
 class MainWindow(QtWidgets.QMainWindow):
     panel_shown = QtCore.Signal(str)  # a panel is on screen (built)
+    panel_built = QtCore.Signal(str)  # a panel's widgets exist (features style/translate it)
 
     BUILD_FALLBACK_MS = 1000  # build even if the loading page is never painted (hidden window)
 
@@ -55,6 +62,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._infos: list[PanelInfo] = discover_panels()
         self._panels: dict[str, QtWidgets.QWidget] = {}
         self._pending: str | None = None  # the key shown as "loading …", built next
+        self._waiting_states: dict[str, dict] = {}  # state JSON for panels not built yet
         self._closed = False
         self._build_ui()
         self._build_actions()
@@ -99,7 +107,9 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _build_actions(self) -> None:
         menu = self.menuBar()
-        view = menu.addMenu("&View")
+        # Features add their actions to these menus in their own modules (install(window)).
+        self.menus = {"file": menu.addMenu("&File"), "edit": menu.addMenu("&Edit")}
+        view = self.menus["view"] = menu.addMenu("&View")
         for i, info in enumerate(self._infos[:9]):
             action = QtGui.QAction(f"{_section(info)} {info.title}", self)
             action.setShortcut(QtGui.QKeySequence(f"Ctrl+{i + 1}"))
@@ -118,11 +128,13 @@ class MainWindow(QtWidgets.QMainWindow):
         play.setShortcut(QtGui.QKeySequence(QtCore.Qt.Key.Key_Space))
         play.triggered.connect(self.toggle_playback)
         view.addAction(play)
-        help_menu = menu.addMenu("&Help")
+        help_menu = self.menus["help"] = menu.addMenu("&Help")
         about = QtGui.QAction("About Load Lab", self)
         about.setShortcut(QtGui.QKeySequence("F1"))
         about.triggered.connect(self.show_about)
         help_menu.addAction(about)
+        for feature in FEATURES:
+            importlib.import_module(feature).install(self)
 
     # ---- behaviour -----------------------------------------------------------
     def panel_keys(self) -> list[str]:
@@ -149,13 +161,36 @@ class MainWindow(QtWidgets.QMainWindow):
         if key not in self._panels:
             setup_pyqtgraph()  # the first panel loads the plot library, not the window
             widget = self.info(key).factory()
+            waiting = self._waiting_states.pop(key, None)
+            if waiting is not None and getattr(widget, "state", None) is not None:
+                widget.state.load_json(waiting)
             self._panels[key] = widget
+            self.panel_built.emit(key)
             self.stack.addWidget(widget)
             if key == self._pending:
                 self._pending = None
                 self._build_timer.stop()
                 self._present(key)
         return self._panels[key]
+
+    def panel_state(self, key: str):
+        """key's state model if its panel is built, else None."""
+        widget = self._panels.get(key)
+        return getattr(widget, "state", None)
+
+    def panel_state_json(self, key: str) -> dict | None:
+        """key's state as JSON: the built panel's, or the state waiting for its build."""
+        state = self.panel_state(key)
+        return state.to_json() if state is not None else self._waiting_states.get(key)
+
+    def load_panel_state(self, key: str, data: dict) -> None:
+        """Give key's panel this state (PanelModel JSON). A panel not built yet takes it
+        when it is built; a built one now (load_json checks all before changing anything)."""
+        state = self.panel_state(key)
+        if state is not None:
+            state.load_json(data)
+        else:
+            self._waiting_states[key] = data
 
     def show_panel(self, key: str) -> None:
         """Show key's panel; one not built yet shows a loading page first and is built as
