@@ -1,6 +1,95 @@
-"""Window feature: language (install(window) adds its menu actions and keys)."""
+"""Window feature: the language of the labels (View → Language: 中文 / English / both),
+saved in the settings. Each panel is translated when it is built, and again after its
+state changes (panels write their captions from the state; widgets/i18n keeps what they
+wrote, so a caption set again is translated again)."""
 from __future__ import annotations
+
+from PySide6 import QtCore, QtGui
+
+from widgets.i18n import LANGUAGES, language, set_language, tr, translate_tree
+
+__all__ = ["install", "apply_language", "language", "set_language", "tr", "translate_tree"]
+
+SETTING = "language"
+MENU_TEXTS = {"zh": "中文", "en": "English", "both": "中文 · English"}
+# Panels also set text when a job ends or a player moves: the panel on screen is walked
+# again this often while a language other than "both" is chosen.
+REFRESH_MS = 400
 
 
 def install(window) -> None:
-    """Add this feature's actions to window.menus."""
+    """View → Language, the saved language, and translation of every panel as it is built."""
+    menu = window.menus["view"].addMenu("Language · 语言")
+    group = QtGui.QActionGroup(window)
+    window.language_actions = {}
+    for lang in LANGUAGES:
+        action = QtGui.QAction(MENU_TEXTS[lang], window, checkable=True)
+        action.setData(lang)
+        action.setProperty("i18n_skip", True)  # each language named in its own words
+        action.triggered.connect(lambda _=False, lang=lang: choose_language(window, lang))
+        group.addAction(action)
+        menu.addAction(action)
+        window.language_actions[lang] = action
+    saved = str(window.settings.get(SETTING, "both"))
+    window.language_refresh = QtCore.QTimer(window)
+    window.language_refresh.setInterval(REFRESH_MS)
+    window.language_refresh.timeout.connect(lambda: _translate_current(window))
+    window.panel_built.connect(lambda key: _on_panel_built(window, key))
+    window.panel_shown.connect(lambda key: _translate_current(window))
+    apply_language(saved if saved in LANGUAGES else "both", window)
+
+
+def choose_language(window, lang: str) -> None:
+    """The user's choice: shown now and saved for the next start."""
+    apply_language(lang, window)
+    window.settings.set(SETTING, lang)
+
+
+def apply_language(lang: str, window=None) -> None:
+    """Show lang everywhere (lab snapshot --lang uses this without a window)."""
+    set_language(lang)
+    if window is None:
+        return
+    window.language_actions[lang].setChecked(True)
+    _translate_navigation(window)
+    translate_tree(window)
+    if lang == "both":
+        window.language_refresh.stop()
+    else:
+        window.language_refresh.start()
+
+
+def _on_panel_built(window, key: str) -> None:
+    panel = window.panel(key)
+    translate_tree(panel)
+    state = getattr(panel, "state", None)
+    changed = getattr(state, "changed", None)
+    if changed is not None:
+        # After the panel's own slots have written their text: the next turn of the loop.
+        changed.connect(lambda *_: QtCore.QTimer.singleShot(0, panel, lambda: translate_tree(panel)))
+
+
+def _translate_current(window) -> None:
+    key = window.current_key()
+    if window.is_built(key):
+        translate_tree(window.panel(key))
+    message = window.status.currentMessage()
+    if message:
+        window.status.showMessage(tr(message))
+
+
+def _translate_navigation(window) -> None:
+    """Navigation rows: "§3.1  中文" over "English" in both; one line of the language else."""
+    lang = language()
+    for row, key in enumerate(window.panel_keys()):
+        info = window.info(key)
+        item = window.nav.item(row)
+        chinese, _, english = info.title.partition(" · ")
+        section = f"§{info.section}" if info.section[:1].isdigit() else info.section
+        if lang == "both":
+            text = f"{section}  {chinese}\n{english}" if english else f"{section}\n{chinese}"
+        elif english:
+            text = f"{section}  {chinese if lang == 'zh' else english}"
+        else:
+            text = f"{section}\n{tr(chinese)}"
+        item.setText(text)

@@ -91,6 +91,7 @@ class ParamField(QtWidgets.QWidget):
         unit = f" ({param.unit})" if param.unit and param.unit != param.name else ""
         self.label = QtWidgets.QLabel(f"{param.title}{unit}")
         self.label.setMinimumWidth(150)
+        self.label.setProperty("i18n_key", param.name)  # widgets/i18n: a readable label per language
         row.addWidget(self.label)
         if param.kind == "choice":
             self.edit = QtWidgets.QComboBox()

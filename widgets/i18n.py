@@ -1,0 +1,267 @@
+"""The language of the lab's labels: 中文, English, or both (the "中文 · English" the panels
+are written in).
+
+Panels are built with their own strings; `translate_tree(widget)` (widgets/i18n_tree.py)
+then shows each visible string in the chosen language. A string is translated by:
+  1. a pair "中文 · English": the side of the chosen language (book references such as
+     "图 3-2" become "Fig. 3-2" on the English side);
+  2. otherwise the Qt catalogs (QTranslator over widgets/translations/lab_{zh,en}.qm, built
+     by scripts/update-translations.sh with pyside6-lupdate/lrelease): the exact string,
+     then the string with its numbers as %1, %2 … (so "p95 = 1.23 s" and "p95 = 4.5 s"
+     share one entry);
+  3. otherwise the string as written.
+"both" shows every string exactly as the panel wrote it.
+
+Calculator parameters and outputs keep their identifiers (tooltips, CLI); their labels
+read in the chosen language through the catalogs' "param" and "output" contexts.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+from PySide6 import QtCore
+
+LANGUAGES = ("zh", "en", "both")
+CATALOG_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "translations")
+PAIR_SEPARATOR = " · "
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff01-\uff5e]")
+_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+_SPACED_PAIR = re.compile(r"([^A-Za-z]*[\u3400-\u9fff][^A-Za-z]*?)\s+([A-Za-z][^\u3400-\u9fff]*)")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+# A number as its own token: not the 3 in "Qwen3", nor the 2 in "3.1.2" after its dot.
+_NUMBER = re.compile(r"(?<![A-Za-z_\d.%])\d[\d,]*(?:\.\d+)?(?:[eE][+-]?\d+)?")
+_PLACEHOLDER = re.compile(r"%(\d+)")
+_TAG = re.compile(r"(<[^<>]*>)")
+_RICH = re.compile(r"<(?:/?[a-zA-Z][a-zA-Z0-9]*)(?:\s[^<>]*)?/?>")
+# The book's own labels, as the English side names them.
+_BOOK_REFS = ((re.compile(r"图\s*(\d)"), r"Fig. \1"), (re.compile(r"例题\s*(\d)"), r"Example \1"),
+              (re.compile(r"练习\s*(\d)"), r"Exercise \1"), (re.compile(r"表\s*(\d)"), r"Table \1"),
+              (re.compile(r"第\s*(\d+)\s*章"), r"chapter \1"), (re.compile(r"数值为示意|含示意值|示意"), "illustrative"))
+
+
+# Words a Chinese label keeps in English, as the book writes them: its technical terms,
+# model names and units.
+ZH_TERMS = frozenset("""
+prefill decode kv ttft tpot token tokens gpu gpus cpu npu hbm flops flop mfu fps cfg dit vae
+latent latents moe rl grpo ppo sft dpo lora adam adamw bf fp int qwen llama deepseek chinchilla
+vl gpt api cli json csv png svg pdf wav pcm id ok ec ms us ns kib mib gib tib kb mb gb tb pb
+byte bytes hz khz db steps step s min px batch lr nats fp bf16 fp32 fp16 amdahl scaling law
+p50 p95 p99 t_request t_token t_queue n_s n_keep p_label a100 h100 h800 b200 sm sms tflops
+pflops rope attention flash mlp ffn sglang vllm portaudio sounddevice jitter
+""".split())
+
+
+class _Notifier(QtCore.QObject):
+    language_changed = QtCore.Signal(str)
+
+
+_state = {"language": "both", "catalogs": None, "notifier": None, "recorder": None}
+
+
+def notifier() -> _Notifier:
+    """The QObject whose language_changed(str) follows set_language."""
+    if _state["notifier"] is None:
+        _state["notifier"] = _Notifier()
+    return _state["notifier"]
+
+
+def language() -> str:
+    return _state["language"]
+
+
+def set_language(lang: str) -> None:
+    """Show every label in lang ("zh", "en" or "both"): the open windows now, panels built
+    later as they are built (the main window translates each new panel)."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"language: got {lang!r}; valid: {', '.join(LANGUAGES)}")
+    changed = lang != _state["language"]
+    _state["language"] = lang
+    from PySide6 import QtWidgets
+
+    from widgets.i18n_tree import translate_tree
+
+    for widget in QtWidgets.QApplication.topLevelWidgets():
+        translate_tree(widget)
+    if changed:
+        notifier().language_changed.emit(lang)
+
+
+def translate_tree(widget) -> None:
+    """Show every string under widget in the current language (see widgets/i18n_tree.py)."""
+    from widgets.i18n_tree import translate_tree as walk
+
+    walk(widget)
+
+
+def has_cjk(text: str) -> bool:
+    return bool(_CJK.search(text))
+
+
+def has_latin_word(text: str) -> bool:
+    return bool(_LATIN_WORD.search(text))
+
+
+def _catalogs() -> dict:
+    if _state["catalogs"] is None:
+        catalogs = {}
+        for lang in ("zh", "en"):
+            translator = QtCore.QTranslator()
+            translator.load(os.path.join(CATALOG_DIR, f"lab_{lang}.qm"))  # missing: translates nothing
+            catalogs[lang] = translator
+        _state["catalogs"] = catalogs
+    return _state["catalogs"]
+
+
+def reload_catalogs() -> None:
+    """Read the .qm files again (after scripts/update-translations.sh)."""
+    _state["catalogs"] = None
+
+
+def lookup(text: str, lang: str, context: str = "lab") -> str | None:
+    """The catalog's lang translation of text, exact or with its numbers as %n; None if none."""
+    catalog = _catalogs()[lang]
+    context = "lab" if context == "tip" else context  # tooltips share the one catalog
+    found = catalog.translate(context, text)
+    if found:
+        return found
+    numbers = _NUMBER.findall(text)
+    if not numbers:
+        return None
+    found = catalog.translate(context, template(text))
+    if not found:
+        return None
+    return _PLACEHOLDER.sub(lambda m: numbers[int(m.group(1)) - 1] if 0 < int(m.group(1)) <= len(numbers)
+                            else m.group(0), found)
+
+
+def template(text: str) -> str:
+    """text with each number as %1, %2 …: the catalog entry for strings built with numbers."""
+    counter = iter(range(1, 10_000))
+    return _NUMBER.sub(lambda _: f"%{next(counter)}", text)
+
+
+def book_refs_in_english(text: str) -> str:
+    for pattern, english in _BOOK_REFS:
+        text = pattern.sub(english, text)
+    return text
+
+
+def split_pair(text: str) -> tuple[str, str] | None:
+    """(中文, English) of a "中文 · English" string, else None. With several " · ", the split
+    is where the Chinese ends; parts before it without Chinese of their own (a section, a
+    figure number) go to both sides."""
+    parts = text.split(PAIR_SEPARATOR)
+    for k in range(len(parts) - 1, 0, -1):
+        left, right = parts[:k], parts[k:]
+        right_text = PAIR_SEPARATOR.join(right)
+        if has_cjk(right_text) or not has_latin_word(right_text) or not has_cjk(left[-1]):
+            continue
+        shared = [book_refs_in_english(p) for p in left[:-1]]
+        english = [p for p in shared if not has_cjk(p)] + right
+        return PAIR_SEPARATOR.join(left), PAIR_SEPARATOR.join(english)
+    return None
+
+
+def split_spaced_pair(text: str) -> tuple[str, str] | None:
+    """(中文, English) of "预设 preset", "打开图片 Open…": Chinese, a space, then English only.
+    The Chinese side keeps an English tail that is all technical terms ("首响应 TTFT")."""
+    match = _SPACED_PAIR.fullmatch(text)
+    if match is None or has_latin_word(match.group(1)):
+        return None
+    chinese, english = match.group(1), match.group(2)
+    return (text if not english_words(english) else chinese), english
+
+
+def translate_text(text: str, lang: str | None = None, context: str = "lab") -> str:
+    """text as lang shows it (the current language by default); markup is kept and only the
+    text between tags is translated; a <code> span is an identifier and stays."""
+    lang = lang or language()
+    if lang == "both" or not text or not (has_cjk(text) or has_latin_word(text)):
+        return text
+    if _RICH.search(text):
+        return _translate_rich(text, lang, context)
+    if "\n" in text:
+        return "\n".join(translate_text(line, lang, context) for line in text.split("\n"))
+    stripped = text.strip()
+    if stripped != text:
+        start = text.index(stripped[:1]) if stripped else 0
+        return text[:start] + translate_text(stripped, lang, context) + text[start + len(stripped):]
+    found = lookup(text, lang, context)
+    pair = split_pair(text) if found is None else None
+    if pair is not None:
+        return translate_text(pair[0] if lang == "zh" else pair[1], lang, context)
+    spaced = split_spaced_pair(text) if found is None else None
+    if spaced is not None:
+        return spaced[0] if lang == "zh" else spaced[1]
+    fallback = book_refs_in_english(text) if lang == "en" else text
+    if _state["recorder"] is not None and needs_translation(fallback, lang) and not (lang == "zh" and context == "tip"):
+        _state["recorder"].append((lang, context, template(text), found is not None))
+    return fallback if found is None else found
+
+
+def needs_translation(text: str, lang: str) -> bool:
+    """text does not read in lang yet: Chinese in English, or English words (other than the
+    book's technical terms and units, ZH_TERMS) in Chinese."""
+    if lang == "en":
+        return has_cjk(text)
+    if lang == "zh":
+        return bool(english_words(text))
+    return False
+
+
+def english_words(text: str) -> list[str]:
+    """The English words of text that a Chinese label should not keep: not identifiers or
+    symbols (with a digit or '_': p95, n_s, Qwen3), not acronyms or names in camel case
+    (TTFT, KV, MoE, DeepSeek), not ZH_TERMS."""
+    words = []
+    for word in _WORD.findall(text):
+        if (len(word) < 2 or any(c.isdigit() or c == "_" for c in word) or word.lower() in ZH_TERMS
+                or any(c.isupper() for c in word[1:])):
+            continue
+        words.append(word)
+    return words
+
+
+def record_catalog_use(recorder: list | None) -> None:
+    """While recorder is a list, every string that needs a catalog entry is appended to it as
+    (lang, context, source with numbers as %n, found): scripts/i18n_strings.py lists them."""
+    _state["recorder"] = recorder
+
+
+def _translate_rich(text: str, lang: str, context: str) -> str:
+    out, in_code = [], False
+    for piece in _TAG.split(text):
+        if _TAG.fullmatch(piece):
+            tag = piece.lower()
+            in_code = tag.startswith("<code") or (in_code and not tag.startswith("</code"))
+            out.append(piece)
+        else:
+            out.append(piece if in_code else translate_text(piece, lang, context))
+    return "".join(out)
+
+
+def tr(text: str, context: str = "lab") -> str:
+    """text in the current language: for strings a panel sets after it is built."""
+    return translate_text(text, language(), context)
+
+
+def humanized(identifier: str) -> str:
+    """A readable English label for a parameter or output identifier: words, not
+    underscores ('arrival_rate_per_s' -> 'arrival rate per s')."""
+    words = identifier.split("_")
+    upper = {"kv", "gpu", "gpus", "ttft", "fps", "cfg", "dit", "rl", "vae", "moe", "mfu", "flops", "ec", "id", "cli"}
+    return " ".join(w.upper() if w.lower() in upper else w for w in words)
+
+
+def identifier_label(kind: str, identifier: str, lang: str | None = None) -> str | None:
+    """The readable label of a parameter (kind "param") or output ("output") in lang;
+    None in "both" (the identifier shows, as written)."""
+    lang = lang or language()
+    if lang == "both":
+        return None
+    found = _catalogs()[lang].translate(kind, identifier)
+    if _state["recorder"] is not None and lang == "zh":
+        _state["recorder"].append((lang, kind, identifier, bool(found)))
+    return found or (humanized(identifier) if lang == "en" else None)

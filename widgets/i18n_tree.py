@@ -1,0 +1,147 @@
+"""translate_tree(widget): every visible string under a widget in the current language.
+
+Each string slot (a label's text, a button's, a group box title, a tab, a tooltip, an
+action, a data-backed combo item, a table header, a plot's title, axis label, legend entry
+or text item) keeps the text its panel wrote in a dynamic property the first time it is
+seen, with the text shown for it. A slot whose text is no longer what was shown was set
+again by its panel: that new text is its source from then on. So switching languages back
+and forth is stable, and "both" gives back exactly what the panel wrote.
+"""
+from __future__ import annotations
+
+import sys
+
+from PySide6 import QtCore, QtWidgets
+
+from widgets.i18n import identifier_label, language, translate_text
+
+SOURCE = "i18n_source_"  # + slot name: the panel's own text
+SHOWN = "i18n_shown_"  # + slot name: what translate_tree set
+KEY = "i18n_key"  # on a parameter/output name label: the identifier
+KIND = "i18n_kind"  # "param" or "output"
+_ITEM_SOURCE = int(QtCore.Qt.ItemDataRole.UserRole) + 0x1180  # a table item's own text
+
+
+def translate_tree(root: QtWidgets.QWidget) -> None:
+    lang = language()
+    for widget in [root, *root.findChildren(QtWidgets.QWidget)]:
+        for slot, get, put, *how in _widget_slots(widget):
+            _translate_slot(widget, slot, get, put, lang, *how)
+        for action in widget.actions():
+            if action.property("i18n_skip"):
+                continue
+            _translate_slot(action, "text", action.text, action.setText, lang)
+            _translate_slot(action, "tip", action.toolTip, action.setToolTip, lang, _tooltip_text)
+        if isinstance(widget, QtWidgets.QTableWidget):
+            _translate_table(widget, lang)
+        if isinstance(widget, QtWidgets.QGraphicsView) and widget.scene() is not None:
+            _translate_scene(widget.scene(), lang)
+
+
+def _translate_slot(owner: QtCore.QObject, slot: str, get, put, lang: str, translate=None) -> None:
+    current = get()
+    source, shown = owner.property(SOURCE + slot), owner.property(SHOWN + slot)
+    if source is None or current != shown:
+        if not current:
+            return
+        source = current  # first seen, or set again by its panel since
+    text = (translate or translate_text)(source, lang)
+    owner.setProperty(SOURCE + slot, source)
+    owner.setProperty(SHOWN + slot, text)
+    if text != current:
+        put(text)
+
+
+def _widget_slots(widget: QtWidgets.QWidget):
+    if widget.toolTip():
+        yield "tip", widget.toolTip, widget.setToolTip, _tooltip_text
+    if isinstance(widget, QtWidgets.QLabel):
+        key = widget.property(KEY)
+        if key:
+            kind = widget.property(KIND) or "param"
+            yield "text", widget.text, widget.setText, lambda text, lang: identifier_text(text, kind, key, lang)
+        else:
+            yield "text", widget.text, widget.setText
+    elif isinstance(widget, QtWidgets.QAbstractButton):
+        yield "text", widget.text, widget.setText
+    if isinstance(widget, QtWidgets.QGroupBox):
+        yield "title", widget.title, widget.setTitle
+    if isinstance(widget, QtWidgets.QTabWidget):
+        for i in range(widget.count()):
+            yield f"tab{i}", (lambda i=i: widget.tabText(i)), (lambda t, i=i: widget.setTabText(i, t))
+            yield f"tabtip{i}", (lambda i=i: widget.tabToolTip(i)), (lambda t, i=i: widget.setTabToolTip(i, t))
+    if isinstance(widget, QtWidgets.QComboBox):
+        # Only items with data: a combo without data reads its value from the item's text.
+        for i in range(widget.count()):
+            if widget.itemData(i) is not None:
+                yield f"item{i}", (lambda i=i: widget.itemText(i)), (lambda t, i=i: _set_item_text(widget, i, t))
+    if isinstance(widget, QtWidgets.QMenu):
+        yield "menutitle", widget.title, widget.setTitle
+    if widget.isWindow() and widget.windowTitle():
+        yield "window", widget.windowTitle, widget.setWindowTitle
+    if isinstance(widget, QtWidgets.QLineEdit) and widget.placeholderText():
+        yield "placeholder", widget.placeholderText, widget.setPlaceholderText
+
+
+def _tooltip_text(text: str, lang: str) -> str:
+    # A tooltip is read up close, often a parameter's help by its identifier: the catalog
+    # translates those it has, and the Chinese side does not require one (scripts/i18n_strings.py).
+    return translate_text(text, lang, "tip")
+
+
+def _set_item_text(combo: QtWidgets.QComboBox, index: int, text: str) -> None:
+    blocker = QtCore.QSignalBlocker(combo)
+    combo.setItemText(index, text)
+    del blocker
+
+
+def identifier_text(source: str, kind: str, identifier: str, lang: str) -> str:
+    """A parameter or output name label in lang: the readable label, then the symbol the
+    form shows (and the unit) when there is one; the identifier itself stays in the tooltip."""
+    readable = identifier_label(kind, identifier, lang)
+    if not readable:
+        return source
+    if source.startswith(identifier):
+        return readable + source[len(identifier):]
+    symbol = source.split(" (")[0]
+    return readable if readable == symbol else f"{readable} {source}"
+
+
+
+def _translate_table(table: QtWidgets.QTableWidget, lang: str) -> None:
+    headers = [table.horizontalHeaderItem(c) for c in range(table.columnCount())]
+    headers += [table.verticalHeaderItem(r) for r in range(table.rowCount())]
+    cells = [table.item(r, c) for r in range(table.rowCount()) for c in range(table.columnCount())]
+    for item in headers + cells:
+        if item is None or not item.text():
+            continue
+        source, shown = item.data(_ITEM_SOURCE), item.data(_ITEM_SOURCE + 1)
+        if source is None or item.text() != shown:
+            source = item.text()
+        text = translate_text(source, lang)
+        item.setData(_ITEM_SOURCE, source)
+        item.setData(_ITEM_SOURCE + 1, text)
+        if text != item.text():
+            item.setText(text)
+
+
+def _translate_scene(scene: QtWidgets.QGraphicsScene, lang: str) -> None:
+    pg = sys.modules.get("pyqtgraph")
+    if pg is None:
+        return
+    for item in scene.items():
+        if isinstance(item, pg.InfLineLabel):
+            _translate_slot(item, "format", lambda item=item: item.format,
+                            lambda text, item=item: (setattr(item, "format", text), item.valueChanged()), lang)
+        elif isinstance(item, pg.TextItem):
+            _translate_slot(item, "text", item.toPlainText, item.setText, lang)
+        elif isinstance(item, pg.LabelItem):
+            _translate_slot(item, "text", lambda item=item: item.text, item.setText, lang)
+        elif isinstance(item, pg.AxisItem):
+            _translate_slot(item, "axis", lambda item=item: item.labelText,
+                            lambda text, item=item: _set_axis_label(item, text), lang)
+
+
+def _set_axis_label(axis, text: str) -> None:
+    axis.labelText = text
+    axis._updateLabel()
