@@ -66,7 +66,7 @@ FRAMES = Calculator(
         Output("audio_s_per_s", "s/s", "seconds of audio per second (≥ 1 keeps up with playback)",
                "frames/s ÷ codec frames per audio s"),
         Output("text_tokens_per_s", "tokens/s", "text spoken per second of generation", "audio s/s × text tokens per audio s"),
-        Output("real_time", "", "generation keeps up with playback", "audio s/s ≥ 1"),
+        Output("real_time", "bool", "generation keeps up with playback", "audio s/s ≥ 1"),
     ),
     compute=frames,
     note="步时与 codec 帧率为示意",

@@ -330,7 +330,7 @@ ADVANTAGE = Calculator(
     outputs=(
         Output("advantages", "", "each answer's advantage", "r_i − mean(r)", kind="series"),
         Output("group_mean", "", "mean reward of the group"),
-        Output("zero_signal", "", "1 when every advantage is zero: the group teaches nothing"),
+        Output("zero_signal", "bool", "yes when every advantage is zero: the group teaches nothing"),
         Output("max_abs_advantage", "", "largest |advantage|"),
         Output("samples_with_signal", "samples", "answers with a non-zero advantage"),
     ),

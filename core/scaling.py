@@ -316,7 +316,7 @@ TRAIN_VS_SERVE = Calculator(
         Output("call_saving_gpu_s", "GPU·s", "saved on every call", "Δc = 2ΔN[P + (G − 1)] / (peak · MFU)"),
         Output("break_even_calls", "calls", "beyond this many calls the small model is cheaper; absent when it "
                "needs no extra training (cheaper from the first call)", "Q* = ΔC0 / Δc"),
-        Output("small_extrapolated", "", "1 when D lies beyond the fit data (dashed)", "D > max D_fit"),
+        Output("small_extrapolated", "bool", "yes when D lies beyond the fit data (dashed)", "D > max D_fit"),
     ),
     compute=train_vs_serve,
     check=_check_train_vs_serve,

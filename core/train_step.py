@@ -327,7 +327,7 @@ STEP = Calculator(
         Output("peak_activation_bytes", "bytes", "one micro-batch's activations in every layer", "L · A_layer · tokens_μ"),
         Output("peak_total_bytes", "bytes", "state + activation peak per card"),
         Output("card_memory_bytes", "bytes", "the card's memory"),
-        Output("fits", "", "1 when the peak fits the card"),
+        Output("fits", "bool", "yes when the peak fits the card"),
         Output("headroom_bytes", "bytes", "card memory − peak (negative: does not fit)"),
         Output("activation_bytes_per_layer_per_micro_batch", "bytes", "estimate: tensors saved for backward, BF16"),
         Output("tokens_per_micro_batch", "tokens", "rows one forward processes", "sequences / a · seq_len"),

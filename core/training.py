@@ -135,7 +135,7 @@ STATE = Calculator(
         Output("adam_bytes_total", "bytes", "Adam m and v", "8N"),
         Output("grad_saving_vs_fp32_bytes", "bytes", "saved against FP32 gradients", "(4 − grad_bytes) · N"),
         Output("card_memory_bytes", "bytes", "memory of the chosen card"),
-        Output("fits_per_card", "", "1 when each card's shard fits its memory (activations not counted)"),
+        Output("fits_per_card", "bool", "yes when each card's shard fits its memory (activations not counted)"),
         Output("min_cards_for_state", "cards", "cards needed to hold the state alone", "⌈total / card memory⌉"),
     ),
     compute=state,
