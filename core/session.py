@@ -1,0 +1,238 @@
+"""A session as data: every panel's state and the window's look, in one `.lab.json` file.
+
+Pure Python (the window applies it in lab/session.py). A file is read whole, checked whole
+and only then applied, so a bad one changes nothing: `read_session` refuses anything that
+is not a regular file of at most MAX_BYTES holding this schema (a newer version too, with a
+message that says so), and `check_panels` loads each panel's state into a fresh model
+first (a dry run). `write_session` writes a temporary file beside the target and renames
+it over, so a crash or a full disk never leaves half a session.
+
+Schema (VERSION 2):
+    {"format": "load-lab-session", "version": 2, "saved_at": "2026-...Z",
+     "current_panel": "request", "window": {"x": 0, "y": 0, "width": 1280, "height": 720,
+     "maximized": false}, "zoom": 1.0, "theme": "light", "language": "both",
+     "panels": {"<key>": <PanelModel JSON>, ...}}
+A panel missing from "panels" opens as a new panel does.
+
+Migrations: MIGRATIONS[n] turns a version-n session into version n + 1.
+    1 -> 2: version 1 had no language switch (every label was "中文 · English"): "both".
+"""
+from __future__ import annotations
+
+import datetime
+import importlib
+import json
+import math
+import os
+import pkgutil
+import stat
+import tempfile
+from typing import Any, Callable, Mapping
+
+FORMAT = "load-lab-session"
+VERSION = 2
+SUFFIX = ".lab.json"
+MAX_BYTES = 8 * 1024 * 1024  # a session is a few kB; anything this big is not one
+LANGUAGES = ("zh", "en", "both")
+ZOOM_RANGE = (0.25, 4.0)
+WINDOW_RANGE = (-100_000, 100_000)  # pixels: any real screen layout fits
+
+
+class SessionError(ValueError):
+    """A session that cannot be read, checked or written; the message says why."""
+
+
+def _v1_to_v2(data: dict) -> dict:
+    return {**data, "version": 2, "language": "both"}
+
+
+MIGRATIONS: dict[int, Callable[[dict], dict]] = {1: _v1_to_v2}
+
+
+def make_session(current_panel: str, window: Mapping[str, Any], zoom: float, theme: str, language: str,
+                 panels: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """A session of the current version from its parts (checked, as a read one is)."""
+    data = {"format": FORMAT, "version": VERSION,
+            "saved_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "current_panel": current_panel, "window": dict(window), "zoom": float(zoom), "theme": theme,
+            "language": language, "panels": {k: v for k, v in panels.items()}}
+    check_session(data)
+    return data
+
+
+def dumps(data: Mapping[str, Any]) -> str:
+    """The file's text: stable key order, so an unchanged session writes the same bytes."""
+    return json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True, allow_nan=False) + "\n"
+
+
+# ---- reading ------------------------------------------------------------------------------
+def read_session(path: str) -> dict[str, Any]:
+    """The session in path, migrated to VERSION and checked (panels' contents aside: see
+    check_panels). SessionError saying what is wrong, and nothing read half."""
+    try:
+        info = os.stat(path)
+    except OSError as err:
+        raise SessionError(f"{path}: cannot open ({err.strerror or err})") from None
+    if not stat.S_ISREG(info.st_mode):  # a FIFO or device would block or never end
+        raise SessionError(f"{path}: not a regular file; a session is a {SUFFIX} file")
+    if info.st_size > MAX_BYTES:
+        raise SessionError(f"{path}: {info.st_size:,} bytes; a session is at most {MAX_BYTES:,} bytes")
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_BYTES + 1)  # the file may have grown since stat
+    except OSError as err:
+        raise SessionError(f"{path}: cannot read ({err.strerror or err})") from None
+    if len(raw) > MAX_BYTES:
+        raise SessionError(f"{path}: over {MAX_BYTES:,} bytes; a session is at most that")
+    return parse_session(raw, path)
+
+
+def parse_session(raw: bytes | str, where: str = "session") -> dict[str, Any]:
+    """Decode, migrate and check a session's text."""
+    try:
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+        data = json.loads(text, parse_constant=_refuse_constant)
+    except UnicodeDecodeError as err:
+        raise SessionError(f"{where}: not UTF-8 text (byte {err.start}); not a session file") from None
+    except json.JSONDecodeError as err:
+        raise SessionError(f"{where}: not valid JSON (line {err.lineno}, column {err.colno}: {err.msg}); "
+                           "the file is damaged or cut short") from None
+    except (ValueError, RecursionError) as err:
+        raise SessionError(f"{where}: not valid JSON ({err})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise SessionError(f"{where}: not a Load Lab session (no \"format\": \"{FORMAT}\")")
+    version = data.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise SessionError(f"{where}: version: got {version!r}; valid: a whole number 1..{VERSION}")
+    if version > VERSION:
+        raise SessionError(f"{where}: written by a newer Load Lab (session version {version}); "
+                           f"this one reads versions 1..{VERSION}. Nothing was changed.")
+    while data["version"] < VERSION:
+        data = MIGRATIONS[data["version"]](data)
+    try:
+        check_session(data)
+    except SessionError as err:
+        raise SessionError(f"{where}: {err}") from None
+    return data
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number a session holds")
+
+
+def check_session(data: Mapping[str, Any]) -> None:
+    """Every field of a current-version session, but the panels' contents; SessionError
+    naming the field and what it may be."""
+    _need(isinstance(data.get("current_panel"), str), "current_panel", data.get("current_panel"), "a panel name")
+    window = data.get("window")
+    _need(isinstance(window, dict), "window", window, "{x, y, width, height, maximized}")
+    for name in ("x", "y", "width", "height"):
+        value = window.get(name)
+        low = 1 if name in ("width", "height") else WINDOW_RANGE[0]
+        _need(isinstance(value, int) and not isinstance(value, bool) and low <= value <= WINDOW_RANGE[1],
+              f"window.{name}", value, f"a whole number of pixels {low}..{WINDOW_RANGE[1]}")
+    _need(isinstance(window.get("maximized", False), bool), "window.maximized", window.get("maximized"), "true or false")
+    zoom = data.get("zoom")
+    _need(isinstance(zoom, (int, float)) and not isinstance(zoom, bool) and math.isfinite(zoom)
+          and ZOOM_RANGE[0] <= zoom <= ZOOM_RANGE[1], "zoom", zoom, f"a number {ZOOM_RANGE[0]}..{ZOOM_RANGE[1]}")
+    _need(isinstance(data.get("theme"), str) and 0 < len(data["theme"]) <= 40, "theme", data.get("theme"),
+          "a theme name")
+    _need(data.get("language") in LANGUAGES, "language", data.get("language"), " / ".join(LANGUAGES))
+    panels = data.get("panels")
+    _need(isinstance(panels, dict), "panels", panels, "an object of panel name -> panel state")
+    for key, state in panels.items():
+        _need(isinstance(state, dict), f"panels.{key}", type(state).__name__, "a panel state object")
+
+
+def _need(ok: bool, field: str, got: Any, valid: str) -> None:
+    if not ok:
+        shown = repr(got)
+        raise SessionError(f"{field}: got {shown[:60] + '…' if len(shown) > 60 else shown}; valid: {valid}")
+
+
+# ---- panels -------------------------------------------------------------------------------
+def panel_model_classes() -> dict[str, type]:
+    """Each panel's state model class by panel key: the PanelModel subclasses of core's
+    *_state modules and core.serving.state (a session checks panels not built yet too)."""
+    import core
+    from core.state_model import PanelModel
+
+    names = [f"core.{m.name}" for m in pkgutil.iter_modules(core.__path__) if m.name.endswith("_state")]
+    found: dict[str, type] = {}
+    for name in [*names, "core.serving.state"]:
+        module = importlib.import_module(name)
+        for value in vars(module).values():
+            if (isinstance(value, type) and issubclass(value, PanelModel) and value.key
+                    and value.__module__ == name):
+                found[value.key] = value
+    return found
+
+
+def check_panels(panels: Mapping[str, Mapping[str, Any]], models: Mapping[str, Callable[[], Any]]) -> dict[str, dict]:
+    """Load each panel's state into a new model (models: key -> a factory of its PanelModel)
+    and return every known panel's full state: the file's, or a new panel's for those the
+    file leaves out. SessionError naming the panel and the field if one is refused."""
+    from core.registry import ParamError
+
+    unknown = sorted(set(panels) - set(models))
+    if unknown:
+        raise SessionError(f"panels.{unknown[0]}: unknown panel; valid: {', '.join(sorted(models))}")
+    checked: dict[str, dict] = {}
+    for key, factory in models.items():
+        model = factory()
+        if key in panels:
+            _check_cards(key, panels[key], model)
+            try:
+                model.load_json(panels[key])
+            except (ParamError, KeyError, TypeError, ValueError, AttributeError) as err:
+                raise SessionError(f"panels.{key}: {err}") from None
+            refused = {f"{slot}.{field}": message for slot, card in model.cards.items()
+                       for field, message in card.errors.items()}
+            if refused:
+                field, message = next(iter(refused.items()))
+                raise SessionError(f"panels.{key}.cards.{field}: {message}")
+        checked[key] = model.to_json()
+    return checked
+
+
+def _check_cards(key: str, state: Mapping[str, Any], model: Any) -> None:
+    """Each card's values against its calculator, so the message names the card."""
+    from core.registry import ParamError
+
+    cards = state.get("cards", {})
+    if not isinstance(cards, dict):
+        raise SessionError(f"panels.{key}.cards: got {type(cards).__name__}; valid: an object of card -> values")
+    for slot, values in cards.items():
+        card = model.cards.get(slot)
+        if card is None:
+            raise SessionError(f"panels.{key}.cards.{slot}: unknown card; valid: {', '.join(model.cards)}")
+        if not isinstance(values, dict):
+            raise SessionError(f"panels.{key}.cards.{slot}: got {type(values).__name__}; valid: an object of values")
+        try:
+            card.calculator.resolve(values)
+        except ParamError as err:
+            raise SessionError(f"panels.{key}.cards.{slot}.{err}") from None
+
+
+# ---- writing ------------------------------------------------------------------------------
+def write_session(path: str, data: Mapping[str, Any]) -> None:
+    """Write data to path atomically: a temporary file in the same folder, flushed, then
+    renamed over path. SessionError if the folder cannot be written; no file is left half."""
+    text = dumps(data).encode("utf-8")
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        handle, temp = tempfile.mkstemp(prefix=".session-", suffix=".tmp", dir=folder)
+    except OSError as err:
+        raise SessionError(f"{path}: cannot write in {folder} ({err.strerror or err}); nothing was written") from None
+    try:
+        with os.fdopen(handle, "wb") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temp, path)
+    except OSError as err:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise SessionError(f"{path}: cannot write ({err.strerror or err}); nothing was written") from None
