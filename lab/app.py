@@ -10,14 +10,14 @@ from PySide6 import QtWidgets
 def application(plots: bool = True) -> QtWidgets.QApplication:
     """The QApplication, named and styled. plots=False leaves pyqtgraph (and numpy) unloaded:
     the main window sets it up before it builds its first panel, after it is on screen."""
-    from widgets.theme import STYLE_SHEET, setup_pyqtgraph
+    from widgets.theme import apply_style, setup_pyqtgraph
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
     app.setApplicationName("Load Lab")
     app.setOrganizationName("load-lab")
     if plots:
         setup_pyqtgraph()
-    app.setStyleSheet(STYLE_SHEET)
+    apply_style()  # the style sheet at the current zoom and theme (widgets.zoom, widgets.theme)
     return app
 
 
@@ -62,7 +62,11 @@ def snapshot(panel: str, out: str, width: int, height: int, fmt: str | None = No
     from widgets.panels import discover_panels
 
     app = application()
-    if panel == "main":
+    if talk:  # a talk's scene, as presentation mode shows it (lab.talk)
+        from lab.talk import scene_window
+
+        widget, shown = scene_window(talk, int(scene))
+    elif panel == "main":
         widget = MainWindow()
         shown = widget.panel(widget.current_key())  # the snapshot shows the panel, not "loading …"
     else:

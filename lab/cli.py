@@ -1,4 +1,4 @@
-"""The `lab` command line: gui, list, calc, verify, simulate, snapshot.
+"""The `lab` command line: gui, list, calc, verify, simulate, snapshot, talk.
 
 One argparse tree; `lab calc NAME` and `lab simulate KIND` get one sub-command per
 calculator and simulation, generated from the registry, so `--help` lists every parameter
@@ -140,6 +140,16 @@ def cmd_gui() -> int:
     return run_gui()
 
 
+def cmd_talk(path: str) -> int:
+    if not has_display():
+        print("lab: no display here (DISPLAY and WAYLAND_DISPLAY are unset); try "
+              f"`lab snapshot --talk {path} --scene 1 --out scene1.png`.", file=sys.stderr)
+        return EXIT_NO_DISPLAY
+    from lab.talk import run_talk
+
+    return run_talk(path)
+
+
 def cmd_snapshot(panel: str | None, out: str | None, size: str, list_only: bool, **options) -> int:
     if not has_display():
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
@@ -149,6 +159,11 @@ def cmd_snapshot(panel: str | None, out: str | None, size: str, list_only: bool,
     if list_only:
         print("\n".join(keys))
         return EXIT_OK
+    if options.get("talk") or options.get("scene"):  # a talk's scene names its panel
+        from lab.talk import snapshot_scene
+
+        options["scene"] = str(snapshot_scene(options["talk"], options["scene"], panel))
+        panel = "main"
     if panel not in keys:
         got = "none given" if panel is None else f"no panel {panel!r}"
         raise input_error("PANEL", f"{got}; valid: {', '.join(keys)}")
@@ -208,6 +223,8 @@ def _run(argv: list[str]) -> int:
             return cmd_calc(args.name, parameter_values(args, extras), args.json)
         if command == "verify":
             return cmd_verify(args.json)
+        if command == "talk":
+            return cmd_talk(args.file)
         if command == "snapshot":
             return cmd_snapshot(args.panel, args.out, args.size, args.list, fmt=args.fmt, lang=args.lang,
                                 theme=args.theme, zoom=args.zoom, talk=args.talk, scene=args.scene)

@@ -9,7 +9,7 @@ import argparse
 import re
 from typing import Any, Sequence
 
-COMMANDS = ("gui", "list", "calc", "verify", "simulate", "snapshot")
+COMMANDS = ("gui", "list", "calc", "verify", "simulate", "snapshot", "talk")
 _PARAM = "param."  # namespace prefix of the --key options generated from Params
 _ARGS = "key=value | --key value"
 
@@ -211,6 +211,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p_snap.add_argument("--zoom", default=None, help="UI zoom factor, 0.5..3 (default 1)")
     p_snap.add_argument("--talk", metavar="FILE.toml", default=None, help="render a scene of this talk file")
     p_snap.add_argument("--scene", default=None, help="the scene number (1-based) with --talk")
+    p_talk = sub.add_parser("talk", help="step through a talk file's scenes in presentation mode (README: Talks)")
+    p_talk.add_argument("file", metavar="FILE.toml", help="the talk file: an ordered list of [[scene]] tables")
     return parser
 
 

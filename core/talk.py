@@ -1,0 +1,229 @@
+"""Talk files: an ordered list of scenes a speaker steps through, read from TOML.
+
+A scene is one panel's state (a PanelModel JSON fragment: cards, view, players, and the
+vision panel's image) plus what the talk shows around it: a title, an annotation (the
+book's caption, shown large), notes for the presenter, the card to scroll to (focus), the
+UI zoom and whether the panel's ▶ starts on entry. Every scene is checked by loading it
+into the panel's own state model, so a talk refuses exactly what a session or the panel
+would refuse, with the same field names.
+
+A bad scene does not refuse the talk: it keeps its place with one message naming the
+scene (number and title) and the field, and the talk opens at the first good scene. A
+file that is not TOML, or has no good scene, is refused whole (ParamError).
+Pure Python: no Qt, no Pillow (an image's size comes from the caller's probe).
+"""
+from __future__ import annotations
+
+import importlib
+import math
+import os
+import tomllib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from core.registry import ParamError
+
+# Panel key (as `lab snapshot --list` prints it) -> its state model, "module:Class".
+STATE_MODELS = {
+    "request": "core.request_state:RequestState",
+    "serving": "core.serving.state:ServingState",
+    "agents": "core.agents_state:AgentsState",
+    "vision": "core.vision_state:VisionState",
+    "audio": "core.audio_state:AudioState",
+    "training": "core.training_state:TrainingState",
+    "scaling": "core.scaling_state:ScalingState",
+    "verify": "core.verify_state:VerifyState",
+}
+
+# The keys a [[scene]] table may hold, with what each must be.
+SCENE_KEYS = {
+    "panel": "a panel key", "title": "text", "annotation": "text", "notes": "text",
+    "cards": "a table of card slot -> table of parameter = value",
+    "view": "a table of view option = value", "players": "a table of player = position",
+    "autoplay": "true, false or a player name", "focus": "a card slot to scroll to",
+    "image": "an image file, relative to the talk file (vision)", "zoom": "a UI zoom factor 0.5..3",
+}
+ZOOM_RANGE = (0.5, 3.0)
+
+# (path) -> (height, width, file_bytes) of an image file, or ParamError.
+ImageProbe = Callable[[str], "tuple[int, int, int]"]
+
+
+@dataclass(frozen=True)
+class Scene:
+    """One step of a talk. `state` is the panel's whole state as its model writes it
+    (to_json), so applying a scene and resetting to it are one load_json."""
+
+    number: int  # 1-based, as in the file
+    panel: str
+    title: str = ""
+    annotation: str = ""
+    notes: str = ""
+    state: dict = field(default_factory=dict)
+    focus: str = ""  # card slot whose section is scrolled into view ("" = top of the page)
+    autoplay: str = ""  # player to start on entry ("" = none)
+    image: str = ""  # absolute path of the vision scene's image ("" = none)
+    zoom: float | None = None  # UI zoom for this scene (None: the talk's)
+    error: str = ""  # why this scene cannot be shown ("" = good)
+
+    @property
+    def ok(self) -> bool:
+        return not self.error
+
+    @property
+    def label(self) -> str:
+        """'scene 3 «图 3-2 …»': how messages name this scene."""
+        return f"scene {self.number}" + (f" «{self.title}»" if self.title else "")
+
+
+@dataclass(frozen=True)
+class Talk:
+    path: str
+    title: str
+    scenes: tuple[Scene, ...]
+
+    @property
+    def errors(self) -> list[str]:
+        """One message per bad scene, naming it and the field."""
+        return [s.error for s in self.scenes if s.error]
+
+    @property
+    def first_good(self) -> int:
+        """Index of the scene the talk opens at."""
+        return next(i for i, s in enumerate(self.scenes) if s.ok)
+
+    def scene(self, number: int) -> Scene:
+        """Scene by its 1-based number; ParamError naming --scene with the valid range."""
+        if not 1 <= number <= len(self.scenes):
+            raise ParamError("--scene", f"got {number}; valid: 1..{len(self.scenes)} ({os.path.basename(self.path)} "
+                             f"has {len(self.scenes)} scenes)")
+        return self.scenes[number - 1]
+
+
+def state_model(panel: str):
+    """A fresh state model of the panel (KeyError for an unknown key)."""
+    module, _, name = STATE_MODELS[panel].partition(":")
+    return getattr(importlib.import_module(module), name)()
+
+
+def load_talk(path: str | os.PathLike, probe_image: ImageProbe | None = None) -> Talk:
+    """Read and check a talk file. ParamError('talk', …) if it cannot be read, is not TOML
+    or has no good scene; bad scenes are kept, each with its message."""
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except OSError as err:
+        raise ParamError("talk", f"{path}: {err.strerror or err}; valid: a readable .toml file") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise ParamError("talk", f"{path}: not TOML ({err}); valid: a [[scene]] list, see README 'Talks'") from None
+    return parse_talk(data, path, probe_image)
+
+
+def parse_talk(data: Mapping[str, Any], path: str = "talk.toml", probe_image: ImageProbe | None = None) -> Talk:
+    """A talk from parsed TOML (see load_talk)."""
+    unknown = sorted(set(data) - {"title", "scene"})
+    if unknown:
+        raise ParamError("talk", f"{path}: unknown key {unknown[0]!r}; valid: title, [[scene]]")
+    tables = data.get("scene")
+    if not isinstance(tables, list) or not tables or not all(isinstance(t, dict) for t in tables):
+        raise ParamError("talk", f"{path}: no scenes; valid: one or more [[scene]] tables")
+    base = os.path.dirname(os.path.abspath(path))
+    models: dict[str, Any] = {}  # one checking model per panel, shared by its scenes
+    scenes = tuple(_scene(i + 1, table, base, models, probe_image) for i, table in enumerate(tables))
+    if not any(s.ok for s in scenes):
+        raise ParamError("talk", f"{path}: no good scene; " + " | ".join(s.error for s in scenes))
+    title = data.get("title", "")
+    return Talk(path, title if isinstance(title, str) else "", scenes)
+
+
+def _scene(number: int, table: Mapping[str, Any], base: str, models: dict, probe: ImageProbe | None) -> Scene:
+    title = table.get("title", "") if isinstance(table.get("title", ""), str) else ""
+    panel = table.get("panel", "")
+    try:
+        return _checked_scene(number, title, table, base, models, probe)
+    except ParamError as err:
+        label = Scene(number, str(panel), title).label
+        message = f"{label}: {err.param}: {err.message}"
+        return Scene(number, str(panel), title, error=message)
+
+
+def _checked_scene(number: int, title: str, table: Mapping[str, Any], base: str, models: dict,
+                   probe: ImageProbe | None) -> Scene:
+    for key in table:
+        if key not in SCENE_KEYS:
+            raise ParamError(key, f"unknown scene key; valid: {', '.join(SCENE_KEYS)}")
+    panel = table.get("panel")
+    if panel not in STATE_MODELS:
+        raise ParamError("panel", f"got {panel!r}; valid: {', '.join(STATE_MODELS)}" if panel is not None
+                         else f"required; valid: {', '.join(STATE_MODELS)}")
+    texts = {k: _text(table, k) for k in ("title", "annotation", "notes", "focus", "image")}
+    fragment: dict[str, Any] = {"panel": panel}
+    for group in ("cards", "view", "players"):
+        value = table.get(group, {})
+        if not isinstance(value, dict):
+            raise ParamError(group, f"got {value!r}; valid: {SCENE_KEYS[group]}")
+        fragment[group] = value
+    for slot, values in fragment["cards"].items():
+        if not isinstance(values, dict):
+            raise ParamError(f"cards.{slot}", f"got {values!r}; valid: a table of parameter = value")
+    if panel not in models:
+        models[panel] = state_model(panel)
+    model = models[panel]
+    image = texts["image"]
+    if image:
+        image = _image_fragment(fragment, model, os.path.normpath(os.path.join(base, image)), probe)
+    model.load_json(fragment)  # everything the panel itself checks: cards, values, view, players
+    focus = texts["focus"] or next(iter(fragment["cards"]), "")
+    if focus and focus not in model.cards:
+        raise ParamError("focus", f"no card {focus!r}; valid: {', '.join(model.cards) or 'none'}")
+    return Scene(number, panel, title, texts["annotation"], texts["notes"], model.to_json(), focus,
+                 _autoplay(table.get("autoplay", False), model), image, _zoom(table.get("zoom")))
+
+
+def _text(table: Mapping[str, Any], key: str) -> str:
+    value = table.get(key, "")
+    if not isinstance(value, str):
+        raise ParamError(key, f"got {value!r}; valid: {SCENE_KEYS[key]}")
+    return value.strip() if key != "notes" else value
+
+
+def _autoplay(value: Any, model) -> str:
+    players = tuple(model.PLAYERS)
+    if value is False:
+        return ""
+    if not players:
+        raise ParamError("autoplay", f"the {model.key} panel has no ▶ player; valid: false")
+    if value is True:
+        return players[0]
+    if value in players:
+        return value
+    raise ParamError("autoplay", f"got {value!r}; valid: true, false or one of {', '.join(players)}")
+
+
+def _zoom(value: Any) -> float | None:
+    if value is None:
+        return None
+    low, high = ZOOM_RANGE
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or not low <= value <= high:
+        raise ParamError("zoom", f"got {value!r}; valid: a number {low:g}..{high:g}")
+    return float(value)
+
+
+def _image_fragment(fragment: dict, model, path: str, probe: ImageProbe | None) -> str:
+    """Make the vision fragment's request hold this one image (its size from probe)."""
+    if model.key != "vision":
+        raise ParamError("image", f"the {model.key} panel shows no image; valid: only on a vision scene")
+    if not os.path.isfile(path):
+        raise ParamError("image", f"no file {path}; valid: an image file, relative to the talk file")
+    if probe is None:
+        raise ParamError("image", "cannot read image sizes here; valid: open the talk with `lab talk` or "
+                         "`lab snapshot --talk`")
+    height, width, file_bytes = probe(path)
+    request = dict(fragment["cards"].get("request", {}))
+    request.update({"heights": [height], "widths": [width], "file_bytes": [file_bytes]})
+    fragment["cards"] = {**fragment["cards"], "request": request}
+    fragment["images"] = [path]
+    fragment["view"] = {**fragment["view"], "image": path}
+    return path
