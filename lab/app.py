@@ -53,14 +53,16 @@ def run_gui() -> int:
 def snapshot(panel: str, out: str, width: int, height: int, fmt: str | None = None, lang: str | None = None,
              theme: str | None = None, zoom: str | None = None, talk: str | None = None,
              scene: str | None = None) -> None:
-    """Render the main window ('main') or one panel at width x height into a PNG.
+    """Render the main window ('main') or one panel at width x height into a PNG, SVG or PDF.
 
     The options (format, language, theme, zoom, a talk's scene) are each applied by the
     module that owns them; the CLI has checked their spelling, they check their values."""
+    from lab.export import snapshot_format, write_snapshot
     from lab.main_window import MainWindow
     from widgets.jobs import jobs
     from widgets.panels import discover_panels
 
+    fmt = snapshot_format(out, fmt)  # export: --format, else the suffix, else png; --out checked first
     app = application()
     if talk:  # a talk's scene, as presentation mode shows it (lab.talk)
         from lab.talk import scene_window
@@ -86,6 +88,5 @@ def snapshot(panel: str, out: str, width: int, height: int, fmt: str | None = No
             break
     for _ in range(5):  # let layouts and plots settle
         app.processEvents()
-    if not widget.grab().save(out):
-        raise OSError(f"could not write {out}")
+    write_snapshot(widget, out, fmt)  # export: atomic; an OSError names what is wrong with --out
     widget.close()

@@ -168,7 +168,7 @@ def cmd_snapshot(panel: str | None, out: str | None, size: str, list_only: bool,
         got = "none given" if panel is None else f"no panel {panel!r}"
         raise input_error("PANEL", f"{got}; valid: {', '.join(keys)}")
     if not out:
-        raise input_error("--out", "required; valid: a .png path to write")
+        raise input_error("--out", "required; valid: a .png, .svg or .pdf path to write")
     width, sep, height = size.lower().partition("x")
     try:
         w, h = int(width), int(height)
@@ -179,7 +179,7 @@ def cmd_snapshot(panel: str | None, out: str | None, size: str, list_only: bool,
     try:
         snapshot(panel, out, w, h, **options)
     except OSError as err:
-        raise input_error("--out", f"{err}; valid: a writable .png path") from None
+        raise input_error("--out", f"{err}; valid: a writable file (.png, .svg or .pdf) in an existing folder") from None
     print(out)
     return EXIT_OK
 

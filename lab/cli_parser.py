@@ -196,16 +196,17 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     kinds = p_sim.add_subparsers(dest="kind", metavar="KIND", required=True)
     if command == "simulate":
         _simulate_parsers(kinds)
-    p_snap = sub.add_parser("snapshot", help="render a panel offscreen to a PNG",
+    p_snap = sub.add_parser("snapshot", help="render a panel offscreen to a PNG, SVG or PDF",
                             usage="lab snapshot PANEL --out FILE [--size WxH] [--format png|svg|pdf] [--lang zh|en|both] "
                                   "[--theme T] [--zoom Z] | lab snapshot --talk FILE.toml --scene N --out FILE | lab snapshot --list")
     p_snap.add_argument("panel", nargs="?", metavar="PANEL",
                         help="panel key (see `lab snapshot --list`) or 'main' for the whole window")
-    p_snap.add_argument("--out", metavar="FILE.png", help="the PNG to write")
+    p_snap.add_argument("--out", metavar="FILE", help="the file to write (PNG, SVG or PDF; written whole or not at all)")
     p_snap.add_argument("--size", default="1600x1000", help="WxH in pixels (default 1600x1000)")
     p_snap.add_argument("--list", action="store_true", help="list the panel keys and exit")
     p_snap.add_argument("--format", dest="fmt", choices=("png", "svg", "pdf"), default=None,
-                        help="image format (default: from the --out suffix, else png)")
+                        help="image format; default: the --out suffix (.png, .svg, .pdf), else png. Given, it wins over "
+                             "the suffix (the file is written as named, with a note on stderr). svg and pdf are vector")
     p_snap.add_argument("--lang", choices=("zh", "en", "both"), default=None, help="language of the labels")
     p_snap.add_argument("--theme", choices=("light", "dark", "high-contrast"), default=None, help="colour theme")
     p_snap.add_argument("--zoom", default=None, help="UI zoom factor, 0.5..3 (default 1)")

@@ -1,16 +1,14 @@
-"""A titled card around one pyqtgraph plot, with export to PNG and CSV.
+"""A titled card around one pyqtgraph plot, with export to PNG, SVG, PDF and CSV (the ⤓ Export
+button and the plot's right-click menu; widgets/export.py does the writing).
 
 Curves are created once through add_curve and updated with setData afterwards (STYLE.md §6).
 """
 from __future__ import annotations
 
-import csv
-
-import numpy as np
 import pyqtgraph as pg
-from pyqtgraph.exporters import ImageExporter
 from PySide6 import QtWidgets
 
+from widgets.export import add_plot_menu, export_plot, plot_export_menu
 from widgets.theme import COLORS, ILLUSTRATIVE_TAG, setup_pyqtgraph
 
 
@@ -34,16 +32,14 @@ class PlotCard(QtWidgets.QFrame):
             tag.setProperty("role", "tag")
             tag.setToolTip("The values in this figure are illustrative (示意), as the book marks them.")
             header.addWidget(tag)
+        self.plot_widget = pg.PlotWidget()
         self.export_button = QtWidgets.QToolButton()
-        self.export_button.setText("Export")
+        self.export_button.setText("⤓ Export")
+        self.export_button.setToolTip("Export this plot as PNG, SVG or PDF, or its data as CSV")
         self.export_button.setPopupMode(QtWidgets.QToolButton.ToolButtonPopupMode.InstantPopup)
-        menu = QtWidgets.QMenu(self.export_button)
-        menu.addAction("PNG image…", self._export_png_dialog)
-        menu.addAction("CSV data…", self._export_csv_dialog)
-        self.export_button.setMenu(menu)
+        self.export_button.setMenu(plot_export_menu(self, self, title))
         header.addWidget(self.export_button)
         layout.addLayout(header)
-        self.plot_widget = pg.PlotWidget()
         self.plot_widget.setMinimumHeight(220)
         self.plot: pg.PlotItem = self.plot_widget.getPlotItem()
         self.plot.showGrid(x=True, y=True, alpha=0.15)
@@ -51,6 +47,7 @@ class PlotCard(QtWidgets.QFrame):
         self.plot.getAxis("bottom").setTextPen(COLORS["ink"])
         layout.addWidget(self.plot_widget, 1)
         self.curves: dict[str, pg.PlotDataItem] = {}
+        add_plot_menu(self.plot_widget, self, title)  # the same entries on right-click
 
     def set_title(self, title: str) -> None:
         self.title_label.setText(f"<b>{title}</b>")
@@ -64,32 +61,7 @@ class PlotCard(QtWidgets.QFrame):
         self.curves[key] = curve
         return curve
 
-    def export_png(self, path: str, width: int = 1600) -> None:
-        exporter = ImageExporter(self.plot)
-        exporter.parameters()["width"] = width
-        exporter.export(path)
-
-    def export_csv(self, path: str) -> None:
-        """All named curves side by side: key_x, key_y columns."""
-        columns: list[tuple[str, np.ndarray]] = []
-        for key, curve in self.curves.items():
-            x, y = curve.getData()
-            if x is None:
-                continue
-            columns += [(f"{key}_x", np.asarray(x)), (f"{key}_y", np.asarray(y))]
-        length = max((len(c) for _, c in columns), default=0)
-        with open(path, "w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle)
-            writer.writerow([name for name, _ in columns])
-            for i in range(length):
-                writer.writerow([c[i] if i < len(c) else "" for _, c in columns])
-
-    def _export_png_dialog(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export plot", "plot.png", "PNG (*.png)")
-        if path:
-            self.export_png(path)
-
-    def _export_csv_dialog(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Export data", "plot.csv", "CSV (*.csv)")
-        if path:
-            self.export_csv(path)
+    def export(self, path: str, fmt: str | None = None):
+        """Write the plot (png, svg, pdf) or its data (csv) to path; fmt defaults to the
+        suffix. Atomic; raises widgets.export.ExportError with the reason."""
+        return export_plot(self, path, fmt)

@@ -1,0 +1,389 @@
+"""Export what the lab draws: a widget (a panel, the window, one plot) as PNG, SVG or PDF
+through Qt's own painters, and a plot's data as CSV.
+
+SVG and PDF are vector: the widget paints itself into QSvgGenerator / QPdfWriter, so text
+stays text and lines stay lines (pyqtgraph's own SVG exporter crashes with this PySide6, see
+notes/dependencies.md). A PNG is the widget as shown on screen, pixel for pixel.
+
+Every write is atomic: the file is rendered in memory, written to a temporary file in the
+target folder and renamed over the target, so a failed export leaves no half-written file
+and no temporary file behind. Failures raise ExportError (an OSError) with a message that
+names the path and what is wrong with it.
+"""
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import os
+import re
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtGui, QtSvg, QtWidgets
+
+IMAGE_FORMATS = ("png", "svg", "pdf")
+PLOT_FORMATS = IMAGE_FORMATS + ("csv",)
+FILTERS = {"png": "PNG image (*.png)", "svg": "SVG vector image (*.svg)", "pdf": "PDF document (*.pdf)",
+           "csv": "CSV data (*.csv)"}
+
+
+class ExportError(OSError):
+    """An export that could not be written; the message says why, naming the path."""
+
+
+# ---- formats and atomic writes ---------------------------------------------------------
+def export_format(path: str | os.PathLike, fmt: str | None = None, allowed: tuple = IMAGE_FORMATS) -> str:
+    """The format to write: fmt when given, else the path's suffix when it is one of
+    allowed, else png."""
+    if fmt:
+        fmt = fmt.lower().lstrip(".")
+        if fmt not in allowed:
+            raise ExportError(f"format {fmt!r}; valid: {', '.join(allowed)}")
+        return fmt
+    suffix = Path(path).suffix.lower().lstrip(".")
+    return suffix if suffix in allowed else "png"
+
+
+def check_target(path: str | os.PathLike) -> Path:
+    """path as a file that can be written: not a folder, in a folder that exists. Raises
+    ExportError otherwise (before any rendering is done)."""
+    target = Path(path).expanduser()
+    if not str(path).strip():
+        raise ExportError("no file name given")
+    if target.is_dir():
+        raise ExportError(f"{path} is a folder; give a file name in it")
+    folder = target.parent.resolve()
+    if not folder.is_dir():
+        what = "is not a folder" if folder.exists() else "does not exist"
+        raise ExportError(f"{path}: the folder {folder} {what}")
+    return target
+
+
+def write_atomic(path: str | os.PathLike, data: bytes) -> Path:
+    """Write data to path through a temporary file in the same folder and a rename; on any
+    failure the temporary file is removed and an existing file at path is left as it was."""
+    target = check_target(path)
+    try:
+        handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+    except OSError as err:
+        raise ExportError(f"cannot write in the folder {target.parent.resolve()}: {err.strerror or err}") from None
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        mode = target.stat().st_mode & 0o777 if target.exists() else 0o644  # mkstemp makes it 0600
+        os.chmod(temp, mode)
+        os.replace(temp, target)
+    except OSError as err:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise ExportError(f"could not write {path}: {err.strerror or err}") from None
+    return target
+
+
+# ---- rendering ---------------------------------------------------------------------------
+def write_widget(widget: QtWidgets.QWidget, path: str | os.PathLike, fmt: str | None = None) -> Path:
+    """Render widget as it is shown (children included) to path as png, svg or pdf
+    (fmt, else the path's suffix, else png); atomic. Page size = widget size."""
+    fmt = export_format(path, fmt)
+    check_target(path)  # a bad path is refused before the rendering
+    return write_atomic(path, render_widget(widget, fmt))
+
+
+def render_widget(widget: QtWidgets.QWidget, fmt: str) -> bytes:
+    """The bytes of widget rendered as fmt (png, svg or pdf)."""
+    buffer = QtCore.QBuffer()
+    buffer.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
+    size = widget.size()
+    title = widget.windowTitle() or "Load Lab"
+    if fmt == "png":
+        if not widget.grab().save(buffer, "PNG"):
+            raise ExportError("Qt could not encode the PNG")
+    elif fmt == "svg":
+        generator = QtSvg.QSvgGenerator()
+        generator.setOutputDevice(buffer)
+        generator.setSize(size)
+        generator.setViewBox(QtCore.QRect(QtCore.QPoint(0, 0), size))
+        generator.setResolution(widget.logicalDpiX())  # one widget pixel = one CSS pixel
+        generator.setTitle(title)
+        generator.setDescription("Load Lab export")
+        _paint(widget, generator)
+    elif fmt == "pdf":
+        writer = QtGui.QPdfWriter(buffer)
+        writer.setResolution(72)  # one widget pixel = one PDF point
+        writer.setPageSize(QtGui.QPageSize(QtCore.QSizeF(size), QtGui.QPageSize.Unit.Point, "",
+                                           QtGui.QPageSize.SizeMatchPolicy.ExactMatch))
+        writer.setPageMargins(QtCore.QMarginsF(0, 0, 0, 0))
+        writer.setTitle(title)
+        writer.setCreator("Load Lab")
+        _paint(widget, writer)
+    else:
+        raise ExportError(f"format {fmt!r}; valid: {', '.join(IMAGE_FORMATS)}")
+    buffer.close()
+    data = bytes(buffer.data())
+    if not data:
+        raise ExportError(f"Qt wrote an empty {fmt.upper()}")
+    return data
+
+
+def _paint(widget: QtWidgets.QWidget, device: QtGui.QPaintDevice) -> None:
+    painter = QtGui.QPainter()
+    if not painter.begin(device):
+        raise ExportError("Qt could not start the vector painter")
+    try:
+        with _no_view_caches(widget):
+            # QWidget.render explicitly: QGraphicsView.render is another function (a scene part).
+            QtWidgets.QWidget.render(widget, painter, QtCore.QPoint())
+    finally:
+        painter.end()
+
+
+@contextlib.contextmanager
+def _no_view_caches(widget: QtWidgets.QWidget):
+    """Graphics views cache their background as a pixmap, which would land in a vector file
+    as an embedded image: off while rendering."""
+    views = [widget] if isinstance(widget, QtWidgets.QGraphicsView) else []
+    views += widget.findChildren(QtWidgets.QGraphicsView)
+    modes = [view.cacheMode() for view in views]
+    for view in views:
+        view.setCacheMode(QtWidgets.QGraphicsView.CacheModeFlag.CacheNone)
+    try:
+        yield
+    finally:
+        for view, mode in zip(views, modes):
+            view.setCacheMode(mode)
+
+
+# ---- plots ---------------------------------------------------------------------------------
+def plot_view(plot) -> pg.GraphicsView:
+    """The pyqtgraph view of a plot given as a PlotCard (anything with .plot_widget), a
+    GraphicsView (PlotWidget, GraphicsLayoutWidget) or a PlotItem/ViewBox on screen."""
+    view = getattr(plot, "plot_widget", plot)
+    if isinstance(view, QtWidgets.QGraphicsView):
+        return view
+    if isinstance(view, QtWidgets.QGraphicsItem) and view.scene() is not None and view.scene().views():
+        return view.scene().views()[0]
+    raise TypeError(f"not a plot: {plot!r}")
+
+
+def export_plot(plot, path: str | os.PathLike, fmt: str | None = None, names: dict | None = None) -> Path:
+    """Write one plot to path: png/svg/pdf of the plot as shown, or csv of the data it draws
+    (fmt, else the path's suffix, else png); atomic. names: {item: column name} for items
+    that have neither a name() nor a legend label (a PlotCard passes its curve keys)."""
+    view = plot_view(plot)
+    fmt = export_format(path, fmt, PLOT_FORMATS)
+    check_target(path)
+    if names is None:
+        names = {curve: key for key, curve in getattr(plot, "curves", {}).items()}
+    data = plot_csv(view, names).encode("utf-8") if fmt == "csv" else render_widget(view, fmt)
+    return write_atomic(path, data)
+
+
+def plot_columns(view: pg.GraphicsView, names: dict | None = None) -> list[tuple[str, np.ndarray]]:
+    """The data a view draws, as named columns: name_x, name_y for each curve or scatter;
+    name_x, name_height for bars (plus name_y0 when they do not stand on 0), or name_x0,
+    name_x1, name_y0, name_y1 for bars given by their edges (Gantt rows). Visible items only;
+    images and decorations (lines, text) are left out."""
+    labels = dict(names or {})
+    boxes = [item for item in view.scene().items() if isinstance(item, pg.ViewBox)]
+    boxes.sort(key=lambda box: (box.sceneBoundingRect().top(), box.sceneBoundingRect().left()))
+    for legend in (item for item in view.scene().items() if isinstance(item, pg.LegendItem)):
+        for sample, label in legend.items:
+            labels.setdefault(sample.item, label.text)
+    columns: list[tuple[str, np.ndarray]] = []
+    used: set[str] = set()
+    counts = {"curve": 0, "points": 0, "bars": 0}
+    for box in boxes:
+        for item in box.addedItems:
+            kind = _data_kind(item)
+            if kind is None or not item.isVisible():
+                continue
+            counts[kind] += 1
+            name = _unique(_column_name(item, labels) or f"{kind}{counts[kind]}", used)
+            if kind == "bars":
+                columns += [(f"{name}_{key}", values) for key, values in bar_columns(item)]
+            else:
+                x, y = item.getData()
+                if x is not None:
+                    columns += [(f"{name}_x", np.asarray(x)), (f"{name}_y", np.asarray(y))]
+    return columns
+
+
+def plot_csv(view: pg.GraphicsView, names: dict | None = None) -> str:
+    """plot_columns as CSV text: a header row, then the values side by side (shorter
+    columns end in empty cells)."""
+    columns = plot_columns(view, names)
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow([name for name, _ in columns])
+    length = max((len(values) for _, values in columns), default=0)
+    for i in range(length):
+        writer.writerow([_cell(values[i]) if i < len(values) else "" for _, values in columns])
+    return text.getvalue()
+
+
+def bar_columns(bars: pg.BarGraphItem) -> list[tuple[str, np.ndarray]]:
+    """A BarGraphItem's bars: x and height when it was given them (y0 too when not all 0),
+    else each bar's edges x0, x1, y0, y1."""
+    opts = bars.opts
+
+    def array(key):
+        value = opts.get(key)
+        return None if value is None else np.atleast_1d(np.asarray(value, dtype=float))
+
+    x, height, y0 = array("x"), array("height"), array("y0")
+    if x is not None and height is not None and opts.get("y") is None and opts.get("y1") is None:
+        x, height = np.broadcast_arrays(x, height)
+        out = [("x", x), ("height", height)]
+        if y0 is not None and np.any(y0 != 0):
+            out.append(("y0", np.broadcast_to(y0, x.shape)))
+        return out
+    x0, x1, width = array("x0"), array("x1"), array("width")
+    if x0 is None:
+        x0 = x1 - width if x1 is not None else x - width / 2
+    if x1 is None:
+        x1 = x0 + width
+    y, y1 = array("y"), array("y1")
+    if y0 is None:
+        y0 = y1 - height if (y1 is not None and height is not None) else (
+            y - height / 2 if (y is not None and height is not None) else np.zeros(1))
+    if y1 is None:
+        y1 = y0 + height
+    x0, x1, y0, y1 = np.broadcast_arrays(x0, x1, y0, y1)
+    return [("x0", x0), ("x1", x1), ("y0", y0), ("y1", y1)]
+
+
+def _data_kind(item) -> str | None:
+    if isinstance(item, (pg.PlotDataItem, pg.PlotCurveItem)):
+        return "curve"
+    if isinstance(item, pg.ScatterPlotItem):
+        return "points"
+    if isinstance(item, pg.BarGraphItem):
+        return "bars"
+    return None
+
+
+def _column_name(item, labels: dict) -> str:
+    name = labels.get(item) or (item.name() if hasattr(item, "name") else None) or ""
+    return re.sub(r"<[^>]*>", "", str(name)).strip()  # legend labels may be rich text
+
+
+def _unique(name: str, used: set) -> str:
+    candidate, n = name, 1
+    while candidate in used:
+        n += 1
+        candidate = f"{name}_{n}"
+    used.add(candidate)
+    return candidate
+
+
+def _cell(value) -> str:
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    number = float(value)
+    return "" if np.isnan(number) else repr(number)
+
+
+# ---- menus ------------------------------------------------------------------------------------
+def file_name_for(title: str, fmt: str) -> str:
+    """A default file name from a plot's or panel's title: '图 3-1 · 一次 prefill' -> '图3-1.png'."""
+    head = re.split(r"[·:|,]", title)[0]
+    slug = re.sub(r"[^\w\-]+", "", re.sub(r"<[^>]*>", "", head))[:40] or "plot"
+    return f"{slug}.{fmt}"
+
+
+def ask_path(parent: QtWidgets.QWidget, title: str, default_name: str, formats: tuple) -> tuple[str, str]:
+    """A save dialog offering formats (the one of default_name first); returns (path, fmt)
+    or ('', '') when cancelled. The format follows the suffix typed, else the filter chosen."""
+    first = export_format(default_name, None, formats)
+    ordered = (first,) + tuple(f for f in formats if f != first)
+    folder = _last_folder or QtCore.QStandardPaths.writableLocation(
+        QtCore.QStandardPaths.StandardLocation.PicturesLocation) or str(Path.home())
+    path, chosen = QtWidgets.QFileDialog.getSaveFileName(parent, title, str(Path(folder) / default_name),
+                                                         ";;".join(FILTERS[f] for f in ordered))
+    if not path:
+        return "", ""
+    suffix = Path(path).suffix.lower().lstrip(".")
+    if suffix in formats:
+        return path, suffix
+    fmt = next((f for f in ordered if FILTERS[f] == chosen), first)
+    return f"{path}.{fmt}", fmt
+
+
+_last_folder = ""
+
+
+def export_with_dialog(parent: QtWidgets.QWidget, title: str, default_name: str, formats: tuple, write) -> str:
+    """Ask for a path, then write(path, fmt). A failure shows a message box and the app goes
+    on; success shows the path in the window's status bar. Returns the path written or ''."""
+    global _last_folder
+    path, fmt = ask_path(parent, title, default_name, formats)
+    if not path:
+        return ""
+    try:
+        write(path, fmt)
+    except (OSError, ValueError) as err:  # ExportError is an OSError; anything Qt or the disk refused
+        QtWidgets.QMessageBox.warning(parent, "Export failed", f"Nothing was written.\n\n{err}")
+        return ""
+    _last_folder = str(Path(path).parent)
+    show_status(parent, f"Exported {path}")
+    return path
+
+
+def show_status(widget: QtWidgets.QWidget, text: str) -> None:
+    window = widget.window()
+    if isinstance(window, QtWidgets.QMainWindow) and window.statusBar() is not None:
+        window.statusBar().showMessage(text, 8_000)
+
+
+def plot_export_menu(plot, parent: QtWidgets.QWidget, title: str = "plot") -> QtWidgets.QMenu:
+    """A menu 'Export' with PNG / SVG / PDF / CSV entries for plot (each asks for a path)."""
+    menu = QtWidgets.QMenu("Export", parent)
+    for fmt in PLOT_FORMATS:
+        action = menu.addAction(f"Export {fmt.upper()}…")
+        action.setObjectName(f"export_{fmt}")
+        action.triggered.connect(lambda _=False, f=fmt: export_with_dialog(
+            parent, f"Export plot as {f.upper()}", file_name_for(title, f), (f,),
+            lambda path, chosen: export_plot(plot, path, chosen)))
+    return menu
+
+
+def add_plot_menu(view: pg.GraphicsView, plot=None, title: str = "plot") -> QtWidgets.QMenu | None:
+    """Right-click on view offers Export PNG / SVG / PDF / CSV: it replaces pyqtgraph's own
+    'Export...' (whose SVG crashes) at the end of every ViewBox menu of view's scene; a view
+    whose boxes have no menu (an image view) gets the menu as its own context menu. Once per
+    view; returns the menu (None when view already had one)."""
+    if view.property("lab_export_menu"):
+        return None
+    view.setProperty("lab_export_menu", True)
+    menu = plot_export_menu(plot if plot is not None else view, view, title)
+    view.scene().contextMenu = [menu.menuAction()]
+    boxes = [item for item in view.scene().items() if isinstance(item, pg.ViewBox)]
+    if not any(box.menuEnabled() for box in boxes):
+        view.setContextMenuPolicy(QtCore.Qt.ContextMenuPolicy.CustomContextMenu)
+        view.customContextMenuRequested.connect(lambda pos: menu.popup(view.mapToGlobal(pos)))
+    return menu
+
+
+def add_plot_menus(widget: QtWidgets.QWidget) -> int:
+    """add_plot_menu for every pyqtgraph view inside widget (a built panel) that has none
+    yet; returns how many got one."""
+    views = widget.findChildren(pg.GraphicsView)
+    return sum(add_plot_menu(view, title=_title_near(view)) is not None for view in views)
+
+
+def _title_near(view: QtWidgets.QWidget) -> str:
+    """The title of the card around view, for a default file name."""
+    parent = view.parentWidget()
+    while parent is not None:
+        title = getattr(parent, "title_label", None) or getattr(parent, "title", None)
+        if isinstance(title, QtWidgets.QLabel):
+            return title.text()
+        if isinstance(parent, QtWidgets.QGroupBox) and parent.title():
+            return parent.title()
+        parent = parent.parentWidget()
+    return view.objectName() or "plot"
