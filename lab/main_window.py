@@ -17,7 +17,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from lab.settings import Settings
 from widgets.jobs import BusyBadge, jobs
 from widgets.panels import LazyFactory, PanelInfo, discover_panels
-from widgets.theme import NAV_STYLE_SHEET, setup_pyqtgraph
+from widgets.theme import setup_pyqtgraph
 from widgets.timeline_player import TimelinePlayer
 
 
@@ -76,7 +76,6 @@ class MainWindow(QtWidgets.QMainWindow):
         self.nav.setFixedWidth(250)
         self.nav.setWordWrap(True)
         self.nav.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.nav.setStyleSheet(NAV_STYLE_SHEET)
         for i, info in enumerate(self._infos):
             chinese, _, english = info.title.partition(" · ")
             prefix = _section(info)

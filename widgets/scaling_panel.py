@@ -15,9 +15,9 @@ from widgets.calculator_card import CalculatorCard
 from widgets.page import StagedGrid, column, marker_line, plot_text, scroll_page
 from widgets.panels import PanelInfo
 from widgets.plot_card import PlotCard
-from widgets.theme import brush, pen
+from widgets.theme import SERIES, brush, pen
 
-_N_COLORS = ["prefill", "decode", "state", "tool", "backlog", "accent"]
+_N_COLORS = list(SERIES)  # model sizes small -> large: the theme's ordered ramp
 
 
 class ScalingPanel(FigureBinding, QtWidgets.QWidget):

@@ -1,5 +1,12 @@
-"""Colours and pens shared by every panel. The phase colours follow the book's legend:
-输入处理/prefill, 生成/decode, 状态驻留, 工具/环境/反馈, 等待/空闲, 积压/超限."""
+"""Colours, pens and the application style sheet, per theme (light, dark, high contrast).
+
+One semantic palette: each colour key has ONE meaning on every panel, so legends agree
+(MEANINGS says which). The phase colours follow the book's legend: 输入处理/prefill,
+生成/decode, 状态驻留, 工具/环境/反馈, 等待/空闲, 积压/超限.
+COLORS always holds the current theme's colours (set_theme updates it in place), so code
+that looks a colour up when it draws follows the theme; pens made earlier are re-coloured
+by widgets.plot_zoom when the theme changes.
+"""
 from __future__ import annotations
 
 from PySide6 import QtGui
@@ -7,34 +14,80 @@ from PySide6 import QtGui
 # pyqtgraph (and numpy with it) is imported where it is used, not here: the main window
 # shows before any plot library is loaded.
 
-COLORS = {
-    "prefill": "#3b7dd8",   # 输入处理 / prefill
-    "decode": "#e08a1e",    # 生成 / decode
-    "state": "#8e5cc2",     # 状态驻留 (KV, 显存)
-    "tool": "#2e9e6a",      # 工具 / 环境 / 反馈
-    "wait": "#9aa3ad",      # 等待 / 空闲
-    "backlog": "#d64545",   # 积压 / 超限
-    "ink": "#222831",
-    "muted": "#6b7480",
-    "grid": "#e3e6ea",
-    "capacity": "#222831",
-    "accent": "#1f9bb5",
-    "paper": "#ffffff",
-    # Resident training state in shades of the "状态驻留" purple (the Training panel's stack).
-    "weights": "#5b3a8e",
-    "gradients": "#7d55b5",
-    "master": "#a07fd0",
-    "adam": "#c9b3ea",
-    # Table cell tints: better / worse than the other side.
-    "good_tint": "#e3f4e8",
-    "bad_tint": "#fdecd9",
-    # Lines drawn over a picture: white with a dark shadow whatever the paper colour is.
-    "overlay": "#ffffff",
-    "shadow": "#000000",
-    # The navigation list of the main window.
-    "nav": "#262b33",
-    "nav_ink": "#e8eaed",
+# What each semantic colour means, on every panel (chrome colours are not listed).
+MEANINGS = {
+    "prefill": "输入处理 / prefill",
+    "decode": "生成 / decode",
+    "state": "状态驻留 (KV cache, state in memory)",
+    "tool": "工具 / 环境 / 反馈 (tool, environment, feedback)",
+    "wait": "等待 / 空闲 (waiting, idle)",
+    "backlog": "积压 / 超限 (backlog, overload, error)",
+    "ec": "编码结果 EC (encoder cache)",
+    "activations": "激活 (activations)",
+    "weights": "权重 (weights)",
+    "gradients": "梯度 (gradients)",
+    "master": "主权重 FP32 (master weights)",
+    "adam": "优化器状态 (optimizer state)",
+    "played": "已播放音频 (audio played)",
+    "late": "迟到 (late chunk)",
+    "underrun": "欠载 (underrun)",
+    "sync": "同步 (weight sync)",
+    "cursor": "当前时刻 (now / cursor)",
+    "capacity": "容量上限 (capacity)",
 }
+# One quantity in order (model sizes small -> large): a ramp, read by position, not by hue.
+SERIES = tuple(f"series{i}" for i in range(1, 7))
+MEANINGS.update({key: f"有序系列第 {i} 档 (ordered series, step {i})" for i, key in enumerate(SERIES, 1)})
+
+_LIGHT = {
+    "prefill": "#3b7dd8", "decode": "#e08a1e", "state": "#8e5cc2", "tool": "#2e9e6a",
+    "wait": "#9aa3ad", "backlog": "#d64545", "ec": "#1f9bb5", "activations": "#c2519a",
+    # Resident training state in shades of the "状态驻留" purple (the Training panel's stack).
+    "weights": "#5b3a8e", "gradients": "#7d55b5", "master": "#a07fd0", "adam": "#c9b3ea",
+    "played": "#2e9e6a", "late": "#e08a1e", "underrun": "#d64545", "sync": "#6b4e2e",
+    "cursor": "#222831", "capacity": "#222831",
+    **dict(zip(SERIES, ("#440154", "#414487", "#2a788e", "#22a884", "#5fb83a", "#b59a00"))),
+    # Chrome: text, plot paper, window and cards, navigation, tags, links, errors.
+    "ink": "#222831", "muted": "#5f6873", "grid": "#e3e6ea", "paper": "#ffffff",
+    "page": "#f4f5f7", "card": "#ffffff", "border": "#d5d9de", "ref": "#1f5fa0",
+    "error": "#c62828", "invalid": "#fff3f3", "tag": "#4d5661", "tag_ink": "#ffffff",
+    "good_tint": "#e3f4e8", "bad_tint": "#fdecd9",
+    # Lines drawn over a picture: white with a dark shadow whatever the paper colour is.
+    "overlay": "#ffffff", "shadow": "#000000",
+    "nav": "#262b33", "nav_ink": "#e8eaed", "nav_selected": "#3b7dd8",
+}
+
+_DARK = dict(_LIGHT, **{
+    "prefill": "#6aa4f0", "decode": "#f0a040", "state": "#b48be6", "tool": "#4cc48c",
+    "wait": "#7f8994", "backlog": "#f06a6a", "ec": "#3cc4dc", "activations": "#e07ab8",
+    "weights": "#8d6cc4", "gradients": "#a585d8", "master": "#c2a6ea", "adam": "#ddd0f2",
+    "played": "#4cc48c", "late": "#f0a040", "underrun": "#f06a6a", "sync": "#c49a6a",
+    "cursor": "#e6e9ed", "capacity": "#e6e9ed",
+    **dict(zip(SERIES, ("#a58cf0", "#6f9be8", "#2fb8c0", "#3fd08a", "#a6dc4a", "#fde725"))),
+    "ink": "#e6e9ed", "muted": "#a4adb8", "grid": "#3a414b", "paper": "#1b1f24",
+    "page": "#121519", "card": "#1b1f24", "border": "#3a414b", "ref": "#8cc0ff",
+    "error": "#ff8a80", "invalid": "#3d1f1f", "tag": "#c9d1da", "tag_ink": "#14171b",
+    "good_tint": "#1e3a2a", "bad_tint": "#43301a",
+    "nav": "#0c0e11", "nav_ink": "#e6e9ed", "nav_selected": "#2f64b0",
+})
+
+_HIGH_CONTRAST = dict(_LIGHT, **{
+    "prefill": "#0047b3", "decode": "#b35900", "state": "#6a1fb3", "tool": "#006b3c",
+    "wait": "#5c6670", "backlog": "#c00000", "ec": "#006a80", "activations": "#a3006b",
+    "weights": "#3d1a73", "gradients": "#5a2d99", "master": "#7a4dbf", "adam": "#a380d9",
+    "played": "#006b3c", "late": "#b35900", "underrun": "#c00000", "sync": "#5a3a10",
+    "cursor": "#000000", "capacity": "#000000",
+    **dict(zip(SERIES, ("#2d0040", "#28306b", "#0f5566", "#00704a", "#3c7a00", "#7a6200"))),
+    "ink": "#000000", "muted": "#333333", "grid": "#b0b0b0", "paper": "#ffffff",
+    "page": "#ffffff", "card": "#ffffff", "border": "#000000", "ref": "#00308f",
+    "error": "#b00000", "invalid": "#ffe0e0", "tag": "#000000", "tag_ink": "#ffffff",
+    "good_tint": "#c8f0d2", "bad_tint": "#ffd9b3",
+    "nav": "#000000", "nav_ink": "#ffffff", "nav_selected": "#0047b3",
+})
+
+THEMES = {"light": _LIGHT, "dark": _DARK, "high-contrast": _HIGH_CONTRAST}
+
+COLORS: dict[str, str] = dict(_LIGHT)
 
 LEGEND = (
     ("prefill", "输入处理 / prefill"),
@@ -47,7 +100,30 @@ LEGEND = (
 
 ILLUSTRATIVE_TAG = "示意"
 
+_theme = "light"
 _configured = False
+
+
+def current_theme() -> str:
+    return _theme
+
+
+def set_theme(name: str) -> str:
+    """Switch every colour to theme name (one of THEMES): COLORS, the style sheet, Qt's
+    colour scheme and palette, pyqtgraph's default colours. Plots already built are
+    re-coloured by widgets.plot_zoom.recolor_plots (the window does it on theme_changed)."""
+    global _theme
+    if name not in THEMES:
+        raise ValueError(f"theme must be one of {', '.join(THEMES)}, not {name!r}")
+    _theme = name
+    COLORS.clear()
+    COLORS.update(THEMES[name])
+    if _configured:
+        import pyqtgraph as pg
+
+        pg.setConfigOptions(background=COLORS["paper"], foreground=COLORS["ink"])
+    apply_style()
+    return name
 
 
 def color(kind: str, alpha: int = 255) -> QtGui.QColor:
@@ -78,7 +154,7 @@ def span(kind: str, text: str, bold: bool = False) -> str:
 
 
 def setup_pyqtgraph() -> None:
-    """Light plots with antialiasing, as a printed figure would look. Called once."""
+    """Plots with antialiasing in the theme's paper and ink, as a printed figure would look."""
     global _configured
     if _configured:
         return
@@ -88,23 +164,77 @@ def setup_pyqtgraph() -> None:
     _configured = True
 
 
-STYLE_SHEET = """
-QWidget { font-size: 13px; }
-QGroupBox { font-weight: 600; border: 1px solid #d5d9de; border-radius: 6px; margin-top: 14px; padding: 8px 6px 6px 6px; background: #ffffff; }
-QGroupBox::title { subcontrol-origin: margin; left: 10px; padding: 0 4px; color: #222831; }
-QLabel[role="error"] { color: #c62828; font-size: 12px; }
-QLabel[role="tag"] { color: #ffffff; background: #9aa3ad; border-radius: 3px; padding: 0px 4px; font-size: 11px; }
-QLabel[role="ref"] { color: #1f6fb5; font-size: 12px; }
-QLabel[role="value"] { font-weight: 600; font-size: 14px; color: #222831; }
-QLabel[role="caption"] { color: #6b7480; font-size: 12px; }
-QLabel[role="title"] { font-size: 20px; font-weight: 600; color: #222831; }
-QLineEdit[invalid="true"] { border: 1px solid #c62828; background: #fff3f3; }
-QFrame[role="card"] { background: #ffffff; border: 1px solid #d5d9de; border-radius: 6px; }
-QScrollArea { background: #f4f5f7; border: none; }
-QWidget#page { background: #f4f5f7; }
+BASE_POINTS = 9.75  # body text at zoom 1 (13 px at 96 dpi, the size the panels were laid out for)
+
+
+def style_sheet(zoom: float = 1.0, theme: str = "light") -> str:
+    """The application's style sheet: every font size in points times zoom, paddings and
+    radii scaled with it, colours from theme."""
+    c = THEMES[theme]
+
+    def pt(size: float) -> str:
+        return f"{size * zoom:.2f}pt"
+
+    def px(size: float) -> str:
+        return f"{max(1, round(size * zoom))}px"
+
+    line = px(1)
+    return f"""
+QWidget {{ font-size: {pt(BASE_POINTS)}; }}
+QGroupBox {{ font-weight: 600; border: {line} solid {c['border']}; border-radius: {px(6)}; margin-top: {px(14)}; padding: {px(8)} {px(6)} {px(6)} {px(6)}; background: {c['card']}; }}
+QGroupBox::title {{ subcontrol-origin: margin; left: {px(10)}; padding: 0 {px(4)}; color: {c['ink']}; }}
+QLabel[role="error"] {{ color: {c['error']}; font-size: {pt(9)}; }}
+QLabel[role="tag"] {{ color: {c['tag_ink']}; background: {c['tag']}; border-radius: {px(3)}; padding: 0px {px(4)}; font-size: {pt(9)}; font-weight: 600; }}
+QLabel[role="ref"] {{ color: {c['ref']}; font-size: {pt(9)}; }}
+QLabel[role="value"] {{ font-weight: 600; font-size: {pt(10.5)}; color: {c['ink']}; }}
+QLabel[role="caption"] {{ color: {c['muted']}; font-size: {pt(9)}; }}
+QLabel[role="title"] {{ font-size: {pt(15)}; font-weight: 600; color: {c['ink']}; }}
+QLineEdit[invalid="true"] {{ border: {line} solid {c['error']}; background: {c['invalid']}; }}
+QFrame[role="card"] {{ background: {c['card']}; border: {line} solid {c['border']}; border-radius: {px(6)}; }}
+QScrollArea {{ background: {c['page']}; border: none; }}
+QWidget#page {{ background: {c['page']}; }}
+QListWidget#navigation {{ background: {c['nav']}; color: {c['nav_ink']}; border: none; font-size: {pt(10.5)}; }}
+QListWidget#navigation::item {{ padding: {px(10)} {px(12)}; }}
+QListWidget#navigation::item:selected {{ background: {c['nav_selected']}; color: #ffffff; }}
 """
 
-NAV_STYLE_SHEET = (
-    f"QListWidget {{ background: {COLORS['nav']}; color: {COLORS['nav_ink']}; border: none; font-size: 14px; }}"
-    "QListWidget::item { padding: 10px 12px; }"
-    f"QListWidget::item:selected {{ background: {COLORS['prefill']}; color: {COLORS['paper']}; }}")
+
+# The style sheet at zoom 1 in the light theme (benchmarks set it without a window).
+STYLE_SHEET = style_sheet()
+
+
+def palette(theme: str) -> QtGui.QPalette:
+    """A Qt palette for theme: widgets the style sheet does not reach (inputs, menus, tables)."""
+    c = THEMES[theme]
+    p = QtGui.QPalette()
+    roles = QtGui.QPalette.ColorRole
+    for role, key in ((roles.Window, "page"), (roles.WindowText, "ink"), (roles.Base, "card"),
+                      (roles.AlternateBase, "page"), (roles.Text, "ink"), (roles.Button, "card"),
+                      (roles.ButtonText, "ink"), (roles.ToolTipBase, "card"), (roles.ToolTipText, "ink"),
+                      (roles.PlaceholderText, "muted"), (roles.Highlight, "nav_selected"),
+                      (roles.Link, "ref"), (roles.Mid, "border"), (roles.Midlight, "grid")):
+        p.setColor(role, QtGui.QColor(c[key]))
+    p.setColor(roles.HighlightedText, QtGui.QColor("#ffffff"))
+    p.setColor(roles.BrightText, QtGui.QColor(c["error"]))
+    return p
+
+
+def apply_style() -> None:
+    """Style the running application for the current zoom and theme (no-op without one)."""
+    from PySide6 import QtCore, QtWidgets
+
+    from widgets.zoom import zoom
+
+    app = QtWidgets.QApplication.instance()
+    if app is None:
+        return
+    hints = app.styleHints()
+    if hasattr(hints, "setColorScheme"):  # Qt 6.8+: native dialogs and the style follow too
+        hints.setColorScheme(QtCore.Qt.ColorScheme.Dark if _theme == "dark" else QtCore.Qt.ColorScheme.Light)
+    app.setPalette(palette(_theme))
+    font = app.font()
+    font.setPointSizeF(BASE_POINTS * zoom())
+    app.setFont(font)
+    sheet = style_sheet(zoom(), _theme)
+    if app.styleSheet() != sheet:
+        app.setStyleSheet(sheet)

@@ -68,7 +68,7 @@ class LivePlots(QtWidgets.QWidget):
         self.first_play_line = pg.InfiniteLine(angle=90, pen=pen("muted", 1, dashed=True), label="首播",
                                                labelOpts={"position": 0.97, "color": COLORS["muted"]})
         p.addItem(self.first_play_line)
-        self.now_line = pg.InfiniteLine(angle=90, pen=pen("accent", 1.5))
+        self.now_line = pg.InfiniteLine(angle=90, pen=pen("cursor", 1.5))
         self.now_line.setVisible(False)
         p.addItem(self.now_line)
         self.moment_lines: dict[str, pg.InfiniteLine] = {}

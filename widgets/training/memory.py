@@ -12,7 +12,7 @@ from widgets.plot_card import PlotCard
 from widgets.training.kit import CachedLayer
 from widgets.theme import COLORS, pen
 
-KIND_COLORS = {kind: COLORS["accent" if kind == "activations" else kind] for kind in STATE_KINDS}
+KIND_COLORS = {kind: COLORS[kind] for kind in STATE_KINDS}  # one colour per kind, as on every panel
 
 
 class MemoryView:

@@ -15,7 +15,7 @@ from widgets.theme import brush, color, pen
 from widgets.timeline_player import TimelinePlayer
 from widgets.training.kit import PlayedSection, PlotLabels, caption
 
-ROLE_COLORS = {"rollout": "decode", "reward": "tool", "reference": "prefill", "update": "state", "sync": "accent"}
+ROLE_COLORS = {"rollout": "decode", "reward": "tool", "reference": "prefill", "update": "state", "sync": "sync"}
 TITLES = {"synchronous": "同步 synchronous · 等新权重就绪再生成",
           "asynchronous": "异步 asynchronous · 生成与更新重叠,数据可能滞后"}
 
@@ -102,15 +102,13 @@ class PipelineSection(PlayedSection):
         self.job_key = f"training.pipeline.{id(panel)}"
 
     def build(self):
-        top = QtWidgets.QHBoxLayout()
-        top.setSpacing(12)
+        # The card beside the three schedules when the page is wide enough, above them when not.
+        top = ReflowLayout(columns=2, stretch=(2, 3))
         self.card = CalculatorCard(self.state.card("pipeline"), compact=True)
-        self.card.setMaximumWidth(470)
         left = column(self.card, caption("图 3-24:某个角色变慢,后继角色就要等。同步方案等新权重就绪再生成;"
                                          "异步让生成与更新重叠,但样本由旧版本权重生成(v = 生成时的权重版本)。"),
                       stretch_last=False)
         left.layout().addStretch(1)
-        left.setFixedWidth(440)
         top.addWidget(left)
         self._layout.insertLayout(0, top)
         yield
@@ -127,7 +125,7 @@ class PipelineSection(PlayedSection):
         row.addWidget(self.busy)
         holder = QtWidgets.QWidget()
         holder.setLayout(row)
-        top.addWidget(column(self.view, holder, stretch_last=False), 1)
+        top.addWidget(column(self.view, holder, stretch_last=False))
         self.player.position_changed.connect(lambda t: self.state.set_player("pipeline", t))
 
     def on_changed(self, path: str) -> None:

@@ -9,12 +9,17 @@ from core import training_figures as figures
 from core.training_figures import StepFigure
 from widgets.calculator_card import CalculatorCard
 from widgets.jobs import BusyBadge, jobs
-from widgets.page import column
+from widgets.page import ReflowLayout, column
 from widgets.plot_card import PlotCard
 from widgets.theme import COLORS, brush, pen
 from widgets.timeline_player import TimelinePlayer
 from widgets.training.kit import CachedLayer, FastBars, PlayedSection, Readout, Section, caption
 from widgets.training.memory import MemoryView, readout_html
+
+
+# The two plots together: tall enough to read, short enough that the step, its readout and
+# its player fit the page of a 1280x720 window.
+STEP_VIEW_MIN_HEIGHT = 520
 
 
 class StepView(QtWidgets.QWidget):
@@ -28,13 +33,14 @@ class StepView(QtWidgets.QWidget):
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(6)
+        self.setMinimumHeight(STEP_VIEW_MIN_HEIGHT)
         self.readout = Readout()
         self.readout.setObjectName("step_readout")
 
     def build(self):
         """The two plots and their items, a step per turn of the event loop (a generator)."""
         self.schedule_plot = PlotCard("图 3-20 · 前向逐层向上,反向逐层向下;激活从前向完成留到反向用完",
-                                      "▲ forward, ▼ backward (2×); teal: alive",
+                                      "▲ forward, ▼ backward (2×); magenta: activations alive",
                                       illustrative=True)
         self.layout().addWidget(self.schedule_plot, 1)
         yield
@@ -42,11 +48,11 @@ class StepView(QtWidgets.QWidget):
         p.setLabel("left", "layer")
         p.setMouseEnabled(x=True, y=False)
         # Neighbouring micro-batches alternate in strength: one item (one brush) for each.
-        self.lifetime_bars = FastBars(brush("accent", 55))
+        self.lifetime_bars = FastBars(brush("activations", 55))
         self.forward_bars = (FastBars(brush("prefill", 235)), FastBars(brush("prefill", 150)))
         self.backward_bars = (FastBars(brush("decode", 235)), FastBars(brush("decode", 150)))
         self.optimizer_bar = FastBars(brush("tool", 220))
-        self.alive_bars = FastBars(brush("accent", 230))
+        self.alive_bars = FastBars(brush("activations", 230))
         static = [self.lifetime_bars, *self.forward_bars, *self.backward_bars, self.optimizer_bar]
         for item in (*static, self.alive_bars):
             p.addItem(item)
@@ -125,9 +131,8 @@ class StepSection(PlayedSection):
 
     def build(self):
         self.holder = QtWidgets.QWidget()
-        top = QtWidgets.QHBoxLayout(self.holder)
-        top.setContentsMargins(0, 0, 0, 0)
-        top.setSpacing(12)
+        # Controls beside the step when the page is wide enough, above it when not.
+        top = ReflowLayout(self.holder, columns=2, stretch=(2, 3))
         sliders = QtWidgets.QGroupBox("拖动 · drag")
         grid = QtWidgets.QGridLayout(sliders)
         self.micro_slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
@@ -159,9 +164,7 @@ class StepSection(PlayedSection):
                               "书中图 3-20 的时长为示意,这里按所选卡的 BF16 峰值 × MFU 折算。"
                               "“均分”只是把状态切开分给多卡保存的粗略示意(第 10 章)。"), stretch_last=False)
         left.layout().addStretch(1)
-        left.setFixedWidth(440)
         top.addWidget(left)
-        self.holder.setFixedHeight(850)
         self._layout.insertWidget(0, self.holder)
         yield
         self.view = StepView()
@@ -178,7 +181,7 @@ class StepSection(PlayedSection):
         readout_row.setContentsMargins(0, 0, 0, 0)
         right = column(head, self.view, self.player, stretch_last=False)
         right.layout().setStretch(1, 1)
-        top.addWidget(right, 1)
+        top.addWidget(right)
         self.micro_slider.valueChanged.connect(self._on_micro_slider)
         self.cards_slider.valueChanged.connect(lambda v: self.card_model.update({"cards": v}))
         self.step_mode.currentIndexChanged.connect(
@@ -252,12 +255,11 @@ class StateSection(Section):
         self._layout = layout
 
     def build(self):
-        row = QtWidgets.QHBoxLayout()
-        row.setSpacing(12)
+        row = ReflowLayout(columns=2)
         self.state_card = CalculatorCard(self.state.card("state"), compact=True)
         yield
         self.linear_card = CalculatorCard(self.state.card("linear"), compact=True)
-        row.addWidget(self.state_card, 1)
-        row.addWidget(self.linear_card, 1)
+        row.addWidget(self.state_card)
+        row.addWidget(self.linear_card)
         self._layout.insertLayout(1, row)
         yield

@@ -49,7 +49,7 @@ class CompareTab(QtWidgets.QWidget):
         p.setLabel("left", "side_b / side_a 时的倍数")
         p.getAxis("bottom").setTicks([[(0, "视觉 token"), (1, "EC"), (2, "KV"), (3, "编码 FLOPs")]])
         self.compare_bars = pg.BarGraphItem(x=[0, 1, 2, 3], height=[0, 0, 0, 0], width=0.6,
-                                            brushes=[brush("decode"), brush("accent"), brush("state"), brush("prefill")])
+                                            brushes=[brush("decode"), brush("ec"), brush("state"), brush("prefill")])
         p.addItem(self.compare_bars)
         self.compare_line = pg.InfiniteLine(angle=0, pen=pen("ink", 1.5, dashed=True), label="(边长倍数)²",
                                             labelOpts={"position": 0.08, "color": COLORS["ink"]})

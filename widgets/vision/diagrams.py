@@ -11,7 +11,7 @@ class HandoffDiagram(QtWidgets.QWidget):
     """Three handoff points (raw image, EC, KV) between the stages E, P and D (图 3-16)."""
 
     POINTS = (("raw", "原图 raw image", "接收方还要做视觉编码 E", "wait"),
-              ("ec", "编码结果 EC", "接收方从语言 prefill P 开始", "accent"),
+              ("ec", "编码结果 EC", "接收方从语言 prefill P 开始", "ec"),
               ("kv", "语言 KV", "交接已完成的语言上下文,直接 D", "state"))
     STAGES = (("E", "视觉编码", "prefill"), ("P", "语言 prefill", "prefill"), ("D", "decode", "decode"))
 

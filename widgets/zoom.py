@@ -1,0 +1,88 @@
+"""One zoom factor for the whole UI (a talk on a projector wants everything bigger).
+
+set_zoom(f) clamps f to MIN_ZOOM..MAX_ZOOM, restyles the application (widgets.theme's style
+sheet is written in points times the zoom) and emits zoom_notifier().zoom_changed(f); plots
+follow through apply_plot_zoom(widget), which the window calls on every built panel.
+Sizes that a panel draws itself (painted text, plot text items) use pt(size).
+"""
+from __future__ import annotations
+
+from PySide6 import QtCore, QtWidgets
+
+MIN_ZOOM = 0.5
+MAX_ZOOM = 3.0
+# The steps Ctrl+= / Ctrl+- walk through (a browser's zoom feels like this).
+STEPS = (0.5, 0.67, 0.75, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0)
+
+_zoom = 1.0
+_notifier = None
+
+
+class ZoomNotifier(QtCore.QObject):
+    zoom_changed = QtCore.Signal(float)
+
+
+def zoom_notifier() -> ZoomNotifier:
+    """The one QObject whose zoom_changed(float) follows set_zoom."""
+    global _notifier
+    if _notifier is None:
+        _notifier = ZoomNotifier()
+    return _notifier
+
+
+def zoom() -> float:
+    return _zoom
+
+
+def clamp_zoom(factor: float) -> float:
+    return min(MAX_ZOOM, max(MIN_ZOOM, float(factor)))
+
+
+def set_zoom(factor: float) -> float:
+    """Zoom the whole UI to factor (clamped to 0.5..3; returns the zoom applied). Restyles
+    the running application; emits zoom_changed only when the zoom really changes."""
+    global _zoom
+    factor = round(clamp_zoom(factor), 3)
+    changed = factor != _zoom
+    _zoom = factor
+    from widgets.theme import apply_style
+
+    apply_style()
+    if changed:
+        zoom_notifier().zoom_changed.emit(factor)
+    return factor
+
+
+def step_zoom(direction: int) -> float:
+    """The next step up (direction > 0) or down from the current zoom, set."""
+    if direction > 0:
+        target = next((s for s in STEPS if s > _zoom + 1e-6), MAX_ZOOM)
+    else:
+        target = next((s for s in reversed(STEPS) if s < _zoom - 1e-6), MIN_ZOOM)
+    return set_zoom(target)
+
+
+def pt(size: float) -> float:
+    """A point size at the current zoom: pt(9) is 9 pt at zoom 1, 13.5 pt at 1.5."""
+    return size * _zoom
+
+
+def apply_plot_zoom(widget) -> None:
+    """Scale the plots inside widget (axis ticks and labels, titles, legends, pens and
+    markers) to the current zoom. Idempotent: the sizes at zoom 1 are remembered on each
+    item the first time it is seen."""
+    from widgets.plot_zoom import scale_plots
+
+    scale_plots(widget, _zoom)
+
+
+def fit_zoom(available: QtCore.QSize, design: QtCore.QSize = QtCore.QSize(1280, 720)) -> float:
+    """The zoom at which a design-size window fills the available screen (1.5 for 1920x1080),
+    clamped, rounded down to 0.05 so nothing spills over."""
+    factor = min(available.width() / design.width(), available.height() / design.height())
+    return clamp_zoom(int(factor * 20 + 1e-6) / 20)
+
+
+def screen_fit_zoom(widget: QtWidgets.QWidget | None = None) -> float:
+    screen = (widget.screen() if widget is not None else None) or QtWidgets.QApplication.primaryScreen()
+    return fit_zoom(screen.geometry().size()) if screen is not None else 1.0
