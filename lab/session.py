@@ -1,6 +1,370 @@
-"""Window feature: session (install(window) adds its menu actions and keys)."""
+"""Window feature: sessions, undo and reset (install(window)).
+
+File → Save session / Open session / Recent sessions: every panel's state (built or not),
+the panel on screen, the window's geometry, zoom, theme and language, in a `.lab.json`
+file (schema, checks and atomic writing in core/session.py). Opening checks the whole file,
+each panel's state in a fresh model included, before anything changes; a refused file
+leaves the lab as it was and says why.
+
+Autosave: every AUTOSAVE_MS, when something changed, to autosave.lab.json in the user's data
+folder. A marker file there says a run is under way; a clean exit removes it. If it is
+still there at start (the last run crashed) and an autosave exists, a non-modal question
+offers to restore it (answer_restore() answers it from code and tests).
+
+Edit → Undo / Redo (lab/undo.py) and Reset panel (Ctrl+Shift+R: Ctrl+R is the talk's
+"reset scene"), one undo step.
+"""
 from __future__ import annotations
+
+import json
+import os
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from core import session as core_session
+from core.session import SUFFIX, SessionError
+from lab.settings import data_dir
+from lab.undo import UndoRecorder
+
+AUTOSAVE_MS = 30_000
+AUTOSAVE_NAME = "autosave" + SUFFIX
+MARKER_NAME = "running.marker"
+RECENT_KEY = "recent_sessions"
+RECENT_MAX = 8
+
+
+# ---- a session from the window, and back ---------------------------------------------------
+def session_data(window) -> dict:
+    """The window's session now: every panel with a state to save, and the look."""
+    panels = {key: state for key in window.panel_keys() if (state := window.panel_state_json(key)) is not None}
+    rect = window.normalGeometry() if window.isMaximized() or window.isFullScreen() else window.geometry()
+    geometry = {"x": rect.x(), "y": rect.y(), "width": max(1, rect.width()), "height": max(1, rect.height()),
+                "maximized": window.isMaximized()}
+    return core_session.make_session(window.current_key(), geometry, _zoom(),
+                                     _theme(), _language(), panels)
+
+
+def save_session(window, path: str) -> None:
+    """Write the window's session to path atomically; SessionError (nothing written) if not."""
+    core_session.write_session(path, session_data(window))
+    _remember(window, path)
+
+
+def open_session(window, path: str) -> None:
+    """Read, check and apply the session in path. SessionError, and nothing changed, if
+    the file is not a session this lab can open whole."""
+    data = core_session.read_session(path)
+    apply_session(window, data)
+    _remember(window, path)
+
+
+def apply_session(window, data: dict) -> None:
+    """Apply a read session (core_session.read_session) after checking every panel."""
+    classes = core_session.panel_model_classes()
+    models = {}
+    for key in window.panel_keys():
+        state = window.panel_state(key)
+        cls = type(state) if state is not None else classes.get(key)
+        if cls is not None:
+            models[key] = cls
+    panels = core_session.check_panels(data["panels"], models)
+    themes = getattr(_theme_module(), "THEMES", None)
+    if themes is not None and data["theme"] not in themes:
+        raise SessionError(f"theme: got {data['theme']!r}; valid: {', '.join(themes)}")
+    # Everything is checked: from here on, only applying.
+    recorder = getattr(window, "undo_recorder", None)
+    with recorder.paused() if recorder is not None else _nothing():
+        for key, state in panels.items():
+            window.load_panel_state(key, state)
+    _apply_look(window, data)
+    _apply_geometry(window, data["window"])
+    if data["current_panel"] in window.panel_keys():
+        window.show_panel(data["current_panel"])
+    if recorder is not None:
+        recorder.stack.clear()  # like opening a document: the steps were of another state
+
+
+class _nothing:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return None
+
+
+def _theme_module():
+    from widgets import theme
+
+    return theme
+
+
+def _theme() -> str:
+    current = getattr(_theme_module(), "current_theme", None)
+    return current() if current is not None else "light"
+
+
+def _language() -> str:
+    from lab import language
+
+    current = getattr(language, "language", None)
+    return current() if current is not None else "both"
+
+
+def _zoom() -> float:
+    from widgets import zoom
+
+    return zoom.zoom()
+
+
+def _apply_look(window, data: dict) -> None:
+    """Zoom, theme and language through their owners' functions (the user's choice now,
+    as if made in the View menu, where the owner offers that)."""
+    from lab import language, presentation
+    from widgets import theme, zoom
+
+    zoom.set_zoom(data["zoom"])
+    choose_theme = getattr(presentation, "choose_theme", None)
+    if choose_theme is not None:
+        choose_theme(window, data["theme"])
+    elif hasattr(theme, "set_theme"):
+        theme.set_theme(data["theme"])
+    choose_language = getattr(language, "choose_language", None)
+    if choose_language is not None:
+        choose_language(window, data["language"])
+
+
+def _apply_geometry(window, geometry: dict) -> None:
+    """Geometry as saved, moved onto a screen if its own is gone (the size stays: the
+    window system fits it to the screen); not in presentation mode."""
+    if window.isFullScreen():
+        return
+    rect = QtCore.QRect(geometry["x"], geometry["y"], geometry["width"], geometry["height"])
+    if QtGui.QGuiApplication.screenAt(rect.topLeft() + QtCore.QPoint(40, 20)) is None and window.screen() is not None:
+        rect.moveTopLeft(window.screen().availableGeometry().topLeft())
+    if geometry.get("maximized"):
+        window.showMaximized()
+    else:
+        if window.isMaximized():
+            window.showNormal()
+        window.setGeometry(rect)
+
+
+def _remember(window, path: str) -> None:
+    paths = [os.path.abspath(path)] + [p for p in recent_sessions(window) if p != os.path.abspath(path)]
+    window.settings.set(RECENT_KEY, json.dumps(paths[:RECENT_MAX]))
+
+
+def recent_sessions(window) -> list[str]:
+    """The sessions saved or opened last, newest first (settings hold them as JSON)."""
+    try:
+        paths = json.loads(window.settings.get(RECENT_KEY, "[]") or "[]")
+    except (TypeError, ValueError):
+        return []
+    return [p for p in paths if isinstance(p, str)] if isinstance(paths, list) else []
+
+
+def reset_panel(window) -> None:
+    """The panel on screen back to how a new one opens (every card, view and player)."""
+    key = window.current_key()
+    state = window.panel_state(key)
+    if state is not None:
+        recorder = getattr(window, "undo_recorder", None)
+        with recorder.whole_panel_action() if recorder is not None else _nothing():
+            state.reset()
+        return
+    cls = core_session.panel_model_classes().get(key)
+    if cls is not None:
+        window.load_panel_state(key, cls().to_json())
+
+
+# ---- the feature -------------------------------------------------------------------------
+class SessionController(QtCore.QObject):
+    """Menus, autosave and crash restore of one window."""
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.recorder = window.undo_recorder = UndoRecorder(window)
+        window.undo_stack = self.recorder.stack
+        self.message_box: QtWidgets.QMessageBox | None = None
+        self.restore_prompt: QtWidgets.QMessageBox | None = None
+        self._autosaved = ""  # the text written last (saved_at aside): write only on change
+        self._build_menus()
+        self.folder = data_dir()
+        self.autosave_path = os.path.join(self.folder, AUTOSAVE_NAME)
+        self.marker_path = os.path.join(self.folder, MARKER_NAME)
+        self.autosave_timer = QtCore.QTimer(self)
+        self.autosave_timer.setInterval(AUTOSAVE_MS)
+        self.autosave_timer.timeout.connect(self.autosave)
+        crashed = self._start_run()
+        if crashed and os.path.isfile(self.autosave_path):
+            QtCore.QTimer.singleShot(0, self, self.offer_restore)
+        else:
+            self.autosave_timer.start()
+        window.installEventFilter(self)
+
+    def _build_menus(self) -> None:
+        window, file_menu, edit = self.window, self.window.menus["file"], self.window.menus["edit"]
+        self.save_action = _action(window, "Save session…", QtGui.QKeySequence.StandardKey.Save, self.save_dialog)
+        self.open_action = _action(window, "Open session…", QtGui.QKeySequence.StandardKey.Open, self.open_dialog)
+        file_menu.addAction(self.open_action)
+        file_menu.addAction(self.save_action)
+        self.recent_menu = file_menu.addMenu("Recent sessions")
+        self.recent_menu.aboutToShow.connect(self.fill_recent_menu)
+        self.fill_recent_menu()
+        self.undo_action = self.recorder.stack.createUndoAction(window, "Undo")
+        self.undo_action.setShortcut(QtGui.QKeySequence("Ctrl+Z"))
+        self.redo_action = self.recorder.stack.createRedoAction(window, "Redo")
+        self.redo_action.setShortcut(QtGui.QKeySequence("Ctrl+Shift+Z"))
+        self.reset_action = _action(window, "Reset panel", "Ctrl+Shift+R", lambda: reset_panel(window))
+        self.reset_action.setToolTip("Every card, view option and player of this panel back to the book")
+        for action in (self.undo_action, self.redo_action):
+            window.addAction(action)  # shortcuts work with the menu bar hidden (F11)
+            edit.addAction(action)
+        edit.addSeparator()
+        edit.addAction(self.reset_action)
+
+    def fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        paths = recent_sessions(self.window)
+        for path in paths:
+            action = self.recent_menu.addAction(os.path.basename(path))
+            action.setToolTip(path)
+            action.setData(path)
+            action.triggered.connect(lambda _=False, p=path: self.open_path(p))
+        if not paths:
+            self.recent_menu.addAction("(none yet)").setEnabled(False)
+
+    # ---- user actions ---------------------------------------------------------------------
+    def save_dialog(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(self.window, "Save session", "session" + SUFFIX,
+                                                        f"Load Lab session (*{SUFFIX})")
+        if path:
+            self.save_path(path if path.endswith(SUFFIX) else path + SUFFIX)
+
+    def open_dialog(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self.window, "Open session", "",
+                                                        f"Load Lab session (*{SUFFIX});;JSON (*.json)")
+        if path:
+            self.open_path(path)
+
+    def save_path(self, path: str) -> bool:
+        try:
+            save_session(self.window, path)
+        except SessionError as err:
+            self.report(f"The session was not saved.\n\n{err}")
+            return False
+        self.window.status.showMessage(f"session saved: {path}", 5000)
+        return True
+
+    def open_path(self, path: str) -> bool:
+        try:
+            open_session(self.window, path)
+        except SessionError as err:
+            self.report(f"The session was not opened; nothing changed.\n\n{err}")
+            return False
+        self.window.status.showMessage(f"session opened: {path}", 5000)
+        return True
+
+    def report(self, text: str) -> None:
+        """Say what went wrong without blocking (a test or a talk keeps running)."""
+        self.window.status.showMessage(text.splitlines()[-1], 10_000)
+        box = self.message_box = QtWidgets.QMessageBox(QtWidgets.QMessageBox.Icon.Warning, "Session", text,
+                                                       QtWidgets.QMessageBox.StandardButton.Ok, self.window)
+        box.setWindowModality(QtCore.Qt.WindowModality.NonModal)
+        box.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.show()
+
+    # ---- autosave and crash restore -----------------------------------------------------
+    def autosave(self) -> bool:
+        """Write the autosave if the session changed since the last one; True if written."""
+        data = session_data(self.window)
+        text = core_session.dumps({**data, "saved_at": ""})
+        if text == self._autosaved:
+            return False
+        try:
+            os.makedirs(self.folder, exist_ok=True)
+            core_session.write_session(self.autosave_path, data)
+        except (OSError, SessionError) as err:
+            self.window.status.showMessage(f"autosave failed: {err}", 10_000)
+            return False
+        self._autosaved = text
+        return True
+
+    def _start_run(self) -> bool:
+        """Mark this run as under way; True if the last run did not end cleanly."""
+        crashed = False
+        try:
+            with open(self.marker_path, encoding="utf-8") as f:
+                pid = int(json.load(f).get("pid", 0))
+            crashed = pid != os.getpid() and not _alive(pid)
+        except (OSError, ValueError, AttributeError, TypeError):
+            crashed = os.path.exists(self.marker_path)
+        try:
+            os.makedirs(self.folder, exist_ok=True)
+            with open(self.marker_path, "w", encoding="utf-8") as f:
+                json.dump({"pid": os.getpid()}, f)
+        except OSError:
+            pass  # no data folder: the lab runs, without crash restore
+        return crashed
+
+    def offer_restore(self) -> None:
+        box = self.restore_prompt = QtWidgets.QMessageBox(self.window)
+        box.setIcon(QtWidgets.QMessageBox.Icon.Question)
+        box.setWindowTitle("Restore session")
+        box.setText("Load Lab did not close cleanly last time. Restore the state it autosaved?")
+        box.setInformativeText(self.autosave_path)
+        self.restore_button = box.addButton("Restore", QtWidgets.QMessageBox.ButtonRole.AcceptRole)
+        self.discard_button = box.addButton("Start fresh", QtWidgets.QMessageBox.ButtonRole.RejectRole)
+        box.setWindowModality(QtCore.Qt.WindowModality.NonModal)
+        box.buttonClicked.connect(lambda button: self.answer_restore(button is self.restore_button))
+        box.show()
+
+    def answer_restore(self, restore: bool) -> None:
+        """The answer to the restore question (from its buttons, or from code)."""
+        prompt, self.restore_prompt = self.restore_prompt, None
+        if prompt is not None:
+            prompt.hide()
+            prompt.deleteLater()
+        if restore:
+            self.open_path(self.autosave_path)
+        self.autosave_timer.start()
+
+    def eventFilter(self, watched, event):  # noqa: N802
+        if watched is self.window and event.type() == QtCore.QEvent.Type.Close:
+            self.finish_run()
+        return False
+
+    def finish_run(self) -> None:
+        """A clean exit: no restore offer next time (unless this run left one unanswered)."""
+        self.autosave_timer.stop()
+        if self.restore_prompt is not None:
+            return
+        try:
+            os.remove(self.marker_path)
+        except OSError:
+            pass
+
+
+def _alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # exists, owned by someone else
+    return True
+
+
+def _action(window, text: str, shortcut, slot) -> QtGui.QAction:
+    action = QtGui.QAction(text, window)
+    action.setShortcut(QtGui.QKeySequence(shortcut))
+    action.triggered.connect(slot)
+    return action
 
 
 def install(window) -> None:
-    """Add this feature's actions to window.menus."""
+    """Add sessions, undo/redo and reset panel to window's menus; start autosave."""
+    window.session = SessionController(window)

@@ -1,0 +1,243 @@
+"""Undo / redo across the app: one QUndoStack over every built panel's state model.
+
+How edits become commands: the recorder listens to each panel's `state.changed` and, once
+the event loop turns (one edit can change several paths: a preset fills a card, a card
+names its preset), diffs the panel's state JSON against the copy it took after the last
+step. The difference, a fragment of (group, name) -> before/after values at the grain of
+whole cards, view options and players, is one command. Undo and redo load the fragment
+over the panel's current state through the model's own load_json, with recording paused,
+so they never push commands of their own.
+
+A slider drag is one step: changes made while a slider of the panel is held down merge into
+the command of that drag (QUndoCommand.mergeWith), until the slider is released.
+
+Players: a position moves 60 times a second while a figure plays, and panels also move it
+themselves (a new figure starts at its end). Only a seek the user drags on a player's slider
+is recorded; every other position change is taken into the copy silently, so it never
+fills the stack and undoing an edit leaves the playback where it is.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Iterable
+
+import shiboken6
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from widgets.timeline_player import TimelinePlayer
+
+PLAYER_LOOKUP_S = 0.5  # how long a panel's list of players is trusted (panels build in stages)
+MERGE_ID = 0x5E55  # commands of one slider drag merge (any id >= 0 would do; one kind)
+Key = tuple[str, str]  # (group, name): ("cards", "area"), ("view", "tab"), ("players", "step")
+
+
+def flatten(state: dict[str, Any]) -> dict[Key, Any]:
+    """A panel's state JSON as (group, name) -> value, at the grain undo works at."""
+    flat: dict[Key, Any] = {}
+    for group, value in state.items():
+        if group in ("cards", "view", "players") and isinstance(value, dict):
+            flat.update({(group, name): v for name, v in value.items()})
+        elif group not in ("schema", "panel"):
+            flat[(group, "")] = value  # a panel's own field, e.g. Vision's "images"
+    return flat
+
+
+def overlay(state: dict[str, Any], values: dict[Key, Any]) -> dict[str, Any]:
+    """state with values put in place (a copy)."""
+    out = {k: (dict(v) if isinstance(v, dict) else v) for k, v in state.items()}
+    for (group, name), value in values.items():
+        if name == "":
+            out[group] = value
+        else:
+            out.setdefault(group, {})[name] = value
+    return out
+
+
+class EditCommand(QtGui.QUndoCommand):
+    """One step on one panel: the values before and after, of what changed."""
+
+    def __init__(self, recorder: "UndoRecorder", key: str, before: dict[Key, Any], after: dict[Key, Any],
+                 drag: int | None):
+        super().__init__(describe(key, after))
+        self.recorder, self.key, self.before, self.after, self.drag = recorder, key, before, after, drag
+        self._done = True  # pushed after the edit happened: the first redo has nothing to do
+
+    def id(self) -> int:  # noqa: A003 - Qt's name
+        return MERGE_ID if self.drag is not None else -1
+
+    def mergeWith(self, other: QtGui.QUndoCommand) -> bool:  # noqa: N802
+        if not (isinstance(other, EditCommand) and other.key == self.key and other.drag == self.drag):
+            return False
+        self.before = {**other.before, **self.before}
+        self.after = {**self.after, **other.after}
+        self.setText(describe(self.key, self.after))
+        self.setObsolete(self.before == self.after)  # dragged back where it started
+        return True
+
+    def undo(self) -> None:
+        self.recorder.apply(self.key, self.before)
+
+    def redo(self) -> None:
+        if self._done:
+            self._done = False
+            return
+        self.recorder.apply(self.key, self.after)
+
+
+def describe(key: str, values: dict[Key, Any]) -> str:
+    names = sorted({f"{g}.{n}" if n else g for g, n in values})
+    return f"{key}: {', '.join(names[:3])}{' …' if len(names) > 3 else ''}"
+
+
+class UndoRecorder(QtCore.QObject):
+    """Turns the panels' state changes into commands on `stack`."""
+
+    recorded = QtCore.Signal(str)  # a step was pushed (or a drag's step grew) on this panel
+
+    def __init__(self, window: QtWidgets.QMainWindow):
+        super().__init__(window)
+        self.window = window
+        self.stack = QtGui.QUndoStack(self)
+        self._copies: dict[str, dict[str, Any]] = {}  # key -> state JSON after the last step
+        self._players: dict[str, tuple[float, list[TimelinePlayer]]] = {}  # key -> (when looked, players)
+        self._dirty: set[str] = set()
+        self._paused = 0
+        self._whole_action = False  # inside a user action on a whole panel (reset): players count
+        self._drag = 0  # serial of the current (or next) slider drag
+        self._drag_slider: QtWidgets.QAbstractSlider | None = None
+        self._flush_timer = QtCore.QTimer(self)
+        self._flush_timer.setSingleShot(True)
+        self._flush_timer.setInterval(0)
+        self._flush_timer.timeout.connect(self.flush)
+        window.panel_built.connect(self.watch)
+        for key in window.panel_keys():
+            if window.panel_state(key) is not None:
+                self.watch(key)
+
+    # ---- recording ----------------------------------------------------------------------
+    def watch(self, key: str) -> None:
+        state = self.window.panel_state(key)
+        if state is None or key in self._copies:
+            return
+        self._copies[key] = state.to_json()
+        state.changed.connect(lambda path, value, key=key: self._on_changed(key, path, value))
+
+    def _on_changed(self, key: str, path: str, value: Any) -> None:
+        if self._paused:
+            return
+        if path.startswith("player.") and not self._whole_action and not self._seeking(key):
+            # Playback (or the panel placing its player): into the copy, never a step.
+            self._copies[key].setdefault("players", {})[path.partition(".")[2]] = value
+            return
+        self._dirty.add(key)
+        self._flush_timer.start()
+
+    def flush(self) -> None:
+        """Record what changed since the last step (the timer calls it once the loop turns)."""
+        self._flush_timer.stop()
+        dirty, self._dirty = self._dirty, set()
+        for key in sorted(dirty):
+            self._record(key)
+
+    def _record(self, key: str) -> None:
+        state = self.window.panel_state(key)
+        old, new = self._copies[key], state.to_json()
+        self._copies[key] = new
+        before, after = flatten(old), flatten(new)
+        changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+        panel = self.window.panel(key)
+        if not self._whole_action and not self._seeking(key, fresh=True):
+            changed = {k for k in changed if k[0] != "players"}  # playback, not the user
+        if not changed:
+            return
+        drag = self._drag_serial(panel)
+        self.stack.push(EditCommand(self, key, {k: before.get(k) for k in changed},
+                                    {k: after.get(k) for k in changed}, drag))
+        self.recorded.emit(key)
+
+    def _seeking(self, key: str, fresh: bool = False) -> bool:
+        """The user drags the seek slider of one of key's players. The list of players is
+        looked up at most every PLAYER_LOOKUP_S while a figure plays (60 changes a second)."""
+        now = time.monotonic()
+        looked, players = self._players.get(key, (-PLAYER_LOOKUP_S, []))
+        if fresh or now - looked >= PLAYER_LOOKUP_S:
+            players = self.window.panel(key).findChildren(TimelinePlayer)
+            self._players[key] = (now, players)
+        return any(shiboken6.isValid(p) and p.slider.isSliderDown() for p in players)
+
+    def _drag_serial(self, panel: QtWidgets.QWidget) -> int | None:
+        """The serial of the slider drag under way in panel, or None (not a drag)."""
+        held = next((s for s in panel.findChildren(QtWidgets.QAbstractSlider) if s.isSliderDown()), None)
+        if held is None:
+            return None
+        if held is not self._drag_slider:
+            self._drag += 1
+            self._drag_slider = held
+            if not held.property("undo_watched"):
+                held.setProperty("undo_watched", True)
+                held.sliderReleased.connect(self._on_slider_released)
+        return self._drag
+
+    def _on_slider_released(self) -> None:
+        self.flush()  # the drag's last move belongs to the drag
+        self._drag_slider = None
+        self._drag += 1
+
+    def whole_panel_action(self) -> "_WholeAction":
+        """A context for a user action on a whole panel (Reset panel): one step, with the
+        players' positions in it (undo puts ▶ back where it was)."""
+        return _WholeAction(self)
+
+    # ---- replaying ----------------------------------------------------------------------
+    def apply(self, key: str, values: dict[Key, Any]) -> None:
+        """Put values into key's panel through its model (undo/redo), recording nothing."""
+        self.flush()
+        state = self.window.panel_state(key)
+        if state is None:
+            return
+        with self.paused():
+            state.load_json(overlay(state.to_json(), {k: v for k, v in values.items() if v is not None}))
+        if self.window.current_key() != key:
+            self.window.show_panel(key)
+
+    def paused(self) -> "_Pause":
+        """A context in which state changes are not recorded; copies are retaken after."""
+        return _Pause(self)
+
+    def retake(self, keys: Iterable[str] | None = None) -> None:
+        """Take the copies again (after changes that are not steps: undo, a session)."""
+        self._dirty.clear()
+        for key in list(self._copies) if keys is None else keys:
+            state = self.window.panel_state(key)
+            if state is not None and key in self._copies:
+                self._copies[key] = state.to_json()
+
+
+class _WholeAction:
+    def __init__(self, recorder: UndoRecorder):
+        self.recorder = recorder
+
+    def __enter__(self) -> UndoRecorder:
+        self.recorder.flush()  # what came before is a step of its own
+        self.recorder._whole_action = True
+        return self.recorder
+
+    def __exit__(self, *exc) -> None:
+        try:
+            self.recorder.flush()
+        finally:
+            self.recorder._whole_action = False
+
+
+class _Pause:
+    def __init__(self, recorder: UndoRecorder):
+        self.recorder = recorder
+
+    def __enter__(self) -> UndoRecorder:
+        self.recorder._paused += 1
+        return self.recorder
+
+    def __exit__(self, *exc) -> None:
+        self.recorder._paused -= 1
+        if not self.recorder._paused:
+            self.recorder.retake()

@@ -1,0 +1,211 @@
+"""Sessions in the window: save, change everything, open gives the same state back (built
+panels and a panel not built yet); a bad file or an unwritable path changes nothing and
+says why; autosave writes only after a change; a crash offers the autosave back; Reset panel."""
+import json
+import os
+
+import pytest
+from PySide6 import QtWidgets
+
+from core import session as core_session
+from core.agents_state import AgentsState
+from lab import session as lab_session
+from lab.main_window import MainWindow
+from lab.settings import data_dir
+
+
+@pytest.fixture
+def window(qtbot):
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.resize(1280, 720)
+    w.show()
+    return w
+
+
+def _open(qtbot, window, key):
+    window.show_panel(key)
+    qtbot.waitUntil(lambda: window.is_ready(key) and window.stack.currentWidget() is window.panel(key),
+                    timeout=30_000)
+    return window.panel(key)
+
+
+def _everything(window):
+    return {key: window.panel_state_json(key) for key in window.panel_keys()}
+
+
+def _edit_everything(qtbot, window, wait_s, tab, position, tool_s):
+    request = _open(qtbot, window, "request").state
+    request.card("area").update({"wait_s": wait_s})
+    request.set_view("step_speed", 10.0 if wait_s > 20 else 30.0)
+    request.set_player("steps", position)
+    training = _open(qtbot, window, "training").state
+    training.set_view("tab", tab)
+    training.card("step").update({"cards": 2 if tab == "flops" else 6})
+    training.set_player("pipeline", position * 2)
+    # Agents is never built here: its state waits for the panel.
+    agents = AgentsState()
+    agents.card("path").update({"tool_b_s": tool_s})
+    window.load_panel_state("agents", agents.to_json())
+
+
+def test_save_change_everything_open_gives_the_same_state(qtbot, window, tmp_path):
+    _edit_everything(qtbot, window, wait_s=30.0, tab="flops", position=1.5, tool_s=4.0)
+    window.resize(1100, 700)
+    saved = _everything(window)
+    assert not window.is_built("agents") and saved["agents"]["cards"]["path"] == {"tool_b_s": 4.0}
+    path = str(tmp_path / "talk.lab.json")
+    assert window.session.save_path(path)
+    assert lab_session.recent_sessions(window) == [path]
+
+    _edit_everything(qtbot, window, wait_s=5.0, tab="rl", position=0.25, tool_s=7.0)
+    window.resize(1280, 720)
+    assert _everything(window) != saved
+    _open(qtbot, window, "request")
+    assert window.session.open_path(path)
+    after = _everything(window)
+    for key in ("request", "training", "agents"):
+        assert after[key] == saved[key], key
+    assert window.current_key() == "training"  # the panel on screen when saved
+    assert (window.width(), window.height()) == (1100, 700)
+    assert window.undo_stack.count() == 0  # opening is not an edit
+    # The panel not built yet takes the session's state when it is built.
+    assert _open(qtbot, window, "agents").state.card("path").inputs["tool_b_s"] == 4.0
+
+
+def _bad_files(tmp_path, good_text):
+    good = json.loads(good_text)
+    newer = {**good, "version": core_session.VERSION + 1}
+    refused_panel = json.loads(good_text)
+    refused_panel["panels"]["training"]["cards"]["step"] = {"cards": -1}  # request (first) is fine
+    files = {"corrupt": "{ not json", "truncated": good_text[: len(good_text) // 2],
+             "newer": json.dumps(newer), "refused panel": json.dumps(refused_panel)}
+    paths = {}
+    for name, text in files.items():
+        paths[name] = tmp_path / f"{name.replace(' ', '_')}.lab.json"
+        paths[name].write_text(text)
+    paths["fifo"] = tmp_path / "fifo.lab.json"
+    os.mkfifo(paths["fifo"])
+    return paths
+
+
+def test_a_bad_file_is_refused_with_a_message_and_changes_nothing(qtbot, window, tmp_path):
+    _edit_everything(qtbot, window, wait_s=30.0, tab="flops", position=1.5, tool_s=4.0)
+    good = tmp_path / "good.lab.json"
+    assert window.session.save_path(str(good))
+    _edit_everything(qtbot, window, wait_s=5.0, tab="rl", position=0.25, tool_s=7.0)
+    window.undo_recorder.flush()
+    before, steps, shown = _everything(window), window.undo_stack.count(), window.current_key()
+    messages = {"corrupt": "not valid JSON", "truncated": "cut short", "newer": "newer Load Lab",
+                "refused panel": "panels.training.cards.step.cards", "fifo": "not a regular file"}
+    for name, path in _bad_files(tmp_path, good.read_text()).items():
+        assert not window.session.open_path(str(path)), name
+        box = window.session.message_box
+        assert box.isVisible() and not box.isModal()
+        assert messages[name] in box.text() and "nothing changed" in box.text(), name
+        assert _everything(window) == before, name
+        assert window.undo_stack.count() == steps and window.current_key() == shown
+        box.close()
+
+
+def test_an_unwritable_path_gives_a_message_and_writes_nothing(qtbot, window, tmp_path):
+    tmp_path = tmp_path / "here"
+    tmp_path.mkdir()
+    plain = tmp_path / "plain"
+    plain.write_text("not a folder")
+    assert not window.session.save_path(str(plain / "s.lab.json"))
+    assert "was not saved" in window.session.message_box.text()
+    assert "nothing was written" in window.session.message_box.text()
+    assert os.listdir(tmp_path) == ["plain"] and plain.read_text() == "not a folder"
+    assert lab_session.recent_sessions(window) == []
+
+
+def test_recent_sessions_list_the_newest_first(qtbot, window, tmp_path):
+    for name in ("a", "b", "a"):
+        assert window.session.save_path(str(tmp_path / f"{name}.lab.json"))
+    window.session.fill_recent_menu()
+    assert [a.text() for a in window.session.recent_menu.actions()] == ["a.lab.json", "b.lab.json"]
+    request = _open(qtbot, window, "request").state
+    request.card("area").update({"wait_s": 30})
+    window.session.recent_menu.actions()[0].trigger()
+    assert request.card("area").inputs["wait_s"] == 10
+
+
+def test_autosave_writes_after_a_change_and_only_then(qtbot, window):
+    session = window.session
+    assert session.autosave_timer.isActive() and session.autosave_timer.interval() == 30_000
+    assert session.autosave_path == os.path.join(data_dir(), "autosave.lab.json")
+    state = _open(qtbot, window, "request").state
+    assert session.autosave()  # the first one
+    assert not session.autosave()  # nothing changed since
+    state.card("area").update({"wait_s": 30})
+    assert session.autosave()
+    saved = core_session.read_session(session.autosave_path)
+    assert saved["panels"]["request"]["cards"]["area"] == {"wait_s": 30.0}
+
+
+def test_a_crash_offers_the_autosave_back(qtbot, tmp_path):
+    first = MainWindow()
+    qtbot.addWidget(first)
+    first.show()
+    first.load_panel_state("request", {"panel": "request", "cards": {"area": {"wait_s": 30}}})
+    assert first.session.autosave()
+    marker = first.session.marker_path
+    assert json.load(open(marker))["pid"] == os.getpid()
+    # The run dies without closing: its marker stays, naming a process that is gone.
+    with open(marker, "w") as f:
+        json.dump({"pid": _dead_pid()}, f)
+    second = MainWindow()
+    qtbot.addWidget(second)
+    second.show()
+    qtbot.waitUntil(lambda: second.session.restore_prompt is not None and second.session.restore_prompt.isVisible())
+    assert not second.session.restore_prompt.isModal()
+    assert not second.session.autosave_timer.isActive()  # the crash's autosave is kept until answered
+    second.session.restore_button.click()
+    assert second.session.restore_prompt is None
+    assert second.panel_state_json("request")["cards"]["area"] == {"wait_s": 30.0}
+    assert second.session.autosave_timer.isActive()
+    second.close()
+    first.close()
+    assert not os.path.exists(marker)  # clean exits: no offer next time
+    third = MainWindow()
+    qtbot.addWidget(third)
+    third.show()
+    assert third.session.restore_prompt is None and third.session.autosave_timer.isActive()
+
+
+def _dead_pid() -> int:
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_reset_panel_is_one_action_and_one_undo_step(qtbot, window):
+    panel = _open(qtbot, window, "training")
+    fresh = panel.state.to_json()
+    panel.state.card("step").update({"cards": 4})
+    panel.state.card("linear").update({"m": 4096})
+    panel.state.set_view("tab", "rl")
+    window.undo_recorder.flush()
+    edited, steps = panel.state.to_json(), window.undo_stack.count()
+    assert window.session.reset_action.shortcut().toString() == "Ctrl+Shift+R"
+    window.session.reset_action.trigger()
+    after = panel.state.to_json()
+    assert after["cards"] == fresh["cards"] and after["view"] == fresh["view"]
+    assert after["players"] == {"step": 0.0, "pipeline": 0.0}  # ▶ from the start
+    assert window.undo_stack.count() == steps + 1
+    window.undo_stack.undo()
+    assert panel.state.to_json() == edited  # ▶ positions too
+
+
+def test_the_edit_menu_holds_undo_redo_and_reset(window):
+    texts = [a.text() for a in window.menus["edit"].actions()]
+    assert {"Undo", "Redo", "Reset panel"} <= set(texts)
+    assert window.session.undo_action.shortcut().toString() == "Ctrl+Z"
+    assert window.session.redo_action.shortcut().toString() == "Ctrl+Shift+Z"
+    files = [a.text() for a in window.menus["file"].actions()]
+    assert {"Open session…", "Save session…", "Recent sessions"} <= set(files)
+    assert isinstance(window.session.recent_menu, QtWidgets.QMenu)

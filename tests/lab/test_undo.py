@@ -1,0 +1,119 @@
+"""Undo / redo across the app: an edit is one step, a slider drag is one step, undo and
+redo go through the state model and push nothing, playback never fills the stack."""
+import pytest
+
+from lab.main_window import MainWindow
+
+
+@pytest.fixture
+def window(qtbot):
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.resize(1280, 720)
+    w.show()
+    return w
+
+
+def _open(qtbot, window, key):
+    window.show_panel(key)
+    qtbot.waitUntil(lambda: window.is_ready(key) and window.stack.currentWidget() is window.panel(key),
+                    timeout=30_000)
+    return window.panel(key)
+
+
+def _steps(qtbot, window, count):
+    """Wait until the stack holds count steps, all done (none left to redo)."""
+    qtbot.waitUntil(lambda: window.undo_stack.count() == window.undo_stack.index() == count, timeout=5_000)
+
+
+def test_an_edit_is_one_step_and_undo_redo_go_through_the_model(qtbot, window):
+    panel = _open(qtbot, window, "request")
+    state = panel.state
+    start = state.to_json()
+    assert window.undo_stack.count() == 0
+    state.card("area").update({"wait_s": 30})
+    _steps(qtbot, window, 1)
+    edited = state.to_json()
+    assert "request: cards.area" == window.undo_stack.text(0)
+    assert window.session.undo_action.isEnabled()
+    window.session.undo_action.trigger()
+    assert state.to_json() == start
+    assert state.card("area").inputs["wait_s"] == 10
+    window.session.redo_action.trigger()
+    assert state.to_json() == edited
+    window.undo_recorder.flush()  # what the loop would do next: a re-applied step is not recorded again
+    assert window.undo_stack.count() == 1 and window.undo_stack.index() == 1
+
+
+def test_a_view_change_is_a_step_and_a_new_edit_drops_the_redo(qtbot, window):
+    panel = _open(qtbot, window, "training")
+    panel.tabs.setCurrentIndex(1)  # the user picks a tab
+    _steps(qtbot, window, 1)
+    assert panel.state.view("tab") == "flops"
+    window.undo_stack.undo()
+    assert panel.state.view("tab") == "step" and panel.tabs.currentIndex() == 0
+    panel.state.card("linear").update({"m": 4096})
+    _steps(qtbot, window, 1)  # the undone tab change is gone
+    assert window.undo_stack.text(0) == "training: cards.linear"
+
+
+def test_a_slider_drag_is_one_step(qtbot, window):
+    panel = _open(qtbot, window, "training")
+    slider, card = panel.step.cards_slider, panel.state.card("step")
+    first = card.inputs["cards"]
+    slider.setSliderDown(True)
+    for value in (2, 3, 5, 8):
+        with qtbot.waitSignal(window.undo_recorder.recorded):  # each move recorded, as in a drag
+            slider.setValue(value)
+        assert card.inputs["cards"] == value
+    slider.setSliderDown(False)
+    _steps(qtbot, window, 1)
+    assert card.inputs["cards"] == 8
+    window.undo_stack.undo()
+    assert card.inputs["cards"] == first and slider.value() == first
+    window.undo_stack.redo()
+    assert card.inputs["cards"] == 8 and slider.value() == 8
+    # A second drag of the same slider is a step of its own.
+    slider.setSliderDown(True)
+    slider.setValue(4)
+    qtbot.waitUntil(lambda: card.inputs["cards"] == 4)
+    slider.setSliderDown(False)
+    _steps(qtbot, window, 2)
+    window.undo_stack.undo()
+    assert card.inputs["cards"] == 8
+
+
+def test_playback_does_not_fill_the_stack_but_a_seek_is_a_step(qtbot, window):
+    panel = _open(qtbot, window, "training")
+    state, player = panel.state, panel.step.player
+    for t in (0.1, 0.2, 0.3):  # what ▶ does sixty times a second
+        state.set_player("step", t)
+    window.undo_recorder.flush()
+    assert window.undo_stack.count() == 0
+    before = state.player("step")
+    player.slider.setSliderDown(True)  # the user drags the seek slider
+    for fraction in (0.2, 0.5, 0.7):
+        with qtbot.waitSignal(window.undo_recorder.recorded):
+            player.seek(fraction * player.duration)
+    player.slider.setSliderDown(False)
+    _steps(qtbot, window, 1)
+    assert window.undo_stack.text(0) == "training: players.step"
+    sought = state.player("step")
+    assert sought == pytest.approx(0.7 * player.duration)
+    state.card("linear").update({"m": 4096})  # an edit after more playback
+    state.set_player("step", 0.05)
+    _steps(qtbot, window, 2)
+    window.undo_stack.undo()  # undoes the edit only: playback stays where it is
+    assert state.player("step") == 0.05
+    window.undo_stack.undo()
+    assert state.player("step") == pytest.approx(before)
+
+
+def test_an_edit_on_another_panel_undoes_there(qtbot, window):
+    request = _open(qtbot, window, "request")
+    request.state.card("area").update({"wait_s": 30})
+    _steps(qtbot, window, 1)
+    _open(qtbot, window, "training")
+    window.undo_stack.undo()
+    assert request.state.card("area").inputs["wait_s"] == 10
+    assert window.current_key() == "request"  # the undone edit is on screen
