@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 
+import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.registry import ParamError
@@ -115,6 +116,8 @@ class TalkController(QtCore.QObject):
         self.autoplay = True  # start a scene's ▶ on entry if it asks
         self._ready_index = -1
         self._audio_started = False
+        self._focused = None  # (scroll area, section) kept at the top while the page settles
+        self._focus_value: int | None = None
         self.bar = TalkBar()
         self.bar.strip.set_talk(talk)
         self.bar.strip.chosen.connect(self.go)
@@ -151,6 +154,7 @@ class TalkController(QtCore.QObject):
         if not (0 <= index < len(self.talk.scenes)) or not self.talk.scenes[index].ok:
             return
         self._pause_players()
+        self._unfocus()
         self.blank.set_blank(False)
         self.index = index
         self._ready_index = -1
@@ -251,10 +255,32 @@ class TalkController(QtCore.QObject):
         if area is None:
             return
         page = area.widget()
+        # The page and its scroll range as they will be drawn (layouts wait for the loop).
+        QtWidgets.QApplication.sendPostedEvents(None, QtCore.QEvent.Type.LayoutRequest)
         page.layout().activate()
         section = card.parentWidget() if card.parentWidget() is not page else card
-        top = section.mapTo(page, QtCore.QPoint(0, 0)).y()
-        area.verticalScrollBar().setValue(max(0, top - 8))
+        self._focused = (area, section)
+        bar = area.verticalScrollBar()
+        bar.rangeChanged.connect(self._refocus)  # a page that reflows later (a narrow window)
+        self._refocus()
+
+    def _refocus(self, *_range) -> None:
+        """Put the focused section at the top again, unless the speaker scrolled away."""
+        if self._focused is None:
+            return
+        area, section = self._focused
+        bar = area.verticalScrollBar()
+        if self._focus_value is not None and bar.value() != self._focus_value:
+            self._unfocus()  # scrolled by hand: leave the page where it is
+            return
+        top = section.mapTo(area.widget(), QtCore.QPoint(0, 0)).y()
+        bar.setValue(max(0, top - 8))
+        self._focus_value = bar.value()
+
+    def _unfocus(self) -> None:
+        if self._focused is not None and shiboken6.isValid(self._focused[0]):
+            self._focused[0].verticalScrollBar().rangeChanged.disconnect(self._refocus)
+        self._focused, self._focus_value = None, None
 
     def _autoplay(self, panel, name: str) -> None:
         player = self._player(panel, name)
@@ -332,6 +358,7 @@ class TalkController(QtCore.QObject):
         """Leave the talk: keys back to the panels, the bar and presenter gone."""
         QtWidgets.QApplication.instance().removeEventFilter(self)
         self._poll.stop()
+        self._unfocus()
         self.window.presentation_action.toggled.disconnect(self._on_presentation)
         notifier = _zoom_notifier()
         if notifier is not None:

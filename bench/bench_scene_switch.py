@@ -1,0 +1,105 @@
+"""Scene switch time of a talk: from the key (controller.go) to the scene on screen, i.e.
+the panel ready, scrolled to its card, and one whole-window paint done. Prints one JSON
+object. Not a test.
+
+talks/chapter3.toml in a 1280×720 window as `lab snapshot --talk` shows it. Cold: the
+first visit of each panel (its widgets built then); warm: every scene again, ROUNDS times,
+all panels built. Each switch also pauses the ▶ of the scene left and starts the ▶ of
+a scene that asks for it, as in a talk. Target (issue 10): p95 <= 150 ms including the redraw.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("LAB_SETTINGS_DIR", tempfile.mkdtemp(prefix="lab-bench-"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchstats import stats  # noqa: E402
+
+TALK = Path(__file__).resolve().parents[1] / "talks" / "chapter3.toml"
+TARGET_MS = 150.0
+ROUNDS = 3
+SIZE = (1280, 720)
+
+
+def p95(samples: list[float]) -> float:
+    ordered = sorted(samples)
+    return ordered[max(0, -(-95 * len(ordered) // 100) - 1)]  # nearest rank
+
+
+def switch_ms(app, window, controller, index: int) -> float:
+    """Wall ms of one switch: go, turn the loop until the scene is ready, paint."""
+    t0 = time.perf_counter()
+    controller.go(index)
+    deadline = t0 + 60
+    while not controller.is_ready() and time.perf_counter() < deadline:
+        app.processEvents()
+    window.repaint()  # the paint the audience waits for, synchronously
+    app.processEvents()
+    return (time.perf_counter() - t0) * 1e3
+
+
+def summary(samples: list[float]) -> dict:
+    out = stats(samples, digits=1, target=TARGET_MS, unit="ms")
+    out["p50"] = out["median"]
+    out["p95"] = round(p95(samples), 1)
+    out["p95_over_target"] = out["p95"] > TARGET_MS
+    return out
+
+
+def main() -> None:
+    from core.talk import load_talk
+    from lab.app import application
+    from lab.main_window import MainWindow
+    from lab.settings import Settings
+    from lab.talk import open_talk
+
+    app = application()
+    Settings().set("last_panel", "verify")  # a panel no scene shows: every scene's is cold
+    window = MainWindow()
+    for chrome in (window.nav, window.menuBar(), window.statusBar()):
+        chrome.hide()  # as presentation mode and `lab snapshot --talk` show a scene
+    window.resize(*SIZE)
+    window.show()
+    while not window.is_ready("verify"):
+        app.processEvents()
+    talk = load_talk(TALK)
+    scenes = talk.scenes
+    t0 = time.perf_counter()
+    controller = open_talk(window, talk, presentation=False, index=0)
+    while not controller.is_ready():
+        app.processEvents()
+    window.repaint()
+    app.processEvents()
+    cold: dict[str, float] = {scenes[0].panel: (time.perf_counter() - t0) * 1e3}
+    for index, scene in enumerate(scenes):  # the first scene of each panel builds it
+        if not window.is_built(scene.panel):
+            cold[scene.panel] = switch_ms(app, window, controller, index)
+    warm, by_panel = [], {}
+    for _ in range(ROUNDS):
+        for index, scene in enumerate(scenes):
+            ms = switch_ms(app, window, controller, index)
+            warm.append(ms)
+            by_panel.setdefault(scene.panel, []).append(ms)
+    worst = max(range(len(warm)), key=warm.__getitem__)
+    report = {
+        "talk": TALK.name, "scenes": len(scenes), "size": f"{SIZE[0]}x{SIZE[1]}", "rounds": ROUNDS,
+        "warm_switch_ms": summary(warm),
+        "warm_by_panel_ms": {k: stats(v, digits=1) for k, v in by_panel.items()},
+        "slowest_warm_scene": scenes[worst % len(scenes)].label,
+        "cold_first_visit_ms": summary(list(cold.values())),
+        "cold_by_panel_ms": {k: round(v, 1) for k, v in cold.items()},
+    }
+    print(json.dumps(report, ensure_ascii=False, indent=1))
+    controller.close()
+    window.close()
+
+
+if __name__ == "__main__":
+    main()
