@@ -14,6 +14,9 @@ from widgets.param_form import ParamForm
 from widgets.theme import ILLUSTRATIVE_TAG
 
 
+STALE_OPACITY = 0.35  # outputs of an invalid form: visibly not the current answer
+
+
 class OutputView(QtWidgets.QWidget):
     """Output name, value with unit. Hover shows the formula and what it means."""
 
@@ -53,9 +56,18 @@ class OutputView(QtWidgets.QWidget):
             label.setText(self._calc.format_output(name, result.get(name)))
 
     def set_stale(self, stale: bool) -> None:
-        """Greyed while the form holds invalid input: the numbers shown are the last valid."""
+        """Greyed while the form holds invalid input: the numbers shown are the last valid.
+        Faded as a whole (an opacity effect), so it shows whatever colours the theme gives."""
         for label in self._labels.values():
             label.setEnabled(not stale)
+        if stale and self.graphicsEffect() is None:
+            fade = QtWidgets.QGraphicsOpacityEffect(self)
+            fade.setOpacity(STALE_OPACITY)
+            self.setGraphicsEffect(fade)
+        elif not stale and self.graphicsEffect() is not None:
+            self.setGraphicsEffect(None)
+        self.setToolTip("not the current input: the form holds an invalid value, these are the last valid results"
+                        if stale else "")
 
 
 class CalculatorCard(QtWidgets.QGroupBox):
@@ -137,7 +149,16 @@ class CalculatorCard(QtWidgets.QGroupBox):
         return " ".join(parts)
 
     def _copy_command(self) -> None:
+        """Copy the command of the values shown; an invalid form copies nothing and says so
+        (the last valid command would not give what the form shows)."""
+        from widgets.toast import show_toast
+
+        if self.model.errors:
+            field, message = next(iter(self.model.errors.items()))
+            show_toast(self, f"not copied: {field} is invalid ({message})", ms=3000)
+            return
         QtWidgets.QApplication.clipboard().setText(self.command_line())
+        show_toast(self, "copied: " + self.command_line())
 
     def _on_model_changed(self, model: CardModel) -> None:
         if not shiboken6.isValid(self):
