@@ -86,6 +86,10 @@ def snapshot(panel: str, out: str, width: int, height: int, fmt: str | None = No
         idle = jobs().wait_idle(timeout_ms=1_000)
         if (idle and ready()) or time.monotonic() > deadline:
             break
+    if lang is not None:  # language (lab.language): every label in lang, the window's menus too
+        from lab.language import apply_language
+
+        apply_language(lang, widget if hasattr(widget, "language_actions") else None)
     for _ in range(5):  # let layouts and plots settle
         app.processEvents()
     write_snapshot(widget, out, fmt)  # export: atomic; an OSError names what is wrong with --out

@@ -61,15 +61,31 @@ def apply_language(lang: str, window=None) -> None:
 
 def _on_panel_built(window, key: str) -> None:
     panel = window.panel(key)
-    translate_tree(panel)
+    if language() != "both":  # "both" is how panels are written: nothing to do
+        translate_tree(panel)
     state = getattr(panel, "state", None)
     changed = getattr(state, "changed", None)
     if changed is not None:
-        # After the panel's own slots have written their text: the next turn of the loop.
-        changed.connect(lambda *_: QtCore.QTimer.singleShot(0, panel, lambda: translate_tree(panel)))
+        changed.connect(lambda *_: _translate_soon(panel))
+
+
+def _translate_soon(panel) -> None:
+    """Once, after the panel's own slots have written their text (the next loop turn),
+    however many changes a drag sends meanwhile."""
+    if language() == "both" or panel.property("i18n_pending"):
+        return
+    panel.setProperty("i18n_pending", True)
+
+    def run():
+        panel.setProperty("i18n_pending", False)
+        translate_tree(panel)
+
+    QtCore.QTimer.singleShot(0, panel, run)
 
 
 def _translate_current(window) -> None:
+    if language() == "both":
+        return
     key = window.current_key()
     if window.is_built(key):
         translate_tree(window.panel(key))

@@ -60,6 +60,8 @@ def panel_strings(key: str) -> list[tuple]:
 
 def window_strings() -> list[tuple]:
     """The main window's own strings (menus, title), with no panel built."""
+    from PySide6 import QtCore, QtWidgets
+
     from lab.app import application
     from lab.main_window import MainWindow
 
@@ -74,6 +76,8 @@ def window_strings() -> list[tuple]:
         i18n.record_catalog_use(None)
         i18n.set_language("both")
         window.close()
+        window.deleteLater()
+        QtWidgets.QApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
     return recorded
 
 

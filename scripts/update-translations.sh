@@ -12,9 +12,15 @@ BIN=${BIN:-.venv/bin}
 DIR=widgets/translations
 QT_QPA_PLATFORM=offscreen "$BIN/python" scripts/i18n_strings.py --write "$@" > "$DIR/untranslated.txt"
 listed=$?
+if grep -q '^## .*could not be built' "$DIR/untranslated.txt"; then
+  # A panel that does not build would take its strings out of the catalogs: stop here.
+  grep '^##' "$DIR/untranslated.txt"
+  echo "catalogs left as they were: a panel could not be built" >&2
+  exit 2
+fi
 for lang in zh en; do
   target=$([ "$lang" = zh ] && echo zh_CN || echo en)
-  "$BIN/pyside6-lupdate" -silent "$DIR/strings_$lang.py" -ts "$DIR/lab_$lang.ts" -source-language zh_CN -target-language "$target" || exit 2
+  "$BIN/pyside6-lupdate" -silent -disable-heuristic similartext "$DIR/strings_$lang.py" -ts "$DIR/lab_$lang.ts" -source-language zh_CN -target-language "$target" || exit 2
   "$BIN/pyside6-lrelease" -silent "$DIR/lab_$lang.ts" -qm "$DIR/lab_$lang.qm" || exit 2
 done
 grep '^##' "$DIR/untranslated.txt"

@@ -7,9 +7,11 @@ from typing import Any
 import shiboken6
 from PySide6 import QtCore, QtWidgets
 
+from core.format import full_value
 from core.registry import Calculator
 from core.state_model import CardModel
 from widgets.jobs import BusyBadge, jobs
+from widgets.page import ReflowLayout
 from widgets.param_form import ParamForm
 from widgets.theme import ILLUSTRATIVE_TAG
 
@@ -28,12 +30,15 @@ class OutputView(QtWidgets.QWidget):
         grid.setHorizontalSpacing(10)
         grid.setVerticalSpacing(3)
         self._labels: dict[str, QtWidgets.QLabel] = {}
+        self._tips: dict[str, str] = {}
         row = 0
         for out in calc.outputs:
             if out.kind != "scalar":
                 continue
             name = QtWidgets.QLabel(out.name)
             name.setProperty("role", "caption")
+            name.setProperty("i18n_key", out.name)  # widgets/i18n: a readable label per language
+            name.setProperty("i18n_kind", "output")
             value = QtWidgets.QLabel("—")
             value.setProperty("role", "value")
             value.setObjectName(f"out_{out.name}")
@@ -41,6 +46,7 @@ class OutputView(QtWidgets.QWidget):
             tip = f"<b>{out.name}</b>" + (f" = {out.formula}" if out.formula else "") + (f"<br>{out.help}" if out.help else "")
             name.setToolTip(tip)
             value.setToolTip(tip)
+            self._tips[out.name] = tip
             grid.addWidget(name, row, 0)
             grid.addWidget(value, row, 1)
             self._labels[out.name] = value
@@ -53,7 +59,9 @@ class OutputView(QtWidgets.QWidget):
 
     def show_result(self, result: dict[str, Any]) -> None:
         for name, label in self._labels.items():
-            label.setText(self._calc.format_output(name, result.get(name)))
+            value = result.get(name)
+            label.setText(self._calc.format_output(name, value))  # 4 digits, core.format's rule
+            label.setToolTip(f"{self._tips[name]}<br>= {full_value(value, self._calc.output(name).unit)}")
 
     def set_stale(self, stale: bool) -> None:
         """Greyed while the form holds invalid input: the numbers shown are the last valid.
@@ -110,12 +118,12 @@ class CalculatorCard(QtWidgets.QGroupBox):
         self.copy_button.clicked.connect(self._copy_command)
         header.addWidget(self.copy_button)
         outer.addLayout(header)
-        body = QtWidgets.QBoxLayout(
-            QtWidgets.QBoxLayout.Direction.TopToBottom if compact else QtWidgets.QBoxLayout.Direction.LeftToRight)
+        # Form beside the outputs when the card is wide enough, above them when not.
+        body = ReflowLayout(columns=1 if compact else 2, stretch=(3, 2), spacing=10)
         self.form = ParamForm(model)
         self.outputs = OutputView(calc)
-        body.addWidget(self.form, 3)
-        body.addWidget(self.outputs, 2)
+        body.addWidget(self.form)
+        body.addWidget(self.outputs)
         outer.addLayout(body)
         self.failure_label = QtWidgets.QLabel("")
         self.failure_label.setProperty("role", "error")

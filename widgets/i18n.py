@@ -28,7 +28,9 @@ PAIR_SEPARATOR = " · "
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff01-\uff5e]")
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
-_SPACED_PAIR = re.compile(r"([^A-Za-z]*[\u3400-\u9fff][^A-Za-z]*?)\s+([A-Za-z][^\u3400-\u9fff]*)")
+_SPACED_PAIR = re.compile(r"(.*[\u3400-\u9fff][^A-Za-z]*?)\s+([A-Za-z][^\u3400-\u9fff]*)")
+_REFERENCE = re.compile(r"(?:(?:§[\d.]+|(?:Fig\.|Example|Exercise|Table) [\d-]+)\s+)+(?=[\u3400-\u9fff])")
+_LEADING_TERMS = re.compile(r"(?:[A-Za-z0-9_.+-]+\s+)+(?=[\u3400-\u9fff])")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 # A number as its own token: not the 3 in "Qwen3", nor the 2 in "3.1.2" after its dot.
 _NUMBER = re.compile(r"(?<![A-Za-z_\d.%])\d[\d,]*(?:\.\d+)?(?:[eE][+-]?\d+)?")
@@ -49,7 +51,8 @@ latent latents moe rl grpo ppo sft dpo lora adam adamw bf fp int qwen llama deep
 vl gpt api cli json csv png svg pdf wav pcm id ok ec ms us ns kib mib gib tib kb mb gb tb pb
 byte bytes hz khz db steps step s min px batch lr nats fp bf16 fp32 fp16 amdahl scaling law
 p50 p95 p99 t_request t_token t_queue n_s n_keep p_label a100 h100 h800 b200 sm sms tflops
-pflops rope attention flash mlp ffn sglang vllm portaudio sounddevice jitter
+pflops rope attention flash mlp ffn sglang vllm portaudio sounddevice jitter agent agents patch
+patches prompt prompts codec gantt fcfs rtx pro vs
 """.split())
 
 
@@ -153,12 +156,17 @@ def split_pair(text: str) -> tuple[str, str] | None:
     is where the Chinese ends; parts before it without Chinese of their own (a section, a
     figure number) go to both sides."""
     parts = text.split(PAIR_SEPARATOR)
+    if (len(parts) == 2 and not has_cjk(parts[0]) and has_latin_word(parts[0]) and has_cjk(parts[1])
+            and not english_words(parts[1])):
+        return parts[1], parts[0]  # "Language · 语言"
     for k in range(len(parts) - 1, 0, -1):
         left, right = parts[:k], parts[k:]
         right_text = PAIR_SEPARATOR.join(right)
         if has_cjk(right_text) or not has_latin_word(right_text) or not has_cjk(left[-1]):
             continue
         shared = [book_refs_in_english(p) for p in left[:-1]]
+        reference = _REFERENCE.match(book_refs_in_english(left[-1]))  # "§3.1 请求" keeps its §3.1
+        right = [reference.group(0) + right[0]] + right[1:] if reference else right
         english = [p for p in shared if not has_cjk(p)] + right
         return PAIR_SEPARATOR.join(left), PAIR_SEPARATOR.join(english)
     return None
@@ -168,10 +176,11 @@ def split_spaced_pair(text: str) -> tuple[str, str] | None:
     """(中文, English) of "预设 preset", "打开图片 Open…": Chinese, a space, then English only.
     The Chinese side keeps an English tail that is all technical terms ("首响应 TTFT")."""
     match = _SPACED_PAIR.fullmatch(text)
-    if match is None or has_latin_word(match.group(1)):
+    if match is None or english_words(match.group(1)):
         return None
     chinese, english = match.group(1), match.group(2)
-    return (text if not english_words(english) else chinese), english
+    lead = _LEADING_TERMS.match(chinese)  # "BF16 权重 weights": BF16 names both sides
+    return (text if not english_words(english) else chinese), (lead.group(0) if lead else "") + english
 
 
 def translate_text(text: str, lang: str | None = None, context: str = "lab") -> str:
@@ -197,7 +206,7 @@ def translate_text(text: str, lang: str | None = None, context: str = "lab") -> 
         return spaced[0] if lang == "zh" else spaced[1]
     fallback = book_refs_in_english(text) if lang == "en" else text
     if _state["recorder"] is not None and needs_translation(fallback, lang) and not (lang == "zh" and context == "tip"):
-        _state["recorder"].append((lang, context, template(text), found is not None))
+        _state["recorder"].append((lang, "lab" if context == "tip" else context, template(text), found is not None))
     return fallback if found is None else found
 
 
@@ -211,13 +220,27 @@ def needs_translation(text: str, lang: str) -> bool:
     return False
 
 
+def _allowed_english() -> frozenset:
+    """ZH_TERMS and the words of every calculator unit ("steps", "tokens/s"): units stay
+    as the book prints them."""
+    if _state.get("allowed") is None:
+        from core.registry import registry
+
+        units = set()
+        for calc in registry():
+            for item in (*calc.params, *calc.outputs):
+                units.update(w.lower() for w in _WORD.findall(item.unit))
+        _state["allowed"] = ZH_TERMS | units
+    return _state["allowed"]
+
+
 def english_words(text: str) -> list[str]:
     """The English words of text that a Chinese label should not keep: not identifiers or
     symbols (with a digit or '_': p95, n_s, Qwen3), not acronyms or names in camel case
     (TTFT, KV, MoE, DeepSeek), not ZH_TERMS."""
     words = []
     for word in _WORD.findall(text):
-        if (len(word) < 2 or any(c.isdigit() or c == "_" for c in word) or word.lower() in ZH_TERMS
+        if (len(word) < 2 or any(c.isdigit() or c == "_" for c in word) or word.lower() in _allowed_english()
                 or any(c.isupper() for c in word[1:])):
             continue
         words.append(word)
