@@ -40,7 +40,7 @@ def compare(c1: float, p1: float, c2: float, p2: float) -> dict:
 SUCCESS = Calculator(
     name="cost.success",
     title="成功任务成本 · cost per success",
-    ref=BookRef("3.1.2", "图 3-9"),
+    ref=BookRef("3.2.2", "图 3-9"),  # the zero-success rule is 3.1.2's 练习 3-2 后半; the figure is 3.2.2's
     params=(
         Param("total_cost", "cost", 100.0, "cost of every attempt: model, tools, environment (图 3-9: 100 attempts × 1 unit)", 0, 1e15),
         Param("successes", "tasks", 50, "attempts that passed the check (旧方法 50%)", 0, 1e12, kind="int"),
@@ -62,7 +62,7 @@ SUCCESS = Calculator(
 COMPARE = Calculator(
     name="cost.compare",
     title="多花计算换正确率,值不值 · compare two methods",
-    ref=BookRef("3.2.2", "练习 3-3"),
+    ref=BookRef("3.2.2", "图 3-9 · 练习 3-3"),
     params=(
         Param("c1", "cost", 1.0, "method 1: cost per attempt (练习 3-3: 1 unit)", MIN_COST, 1e15),
         Param("p1", "", 0.5, "method 1: success rate (练习 3-3: 50%)", MIN_SUCCESS_RATE, 1),

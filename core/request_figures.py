@@ -11,6 +11,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from core import metrics, request, state
+from core.format import format_value
 from core.units import GiB, format_bytes, format_seconds
 
 MAX_OCCUPANCY_ARRIVALS = 5000  # keeps 图 3-3 cheap at any λ
@@ -160,10 +161,12 @@ def success_figure(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Figu
     """alert: the warning shown first (None when there are successes); text: the sentence."""
     if result["cost_per_success"] is None:
         return {"alert": "零成功:只记录消耗与失败。",
-                "text": f"Consumed {result['total_cost']:g}, {result['failures']:,} failures; no success cost to report."}
+                "text": f"Consumed {format_value(result['total_cost'], '')}, {result['failures']:,} failures; "
+                        "no success cost to report."}
     return {"alert": None,
             "text": f"Every attempt is in the numerator, only successes in the denominator: "
-                    f"{result['total_cost']:g} / {inputs['successes']:,} = {result['cost_per_success']:g} per success."}
+                    f"{format_value(result['total_cost'], '')} / {inputs['successes']:,} = "
+                    f"{format_value(result['cost_per_success'], '')} per success."}
 
 
 def compare_figure(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Figure:
@@ -175,4 +178,34 @@ def compare_figure(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Figu
         "break_even": result["break_even_p2"], "break_even_visible": result["break_even_p2"] <= 1.0,
         "current": ([inputs["p2"]], [result["cost_per_success_2"]]),
         "y_range": (0, max(result["cost_per_success_1"], result["cost_per_success_2"]) * 2.2), "x_range": (0, 1.02),
+    }
+
+
+# ---- 图 3-9 --------------------------------------------------------------------------
+ATTEMPTS_PER_METHOD = 100  # 图 3-9: 各尝试 100 次
+ATTEMPT_X = (0.0, 1.0)  # bar of method 1 (旧方法), method 2 (新方法)
+
+
+def attempts_figure(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Figure:
+    """图 3-9 from the cost.compare card: each method tries ATTEMPTS_PER_METHOD times at its
+    cost per attempt c; the bar is everything spent, the part failed attempts cost on top,
+    since failures are in the numerator too. Successes are round(p · attempts)."""
+    n = ATTEMPTS_PER_METHOD
+    bars = []
+    for i, (c, p, names) in enumerate(((inputs["c1"], inputs["p1"], "旧方法 method 1"),
+                                       (inputs["c2"], inputs["p2"], "新方法 method 2"))):
+        successes = int(round(p * n))
+        total = c * n
+        per_success = result[f"cost_per_success_{i + 1}"]
+        bars.append({"name": names, "successes": successes, "failures": n - successes, "total": total,
+                     "success_cost": c * successes, "failure_cost": c * (n - successes), "per_success": per_success,
+                     "text": f"{n} 次 × {format_value(c, '')} = {format_value(total, '')}\n"
+                             f"{successes} 成功 → {format_value(per_success, '')} / 成功"})
+    top = max(b["total"] for b in bars) or 1.0
+    return {
+        "x": list(ATTEMPT_X), "bars": bars,
+        "success_cost": [b["success_cost"] for b in bars], "failure_cost": [b["failure_cost"] for b in bars],
+        "labels": [(b["text"], (x, b["total"] + top * 0.04)) for x, b in zip(ATTEMPT_X, bars)],
+        "ticks": [[(x, b["name"]) for x, b in zip(ATTEMPT_X, bars)]],
+        "y_range": (0.0, top * 1.55), "x_range": (-0.6, 1.6),
     }

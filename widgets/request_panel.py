@@ -1,6 +1,6 @@
 """§3.1.1-3.1.2 as one page: the anatomy of a request (图 3-1, 练习 3-1), the three time
 metrics with a draggable queue (图 3-2), p95 by nearest rank, state occupancy in byte·s
-(图 3-3) and cost per success.
+(图 3-3) and cost per success with the attempts behind it (图 3-9, §3.2.2).
 
 The panel is a view of core.request_state.RequestState: edits go to the model, and each
 change of the model redraws what core.request_figures computed for it."""
@@ -157,7 +157,29 @@ class RequestPanel(FigureBinding, QtWidgets.QWidget):
         self.break_even_line = marker_line(p, "backlog", label="break-even p2", position=0.85)
         self.current_point = self.cost_plot.add_curve("current", pen=None, symbol="o", symbolSize=10,
                                                       symbolBrush=brush("decode"), symbolPen=pen("ink", 1))
-        return column(self.success_card, self.success_message, self.compare_card, self.cost_plot)
+        return column(self.success_card, self.success_message, self.compare_card, self._attempts_plot(), self.cost_plot)
+
+    def _attempts_plot(self) -> PlotCard:
+        """图 3-9: both methods' 100 attempts as stacked cost bars, failures on top."""
+        self.attempts_plot = PlotCard("图 3-9 · 各尝试 100 次:失败也进分子", "c, p from the card above")
+        p = self.attempts_plot.plot
+        p.setLabel("left", "cost of 100 attempts")
+        p.setMouseEnabled(x=False, y=False)
+        p.hideButtons()
+        x = list(figures.ATTEMPT_X)
+        self.success_cost_bars = pg.BarGraphItem(x=x, height=[0, 0], width=0.55, brush=brush("decode"), pen=pen("decode", 1))
+        self.failure_cost_bars = pg.BarGraphItem(x=x, height=[0, 0], y0=[0, 0], width=0.55, brush=brush("backlog", 200),
+                                                 pen=pen("backlog", 1))
+        p.addItem(self.success_cost_bars)
+        p.addItem(self.failure_cost_bars)
+        legend = p.addLegend(offset=(10, 10))
+        legend.addItem(self.success_cost_bars, "成功的尝试 succeeded")
+        legend.addItem(self.failure_cost_bars, "失败的尝试 failed")
+        self.attempt_labels = [plot_text(anchor=(0.5, 1), size=9) for _ in x]
+        for label in self.attempt_labels:
+            p.addItem(label)
+        self.attempts_plot.add_curve("failure_cost", pen=None)  # the bars' numbers, for CSV export
+        return self.attempts_plot
 
     def _bind(self) -> None:
         """Every section exists: follow the state and draw it."""
@@ -285,6 +307,7 @@ class RequestPanel(FigureBinding, QtWidgets.QWidget):
         if fresh is None:
             return
         fig = figures.compare_figure(*fresh)
+        self._draw_attempts(figures.attempts_figure(*fresh))
         self.method2_curve.setData(fig["p2"], fig["cost2"])
         self.method1_line.setValue(fig["method1"])
         self.break_even_line.setValue(fig["break_even"])
@@ -292,6 +315,17 @@ class RequestPanel(FigureBinding, QtWidgets.QWidget):
         self.current_point.setData(*fig["current"])
         self.cost_plot.plot.setYRange(*fig["y_range"], padding=0)
         self.cost_plot.plot.setXRange(*fig["x_range"], padding=0)
+
+    def _draw_attempts(self, fig: dict) -> None:
+        self.success_cost_bars.setOpts(x=fig["x"], height=fig["success_cost"])
+        self.failure_cost_bars.setOpts(x=fig["x"], height=fig["failure_cost"], y0=fig["success_cost"])
+        for label, (text, pos) in zip(self.attempt_labels, fig["labels"]):
+            label.setText(text)
+            label.setPos(*pos)
+        self.attempts_plot.curves["failure_cost"].setData(fig["x"], fig["failure_cost"])
+        self.attempts_plot.plot.getAxis("bottom").setTicks(fig["ticks"])
+        self.attempts_plot.plot.setYRange(*fig["y_range"], padding=0)
+        self.attempts_plot.plot.setXRange(*fig["x_range"], padding=0)
 
     # ---- widgets -> model ------------------------------------------------------
     def _on_queue_dragged(self) -> None:

@@ -26,7 +26,7 @@ class ScalingPanel(FigureBinding, QtWidgets.QWidget):
         self.state = state if state is not None else ScalingState()
         layout = scroll_page(self, "§3.6 从负载需求到训练与服务预算 · Scaling & Budgets")
         self._grid = StagedGrid(self, layout, [self._fit_section, self._serve_section, self._table_section,
-                                               self._small_cards], then=self._bind)
+                                               self._a100_section, self._small_cards], then=self._bind)
         layout.addStretch(1)
 
     def _fit_section(self) -> QtWidgets.QWidget:
@@ -86,13 +86,36 @@ class ScalingPanel(FigureBinding, QtWidgets.QWidget):
         self.chinchilla_line = marker_line(p, "backlog", vertical=False, label="Chinchilla ≈ 20", position=0.08)
         return column(self.tokens_card, self.table_plot)
 
+    def _a100_section(self) -> QtWidgets.QWidget:
+        self.a100_card = CalculatorCard(self.state.card("a100"))
+        self.a100_plot = PlotCard("图 3-30 · GPU 小时折算成 A100 等效(对数尺度)",
+                                 "bars: A100 hours · ○ as reported · DeepSeek-V3: pre-training only")
+        p = self.a100_plot.plot
+        p.setLogMode(x=False, y=True)  # bars and markers are in log10 units; the axis reads 10^y
+        p.setLabel("left", "GPU hours (log)")
+        p.setMouseEnabled(x=False, y=False)
+        p.hideButtons()
+        labels = figures.a100_labels()
+        p.getAxis("bottom").setTicks([[]])  # the names sit over the bars (core's texts)
+        self.a100_bars = pg.BarGraphItem(x=np.arange(len(labels)), height=np.zeros(len(labels)), width=0.6,
+                                         brush=brush("prefill"), pen=pen("prefill", 1))
+        p.addItem(self.a100_bars)
+        self.a100_reported = self.a100_plot.add_curve(
+            "reported_hours", pen=None, symbol="o", symbolSize=9, symbolBrush=pg.mkBrush(None),
+            symbolPen=pen("ink", 1.5))
+        self.a100_texts = [plot_text(anchor=(0.5, 1), size=8) for _ in labels]
+        for text in self.a100_texts:
+            p.addItem(text)
+        self.a100_ratio = plot_text(anchor=(0, 0), size=9)
+        p.addItem(self.a100_ratio)
+        return column(self.a100_card, self.a100_plot)
+
     def _small_cards(self) -> QtWidgets.QWidget:
         self.lifetime_card = CalculatorCard(self.state.card("lifetime"))
         self.calendar_card = CalculatorCard(self.state.card("calendar"))
         self.optimal_card = CalculatorCard(self.state.card("optimal"))
         self.moe_card = CalculatorCard(self.state.card("moe"))
-        self.a100_card = CalculatorCard(self.state.card("a100"))
-        box = column(self.lifetime_card, self.calendar_card, self.optimal_card, self.moe_card, self.a100_card)
+        box = column(self.lifetime_card, self.calendar_card, self.optimal_card, self.moe_card)
         box.layout().addStretch(1)
         return box
 
@@ -108,7 +131,7 @@ class ScalingPanel(FigureBinding, QtWidgets.QWidget):
     def _connect(self) -> None:
         # The small cards only show their outputs: their CalculatorCards follow the model.
         self.bind_figures({"cards.fit": self._on_fit_changed, "cards.serve": self._on_serve_changed,
-                           "cards.tokens": self._on_tokens_changed})
+                           "cards.tokens": self._on_tokens_changed, "cards.a100": self._on_a100_changed})
 
     # ---- model -> widgets ------------------------------------------------------
     def _on_fit_changed(self) -> None:
@@ -144,6 +167,20 @@ class ScalingPanel(FigureBinding, QtWidgets.QWidget):
         fig = figures.table_figure(*fresh)
         self.table_bars.setOpts(height=fig["log10_ratio"])
         self.chinchilla_line.setValue(fig["chinchilla_log10"])  # the bars are drawn in log10 units
+
+    def _on_a100_changed(self) -> None:
+        fresh = self._fresh("a100")
+        if fresh is None:
+            return
+        fig = figures.a100_figure(*fresh)
+        self.a100_bars.setOpts(height=fig["log10_a100"])
+        self.a100_reported.setData(fig["x"], fig["reported_marker"])
+        for item, (text, pos) in zip(self.a100_texts, fig["texts"]):
+            item.setText(text)
+            item.setPos(*pos)
+        self.a100_ratio.setText(fig["ratio_text"])
+        self.a100_ratio.setPos(*fig["ratio_pos"])
+        self.a100_plot.plot.setYRange(*fig["y_range"], padding=0)
 
     def closeEvent(self, event):  # noqa: N802
         self._grid.stop()

@@ -19,6 +19,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from core.cancel import NEVER, CancelToken
+from core.format import format_count, format_seconds
 from core.registry import ParamError
 from core.serving import backlog as bl
 from core.serving import gantt
@@ -39,8 +40,8 @@ BACKLOG_PRESET_SAMPLES = 20_000
 
 
 def _num(x: float) -> str:
-    """18,432 and 1,736.8 as the book prints them (one decimal only where there is one)."""
-    return f"{x:,.1f}".removesuffix(".0")
+    """18,432 and 7,471 as the cards print them (core.format's rule)."""
+    return format_count(x)
 
 
 # ---- banner ----------------------------------------------------------------------
@@ -72,7 +73,7 @@ def banner_figure(mix: Mapping[str, Any], rate: Mapping[str, Any], rate_result: 
         "label_pos": [(float(xs[i]), float(max(pct[i], 100) + 4)) for i in range(3)],
         "y_range": (0.0, top), "x_range": (0.0, 3 * SEGMENT_S),
         "status_pos": (2.0, top * 0.995),
-        "capacity_text": f"虚线 100% = {capacity:,.0f} 步/s\n({rate_result['steps_per_s_per_card']:,.0f}/卡 × {rate['cards']} 卡)",
+        "capacity_text": f"虚线 100% = {_num(capacity)} 步/s\n({_num(rate_result['steps_per_s_per_card'])}/卡 × {rate['cards']} 卡)",
         "capacity_pos": (2 * SEGMENT_S - 3, 100.0),
         "ticks": [[(float(x), text) for x, (text, _) in zip(xs, BANNER_SEGMENTS)],
                   [(t0, f"{t0:.0f}") for t0 in (0.0, 60.0, 120.0, 180.0)]],
@@ -86,8 +87,20 @@ def banner_status(fig: Mapping[str, Any], t: float) -> str:
     """The status line at time t of the banner's ▶."""
     seg = min(max(int(t // SEGMENT_S), 0), 2)
     q = float(np.interp(t, fig["backlog_t"], fig["backlog_q"]))
-    backlog = "—" if math.isnan(q) else f"{q:,.0f}"
+    backlog = "—" if math.isnan(q) else _num(q)
     return f"t = {t:5.1f} s · {BANNER_SEGMENTS[seg][0]} · 需求 {fig['pct'][seg]:.0f}% · 积压 {backlog} 步"
+
+
+# The banner's first minute is the uniform mix; its second and third are preset ②'s two
+# minutes, which the backlog plot draws from t = 0. So banner time t is ②'s t − 60 s.
+SHIFT_PRESET = "shift"
+SHIFT_STARTS_AT_S = SEGMENT_S
+
+
+def backlog_cursor(t: float) -> tuple[float, bool]:
+    """Where the banner's ▶ at time t sits on the backlog plot's ② curve, and whether it is
+    on it at all (during the uniform minute ② has not started)."""
+    return t - SHIFT_STARTS_AT_S, t >= SHIFT_STARTS_AT_S
 
 
 # ---- backlog -------------------------------------------------------------------------
@@ -114,8 +127,8 @@ def backlog_figure(values: Mapping[str, Any], result: Mapping[str, Any] | None) 
         current = (np.asarray(result["t_s"]), np.asarray(result["backlog_steps"]))
         t_max = max(t_max, float(current[0][-1]))
         top = max(top, float(np.max(current[1])))
-        note = (f"当前: 峰值 {result['peak_backlog_steps']:,.1f} 步 @ {result['peak_at_s']:.0f} s · "
-                f"排空 {result['drain_s']:.2f} s")
+        note = (f"当前: 峰值 {_num(result['peak_backlog_steps'])} 步 @ {format_seconds(result['peak_at_s'])} · "
+                f"排空 {format_seconds(result['drain_s'])}")
     return {"presets": curves, "current": current, "note": note, "note_pos": (t_max * 0.02, top * 1.08),
             "x_range": (0.0, t_max), "y_range": (0.0, top * 1.12), "preset": bl.matching_preset(values)}
 

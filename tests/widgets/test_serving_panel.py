@@ -74,7 +74,7 @@ def test_banner_shows_demand_against_capacity(panel):
     assert np.allclose(shown, expected)
     assert _bar_heights(panel.banner_over)[2] > 30  # the last minute overshoots the dashed line
     assert panel.capacity_line.value() == 100
-    assert "5,592" in panel.capacity_label.toPlainText()
+    assert "5,591" in panel.capacity_label.toPlainText()  # the backlog card's capacity, one value
 
 
 def test_more_cards_bring_every_segment_under_the_line(panel, qtbot):
@@ -103,7 +103,7 @@ def test_banner_playback_moves_the_cursor_and_reports_backlog(panel, qtbot):
     panel.banner_player.seek(150.0)
     assert panel.state.player("banner") == 150.0  # widget -> model
     assert panel.banner_cursor.value() == 150.0
-    assert panel.backlog_cursor.value() == 150.0
+    assert panel.backlog_cursor.value() == 90.0  # preset ② starts at the banner's second minute
     text = panel.banner_status.toPlainText()
     # 30 s into the over-capacity minute: (λw − μ)·30 with μ the bound of the rate card.
     expected = 30 * (MIX.run({"share_long_input": 0.1})["decode_steps_per_s"] - DECODE_RATE.run()["steps_per_s"])

@@ -215,7 +215,7 @@ class ServingPanel(QtWidgets.QWidget):
             self.banner_player.seek(t)
         self.banner.draw_frame(t)
         if self.backlog_plot is not None:
-            self.backlog_plot.cursor.setValue(t)
+            self.backlog_plot.draw_cursor(t)
 
     def _draw_backlog(self) -> None:
         if self.backlog_plot is None:

@@ -8,6 +8,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from core.serving import backlog as bl
+from core.serving import figures as F
 from core.serving.state import ServingState
 from widgets.calculator_card import CalculatorCard
 from widgets.page import plot_text
@@ -34,6 +35,12 @@ class BacklogPlot(PlotCard):
         p.addItem(self.cursor)
         self.note = plot_text(anchor=(0, 0), size=10)
         p.addItem(self.note)
+
+    def draw_cursor(self, banner_t: float) -> None:
+        """The banner's ▶ on the ② curve (core.serving.figures.backlog_cursor)."""
+        x, on_curve = F.backlog_cursor(banner_t)
+        self.cursor.setValue(x)
+        self.cursor.setVisible(on_curve)
 
     def draw(self, fig: dict) -> None:
         for key in bl.PRESETS:
