@@ -34,7 +34,7 @@ def install(window) -> None:
     window.export_actions = {"panel": panel_action, "window": window_action}
 
     def add_menus(key: str) -> None:
-        from widgets.export import add_plot_menus
+        from widgets.export_menu import add_plot_menus
 
         if window.is_built(key):
             add_plot_menus(window.panel(key))
@@ -58,18 +58,22 @@ def export_window(window, path: str, fmt: str | None = None) -> Path:
 
 
 def export_panel_dialog(window) -> str:
-    from widgets.export import IMAGE_FORMATS, export_with_dialog, file_name_for
+    """Ask where, then write the current panel (encoded and written on a worker)."""
+    from widgets.export import IMAGE_FORMATS, paint_widget
+    from widgets.export_menu import export_with_dialog, file_name_for
 
-    info = window.info(window.current_key())
-    return export_with_dialog(window, "Export panel", file_name_for(info.title, "png"), IMAGE_FORMATS,
-                              lambda path, fmt: export_panel(window, path, fmt))
+    key = window.current_key()
+    return export_with_dialog(window, "Export panel", file_name_for(window.info(key).title, "png"), IMAGE_FORMATS,
+                              lambda fmt: paint_widget(window.panel(key), fmt))
 
 
 def export_window_dialog(window) -> str:
-    from widgets.export import IMAGE_FORMATS, export_with_dialog
+    """Ask where, then write the window as shown."""
+    from widgets.export import IMAGE_FORMATS, paint_widget
+    from widgets.export_menu import export_with_dialog
 
     return export_with_dialog(window, "Export window as shown", "load-lab.png", IMAGE_FORMATS,
-                              lambda path, fmt: export_window(window, path, fmt))
+                              lambda fmt: paint_widget(window, fmt))
 
 
 # ---- lab snapshot ----------------------------------------------------------------------------

@@ -91,19 +91,24 @@ def write_widget(widget: QtWidgets.QWidget, path: str | os.PathLike, fmt: str | 
     (fmt, else the path's suffix, else png); atomic. Page size = widget size."""
     fmt = export_format(path, fmt)
     check_target(path)  # a bad path is refused before the rendering
-    return write_atomic(path, render_widget(widget, fmt))
+    return write_atomic(path, encode(paint_widget(widget, fmt)))
 
 
 def render_widget(widget: QtWidgets.QWidget, fmt: str) -> bytes:
     """The bytes of widget rendered as fmt (png, svg or pdf)."""
+    return encode(paint_widget(widget, fmt))
+
+
+def paint_widget(widget: QtWidgets.QWidget, fmt: str) -> QtGui.QImage | bytes:
+    """The GUI-thread half of an export: a PNG's pixels (a QImage, encoded by encode(),
+    which may run on a worker), or the finished SVG or PDF bytes."""
+    if fmt == "png":
+        return widget.grab().toImage()
     buffer = QtCore.QBuffer()
     buffer.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
     size = widget.size()
     title = widget.windowTitle() or "Load Lab"
-    if fmt == "png":
-        if not widget.grab().save(buffer, "PNG"):
-            raise ExportError("Qt could not encode the PNG")
-    elif fmt == "svg":
+    if fmt == "svg":
         generator = QtSvg.QSvgGenerator()
         generator.setOutputDevice(buffer)
         generator.setSize(size)
@@ -124,10 +129,20 @@ def render_widget(widget: QtWidgets.QWidget, fmt: str) -> bytes:
     else:
         raise ExportError(f"format {fmt!r}; valid: {', '.join(IMAGE_FORMATS)}")
     buffer.close()
-    data = bytes(buffer.data())
-    if not data:
-        raise ExportError(f"Qt wrote an empty {fmt.upper()}")
-    return data
+    return bytes(buffer.data())
+
+
+def encode(painted: QtGui.QImage | bytes) -> bytes:
+    """The file's bytes: a QImage as PNG (safe on a worker thread), bytes as they are."""
+    if isinstance(painted, QtGui.QImage):
+        buffer = QtCore.QBuffer()
+        buffer.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
+        if not painted.save(buffer, "PNG"):
+            raise ExportError("Qt could not encode the PNG")
+        painted = bytes(buffer.data())
+    if not painted:
+        raise ExportError("Qt wrote an empty file")
+    return painted
 
 
 def _paint(widget: QtWidgets.QWidget, device: QtGui.QPaintDevice) -> None:
@@ -173,14 +188,20 @@ def plot_view(plot) -> pg.GraphicsView:
 def export_plot(plot, path: str | os.PathLike, fmt: str | None = None, names: dict | None = None) -> Path:
     """Write one plot to path: png/svg/pdf of the plot as shown, or csv of the data it draws
     (fmt, else the path's suffix, else png); atomic. names: {item: column name} for items
-    that have neither a name() nor a legend label (a PlotCard passes its curve keys)."""
-    view = plot_view(plot)
+    with neither a legend label nor a name() (a PlotCard's curve keys by default)."""
     fmt = export_format(path, fmt, PLOT_FORMATS)
     check_target(path)
+    return write_atomic(path, encode(paint_plot(plot, fmt, names)))
+
+
+def paint_plot(plot, fmt: str, names: dict | None = None) -> QtGui.QImage | bytes:
+    """The GUI-thread half of a plot export (see paint_widget); csv gives the finished bytes."""
+    view = plot_view(plot)
+    if fmt != "csv":
+        return paint_widget(view, fmt)
     if names is None:
         names = {curve: key for key, curve in getattr(plot, "curves", {}).items()}
-    data = plot_csv(view, names).encode("utf-8") if fmt == "csv" else render_widget(view, fmt)
-    return write_atomic(path, data)
+    return plot_csv(view, names).encode("utf-8")
 
 
 def plot_columns(view: pg.GraphicsView, names: dict | None = None) -> list[tuple[str, np.ndarray]]:
@@ -188,12 +209,11 @@ def plot_columns(view: pg.GraphicsView, names: dict | None = None) -> list[tuple
     name_x, name_height for bars (plus name_y0 when they do not stand on 0), or name_x0,
     name_x1, name_y0, name_y1 for bars given by their edges (Gantt rows). Visible items only;
     images and decorations (lines, text) are left out."""
-    labels = dict(names or {})
+    legend_labels = {sample.item: label.text for legend in view.scene().items() if isinstance(legend, pg.LegendItem)
+                     for sample, label in legend.items}
+    other_names = {**_owner_attribute_names(view), **(names or {})}
     boxes = [item for item in view.scene().items() if isinstance(item, pg.ViewBox)]
     boxes.sort(key=lambda box: (box.sceneBoundingRect().top(), box.sceneBoundingRect().left()))
-    for legend in (item for item in view.scene().items() if isinstance(item, pg.LegendItem)):
-        for sample, label in legend.items:
-            labels.setdefault(sample.item, label.text)
     columns: list[tuple[str, np.ndarray]] = []
     used: set[str] = set()
     counts = {"curve": 0, "points": 0, "bars": 0}
@@ -203,7 +223,8 @@ def plot_columns(view: pg.GraphicsView, names: dict | None = None) -> list[tuple
             if kind is None or not item.isVisible():
                 continue
             counts[kind] += 1
-            name = _unique(_column_name(item, labels) or f"{kind}{counts[kind]}", used)
+            name = legend_labels.get(item) or (item.name() if hasattr(item, "name") else None) or other_names.get(item)
+            name = _unique(_clean(name) or f"{kind}{counts[kind]}", used)
             if kind == "bars":
                 columns += [(f"{name}_{key}", values) for key, values in bar_columns(item)]
             else:
@@ -267,9 +288,24 @@ def _data_kind(item) -> str | None:
     return None
 
 
-def _column_name(item, labels: dict) -> str:
-    name = labels.get(item) or (item.name() if hasattr(item, "name") else None) or ""
-    return re.sub(r"<[^>]*>", "", str(name)).strip()  # legend labels may be rich text
+def _clean(name) -> str:
+    return re.sub(r"<[^>]*>", "", str(name or "")).strip()  # legend labels may be rich text
+
+
+def _owner_attribute_names(view: QtWidgets.QWidget) -> dict:
+    """Names for plot items from the attributes that hold them in the widgets around view
+    (self.restored_bar -> 'restored_bar', self.segment_bars['queue'] -> 'segment_bars_queue'):
+    the panel's own words for an item without a name or legend label."""
+    found: dict = {}
+    owner = view.parentWidget()
+    while owner is not None:
+        for attr, value in vars(owner).items():
+            entries = value.items() if isinstance(value, dict) else [(None, value)]
+            for key, item in entries:
+                if isinstance(item, QtWidgets.QGraphicsItem):
+                    found.setdefault(item, attr.strip("_") if key is None else f"{attr.strip('_')}_{key}")
+        owner = owner.parentWidget()
+    return found
 
 
 def _unique(name: str, used: set) -> str:
@@ -285,105 +321,4 @@ def _cell(value) -> str:
     if isinstance(value, (int, np.integer)):
         return str(int(value))
     number = float(value)
-    return "" if np.isnan(number) else repr(number)
-
-
-# ---- menus ------------------------------------------------------------------------------------
-def file_name_for(title: str, fmt: str) -> str:
-    """A default file name from a plot's or panel's title: '图 3-1 · 一次 prefill' -> '图3-1.png'."""
-    head = re.split(r"[·:|,]", title)[0]
-    slug = re.sub(r"[^\w\-]+", "", re.sub(r"<[^>]*>", "", head))[:40] or "plot"
-    return f"{slug}.{fmt}"
-
-
-def ask_path(parent: QtWidgets.QWidget, title: str, default_name: str, formats: tuple) -> tuple[str, str]:
-    """A save dialog offering formats (the one of default_name first); returns (path, fmt)
-    or ('', '') when cancelled. The format follows the suffix typed, else the filter chosen."""
-    first = export_format(default_name, None, formats)
-    ordered = (first,) + tuple(f for f in formats if f != first)
-    folder = _last_folder or QtCore.QStandardPaths.writableLocation(
-        QtCore.QStandardPaths.StandardLocation.PicturesLocation) or str(Path.home())
-    path, chosen = QtWidgets.QFileDialog.getSaveFileName(parent, title, str(Path(folder) / default_name),
-                                                         ";;".join(FILTERS[f] for f in ordered))
-    if not path:
-        return "", ""
-    suffix = Path(path).suffix.lower().lstrip(".")
-    if suffix in formats:
-        return path, suffix
-    fmt = next((f for f in ordered if FILTERS[f] == chosen), first)
-    return f"{path}.{fmt}", fmt
-
-
-_last_folder = ""
-
-
-def export_with_dialog(parent: QtWidgets.QWidget, title: str, default_name: str, formats: tuple, write) -> str:
-    """Ask for a path, then write(path, fmt). A failure shows a message box and the app goes
-    on; success shows the path in the window's status bar. Returns the path written or ''."""
-    global _last_folder
-    path, fmt = ask_path(parent, title, default_name, formats)
-    if not path:
-        return ""
-    try:
-        write(path, fmt)
-    except (OSError, ValueError) as err:  # ExportError is an OSError; anything Qt or the disk refused
-        QtWidgets.QMessageBox.warning(parent, "Export failed", f"Nothing was written.\n\n{err}")
-        return ""
-    _last_folder = str(Path(path).parent)
-    show_status(parent, f"Exported {path}")
-    return path
-
-
-def show_status(widget: QtWidgets.QWidget, text: str) -> None:
-    window = widget.window()
-    if isinstance(window, QtWidgets.QMainWindow) and window.statusBar() is not None:
-        window.statusBar().showMessage(text, 8_000)
-
-
-def plot_export_menu(plot, parent: QtWidgets.QWidget, title: str = "plot") -> QtWidgets.QMenu:
-    """A menu 'Export' with PNG / SVG / PDF / CSV entries for plot (each asks for a path)."""
-    menu = QtWidgets.QMenu("Export", parent)
-    for fmt in PLOT_FORMATS:
-        action = menu.addAction(f"Export {fmt.upper()}…")
-        action.setObjectName(f"export_{fmt}")
-        action.triggered.connect(lambda _=False, f=fmt: export_with_dialog(
-            parent, f"Export plot as {f.upper()}", file_name_for(title, f), (f,),
-            lambda path, chosen: export_plot(plot, path, chosen)))
-    return menu
-
-
-def add_plot_menu(view: pg.GraphicsView, plot=None, title: str = "plot") -> QtWidgets.QMenu | None:
-    """Right-click on view offers Export PNG / SVG / PDF / CSV: it replaces pyqtgraph's own
-    'Export...' (whose SVG crashes) at the end of every ViewBox menu of view's scene; a view
-    whose boxes have no menu (an image view) gets the menu as its own context menu. Once per
-    view; returns the menu (None when view already had one)."""
-    if view.property("lab_export_menu"):
-        return None
-    view.setProperty("lab_export_menu", True)
-    menu = plot_export_menu(plot if plot is not None else view, view, title)
-    view.scene().contextMenu = [menu.menuAction()]
-    boxes = [item for item in view.scene().items() if isinstance(item, pg.ViewBox)]
-    if not any(box.menuEnabled() for box in boxes):
-        view.setContextMenuPolicy(QtCore.Qt.ContextMenuPolicy.CustomContextMenu)
-        view.customContextMenuRequested.connect(lambda pos: menu.popup(view.mapToGlobal(pos)))
-    return menu
-
-
-def add_plot_menus(widget: QtWidgets.QWidget) -> int:
-    """add_plot_menu for every pyqtgraph view inside widget (a built panel) that has none
-    yet; returns how many got one."""
-    views = widget.findChildren(pg.GraphicsView)
-    return sum(add_plot_menu(view, title=_title_near(view)) is not None for view in views)
-
-
-def _title_near(view: QtWidgets.QWidget) -> str:
-    """The title of the card around view, for a default file name."""
-    parent = view.parentWidget()
-    while parent is not None:
-        title = getattr(parent, "title_label", None) or getattr(parent, "title", None)
-        if isinstance(title, QtWidgets.QLabel):
-            return title.text()
-        if isinstance(parent, QtWidgets.QGroupBox) and parent.title():
-            return parent.title()
-        parent = parent.parentWidget()
-    return view.objectName() or "plot"
+    return "" if np.isnan(number) else f"{number:.12g}"  # 12 digits: 1.2, not 1.2000000000000002

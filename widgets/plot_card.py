@@ -8,7 +8,8 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6 import QtWidgets
 
-from widgets.export import add_plot_menu, export_plot, plot_export_menu
+from widgets.export import export_plot
+from widgets.export_menu import add_plot_menu, plot_export_menu
 from widgets.theme import COLORS, ILLUSTRATIVE_TAG, setup_pyqtgraph
 
 
@@ -21,9 +22,11 @@ class PlotCard(QtWidgets.QFrame):
         layout.setContentsMargins(8, 6, 8, 6)
         header = QtWidgets.QHBoxLayout()
         self.title_label = QtWidgets.QLabel(f"<b>{title}</b>")
+        self.title_label.setWordWrap(True)  # a narrow column wraps the title, never widens the page
         header.addWidget(self.title_label)
         self.subtitle_label = QtWidgets.QLabel(subtitle)
         self.subtitle_label.setProperty("role", "caption")
+        self.subtitle_label.setWordWrap(True)
         self.subtitle_label.setVisible(bool(subtitle))
         header.addWidget(self.subtitle_label)
         header.addStretch(1)
