@@ -60,13 +60,15 @@ def test_export_panel_dialog_uses_the_filter_for_a_path_without_suffix(window, q
 
 def test_an_unwritable_export_path_shows_a_message_and_leaves_nothing(window, tmp_path, monkeypatch):
     shown = []
-    (tmp_path / "a-file").write_text("x")
+    folder = tmp_path / "exports"  # tmp_path also holds the window's settings
+    folder.mkdir()
+    (folder / "a-file").write_text("x")
     monkeypatch.setattr(QtWidgets.QFileDialog, "getSaveFileName",
-                        lambda *a, **k: (str(tmp_path / "a-file" / "panel.svg"), export.FILTERS["svg"]))
+                        lambda *a, **k: (str(folder / "a-file" / "panel.svg"), export.FILTERS["svg"]))
     monkeypatch.setattr(QtWidgets.QMessageBox, "warning", lambda parent, title, text: shown.append((title, text)))
     window.export_actions["window"].trigger()
     assert shown and shown[0][0] == "Export failed" and "is not a folder" in shown[0][1]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+    assert sorted(p.name for p in folder.iterdir()) == ["a-file"]
     assert window.isVisible() and window.stack.currentWidget() is window.panel("request")
 
 
