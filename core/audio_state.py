@@ -45,6 +45,7 @@ class AudioState(PanelModel):
     def __init__(self) -> None:
         self._loading = False
         super().__init__()
+        self._timeline_inputs = self.timeline.inputs  # what the comparison last followed
         self.changed.connect(self._on_changed)
 
     # ---- reading --------------------------------------------------------------------
@@ -91,9 +92,11 @@ class AudioState(PanelModel):
             self._follow_timeline(value)
 
     def _follow_timeline(self, card: CardModel) -> None:
-        """The comparison plays the same stream; the preset names it."""
-        if card.errors:
+        """The comparison plays the same stream; the preset names it. Only on a change of
+        the stream's inputs: the timeline's result arriving leaves the comparison be."""
+        if card.errors or card.inputs == self._timeline_inputs:
             return
+        self._timeline_inputs = card.inputs
         compare = self.cards["compare"]
         shared = {k: v for k, v in card.inputs.items() if k in _COMPARE_STREAM_KEYS}
         if any(compare.inputs[k] != v for k, v in shared.items()) or compare.errors:

@@ -130,9 +130,10 @@ class TalkController(QtCore.QObject):
         self.blank = BlankScreen(window)
         self.presenter: PresenterView | None = None
         screens = QtGui.QGuiApplication.screens()
-        if len(screens) >= 2:  # the speaker's screen: the one the window is not on
+        if len(screens) >= 2:  # the speaker's screen: one the window is not on
+            other = next((s for s in screens if s is not window.screen()), screens[1])
             self.presenter = PresenterView()
-            self.presenter.setGeometry(screens[1].availableGeometry())
+            self.presenter.setGeometry(other.availableGeometry())
             self.presenter.show()
         self._poll = QtCore.QTimer(self)
         self._poll.setInterval(READY_POLL_MS)

@@ -174,3 +174,14 @@ def test_talk_parsing_needs_no_qt():
             "print(','.join(m for m in sys.modules if m.split('.')[0] in ('PySide6','PIL','widgets','lab')))")
     out = subprocess.run([sys.executable, "-c", code, str(CHAPTER3)], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_an_audio_scene_keeps_its_state_when_the_timeline_result_arrives():
+    """The timeline is computed off the GUI thread; its result must not move the
+    comparison (练习 3-5's spike) away from what the scene loaded."""
+    model = state_model("audio")
+    scene = model.to_json()
+    model.timeline.set_result(model.timeline.inputs, {"chunks": []})
+    assert model.to_json() == scene
+    model.timeline.update({"chunks": 12})  # an edit of the stream: the comparison follows
+    assert model.cards["compare"].inputs["chunks"] == 12

@@ -1,0 +1,262 @@
+"""Talk mode in the window: every shipped scene applies and renders, Ctrl+R restores a
+scene after edits, the clicker keys step, the presenter view, and `lab snapshot --talk`."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from core.talk import STATE_MODELS, load_talk
+from lab.cli import main
+from lab.presenter import PresenterView
+from lab.talk import open_talk, read_talk, scene_window
+
+CHAPTER3 = Path(__file__).resolve().parents[2] / "talks" / "chapter3.toml"
+Key = QtCore.Qt.Key
+CTRL = QtCore.Qt.KeyboardModifier.ControlModifier
+
+
+@pytest.fixture(scope="module")
+def talk_window(qapp, tmp_path_factory):
+    """One window for the module's tests (panels are built once): chapter 3 at 1280×720,
+    opened the way `lab snapshot --talk` opens it."""
+    old = os.environ.get("LAB_SETTINGS_DIR")
+    os.environ["LAB_SETTINGS_DIR"] = str(tmp_path_factory.mktemp("settings"))
+    window, controller = scene_window(str(CHAPTER3), 1)
+    window.resize(1280, 720)
+    window.show()
+    yield window, controller
+    window.talk.close() if window.talk is not None else None
+    window.close()
+    if old is None:
+        os.environ.pop("LAB_SETTINGS_DIR", None)
+    else:
+        os.environ["LAB_SETTINGS_DIR"] = old
+
+
+def _go(qtbot, controller, index):
+    controller.go(index)
+    qtbot.waitUntil(controller.is_ready, timeout=30_000)
+
+
+def _key(qtbot, window, controller, key, modifier=QtCore.Qt.KeyboardModifier.NoModifier):
+    qtbot.keyClick(window, key, modifier)
+    qtbot.waitUntil(controller.is_ready, timeout=30_000)
+
+
+def test_state_models_cover_every_panel_but_main():
+    from lab.app import panel_keys
+
+    assert sorted(STATE_MODELS) == sorted(panel_keys())
+
+
+def test_every_shipped_scene_applies_and_renders(qtbot, talk_window):
+    window, controller = talk_window
+    talk = controller.talk
+    assert len(talk.scenes) >= 25 and talk.errors == []
+    for index, scene in enumerate(talk.scenes):
+        _go(qtbot, controller, index)
+        assert window.current_key() == scene.panel and window.stack.currentWidget() is window.panel(scene.panel)
+        state = window.panel_state_json(scene.panel)
+        assert state["cards"] == scene.state["cards"] and state["view"] == scene.state["view"], scene.label
+        assert controller.bar.annotation.text() == scene.annotation
+        assert controller.bar.strip.label_text().startswith(f"{scene.number} / {len(talk.scenes)}")
+        image = window.grab().toImage()
+        assert (image.width(), image.height()) == (1280, 720), scene.label
+        # Not a blank page: the figure has many colours.
+        colours = {image.pixel(x, y) for x in range(0, 1280, 40) for y in range(0, 600, 40)}
+        assert len(colours) > 6, scene.label
+        if scene.focus:
+            _assert_card_on_screen(window.panel(scene.panel), scene.focus, scene.label)
+
+
+def _assert_card_on_screen(panel, slot, label):
+    from widgets.calculator_card import CalculatorCard
+
+    model = panel.state.cards[slot]
+    cards = [c for c in panel.findChildren(CalculatorCard) if c.model is model]
+    if not cards:
+        return  # the card's values live in the panel's own forms (vision)
+    section = cards[0].parentWidget()  # the card with its figure
+    area = section
+    while not isinstance(area, QtWidgets.QScrollArea):
+        area = area.parentWidget()
+    top = section.mapTo(area.viewport(), QtCore.QPoint(0, 0)).y()
+    bar = area.verticalScrollBar()
+    assert 0 <= top < area.viewport().height() // 2 or bar.value() == bar.maximum(), f"{label}: {slot} at {top}"
+
+
+def test_ctrl_r_restores_the_scene_after_edits(qtbot, talk_window):
+    window, controller = talk_window
+    talk = controller.talk
+    index = next(i for i, s in enumerate(talk.scenes) if s.title == "练习 3-3")
+    _go(qtbot, controller, index)
+    scene = talk.scenes[index]
+    state = window.panel_state("request")
+    before = window.panel_state_json("request")
+    assert before == scene.state
+    state.card("compare").update({"c2": 9.0, "p2": 0.3})
+    state.card("anatomy").update({"output_tokens": 64})
+    state.set_player("steps", 12.0)
+    state.set_view("step_speed", 10.0)
+    area = window.panel("request").findChild(QtWidgets.QScrollArea)
+    area.verticalScrollBar().setValue(0)
+    assert window.panel_state_json("request") != scene.state
+    _key(qtbot, window, controller, Key.Key_R, CTRL)
+    assert window.panel_state_json("request") == scene.state
+    assert area.verticalScrollBar().value() > 0  # scrolled back to the scene's card
+
+
+def test_clicker_keys_step_jump_and_skip_nothing_good(qtbot, talk_window):
+    window, controller = talk_window
+    last = len(controller.talk.scenes) - 1
+    _go(qtbot, controller, 0)
+    _key(qtbot, window, controller, Key.Key_PageDown)
+    assert controller.index == 1
+    _key(qtbot, window, controller, Key.Key_Right)
+    assert controller.index == 2
+    _key(qtbot, window, controller, Key.Key_PageUp)
+    _key(qtbot, window, controller, Key.Key_Left)
+    assert controller.index == 0
+    _key(qtbot, window, controller, Key.Key_Left)  # nothing before the first scene
+    assert controller.index == 0
+    _key(qtbot, window, controller, Key.Key_End)
+    assert controller.index == last and window.current_key() == controller.talk.scenes[last].panel
+    _key(qtbot, window, controller, Key.Key_PageDown)  # nothing after the last
+    assert controller.index == last
+    _key(qtbot, window, controller, Key.Key_Home)
+    assert controller.index == 0 and window.current_key() == "request"
+
+
+def test_blank_and_notes_toggle(qtbot, talk_window):
+    window, controller = talk_window
+    _go(qtbot, controller, 0)
+    qtbot.keyClick(window, Key.Key_B)
+    assert controller.blank.isVisible() and controller.blank.geometry() == window.rect()
+    qtbot.keyClick(window, Key.Key_Period)
+    assert not controller.blank.isVisible()
+    qtbot.keyClick(window, Key.Key_N)
+    assert controller.bar.notes_shown() and "prefill" in controller.bar.notes.text()
+    qtbot.keyClick(window, Key.Key_N)
+    assert not controller.bar.notes_shown()
+
+
+def test_space_plays_then_steps_at_the_end_of_the_player(qtbot, talk_window):
+    window, controller = talk_window
+    _go(qtbot, controller, 0)  # 图 3-1: a ▶ over the decode steps
+    player = controller._player(window.panel("request"))
+    assert player is not None and not player.is_playing()
+    qtbot.keyClick(window, Key.Key_Space)
+    assert player.is_playing()
+    qtbot.keyClick(window, Key.Key_Space)
+    assert not player.is_playing() and controller.index == 0
+    player.seek(player.duration)
+    _key(qtbot, window, controller, Key.Key_Space)
+    assert controller.index == 1
+    # A scene whose panel has no ▶: Space steps.
+    agents = next(i for i, s in enumerate(controller.talk.scenes) if s.panel == "agents")
+    _go(qtbot, controller, agents)
+    _key(qtbot, window, controller, Key.Key_Space)
+    assert controller.index == agents + 1
+
+
+def test_a_field_being_edited_keeps_its_arrows(qtbot, talk_window):
+    window, controller = talk_window
+    _go(qtbot, controller, 1)
+    field = window.panel("request").findChild(QtWidgets.QLineEdit)
+    field.setFocus()
+    qtbot.keyClick(field, Key.Key_Left)
+    qtbot.keyClick(field, Key.Key_N)
+    assert controller.index == 1 and not controller.bar.notes_shown()
+    _key(qtbot, field, controller, Key.Key_PageDown)  # the clicker's key still steps
+    assert controller.index == 2
+    window.setFocus()
+
+
+def test_f5_starts_from_scene_one_in_presentation_and_esc_leaves(qtbot, talk_window):
+    window, controller = talk_window
+    _go(qtbot, controller, 3)
+    _key(qtbot, window, controller, Key.Key_F5)
+    assert window.presentation_action.isChecked() and controller.index == 0
+    qtbot.keyClick(window, Key.Key_Escape)
+    assert not window.presentation_action.isChecked()
+    window.showNormal()
+    window.resize(1280, 720)
+
+
+def test_a_talk_with_bad_scenes_says_so_and_opens_at_the_first_good(qtbot, tmp_path):
+    from lab.main_window import MainWindow
+
+    path = tmp_path / "bad.toml"
+    path.write_text('[[scene]]\ntitle = "oops"\npanel = "request"\ncards.split = { requests = "x" }\n'
+                    '[[scene]]\ntitle = "fine"\npanel = "agents"\n', encoding="utf-8")
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    controller = open_talk(window, read_talk(path))
+    qtbot.waitUntil(controller.is_ready, timeout=30_000)
+    assert controller.index == 1 and window.current_key() == "agents"
+    box = window.findChild(QtWidgets.QMessageBox, "talk_errors")
+    assert box is not None and "scene 1 «oops»: cards.split.requests" in box.text()
+    box.close()
+    qtbot.keyClick(window, Key.Key_PageUp)  # the bad scene is never shown
+    assert controller.index == 1
+    controller.close()
+    assert window.talk is None
+    window.presentation_action.setChecked(False)
+
+
+def test_presenter_view_shows_scene_next_notes_and_a_clock(qtbot):
+    talk = load_talk(CHAPTER3)
+    view = PresenterView()
+    qtbot.addWidget(view)
+    view.show_scene(talk, 0)
+    assert view.current.text().startswith(f"1 / {len(talk.scenes)} · 图 3-1")
+    assert talk.scenes[0].annotation in view.current.text()
+    assert "prefill" in view.notes.toPlainText()
+    assert view.next.text() == f"next → 2 · {talk.scenes[1].title}"
+    view.show_scene(talk, len(talk.scenes) - 1)
+    assert "end of the talk" in view.next.text()
+    assert view.elapsed_text() == "00:00"
+    time_line, elapsed = view.clock.text().split("\n")
+    assert len(time_line) == 5 and time_line[2] == ":" and elapsed == "00:00"
+
+
+def test_snapshot_talk_scene_writes_the_size_asked(tmp_path, capsys):
+    out = tmp_path / "scene.png"
+    assert main(["snapshot", "--talk", str(CHAPTER3), "--scene", "2", "--out", str(out), "--size", "960x600"]) == 0
+    image = QtGui.QImage(str(out))
+    assert (image.width(), image.height()) == (960, 600)
+
+
+@pytest.mark.parametrize("args, field, hint", [
+    (["--talk", str(CHAPTER3), "--scene", "99"], "--scene", "valid: 1..31"),
+    (["--talk", str(CHAPTER3), "--scene", "0"], "--scene", "valid: 1..31"),
+    (["--talk", str(CHAPTER3), "--scene", "two"], "--scene", "valid: a scene number 1..31"),
+    (["--talk", str(CHAPTER3)], "--scene", "valid: a scene number 1..31"),
+    (["--scene", "1"], "--talk", "required with --scene"),
+    (["request", "--talk", str(CHAPTER3), "--scene", "1"], "PANEL", "no PANEL"),
+    (["--talk", "/nonexistent/talk.toml", "--scene", "1"], "--talk", "talk.toml"),
+])
+def test_snapshot_talk_bad_input_exits_2_naming_the_option(args, field, hint, tmp_path, capsys):
+    assert main(["snapshot", *args, "--out", str(tmp_path / "x.png")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"{field}:" in err and hint in err
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_snapshot_of_a_bad_scene_exits_2_with_its_message(tmp_path, capsys):
+    path = tmp_path / "t.toml"
+    path.write_text('[[scene]]\npanel = "agents"\n[[scene]]\ntitle = "two"\npanel = "request"\nzoom = 7\n', encoding="utf-8")
+    assert main(["snapshot", "--talk", str(path), "--scene", "2", "--out", str(tmp_path / "x.png")]) == 2
+    err = capsys.readouterr().err
+    assert "--scene:" in err and "scene 2 «two»: zoom" in err
+
+
+def test_lab_talk_refuses_a_bad_file_before_any_window(tmp_path, capsys):
+    path = tmp_path / "t.toml"
+    path.write_text("[[scene]\n", encoding="utf-8")
+    assert main(["talk", str(path)]) == 2
+    assert "not TOML" in capsys.readouterr().err
