@@ -28,10 +28,13 @@ PAIR_SEPARATOR = " · "
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff01-\uff5e]")
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
-_SPACED_PAIR = re.compile(r"(.*[\u3400-\u9fff][^A-Za-z]*?)\s+([A-Za-z][^\u3400-\u9fff]*)")
+_SPACED_PAIR = re.compile(r"(.*[\u3400-\u9fff][^A-Za-z]*?)\s+([A-Za-z][^\u3000-\u303f\u3400-\u9fff\uff01-\uff5e]*)")
 _REFERENCE = re.compile(r"(?:(?:§[\d.]+|(?:Fig\.|Example|Exercise|Table) [\d-]+)\s+)+(?=[\u3400-\u9fff])")
 _LEADING_TERMS = re.compile(r"(?:[A-Za-z0-9_.+-]+\s+)+(?=[\u3400-\u9fff])")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+# Two or more capitalised words in a row name something ("Fish Audio S2 Pro", "Scaling Law").
+_PROPER_NAME = re.compile(r"\b[A-Z][A-Za-z0-9.-]*(?:\s+[A-Z0-9][A-Za-z0-9.-]*)+")
+_FULL_WIDTH = str.maketrans({"。": ".", ",": ", ", ":": ": ", ";": "; ", "(": " (", ")": ")", "、": ", "})
 # A number as its own token: not the 3 in "Qwen3", nor the 2 in "3.1.2" after its dot.
 _NUMBER = re.compile(r"(?<![A-Za-z_\d.%])\d[\d,]*(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _PLACEHOLDER = re.compile(r"%(\d+)")
@@ -52,7 +55,8 @@ vl gpt api cli json csv png svg pdf wav pcm id ok ec ms us ns kib mib gib tib kb
 byte bytes hz khz db steps step s min px batch lr nats fp bf16 fp32 fp16 amdahl scaling law
 p50 p95 p99 t_request t_token t_queue n_s n_keep p_label a100 h100 h800 b200 sm sms tflops
 pflops rope attention flash mlp ffn sglang vllm portaudio sounddevice jitter agent agents patch
-patches prompt prompts codec gantt fcfs rtx pro vs
+patches prompt prompts codec gantt fcfs rtx pro vs micro query queries key keys teacher forcing
+blackwell datablations max min log exp
 """.split())
 
 
@@ -146,9 +150,11 @@ def template(text: str) -> str:
 
 
 def book_refs_in_english(text: str) -> str:
+    """The book's labels ("图 3-2" → "Fig. 3-2", 示意 → illustrative) and full-width
+    punctuation in their English form."""
     for pattern, english in _BOOK_REFS:
         text = pattern.sub(english, text)
-    return text
+    return text.translate(_FULL_WIDTH) if not has_cjk(text.translate(_FULL_WIDTH)) else text
 
 
 def split_pair(text: str) -> tuple[str, str] | None:
@@ -173,14 +179,14 @@ def split_pair(text: str) -> tuple[str, str] | None:
 
 
 def split_spaced_pair(text: str) -> tuple[str, str] | None:
-    """(中文, English) of "预设 preset", "打开图片 Open…": Chinese, a space, then English only.
-    The Chinese side keeps an English tail that is all technical terms ("首响应 TTFT")."""
+    """(中文, English) of "预设 preset", "打开图片 Open…": Chinese, a space, then English
+    words (not only terms: "首响应 TTFT" is Chinese with a term, for the catalog)."""
     match = _SPACED_PAIR.fullmatch(text)
-    if match is None or english_words(match.group(1)):
-        return None
+    if match is None or english_words(match.group(1)) or not english_words(match.group(2)):
+        return None  # "…重算的 KV": a Chinese phrase ending in a term is not a pair
     chinese, english = match.group(1), match.group(2)
     lead = _LEADING_TERMS.match(chinese)  # "BF16 权重 weights": BF16 names both sides
-    return (text if not english_words(english) else chinese), (lead.group(0) if lead else "") + english
+    return chinese, (lead.group(0) if lead else "") + english
 
 
 def translate_text(text: str, lang: str | None = None, context: str = "lab") -> str:
@@ -239,7 +245,7 @@ def english_words(text: str) -> list[str]:
     symbols (with a digit or '_': p95, n_s, Qwen3), not acronyms or names in camel case
     (TTFT, KV, MoE, DeepSeek), not ZH_TERMS."""
     words = []
-    for word in _WORD.findall(text):
+    for word in _WORD.findall(_PROPER_NAME.sub(" ", text)):
         if (len(word) < 2 or any(c.isdigit() or c == "_" for c in word) or word.lower() in _allowed_english()
                 or any(c.isupper() for c in word[1:])):
             continue

@@ -13,7 +13,7 @@ import sys
 
 from PySide6 import QtCore, QtWidgets
 
-from widgets.i18n import identifier_label, language, translate_text
+from widgets.i18n import has_cjk, identifier_label, language, translate_text
 
 SOURCE = "i18n_source_"  # + slot name: the panel's own text
 SHOWN = "i18n_shown_"  # + slot name: what translate_tree set
@@ -101,10 +101,13 @@ def identifier_text(source: str, kind: str, identifier: str, lang: str) -> str:
     readable = identifier_label(kind, identifier, lang)
     if not readable:
         return source
-    if source.startswith(identifier):
-        return readable + source[len(identifier):]
-    symbol = source.split(" (")[0]
-    return readable if readable == symbol else f"{readable} {source}"
+    symbol, bracket, unit = source.partition(" (")
+    unit = bracket + unit
+    if symbol == identifier or symbol == readable:
+        return readable + unit
+    if has_cjk(symbol):  # the calculator's own Chinese label ("μ/卡"): it is the zh label
+        return (symbol if lang == "zh" else readable) + unit
+    return f"{readable} {symbol}{unit}"
 
 
 

@@ -69,11 +69,13 @@ def test_every_panel_switches_language(qtbot, key):
 
     set_language("en")
     english = shown_texts(panel)
-    assert [t for t in english if has_cjk(t)] == []
+    left = [t for t in english if has_cjk(t)]
+    assert not left, "Chinese left in English:\n" + "\n".join(left)
 
     set_language("zh")
     chinese = shown_texts(panel)
-    assert [(t, english_words(t)) for t in chinese if english_words(t)] == []
+    left = [f"{t!r}: {english_words(t)}" for t in chinese if english_words(t)]
+    assert not left, "English left in Chinese:\n" + "\n".join(left)
     assert sum(has_cjk(t) for t in chinese) > sum(has_cjk(t) for t in original)
 
     set_language("en")
@@ -102,7 +104,7 @@ def test_pairs_split_by_language():
     assert split_pair("Language · 语言") == ("语言", "Language")
     assert split_pair("例题 3-5 · Scaling Law 拟合与留出检验") is None  # Chinese on both sides: the catalog's
     assert split_spaced_pair("BF16 权重 weights") == ("BF16 权重", "BF16 weights")
-    assert split_spaced_pair("首响应 TTFT") == ("首响应 TTFT", "TTFT")  # the term stays in Chinese
+    assert split_spaced_pair("首响应 TTFT") is None  # Chinese with a term: the catalog says "TTFT"
 
 
 def test_catalog_translates_with_numbers_and_keeps_markup():
