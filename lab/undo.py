@@ -8,6 +8,9 @@ whole cards, view options and players, is one command. Undo and redo load the fr
 over the panel's current state through the model's own load_json, with recording paused,
 so they never push commands of their own.
 
+A panel's own set-up is not a step: until a panel has been ready once (MainWindow.is_ready:
+its sections built, its first figures in), its changes only move the copy.
+
 A slider drag is one step: changes made while a slider of the panel is held down merge into
 the command of that drag (QUndoCommand.mergeWith), until the slider is released.
 
@@ -27,6 +30,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from widgets.timeline_player import TimelinePlayer
 
 PLAYER_LOOKUP_S = 0.5  # how long a panel's list of players is trusted (panels build in stages)
+SETTLE_POLL_MS = 50  # how often panels still setting up are asked whether they are ready
+SETTLE_GIVE_UP_S = 20.0  # a panel that never says ready is taken as ready after this
 MERGE_ID = 0x5E55  # commands of one slider drag merge (any id >= 0 would do; one kind)
 Key = tuple[str, str]  # (group, name): ("cards", "area"), ("view", "tab"), ("players", "step")
 
@@ -101,6 +106,8 @@ class UndoRecorder(QtCore.QObject):
         self._copies: dict[str, dict[str, Any]] = {}  # key -> state JSON after the last step
         self._players: dict[str, tuple[float, list[TimelinePlayer]]] = {}  # key -> (when looked, players)
         self._dirty: set[str] = set()
+        self._settled: set[str] = set()  # panels that have been ready once: their changes are edits
+        self._setting_up: set[str] = set()  # panels whose pending changes are their own set-up
         self._paused = 0
         self._whole_action = False  # inside a user action on a whole panel (reset): players count
         self._drag = 0  # serial of the current (or next) slider drag
@@ -109,6 +116,10 @@ class UndoRecorder(QtCore.QObject):
         self._flush_timer.setSingleShot(True)
         self._flush_timer.setInterval(0)
         self._flush_timer.timeout.connect(self.flush)
+        self._built_at: dict[str, float] = {}
+        self._settle_timer = QtCore.QTimer(self)
+        self._settle_timer.setInterval(SETTLE_POLL_MS)
+        self._settle_timer.timeout.connect(self._check_settled)
         window.panel_built.connect(self.watch)
         for key in window.panel_keys():
             if window.panel_state(key) is not None:
@@ -120,11 +131,30 @@ class UndoRecorder(QtCore.QObject):
         if state is None or key in self._copies:
             return
         self._copies[key] = state.to_json()
+        self._built_at[key] = time.monotonic()
+        self._settle_timer.start()
         state.changed.connect(lambda path, value, key=key: self._on_changed(key, path, value))
+
+    def is_settled(self, key: str) -> bool:
+        """key's panel has been ready once: its changes are the user's from now on."""
+        return key in self._settled
+
+    def _check_settled(self) -> None:
+        now = time.monotonic()
+        for key, built in self._built_at.items():
+            if key not in self._settled and (self.window.is_ready(key) or now - built > SETTLE_GIVE_UP_S):
+                self.flush()  # what came before was set-up
+                self._settled.add(key)
+        if self._settled >= set(self._built_at):
+            self._settle_timer.stop()
 
     def _on_changed(self, key: str, path: str, value: Any) -> None:
         if self._paused:
             return
+        if key not in self._settled:
+            # A panel finishing its set-up (a first result that fills a card) is not the
+            # user: until it has been ready once, its changes only move the copy.
+            self._setting_up.add(key)
         if path.startswith("player.") and not self._whole_action and not self._seeking(key):
             # Playback (or the panel placing its player): into the copy, never a step.
             self._copies[key].setdefault("players", {})[path.partition(".")[2]] = value
@@ -136,8 +166,12 @@ class UndoRecorder(QtCore.QObject):
         """Record what changed since the last step (the timer calls it once the loop turns)."""
         self._flush_timer.stop()
         dirty, self._dirty = self._dirty, set()
+        setting_up, self._setting_up = self._setting_up, set()
         for key in sorted(dirty):
-            self._record(key)
+            if key in setting_up:
+                self._copies[key] = self.window.panel_state(key).to_json()
+            else:
+                self._record(key)
 
     def _record(self, key: str) -> None:
         state = self.window.panel_state(key)
@@ -207,6 +241,7 @@ class UndoRecorder(QtCore.QObject):
     def retake(self, keys: Iterable[str] | None = None) -> None:
         """Take the copies again (after changes that are not steps: undo, a session)."""
         self._dirty.clear()
+        self._setting_up.clear()
         for key in list(self._copies) if keys is None else keys:
             state = self.window.panel_state(key)
             if state is not None and key in self._copies:

@@ -25,8 +25,8 @@ def window(qtbot):
 
 def _open(qtbot, window, key):
     window.show_panel(key)
-    qtbot.waitUntil(lambda: window.is_ready(key) and window.stack.currentWidget() is window.panel(key),
-                    timeout=30_000)
+    qtbot.waitUntil(lambda: window.is_ready(key) and window.stack.currentWidget() is window.panel(key)
+                    and window.undo_recorder.is_settled(key), timeout=30_000)
     return window.panel(key)
 
 

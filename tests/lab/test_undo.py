@@ -16,8 +16,8 @@ def window(qtbot):
 
 def _open(qtbot, window, key):
     window.show_panel(key)
-    qtbot.waitUntil(lambda: window.is_ready(key) and window.stack.currentWidget() is window.panel(key),
-                    timeout=30_000)
+    qtbot.waitUntil(lambda: window.is_ready(key) and window.stack.currentWidget() is window.panel(key)
+                    and window.undo_recorder.is_settled(key), timeout=30_000)
     return window.panel(key)
 
 
@@ -117,3 +117,12 @@ def test_an_edit_on_another_panel_undoes_there(qtbot, window):
     window.undo_stack.undo()
     assert request.state.card("area").inputs["wait_s"] == 10
     assert window.current_key() == "request"  # the undone edit is on screen
+
+
+def test_a_panel_setting_itself_up_is_not_a_step(qtbot, window):
+    # Audio's first timeline result makes its comparison follow the stream: the panel's
+    # own doing, before it is ready, so not something to undo.
+    for key in ("audio", "serving", "vision"):
+        _open(qtbot, window, key)
+    window.undo_recorder.flush()
+    assert window.undo_stack.count() == 0
