@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from core.format import full_value
 from core.registry import BookValue, Calculator, Registry, registry
 
 
@@ -22,6 +23,8 @@ class VerifyRow:
     derived: bool
     computed_text: str
     book_text: str
+    computed_full: str = ""  # every digit, for a tooltip (core.format.full_value)
+    book_full: str = ""
 
     @property
     def tolerance_text(self) -> str:
@@ -70,6 +73,8 @@ def _row(calc: Calculator, bv: BookValue, computed: Any) -> VerifyRow:
         derived=bv.derived,
         computed_text=calc.format_output(bv.output, computed),
         book_text=calc.format_output(bv.output, bv.value),
+        computed_full=full_value(computed, calc.output(bv.output).unit),
+        book_full=full_value(bv.value, calc.output(bv.output).unit),
     )
 
 

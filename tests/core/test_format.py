@@ -85,3 +85,12 @@ def test_no_output_of_any_calculator_prints_scientific_e_notation():
             exact_count = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
             whole_number = "." not in text.split(" ")[0]  # from 1,000 up: no decimals
             assert exact_count or whole_number or digits <= 5, (calc.name, out.name, text)
+
+
+def test_verify_rows_carry_every_digit_for_the_tooltip():
+    from core.verify import verify_calculator
+
+    rows = {r.output: r for r in verify_calculator(registry().get("serving.backlog"))}
+    row = rows["backlog_at_end_of_arrivals"]
+    assert row.computed_text == "112,793 steps"
+    assert row.computed_full.startswith("112,792.") and row.book_full == "112,792.8 steps"

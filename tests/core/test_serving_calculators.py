@@ -51,6 +51,19 @@ def test_decode_rate_bytes_time_and_rate():
     assert out["steps_per_s"] == pytest.approx(2 * out["steps_per_s_per_card"])
 
 
+def test_one_rate_per_card_on_every_card():
+    # The backlog's μ/卡 (the book's 2,795.66) and the decode card's bound at its defaults were
+    # 2,795.66 and 2,795.85 (c̄ 2,741.77): two capacities, 5,591.32 and 5,591.69, on one page.
+    from core.serving.decode_rate import BOOK_MEAN_CONTEXT, BOOK_STEPS_PER_S_PER_CARD, context_for_rate
+
+    rate = registry().get("serving.decode_rate").run()
+    backlog = registry().get("serving.backlog").run()
+    assert rate["steps_per_s_per_card"] == pytest.approx(BOOK_STEPS_PER_S_PER_CARD, rel=1e-8)
+    assert rate["steps_per_s"] == pytest.approx(backlog["capacity_steps_per_s"], rel=1e-8)
+    assert round(BOOK_MEAN_CONTEXT) == 2742  # the book's "约 2,742"
+    assert context_for_rate(rate["steps_per_s_per_card"]) == pytest.approx(BOOK_MEAN_CONTEXT, rel=1e-12)
+
+
 def test_decode_rate_grows_with_bandwidth_and_shrinks_with_context():
     calc = registry().get("serving.decode_rate")
     base = calc.run()["steps_per_s_per_card"]

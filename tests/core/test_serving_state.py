@@ -75,7 +75,7 @@ def test_banner_figure_from_the_cards():
                 for x in (0.5, 0.9, 0.1)]
     assert np.allclose(fig["pct"], expected)
     assert np.allclose(fig["under"] + fig["over"], fig["pct"])
-    assert "5,592" in fig["capacity_text"]
+    assert "5,591" in fig["capacity_text"]  # the backlog card's capacity too
     assert "后一分钟 1:9" in F.banner_status(fig, 150.0)
 
 
