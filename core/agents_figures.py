@@ -6,6 +6,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from core.format import format_value
 from core.units import GiB, format_seconds
 
 LANES = {"serial": 1.0, "parallel": 0.0}  # y of each lane in 图 3-11 / 3-12
@@ -52,12 +53,12 @@ def path_figure(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Figure:
         y = LANES[lane]
         half = 0.25 if lane == "serial" else 0.14
         total = result["serial_s"] if lane == "serial" else result["parallel_s"]
-        area_gib_s = result[f"{lane}_state_byte_s"] / GiB
         lanes[lane] = {
             "model": {"x0": [s for s, _ in models], "x1": [e for _, e in models], "y0": [y - 0.25] * 2, "y1": [y + 0.25] * 2},
             "tool": {"x0": [s for s, _, _ in tools], "x1": [e for _, e, _ in tools],
                      "y0": [y + dy - half for _, _, dy in tools], "y1": [y + dy + half for _, _, dy in tools]},
-            "held": held, "text": f"{format_seconds(total)} · {area_gib_s:g} GiB·s", "text_pos": (total, y),
+            "held": held, "text": f"{format_seconds(total)} · {format_value(result[f'{lane}_state_byte_s'], 'byte*s')}",
+            "text_pos": (total, y),
         }
     return {"lanes": lanes, "x_range": (0, result["serial_s"] * 1.3 or 1.0)}
 
@@ -80,4 +81,4 @@ def branch_figure(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Figur
     totals = [result["state_bytes"] / GiB, result["unshared_state_bytes"] / GiB]
     base = [prefix, totals[1] - branches]
     return {"base": base, "branches": [branches, branches], "totals": totals,
-            "labels": [(f"{t:.3g} GiB", (x, t)) for x, t in zip((0, 1), totals)], "y_range": (0, max(totals) * 1.2 or 1.0)}
+            "labels": [(format_value(t * GiB, "bytes"), (x, t)) for x, t in zip((0, 1), totals)], "y_range": (0, max(totals) * 1.2 or 1.0)}

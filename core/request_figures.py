@@ -129,7 +129,7 @@ def percentile_figure(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> F
         p = metrics.percentile(values.tolist(), q)
         lines.append(f"{key.replace('_s', '')}: p{q * 100:g} = {format_seconds(p['value'])} (rank {p['rank']})")
     rank = metrics.nearest_rank(ranked["queue_s"].size, q)
-    breakdown = (f"Your {result['n']} values: p{q * 100:g} is the {result['rank']}-th = {result['value']:g}.  "
+    breakdown = (f"Your {result['n']} values: p{q * 100:g} is the {result['rank']}-th = {format_seconds(result['value'])}.  "
                  "Ranked separately (示意): " + " · ".join(lines) + ". The long waits sit in the queue, not the decode.")
     return {"curves": curves, "rank": rank, "rank_text": f"⌈{q:g}·n⌉ = {rank}",
             "rank_pos": (rank, float(ranked["completion_s"].max())), "breakdown": breakdown}

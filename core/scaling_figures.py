@@ -8,7 +8,7 @@ import numpy as np
 
 from core import scaling
 from core.catalog import hardware
-from core.format import significant
+from core.format import format_value, significant
 
 FIT_LOG10_TOKENS = (7.6, 11.6)  # x range of 例题 3-5, log10 of D
 FIT_LOSS_RANGE = (2.0, 8.0)
@@ -53,7 +53,7 @@ def serve_figure(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Figure
     return {
         "calls_m": calls / 1e6, "small": small, "large": large, "small_dashed": bool(result["small_extrapolated"]),
         "cross_m": q_star / 1e6,
-        "cross_text": f"Q* ≈ {q_star / 1e6:,.0f} M calls" if result["break_even_calls"] is not None
+        "cross_text": f"Q* ≈ {format_value(q_star, 'calls')}" if result["break_even_calls"] is not None
         else "no crossing: the small model costs less from the first call",
         "cross_pos": (q_star / 1e6, 0.92 * float(max(small.max(), large.max()))),
     }

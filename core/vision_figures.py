@@ -160,7 +160,7 @@ def diffusion_figure(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> di
     return {"sides": sweep["sides"], "flops": sweep["flops"], "linear_flops": sweep["linear_flops"],
             "point": (side, result["flops"]), "label_pos": (math.log10(side), math.log10(result["flops"])),
             "label": f"{inputs['width']}×{inputs['height']}: {format_count(result['latent_positions'])} 位置, "
-                     f"{result['flops']:.3e} FLOPs",
+                     f"{format_flops(result['flops'])}",
             "loop": loop_texts(result)}
 
 

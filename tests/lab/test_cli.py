@@ -241,3 +241,13 @@ def test_a_closed_pipe_ends_quietly(args):
     first, code, err = _into_a_closed_pipe(*args)
     assert first.strip()
     assert err == "" and code == 0  # no BrokenPipeError traceback
+
+
+def test_calc_text_reads_like_the_book_and_json_keeps_every_digit(capsys):
+    assert main(["calc", "scaling.train_vs_serve"]) == 0
+    text = capsys.readouterr().out
+    assert "298.6B tokens" in text and "0.001292 GPU·s" in text and "yes" in text
+    assert "e+" not in text and "2.98579e+11" not in text
+    assert main(["calc", "scaling.train_vs_serve", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["small_tokens"] == pytest.approx(298578849033.8972)
