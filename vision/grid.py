@@ -4,6 +4,9 @@ Coordinates are display pixels of the upright image (x right, y down): the same 
 an ImageItem drawn row-major. With 'fit' the grid spans the whole picture (the model sees
 it resampled); with 'keep' the grid follows the original pixels and runs past the right
 and bottom edges where the model's input is padded.
+
+A big photo has hundreds of patch lines: a view draws every k-th (line_stride) and only
+those in the visible box, so the lines on screen stay few and apart at any zoom.
 """
 from __future__ import annotations
 
@@ -12,6 +15,22 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.vision_math import TokenLayout
+
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1 in display pixels
+# Grid lines closer than this on screen stop reading as a grid and paint the picture over.
+MIN_LINE_GAP_PX = 8.0
+
+
+def line_stride(cell_px: float, min_gap_px: float = MIN_LINE_GAP_PX) -> int:
+    """Draw every k-th line, k the smallest power of two that puts lines at least
+    min_gap_px apart when a cell is cell_px wide on screen (powers of two keep the thinned
+    patch lines on token lines: a 2×2 merge is one step)."""
+    if not cell_px > 0:
+        return 1 << 20
+    k = 1
+    while k * cell_px < min_gap_px and k < 1 << 20:
+        k *= 2
+    return k
 
 
 @dataclass(frozen=True)
@@ -40,23 +59,37 @@ class PatchGrid:
     def patch_h(self) -> float:
         return self.layout.patch * self.sy
 
-    def _lines(self, cols: int, rows: int, cell_w: float, cell_h: float) -> tuple[np.ndarray, np.ndarray]:
-        """Segments as (x, y) pairs for pyqtgraph's connect='pairs'."""
+    def _lines(self, cols: int, rows: int, cell_w: float, cell_h: float, stride: int = 1,
+               box: Box | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Segments as (x, y) pairs for pyqtgraph's connect='pairs': every stride-th line
+        (the outer edge always), only those inside box (x0, y0, x1, y1), clipped to it."""
         right, bottom = cols * cell_w, rows * cell_h
-        xs_v = np.repeat(np.arange(cols + 1) * cell_w, 2)
-        ys_v = np.tile([0.0, bottom], cols + 1)
-        ys_h = np.repeat(np.arange(rows + 1) * cell_h, 2)
-        xs_h = np.tile([0.0, right], rows + 1)
-        return np.concatenate([xs_v, xs_h]), np.concatenate([ys_v, ys_h])
+        cols_at = np.union1d(np.arange(0, cols + 1, max(1, stride)), [cols])
+        rows_at = np.union1d(np.arange(0, rows + 1, max(1, stride)), [rows])
+        x_lo, y_lo, x_hi, y_hi = 0.0, 0.0, right, bottom
+        if box is not None:
+            x_lo, y_lo = max(x_lo, box[0]), max(y_lo, box[1])
+            x_hi, y_hi = min(x_hi, box[2]), min(y_hi, box[3])
+            if x_lo > x_hi or y_lo > y_hi:
+                return np.zeros(0), np.zeros(0)
+            cols_at = cols_at[(cols_at * cell_w >= x_lo) & (cols_at * cell_w <= x_hi)]
+            rows_at = rows_at[(rows_at * cell_h >= y_lo) & (rows_at * cell_h <= y_hi)]
+        xs_v = np.repeat(cols_at * cell_w, 2)
+        ys_v = np.tile([y_lo, y_hi], len(cols_at))
+        ys_h = np.repeat(rows_at * cell_h, 2)
+        xs_h = np.tile([x_lo, x_hi], len(rows_at))
+        return np.concatenate([xs_v, xs_h]).astype(float), np.concatenate([ys_v, ys_h]).astype(float)
 
-    def patch_lines(self) -> tuple[np.ndarray, np.ndarray]:
+    def patch_lines(self, stride: int = 1, box: Box | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Patch boundaries (every stride-th), optionally only those in box (display pixels)."""
         lay = self.layout
-        return self._lines(lay.grid_w, lay.grid_h, self.patch_w, self.patch_h)
+        return self._lines(lay.grid_w, lay.grid_h, self.patch_w, self.patch_h, stride, box)
 
-    def token_lines(self) -> tuple[np.ndarray, np.ndarray]:
+    def token_lines(self, stride: int = 1, box: Box | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Merged-token boundaries (every stride-th token), optionally only those in box."""
         lay = self.layout
         m = lay.merge
-        return self._lines(lay.token_grid_w, lay.token_grid_h, self.patch_w * m, self.patch_h * m)
+        return self._lines(lay.token_grid_w, lay.token_grid_h, self.patch_w * m, self.patch_h * m, stride, box)
 
     def token_index(self) -> np.ndarray:
         """(grid_h, grid_w) int32: the merged token each patch belongs to (row-major ids)."""

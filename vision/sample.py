@@ -57,3 +57,22 @@ def placeholder_image(source: str, height: int, width: int, file_bytes: int, rea
     return LoadedImage(name=source.replace("\\", "/").rsplit("/", 1)[-1] or SAMPLE_NAME, path=source or None,
                        format="—", mode="—", width=width, height=height, file_bytes=file_bytes, pixels=pixels,
                        notes=(note,))
+
+
+def write_photo(path, width: int, height: int, orientation: int = 1, quality: int = 90) -> None:
+    """A photo-like JPEG of width×height (benchmarks and tests of big photos): smooth
+    colour fields with sensor-like noise, so it compresses like a photo, not a flat test
+    card. orientation: an EXIF orientation to store (6: taken sideways)."""
+    from PIL import ImageChops
+
+    rows, cols = max(2, height // 10), max(2, width // 10)
+    yy, xx = np.mgrid[0:rows, 0:cols].astype(np.float32)
+    small = np.dstack([128 + 100 * np.sin(xx / 37) * np.cos(yy / 51), 128 + 90 * np.cos((xx + yy) / 80),
+                       255 * yy / rows]).clip(0, 255).astype(np.uint8)
+    big = Image.fromarray(small).resize((width, height), Image.Resampling.BILINEAR)
+    noise = Image.effect_noise((width, height), 10)
+    noisy = Image.merge("RGB", [ImageChops.add(band, noise, offset=-128) for band in big.split()])
+    exif = Image.Exif()
+    if orientation != 1:
+        exif[0x0112] = orientation
+    noisy.save(path, format="JPEG", quality=quality, exif=exif.tobytes())

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from core.registry import ParamError, get
-from vision.grid import PatchGrid
+from vision.grid import MIN_LINE_GAP_PX, PatchGrid, line_stride
 from vision.resize import ResizePolicy, patchify, resize_for_model, token_mosaic
 from vision.sample import sample_image
 
@@ -99,3 +99,41 @@ def test_keep_grid_extends_past_the_image():
     grid = PatchGrid(lay, 641, 650, resize="keep")
     x, y = grid.token_lines()
     assert x.max() == pytest.approx(672) and y.max() == pytest.approx(672)
+
+
+# ---- thinned grids (issue 10: a big photo's grid must not paint the picture over) ----
+
+def test_line_stride_keeps_lines_apart():
+    assert line_stride(20.0) == 1
+    assert line_stride(MIN_LINE_GAP_PX) == 1
+    assert line_stride(MIN_LINE_GAP_PX - 0.01) == 2
+    assert line_stride(MIN_LINE_GAP_PX / 5) == 8
+    assert line_stride(MIN_LINE_GAP_PX / 20) == 32
+    for px in (0.05, 0.7, 2.9, 5.99):
+        k = line_stride(px)
+        assert k * px >= MIN_LINE_GAP_PX and (k // 2) * px < MIN_LINE_GAP_PX
+
+
+def test_thinned_lines_are_every_kth_and_keep_the_outline():
+    lay = ResizePolicy().layout(4000, 6000)  # 312 × 208 patches
+    grid = PatchGrid(lay, 1280, 853)
+    x, y = grid.patch_lines(stride=8)
+    vertical = sorted(set(x[y == 0.0].tolist()))  # the x of every line touching the top edge
+    full_x, _ = grid.patch_lines()
+    assert len(full_x) // 2 == (lay.grid_w + 1) + (lay.grid_h + 1)
+    assert len(x) // 2 == (lay.grid_w // 8 + 1) + (lay.grid_h // 8 + 1)  # both grids are multiples of 8
+    assert vertical[0] == 0 and vertical[-1] == pytest.approx(1280)  # the outline stays
+    assert np.allclose(np.diff(vertical), 8 * grid.patch_w)
+
+
+def test_lines_only_in_the_box_and_clipped_to_it():
+    lay = ResizePolicy().layout(4000, 6000)
+    grid = PatchGrid(lay, 1280, 853)
+    box = (100.0, 200.0, 300.0, 260.0)
+    x, y = grid.patch_lines(box=box)
+    assert len(x) and x.min() >= 100 and x.max() <= 300 and y.min() >= 200 and y.max() <= 260
+    in_box = np.sum((np.arange(lay.grid_w + 1) * grid.patch_w >= 100) & (np.arange(lay.grid_w + 1) * grid.patch_w <= 300)) \
+        + np.sum((np.arange(lay.grid_h + 1) * grid.patch_h >= 200) & (np.arange(lay.grid_h + 1) * grid.patch_h <= 260))
+    assert len(x) // 2 == in_box
+    tx, _ = grid.token_lines(stride=2, box=(-50.0, -50.0, -1.0, -1.0))  # outside the picture
+    assert len(tx) == 0

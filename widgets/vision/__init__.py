@@ -31,6 +31,7 @@ from widgets.vision.generation import GenerationTab
 from widgets.vision.image_column import ImageColumn
 from widgets.vision.image_view import thumbnail_icon
 from widgets.vision.loads import LOAD_KEY, PIXELS_KEY, FileLoads
+from widgets.vision.reflow import DownScroll, ReflowBox, ReflowSplitter
 from widgets.vision.volumes import VolumesTab
 
 _TAB_TITLES = ("图 3-16 · 三种数据与交接", "练习 3-5 · 640 vs 1280", "§3.3.2 · 图像生成循环")
@@ -63,10 +64,11 @@ class VisionPanel(FileLoads, QtWidgets.QWidget):
     # ---- construction -------------------------------------------------------
     def _build_ui(self) -> None:
         outer = QtWidgets.QVBoxLayout(self)
-        outer.setContentsMargins(12, 10, 12, 10)
+        outer.setContentsMargins(8, 6, 8, 6)
         outer.setSpacing(8)
         outer.addWidget(self._header())
-        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        # Side by side when the tab's page gets its width, else the picture above the tabs.
+        split = ReflowSplitter(self._pane_widths)
         self.column = ImageColumn(self.state.card("request"))
         split.addWidget(self.column)
         self.tabs = QtWidgets.QTabWidget()
@@ -75,14 +77,27 @@ class VisionPanel(FileLoads, QtWidgets.QWidget):
         for name, title in zip(TABS, _TAB_TITLES):
             area = QtWidgets.QScrollArea()
             area.setWidgetResizable(True)
+            area.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
             self._areas[name] = area
             self.tabs.addTab(area, title)
         split.addWidget(self.tabs)
-        split.setStretchFactor(0, 5)
-        split.setStretchFactor(1, 6)
-        split.setSizes([680, 900])
-        outer.addWidget(split, 1)
+        self.split = split
+        # Stacked on a short window the panes scroll down together (never sideways).
+        self.body = DownScroll(min_lines=8)
+        self.body.setObjectName("vision_body")
+        self.body.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.body.setWidget(split)
+        outer.addWidget(self.body, 1)
         self.view = self.column.view
+
+    def _pane_widths(self) -> tuple[int, int]:
+        """What the column and the tab on screen need to show without scrolling sideways."""
+        tabs = getattr(self, "tabs", None)  # asked while the panel is being built
+        area = tabs.currentWidget() if tabs is not None else None
+        page = area.widget() if isinstance(area, QtWidgets.QScrollArea) else None
+        page_width = max(page.minimumSizeHint().width(), page.minimumWidth()) if page is not None else 0
+        chrome = area.verticalScrollBar().sizeHint().width() + 2 * area.frameWidth() + 2 if area is not None else 0
+        return self.column.minimumSizeHint().width(), page_width + chrome
 
     def _section(self, name: str) -> QtWidgets.QWidget:
         """A tab's page, built and drawn on first use: a first visit builds only the tab on
@@ -111,28 +126,29 @@ class VisionPanel(FileLoads, QtWidgets.QWidget):
         return self._section("generation")
 
     def _header(self) -> QtWidgets.QWidget:
-        box = QtWidgets.QWidget()
-        row = QtWidgets.QHBoxLayout(box)
-        row.setContentsMargins(0, 0, 0, 0)
+        """Title and formula, then the buttons: one line when it fits, two when not."""
         title = QtWidgets.QLabel("§3.3.1 图片进入语言模型 · Vision & multimodal")
         title.setProperty("role", "title")
-        row.addWidget(title)
         formula = QtWidgets.QLabel("n<sub>v</sub> = H·W / (p²·r²) &nbsp; · &nbsp; E → P → D")
         formula.setProperty("role", "caption")
-        row.addWidget(formula)
+        heading = ReflowBox(title, formula, stretch=(0, 1), spacing=12)
+        actions = QtWidgets.QWidget()
+        row = QtWidgets.QHBoxLayout(actions)
+        row.setContentsMargins(0, 0, 0, 0)
         row.addStretch(1)
         self.busy = BusyBadge(LOAD_KEY, PIXELS_KEY, owner=self, text="载入中 loading…")
         row.addWidget(self.busy)
         self.open_button = QtWidgets.QPushButton("打开图片 Open…")
         self.open_button.setShortcut(QtGui.QKeySequence.StandardKey.Open)
         self.open_button.setToolTip("Open one or more images (Ctrl+O), or drop files on the panel")
-        self.book_button = QtWidgets.QPushButton("书中例:四张 640×640 + 400 token")
-        self.book_button.setToolTip("The book's request: four 640×640 images and 400 text tokens")
+        self.book_button = QtWidgets.QPushButton("书中例 4×640²")
+        self.book_button.setToolTip("书中例:四张 640×640 + 400 token — the book's request: four 640×640 images "
+                                    "and 400 text tokens")
         self.clear_button = QtWidgets.QPushButton("清空 Clear")
         self.clear_button.setToolTip("Remove all images; the generated 640×640 sample comes back")
         for b in (self.book_button, self.open_button, self.clear_button):
             row.addWidget(b)
-        return box
+        return ReflowBox(heading, actions, stretch=(1, 0))
 
     def _connect(self) -> None:
         c = self.column
@@ -147,7 +163,7 @@ class VisionPanel(FileLoads, QtWidgets.QWidget):
         c.patch_toggle.toggled.connect(lambda on: self.state.set_view("patch_grid", on))
         c.token_toggle.toggled.connect(lambda on: self.state.set_view("token_grid", on))
         c.pixel_limit.valueChanged.connect(lambda mp: self.state.set_view("pixel_limit_mp", mp))
-        c.view.token_hovered.connect(lambda token: c.hover_label.setText(token_caption(c.view.grid, token)))
+        c.view.token_hovered.connect(lambda token: c.show_hover(token_caption(c.view.grid, token)))
         c.view.zoomed.connect(self._on_zoomed)
         self.tabs.currentChanged.connect(self._on_tab_changed)
         self.state.changed.connect(self._on_state_changed)
@@ -155,6 +171,7 @@ class VisionPanel(FileLoads, QtWidgets.QWidget):
     def _on_tab_changed(self, index: int) -> None:
         self._section(TABS[index])
         self.state.set_view("tab", TABS[index])
+        self.split.reflow()  # another page may need another width
 
     # ---- the state ------------------------------------------------------------
     def _on_state_changed(self, path: str, _value) -> None:
@@ -252,6 +269,7 @@ class VisionPanel(FileLoads, QtWidgets.QWidget):
                     item.setToolTip(f"{img.name}\n{img.width}×{img.height}, {vf.file_size(img.file_bytes)}, "
                                     f"{img.format} {img.mode}")
                     lst.addItem(item)
+            lst.setVisible(len(images) > 1)  # one picture needs no strip of thumbnails
             self._fetch_missing_pixels(entries)
             self.images_changed.emit(len(images))
         self._show_current()
@@ -293,6 +311,9 @@ class VisionPanel(FileLoads, QtWidgets.QWidget):
         self.view.zoom_to(tuple(v * scale for v in box) if box else None)
 
     def _on_zoomed(self, box) -> None:
+        if box is None:  # the whole picture again
+            self.state.set_view("zoom", ())
+            return
         scale = self.current_image().display_scale
         try:
             self.state.set_view("zoom", tuple(v / scale for v in box))
@@ -335,6 +356,7 @@ class VisionPanel(FileLoads, QtWidgets.QWidget):
         card = self.state.card("request")
         if card.result is not None and "volumes" in self._sections:
             self._sections["volumes"].draw(card.result_inputs, card.result)
+            self.split.reflow()  # longer numbers may need a wider page
         self.refreshed.emit()
 
     def _draw_compare(self) -> None:

@@ -9,6 +9,7 @@ from core.state_model import CardModel
 from vision.figures import HOVER_HINT
 from widgets.vision.forms import PartForm
 from widgets.vision.image_view import ImageGridView
+from widgets.vision.reflow import DownScroll, ReflowBox
 
 SHAPE_PARAMS = ("patch", "merge", "feature_width", "feature_copies", "kv_bytes_per_token", "dtype_bytes")
 RESIZE_PARAMS = ("resize", "min_pixels", "max_pixels")
@@ -22,32 +23,59 @@ def _caption(text: str = "", wrap: bool = False) -> QtWidgets.QLabel:
 
 
 class ImageColumn(QtWidgets.QWidget):
+    """Top: the thumbnails, the picture (zoom with the wheel or −/+, drag to pan) and what
+    the model makes of it. Below, scrolling when the window is short: the loader's notes and
+    messages and the model's constants."""
+
     def __init__(self, request: CardModel, parent=None):
         super().__init__(parent)
         lay = QtWidgets.QVBoxLayout(self)
-        lay.setContentsMargins(0, 0, 6, 0)
-        lay.setSpacing(6)
+        lay.setContentsMargins(0, 0, 2, 0)
+        lay.setSpacing(4)
         self.image_list = QtWidgets.QListWidget()
         self.image_list.setViewMode(QtWidgets.QListView.ViewMode.IconMode)
         self.image_list.setFlow(QtWidgets.QListView.Flow.LeftToRight)
         self.image_list.setWrapping(False)
-        self.image_list.setIconSize(QtCore.QSize(56, 56))
-        self.image_list.setFixedHeight(84)
+        self.image_list.setIconSize(QtCore.QSize(44, 44))
         self.image_list.setMovement(QtWidgets.QListView.Movement.Static)
         self.image_list.setToolTip("Images of the request; drop more files here, Delete removes the selected one")
         lay.addWidget(self.image_list)
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        split.setChildrenCollapsible(False)
+        split.addWidget(self._picture())
+        split.addWidget(self._details(request))
+        split.setStretchFactor(0, 4)
+        split.setStretchFactor(1, 1)
+        lay.addWidget(split, 1)
+        self._fit_text_heights()
+
+    def _picture(self) -> QtWidgets.QWidget:
+        box = QtWidgets.QWidget()
+        lay = QtWidgets.QVBoxLayout(box)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(4)
         self.view = ImageGridView()
-        self.view.setMinimumSize(300, 200)  # the column fits a 720-pixel-high window
         lay.addWidget(self.view, 1)
         toggles = QtWidgets.QHBoxLayout()
         self.patch_toggle = QtWidgets.QCheckBox("patch 网格")
-        self.token_toggle = QtWidgets.QCheckBox("合并 token 网格")
+        self.token_toggle = QtWidgets.QCheckBox("token 网格")
+        self.token_toggle.setToolTip("合并 token 网格: the merged tokens the language model gets")
         toggles.addWidget(self.patch_toggle)
         toggles.addWidget(self.token_toggle)
         toggles.addStretch(1)
-        self.hover_label = _caption(HOVER_HINT)
-        toggles.addWidget(self.hover_label)
+        self.zoom_out_button = QtWidgets.QToolButton(text="−", toolTip="Zoom out (or the mouse wheel)")
+        self.zoom_in_button = QtWidgets.QToolButton(text="+", toolTip="Zoom in (or the mouse wheel); drag to pan")
+        self.zoom_fit_button = QtWidgets.QToolButton(text="全图", toolTip="The whole picture")
+        for button in (self.zoom_out_button, self.zoom_in_button, self.zoom_fit_button):
+            toggles.addWidget(button)
+        self.zoom_out_button.clicked.connect(lambda: self.view.zoom_by(1 / self.view.ZOOM_STEP))
+        self.zoom_in_button.clicked.connect(lambda: self.view.zoom_by(self.view.ZOOM_STEP))
+        self.zoom_fit_button.clicked.connect(self.view.zoom_fit)
         lay.addLayout(toggles)
+        self.hover_label = _caption(HOVER_HINT)
+        # One line that may be cut short on a narrow column (the full text is its tooltip).
+        self.hover_label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Fixed)
+        lay.addWidget(self.hover_label)
         self.size_label = QtWidgets.QLabel()
         self.size_label.setObjectName("size_label")
         self.size_label.setWordWrap(True)
@@ -55,7 +83,15 @@ class ImageColumn(QtWidgets.QWidget):
         self.token_label = QtWidgets.QLabel()
         self.token_label.setObjectName("token_label")
         self.token_label.setProperty("role", "value")
+        self.token_label.setWordWrap(True)
         lay.addWidget(self.token_label)
+        return box
+
+    def _details(self, request: CardModel) -> QtWidgets.QScrollArea:
+        page = QtWidgets.QWidget()
+        lay = QtWidgets.QVBoxLayout(page)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(4)
         self.notes_label = _caption(wrap=True)
         lay.addWidget(self.notes_label)
         self.error_label = QtWidgets.QLabel()
@@ -66,20 +102,37 @@ class ImageColumn(QtWidgets.QWidget):
         self.status_label = _caption()
         lay.addWidget(self.status_label)
         lay.addWidget(self._model_box(request))
-        # Heights fixed to the lines they may take: a new picture's captions then repaint
-        # without laying the column (and the image view in it) out again.
-        for label, lines in ((self.size_label, 2), (self.token_label, 1), (self.notes_label, 2),
-                             (self.status_label, 1)):
+        lay.addStretch(1)
+        area = DownScroll(min_lines=3)
+        area.setWidget(page)
+        area.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        return area
+
+    def _fit_text_heights(self) -> None:
+        """Heights fixed to the lines they may take: a new picture's captions then repaint
+        without laying the column (and the image view in it) out again. Again on a zoom."""
+        for label, lines in ((self.size_label, 2), (self.token_label, 2), (self.notes_label, 2),
+                             (self.status_label, 1), (self.hover_label, 1)):
             label.setFixedHeight(label.fontMetrics().lineSpacing() * lines + 4)
+        side = self.fontMetrics().height() * 3
+        self.image_list.setIconSize(QtCore.QSize(side, side))
+        self.image_list.setFixedHeight(side + self.fontMetrics().lineSpacing() + 16)
+
+    def changeEvent(self, event):  # noqa: N802
+        if event.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.StyleChange):
+            self._fit_text_heights()
+        super().changeEvent(event)
 
     def _model_box(self, request: CardModel) -> QtWidgets.QGroupBox:
-        box = QtWidgets.QGroupBox("模型与缩放策略 · Qwen3-VL-4B (patch 16, 2×2 合并, DeepStack ×4)")
-        row = QtWidgets.QHBoxLayout(box)
+        box = QtWidgets.QGroupBox("模型与缩放策略 · Qwen3-VL-4B")
+        box.setToolTip("Qwen3-VL-4B: patch 16, 2×2 合并, DeepStack ×4")
+        row = QtWidgets.QVBoxLayout(box)
         self.shape_form = PartForm(request, names=SHAPE_PARAMS)
         self.resize_form = PartForm(request, names=RESIZE_PARAMS)
-        row.addWidget(self.shape_form, 1)
-        right = QtWidgets.QVBoxLayout()
-        right.addWidget(self.resize_form)
+        right = QtWidgets.QWidget()
+        right_lay = QtWidgets.QVBoxLayout(right)
+        right_lay.setContentsMargins(0, 0, 0, 0)
+        right_lay.addWidget(self.resize_form)
         limit = QtWidgets.QFormLayout()
         self.pixel_limit = QtWidgets.QDoubleSpinBox()
         self.pixel_limit.setDecimals(1)
@@ -90,10 +143,15 @@ class ImageColumn(QtWidgets.QWidget):
                                     f"(decompression bombs); valid: {vm.PIXEL_LIMIT_MIN_MP:g}-"
                                     f"{vm.PIXEL_LIMIT_MAX_MP:g} MP. Applies to the next files you open.")
         limit.addRow("像素上限 pixel limit", self.pixel_limit)
-        right.addLayout(limit)
-        right.addStretch(1)
-        row.addLayout(right, 1)
+        right_lay.addLayout(limit)
+        right_lay.addStretch(1)
+        self.model_forms = ReflowBox(self.shape_form, right, stretch=(1, 1))
+        row.addWidget(self.model_forms)
         return box
+
+    def show_hover(self, text: str) -> None:
+        self.hover_label.setText(text)
+        self.hover_label.setToolTip(text)
 
     def show_error(self, text: str) -> None:
         self.error_label.setText(text)

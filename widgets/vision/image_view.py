@@ -8,7 +8,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from vision.figures import patch_outlines
-from vision.grid import PatchGrid
+from vision.grid import PatchGrid, line_stride
 from widgets.theme import brush, color
 
 
@@ -26,16 +26,22 @@ def thumbnail_icon(pixels: np.ndarray, side: int = 112) -> QtGui.QIcon:
 
 
 class ImageGridView(pg.GraphicsLayoutWidget):
-    """Draws a picture and a PatchGrid over it; hovering names the token under the mouse."""
+    """Draws a picture and a PatchGrid over it; hovering names the token under the mouse.
+
+    The picture zooms (wheel, zoom_by) and pans (drag); the grids follow: every k-th line
+    near the visible box is drawn (vision.grid.line_stride), one curve item per grid, and
+    a legend on the view says how many patches one line stands for."""
 
     token_hovered = QtCore.Signal(object)  # token id or None
-    zoomed = QtCore.Signal(object)  # (x0, y0, x1, y1) in display pixels, after a user zoom or pan
+    # (x0, y0, x1, y1) in display pixels after a user zoom or pan; None: back to the whole picture
+    zoomed = QtCore.Signal(object)
     SHADOW_MAX_LINES = 200
     ASSUMED_VIEW_PX = 600  # the view's size on screen before it is laid out
+    ZOOM_STEP = 1.5
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.setMinimumSize(360, 320)
+        self.setMinimumSize(240, 160)
         self.view: pg.ViewBox = self.addViewBox(lockAspect=True, invertY=True, enableMenu=False)
         self.image_item = pg.ImageItem(axisOrder="row-major")
         self.view.addItem(self.image_item)
@@ -44,7 +50,7 @@ class ImageGridView(pg.GraphicsLayoutWidget):
         self.token_overlay = pg.PlotCurveItem(connect="pairs", pen=pg.mkPen(color("decode"), width=1.8))
         for item in (self.patch_shadow, self.patch_overlay, self.token_overlay):
             item.setZValue(5)
-            self.view.addItem(item)
+            self.view.addItem(item, ignoreBounds=True)
         self.hover_rect = QtWidgets.QGraphicsRectItem()
         self.hover_rect.setBrush(brush("backlog", 70))
         self.hover_rect.setPen(pg.mkPen(color("backlog"), width=3))
@@ -54,10 +60,19 @@ class ImageGridView(pg.GraphicsLayoutWidget):
         self.hover_patches = pg.PlotCurveItem(connect="pairs", pen=pg.mkPen(color("paper"), width=2))
         self.hover_patches.setZValue(9)
         self.view.addItem(self.hover_patches)
+        self.legend = QtWidgets.QLabel(self)
+        self.legend.setObjectName("grid_legend")
+        self.legend.setProperty("role", "caption")
+        self.legend.setAttribute(QtCore.Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self.legend.setVisible(False)
         self.grid: PatchGrid | None = None
         self.pixels: np.ndarray | None = None
         self.hovered: int | None = None
+        self.patch_stride = self.token_stride = 1
+        self.patch_lines_on = True
         self._patch_grid_on = True
+        self._token_grid_on = True
+        self._drawn: tuple | None = None
         self._density: tuple | None = None
         self.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.view.sigRangeChanged.connect(self._fit_lines_to_zoom)
@@ -89,51 +104,129 @@ class ImageGridView(pg.GraphicsLayoutWidget):
             bottom = max(self.grid.display_height, self.grid.layout.grid_h * self.grid.patch_h)
             self.view.setRange(QtCore.QRectF(0, 0, right, bottom), padding=0.02)
 
+    def zoom_by(self, factor: float) -> None:
+        """Zoom in (factor > 1) or out about the centre of the view, as the user's zoom."""
+        self.view.scaleBy((1 / factor, 1 / factor))
+        self._on_zoomed_by_user()
+
+    def zoom_fit(self) -> None:
+        """The whole picture again (a user's action: zoomed says None)."""
+        self.zoom_to(None)
+        self.zoomed.emit(None)
+
     def _on_zoomed_by_user(self, *_args) -> None:
         (x0, x1), (y0, y1) = self.view.viewRange()
         self.zoomed.emit((x0, y0, x1, y1))
 
     def set_grid(self, grid: PatchGrid) -> None:
         self.grid = grid
-        self.patch_overlay.setData(*grid.patch_lines())
-        self.patch_shadow.setData(*grid.patch_lines())
-        self.token_overlay.setData(*grid.token_lines())
-        self._density = None
+        self._drawn = self._density = None
         self._fit_lines_to_zoom()
         self.hover(None)
 
     def show_patch_grid(self, on: bool) -> None:
         self._patch_grid_on = on
-        self._density = None
+        self._drawn = self._density = None
         self._fit_lines_to_zoom()
 
     def show_token_grid(self, on: bool) -> None:
-        self.token_overlay.setVisible(on)
+        self._token_grid_on = on
+        self._drawn = self._density = None
+        self._fit_lines_to_zoom()
 
-    def _fit_lines_to_zoom(self, *_args) -> None:
-        """Lines as strong as their spacing on screen allows: a big photo's hundreds of grid
-        lines would otherwise hide the picture (and wide antialiased ones cost ~0.1 ms each
-        to paint); zooming in brings them back."""
-        if self.grid is None:
-            return
+    def drawn_lines(self) -> dict[str, int]:
+        """How many lines each overlay draws now (hidden overlays draw none)."""
+        out = {}
+        for name, item in (("patch", self.patch_overlay), ("token", self.token_overlay)):
+            xs = item.getData()[0]
+            out[name] = len(xs) // 2 if item.isVisible() and xs is not None else 0
+        return out
+
+    def _screen_scale(self) -> float:
+        """Display pixels per screen pixel at the current zoom."""
         try:
             per_px = max(self.view.viewPixelSize())
         except (ValueError, ZeroDivisionError, TypeError):  # not laid out yet
             per_px = 0.0
         if not math.isfinite(per_px) or per_px <= 0:
             per_px = max(self.grid.display_width, self.grid.display_height) / self.ASSUMED_VIEW_PX
-        patch = min(self.grid.patch_w, self.grid.patch_h) / per_px  # screen pixels per patch
-        token = patch * self.grid.layout.merge
-        few_lines = self.grid.layout.grid_w + self.grid.layout.grid_h <= self.SHADOW_MAX_LINES
-        density = (patch >= 8, patch >= 3, token >= 12, token >= 5, few_lines, self._patch_grid_on)
+        return per_px
+
+    def _near_box(self) -> tuple[float, float, float, float] | None:
+        """The visible range widened by a view's span on each side, in whole spans: panning
+        inside it redraws nothing; None before the view has a range."""
+        (x0, x1), (y0, y1) = self.view.viewRange()
+        span_x, span_y = x1 - x0, y1 - y0
+        if not (span_x > 0 and span_y > 0 and math.isfinite(span_x + span_y)):
+            return None
+        return (math.floor(x0 / span_x - 1) * span_x, math.floor(y0 / span_y - 1) * span_y,
+                math.ceil(x1 / span_x + 1) * span_x, math.ceil(y1 / span_y + 1) * span_y)
+
+    def _fit_lines_to_zoom(self, *_args) -> None:
+        """Lines as many and as strong as their spacing on screen allows: a big photo's
+        hundreds of grid lines would otherwise paint the picture over; zooming in brings
+        every patch line back."""
+        if self.grid is None:
+            return
+        g = self.grid
+        patch = min(g.patch_w, g.patch_h) / self._screen_scale()  # screen pixels per patch
+        token = patch * g.layout.merge
+        self.patch_stride, self.token_stride = line_stride(patch), line_stride(token)
+        # Thinned patch lines fall on token lines: drawing both would only paint them twice.
+        patch_on = self._patch_grid_on and not (self._token_grid_on and self.patch_stride >= g.layout.merge)
+        self.patch_lines_on = patch_on
+        box = self._near_box()
+        drawn = (self.patch_stride, self.token_stride, patch_on, self._token_grid_on, box)
+        if drawn != self._drawn:
+            self._drawn = drawn
+            lines = g.patch_lines(self.patch_stride, box) if patch_on else (np.zeros(0), np.zeros(0))
+            self.patch_overlay.setData(*lines)
+            few_lines = len(lines[0]) // 2 <= self.SHADOW_MAX_LINES
+            self.patch_shadow.setData(*(lines if patch >= 8 and few_lines else (np.zeros(0), np.zeros(0))))
+            self.token_overlay.setData(*(g.token_lines(self.token_stride, box) if self._token_grid_on
+                                         else (np.zeros(0), np.zeros(0))))
+            self._show_legend()
+        gap = patch * self.patch_stride
+        density = (gap >= 12, token * self.token_stride >= 12, patch_on, self._token_grid_on)
         if density == self._density:
             return
         self._density = density
-        self.patch_overlay.setPen(pg.mkPen(color("overlay", 150 if patch >= 8 else 70 if patch >= 3 else 35), width=1))
-        self.patch_overlay.setVisible(self._patch_grid_on)
-        self.patch_shadow.setVisible(self._patch_grid_on and patch >= 8 and few_lines)
-        width, alpha = (1.8, 255) if token >= 12 else (1.0, 200) if token >= 5 else (1.0, 110)
+        self.patch_overlay.setPen(pg.mkPen(color("overlay", 150 if gap >= 12 else 90), width=1))
+        self.patch_overlay.setVisible(patch_on)
+        self.patch_shadow.setVisible(patch_on)
+        self.token_overlay.setVisible(self._token_grid_on)
+        width, alpha = (1.8, 255) if token >= 12 else (1.2, 200)
         self.token_overlay.setPen(pg.mkPen(color("decode", alpha), width=width))
+
+    def _show_legend(self) -> None:
+        """'1 line = k patches' while the grid is thinned; nothing when every line is drawn."""
+        merge = self.grid.layout.merge
+        if self._token_grid_on and self.token_stride > 1:
+            k = self.token_stride
+            text = f"1 条线 = {k} token = {k * merge} patch · 放大看全部"
+        elif self.patch_lines_on and self.patch_stride > 1:
+            text = f"1 条线 = {self.patch_stride} patch · 放大看全部"
+        elif self._patch_grid_on and not self.patch_lines_on:
+            text = f"1 格 = 1 token = {merge}×{merge} patch · 放大看 patch"
+        else:
+            text = ""
+        self.legend.setText(text)
+        self.legend.setToolTip("Grid thinned to stay readable: zoom in (wheel, +) to see every line")
+        self.legend.setVisible(bool(text))
+        self._place_legend()
+
+    def _place_legend(self) -> None:
+        paper = color("paper", 225)
+        self.legend.setStyleSheet(f"background: rgba({paper.red()},{paper.green()},{paper.blue()},{paper.alpha()});"
+                                  "padding: 1px 4px;")
+        self.legend.adjustSize()
+        self.legend.resize(min(self.legend.width(), max(40, self.width() - 12)), self.legend.height())
+        self.legend.move(6, 6)
+
+    def resizeEvent(self, event):  # noqa: N802
+        super().resizeEvent(event)
+        if getattr(self, "legend", None) is not None and self.legend.isVisible():  # the base class resizes early
+            self._place_legend()
 
     def hover_at(self, x: float, y: float) -> int | None:
         """Highlight the token under view point (x, y) and its patches."""

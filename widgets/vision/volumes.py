@@ -13,6 +13,7 @@ from widgets.plot_card import PlotCard
 from widgets.theme import COLORS, brush, color, pen
 from widgets.vision.diagrams import HandoffDiagram
 from widgets.vision.forms import PartForm
+from widgets.vision.reflow import ReflowBox
 
 REQUEST_PARAMS = ("text_tokens", "prefix_tokens", "question")
 _TIPS = ("", "原图(EXIF 方向已应用)→ 缩放策略后编码器看到的尺寸", "H'·W' / p²", "n_v = H'·W' / (p²·r²)",
@@ -26,12 +27,9 @@ class VolumesTab(QtWidgets.QWidget):
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(8, 8, 8, 8)
         lay.setSpacing(10)
-        row = QtWidgets.QHBoxLayout()
-        # One small form per field, side by side: the request fits on one line.
+        # One small form per field, side by side when they fit: the request on one line.
         self.request_forms = {n: PartForm(request, names=[n]) for n in REQUEST_PARAMS}
-        for form in self.request_forms.values():
-            row.addWidget(form, 1)
-        lay.addLayout(row)
+        lay.addWidget(ReflowBox(*self.request_forms.values(), stretch=(1, 1, 1)))
         lay.addWidget(self._table())
         lay.addWidget(self._volume_plot(), 30)
         lay.addWidget(self._question_plot(), 20)
@@ -53,12 +51,13 @@ class VolumesTab(QtWidgets.QWidget):
         for col, tip in enumerate(_TIPS):
             self.table.horizontalHeaderItem(col).setToolTip(tip)
         self.table.verticalHeader().setVisible(False)
+        self.table.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.NoSelection)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QtWidgets.QHeaderView.ResizeMode.Stretch)
-        self.table.verticalHeader().setDefaultSectionSize(22)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().lineSpacing() + 6)
         return self.table
 
     def _volume_plot(self) -> PlotCard:
@@ -122,10 +121,25 @@ class VolumesTab(QtWidgets.QWidget):
                     item = QtWidgets.QTableWidgetItem()
                     item.setTextAlignment(left if c < 2 else right)
                     self.table.setItem(r, c, item)
-                item.setText(value)
+                # The sizes on two lines: the table then fits beside the picture at 1280 px.
+                item.setText(value.replace(" → ", "\n→ ").replace(" + ", "\n+ ") if c == 1 else value)
                 item.setFont(bold if r == len(rows) - 1 else self.table.font())
-        self.table.setFixedHeight(min(10, len(rows)) * self.table.verticalHeader().defaultSectionSize()
-                                  + self.table.horizontalHeader().height() + 6)
+        self.table.resizeRowsToContents()
+        shown = sum(self.table.rowHeight(r) for r in range(min(10, len(rows))))
+        self.table.setFixedHeight(shown + self.table.horizontalHeader().height() + 2 * self.table.frameWidth() + 2)
+        self._fit_table_width()
+
+    def _fit_table_width(self) -> None:
+        """The table asks for its columns' width: the page reflows around it rather than
+        the table scrolling sideways."""
+        header = self.table.horizontalHeader()
+        need = sum(max(self.table.sizeHintForColumn(c), header.sectionSizeHint(c)) for c in range(self.table.columnCount()))
+        self.table.setMinimumWidth(need + 2 * self.table.frameWidth() + 2)
+
+    def changeEvent(self, event):  # noqa: N802
+        if event.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.StyleChange):
+            self._fit_table_width()  # a zoom makes the columns wider
+        super().changeEvent(event)
 
     def draw_volumes(self, fig: dict) -> None:
         p = self.volume_plot.plot

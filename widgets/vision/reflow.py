@@ -1,0 +1,152 @@
+"""Side by side when the width allows, stacked when it does not: the Vision panel fits a
+1280×720 window at zoom 1.5 without scrolling sideways and without growing the window.
+
+Both report a minimum size for the stacked arrangement (the widest part, the parts'
+heights added), so a narrow window reflows instead of being pushed wider.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6 import QtCore, QtWidgets
+
+_ROW = QtWidgets.QBoxLayout.Direction.LeftToRight
+_STACK = QtWidgets.QBoxLayout.Direction.TopToBottom
+
+
+def _needed_width(widget: QtWidgets.QWidget) -> int:
+    return max(widget.minimumSizeHint().width(), widget.minimumWidth())
+
+
+class ReflowBox(QtWidgets.QWidget):
+    """Parts in a row (with stretch factors) when their minimum widths fit, else one above
+    the other."""
+
+    def __init__(self, *parts: QtWidgets.QWidget, stretch: tuple[int, ...] = (), spacing: int = 8, parent=None):
+        super().__init__(parent)
+        self.parts = parts
+        self.box = QtWidgets.QBoxLayout(_ROW, self)
+        self.box.setContentsMargins(0, 0, 0, 0)
+        self.box.setSpacing(spacing)
+        for i, part in enumerate(parts):
+            self.box.addWidget(part, stretch[i] if i < len(stretch) else 0)
+
+    @property
+    def stacked(self) -> bool:
+        return self.box.direction() == _STACK
+
+    def _row_width(self) -> int:
+        return sum(_needed_width(p) for p in self.parts) + self.box.spacing() * (len(self.parts) - 1)
+
+    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
+        """As narrow as the widest part (it stacks rather than push its parent wider); as
+        tall as the parts are in the current arrangement."""
+        hints = [p.minimumSizeHint() for p in self.parts]
+        if self.stacked:
+            height = sum(h.height() for h in hints) + self.box.spacing() * (len(hints) - 1)
+        else:
+            height = max(h.height() for h in hints)
+        return QtCore.QSize(max(_needed_width(p) for p in self.parts), height)
+
+    def resizeEvent(self, event):  # noqa: N802
+        self._reflow(event.size().width())
+        super().resizeEvent(event)
+
+    def changeEvent(self, event):  # noqa: N802
+        # A new font or style (the app's zoom) changes what fits.
+        if event.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.StyleChange):
+            self._reflow(self.width())
+        super().changeEvent(event)
+
+    def _reflow(self, width: int) -> None:
+        direction = _ROW if width >= self._row_width() else _STACK
+        if direction != self.box.direction():
+            self.box.setDirection(direction)
+            self.updateGeometry()
+
+
+class ReflowSplitter(QtWidgets.QSplitter):
+    """Two panes side by side when both get the width they need, else one above the other
+    (then taller than a short window: put it in a scroll area that scrolls down).
+
+    needs() -> (first pane's width, second pane's width): what each must have to show
+    without scrolling sideways (a pane inside a scroll area cannot say so itself).
+    stacked_lines: the second pane's least height when stacked, in lines of text."""
+
+    def __init__(self, needs: Callable[[], tuple[int, int]], row_share: float = 0.45, stacked_lines: int = 24,
+                 parent=None):
+        super().__init__(QtCore.Qt.Orientation.Horizontal, parent)
+        self._needs = needs
+        self._stacked_lines = stacked_lines
+        self._row_share = row_share  # the first pane's share of the width side by side
+        self.setChildrenCollapsible(False)
+
+    def _screen_height(self) -> int:
+        """The height of the area the splitter is seen in (a scroll area's viewport)."""
+        parent = self.parentWidget()
+        return parent.height() if parent is not None else self.height()
+
+    def _room(self) -> int:
+        """The width side by side would have: without the scroll bar that stacking showed."""
+        area = self.parentWidget().parentWidget() if self.parentWidget() is not None else None
+        if isinstance(area, QtWidgets.QAbstractScrollArea) and area.verticalScrollBar().isVisible():
+            return self.width() + area.verticalScrollBar().width()
+        return self.width()
+
+    def _stacked_heights(self) -> list[int]:
+        """Stacked, each pane is at least one screen high: the picture fills the view, the
+        figures are one scroll below."""
+        heights = [self.widget(i).minimumSizeHint().height() for i in range(self.count())]
+        heights[-1] = max(heights[-1], self.fontMetrics().lineSpacing() * self._stacked_lines)
+        return [max(h, self._screen_height()) for h in heights]
+
+    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
+        first, second = self._needs()
+        if self.orientation() == QtCore.Qt.Orientation.Horizontal:
+            heights = [self.widget(i).minimumSizeHint().height() for i in range(self.count())]
+            return QtCore.QSize(max(first, second), max(heights, default=0))
+        return QtCore.QSize(max(first, second), sum(self._stacked_heights()) + self.handleWidth())
+
+    def resizeEvent(self, event):  # noqa: N802
+        super().resizeEvent(event)
+        self.reflow()
+
+    def reflow(self) -> None:
+        """Choose the orientation for the current size and share it out."""
+        if self.count() < 2:
+            return
+        first, second = self._needs()
+        width = self._room()
+        side_by_side = width >= first + second + self.handleWidth()
+        orientation = QtCore.Qt.Orientation.Horizontal if side_by_side else QtCore.Qt.Orientation.Vertical
+        # Side by side the second pane keeps the width it needs even when the handle is dragged.
+        self.widget(1).setMinimumWidth(second if side_by_side else 0)
+        changed = orientation != self.orientation()
+        if changed:
+            self.setOrientation(orientation)
+            self.updateGeometry()  # stacked is taller
+        if side_by_side and (changed or self.sizes()[1] < second):
+            a = max(first, min(width - second - self.handleWidth(), int(width * self._row_share)))
+            self.setSizes([a, width - a - self.handleWidth()])
+        elif not side_by_side:
+            heights = self._stacked_heights()
+            if self.sizes() != heights:
+                self.setSizes(heights)
+
+
+class DownScroll(QtWidgets.QScrollArea):
+    """Scrolls down, never sideways: it asks for its page's minimum width (a plain scroll
+    area would let its parent shrink it under the page and cut the page off), and for
+    min_lines lines of height."""
+
+    def __init__(self, min_lines: int = 3, parent=None):
+        super().__init__(parent)
+        self._min_lines = min_lines
+        self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
+        page = self.widget()
+        width = _needed_width(page) if page is not None else 0
+        bar = self.verticalScrollBar().sizeHint().width()
+        return QtCore.QSize(width + bar + 2 * self.frameWidth(), self.fontMetrics().lineSpacing() * self._min_lines)
