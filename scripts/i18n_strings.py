@@ -67,6 +67,7 @@ def window_strings() -> list[tuple]:
 
     application()
     window = MainWindow()
+    window.show()  # set_language walks the windows on screen
     recorded: list[tuple] = []
     i18n.record_catalog_use(recorded)
     try:

@@ -79,8 +79,9 @@ def language() -> str:
 
 
 def set_language(lang: str) -> None:
-    """Show every label in lang ("zh", "en" or "both"): the open windows now, panels built
-    later as they are built (the main window translates each new panel)."""
+    """Show every label in lang ("zh", "en" or "both"): the windows on screen now, panels
+    built later as they are built (the main window translates each new panel); a widget
+    shown later is given translate_tree by its owner."""
     if lang not in LANGUAGES:
         raise ValueError(f"language: got {lang!r}; valid: {', '.join(LANGUAGES)}")
     changed = lang != _state["language"]
@@ -90,7 +91,8 @@ def set_language(lang: str) -> None:
     from widgets.i18n_tree import translate_tree
 
     for widget in QtWidgets.QApplication.topLevelWidgets():
-        translate_tree(widget)
+        if widget.isVisible():  # not a window closed but not yet deleted (its plots may be gone)
+            translate_tree(widget)
     if changed:
         notifier().language_changed.emit(lang)
 

@@ -87,6 +87,7 @@ def test_every_panel_switches_language(qtbot, key):
 def test_a_label_the_panel_sets_again_is_translated_again(qtbot):
     label = QtWidgets.QLabel("预设 preset")
     qtbot.addWidget(label)
+    label.show()
     set_language("en")
     assert label.text() == "preset"
     label.setText("自定义 custom")  # the panel writes new text while English is shown
@@ -124,6 +125,7 @@ def test_parameter_labels_read_in_the_language_and_keep_the_identifier(qtbot):
 
     form = ParamForm(get("request.anatomy").params)
     qtbot.addWidget(form)
+    form.show()
     label = form.field("input_tokens").label
     source = label.text()
     set_language("zh")

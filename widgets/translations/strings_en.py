@@ -2,13 +2,14 @@
 translates (input for pyside6-lupdate; never imported)."""
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 
-QT_TRANSLATE_NOOP('lab', '%1 张图 + %2 文本 token')
+QT_TRANSLATE_NOOP('lab', '%1 张图')
 QT_TRANSLATE_NOOP('lab', '%1 成功 → %2 / 成功')
 QT_TRANSLATE_NOOP('lab', '%1 次 × %2 = %3')
 QT_TRANSLATE_NOOP('lab', '%1 步/s · %2%')
 QT_TRANSLATE_NOOP('lab', '%1×%2 = %3 个 patch → %4×%5 = %6 个视觉 token')
 QT_TRANSLATE_NOOP('lab', '(%1/卡 × %2 卡)')
 QT_TRANSLATE_NOOP('lab', '(t) = A(t) − P(t):已到达的可播放时长 − 已播放时长。播放期间 P(t) 每秒涨 %1 秒,A(t) 随数据块跳跃增长;余量降到零而下一块没到,声音就断。')
+QT_TRANSLATE_NOOP('lab', '+ %1 文本 token')
 QT_TRANSLATE_NOOP('lab', ',需重算')
 QT_TRANSLATE_NOOP('lab', ': D training tokens (Qwen3: 约 %1T)')
 QT_TRANSLATE_NOOP('lab', ': attempts that passed the check (旧方法 %1%)')
