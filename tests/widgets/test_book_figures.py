@@ -26,15 +26,21 @@ def test_attempts_figure_has_the_books_numbers():
     assert "80 成功 → 2.5 / 成功" in fig["labels"][1][0]
 
 
+def _shown(qtbot, panel_class):
+    """A panel at 1280×720, built, its figures drawn and its jobs done."""
+    w = panel_class()
+    qtbot.addWidget(w)
+    w.resize(1280, 720)
+    w.show()
+    qtbot.waitUntil(lambda: w.is_ready() and not jobs().busy_keys(), timeout=60_000)
+    return w
+
+
 @pytest.fixture
 def request_panel(qtbot):
     from widgets.request_panel import RequestPanel
 
-    w = RequestPanel()
-    qtbot.addWidget(w)
-    w.resize(1280, 720)
-    w.show()
-    qtbot.waitUntil(w.is_ready, timeout=30_000)
+    w = _shown(qtbot, RequestPanel)
     yield w
     w.close()
 
@@ -74,11 +80,7 @@ def test_a100_figure_converts_by_the_books_ratio():
 def scaling_panel(qtbot):
     from widgets.scaling_panel import ScalingPanel
 
-    w = ScalingPanel()
-    qtbot.addWidget(w)
-    w.resize(1280, 720)
-    w.show()
-    qtbot.waitUntil(w.is_ready, timeout=30_000)
+    w = _shown(qtbot, ScalingPanel)
     yield w
     w.close()
 
@@ -100,11 +102,7 @@ def test_a100_plot_draws_the_models_and_follows_the_card(scaling_panel, qtbot):
 def serving_panel(qtbot):
     from widgets.serving import ServingPanel
 
-    w = ServingPanel()
-    qtbot.addWidget(w)
-    w.resize(1280, 720)
-    w.show()
-    qtbot.waitUntil(lambda: w.is_ready() and not jobs().busy_keys(), timeout=60_000)
+    w = _shown(qtbot, ServingPanel)
     yield w
     w.close()
     jobs().wait_idle()
