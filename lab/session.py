@@ -25,12 +25,14 @@ from core import session as core_session
 from core.session import SUFFIX, SessionError
 from lab.settings import data_dir
 from lab.undo import UndoRecorder
+from widgets.jobs import jobs
 
 AUTOSAVE_MS = 30_000
 AUTOSAVE_NAME = "autosave" + SUFFIX
 MARKER_NAME = "running.marker"
 RECENT_KEY = "recent_sessions"
 RECENT_MAX = 8
+OPEN_JOB = "session.open"
 
 
 # ---- a session from the window, and back ---------------------------------------------------
@@ -51,15 +53,15 @@ def save_session(window, path: str) -> None:
 
 
 def open_session(window, path: str) -> None:
-    """Read, check and apply the session in path. SessionError, and nothing changed, if
+    """Read, check and apply the session in path, all on this thread (File → Open checks
+    on the job runner: SessionController.open_path). SessionError, and nothing changed, if
     the file is not a session this lab can open whole."""
-    data = core_session.read_session(path)
-    apply_session(window, data)
+    apply_checked(window, read_and_check(path, panel_models(window)))
     _remember(window, path)
 
 
-def apply_session(window, data: dict) -> None:
-    """Apply a read session (core_session.read_session) after checking every panel."""
+def panel_models(window) -> dict[str, type]:
+    """Each panel's state model class: the built panel's own, else core's for its key."""
     classes = core_session.panel_model_classes()
     models = {}
     for key in window.panel_keys():
@@ -67,14 +69,26 @@ def apply_session(window, data: dict) -> None:
         cls = type(state) if state is not None else classes.get(key)
         if cls is not None:
             models[key] = cls
-    panels = core_session.check_panels(data["panels"], models)
+    return models
+
+
+def read_and_check(path: str, models: dict[str, type]) -> dict:
+    """The session in path with every panel's full state, checked in fresh models (pure:
+    runs on the job runner). SessionError saying what is wrong."""
+    data = core_session.read_session(path)
+    data["panels"] = core_session.check_panels(data["panels"], models)
+    return data
+
+
+def apply_checked(window, data: dict) -> None:
+    """Apply a session read_and_check returned; its look is checked first (SessionError,
+    nothing changed), then nothing can fail."""
     themes = getattr(_theme_module(), "THEMES", None)
     if themes is not None and data["theme"] not in themes:
         raise SessionError(f"theme: got {data['theme']!r}; valid: {', '.join(themes)}")
-    # Everything is checked: from here on, only applying.
     recorder = getattr(window, "undo_recorder", None)
     with recorder.paused() if recorder is not None else _nothing():
-        for key, state in panels.items():
+        for key, state in data["panels"].items():
             window.load_panel_state(key, state)
     _apply_look(window, data)
     _apply_geometry(window, data["window"])
@@ -122,14 +136,17 @@ def _apply_look(window, data: dict) -> None:
     from lab import language, presentation
     from widgets import theme, zoom
 
-    zoom.set_zoom(data["zoom"])
-    choose_theme = getattr(presentation, "choose_theme", None)
-    if choose_theme is not None:
-        choose_theme(window, data["theme"])
-    elif hasattr(theme, "set_theme"):
-        theme.set_theme(data["theme"])
+    # Each restyles or retranslates the whole window: only when it changes.
+    if abs(zoom.zoom() - data["zoom"]) > 1e-6:
+        zoom.set_zoom(data["zoom"])
+    if data["theme"] != _theme():
+        choose_theme = getattr(presentation, "choose_theme", None)
+        if choose_theme is not None:
+            choose_theme(window, data["theme"])
+        elif hasattr(theme, "set_theme"):
+            theme.set_theme(data["theme"])
     choose_language = getattr(language, "choose_language", None)
-    if choose_language is not None:
+    if choose_language is not None and data["language"] != _language():
         choose_language(window, data["language"])
 
 
@@ -178,8 +195,18 @@ def reset_panel(window) -> None:
 
 
 # ---- the feature -------------------------------------------------------------------------
+def _checked_or_error(path: str, models: dict[str, type]):
+    """read_and_check's session, or its SessionError (returned: its message is the point)."""
+    try:
+        return read_and_check(path, models)
+    except SessionError as err:
+        return err
+
+
 class SessionController(QtCore.QObject):
     """Menus, autosave and crash restore of one window."""
+
+    opened = QtCore.Signal(str, bool)  # path, whether it was opened (else refused, nothing changed)
 
     def __init__(self, window):
         super().__init__(window)
@@ -257,14 +284,28 @@ class SessionController(QtCore.QObject):
         self.window.status.showMessage(f"session saved: {path}", 5000)
         return True
 
-    def open_path(self, path: str) -> bool:
-        try:
-            open_session(self.window, path)
-        except SessionError as err:
-            self.report(f"The session was not opened; nothing changed.\n\n{err}")
-            return False
+    def open_path(self, path: str) -> None:
+        """Open the session in path: read and checked on the job runner (a dry run of every
+        panel takes tens of ms), applied here; `opened(path, ok)` follows."""
+        models = panel_models(self.window)
+        self.window.status.showMessage(f"opening session {path} …")
+        jobs().submit(OPEN_JOB, _checked_or_error, path, models, context=self,
+                      done=lambda result: self._on_checked(path, result),
+                      failed=lambda text: text and self._on_checked(path, SessionError(text.strip().splitlines()[-1])))
+
+    def _on_checked(self, path: str, result) -> None:
+        if not isinstance(result, SessionError):
+            try:
+                apply_checked(self.window, result)
+            except SessionError as err:
+                result = err
+        if isinstance(result, SessionError):
+            self.report(f"The session was not opened; nothing changed.\n\n{result}")
+            self.opened.emit(path, False)
+            return
+        _remember(self.window, path)
         self.window.status.showMessage(f"session opened: {path}", 5000)
-        return True
+        self.opened.emit(path, True)
 
     def report(self, text: str) -> None:
         """Say what went wrong without blocking (a test or a talk keeps running)."""

@@ -30,6 +30,21 @@ def _open(qtbot, window, key):
     return window.panel(key)
 
 
+def _open_session(qtbot, window, path) -> bool:
+    """File → Open session: checked on the job runner, applied on the GUI thread."""
+    with qtbot.waitSignal(window.session.opened, timeout=30_000) as opened:
+        window.session.open_path(str(path))
+    assert opened.args[0] == str(path)
+    return opened.args[1]
+
+
+def _settle(qtbot, window):
+    """Every built panel done reacting (its figures in: a new figure may place its ▶)."""
+    built = [key for key in window.panel_keys() if window.is_built(key)]
+    qtbot.waitUntil(lambda: all(window.is_ready(key) for key in built), timeout=30_000)
+    window.undo_recorder.flush()
+
+
 def _everything(window):
     return {key: window.panel_state_json(key) for key in window.panel_keys()}
 
@@ -52,6 +67,7 @@ def _edit_everything(qtbot, window, wait_s, tab, position, tool_s):
 def test_save_change_everything_open_gives_the_same_state(qtbot, window, tmp_path):
     _edit_everything(qtbot, window, wait_s=30.0, tab="flops", position=1.5, tool_s=4.0)
     window.resize(1100, 700)
+    _settle(qtbot, window)
     saved = _everything(window)
     assert not window.is_built("agents") and saved["agents"]["cards"]["path"] == {"tool_b_s": 4.0}
     path = str(tmp_path / "talk.lab.json")
@@ -62,7 +78,8 @@ def test_save_change_everything_open_gives_the_same_state(qtbot, window, tmp_pat
     window.resize(1280, 720)
     assert _everything(window) != saved
     _open(qtbot, window, "request")
-    assert window.session.open_path(path)
+    assert _open_session(qtbot, window, path)
+    _settle(qtbot, window)
     after = _everything(window)
     for key in ("request", "training", "agents"):
         assert after[key] == saved[key], key
@@ -94,12 +111,12 @@ def test_a_bad_file_is_refused_with_a_message_and_changes_nothing(qtbot, window,
     good = tmp_path / "good.lab.json"
     assert window.session.save_path(str(good))
     _edit_everything(qtbot, window, wait_s=5.0, tab="rl", position=0.25, tool_s=7.0)
-    window.undo_recorder.flush()
+    _settle(qtbot, window)
     before, steps, shown = _everything(window), window.undo_stack.count(), window.current_key()
     messages = {"corrupt": "not valid JSON", "truncated": "cut short", "newer": "newer Load Lab",
                 "refused panel": "panels.training.cards.step.cards", "fifo": "not a regular file"}
     for name, path in _bad_files(tmp_path, good.read_text()).items():
-        assert not window.session.open_path(str(path)), name
+        assert not _open_session(qtbot, window, path), name
         box = window.session.message_box
         assert box.isVisible() and not box.isModal()
         assert messages[name] in box.text() and "nothing changed" in box.text(), name
@@ -127,7 +144,9 @@ def test_recent_sessions_list_the_newest_first(qtbot, window, tmp_path):
     assert [a.text() for a in window.session.recent_menu.actions()] == ["a.lab.json", "b.lab.json"]
     request = _open(qtbot, window, "request").state
     request.card("area").update({"wait_s": 30})
-    window.session.recent_menu.actions()[0].trigger()
+    with qtbot.waitSignal(window.session.opened) as opened:
+        window.session.recent_menu.actions()[0].trigger()
+    assert opened.args == [str(tmp_path / "a.lab.json"), True]
     assert request.card("area").inputs["wait_s"] == 10
 
 
@@ -161,7 +180,9 @@ def test_a_crash_offers_the_autosave_back(qtbot, tmp_path):
     qtbot.waitUntil(lambda: second.session.restore_prompt is not None and second.session.restore_prompt.isVisible())
     assert not second.session.restore_prompt.isModal()
     assert not second.session.autosave_timer.isActive()  # the crash's autosave is kept until answered
-    second.session.restore_button.click()
+    with qtbot.waitSignal(second.session.opened) as opened:
+        second.session.restore_button.click()
+    assert opened.args == [second.session.autosave_path, True]
     assert second.session.restore_prompt is None
     assert second.panel_state_json("request")["cards"]["area"] == {"wait_s": 30.0}
     assert second.session.autosave_timer.isActive()
