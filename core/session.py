@@ -26,8 +26,9 @@ import math
 import os
 import pkgutil
 import stat
-import tempfile
 from typing import Any, Callable, Mapping
+
+from core.atomic_file import write_atomic
 
 FORMAT = "load-lab-session"
 VERSION = 2
@@ -216,23 +217,13 @@ def _check_cards(key: str, state: Mapping[str, Any], model: Any) -> None:
 
 # ---- writing ------------------------------------------------------------------------------
 def write_session(path: str, data: Mapping[str, Any]) -> None:
-    """Write data to path atomically: a temporary file in the same folder, flushed, then
-    renamed over path. SessionError if the folder cannot be written; no file is left half."""
+    """Write data to path atomically (core.atomic_file: a temporary file in the same folder,
+    flushed, then renamed over path). SessionError if the folder cannot be written; no file
+    is left half."""
     text = dumps(data).encode("utf-8")
     folder = os.path.dirname(os.path.abspath(path))
     try:
-        handle, temp = tempfile.mkstemp(prefix=".session-", suffix=".tmp", dir=folder)
+        write_atomic(path, text)
     except OSError as err:
-        raise SessionError(f"{path}: cannot write in {folder} ({err.strerror or err}); nothing was written") from None
-    try:
-        with os.fdopen(handle, "wb") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temp, path)
-    except OSError as err:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
-        raise SessionError(f"{path}: cannot write ({err.strerror or err}); nothing was written") from None
+        where = f"cannot write in {folder}" if err.filename == folder else "cannot write"
+        raise SessionError(f"{path}: {where} ({err.strerror or err}); nothing was written") from None

@@ -17,12 +17,13 @@ import csv
 import io
 import os
 import re
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtSvg, QtWidgets
+
+from core import atomic_file
 
 IMAGE_FORMATS = ("png", "svg", "pdf")
 PLOT_FORMATS = IMAGE_FORMATS + ("csv",)
@@ -63,25 +64,15 @@ def check_target(path: str | os.PathLike) -> Path:
 
 
 def write_atomic(path: str | os.PathLike, data: bytes) -> Path:
-    """Write data to path through a temporary file in the same folder and a rename; on any
-    failure the temporary file is removed and an existing file at path is left as it was."""
+    """Write data to path whole or not at all (core.atomic_file): ExportError naming the
+    path and the reason when it cannot be written."""
     target = check_target(path)
     try:
-        handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
+        atomic_file.write_atomic(target, data)
     except OSError as err:
-        raise ExportError(f"cannot write in the folder {target.parent.resolve()}: {err.strerror or err}") from None
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        mode = target.stat().st_mode & 0o777 if target.exists() else 0o644  # mkstemp makes it 0600
-        os.chmod(temp, mode)
-        os.replace(temp, target)
-    except OSError as err:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise ExportError(f"could not write {path}: {err.strerror or err}") from None
+        folder = os.path.dirname(os.path.abspath(target))
+        where = f"cannot write in the folder {folder}" if err.filename == folder else f"could not write {path}"
+        raise ExportError(f"{where}: {err.strerror or err}") from None
     return target
 
 

@@ -1,0 +1,33 @@
+"""Writing a file whole or not at all (sessions, exports): the bytes go to a temporary file
+in the target's folder, are flushed to disk, and the temporary file is renamed over the
+target. A reader, or a crash, sees the old file or the new one, never half of one."""
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+
+
+def write_atomic(path: str | os.PathLike, data: bytes) -> None:
+    """Write data to path atomically. On failure the temporary file is removed, a file
+    already at path is left as it was, and the OSError is raised again with its filename
+    telling the step that failed: path's folder (no file could be made there) or path
+    (writing or renaming failed). A new file gets the usual 0644; a replaced one keeps its
+    mode."""
+    path = os.path.abspath(os.fspath(path))
+    folder, name = os.path.split(path)
+    try:
+        handle, temp = tempfile.mkstemp(prefix=f".{name}.", suffix=".part", dir=folder)
+    except OSError as err:
+        raise OSError(err.errno, err.strerror, folder) from None
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.chmod(temp, os.stat(path).st_mode & 0o777 if os.path.exists(path) else 0o644)
+        os.replace(temp, path)
+    except OSError as err:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise OSError(err.errno, err.strerror, path) from None
