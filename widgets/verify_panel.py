@@ -73,7 +73,8 @@ class VerifyTableModel(QtCore.QAbstractTableModel):
         if role == QtCore.Qt.ItemDataRole.ForegroundRole and c == MARK:
             return self._ok if self.rows[r].ok else self._bad
         if role == QtCore.Qt.ItemDataRole.ToolTipRole:
-            text = self._cells[r][c] if c not in RIGHT and c != MARK else ""
+            full = {4: self.rows[r].book_full, 5: self.rows[r].computed_full}  # all digits of a number
+            text = full.get(c, "") if c in RIGHT else self._cells[r][c] if c != MARK else ""
             return "\n".join(t for t in (text, DERIVED_TIP if self.rows[r].derived else "") if t) or None
         if role == HAYSTACK_ROLE:
             return self._haystacks[r]
