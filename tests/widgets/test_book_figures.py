@@ -151,3 +151,9 @@ def test_decode_rate_and_capacity_read_the_same_on_every_card_and_row(serving_pa
     assert rows["steps_per_s"].computed_text == capacity and rows["steps_per_s"].ok
     assert "5,591 步/s" in panel.capacity_label.toPlainText()
     assert "2,796/卡" in panel.capacity_label.toPlainText()
+
+
+def test_card_values_show_four_digits_and_every_digit_on_hover(serving_panel):
+    label = serving_panel.backlog_card.outputs.label("drain_s")
+    assert label.text() == "20.17 s"
+    assert "= 20.17283" in label.toolTip()  # full_value: 112,792.8 / 5,591.32 with all its digits
