@@ -118,6 +118,7 @@ class TalkController(QtCore.QObject):
         self._audio_started = False
         self._focused = None  # (scroll area, section) kept at the top while the page settles
         self._focus_value: int | None = None
+        self._found: dict[tuple, list] = {}  # (panel, widget kind) -> the panel's widgets of that kind
         self.bar = TalkBar()
         self.bar.strip.set_talk(talk)
         self.bar.strip.chosen.connect(self.go)
@@ -246,11 +247,15 @@ class TalkController(QtCore.QObject):
         from widgets.calculator_card import CalculatorCard
 
         model = panel.state.cards.get(slot) if slot else None
-        card = next((c for c in panel.findChildren(CalculatorCard) if c.model is model), None) if model else None
-        areas = [a for a in panel.findChildren(QtWidgets.QScrollArea) if a.isVisibleTo(panel)]
+        card = None
+        for fresh in (False, True) if model is not None else ():
+            card = next((c for c in self._children(panel, CalculatorCard, fresh) if c.model is model), None)
+            if card is not None:
+                break
         if card is None:
-            for area in areas:
-                area.verticalScrollBar().setValue(0)
+            for area in self._children(panel, QtWidgets.QScrollArea):
+                if area.isVisibleTo(panel):
+                    area.verticalScrollBar().setValue(0)
             return
         area = _ancestor(card, QtWidgets.QScrollArea)
         if area is None:
@@ -292,7 +297,7 @@ class TalkController(QtCore.QObject):
 
     def _player(self, panel, name: str = "") -> TimelinePlayer | None:
         """The ▶ of player name (by object or attribute name), else the one used last."""
-        players = [p for p in panel.findChildren(TimelinePlayer) if p.isVisibleTo(panel)]
+        players = [p for p in self._children(panel, TimelinePlayer) if p.isVisibleTo(panel)]
         name = name or self.scene.autoplay
         if name:
             for candidate in (f"{name}_player", f"{name.rstrip('s')}_player"):
@@ -301,10 +306,21 @@ class TalkController(QtCore.QObject):
                     return found
         return max(players, key=lambda p: p.last_used) if players else None
 
+    def _children(self, panel, kind, fresh: bool = False) -> list:
+        """panel's widgets of kind, looked up once per built panel (a walk of a whole panel
+        costs milliseconds a switch); again when asked fresh (a card not found)."""
+        key = (id(panel), kind)
+        found = self._found.get(key)
+        if fresh or found is None or not all(shiboken6.isValid(w) for w in found):
+            found = panel.findChildren(kind)
+            if getattr(panel, "is_ready", lambda: True)():  # built whole: nothing more will come
+                self._found[key] = found
+        return found
+
     def _pause_players(self) -> None:
         panel = self._panel() if self.index >= 0 else None
         if panel is not None:
-            for player in panel.findChildren(TimelinePlayer):
+            for player in self._children(panel, TimelinePlayer):
                 player.pause()
 
     # ---- zoom -----------------------------------------------------------------------

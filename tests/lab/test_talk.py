@@ -79,10 +79,11 @@ def _assert_card_on_screen(panel, slot, label):
     cards = [c for c in panel.findChildren(CalculatorCard) if c.model is model]
     if not cards:
         return  # the card's values live in the panel's own forms (vision)
-    section = cards[0].parentWidget()  # the card with its figure
-    area = section
+    area = cards[0]
     while not isinstance(area, QtWidgets.QScrollArea):
         area = area.parentWidget()
+    # The card with its figure (the column holding both), or the card on a page of cards.
+    section = cards[0].parentWidget() if cards[0].parentWidget() is not area.widget() else cards[0]
     top = section.mapTo(area.viewport(), QtCore.QPoint(0, 0)).y()
     bar = area.verticalScrollBar()
     assert 0 <= top < area.viewport().height() // 2 or bar.value() == bar.maximum(), f"{label}: {slot} at {top}"
