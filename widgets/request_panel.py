@@ -157,11 +157,13 @@ class RequestPanel(FigureBinding, QtWidgets.QWidget):
         self.break_even_line = marker_line(p, "backlog", label="break-even p2", position=0.85)
         self.current_point = self.cost_plot.add_curve("current", pen=None, symbol="o", symbolSize=10,
                                                       symbolBrush=brush("decode"), symbolPen=pen("ink", 1))
-        return column(self.success_card, self.success_message, self.compare_card, self._attempts_plot(), self.cost_plot)
+        # 图 3-9 right under the success card (a talk's 图 3-9 scene starts here); it draws
+        # both methods of the 练习 3-3 card below it.
+        return column(self.success_card, self.success_message, self._attempts_plot(), self.compare_card, self.cost_plot)
 
     def _attempts_plot(self) -> PlotCard:
         """图 3-9: both methods' 100 attempts as stacked cost bars, failures on top."""
-        self.attempts_plot = PlotCard("图 3-9 · 各尝试 100 次:失败也进分子", "c, p from the card above")
+        self.attempts_plot = PlotCard("图 3-9 · 各尝试 100 次:失败也进分子", "c, p of both methods: 练习 3-3 card below")
         p = self.attempts_plot.plot
         p.setLabel("left", "cost of 100 attempts")
         p.setMouseEnabled(x=False, y=False)
