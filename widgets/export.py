@@ -285,16 +285,21 @@ def _clean(name) -> str:
 
 def _owner_attribute_names(view: QtWidgets.QWidget) -> dict:
     """Names for plot items from the attributes that hold them in the widgets around view
-    (self.restored_bar -> 'restored_bar', self.segment_bars['queue'] -> 'segment_bars_queue'):
-    the panel's own words for an item without a name or legend label."""
+    (self.restored_bar -> 'restored_bar', self.bars['sync']['trainer'] -> 'bars_sync_trainer'):
+    the panel's own words for an item without a legend label or name()."""
     found: dict = {}
+
+    def collect(name: str, value, depth: int) -> None:
+        if isinstance(value, QtWidgets.QGraphicsItem):
+            found.setdefault(value, name)
+        elif isinstance(value, dict) and depth < 2:
+            for key, inner in value.items():
+                collect(f"{name}_{key}", inner, depth + 1)
+
     owner = view.parentWidget()
     while owner is not None:
         for attr, value in vars(owner).items():
-            entries = value.items() if isinstance(value, dict) else [(None, value)]
-            for key, item in entries:
-                if isinstance(item, QtWidgets.QGraphicsItem):
-                    found.setdefault(item, attr.strip("_") if key is None else f"{attr.strip('_')}_{key}")
+            collect(attr.strip("_"), value, 0)
         owner = owner.parentWidget()
     return found
 
