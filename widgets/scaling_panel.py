@@ -98,7 +98,7 @@ class ScalingPanel(FigureBinding, QtWidgets.QWidget):
         labels = figures.a100_labels()
         p.getAxis("bottom").setTicks([[]])  # the names sit over the bars (core's texts)
         self.a100_bars = pg.BarGraphItem(x=np.arange(len(labels)), height=np.zeros(len(labels)), width=0.6,
-                                         brush=brush("prefill"), pen=pen("prefill", 1))
+                                         brushes=[brush("prefill")] * (len(labels) - 1) + [brush("decode")])
         p.addItem(self.a100_bars)
         self.a100_reported = self.a100_plot.add_curve(
             "reported_hours", pen=None, symbol="o", symbolSize=9, symbolBrush=pg.mkBrush(None),
