@@ -4,7 +4,6 @@ says why; autosave writes only after a change; a crash offers the autosave back;
 import json
 import os
 
-import pytest
 from PySide6 import QtWidgets
 
 from core import session as core_session
@@ -12,22 +11,6 @@ from core.agents_state import AgentsState
 from lab import session as lab_session
 from lab.main_window import MainWindow
 from lab.settings import data_dir
-
-
-@pytest.fixture
-def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1280, 720)
-    w.show()
-    return w
-
-
-def _open(qtbot, window, key):
-    window.show_panel(key)
-    qtbot.waitUntil(lambda: window.is_ready(key) and window.stack.currentWidget() is window.panel(key)
-                    and window.undo_recorder.is_settled(key), timeout=30_000)
-    return window.panel(key)
 
 
 def _open_session(qtbot, window, path) -> bool:
@@ -49,12 +32,12 @@ def _everything(window):
     return {key: window.panel_state_json(key) for key in window.panel_keys()}
 
 
-def _edit_everything(qtbot, window, wait_s, tab, position, tool_s):
-    request = _open(qtbot, window, "request").state
+def _edit_everything(qtbot, window, open_panel, wait_s, tab, position, tool_s):
+    request = open_panel(window, "request").state
     request.card("area").update({"wait_s": wait_s})
     request.set_view("step_speed", 10.0 if wait_s > 20 else 30.0)
     request.set_player("steps", position)
-    training = _open(qtbot, window, "training").state
+    training = open_panel(window, "training").state
     training.set_view("tab", tab)
     training.card("step").update({"cards": 2 if tab == "flops" else 6})
     training.set_player("pipeline", position * 2)
@@ -64,8 +47,8 @@ def _edit_everything(qtbot, window, wait_s, tab, position, tool_s):
     window.load_panel_state("agents", agents.to_json())
 
 
-def test_save_change_everything_open_gives_the_same_state(qtbot, window, tmp_path):
-    _edit_everything(qtbot, window, wait_s=30.0, tab="flops", position=1.5, tool_s=4.0)
+def test_save_change_everything_open_gives_the_same_state(qtbot, window, tmp_path, open_panel):
+    _edit_everything(qtbot, window, open_panel, wait_s=30.0, tab="flops", position=1.5, tool_s=4.0)
     window.resize(1100, 700)
     _settle(qtbot, window)
     saved = _everything(window)
@@ -74,10 +57,10 @@ def test_save_change_everything_open_gives_the_same_state(qtbot, window, tmp_pat
     assert window.session.save_path(path)
     assert lab_session.recent_sessions(window) == [path]
 
-    _edit_everything(qtbot, window, wait_s=5.0, tab="rl", position=0.25, tool_s=7.0)
+    _edit_everything(qtbot, window, open_panel, wait_s=5.0, tab="rl", position=0.25, tool_s=7.0)
     window.resize(1280, 720)
     assert _everything(window) != saved
-    _open(qtbot, window, "request")
+    open_panel(window, "request")
     assert _open_session(qtbot, window, path)
     _settle(qtbot, window)
     after = _everything(window)
@@ -87,7 +70,7 @@ def test_save_change_everything_open_gives_the_same_state(qtbot, window, tmp_pat
     assert (window.width(), window.height()) == (1100, 700)
     assert window.undo_stack.count() == 0  # opening is not an edit
     # The panel not built yet takes the session's state when it is built.
-    assert _open(qtbot, window, "agents").state.card("path").inputs["tool_b_s"] == 4.0
+    assert open_panel(window, "agents").state.card("path").inputs["tool_b_s"] == 4.0
 
 
 def _bad_files(tmp_path, good_text):
@@ -106,11 +89,11 @@ def _bad_files(tmp_path, good_text):
     return paths
 
 
-def test_a_bad_file_is_refused_with_a_message_and_changes_nothing(qtbot, window, tmp_path):
-    _edit_everything(qtbot, window, wait_s=30.0, tab="flops", position=1.5, tool_s=4.0)
+def test_a_bad_file_is_refused_with_a_message_and_changes_nothing(qtbot, window, tmp_path, open_panel):
+    _edit_everything(qtbot, window, open_panel, wait_s=30.0, tab="flops", position=1.5, tool_s=4.0)
     good = tmp_path / "good.lab.json"
     assert window.session.save_path(str(good))
-    _edit_everything(qtbot, window, wait_s=5.0, tab="rl", position=0.25, tool_s=7.0)
+    _edit_everything(qtbot, window, open_panel, wait_s=5.0, tab="rl", position=0.25, tool_s=7.0)
     _settle(qtbot, window)
     before, steps, shown = _everything(window), window.undo_stack.count(), window.current_key()
     messages = {"corrupt": "not valid JSON", "truncated": "cut short", "newer": "newer Load Lab",
@@ -137,12 +120,12 @@ def test_an_unwritable_path_gives_a_message_and_writes_nothing(qtbot, window, tm
     assert lab_session.recent_sessions(window) == []
 
 
-def test_recent_sessions_list_the_newest_first(qtbot, window, tmp_path):
+def test_recent_sessions_list_the_newest_first(qtbot, window, tmp_path, open_panel):
     for name in ("a", "b", "a"):
         assert window.session.save_path(str(tmp_path / f"{name}.lab.json"))
     window.session.fill_recent_menu()
     assert [a.text() for a in window.session.recent_menu.actions()] == ["a.lab.json", "b.lab.json"]
-    request = _open(qtbot, window, "request").state
+    request = open_panel(window, "request").state
     request.card("area").update({"wait_s": 30})
     with qtbot.waitSignal(window.session.opened) as opened:
         window.session.recent_menu.actions()[0].trigger()
@@ -150,11 +133,11 @@ def test_recent_sessions_list_the_newest_first(qtbot, window, tmp_path):
     assert request.card("area").inputs["wait_s"] == 10
 
 
-def test_autosave_writes_after_a_change_and_only_then(qtbot, window):
+def test_autosave_writes_after_a_change_and_only_then(qtbot, window, open_panel):
     session = window.session
     assert session.autosave_timer.isActive() and session.autosave_timer.interval() == 30_000
     assert session.autosave_path == os.path.join(data_dir(), "autosave.lab.json")
-    state = _open(qtbot, window, "request").state
+    state = open_panel(window, "request").state
     assert session.autosave()  # the first one
     assert not session.autosave()  # nothing changed since
     state.card("area").update({"wait_s": 30})
@@ -204,8 +187,8 @@ def _dead_pid() -> int:
     return child.pid
 
 
-def test_reset_panel_is_one_action_and_one_undo_step(qtbot, window):
-    panel = _open(qtbot, window, "training")
+def test_reset_panel_is_one_action_and_one_undo_step(qtbot, window, open_panel):
+    panel = open_panel(window, "training")
     fresh = panel.state.to_json()
     panel.state.card("step").update({"cards": 4})
     panel.state.card("linear").update({"m": 4096})

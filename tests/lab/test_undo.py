@@ -2,23 +2,6 @@
 redo go through the state model and push nothing, playback never fills the stack."""
 import pytest
 
-from lab.main_window import MainWindow
-
-
-@pytest.fixture
-def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1280, 720)
-    w.show()
-    return w
-
-
-def _open(qtbot, window, key):
-    window.show_panel(key)
-    qtbot.waitUntil(lambda: window.is_ready(key) and window.stack.currentWidget() is window.panel(key)
-                    and window.undo_recorder.is_settled(key), timeout=30_000)
-    return window.panel(key)
 
 
 def _steps(qtbot, window, count):
@@ -26,8 +9,8 @@ def _steps(qtbot, window, count):
     qtbot.waitUntil(lambda: window.undo_stack.count() == window.undo_stack.index() == count, timeout=5_000)
 
 
-def test_an_edit_is_one_step_and_undo_redo_go_through_the_model(qtbot, window):
-    panel = _open(qtbot, window, "request")
+def test_an_edit_is_one_step_and_undo_redo_go_through_the_model(qtbot, window, open_panel):
+    panel = open_panel(window, "request")
     state = panel.state
     start = state.to_json()
     assert window.undo_stack.count() == 0
@@ -45,8 +28,8 @@ def test_an_edit_is_one_step_and_undo_redo_go_through_the_model(qtbot, window):
     assert window.undo_stack.count() == 1 and window.undo_stack.index() == 1
 
 
-def test_a_view_change_is_a_step_and_a_new_edit_drops_the_redo(qtbot, window):
-    panel = _open(qtbot, window, "training")
+def test_a_view_change_is_a_step_and_a_new_edit_drops_the_redo(qtbot, window, open_panel):
+    panel = open_panel(window, "training")
     panel.tabs.setCurrentIndex(1)  # the user picks a tab
     _steps(qtbot, window, 1)
     assert panel.state.view("tab") == "flops"
@@ -57,8 +40,8 @@ def test_a_view_change_is_a_step_and_a_new_edit_drops_the_redo(qtbot, window):
     assert window.undo_stack.text(0) == "training: cards.linear"
 
 
-def test_a_slider_drag_is_one_step(qtbot, window):
-    panel = _open(qtbot, window, "training")
+def test_a_slider_drag_is_one_step(qtbot, window, open_panel):
+    panel = open_panel(window, "training")
     slider, card = panel.step.cards_slider, panel.state.card("step")
     first = card.inputs["cards"]
     slider.setSliderDown(True)
@@ -83,8 +66,8 @@ def test_a_slider_drag_is_one_step(qtbot, window):
     assert card.inputs["cards"] == 8
 
 
-def test_playback_does_not_fill_the_stack_but_a_seek_is_a_step(qtbot, window):
-    panel = _open(qtbot, window, "training")
+def test_playback_does_not_fill_the_stack_but_a_seek_is_a_step(qtbot, window, open_panel):
+    panel = open_panel(window, "training")
     state, player = panel.state, panel.step.player
     for t in (0.1, 0.2, 0.3):  # what ▶ does sixty times a second
         state.set_player("step", t)
@@ -109,20 +92,20 @@ def test_playback_does_not_fill_the_stack_but_a_seek_is_a_step(qtbot, window):
     assert state.player("step") == pytest.approx(before)
 
 
-def test_an_edit_on_another_panel_undoes_there(qtbot, window):
-    request = _open(qtbot, window, "request")
+def test_an_edit_on_another_panel_undoes_there(qtbot, window, open_panel):
+    request = open_panel(window, "request")
     request.state.card("area").update({"wait_s": 30})
     _steps(qtbot, window, 1)
-    _open(qtbot, window, "training")
+    open_panel(window, "training")
     window.undo_stack.undo()
     assert request.state.card("area").inputs["wait_s"] == 10
     assert window.current_key() == "request"  # the undone edit is on screen
 
 
-def test_a_panel_setting_itself_up_is_not_a_step(qtbot, window):
+def test_a_panel_setting_itself_up_is_not_a_step(qtbot, window, open_panel):
     # Audio's first timeline result makes its comparison follow the stream: the panel's
     # own doing, before it is ready, so not something to undo.
     for key in ("audio", "serving", "vision"):
-        _open(qtbot, window, key)
+        open_panel(window, key)
     window.undo_recorder.flush()
     assert window.undo_stack.count() == 0
