@@ -3,7 +3,9 @@
 A scene is one panel's state (a PanelModel JSON fragment: cards, view, players, and the
 vision panel's image) plus what the talk shows around it: a title, an annotation (the
 book's caption, shown large), notes for the presenter, the card to scroll to (focus), the
-UI zoom and whether the panel's ▶ starts on entry. Every scene is checked by loading it
+UI zoom and whether the panel's ▶ starts on entry. Where the page scrolls to: the figure
+whose title holds `figure` (checked by the window, which draws the titles), else the
+section of the `focus` card. Every scene is checked by loading it
 into the panel's own state model, so a talk refuses exactly what a session or the panel
 would refuse, with the same field names.
 
@@ -41,6 +43,7 @@ SCENE_KEYS = {
     "cards": "a table of card slot -> table of parameter = value",
     "view": "a table of view option = value", "players": "a table of player = position",
     "autoplay": "true, false or a player name", "focus": "a card slot to scroll to",
+    "figure": "text of a figure's title to scroll to (e.g. 图 3-20)",
     "image": "an image file, relative to the talk file (vision)", "zoom": "a UI zoom factor 0.5..3",
 }
 ZOOM_RANGE = (0.5, 3.0)
@@ -61,6 +64,7 @@ class Scene:
     notes: str = ""
     state: dict = field(default_factory=dict)
     focus: str = ""  # card slot whose section is scrolled into view ("" = top of the page)
+    figure: str = ""  # text of the title of the figure scrolled to the top (before focus)
     autoplay: str = ""  # player to start on entry ("" = none)
     image: str = ""  # absolute path of the vision scene's image ("" = none)
     zoom: float | None = None  # UI zoom for this scene (None: the talk's)
@@ -157,7 +161,7 @@ def _checked_scene(number: int, title: str, table: Mapping[str, Any], base: str,
     if panel not in STATE_MODELS:
         raise ParamError("panel", f"got {panel!r}; valid: {', '.join(STATE_MODELS)}" if panel is not None
                          else f"required; valid: {', '.join(STATE_MODELS)}")
-    texts = {k: _text(table, k) for k in ("title", "annotation", "notes", "focus", "image")}
+    texts = {k: _text(table, k) for k in ("title", "annotation", "notes", "focus", "figure", "image")}
     fragment: dict[str, Any] = {"panel": panel}
     for group in ("cards", "view", "players"):
         value = table.get(group, {})
@@ -183,7 +187,7 @@ def _checked_scene(number: int, title: str, table: Mapping[str, Any], base: str,
     focus = texts["focus"] or next(iter(fragment["cards"]), "")
     if focus and focus not in model.cards:
         raise ParamError("focus", f"no card {focus!r}; valid: {', '.join(model.cards) or 'none'}")
-    return Scene(number, panel, title, texts["annotation"], texts["notes"], model.to_json(), focus,
+    return Scene(number, panel, title, texts["annotation"], texts["notes"], model.to_json(), focus, texts["figure"],
                  _autoplay(table.get("autoplay", False), model), image, _zoom(table.get("zoom")))
 
 

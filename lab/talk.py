@@ -28,14 +28,14 @@ _MODIFIERS = (QtCore.Qt.KeyboardModifier.ControlModifier | QtCore.Qt.KeyboardMod
               | QtCore.Qt.KeyboardModifier.ShiftModifier | QtCore.Qt.KeyboardModifier.MetaModifier)
 # (key, with Ctrl) -> command
 KEYS = {
-    (Key.Key_PageDown, False): "next", (Key.Key_Right, False): "next", (Key.Key_Down, False): "next",
-    (Key.Key_PageUp, False): "previous", (Key.Key_Left, False): "previous", (Key.Key_Up, False): "previous",
+    (Key.Key_PageDown, False): "next", (Key.Key_Right, False): "next",
+    (Key.Key_PageUp, False): "previous", (Key.Key_Left, False): "previous",
     (Key.Key_Home, False): "first", (Key.Key_End, False): "last", (Key.Key_Space, False): "space",
     (Key.Key_B, False): "blank", (Key.Key_Period, False): "blank", (Key.Key_F5, False): "start",
     (Key.Key_Escape, False): "escape", (Key.Key_N, False): "notes", (Key.Key_R, True): "reset",
 }
 # Keys a widget being edited or moved keeps (a caret, a slider, a list, typing).
-_EDIT_KEYS = {Key.Key_Right, Key.Key_Left, Key.Key_Up, Key.Key_Down, Key.Key_Home, Key.Key_End, Key.Key_Space,
+_EDIT_KEYS = {Key.Key_Right, Key.Key_Left, Key.Key_Home, Key.Key_End, Key.Key_Space,
               Key.Key_B, Key.Key_Period, Key.Key_N}
 _EDITORS = (QtWidgets.QLineEdit, QtWidgets.QAbstractSpinBox, QtWidgets.QTextEdit, QtWidgets.QPlainTextEdit,
             QtWidgets.QAbstractSlider, QtWidgets.QComboBox, QtWidgets.QAbstractItemView)
@@ -236,11 +236,22 @@ class TalkController(QtCore.QObject):
         if self.window.stack.currentWidget() is not panel:
             return
         self._poll.stop()
-        self._focus(panel, scene.focus)
+        if not (scene.figure and self._focus_figure(panel, scene.figure)):
+            self._focus(panel, scene.focus)
         if scene.autoplay and self.autoplay:
             self._autoplay(panel, scene.autoplay)
         self._ready_index = self.index
         self.scene_ready.emit(self.index)
+
+    def _focus_figure(self, panel, text: str) -> bool:
+        """Scroll the figure whose title holds text to the top; False if none is on view."""
+        from widgets.plot_card import PlotCard
+
+        for fresh in (False, True):
+            for plot in self._children(panel, PlotCard, fresh):
+                if text in plot.title_label.text() and plot.isVisibleTo(panel):
+                    return self._scroll_to(plot, plot)
+        return False
 
     def _focus(self, panel, slot: str) -> None:
         """Scroll the page so the section of the scene's card starts at the top."""
@@ -258,17 +269,21 @@ class TalkController(QtCore.QObject):
                     area.verticalScrollBar().setValue(0)
             return
         area = _ancestor(card, QtWidgets.QScrollArea)
+        if area is not None:  # the card with its figure (their column), or the card alone
+            self._scroll_to(card, card.parentWidget() if card.parentWidget() is not area.widget() else card)
+
+    def _scroll_to(self, widget, section) -> bool:
+        """Keep section at the top of the page widget scrolls in (while the page settles)."""
+        area = _ancestor(widget, QtWidgets.QScrollArea)
         if area is None:
-            return
-        page = area.widget()
+            return False
         # The page and its scroll range as they will be drawn (layouts wait for the loop).
         QtWidgets.QApplication.sendPostedEvents(None, QtCore.QEvent.Type.LayoutRequest)
-        page.layout().activate()
-        section = card.parentWidget() if card.parentWidget() is not page else card
+        area.widget().layout().activate()
         self._focused = (area, section)
-        bar = area.verticalScrollBar()
-        bar.rangeChanged.connect(self._refocus)  # a page that reflows later (a narrow window)
+        area.verticalScrollBar().rangeChanged.connect(self._refocus)  # a page that reflows later
         self._refocus()
+        return True
 
     def _refocus(self, *_range) -> None:
         """Put the focused section at the top again, unless the speaker scrolled away."""

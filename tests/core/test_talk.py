@@ -39,6 +39,7 @@ players = { pipeline = 2.5 }
 autoplay = true
 zoom = 1.5
 focus = "cycle"
+figure = "例题 3-4"
 """
 
 
@@ -53,7 +54,7 @@ def test_a_good_file_gives_scenes_with_the_panels_whole_state(tmp_path):
     assert first.state["cards"]["anatomy"] == {} and first.state["players"] == {"steps": 0.0}
     assert first.focus == "split"  # the first card the scene sets
     assert second.state["view"]["tab"] == "rl" and second.state["players"]["pipeline"] == 2.5
-    assert (second.autoplay, second.zoom, second.focus) == ("step", 1.5, "cycle")
+    assert (second.autoplay, second.zoom, second.focus, second.figure) == ("step", 1.5, "cycle", "例题 3-4")
     # Loading the scene's state into a fresh model reproduces it exactly.
     model = state_model("training")
     model.load_json(second.state)

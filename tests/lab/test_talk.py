@@ -68,8 +68,23 @@ def test_every_shipped_scene_applies_and_renders(qtbot, talk_window):
         # Not a blank page: the figure has many colours.
         colours = {image.pixel(x, y) for x in range(0, 1280, 40) for y in range(0, 600, 40)}
         assert len(colours) > 6, scene.label
-        if scene.focus:
+        if scene.figure:
+            _assert_figure_on_top(window.panel(scene.panel), scene.figure, scene.label)
+        elif scene.focus:
             _assert_card_on_screen(window.panel(scene.panel), scene.focus, scene.label)
+
+
+def _assert_figure_on_top(panel, text, label):
+    from widgets.plot_card import PlotCard
+
+    plots = [p for p in panel.findChildren(PlotCard) if text in p.title_label.text() and p.isVisibleTo(panel)]
+    assert plots, f"{label}: no figure titled {text!r} on view"
+    area = plots[0]
+    while not isinstance(area, QtWidgets.QScrollArea):
+        area = area.parentWidget()
+    top = plots[0].mapTo(area.viewport(), QtCore.QPoint(0, 0)).y()
+    bar = area.verticalScrollBar()
+    assert 0 <= top < 40 or bar.value() == bar.maximum(), f"{label}: figure {text!r} at {top}"
 
 
 def _assert_card_on_screen(panel, slot, label):
