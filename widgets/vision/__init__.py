@@ -64,7 +64,7 @@ class VisionPanel(FileLoads, QtWidgets.QWidget):
     # ---- construction -------------------------------------------------------
     def _build_ui(self) -> None:
         outer = QtWidgets.QVBoxLayout(self)
-        outer.setContentsMargins(8, 6, 8, 6)
+        outer.setContentsMargins(4, 4, 4, 4)
         outer.setSpacing(8)
         outer.addWidget(self._header())
         # Side by side when the tab's page gets its width, else the picture above the tabs.
@@ -96,7 +96,11 @@ class VisionPanel(FileLoads, QtWidgets.QWidget):
         area = tabs.currentWidget() if tabs is not None else None
         page = area.widget() if isinstance(area, QtWidgets.QScrollArea) else None
         page_width = max(page.minimumSizeHint().width(), page.minimumWidth()) if page is not None else 0
-        chrome = area.verticalScrollBar().sizeHint().width() + 2 * area.frameWidth() + 2 if area is not None else 0
+        chrome = 0
+        if area is not None:
+            # The scroll bar, the area's frame and the tab widget's own frame around the area.
+            around = tabs.width() - area.width() if area.width() > 0 else 8
+            chrome = area.verticalScrollBar().sizeHint().width() + 2 * area.frameWidth() + max(around, 0) + 2
         return self.column.minimumSizeHint().width(), page_width + chrome
 
     def _section(self, name: str) -> QtWidgets.QWidget:

@@ -19,7 +19,7 @@ class CompareTab(QtWidgets.QWidget):
     def __init__(self, compare: CardModel, encode: CardModel, parent=None):
         super().__init__(parent)
         lay = QtWidgets.QVBoxLayout(self)
-        lay.setContentsMargins(8, 8, 8, 8)
+        lay.setContentsMargins(4, 6, 4, 6)
         self.compare_card = CalculatorCard(compare)
         lay.addWidget(self.compare_card)
         pair = QtWidgets.QHBoxLayout()

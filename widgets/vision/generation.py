@@ -16,7 +16,7 @@ class GenerationTab(QtWidgets.QWidget):
     def __init__(self, diffusion: CardModel, parent=None):
         super().__init__(parent)
         lay = QtWidgets.QVBoxLayout(self)
-        lay.setContentsMargins(8, 8, 8, 8)
+        lay.setContentsMargins(4, 6, 4, 6)
         self.diffusion_card = CalculatorCard(diffusion)
         lay.addWidget(self.diffusion_card)
         self.loop_diagram = DiffusionLoopDiagram()

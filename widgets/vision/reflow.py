@@ -79,6 +79,7 @@ class ReflowSplitter(QtWidgets.QSplitter):
         self._needs = needs
         self._stacked_lines = stacked_lines
         self._row_share = row_share  # the first pane's share of the width side by side
+        self._last_needs = (0, 0)
         self.setChildrenCollapsible(False)
 
     def _screen_height(self) -> int:
@@ -116,6 +117,9 @@ class ReflowSplitter(QtWidgets.QSplitter):
         if self.count() < 2:
             return
         first, second = self._needs()
+        if (first, second) != self._last_needs:
+            self._last_needs = (first, second)
+            self.updateGeometry()  # the scroll area around asks its parent for the new width
         width = self._room()
         side_by_side = width >= first + second + self.handleWidth()
         orientation = QtCore.Qt.Orientation.Horizontal if side_by_side else QtCore.Qt.Orientation.Vertical
@@ -144,6 +148,12 @@ class DownScroll(QtWidgets.QScrollArea):
         self._min_lines = min_lines
         self.setWidgetResizable(True)
         self.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+    def eventFilter(self, watched, event):  # noqa: N802
+        # The page asks for another size (a wider tab, a zoom): so does the area.
+        if watched is self.widget() and event.type() == QtCore.QEvent.Type.LayoutRequest:
+            self.updateGeometry()
+        return super().eventFilter(watched, event)
 
     def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
         page = self.widget()

@@ -25,7 +25,7 @@ class VolumesTab(QtWidgets.QWidget):
     def __init__(self, request: CardModel, parent=None):
         super().__init__(parent)
         lay = QtWidgets.QVBoxLayout(self)
-        lay.setContentsMargins(8, 8, 8, 8)
+        lay.setContentsMargins(4, 6, 4, 6)
         lay.setSpacing(10)
         # One small form per field, side by side when they fit: the request on one line.
         self.request_forms = {n: PartForm(request, names=[n]) for n in REQUEST_PARAMS}
