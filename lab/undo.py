@@ -120,6 +120,7 @@ class UndoRecorder(QtCore.QObject):
         self._settle_timer = QtCore.QTimer(self)
         self._settle_timer.setInterval(SETTLE_POLL_MS)
         self._settle_timer.timeout.connect(self._check_settled)
+        self._edit_keys = _EditKeys(self)
         window.panel_built.connect(self.watch)
         for key in window.panel_keys():
             if window.panel_state(key) is not None:
@@ -145,6 +146,7 @@ class UndoRecorder(QtCore.QObject):
             if key not in self._settled and (self.window.is_ready(key) or now - built > SETTLE_GIVE_UP_S):
                 self.flush()  # what came before was set-up
                 self._settled.add(key)
+                self._edit_keys.watch(self.window.panel(key))
         if self._settled >= set(self._built_at):
             self._settle_timer.stop()
 
@@ -246,6 +248,28 @@ class UndoRecorder(QtCore.QObject):
             state = self.window.panel_state(key)
             if state is not None and key in self._copies:
                 self._copies[key] = state.to_json()
+
+
+class _EditKeys(QtCore.QObject):
+    """Ctrl+Z / Ctrl+Shift+Z in a field: while the user types, the field's own undo of its
+    text; once the value is entered (Enter or leaving the field), the app's undo of the
+    edit. QLineEdit's `modified` flag tells the two apart: typing sets it, entering the
+    value clears it here."""
+
+    def watch(self, panel: QtWidgets.QWidget) -> None:
+        for edit in panel.findChildren(QtWidgets.QLineEdit):
+            if not edit.property("undo_keys"):
+                edit.setProperty("undo_keys", True)
+                edit.installEventFilter(self)
+                edit.editingFinished.connect(lambda edit=edit: edit.setModified(False))
+
+    def eventFilter(self, watched, event):  # noqa: N802
+        if (event.type() == QtCore.QEvent.Type.ShortcutOverride and isinstance(watched, QtWidgets.QLineEdit)
+                and not watched.isModified()
+                and (event.matches(QtGui.QKeySequence.StandardKey.Undo)
+                     or event.matches(QtGui.QKeySequence.StandardKey.Redo))):
+            return True  # not taken by the field: the window's Undo / Redo shortcut runs
+        return False
 
 
 class _WholeAction:

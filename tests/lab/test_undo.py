@@ -109,3 +109,28 @@ def test_a_panel_setting_itself_up_is_not_a_step(qtbot, window, open_panel):
         open_panel(window, key)
     window.undo_recorder.flush()
     assert window.undo_stack.count() == 0
+
+
+def test_ctrl_z_in_a_field_just_entered_undoes_the_edit(qtbot, window, open_panel):
+    from PySide6 import QtCore
+
+    from widgets.calculator_card import CalculatorCard
+
+    panel = open_panel(window, "request")
+    window.activateWindow()
+    card = panel.findChild(CalculatorCard, "card_state.area")
+    edit = card.form.field("wait_s").edit
+    edit.setFocus()
+    edit.selectAll()
+    qtbot.keyClicks(edit, "30")
+    qtbot.keyClick(edit, QtCore.Qt.Key.Key_Return)
+    assert panel.state.card("area").inputs["wait_s"] == 30
+    qtbot.waitUntil(lambda: window.undo_stack.index() == 1)
+    qtbot.keyClick(edit, QtCore.Qt.Key.Key_Z, QtCore.Qt.KeyboardModifier.ControlModifier)
+    assert panel.state.card("area").inputs["wait_s"] == 10 and edit.text() == "10"
+    qtbot.keyClick(edit, QtCore.Qt.Key.Key_Z,
+                   QtCore.Qt.KeyboardModifier.ControlModifier | QtCore.Qt.KeyboardModifier.ShiftModifier)
+    assert panel.state.card("area").inputs["wait_s"] == 30 and edit.text() == "30"
+    qtbot.keyClicks(edit, "5")  # typing, not entered: Ctrl+Z is the field's own
+    qtbot.keyClick(edit, QtCore.Qt.Key.Key_Z, QtCore.Qt.KeyboardModifier.ControlModifier)
+    assert edit.text() == "30" and window.undo_stack.index() == 1
