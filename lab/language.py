@@ -7,6 +7,7 @@ from __future__ import annotations
 from PySide6 import QtCore, QtGui
 
 from widgets.i18n import LANGUAGES, language, set_language, tr, translate_tree
+from widgets.i18n_tree import translate_status
 
 __all__ = ["install", "apply_language", "language", "set_language", "tr", "translate_tree"]
 
@@ -89,9 +90,7 @@ def _translate_current(window) -> None:
     key = window.current_key()
     if window.is_built(key):
         translate_tree(window.panel(key))
-    message = window.status.currentMessage()
-    if message:
-        window.status.showMessage(tr(message))
+    translate_status(window.status, language())
 
 
 def _translate_navigation(window) -> None:

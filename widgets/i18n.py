@@ -34,7 +34,7 @@ _LEADING_TERMS = re.compile(r"(?:[A-Za-z0-9_.+-]+\s+)+(?=[\u3400-\u9fff])")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 # Two or more capitalised words in a row name something ("Fish Audio S2 Pro", "Scaling Law").
 _PROPER_NAME = re.compile(r"\b[A-Z][A-Za-z0-9.-]*(?:\s+[A-Z0-9][A-Za-z0-9.-]*)+")
-_FULL_WIDTH = str.maketrans({"。": ".", ",": ", ", ":": ": ", ";": "; ", "(": " (", ")": ")", "、": ", "})
+_FULL_WIDTH = str.maketrans({"\u3002": ".", "\uff0c": ", ", "\uff1a": ": ", "\uff1b": "; ", "\uff08": " (", "\uff09": ")", "\u3001": ", "})
 # A number as its own token: not the 3 in "Qwen3", nor the 2 in "3.1.2" after its dot.
 _NUMBER = re.compile(r"(?<![A-Za-z_\d.%])\d[\d,]*(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _PLACEHOLDER = re.compile(r"%(\d+)")

@@ -13,7 +13,7 @@ import sys
 
 from PySide6 import QtCore, QtWidgets
 
-from widgets.i18n import has_cjk, identifier_label, language, translate_text
+from widgets.i18n import PAIR_SEPARATOR, has_cjk, identifier_label, language, split_pair, translate_text
 
 SOURCE = "i18n_source_"  # + slot name: the panel's own text
 SHOWN = "i18n_shown_"  # + slot name: what translate_tree set
@@ -32,6 +32,8 @@ def translate_tree(root: QtWidgets.QWidget) -> None:
                 continue
             _translate_slot(action, "text", action.text, action.setText, lang)
             _translate_slot(action, "tip", action.toolTip, action.setToolTip, lang, _tooltip_text)
+        if isinstance(widget, QtWidgets.QStatusBar) and widget.currentMessage():
+            translate_status(widget, lang)
         if isinstance(widget, QtWidgets.QTableWidget):
             _translate_table(widget, lang)
         if isinstance(widget, QtWidgets.QGraphicsView) and widget.scene() is not None:
@@ -142,9 +144,47 @@ def _translate_scene(scene: QtWidgets.QGraphicsScene, lang: str) -> None:
             _translate_slot(item, "text", lambda item=item: item.text, item.setText, lang)
         elif isinstance(item, pg.AxisItem):
             _translate_slot(item, "axis", lambda item=item: item.labelText,
-                            lambda text, item=item: _set_axis_label(item, text), lang)
+                            lambda text, item=item: _set_axis_label(item, text=text), lang)
+            _translate_slot(item, "units", lambda item=item: item.labelUnits,
+                            lambda text, item=item: _set_axis_label(item, units=text), lang)
+            _translate_ticks(item, lang)
 
 
-def _set_axis_label(axis, text: str) -> None:
-    axis.labelText = text
+def _set_axis_label(axis, text: str | None = None, units: str | None = None) -> None:
+    axis.labelText = axis.labelText if text is None else text
+    axis.labelUnits = axis.labelUnits if units is None else units
     axis._updateLabel()
+
+
+def _translate_ticks(axis, lang: str) -> None:
+    """Named ticks (setTicks: categories under bars) in lang; the panel's own list is kept
+    the same way as a label's text."""
+    current = axis._tickLevels
+    if not current:
+        return
+    source, shown = getattr(axis, "_i18n_ticks", (None, None))
+    if source is None or current != shown:
+        source = current
+    translated = [[(value, translate_text(text, lang)) for value, text in level] for level in source]
+    axis._i18n_ticks = (source, translated)
+    if translated != current:
+        axis.setTicks(translated)
+
+
+def translate_status(status: QtWidgets.QStatusBar, lang: str) -> None:
+    """The status bar's message: a "中文 · English" title among its pieces shows one side,
+    the other pieces (keys) are translated one by one."""
+    _translate_slot(status, "message", status.currentMessage, status.showMessage, lang, translate_pieces)
+
+
+def translate_pieces(text: str, lang: str) -> str:
+    pieces, out, i = text.split(PAIR_SEPARATOR), [], 0
+    while i < len(pieces):
+        pair = split_pair(PAIR_SEPARATOR.join(pieces[i:i + 2])) if i + 1 < len(pieces) else None
+        if pair is not None and lang != "both":
+            out.append(pair[0] if lang == "zh" else pair[1])
+            i += 2
+        else:
+            out.append(translate_text(pieces[i], lang))
+            i += 1
+    return PAIR_SEPARATOR.join(out)

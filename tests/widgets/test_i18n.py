@@ -46,7 +46,8 @@ def shown_texts(root: QtWidgets.QWidget) -> list[str]:
                 elif isinstance(item, pg.LabelItem):
                     texts.append(item.text)
                 elif isinstance(item, pg.AxisItem):
-                    texts.append(item.labelText)
+                    texts += [item.labelText, item.labelUnits]
+                    texts += [text for level in item._tickLevels or () for _, text in level]
     return [_TAGS.sub(" ", t) for t in texts if t]
 
 
