@@ -276,3 +276,73 @@ def test_lab_talk_refuses_a_bad_file_before_any_window(tmp_path, capsys):
     path.write_text("[[scene]\n", encoding="utf-8")
     assert main(["talk", str(path)]) == 2
     assert "not TOML" in capsys.readouterr().err
+
+
+def test_ctrl_r_brings_back_the_scenes_image_and_zoom(qtbot, tmp_path):
+    from PIL import Image
+
+    from core.vision_state import SAMPLE
+    from lab.main_window import MainWindow
+    from widgets import zoom
+
+    (tmp_path / "pics").mkdir()
+    Image.new("RGB", (320, 200), (200, 80, 40)).save(tmp_path / "pics" / "red.png")
+    path = tmp_path / "talk.toml"
+    path.write_text('[[scene]]\ntitle = "a photo"\npanel = "vision"\nimage = "pics/red.png"\nzoom = 1.25\n'
+                    'view = { tab = "compare" }\n', encoding="utf-8")
+    talk = read_talk(path)
+    image = str(tmp_path / "pics" / "red.png")
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    controller = open_talk(window, talk, presentation=False)
+    qtbot.waitUntil(controller.is_ready, timeout=30_000)
+    state = window.panel_state("vision")
+    assert state.sources == (image,) and state.view("tab") == "compare" and zoom.zoom() == 1.25
+    request = state.card("request").inputs
+    assert (request["heights"], request["widths"]) == ((200,), (320,))
+    panel = window.panel("vision")
+    qtbot.waitUntil(lambda: panel.current_image().path == image, timeout=30_000)  # the pixels, loaded
+    state.set_images([SAMPLE])
+    state.set_view("tab", "volumes")
+    zoom.set_zoom(2.0)
+    _key(qtbot, window, controller, Key.Key_R, CTRL)
+    assert window.panel_state_json("vision") == talk.scenes[0].state
+    assert zoom.zoom() == 1.25 and panel.current_image().path == image
+    controller.close()
+    zoom.set_zoom(1.0)
+
+
+_TWO_SCREENS = """
+import json, sys
+from lab.app import start_window
+from lab.talk import open_talk, read_talk
+app, window = start_window()
+controller = open_talk(window, read_talk(sys.argv[1]))
+while not controller.is_ready():
+    app.processEvents()
+view = controller.presenter
+print(json.dumps({"window": window.screen().name(), "presenter": view.screen().name() if view else None,
+                  "visible": bool(view and view.isVisible()), "next": view.next.text() if view else ""}))
+controller.close()
+"""
+
+
+def test_with_two_screens_the_presenter_view_opens_on_the_other(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    config = tmp_path / "screens.json"
+    screen = {"y": 0, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}
+    config.write_text(json.dumps({"screens": [
+        {"name": "projector", "x": 0, "width": 1920, "height": 1080, **screen},
+        {"name": "laptop", "x": 1920, "width": 1280, "height": 800, **screen}]}))
+    env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={config}",
+           "LAB_SETTINGS_DIR": str(tmp_path / "settings")}
+    out = subprocess.run([sys.executable, "-c", _TWO_SCREENS, str(CHAPTER3)], env=env, capture_output=True,
+                         text=True, timeout=120, cwd=CHAPTER3.parents[1])
+    assert out.returncode == 0, out.stderr
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["visible"] and seen["presenter"] != seen["window"]
+    assert seen["next"].startswith("next → 2 ·")
