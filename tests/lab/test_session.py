@@ -4,6 +4,7 @@ says why; autosave writes only after a change; a crash offers the autosave back;
 import json
 import os
 
+import pytest
 from PySide6 import QtWidgets
 
 from core import session as core_session
@@ -47,9 +48,33 @@ def _edit_everything(qtbot, window, open_panel, wait_s, tab, position, tool_s):
     window.load_panel_state("agents", agents.to_json())
 
 
-def test_save_change_everything_open_gives_the_same_state(qtbot, window, tmp_path, open_panel):
+@pytest.fixture
+def look(window):
+    """set(zoom, theme, language) as the View menu would; the defaults back afterwards
+    (they are the application's, not the window's)."""
+    from lab import language
+    from widgets import theme, zoom
+
+    def set_look(factor, name, lang):
+        zoom.set_zoom(factor)
+        theme.set_theme(name)
+        language.choose_language(window, lang)
+
+    yield set_look
+    set_look(1.0, "light", "both")
+
+
+def _look():
+    from lab import language
+    from widgets import theme, zoom
+
+    return zoom.zoom(), theme.current_theme(), language.language()
+
+
+def test_save_change_everything_open_gives_the_same_state(qtbot, window, tmp_path, open_panel, look):
     _edit_everything(qtbot, window, open_panel, wait_s=30.0, tab="flops", position=1.5, tool_s=4.0)
     window.resize(1100, 700)
+    look(1.25, "dark", "en")
     _settle(qtbot, window)
     saved = _everything(window)
     assert not window.is_built("agents") and saved["agents"]["cards"]["path"] == {"tool_b_s": 4.0}
@@ -59,6 +84,7 @@ def test_save_change_everything_open_gives_the_same_state(qtbot, window, tmp_pat
 
     _edit_everything(qtbot, window, open_panel, wait_s=5.0, tab="rl", position=0.25, tool_s=7.0)
     window.resize(1280, 720)
+    look(1.0, "high-contrast", "zh")
     assert _everything(window) != saved
     open_panel(window, "request")
     assert _open_session(qtbot, window, path)
@@ -68,6 +94,7 @@ def test_save_change_everything_open_gives_the_same_state(qtbot, window, tmp_pat
         assert after[key] == saved[key], key
     assert window.current_key() == "training"  # the panel on screen when saved
     assert (window.width(), window.height()) == (1100, 700)
+    assert _look() == (1.25, "dark", "en")
     assert window.undo_stack.count() == 0  # opening is not an edit
     # The panel not built yet takes the session's state when it is built.
     assert open_panel(window, "agents").state.card("path").inputs["tool_b_s"] == 4.0
