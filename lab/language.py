@@ -13,9 +13,12 @@ __all__ = ["install", "apply_language", "language", "set_language", "tr", "trans
 
 SETTING = "language"
 MENU_TEXTS = {"zh": "中文", "en": "English", "both": "中文 · English"}
-# Panels also set text when a job ends or a player moves: the panel on screen is walked
-# again this often while a language other than "both" is chosen.
-REFRESH_MS = 400
+# Panels also set text when a job ends or a player moves: the widgets on screen are walked
+# again this often while a language other than "both" is chosen (a walk that finds nothing
+# new costs ~10-20 ms on the biggest panel: bench/bench_language.py).
+REFRESH_MS = 1000
+# After a state change, once its slots have written their captions (a drag sends many).
+AFTER_CHANGE_MS = 80
 
 
 def install(window) -> None:
@@ -34,7 +37,7 @@ def install(window) -> None:
     saved = str(window.settings.get(SETTING, "both"))
     window.language_refresh = QtCore.QTimer(window)
     window.language_refresh.setInterval(REFRESH_MS)
-    window.language_refresh.timeout.connect(lambda: _translate_current(window))
+    window.language_refresh.timeout.connect(lambda: _translate_current(window, visible_only=True))
     window.panel_built.connect(lambda key: _on_panel_built(window, key))
     window.panel_shown.connect(lambda key: _translate_current(window))
     apply_language(saved if saved in LANGUAGES else "both", window)
@@ -71,25 +74,25 @@ def _on_panel_built(window, key: str) -> None:
 
 
 def _translate_soon(panel) -> None:
-    """Once, after the panel's own slots have written their text (the next loop turn),
-    however many changes a drag sends meanwhile."""
+    """Once, after the panel's own slots have written their text, however many changes a
+    drag sends meanwhile; only what is on screen."""
     if language() == "both" or panel.property("i18n_pending"):
         return
     panel.setProperty("i18n_pending", True)
 
     def run():
         panel.setProperty("i18n_pending", False)
-        translate_tree(panel)
+        translate_tree(panel, visible_only=True)
 
-    QtCore.QTimer.singleShot(0, panel, run)
+    QtCore.QTimer.singleShot(AFTER_CHANGE_MS, panel, run)
 
 
-def _translate_current(window) -> None:
+def _translate_current(window, visible_only: bool = False) -> None:
     if language() == "both":
         return
     key = window.current_key()
     if window.is_built(key):
-        translate_tree(window.panel(key))
+        translate_tree(window.panel(key), visible_only)
     translate_status(window.status, language())
 
 

@@ -64,7 +64,8 @@ class _Notifier(QtCore.QObject):
     language_changed = QtCore.Signal(str)
 
 
-_state = {"language": "both", "catalogs": None, "notifier": None, "recorder": None}
+_state = {"language": "both", "catalogs": None, "notifier": None, "recorder": None, "cache": {}}
+CACHE_SIZE = 20_000  # translated strings kept: a walk of an unchanged panel looks them up
 
 
 def notifier() -> _Notifier:
@@ -97,11 +98,11 @@ def set_language(lang: str) -> None:
         notifier().language_changed.emit(lang)
 
 
-def translate_tree(widget) -> None:
+def translate_tree(widget, visible_only: bool = False) -> None:
     """Show every string under widget in the current language (see widgets/i18n_tree.py)."""
     from widgets.i18n_tree import translate_tree as walk
 
-    walk(widget)
+    walk(widget, visible_only)
 
 
 def has_cjk(text: str) -> bool:
@@ -126,6 +127,7 @@ def _catalogs() -> dict:
 def reload_catalogs() -> None:
     """Read the .qm files again (after scripts/update-translations.sh)."""
     _state["catalogs"] = None
+    _state["cache"] = {}
 
 
 def lookup(text: str, lang: str, context: str = "lab") -> str | None:
@@ -195,6 +197,18 @@ def translate_text(text: str, lang: str | None = None, context: str = "lab") -> 
     """text as lang shows it (the current language by default); markup is kept and only the
     text between tags is translated; a <code> span is an identifier and stays."""
     lang = lang or language()
+    if _state["recorder"] is not None:
+        return _translate(text, lang, context)  # every string walked, none from the cache
+    key = (text, lang, context)
+    cache = _state["cache"]
+    if key not in cache:
+        if len(cache) > CACHE_SIZE:
+            cache.clear()
+        cache[key] = _translate(text, lang, context)
+    return cache[key]
+
+
+def _translate(text: str, lang: str, context: str) -> str:
     if lang == "both" or not text or not (has_cjk(text) or has_latin_word(text)):
         return text
     if _RICH.search(text):

@@ -17,15 +17,20 @@ from widgets.i18n import PAIR_SEPARATOR, has_cjk, identifier_label, language, sp
 
 SOURCE = "i18n_source_"  # + slot name: the panel's own text
 SHOWN = "i18n_shown_"  # + slot name: what translate_tree set
+LANG = "i18n_lang_"  # + slot name: the language it was set for
 KEY = "i18n_key"  # on a parameter/output name label: the identifier
 KIND = "i18n_kind"  # "param" or "output"
 _ITEM_SOURCE = int(QtCore.Qt.ItemDataRole.UserRole) + 0x1180  # a table item's own text
 
 
-def translate_tree(root: QtWidgets.QWidget) -> None:
+def translate_tree(root: QtWidgets.QWidget, visible_only: bool = False) -> None:
+    """visible_only: only the widgets on screen (a re-walk after the panel wrote new text;
+    a widget that comes on screen later is walked when it is shown or on the next re-walk)."""
     lang = language()
     for widget in [root, *root.findChildren(QtWidgets.QWidget)]:
-        for slot, get, put, *how in _widget_slots(widget):
+        if visible_only and not widget.isVisible():
+            continue
+        for slot, get, put, *how in _widget_slots(widget, widget is root):
             _translate_slot(widget, slot, get, put, lang, *how)
         for action in widget.actions():
             if action.property("i18n_skip"):
@@ -42,7 +47,10 @@ def translate_tree(root: QtWidgets.QWidget) -> None:
 
 def _translate_slot(owner: QtCore.QObject, slot: str, get, put, lang: str, translate=None) -> None:
     current = get()
-    source, shown = owner.property(SOURCE + slot), owner.property(SHOWN + slot)
+    shown = owner.property(SHOWN + slot)
+    if current == shown and owner.property(LANG + slot) == lang:
+        return  # translated for lang already, and not written since: most slots on a re-walk
+    source = owner.property(SOURCE + slot)
     if source is None or current != shown:
         if not current:
             return
@@ -50,11 +58,12 @@ def _translate_slot(owner: QtCore.QObject, slot: str, get, put, lang: str, trans
     text = (translate or translate_text)(source, lang)
     owner.setProperty(SOURCE + slot, source)
     owner.setProperty(SHOWN + slot, text)
+    owner.setProperty(LANG + slot, lang)
     if text != current:
         put(text)
 
 
-def _widget_slots(widget: QtWidgets.QWidget):
+def _widget_slots(widget: QtWidgets.QWidget, is_root: bool = False):
     if widget.toolTip():
         yield "tip", widget.toolTip, widget.setToolTip, _tooltip_text
     if isinstance(widget, QtWidgets.QLabel):
@@ -79,7 +88,7 @@ def _widget_slots(widget: QtWidgets.QWidget):
                 yield f"item{i}", (lambda i=i: widget.itemText(i)), (lambda t, i=i: _set_item_text(widget, i, t))
     if isinstance(widget, QtWidgets.QMenu):
         yield "menutitle", widget.title, widget.setTitle
-    if widget.isWindow() and widget.windowTitle():
+    if (is_root or isinstance(widget, QtWidgets.QDialog)) and widget.windowTitle():
         yield "window", widget.windowTitle, widget.setWindowTitle
     if isinstance(widget, QtWidgets.QLineEdit) and widget.placeholderText():
         yield "placeholder", widget.placeholderText, widget.setPlaceholderText
