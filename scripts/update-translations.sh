@@ -10,11 +10,13 @@ set -u
 cd "$(dirname "$0")/.."
 BIN=${BIN:-.venv/bin}
 DIR=widgets/translations
-QT_QPA_PLATFORM=offscreen "$BIN/python" scripts/i18n_strings.py --write "$@" > "$DIR/untranslated.txt"
+LIST=$(mktemp)
+trap 'rm -f "$LIST"' EXIT
+QT_QPA_PLATFORM=offscreen "$BIN/python" scripts/i18n_strings.py --write "$@" > "$LIST"
 listed=$?
-if grep -q '^## .*could not be built' "$DIR/untranslated.txt"; then
+if grep -q '^## .*could not be built' "$LIST"; then
   # A panel that does not build would take its strings out of the catalogs: stop here.
-  grep '^##' "$DIR/untranslated.txt"
+  grep '^##' "$LIST"
   echo "catalogs left as they were: a panel could not be built" >&2
   exit 2
 fi
@@ -23,5 +25,5 @@ for lang in zh en; do
   "$BIN/pyside6-lupdate" -silent -disable-heuristic similartext "$DIR/strings_$lang.py" -ts "$DIR/lab_$lang.ts" -source-language zh_CN -target-language "$target" || exit 2
   "$BIN/pyside6-lrelease" -silent "$DIR/lab_$lang.ts" -qm "$DIR/lab_$lang.qm" || exit 2
 done
-grep '^##' "$DIR/untranslated.txt"
+grep -v '^wrote ' "$LIST"  # per panel: the strings still without a translation
 exit $listed

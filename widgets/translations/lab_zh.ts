@@ -818,7 +818,7 @@
         <translation>§%1.2 打包 ·</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="176"/>
+        <location filename="strings_zh.py" line="175"/>
         <source>异步 asynchronous · 生成与更新重叠,数据可能滞后</source>
         <translation>异步 · 生成与更新重叠,数据可能滞后</translation>
     </message>
@@ -1149,22 +1149,21 @@
         <translation>✕ 取消</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="173"/>
         <source>⤓ Export</source>
-        <translation>⤓ 导出</translation>
+        <translation type="vanished">⤓ 导出</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="174"/>
+        <location filename="strings_zh.py" line="173"/>
         <source>同步 synchronous · 等新权重就绪再生成</source>
         <translation>同步 · 等新权重就绪再生成</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="175"/>
+        <location filename="strings_zh.py" line="174"/>
         <source>圆点 = 到达 · 短竖线 = 原定播放 · 色条 = 实际播放 (model; live run drawn over it)</source>
         <translation>圆点 = 到达 · 短竖线 = 原定播放 · 色条 = 实际播放(模型;实时运行叠加其上)</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="177"/>
+        <location filename="strings_zh.py" line="176"/>
         <source>样例 %1×%2 (generated)</source>
         <translation>样例 %1×%2(生成)</translation>
     </message>
@@ -1177,12 +1176,12 @@
         <translation type="vanished">练习 %1-%2 · 只屏蔽标签 vs 只对监督 token 做词表投影</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="178"/>
+        <location filename="strings_zh.py" line="177"/>
         <source>问题在前 before: 换问题后保留 %1 B,重算 %2 MiB</source>
         <translation>问题在前:换问题后保留 %1 B,重算 %2 MiB</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="179"/>
+        <location filename="strings_zh.py" line="178"/>
         <source>问题在后 after: 换问题后保留 %1 MiB,重算 %2 MiB</source>
         <translation>问题在后:换问题后保留 %1 MiB,重算 %2 MiB</translation>
     </message>
@@ -1190,1127 +1189,1127 @@
 <context>
     <name>output</name>
     <message>
-        <location filename="strings_zh.py" line="180"/>
+        <location filename="strings_zh.py" line="179"/>
         <source>A</source>
         <translation>拟合系数 A</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="181"/>
+        <location filename="strings_zh.py" line="180"/>
         <source>B</source>
         <translation>拟合系数 B</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="182"/>
+        <location filename="strings_zh.py" line="181"/>
         <source>E</source>
         <translation>不可约损失 E</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="183"/>
+        <location filename="strings_zh.py" line="182"/>
         <source>a100_gpu_hours</source>
         <translation>A100 等效 GPU 小时</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="184"/>
+        <location filename="strings_zh.py" line="183"/>
         <source>activation_bytes_per_layer_per_micro_batch</source>
         <translation>每层每 micro-batch 激活</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="185"/>
+        <location filename="strings_zh.py" line="184"/>
         <source>adam_bytes_total</source>
         <translation>Adam 状态</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="186"/>
+        <location filename="strings_zh.py" line="185"/>
         <source>alpha</source>
         <translation>指数 α</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="187"/>
+        <location filename="strings_zh.py" line="186"/>
         <source>area_byte_s_per_task</source>
         <translation>每任务占用面积</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="188"/>
+        <location filename="strings_zh.py" line="187"/>
         <source>async_per_batch_s</source>
         <translation>异步每批时间</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="189"/>
+        <location filename="strings_zh.py" line="188"/>
         <source>async_total_s</source>
         <translation>异步总时间</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="190"/>
+        <location filename="strings_zh.py" line="189"/>
         <source>attention_flops</source>
         <translation>注意力运算量</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="191"/>
+        <location filename="strings_zh.py" line="190"/>
         <source>attention_share</source>
         <translation>注意力占比</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="192"/>
+        <location filename="strings_zh.py" line="191"/>
         <source>attention_share_of_layer</source>
         <translation>注意力占该层比例</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="193"/>
+        <location filename="strings_zh.py" line="192"/>
         <source>audible_after_interrupt_s</source>
         <translation>打断后仍可听到</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="194"/>
+        <location filename="strings_zh.py" line="193"/>
         <source>audio_s_per_s</source>
         <translation>每秒生成音频</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="195"/>
+        <location filename="strings_zh.py" line="194"/>
         <source>backend_stop_at_s</source>
         <translation>后端停止时刻</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="196"/>
+        <location filename="strings_zh.py" line="195"/>
         <source>backlog_at_end_of_arrivals</source>
         <translation>到达结束时积压</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="197"/>
+        <location filename="strings_zh.py" line="196"/>
         <source>beta</source>
         <translation>指数 β</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="198"/>
+        <location filename="strings_zh.py" line="197"/>
         <source>break_even_calls</source>
         <translation>盈亏平衡调用量</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="199"/>
+        <location filename="strings_zh.py" line="198"/>
         <source>break_even_p2</source>
         <translation>盈亏平衡 p2</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="200"/>
+        <location filename="strings_zh.py" line="199"/>
         <source>break_even_tasks</source>
         <translation>盈亏平衡任务数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="201"/>
+        <location filename="strings_zh.py" line="200"/>
         <source>bytes_per_param</source>
         <translation>每参数字节</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="202"/>
+        <location filename="strings_zh.py" line="201"/>
         <source>bytes_per_step</source>
         <translation>每步读取字节</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="203"/>
+        <location filename="strings_zh.py" line="202"/>
         <source>call_saving_gpu_s</source>
         <translation>每次调用节省</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="204"/>
+        <location filename="strings_zh.py" line="203"/>
         <source>capacity_steps_per_s</source>
         <translation>总 decode 能力</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="205"/>
+        <location filename="strings_zh.py" line="204"/>
         <source>card_memory_bytes</source>
         <translation>卡显存</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="206"/>
+        <location filename="strings_zh.py" line="205"/>
         <source>causal_pairs</source>
         <translation>因果配对数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="207"/>
+        <location filename="strings_zh.py" line="206"/>
         <source>chinchilla_tokens</source>
         <translation>Chinchilla 最优 token 数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="208"/>
+        <location filename="strings_zh.py" line="207"/>
         <source>chunk_bytes</source>
         <translation>每块字节数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="209"/>
+        <location filename="strings_zh.py" line="208"/>
         <source>codebook_tokens_per_frame</source>
         <translation>每帧码本 token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="210"/>
+        <location filename="strings_zh.py" line="209"/>
         <source>codebook_tokens_per_s</source>
         <translation>每秒码本 token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="211"/>
+        <location filename="strings_zh.py" line="210"/>
         <source>cost_per_success</source>
         <translation>每次成功的成本</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="212"/>
+        <location filename="strings_zh.py" line="211"/>
         <source>cost_per_success_1</source>
         <translation>方法 1 每次成功成本</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="213"/>
+        <location filename="strings_zh.py" line="212"/>
         <source>cost_per_success_2</source>
         <translation>方法 2 每次成功成本</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="214"/>
+        <location filename="strings_zh.py" line="213"/>
         <source>cycle_flops</source>
         <translation>一个周期运算量</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="215"/>
+        <location filename="strings_zh.py" line="214"/>
         <source>cycle_flops_high</source>
         <translation>周期运算量(高)</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="216"/>
+        <location filename="strings_zh.py" line="215"/>
         <source>cycle_flops_low</source>
         <translation>周期运算量(低)</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="217"/>
+        <location filename="strings_zh.py" line="216"/>
         <source>d_exponent</source>
         <translation>D 的指数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="218"/>
+        <location filename="strings_zh.py" line="217"/>
         <source>d_multiplier</source>
         <translation>D 的倍数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="219"/>
+        <location filename="strings_zh.py" line="218"/>
         <source>days</source>
         <translation>天数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="220"/>
+        <location filename="strings_zh.py" line="219"/>
         <source>deadline_misses</source>
         <translation>错过截止的块</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="221"/>
+        <location filename="strings_zh.py" line="220"/>
         <source>decode_steps</source>
         <translation>decode 步数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="222"/>
+        <location filename="strings_zh.py" line="221"/>
         <source>decode_steps_per_s</source>
         <translation>每秒新增 decode 步</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="223"/>
+        <location filename="strings_zh.py" line="222"/>
         <source>decode_steps_total</source>
         <translation>decode 总步数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="224"/>
+        <location filename="strings_zh.py" line="223"/>
         <source>deficit_s_per_s</source>
         <translation>缓冲每秒缺口</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="225"/>
+        <location filename="strings_zh.py" line="224"/>
         <source>difference</source>
         <translation>差值</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="226"/>
+        <location filename="strings_zh.py" line="225"/>
         <source>drain_s</source>
         <translation>排空时间</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="227"/>
+        <location filename="strings_zh.py" line="226"/>
         <source>dry_at_s</source>
         <translation>缓冲耗尽时刻</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="228"/>
+        <location filename="strings_zh.py" line="227"/>
         <source>embedding_overcount_flops</source>
         <translation>词嵌入多算</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="229"/>
+        <location filename="strings_zh.py" line="228"/>
         <source>end_context_per_request</source>
         <translation>结束时每请求上下文</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="230"/>
+        <location filename="strings_zh.py" line="229"/>
         <source>expert_flops_per_token</source>
         <translation>每 token 专家运算量</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="231"/>
+        <location filename="strings_zh.py" line="230"/>
         <source>expert_train_flops</source>
         <translation>专家训练运算量</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="232"/>
+        <location filename="strings_zh.py" line="231"/>
         <source>extra_flops_vs_keep_all</source>
         <translation>比全部保留多算</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="233"/>
+        <location filename="strings_zh.py" line="232"/>
         <source>extra_start_delay_s</source>
         <translation>额外起播延迟</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="234"/>
+        <location filename="strings_zh.py" line="233"/>
         <source>extra_train_gpu_h</source>
         <translation>额外训练 GPU 小时</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="235"/>
+        <location filename="strings_zh.py" line="234"/>
         <source>failures</source>
         <translation>失败次数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="236"/>
+        <location filename="strings_zh.py" line="235"/>
         <source>fast_forwards_per_frame</source>
         <translation>每帧快路径前向</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="237"/>
+        <location filename="strings_zh.py" line="236"/>
         <source>fast_forwards_per_s</source>
         <translation>每秒快路径前向</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="238"/>
+        <location filename="strings_zh.py" line="237"/>
         <source>finish_a_s</source>
         <translation>A 播完时刻</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="239"/>
+        <location filename="strings_zh.py" line="238"/>
         <source>finish_b_s</source>
         <translation>B 播完时刻</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="240"/>
+        <location filename="strings_zh.py" line="239"/>
         <source>first_arrival_s</source>
         <translation>首块到达时刻</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="241"/>
+        <location filename="strings_zh.py" line="240"/>
         <source>first_decode_context</source>
         <translation>首个 decode 步上下文</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="242"/>
+        <location filename="strings_zh.py" line="241"/>
         <source>first_playback_a_s</source>
         <translation>A 首播时刻</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="243"/>
+        <location filename="strings_zh.py" line="242"/>
         <source>first_playback_b_s</source>
         <translation>B 首播时刻</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="244"/>
+        <location filename="strings_zh.py" line="243"/>
         <source>first_playback_s</source>
         <translation>首播时刻</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="245"/>
+        <location filename="strings_zh.py" line="244"/>
         <source>first_useful_s</source>
         <translation>首个有用输出</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="246"/>
+        <location filename="strings_zh.py" line="245"/>
         <source>fit_sse</source>
         <translation>拟合残差平方和</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="247"/>
+        <location filename="strings_zh.py" line="246"/>
         <source>fits</source>
         <translation>是否放得下</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="248"/>
+        <location filename="strings_zh.py" line="247"/>
         <source>fits_per_card</source>
         <translation>每卡是否放得下</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="249"/>
+        <location filename="strings_zh.py" line="248"/>
         <source>fixed_update_flops</source>
         <translation>更新固定开销</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="250"/>
+        <location filename="strings_zh.py" line="249"/>
         <source>forward_flops</source>
         <translation>前向运算量</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="251"/>
+        <location filename="strings_zh.py" line="250"/>
         <source>forwards_per_frame</source>
         <translation>每帧前向次数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="252"/>
+        <location filename="strings_zh.py" line="251"/>
         <source>frame_time_s</source>
         <translation>每帧生成时间</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="253"/>
+        <location filename="strings_zh.py" line="252"/>
         <source>frames_per_s</source>
         <translation>每秒生成帧数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="254"/>
+        <location filename="strings_zh.py" line="253"/>
         <source>gen_flops_per_answer</source>
         <translation>每条回答生成运算量</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="255"/>
+        <location filename="strings_zh.py" line="254"/>
         <source>gen_plus_ref_flops_per_answer</source>
         <translation>每条回答生成+参考</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="256"/>
+        <location filename="strings_zh.py" line="255"/>
         <source>generation_share</source>
         <translation>生成占比</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="257"/>
+        <location filename="strings_zh.py" line="256"/>
         <source>grad_bytes_total</source>
         <translation>梯度</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="258"/>
+        <location filename="strings_zh.py" line="257"/>
         <source>grad_input_flops</source>
         <translation>输入梯度运算量</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="259"/>
+        <location filename="strings_zh.py" line="258"/>
         <source>grad_input_shape_cols</source>
         <translation>输入梯度列数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="260"/>
+        <location filename="strings_zh.py" line="259"/>
         <source>grad_input_shape_rows</source>
         <translation>输入梯度行数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="261"/>
+        <location filename="strings_zh.py" line="260"/>
         <source>grad_saving_vs_fp32_bytes</source>
         <translation>比 FP32 梯度节省</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="262"/>
+        <location filename="strings_zh.py" line="261"/>
         <source>grad_weight_flops</source>
         <translation>权重梯度运算量</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="263"/>
+        <location filename="strings_zh.py" line="262"/>
         <source>grad_weight_shape_cols</source>
         <translation>权重梯度列数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="264"/>
+        <location filename="strings_zh.py" line="263"/>
         <source>grad_weight_shape_rows</source>
         <translation>权重梯度行数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="265"/>
+        <location filename="strings_zh.py" line="264"/>
         <source>group_mean</source>
         <translation>组内均值</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="266"/>
+        <location filename="strings_zh.py" line="265"/>
         <source>h1_predicted</source>
         <translation>留出点 1 预测</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="267"/>
+        <location filename="strings_zh.py" line="266"/>
         <source>h1_residual</source>
         <translation>留出点 1 残差</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="268"/>
+        <location filename="strings_zh.py" line="267"/>
         <source>h2_predicted</source>
         <translation>留出点 2 预测</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="269"/>
+        <location filename="strings_zh.py" line="268"/>
         <source>h2_residual</source>
         <translation>留出点 2 残差</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="270"/>
+        <location filename="strings_zh.py" line="269"/>
         <source>headroom_bytes</source>
         <translation>剩余显存</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="271"/>
+        <location filename="strings_zh.py" line="270"/>
         <source>holdout_rmse</source>
         <translation>留出均方根误差</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="272"/>
+        <location filename="strings_zh.py" line="271"/>
         <source>input_tokens_per_update</source>
         <translation>每次更新输入 token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="273"/>
+        <location filename="strings_zh.py" line="272"/>
         <source>interrupt_to_mute_s</source>
         <translation>打断到静音</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="274"/>
+        <location filename="strings_zh.py" line="273"/>
         <source>kv_bytes_per_step</source>
         <translation>每步 KV 字节</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="275"/>
+        <location filename="strings_zh.py" line="274"/>
         <source>large_call_gpu_s</source>
         <translation>大模型每次调用</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="276"/>
+        <location filename="strings_zh.py" line="275"/>
         <source>large_tokens</source>
         <translation>大模型训练 token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="277"/>
+        <location filename="strings_zh.py" line="276"/>
         <source>large_train_gpu_h</source>
         <translation>大模型训练 GPU 小时</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="278"/>
+        <location filename="strings_zh.py" line="277"/>
         <source>last_decode_context</source>
         <translation>末个 decode 步上下文</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="279"/>
+        <location filename="strings_zh.py" line="278"/>
         <source>layer_forward_flops</source>
         <translation>每层前向运算量</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="280"/>
+        <location filename="strings_zh.py" line="279"/>
         <source>layer_forward_flops_single_document</source>
         <translation>单文档每层前向</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="281"/>
+        <location filename="strings_zh.py" line="280"/>
         <source>layer_work_ratio</source>
         <translation>整层工作之比</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="282"/>
+        <location filename="strings_zh.py" line="281"/>
         <source>layer_work_vs_even_split</source>
         <translation>对比等长切分</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="283"/>
+        <location filename="strings_zh.py" line="282"/>
         <source>lm_head_flops</source>
         <translation>词表投影运算量</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="284"/>
+        <location filename="strings_zh.py" line="283"/>
         <source>lm_head_flops_all_rows</source>
         <translation>全部行词表投影</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="285"/>
+        <location filename="strings_zh.py" line="284"/>
         <source>lm_head_flops_saved</source>
         <translation>词表投影节省</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="286"/>
+        <location filename="strings_zh.py" line="285"/>
         <source>lm_head_flops_supervised_rows</source>
         <translation>仅监督行词表投影</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="287"/>
+        <location filename="strings_zh.py" line="286"/>
         <source>master_bytes_total</source>
         <translation>FP32 主权重</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="288"/>
+        <location filename="strings_zh.py" line="287"/>
         <source>matrix_flops</source>
         <translation>矩阵运算量</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="289"/>
+        <location filename="strings_zh.py" line="288"/>
         <source>max_abs_advantage</source>
         <translation>最大 |优势|</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="290"/>
+        <location filename="strings_zh.py" line="289"/>
         <source>max_lateness_s</source>
         <translation>最大迟到</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="291"/>
+        <location filename="strings_zh.py" line="290"/>
         <source>max_staleness_seen</source>
         <translation>实际最大滞后</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="292"/>
+        <location filename="strings_zh.py" line="291"/>
         <source>max_weight_ratio</source>
         <translation>最大权重倍数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="293"/>
+        <location filename="strings_zh.py" line="292"/>
         <source>mean_decode_context_tokens</source>
         <translation>decode 平均上下文</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="294"/>
+        <location filename="strings_zh.py" line="293"/>
         <source>mean_decode_steps_per_request</source>
         <translation>每请求平均 decode 步</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="295"/>
+        <location filename="strings_zh.py" line="294"/>
         <source>mean_input_tokens</source>
         <translation>平均输入 token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="296"/>
+        <location filename="strings_zh.py" line="295"/>
         <source>mean_occupancy_bytes</source>
         <translation>平均状态占用</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="297"/>
+        <location filename="strings_zh.py" line="296"/>
         <source>mean_of_means</source>
         <translation>均值的均值</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="298"/>
+        <location filename="strings_zh.py" line="297"/>
         <source>mean_waiting_tasks</source>
         <translation>平均等待任务数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="299"/>
+        <location filename="strings_zh.py" line="298"/>
         <source>min_cards_for_state</source>
         <translation>存状态最少卡数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="300"/>
+        <location filename="strings_zh.py" line="299"/>
         <source>mute_at_s</source>
         <translation>静音时刻</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="301"/>
+        <location filename="strings_zh.py" line="300"/>
         <source>n</source>
         <translation>样本数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="302"/>
+        <location filename="strings_zh.py" line="301"/>
         <source>n_exponent</source>
         <translation>N 的指数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="303"/>
+        <location filename="strings_zh.py" line="302"/>
         <source>n_generate</source>
         <translation>生成回答数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="304"/>
+        <location filename="strings_zh.py" line="303"/>
         <source>n_multiplier</source>
         <translation>N 的倍数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="305"/>
+        <location filename="strings_zh.py" line="304"/>
         <source>new_input_tokens_per_s</source>
         <translation>每秒新输入 token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="306"/>
+        <location filename="strings_zh.py" line="305"/>
         <source>new_total_s</source>
         <translation>加速后总时长</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="307"/>
+        <location filename="strings_zh.py" line="306"/>
         <source>norm_overcount_flops</source>
         <translation>归一化层多算</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="308"/>
+        <location filename="strings_zh.py" line="307"/>
         <source>output_tokens_per_request</source>
         <translation>每请求输出 token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="309"/>
+        <location filename="strings_zh.py" line="308"/>
         <source>overall_speedup</source>
         <translation>整体加速</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="310"/>
+        <location filename="strings_zh.py" line="309"/>
         <source>pairs_ratio</source>
         <translation>配对数之比</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="311"/>
+        <location filename="strings_zh.py" line="310"/>
         <source>pairs_single_document</source>
         <translation>单文档配对数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="312"/>
+        <location filename="strings_zh.py" line="311"/>
         <source>parallel_s</source>
         <translation>并行总时长</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="313"/>
+        <location filename="strings_zh.py" line="312"/>
         <source>parallel_state_byte_s</source>
         <translation>并行状态占用</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="314"/>
+        <location filename="strings_zh.py" line="313"/>
         <source>parameters</source>
         <translation>参数量</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="315"/>
+        <location filename="strings_zh.py" line="314"/>
         <source>part_s</source>
         <translation>被加速部分时长</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="316"/>
+        <location filename="strings_zh.py" line="315"/>
         <source>peak_activation_bytes</source>
         <translation>激活峰值</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="317"/>
+        <location filename="strings_zh.py" line="316"/>
         <source>peak_at_s</source>
         <translation>峰值时刻</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="318"/>
+        <location filename="strings_zh.py" line="317"/>
         <source>peak_backlog_steps</source>
         <translation>积压峰值</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="319"/>
+        <location filename="strings_zh.py" line="318"/>
         <source>peak_ratio</source>
         <translation>峰值之比</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="320"/>
+        <location filename="strings_zh.py" line="319"/>
         <source>peak_total_bytes</source>
         <translation>每卡总峰值</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="321"/>
+        <location filename="strings_zh.py" line="320"/>
         <source>per_card_bytes</source>
         <translation>每卡分片</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="322"/>
+        <location filename="strings_zh.py" line="321"/>
         <source>per_sample_flops</source>
         <translation>每条样本运算量</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="323"/>
+        <location filename="strings_zh.py" line="322"/>
         <source>playback_finish_s</source>
         <translation>播放结束时刻</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="324"/>
+        <location filename="strings_zh.py" line="323"/>
         <source>played_before_dry_s</source>
         <translation>耗尽前已播放</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="325"/>
+        <location filename="strings_zh.py" line="324"/>
         <source>predicted_cycle_flops</source>
         <translation>预测周期运算量</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="326"/>
+        <location filename="strings_zh.py" line="325"/>
         <source>prefill_batches</source>
         <translation>prefill 批次数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="327"/>
+        <location filename="strings_zh.py" line="326"/>
         <source>prefill_calls</source>
         <translation>prefill 调用数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="328"/>
+        <location filename="strings_zh.py" line="327"/>
         <source>rank</source>
         <translation>秩</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="329"/>
+        <location filename="strings_zh.py" line="328"/>
         <source>ratio_2_to_1</source>
         <translation>方法 2 与 1 之比</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="330"/>
+        <location filename="strings_zh.py" line="329"/>
         <source>ratio_to_bf16_weights</source>
         <translation>对比 BF16 权重</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="331"/>
+        <location filename="strings_zh.py" line="330"/>
         <source>ratio_vs_6nd</source>
         <translation>对比 6ND</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="332"/>
+        <location filename="strings_zh.py" line="331"/>
         <source>ratio_vs_keep_all</source>
         <translation>对比全部保留</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="333"/>
+        <location filename="strings_zh.py" line="332"/>
         <source>ready_queue_peak_bytes</source>
         <translation>就绪队列峰值</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="334"/>
+        <location filename="strings_zh.py" line="333"/>
         <source>real_time</source>
         <translation>是否实时</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="335"/>
+        <location filename="strings_zh.py" line="334"/>
         <source>received_before_dry_s</source>
         <translation>耗尽前已到达</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="336"/>
+        <location filename="strings_zh.py" line="335"/>
         <source>recompute_flops</source>
         <translation>重算运算量</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="337"/>
+        <location filename="strings_zh.py" line="336"/>
         <source>recompute_tokens</source>
         <translation>需重算 token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="338"/>
+        <location filename="strings_zh.py" line="337"/>
         <source>ref_flops_per_answer</source>
         <translation>每条回答参考前向</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="339"/>
+        <location filename="strings_zh.py" line="338"/>
         <source>release_at_s</source>
         <translation>释放时刻</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="340"/>
+        <location filename="strings_zh.py" line="339"/>
         <source>resident_state_bytes</source>
         <translation>常驻状态</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="341"/>
+        <location filename="strings_zh.py" line="340"/>
         <source>rest_s</source>
         <translation>其余时长</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="342"/>
+        <location filename="strings_zh.py" line="341"/>
         <source>reusable_prefix_tokens</source>
         <translation>可复用前缀 token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="343"/>
+        <location filename="strings_zh.py" line="342"/>
         <source>reuse_fraction</source>
         <translation>复用比例</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="344"/>
+        <location filename="strings_zh.py" line="343"/>
         <source>rollout_busy_async</source>
         <translation>异步生成忙碌比</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="345"/>
+        <location filename="strings_zh.py" line="344"/>
         <source>rollout_busy_sync</source>
         <translation>同步生成忙碌比</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="346"/>
+        <location filename="strings_zh.py" line="345"/>
         <source>samples_with_signal</source>
         <translation>有学习信号的样本</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="347"/>
+        <location filename="strings_zh.py" line="346"/>
         <source>saved_fraction</source>
         <translation>节省比例</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="348"/>
+        <location filename="strings_zh.py" line="347"/>
         <source>saved_share_of_step</source>
         <translation>节省占更新比例</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="349"/>
+        <location filename="strings_zh.py" line="348"/>
         <source>sequences_per_update</source>
         <translation>每次更新序列数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="350"/>
+        <location filename="strings_zh.py" line="349"/>
         <source>serial_s</source>
         <translation>串行总时长</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="351"/>
+        <location filename="strings_zh.py" line="350"/>
         <source>serial_state_byte_s</source>
         <translation>串行状态占用</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="352"/>
+        <location filename="strings_zh.py" line="351"/>
         <source>serving_saving_gpu_h</source>
         <translation>服务节省 GPU 小时</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="353"/>
+        <location filename="strings_zh.py" line="352"/>
         <source>six_nd_flops</source>
         <translation>6ND 估算</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="354"/>
+        <location filename="strings_zh.py" line="353"/>
         <source>small_call_gpu_s</source>
         <translation>小模型每次调用</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="355"/>
+        <location filename="strings_zh.py" line="354"/>
         <source>small_extrapolated</source>
         <translation>小模型是否外推</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="356"/>
+        <location filename="strings_zh.py" line="355"/>
         <source>small_model_net_gpu_h</source>
         <translation>小模型净节省 GPU 小时</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="357"/>
+        <location filename="strings_zh.py" line="356"/>
         <source>small_tokens</source>
         <translation>小模型训练 token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="358"/>
+        <location filename="strings_zh.py" line="357"/>
         <source>small_train_gpu_h</source>
         <translation>小模型训练 GPU 小时</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="359"/>
+        <location filename="strings_zh.py" line="358"/>
         <source>speedup</source>
         <translation>加速比</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="360"/>
+        <location filename="strings_zh.py" line="359"/>
         <source>speedup_limit</source>
         <translation>加速上限</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="361"/>
+        <location filename="strings_zh.py" line="360"/>
         <source>stall_share_after_dry</source>
         <translation>耗尽后停顿占比</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="362"/>
+        <location filename="strings_zh.py" line="361"/>
         <source>state_bytes</source>
         <translation>状态占用</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="363"/>
+        <location filename="strings_zh.py" line="362"/>
         <source>step_duration_s</source>
         <translation>一步时长</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="364"/>
+        <location filename="strings_zh.py" line="363"/>
         <source>step_flops_label_masking</source>
         <translation>只屏蔽标签的更新运算量</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="365"/>
+        <location filename="strings_zh.py" line="364"/>
         <source>step_flops_skip_projection</source>
         <translation>只投影监督行的更新运算量</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="366"/>
+        <location filename="strings_zh.py" line="365"/>
         <source>step_time_s</source>
         <translation>单步时间</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="367"/>
+        <location filename="strings_zh.py" line="366"/>
         <source>steps_per_s</source>
         <translation>每秒 decode 步</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="368"/>
+        <location filename="strings_zh.py" line="367"/>
         <source>steps_per_s_per_card</source>
         <translation>每卡每秒 decode 步</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="369"/>
+        <location filename="strings_zh.py" line="368"/>
         <source>supervised_tokens</source>
         <translation>监督 token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="370"/>
+        <location filename="strings_zh.py" line="369"/>
         <source>supervised_tokens_per_update</source>
         <translation>每次更新监督 token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="371"/>
+        <location filename="strings_zh.py" line="370"/>
         <source>sync_per_batch_s</source>
         <translation>同步每批时间</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="372"/>
+        <location filename="strings_zh.py" line="371"/>
         <source>sync_total_s</source>
         <translation>同步总时间</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="373"/>
+        <location filename="strings_zh.py" line="372"/>
         <source>t_request_s</source>
         <translation>请求总时长 T_request</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="374"/>
+        <location filename="strings_zh.py" line="373"/>
         <source>t_token_s</source>
         <translation>每 token 间隔 T_token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="375"/>
+        <location filename="strings_zh.py" line="374"/>
         <source>teacher_flops</source>
         <translation>教师运算量</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="376"/>
+        <location filename="strings_zh.py" line="375"/>
         <source>teacher_forcing_rows</source>
         <translation>teacher forcing 行数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="377"/>
+        <location filename="strings_zh.py" line="376"/>
         <source>text_tokens_per_s</source>
         <translation>每秒文本 token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="378"/>
+        <location filename="strings_zh.py" line="377"/>
         <source>times_chinchilla</source>
         <translation>Chinchilla 的倍数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="379"/>
+        <location filename="strings_zh.py" line="378"/>
         <source>token_mean</source>
         <translation>token 均值</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="380"/>
+        <location filename="strings_zh.py" line="379"/>
         <source>tokens</source>
         <translation>token 数 D</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="381"/>
+        <location filename="strings_zh.py" line="380"/>
         <source>tokens_per_micro_batch</source>
         <translation>每 micro-batch token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="382"/>
+        <location filename="strings_zh.py" line="381"/>
         <source>tokens_per_parameter</source>
         <translation>每参数 token 数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="383"/>
+        <location filename="strings_zh.py" line="382"/>
         <source>tool_work_s</source>
         <translation>工具耗时</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="384"/>
+        <location filename="strings_zh.py" line="383"/>
         <source>total_bytes</source>
         <translation>总字节</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="385"/>
+        <location filename="strings_zh.py" line="384"/>
         <source>total_cost</source>
         <translation>总成本</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="386"/>
+        <location filename="strings_zh.py" line="385"/>
         <source>total_flops</source>
         <translation>总运算量</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="387"/>
+        <location filename="strings_zh.py" line="386"/>
         <source>total_stall_a_s</source>
         <translation>A 总停顿</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="388"/>
+        <location filename="strings_zh.py" line="387"/>
         <source>total_stall_b_s</source>
         <translation>B 总停顿</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="389"/>
+        <location filename="strings_zh.py" line="388"/>
         <source>total_stall_s</source>
         <translation>总停顿</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="390"/>
+        <location filename="strings_zh.py" line="389"/>
         <source>total_tokens</source>
         <translation>总 token 数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="391"/>
+        <location filename="strings_zh.py" line="390"/>
         <source>train_flops</source>
         <translation>训练运算量</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="392"/>
+        <location filename="strings_zh.py" line="391"/>
         <source>ttft_s</source>
         <translation>首 token 时间 TTFT</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="393"/>
+        <location filename="strings_zh.py" line="392"/>
         <source>underruns</source>
         <translation>欠载次数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="394"/>
+        <location filename="strings_zh.py" line="393"/>
         <source>underruns_a</source>
         <translation>A 欠载次数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="395"/>
+        <location filename="strings_zh.py" line="394"/>
         <source>underruns_b</source>
         <translation>B 欠载次数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="396"/>
+        <location filename="strings_zh.py" line="395"/>
         <source>unshared_state_bytes</source>
         <translation>不共享时的状态</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="397"/>
+        <location filename="strings_zh.py" line="396"/>
         <source>update_flops</source>
         <translation>更新运算量</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="398"/>
+        <location filename="strings_zh.py" line="397"/>
         <source>update_input_tokens</source>
         <translation>更新读取 token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="399"/>
+        <location filename="strings_zh.py" line="398"/>
         <source>value</source>
         <translation>该秩的值</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="400"/>
+        <location filename="strings_zh.py" line="399"/>
         <source>wall_hours</source>
         <translation>日历时间</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="401"/>
+        <location filename="strings_zh.py" line="400"/>
         <source>weight_bytes_total</source>
         <translation>BF16 权重</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="402"/>
+        <location filename="strings_zh.py" line="401"/>
         <source>weight_read_rounds</source>
         <translation>权重读取轮数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="403"/>
+        <location filename="strings_zh.py" line="402"/>
         <source>weight_sync_bytes</source>
         <translation>权重同步字节</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="404"/>
+        <location filename="strings_zh.py" line="403"/>
         <source>zero_signal</source>
         <translation>学习信号归零</translation>
     </message>
@@ -2318,822 +2317,822 @@
 <context>
     <name>param</name>
     <message>
-        <location filename="strings_zh.py" line="405"/>
+        <location filename="strings_zh.py" line="404"/>
         <source>a100_peak_flops</source>
         <translation>A100 峰值算力</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="406"/>
+        <location filename="strings_zh.py" line="405"/>
         <source>adam_m_bytes</source>
         <translation>Adam 一阶矩</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="407"/>
+        <location filename="strings_zh.py" line="406"/>
         <source>adam_v_bytes</source>
         <translation>Adam 二阶矩</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="408"/>
+        <location filename="strings_zh.py" line="407"/>
         <source>adaptive</source>
         <translation>自适应缓冲</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="409"/>
+        <location filename="strings_zh.py" line="408"/>
         <source>alpha</source>
         <translation>指数 α</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="410"/>
+        <location filename="strings_zh.py" line="409"/>
         <source>appended_tokens</source>
         <translation>追加 token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="411"/>
+        <location filename="strings_zh.py" line="410"/>
         <source>arrival</source>
         <translation>到达方式</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="412"/>
+        <location filename="strings_zh.py" line="411"/>
         <source>arrival_rate_per_s</source>
         <translation>到达率</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="413"/>
+        <location filename="strings_zh.py" line="412"/>
         <source>arrival_rate_s_per_s</source>
         <translation>每秒到达音频</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="414"/>
+        <location filename="strings_zh.py" line="413"/>
         <source>attempts</source>
         <translation>尝试次数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="415"/>
+        <location filename="strings_zh.py" line="414"/>
         <source>backend_stop_ms</source>
         <translation>后端停止耗时</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="416"/>
+        <location filename="strings_zh.py" line="415"/>
         <source>bandwidth_bytes_per_s</source>
         <translation>显存带宽</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="417"/>
+        <location filename="strings_zh.py" line="416"/>
         <source>bandwidth_efficiency</source>
         <translation>带宽效率</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="418"/>
+        <location filename="strings_zh.py" line="417"/>
         <source>batch</source>
         <translation>每步序列数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="419"/>
+        <location filename="strings_zh.py" line="418"/>
         <source>batches</source>
         <translation>批数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="420"/>
+        <location filename="strings_zh.py" line="419"/>
         <source>beta</source>
         <translation>指数 β</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="421"/>
+        <location filename="strings_zh.py" line="420"/>
         <source>block_size</source>
         <translation>KV 块大小</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="422"/>
+        <location filename="strings_zh.py" line="421"/>
         <source>branch_tokens</source>
         <translation>每分支 token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="423"/>
+        <location filename="strings_zh.py" line="422"/>
         <source>budget_multiplier</source>
         <translation>预算倍数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="424"/>
+        <location filename="strings_zh.py" line="423"/>
         <source>buffer_a_ms</source>
         <translation>初始缓冲 A</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="425"/>
+        <location filename="strings_zh.py" line="424"/>
         <source>buffer_b_ms</source>
         <translation>初始缓冲 B</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="426"/>
+        <location filename="strings_zh.py" line="425"/>
         <source>buffer_ms</source>
         <translation>抖动缓冲</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="427"/>
+        <location filename="strings_zh.py" line="426"/>
         <source>buffered_s</source>
         <translation>起播时已缓冲</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="428"/>
+        <location filename="strings_zh.py" line="427"/>
         <source>bytes_per_sample</source>
         <translation>每样本字节</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="429"/>
+        <location filename="strings_zh.py" line="428"/>
         <source>c1</source>
         <translation>方法 1 单次成本</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="430"/>
+        <location filename="strings_zh.py" line="429"/>
         <source>c2</source>
         <translation>方法 2 单次成本</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="431"/>
+        <location filename="strings_zh.py" line="430"/>
         <source>card</source>
         <translation>显卡</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="432"/>
+        <location filename="strings_zh.py" line="431"/>
         <source>cards</source>
         <translation>卡数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="433"/>
+        <location filename="strings_zh.py" line="432"/>
         <source>channels</source>
         <translation>声道数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="434"/>
+        <location filename="strings_zh.py" line="433"/>
         <source>chunk_ms</source>
         <translation>每块时长</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="435"/>
+        <location filename="strings_zh.py" line="434"/>
         <source>chunks</source>
         <translation>块数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="436"/>
+        <location filename="strings_zh.py" line="435"/>
         <source>class_order</source>
         <translation>类别顺序</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="437"/>
+        <location filename="strings_zh.py" line="436"/>
         <source>codebook_predictions</source>
         <translation>码本预测次数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="438"/>
+        <location filename="strings_zh.py" line="437"/>
         <source>context_tokens</source>
         <translation>已有上下文</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="439"/>
+        <location filename="strings_zh.py" line="438"/>
         <source>control_delay_ms</source>
         <translation>控制延迟</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="440"/>
+        <location filename="strings_zh.py" line="439"/>
         <source>cv</source>
         <translation>间隔变异系数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="441"/>
+        <location filename="strings_zh.py" line="440"/>
         <source>device_quantum_ms</source>
         <translation>设备检查周期</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="442"/>
+        <location filename="strings_zh.py" line="441"/>
         <source>doc_lengths</source>
         <translation>各文档长度</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="443"/>
+        <location filename="strings_zh.py" line="442"/>
         <source>dt_s</source>
         <translation>采样间隔 Δt</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="444"/>
+        <location filename="strings_zh.py" line="443"/>
         <source>dtype_bytes</source>
         <translation>每特征字节</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="445"/>
+        <location filename="strings_zh.py" line="444"/>
         <source>durations_s</source>
         <translation>各时段时长</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="446"/>
+        <location filename="strings_zh.py" line="445"/>
         <source>edit_position</source>
         <translation>改动位置</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="447"/>
+        <location filename="strings_zh.py" line="446"/>
         <source>extra_train_gpu_h</source>
         <translation>额外训练 GPU 小时</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="448"/>
+        <location filename="strings_zh.py" line="447"/>
         <source>fast_forward_ms</source>
         <translation>快路径单次前向</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="449"/>
+        <location filename="strings_zh.py" line="448"/>
         <source>feature_copies</source>
         <translation>特征份数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="450"/>
+        <location filename="strings_zh.py" line="449"/>
         <source>feature_width</source>
         <translation>特征宽度</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="451"/>
+        <location filename="strings_zh.py" line="450"/>
         <source>frames_per_audio_s</source>
         <translation>每秒音频帧数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="452"/>
+        <location filename="strings_zh.py" line="451"/>
         <source>gpu_hours</source>
         <translation>GPU 小时</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="453"/>
+        <location filename="strings_zh.py" line="452"/>
         <source>grad_bytes</source>
         <translation>梯度字节</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="454"/>
+        <location filename="strings_zh.py" line="453"/>
         <source>grid_max</source>
         <translation>网格上限</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="455"/>
+        <location filename="strings_zh.py" line="454"/>
         <source>grid_min</source>
         <translation>网格下限</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="456"/>
+        <location filename="strings_zh.py" line="455"/>
         <source>grid_step</source>
         <translation>网格步长</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="457"/>
+        <location filename="strings_zh.py" line="456"/>
         <source>hidden_size</source>
         <translation>隐藏维度 h</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="458"/>
+        <location filename="strings_zh.py" line="457"/>
         <source>input_grad_needed</source>
         <translation>需要输入梯度</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="459"/>
+        <location filename="strings_zh.py" line="458"/>
         <source>input_tokens</source>
         <translation>输入 token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="460"/>
+        <location filename="strings_zh.py" line="459"/>
         <source>interrupt_at_ms</source>
         <translation>打断时刻</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="461"/>
+        <location filename="strings_zh.py" line="460"/>
         <source>jitter_ms</source>
         <translation>平均抖动</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="462"/>
+        <location filename="strings_zh.py" line="461"/>
         <source>k</source>
         <translation>输入宽度 k</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="463"/>
+        <location filename="strings_zh.py" line="462"/>
         <source>keep_ratio</source>
         <translation>保留比例</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="464"/>
+        <location filename="strings_zh.py" line="463"/>
         <source>kv_bytes_per_token</source>
         <translation>每 token KV</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="465"/>
+        <location filename="strings_zh.py" line="464"/>
         <source>kv_pool_bytes</source>
         <translation>KV 池大小</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="466"/>
+        <location filename="strings_zh.py" line="465"/>
         <source>large_parameters</source>
         <translation>大模型参数量</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="467"/>
+        <location filename="strings_zh.py" line="466"/>
         <source>layers</source>
         <translation>层数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="468"/>
+        <location filename="strings_zh.py" line="467"/>
         <source>long_input_in_tokens</source>
         <translation>长输入类 输入</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="469"/>
+        <location filename="strings_zh.py" line="468"/>
         <source>long_input_out_tokens</source>
         <translation>长输入类 输出</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="470"/>
+        <location filename="strings_zh.py" line="469"/>
         <source>long_output_in_tokens</source>
         <translation>长输出类 输入</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="471"/>
+        <location filename="strings_zh.py" line="470"/>
         <source>long_output_out_tokens</source>
         <translation>长输出类 输出</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="472"/>
+        <location filename="strings_zh.py" line="471"/>
         <source>m</source>
         <translation>行数 m</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="473"/>
+        <location filename="strings_zh.py" line="472"/>
         <source>master_bytes</source>
         <translation>主权重字节</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="474"/>
+        <location filename="strings_zh.py" line="473"/>
         <source>max_num_seqs</source>
         <translation>最大并发序列</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="475"/>
+        <location filename="strings_zh.py" line="474"/>
         <source>max_pixels</source>
         <translation>像素上限</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="476"/>
+        <location filename="strings_zh.py" line="475"/>
         <source>max_staleness</source>
         <translation>最大滞后</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="477"/>
+        <location filename="strings_zh.py" line="476"/>
         <source>mean_context_tokens</source>
         <translation>平均上下文</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="478"/>
+        <location filename="strings_zh.py" line="477"/>
         <source>mean_losses</source>
         <translation>各 micro-batch 平均损失</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="479"/>
+        <location filename="strings_zh.py" line="478"/>
         <source>merge</source>
         <translation>合并边长</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="480"/>
+        <location filename="strings_zh.py" line="479"/>
         <source>mfu</source>
         <translation>MFU</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="481"/>
+        <location filename="strings_zh.py" line="480"/>
         <source>micro_batches</source>
         <translation>micro-batch 数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="482"/>
+        <location filename="strings_zh.py" line="481"/>
         <source>min_pixels</source>
         <translation>像素下限</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="483"/>
+        <location filename="strings_zh.py" line="482"/>
         <source>model</source>
         <translation>视觉编码器</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="484"/>
+        <location filename="strings_zh.py" line="483"/>
         <source>model_after_s</source>
         <translation>工具后模型调用</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="485"/>
+        <location filename="strings_zh.py" line="484"/>
         <source>model_before_s</source>
         <translation>工具前模型调用</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="486"/>
+        <location filename="strings_zh.py" line="485"/>
         <source>moe_intermediate_size</source>
         <translation>专家中间维度 f</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="487"/>
+        <location filename="strings_zh.py" line="486"/>
         <source>n</source>
         <translation>输出宽度 n</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="488"/>
+        <location filename="strings_zh.py" line="487"/>
         <source>n_generate</source>
         <translation>生成样本数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="489"/>
+        <location filename="strings_zh.py" line="488"/>
         <source>n_high</source>
         <translation>第二次测量生成数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="490"/>
+        <location filename="strings_zh.py" line="489"/>
         <source>n_keep</source>
         <translation>保留样本数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="491"/>
+        <location filename="strings_zh.py" line="490"/>
         <source>n_low</source>
         <translation>第一次测量生成数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="492"/>
+        <location filename="strings_zh.py" line="491"/>
         <source>n_predict</source>
         <translation>预测周期生成数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="493"/>
+        <location filename="strings_zh.py" line="492"/>
         <source>network_ms</source>
         <translation>网络延迟</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="494"/>
+        <location filename="strings_zh.py" line="493"/>
         <source>output_tokens</source>
         <translation>输出 token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="495"/>
+        <location filename="strings_zh.py" line="494"/>
         <source>output_tokens_total</source>
         <translation>总输出 token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="496"/>
+        <location filename="strings_zh.py" line="495"/>
         <source>p1</source>
         <translation>方法 1 成功率</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="497"/>
+        <location filename="strings_zh.py" line="496"/>
         <source>p2</source>
         <translation>方法 2 成功率</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="498"/>
+        <location filename="strings_zh.py" line="497"/>
         <source>parameters</source>
         <translation>参数量</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="499"/>
+        <location filename="strings_zh.py" line="498"/>
         <source>part_fraction</source>
         <translation>被加速部分占比</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="500"/>
+        <location filename="strings_zh.py" line="499"/>
         <source>patch</source>
         <translation>patch 边长</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="501"/>
+        <location filename="strings_zh.py" line="500"/>
         <source>peak_flops</source>
         <translation>峰值算力</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="502"/>
+        <location filename="strings_zh.py" line="501"/>
         <source>prefill_mfu</source>
         <translation>prefill MFU</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="503"/>
+        <location filename="strings_zh.py" line="502"/>
         <source>prefill_s</source>
         <translation>prefill 时间</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="504"/>
+        <location filename="strings_zh.py" line="503"/>
         <source>prefix_tokens</source>
         <translation>前缀 token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="505"/>
+        <location filename="strings_zh.py" line="504"/>
         <source>prepare_s</source>
         <translation>输入准备</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="506"/>
+        <location filename="strings_zh.py" line="505"/>
         <source>process_ms</source>
         <translation>每块处理时间</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="507"/>
+        <location filename="strings_zh.py" line="506"/>
         <source>prompt_tokens</source>
         <translation>prompt token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="508"/>
+        <location filename="strings_zh.py" line="507"/>
         <source>q</source>
         <translation>分位数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="509"/>
+        <location filename="strings_zh.py" line="508"/>
         <source>question</source>
         <translation>问题位置</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="510"/>
+        <location filename="strings_zh.py" line="509"/>
         <source>queue_s</source>
         <translation>排队时间</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="511"/>
+        <location filename="strings_zh.py" line="510"/>
         <source>rate_per_s</source>
         <translation>请求到达率</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="512"/>
+        <location filename="strings_zh.py" line="511"/>
         <source>rates_per_s</source>
         <translation>各时段到达率</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="513"/>
+        <location filename="strings_zh.py" line="512"/>
         <source>recompute</source>
         <translation>重算激活</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="514"/>
+        <location filename="strings_zh.py" line="513"/>
         <source>reference_s</source>
         <translation>参考模型前向</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="515"/>
+        <location filename="strings_zh.py" line="514"/>
         <source>release_ms</source>
         <translation>释放耗时</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="516"/>
+        <location filename="strings_zh.py" line="515"/>
         <source>replicas</source>
         <translation>推理副本数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="517"/>
+        <location filename="strings_zh.py" line="516"/>
         <source>requests</source>
         <translation>请求数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="518"/>
+        <location filename="strings_zh.py" line="517"/>
         <source>reserve_full_prompt</source>
         <translation>整段 prompt 预留</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="519"/>
+        <location filename="strings_zh.py" line="518"/>
         <source>resize</source>
         <translation>缩放方式</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="520"/>
+        <location filename="strings_zh.py" line="519"/>
         <source>reward_s</source>
         <translation>奖励计算</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="521"/>
+        <location filename="strings_zh.py" line="520"/>
         <source>rewards</source>
         <translation>组内各回答奖励</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="522"/>
+        <location filename="strings_zh.py" line="521"/>
         <source>rollout_s</source>
         <translation>每批生成</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="523"/>
+        <location filename="strings_zh.py" line="522"/>
         <source>routed_experts_per_token</source>
         <translation>每 token 路由专家</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="524"/>
+        <location filename="strings_zh.py" line="523"/>
         <source>sample_rate_hz</source>
         <translation>采样率</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="525"/>
+        <location filename="strings_zh.py" line="524"/>
         <source>saving_per_task_gpu_s</source>
         <translation>每任务节省</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="526"/>
+        <location filename="strings_zh.py" line="525"/>
         <source>scale_by_std</source>
         <translation>除以标准差</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="527"/>
+        <location filename="strings_zh.py" line="526"/>
         <source>seed</source>
         <translation>随机种子</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="528"/>
+        <location filename="strings_zh.py" line="527"/>
         <source>send_ms</source>
         <translation>每块发送时间</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="529"/>
+        <location filename="strings_zh.py" line="528"/>
         <source>seq_len</source>
         <translation>序列长度</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="530"/>
+        <location filename="strings_zh.py" line="529"/>
         <source>sequences</source>
         <translation>并发序列</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="531"/>
+        <location filename="strings_zh.py" line="530"/>
         <source>sequences_per_micro_batch</source>
         <translation>每 micro-batch 序列</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="532"/>
+        <location filename="strings_zh.py" line="531"/>
         <source>setup_forwards</source>
         <translation>快路径准备前向</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="533"/>
+        <location filename="strings_zh.py" line="532"/>
         <source>share_long_input</source>
         <translation>长输入占比</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="534"/>
+        <location filename="strings_zh.py" line="533"/>
         <source>shared_experts</source>
         <translation>共享专家</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="535"/>
+        <location filename="strings_zh.py" line="534"/>
         <source>shared_prefix_tokens</source>
         <translation>共享前缀 token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="536"/>
+        <location filename="strings_zh.py" line="535"/>
         <source>shares_long_input</source>
         <translation>各时段长输入占比</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="537"/>
+        <location filename="strings_zh.py" line="536"/>
         <source>slow_step_ms</source>
         <translation>慢路径单步</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="538"/>
+        <location filename="strings_zh.py" line="537"/>
         <source>slow_steps_per_frame</source>
         <translation>每帧慢路径步数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="539"/>
+        <location filename="strings_zh.py" line="538"/>
         <source>small_parameters</source>
         <translation>小模型参数量</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="540"/>
+        <location filename="strings_zh.py" line="539"/>
         <source>speedup</source>
         <translation>局部加速倍数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="541"/>
+        <location filename="strings_zh.py" line="540"/>
         <source>spike_ms</source>
         <translation>尖峰大小</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="542"/>
+        <location filename="strings_zh.py" line="541"/>
         <source>spike_prob</source>
         <translation>尖峰概率</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="543"/>
+        <location filename="strings_zh.py" line="542"/>
         <source>state_bytes</source>
         <translation>每任务状态</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="544"/>
+        <location filename="strings_zh.py" line="543"/>
         <source>step_overhead_s</source>
         <translation>每步固定开销</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="545"/>
+        <location filename="strings_zh.py" line="544"/>
         <source>steps_per_s_per_card</source>
         <translation>每卡 decode 速率</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="546"/>
+        <location filename="strings_zh.py" line="545"/>
         <source>successes</source>
         <translation>成功次数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="547"/>
+        <location filename="strings_zh.py" line="546"/>
         <source>supervised_tokens_per_sequence</source>
         <translation>每序列监督 token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="548"/>
+        <location filename="strings_zh.py" line="547"/>
         <source>sync_s</source>
         <translation>权重同步</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="549"/>
+        <location filename="strings_zh.py" line="548"/>
         <source>target_loss</source>
         <translation>目标损失</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="550"/>
+        <location filename="strings_zh.py" line="549"/>
         <source>tasks</source>
         <translation>任务数</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="551"/>
+        <location filename="strings_zh.py" line="550"/>
         <source>teacher_samples</source>
         <translation>教师前向样本</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="552"/>
+        <location filename="strings_zh.py" line="551"/>
         <source>text_tokens</source>
         <translation>文本 token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="553"/>
+        <location filename="strings_zh.py" line="552"/>
         <source>text_tokens_per_audio_s</source>
         <translation>每秒音频文本 token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="554"/>
+        <location filename="strings_zh.py" line="553"/>
         <source>thinking_tokens</source>
         <translation>思考 token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="555"/>
+        <location filename="strings_zh.py" line="554"/>
         <source>token_budget</source>
         <translation>每步 token 预算</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="556"/>
+        <location filename="strings_zh.py" line="555"/>
         <source>token_counts</source>
         <translation>各 micro-batch 有效 token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="557"/>
+        <location filename="strings_zh.py" line="556"/>
         <source>token_interval_s</source>
         <translation>token 间隔</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="558"/>
+        <location filename="strings_zh.py" line="557"/>
         <source>tokens</source>
         <translation>训练 token</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="559"/>
+        <location filename="strings_zh.py" line="558"/>
         <source>tool_a_s</source>
         <translation>工具 A</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="560"/>
+        <location filename="strings_zh.py" line="559"/>
         <source>tool_b_s</source>
         <translation>工具 B</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="561"/>
+        <location filename="strings_zh.py" line="560"/>
         <source>total_cost</source>
         <translation>总成本</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="562"/>
+        <location filename="strings_zh.py" line="561"/>
         <source>total_s</source>
         <translation>任务总时长</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="563"/>
+        <location filename="strings_zh.py" line="562"/>
         <source>update_s</source>
         <translation>更新</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="564"/>
+        <location filename="strings_zh.py" line="563"/>
         <source>values</source>
         <translation>观测值</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="565"/>
+        <location filename="strings_zh.py" line="564"/>
         <source>wait_s</source>
         <translation>等待时长</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="566"/>
+        <location filename="strings_zh.py" line="565"/>
         <source>weight_bytes</source>
         <translation>权重字节</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="567"/>
+        <location filename="strings_zh.py" line="566"/>
         <source>weight_frozen</source>
         <translation>冻结权重</translation>
     </message>
     <message>
-        <location filename="strings_zh.py" line="568"/>
+        <location filename="strings_zh.py" line="567"/>
         <source>weights_bytes</source>
         <translation>权重大小</translation>
     </message>

@@ -170,7 +170,6 @@ QT_TRANSLATE_NOOP('lab', '▲ forward, ▼ backward (%1×); magenta: activations
 QT_TRANSLATE_NOOP('lab', '▶ Play')
 QT_TRANSLATE_NOOP('lab', '✕ Interrupt')
 QT_TRANSLATE_NOOP('lab', '✕ cancel')
-QT_TRANSLATE_NOOP('lab', '⤓ Export')
 QT_TRANSLATE_NOOP('lab', '同步 synchronous · 等新权重就绪再生成')
 QT_TRANSLATE_NOOP('lab', '圆点 = 到达 · 短竖线 = 原定播放 · 色条 = 实际播放 (model; live run drawn over it)')
 QT_TRANSLATE_NOOP('lab', '异步 asynchronous · 生成与更新重叠,数据可能滞后')
