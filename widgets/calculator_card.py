@@ -11,7 +11,7 @@ from core.format import full_value
 from core.registry import Calculator
 from core.state_model import CardModel
 from widgets.jobs import BusyBadge, jobs
-from widgets.page import ReflowLayout
+from widgets.page import Reflow, ReflowLayout
 from widgets.param_form import ParamForm
 from widgets.theme import ILLUSTRATIVE_TAG
 
@@ -96,11 +96,13 @@ class CalculatorCard(QtWidgets.QGroupBox):
         self._job_key = f"card.{calc.name}.{id(model)}"
         self.setObjectName(f"card_{calc.name}")
         outer = QtWidgets.QVBoxLayout(self)
-        header = QtWidgets.QHBoxLayout()
+        # The reference, then the tag and buttons at the right; under it when the card is narrow.
+        tools = QtWidgets.QWidget()
+        header = QtWidgets.QHBoxLayout(tools)
+        header.setContentsMargins(0, 0, 0, 0)
+        header.addStretch(1)
         ref = QtWidgets.QLabel(f"{calc.ref} · <code>{calc.name}</code>")
         ref.setProperty("role", "ref")
-        header.addWidget(ref)
-        header.addStretch(1)
         self.busy = BusyBadge(self._job_key, owner=self)
         header.addWidget(self.busy)
         if calc.note or calc.illustrative:
@@ -117,7 +119,7 @@ class CalculatorCard(QtWidgets.QGroupBox):
         self.copy_button.setToolTip("Copy these values as a `lab calc` command")
         self.copy_button.clicked.connect(self._copy_command)
         header.addWidget(self.copy_button)
-        outer.addLayout(header)
+        outer.addWidget(Reflow(ref, tools, natural=True, spacing=6))
         # Form beside the outputs when the card is wide enough, above them when not.
         body = ReflowLayout(columns=1 if compact else 2, stretch=(3, 2), spacing=10)
         self.form = ParamForm(model)

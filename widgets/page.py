@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 import shiboken6
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from typing import Iterable
 
@@ -24,15 +24,12 @@ def scroll_page(owner: QtWidgets.QWidget, title: str) -> QtWidgets.QVBoxLayout:
     return layout
 
 
-def two_column_grid(cells: list[QtWidgets.QWidget]) -> QtWidgets.QGridLayout:
-    """Cells laid out left to right, two to a row, both columns equally wide."""
-    grid = QtWidgets.QGridLayout()
-    grid.setHorizontalSpacing(12)
-    grid.setVerticalSpacing(12)
-    for i, cell in enumerate(cells):
-        grid.addWidget(cell, i // 2, i % 2)
-    grid.setColumnStretch(0, 1)
-    grid.setColumnStretch(1, 1)
+def two_column_grid(cells: list[QtWidgets.QWidget]) -> "ReflowLayout":
+    """Cells left to right, two to a row, both columns equally wide; one column when the
+    page is too narrow for two (see ReflowLayout)."""
+    grid = ReflowLayout(columns=2, min_column_em=PAGE_COLUMN_EM)
+    for cell in cells:
+        grid.addWidget(cell)
     return grid
 
 
@@ -40,6 +37,8 @@ def scroll_area(widget: QtWidgets.QWidget) -> QtWidgets.QScrollArea:
     """widget in a resizable scroll area, on the page background (e.g. one tab's page)."""
     area = QtWidgets.QScrollArea()
     area.setWidgetResizable(True)
+    # Pages scroll down, never sideways: their grids reflow to the width instead.
+    area.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
     widget.setObjectName("page")
     area.setWidget(widget)
     return area
@@ -60,7 +59,51 @@ def title_label(text: str) -> QtWidgets.QLabel:
     """A page title."""
     label = QtWidgets.QLabel(text)
     label.setProperty("role", "title")
+    label.setWordWrap(True)  # a narrow or zoomed page wraps the title rather than widen
     return label
+
+
+class _FontSized(QtCore.QObject):
+    """Runs size(widget) now and whenever the widget's font or style changes (the zoom):
+    a size computed once in pixels would not follow."""
+
+    def __init__(self, widget: QtWidgets.QWidget, size):
+        super().__init__(widget)
+        self._size = size
+        widget.installEventFilter(self)
+        size(widget)
+
+    def eventFilter(self, watched, event):  # noqa: N802
+        if event.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.StyleChange,
+                            QtCore.QEvent.Type.Polish):
+            self._size(watched)
+        return False
+
+
+def follow_font(widget: QtWidgets.QWidget, size) -> QtWidgets.QWidget:
+    """Call size(widget) now and whenever its font changes (the zoom). Returns widget."""
+    _FontSized(widget, size)
+    return widget
+
+
+def min_chars(widget: QtWidgets.QWidget, chars: float) -> QtWidgets.QWidget:
+    """widget at least `chars` average characters wide at its font, whatever the zoom."""
+    _FontSized(widget, lambda w: w.setMinimumWidth(int(w.fontMetrics().averageCharWidth() * chars)))
+    return widget
+
+
+def fixed_lines(widget: QtWidgets.QWidget, lines: float, extra: int = 4) -> QtWidgets.QWidget:
+    """widget exactly `lines` text lines tall at its font, whatever the zoom (a status
+    line whose new text must not re-lay out the page)."""
+    _FontSized(widget, lambda w: w.setFixedHeight(int(lines * w.fontMetrics().lineSpacing()) + extra))
+    return widget
+
+
+def fixed_text_width(widget: QtWidgets.QWidget, sample: str, extra: int = 12) -> QtWidgets.QWidget:
+    """widget exactly as wide as `sample` at its font, whatever the zoom (a time readout
+    that changes every frame must not re-lay out the page)."""
+    _FontSized(widget, lambda w: w.setFixedWidth(w.fontMetrics().horizontalAdvance(sample) + extra))
+    return widget
 
 
 def caption(text: str = "", wrap: bool = True, name: str | None = None) -> QtWidgets.QLabel:
@@ -83,17 +126,18 @@ def legend_chips(items: Iterable[tuple], glyph: str = "■") -> list[QtWidgets.Q
 
 
 def page_header(title: str, legend: Iterable[tuple] = (), lead: str = "", glyph: str = "■") -> QtWidgets.QWidget:
-    """A page's title with its colour legend on the right and an optional lead caption below."""
+    """A page's title with its colour legend on the right (under it when the page is too
+    narrow for both; the chips wrap too) and an optional lead caption below."""
     box = QtWidgets.QWidget()
     col = QtWidgets.QVBoxLayout(box)
     col.setContentsMargins(0, 0, 0, 0)
     col.setSpacing(2)
-    row = QtWidgets.QHBoxLayout()
-    row.addWidget(title_label(title))
-    row.addStretch(1)
-    for chip in legend_chips(legend, glyph):
-        row.addWidget(chip)
-    col.addLayout(row)
+    chips = legend_chips(legend, glyph)
+    if chips:
+        col.addWidget(Reflow(title_label(title), Reflow(*chips, columns=len(chips), natural=True, grow=-1, spacing=8),
+                             natural=True, spacing=16))
+    else:
+        col.addWidget(title_label(title))
     if lead:
         col.addWidget(caption(lead))
     return box
@@ -214,3 +258,206 @@ class StagedGrid(QtCore.QObject):
         holder.setLayout(grid)
         self._layout.insertWidget(self._index, holder)
         self.built.emit()
+
+
+# A page column narrower than this many line heights stacks the page's cells in one column
+# (about 480 px at the default font: two columns fit a 1280-pixel window at zoom 1).
+PAGE_COLUMN_EM = 27
+
+
+class ReflowLayout(QtWidgets.QLayout):
+    """Cells in up to `columns` columns, left to right then down, like a grid. When the
+    width cannot give every column `min_column_em` line heights (so the zoom moves the
+    threshold) and every cell its minimum width, it uses fewer columns, down to one. Its
+    minimum width is the widest cell's, never the sum: a narrow window stacks the cells
+    rather than growing or scrolling sideways. A row is as tall as its tallest cell at
+    that width (height for width); every cell of the row gets that height.
+
+    stretch: the columns' relative widths when all `columns` are used (equal when fewer).
+    natural: columns as wide as their widest cell wants (sizeHint), the spare width to
+    column `grow`; fewer columns when those do not fit (a header, a row of legend chips).
+    The growing column needs its cells' natural width too, or, with min_column_em, only
+    that many line heights (a plot column beside fixed controls).
+    addWidget(w, row, column) places cells by grid position (the order of (row, column)).
+    """
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None, columns: int = 2, min_column_em: float = 0,
+                 stretch: tuple[int, ...] | None = None, spacing: int = 12, natural: bool = False,
+                 grow: int = 0):
+        super().__init__(parent)
+        self._natural, self._grow = natural, grow
+        self._items: list[tuple[tuple, QtWidgets.QLayoutItem]] = []
+        self._columns = max(1, columns)
+        self._min_column_em = min_column_em
+        self._stretch = tuple(stretch) if stretch else (1,) * self._columns
+        self._cache: dict[int, int] = {}
+        self.setSpacing(spacing)
+        self.setContentsMargins(0, 0, 0, 0)
+
+    # ---- QLayout ------------------------------------------------------------------
+    def addItem(self, item: QtWidgets.QLayoutItem) -> None:  # noqa: N802
+        self._items.append(((len(self._items),), item))
+        self.invalidate()
+
+    def addWidget(self, widget: QtWidgets.QWidget, row: int | None = None, column: int | None = None) -> None:  # noqa: N802
+        """Append widget; with row and column, place it at that grid position instead."""
+        self.addChildWidget(widget)
+        key = (len(self._items),) if row is None else (row, column or 0)
+        self._items.append((key, QtWidgets.QWidgetItem(widget)))
+        self._items.sort(key=lambda pair: (len(pair[0]), pair[0]))
+        self.invalidate()
+
+    def count(self) -> int:
+        return len(self._items)
+
+    def itemAt(self, index: int):  # noqa: N802
+        return self._items[index][1] if 0 <= index < len(self._items) else None
+
+    def takeAt(self, index: int):  # noqa: N802
+        if 0 <= index < len(self._items):
+            item = self._items.pop(index)[1]
+            self.invalidate()
+            return item
+        return None
+
+    def invalidate(self) -> None:
+        self._cache = {}
+        super().invalidate()
+
+    def expandingDirections(self):  # noqa: N802
+        return QtCore.Qt.Orientation.Horizontal
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802
+        return True
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802
+        if width not in self._cache:
+            self._cache[width] = self._arrange(QtCore.QRect(0, 0, width, 0), place=False)
+        return self._cache[width]
+
+    def minimumSize(self) -> QtCore.QSize:  # noqa: N802
+        cells = self._cells()
+        m = self.contentsMargins()
+        width = max((item.minimumSize().width() for item in cells), default=0)
+        height = max((item.minimumSize().height() for item in cells), default=0)
+        return QtCore.QSize(width + m.left() + m.right(), height + m.top() + m.bottom())
+
+    def sizeHint(self) -> QtCore.QSize:  # noqa: N802
+        cells = self._cells()
+        m = self.contentsMargins()
+        columns = min(self._columns, max(len(cells), 1))
+        if self._natural:
+            width = sum(max((_natural_width(c) for c in cells[j::columns]), default=0) for j in range(columns))
+        else:
+            width = max((item.sizeHint().width() for item in cells), default=0) * columns
+        width += self.spacing() * (columns - 1)
+        width = max(width + m.left() + m.right(), self.minimumSize().width())
+        return QtCore.QSize(width, self.heightForWidth(width))
+
+    def setGeometry(self, rect: QtCore.QRect) -> None:  # noqa: N802
+        super().setGeometry(rect)
+        self._arrange(rect, place=True)
+
+    # ---- arrangement --------------------------------------------------------------
+    def _cells(self) -> list[QtWidgets.QLayoutItem]:
+        return [item for _, item in self._items if not item.isEmpty()]
+
+    def _em(self) -> int:
+        widget = self.parentWidget()
+        return widget.fontMetrics().height() if widget is not None else 16
+
+    def _widths(self, inner: int, columns: int) -> list[int]:
+        free = max(inner - self.spacing() * (columns - 1), 0)
+        if self._natural:
+            cells = self._cells()
+            widths = [max((_natural_width(c) for c in cells[j::columns]), default=0) for j in range(columns)]
+            widths[self._grow % columns] += free - sum(widths)
+            return widths
+        weights = self._stretch if columns == self._columns else (1,) * columns
+        total = sum(weights[:columns])
+        return [free * w // total for w in weights[:columns]]
+
+    def columns_for(self, width: int) -> int:
+        """How many columns a layout this wide (margins included) uses now."""
+        cells = self._cells()
+        m = self.contentsMargins()
+        inner = width - m.left() - m.right()
+        floor = self._min_column_em * self._em()
+        for n in range(min(self._columns, max(len(cells), 1)), 1, -1):
+            widths = self._widths(inner, n)
+            if self._natural:
+                grow = self._grow % n
+                wanted = floor or max(_natural_width(c) for c in cells[grow::n])
+                if widths[grow] < wanted:
+                    continue  # the growing column would get less than it wants
+            elif min(widths) < floor:
+                continue
+            if all(cell.minimumSize().width() <= widths[i % n] for i, cell in enumerate(cells)):
+                return n
+        return 1
+
+    def _arrange(self, rect: QtCore.QRect, place: bool) -> int:
+        """Lay the cells out in rect (place=True) or only measure; returns the height."""
+        cells = self._cells()
+        m = self.contentsMargins()
+        n = self.columns_for(rect.width())
+        widths = self._widths(rect.width() - m.left() - m.right(), n)
+        y = rect.y() + m.top()
+        for start in range(0, len(cells), n):
+            row = cells[start:start + n]
+            height = max(_height_at(cell, widths[i]) for i, cell in enumerate(row))
+            x = rect.x() + m.left()
+            for i, cell in enumerate(row):
+                if place:
+                    cell.setGeometry(QtCore.QRect(x, y, widths[i], height))
+                x += widths[i] + self.spacing()
+            y += height + self.spacing()
+        if cells:
+            y -= self.spacing()
+        return y - rect.y() + m.bottom()
+
+
+def _natural_width(item: QtWidgets.QLayoutItem) -> int:
+    """The width item wants: a word-wrapped label's whole line (its sizeHint guesses a
+    wrap), any other item's sizeHint."""
+    label = item.widget()
+    if not (isinstance(label, QtWidgets.QLabel) and label.wordWrap()):
+        return item.sizeHint().width()
+    key = (label.text(), label.font().key())
+    if key not in _LINE_WIDTHS:
+        if QtGui.Qt.mightBeRichText(label.text()):
+            doc = QtGui.QTextDocument()
+            doc.setDefaultFont(label.font())
+            doc.setDocumentMargin(0)
+            doc.setHtml(label.text())
+            width = doc.idealWidth()
+        else:
+            width = label.fontMetrics().horizontalAdvance(label.text())
+        if len(_LINE_WIDTHS) > 2000:
+            _LINE_WIDTHS.clear()
+        _LINE_WIDTHS[key] = int(width) + 2
+    m = label.contentsMargins()
+    return _LINE_WIDTHS[key] + m.left() + m.right() + 2 * label.margin()
+
+
+_LINE_WIDTHS: dict[tuple[str, str], int] = {}  # (text, font) -> one line's width: layouts ask often
+
+
+def _height_at(item: QtWidgets.QLayoutItem, width: int) -> int:
+    """item's preferred height at this width, within its minimum and maximum."""
+    height = item.heightForWidth(width) if item.hasHeightForWidth() else item.sizeHint().height()
+    return max(min(height, item.maximumSize().height()), item.minimumSize().height())
+
+
+class Reflow(QtWidgets.QWidget):
+    """A widget holding a ReflowLayout (for a row of a page: side by side when wide,
+    stacked when narrow). Same arguments as ReflowLayout, then the cells."""
+
+    def __init__(self, *cells: QtWidgets.QWidget, columns: int = 2, min_column_em: float = 0,
+                 stretch: tuple[int, ...] | None = None, spacing: int = 12, natural: bool = False,
+                 grow: int = 0, parent=None):
+        super().__init__(parent)
+        self.grid = ReflowLayout(self, columns=columns, min_column_em=min_column_em, stretch=stretch,
+                                 spacing=spacing, natural=natural, grow=grow)
+        for cell in cells:
+            self.grid.addWidget(cell)

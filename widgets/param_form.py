@@ -90,7 +90,6 @@ class ParamField(QtWidgets.QWidget):
         row.setSpacing(6)
         unit = f" ({param.unit})" if param.unit and param.unit != param.name else ""
         self.label = QtWidgets.QLabel(f"{param.title}{unit}")
-        self.label.setMinimumWidth(150)
         self.label.setProperty("i18n_key", param.name)  # widgets/i18n: a readable label per language
         row.addWidget(self.label)
         if param.kind == "choice":
@@ -195,14 +194,28 @@ class ParamForm(QtWidgets.QWidget):
             field.edited.connect(lambda name=param.name: self._on_field_edited(name))
             self._fields[param.name] = field
             layout.addWidget(field)
-        # Line the inputs up: every label as wide as the widest.
-        width = max((f.label.sizeHint().width() for f in self._fields.values()), default=0)
-        for f in self._fields.values():
-            f.label.setMinimumWidth(width)
+        self._align_labels()
         self._emitted = self.model.inputs
         self._typed: set[str] = set()  # fields whose text is being taken now
         self.model.changed.connect(self._on_model_changed)
         self._show(self.model)
+
+    def _align_labels(self) -> None:
+        """Line the inputs up: every label as wide as the widest, inputs at least
+        INPUT_CHARS wide; measured at the current font, again when the zoom changes it."""
+        if not shiboken6.isValid(self):
+            return
+        labels = [f.label for f in self._fields.values()]
+        width = max((label.fontMetrics().horizontalAdvance(label.text()) + 4 for label in labels), default=0)
+        for f in self._fields.values():
+            f.label.setMinimumWidth(max(width, LABEL_MIN_CHARS * f.label.fontMetrics().averageCharWidth()))
+            if isinstance(f.edit, QtWidgets.QLineEdit):
+                f.edit.setMinimumWidth(INPUT_CHARS * f.edit.fontMetrics().averageCharWidth())
+
+    def changeEvent(self, event):  # noqa: N802
+        if event.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.StyleChange):
+            QtCore.QTimer.singleShot(0, self._align_labels)  # after the labels took the new font
+        super().changeEvent(event)
 
     def field(self, name: str) -> ParamField:
         return self._fields[name]
@@ -258,6 +271,8 @@ class ParamForm(QtWidgets.QWidget):
 
 
 _REFUSED = object()
+LABEL_MIN_CHARS = 14  # the label column of a form, at least
+INPUT_CHARS = 8  # an input shows at least this many characters (a number with its unit)
 
 
 def _form_calculator(params: tuple[Param, ...], check: Callable[[dict], None] | None) -> Calculator:

@@ -10,6 +10,7 @@ from PySide6 import QtWidgets
 
 from widgets.export import export_plot
 from widgets.export_menu import add_plot_menu, plot_export_menu
+from widgets.page import Reflow
 from widgets.theme import COLORS, ILLUSTRATIVE_TAG, setup_pyqtgraph
 
 
@@ -23,13 +24,12 @@ class PlotCard(QtWidgets.QFrame):
         header = QtWidgets.QHBoxLayout()
         self.title_label = QtWidgets.QLabel(f"<b>{title}</b>")
         self.title_label.setWordWrap(True)  # a narrow column wraps the title, never widens the page
-        header.addWidget(self.title_label)
-        self.subtitle_label = QtWidgets.QLabel(subtitle)
+        self.subtitle_label = QtWidgets.QLabel(subtitle, self)  # a parent first: shown alone it would be a window
         self.subtitle_label.setProperty("role", "caption")
         self.subtitle_label.setWordWrap(True)
         self.subtitle_label.setVisible(bool(subtitle))
-        header.addWidget(self.subtitle_label)
-        header.addStretch(1)
+        # The subtitle beside the title when both fit, under it when not.
+        header.addWidget(Reflow(self.title_label, self.subtitle_label, natural=True, grow=1, spacing=8), 1)
         if illustrative:
             tag = QtWidgets.QLabel(f"数值为{ILLUSTRATIVE_TAG}")
             tag.setProperty("role", "tag")
@@ -37,8 +37,9 @@ class PlotCard(QtWidgets.QFrame):
             header.addWidget(tag)
         self.plot_widget = pg.PlotWidget()
         self.export_button = QtWidgets.QToolButton()
-        self.export_button.setText("⤓ Export")
-        self.export_button.setToolTip("Export this plot as PNG, SVG or PDF, or its data as CSV")
+        self.export_button.setText("⤓")  # small: card headers share a narrow column
+        self.export_button.setToolTip("Export this plot: PNG, SVG or PDF, or its data as CSV (also on right-click)")
+        self.export_button.setAccessibleName("Export plot")
         self.export_button.setPopupMode(QtWidgets.QToolButton.ToolButtonPopupMode.InstantPopup)
         self.export_button.setMenu(plot_export_menu(self, self, title))
         header.addWidget(self.export_button)

@@ -15,6 +15,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from core.verify import VerifyRow, verify_all
 from core.verify_state import VerifyState
 from widgets.jobs import BusyBadge, jobs
+from widgets.page import Reflow, min_chars, title_label
 from widgets.panels import PanelInfo
 from widgets.theme import COLORS
 
@@ -22,7 +23,8 @@ COLUMNS = ("calculator", "book ref", "output", "book prints", "book value", "com
 RIGHT = (4, 5, 6)  # numbers
 MARK = 7
 STRETCH = 3  # "book prints" takes the width left over
-MAX_COLUMN_PX = 260
+MAX_COLUMN_CHARS = 36  # no column wider than this many average characters
+STRETCH_MIN_CHARS = 14  # "book prints" keeps at least this much when the table is narrow
 FIT_SHARE = 0.9  # a column fits this share of its texts; longer ones elide (tooltip has all)
 JOB_KEY = "verify"
 HAYSTACK_ROLE = QtCore.Qt.ItemDataRole.UserRole + 1  # what the filter matches
@@ -132,24 +134,24 @@ class VerifyPanel(QtWidgets.QWidget):
     def _build_ui(self) -> None:
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(16, 12, 16, 12)
-        header = QtWidgets.QHBoxLayout()
-        title = QtWidgets.QLabel("书即验收 · The book as the acceptance test")
-        title.setProperty("role", "title")
-        header.addWidget(title)
-        header.addStretch(1)
+        tools = QtWidgets.QWidget()
+        row = QtWidgets.QHBoxLayout(tools)
+        row.setContentsMargins(0, 0, 0, 0)
         self.busy = BusyBadge(JOB_KEY, owner=self, text="checking…")
-        header.addWidget(self.busy)
+        row.addWidget(self.busy)
         self.filter_edit = QtWidgets.QLineEdit()
         self.filter_edit.setPlaceholderText("filter: calculator, output or figure…")
         self.filter_edit.setClearButtonEnabled(True)
-        self.filter_edit.setMinimumWidth(280)
-        header.addWidget(self.filter_edit)
+        min_chars(self.filter_edit, 28)
+        row.addWidget(self.filter_edit, 1)
         self.rerun_button = QtWidgets.QPushButton("Run again")
         self.rerun_button.setToolTip("Compute every book figure again (on a worker; the window stays usable)")
-        header.addWidget(self.rerun_button)
-        layout.addLayout(header)
+        row.addWidget(self.rerun_button)
+        # The filter beside the title when both fit, under it when not.
+        layout.addWidget(Reflow(title_label("书即验收 · The book as the acceptance test"), tools, natural=True))
         self.summary = QtWidgets.QLabel("Checking every figure of the book…")
         self.summary.setProperty("role", "caption")
+        self.summary.setWordWrap(True)
         layout.addWidget(self.summary)
         self.table = QtWidgets.QTableView()
         self.table.setModel(self.proxy)
@@ -167,6 +169,9 @@ class VerifyPanel(QtWidgets.QWidget):
         columns.setSortIndicator(-1, QtCore.Qt.SortOrder.AscendingOrder)
         columns.setSortIndicatorShown(True)
         columns.setSectionsClickable(True)
+        self.table.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # columns fit
+        self.table.installEventFilter(self)  # font (zoom)
+        self.table.viewport().installEventFilter(self)  # width
         layout.addWidget(self.table, 1)
 
     def _connect(self) -> None:
@@ -222,18 +227,35 @@ class VerifyPanel(QtWidgets.QWidget):
         self.rows_changed.emit()
 
     def _size_columns(self) -> None:
-        """Each column as wide as most of its texts (FIT_SHARE, at most MAX_COLUMN_PX), once:
-        measuring text is cheap, asking the view to fit its cells is not."""
+        """Each column as wide as most of its texts (FIT_SHARE, at most MAX_COLUMN_CHARS),
+        all of them narrowed alike when the table is narrower than that (no sideways
+        scrolling): measuring text is cheap, asking the view to fit its cells is not.
+        Runs again when the table's width or font (the zoom) changes."""
+        if not self.model.rowCount():
+            return
         metrics = self.table.fontMetrics()
         header_metrics = self.table.horizontalHeader().fontMetrics()
+        widths, headers = {}, {}
         for c, name in enumerate(COLUMNS):
             if c == STRETCH:
                 continue
-            widths = sorted(metrics.horizontalAdvance(self.model.cell(r, c)) for r in range(self.model.rowCount()))
-            fit = widths[min(len(widths) - 1, int(FIT_SHARE * len(widths)))] if widths else 0
-            width = max(fit, header_metrics.horizontalAdvance(name) + 24) + 16
-            self.table.setColumnWidth(c, min(width, MAX_COLUMN_PX))
+            texts = sorted(metrics.horizontalAdvance(self.model.cell(r, c)) for r in range(self.model.rowCount()))
+            fit = texts[min(len(texts) - 1, int(FIT_SHARE * len(texts)))]
+            headers[c] = header_metrics.horizontalAdvance(name) + 24
+            widths[c] = min(max(fit + 16, headers[c]), max(MAX_COLUMN_CHARS * metrics.averageCharWidth(), headers[c]))
+        # Narrow only what is wider than its header: every header stays whole.
+        room = self.table.viewport().width() - STRETCH_MIN_CHARS * metrics.averageCharWidth() - sum(headers.values())
+        excess = sum(widths.values()) - sum(headers.values())
+        scale = min(1.0, max(room, 0) / excess) if excess > 0 else 1.0
+        for c, width in widths.items():
+            self.table.setColumnWidth(c, int(headers[c] + (width - headers[c]) * scale))
         self._sized = True
+
+    def eventFilter(self, watched, event):  # noqa: N802
+        if ((watched is self.table and event.type() == QtCore.QEvent.Type.FontChange)
+                or (watched is self.table.viewport() and event.type() == QtCore.QEvent.Type.Resize)):
+            self._size_columns()
+        return super().eventFilter(watched, event)
 
     # ---- queries (tests, bench) --------------------------------------------------
     def visible_rows(self) -> list[int]:

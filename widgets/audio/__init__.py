@@ -31,15 +31,16 @@ from widgets.audio.controls import Controls
 from widgets.audio.exercises import Exercises
 from widgets.audio.live_plots import LivePlots
 from widgets.jobs import jobs
-from widgets.page import page_header, scroll_page
+from widgets.page import Reflow, page_header, scroll_page
 from widgets.panels import PanelInfo
 
 FRAME_MS = 16  # the GUI pulls from the engine's rings at ~60 Hz
+PLOTS_MIN_EM = 28  # the live plots beside the controls get at least this many line heights
 HEALTH_EVERY_S = 0.25  # how often the device's liveness is checked while playing
 FOLLOW_WINDOW_S = 1.2  # while playing a long stream, the timeline follows "now" over this window
 WAVE_POINTS = 400  # waveform columns drawn per frame
-LEGEND = (("tool", "到达 arrival", "●"), ("ink", "原定播放 scheduled", "|"), ("decode", "实际播放 played", "▬"),
-          ("backlog", "欠载 underrun", "▼"))
+LEGEND = (("arrival", "到达 arrival", "●"), ("ink", "原定播放 scheduled", "|"), ("played", "实际播放 played", "▬"),
+          ("underrun", "欠载 underrun", "▼"))
 LEAD = ("B<sub>audio</sub>(t) = A(t) − P(t):已到达的可播放时长 − 已播放时长。播放期间 P(t) 每秒涨 1 秒,A(t) 随数据块跳跃增长;"
         "余量降到零而下一块没到,声音就断。")
 
@@ -78,13 +79,10 @@ class AudioPanel(QtWidgets.QWidget):
         layout = scroll_page(self, "")
         layout.setSpacing(10)
         layout.addWidget(page_header("§3.3.3 实时播放:每一块都要按时到 · Audio streaming", LEGEND, LEAD))
-        body = QtWidgets.QHBoxLayout()
-        body.setSpacing(12)
         self.controls = Controls(self.state, self._keys["prepare"])
         self.plots = LivePlots()
-        body.addWidget(self.controls, 0)
-        body.addWidget(self.plots, 1)
-        layout.addLayout(body, 1)
+        # Controls beside the live plots when both fit, above them when not.
+        layout.addWidget(Reflow(self.controls, self.plots, natural=True, grow=1, min_column_em=PLOTS_MIN_EM), 1)
         self.exercises = Exercises(self.state)
         layout.addWidget(self.exercises)
         self.controls.timeline_card.busy.add_key(self._keys["timeline"])
@@ -99,7 +97,6 @@ class AudioPanel(QtWidgets.QWidget):
         c.stop_button.clicked.connect(self.stop)
         c.interrupt_button.clicked.connect(self.interrupt)
         c.wav_button.clicked.connect(self._choose_wav)
-        c.shortcuts(self, self.play, self.interrupt, self.stop)
         c.timeline_card.computed.connect(lambda _: self._figure_for("timeline"))
         self.exercises.compare_card.computed.connect(lambda _: self._figure_for("compare"))
         self._timer.timeout.connect(self._on_frame)
@@ -254,6 +251,18 @@ class AudioPanel(QtWidgets.QWidget):
             self._run.stop()
             self._on_frame()
         self._finish()
+
+    def key_actions(self) -> list[tuple[str, str, object]]:
+        """This panel's keys; the window gives them to it while it is on screen (lab.keyboard)."""
+        return [("Space", "play / stop", self.toggle_play), ("P", "play", self.play),
+                ("I", "interrupt", self.interrupt), ("Esc", "stop", self.stop)]
+
+    def toggle_play(self) -> None:
+        """Space: stop a stream that plays, else play (a stream still being prepared goes on)."""
+        if self.playing:
+            self.stop()
+        elif not jobs().busy(self._keys["prepare"]):
+            self.play()
 
     def interrupt(self) -> None:
         if self._run is None or self._run.finished:

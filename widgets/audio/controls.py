@@ -3,7 +3,7 @@ what the last run measured. A view of AudioState: every choice goes to the state
 widgets follow the state's changes."""
 from __future__ import annotations
 
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from audio.sinks import output_devices
 from audio.sources import SOURCE_KINDS
@@ -12,7 +12,7 @@ from core.audio_state import DEFAULT_DEVICE, VIRTUAL_DEVICE, AudioState
 from core.units import format_seconds
 from widgets.calculator_card import CalculatorCard
 from widgets.jobs import BusyBadge
-from widgets.page import caption, narrow_headers
+from widgets.page import caption, fixed_lines, min_chars, narrow_headers
 from widgets.theme import COLORS
 
 VIRTUAL_LABEL = "virtual clock (no device)"
@@ -24,8 +24,7 @@ class Controls(QtWidgets.QWidget):
     def __init__(self, state: AudioState, busy_key: str, parent=None):
         super().__init__(parent)
         self.state = state
-        self.setMinimumWidth(430)
-        self.setMaximumWidth(470)
+        min_chars(self, 56)
         col = QtWidgets.QVBoxLayout(self)
         col.setContentsMargins(0, 0, 0, 0)
         col.setSpacing(8)
@@ -33,7 +32,7 @@ class Controls(QtWidgets.QWidget):
         transport = QtWidgets.QGroupBox("播放 · Stream")
         grid = QtWidgets.QGridLayout(transport)
         self.play_button = QtWidgets.QPushButton("▶ Play")
-        self.play_button.setToolTip("Stream the chunks to the sound device (P)")
+        self.play_button.setToolTip("Stream the chunks to the sound device (P or Space)")
         self.interrupt_button = QtWidgets.QPushButton("✕ Interrupt")
         self.interrupt_button.setToolTip("Barge in (I): mute at the next device quantum, then backend stop, then release")
         self.stop_button = QtWidgets.QPushButton("■ Stop")
@@ -58,7 +57,7 @@ class Controls(QtWidgets.QWidget):
         grid.addWidget(self.device_box, 2, 1, 1, 2)
         self.status_label = caption(name="audio_status")
         # Fixed height: a new status must not relayout (and repaint) the whole page mid-stream.
-        self.status_label.setFixedHeight(2 * self.status_label.fontMetrics().lineSpacing() + 4)
+        fixed_lines(self.status_label, 2)
         grid.addWidget(self.status_label, 3, 0, 1, 3)
         self.busy = BusyBadge(busy_key, owner=self, text="opening the device…")
         grid.addWidget(self.busy, 4, 0, 1, 2)
@@ -85,7 +84,7 @@ class Controls(QtWidgets.QWidget):
         self.measured_label.setObjectName("audio_measured")
         self.measured_label.setWordWrap(True)
         self.measured_label.setTextFormat(QtCore.Qt.TextFormat.RichText)
-        self.measured_label.setFixedHeight(7 * self.measured_label.fontMetrics().lineSpacing())
+        fixed_lines(self.measured_label, 7, extra=0)
         self.measured_label.setAlignment(QtCore.Qt.AlignmentFlag.AlignTop | QtCore.Qt.AlignmentFlag.AlignLeft)
         col.addWidget(self.measured_label)
         col.addStretch(1)
@@ -100,16 +99,15 @@ class Controls(QtWidgets.QWidget):
         for key, button in self.preset_buttons.items():
             button.clicked.connect(lambda _=False, k=key: self._choose_preset(k))
 
-    def shortcuts(self, owner: QtWidgets.QWidget, play, interrupt, stop) -> None:
-        for seq, slot in (("P", play), ("I", interrupt), ("Esc", stop)):
-            sc = QtGui.QShortcut(QtGui.QKeySequence(seq), owner)
-            sc.setContext(QtCore.Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            sc.activated.connect(slot)
-
     # ---- state -> widgets -------------------------------------------------------------
     def on_view_changed(self, name: str) -> None:
         if name in ("source", "device", "follow", "preset"):
             self._show_state()
+
+    def sizeHint(self):  # noqa: N802
+        """As narrow as the controls can be: the width beside them goes to the live plots."""
+        hint = super().sizeHint()
+        return QtCore.QSize(max(self.minimumSizeHint().width(), self.minimumWidth()), hint.height())
 
     def _show_state(self) -> None:
         s = self.state

@@ -9,7 +9,7 @@ from PySide6 import QtWidgets
 from core.audio_figures import CompareFigure, DrainFigure
 from core.audio_state import AudioState
 from widgets.calculator_card import CalculatorCard
-from widgets.page import column, marker_line, narrow_headers, plot_text
+from widgets.page import ReflowLayout, column, marker_line, narrow_headers, plot_text
 from widgets.plot_card import PlotCard
 from widgets.theme import brush, pen
 
@@ -17,9 +17,7 @@ from widgets.theme import brush, pen
 class Exercises(QtWidgets.QWidget):
     def __init__(self, state: AudioState, parent=None):
         super().__init__(parent)
-        row = QtWidgets.QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.setSpacing(12)
+        row = ReflowLayout(self, columns=3)  # three to a row when they fit, fewer when not
 
         self.compare_card = narrow_headers(CalculatorCard(state.card("compare"), compact=True))
         self.compare_card.form.setVisible(False)  # its stream follows the main form; only A/B buffers are its own
@@ -29,28 +27,28 @@ class Exercises(QtWidgets.QWidget):
         cp.invertY(True)
         cp.getAxis("left").setTicks([[(0, "A"), (1, "B")]])
         cp.disableAutoRange()
-        self.compare_bars = pg.BarGraphItem(x0=[], x1=[], y0=[], y1=[], brush=brush("decode", 160), pen=pen("decode", 0.5))
-        self.compare_stalls = pg.BarGraphItem(x0=[], x1=[], y0=[], y1=[], brush=brush("backlog", 200), pen=None)
+        self.compare_bars = pg.BarGraphItem(x0=[], x1=[], y0=[], y1=[], brush=brush("played", 160), pen=pen("played", 0.5))
+        self.compare_stalls = pg.BarGraphItem(x0=[], x1=[], y0=[], y1=[], brush=brush("underrun", 200), pen=None)
         cp.addItem(self.compare_bars)
         cp.addItem(self.compare_stalls)
         self.compare_labels = [plot_text(anchor=(0, 1), size=9) for _ in range(2)]
         for item in self.compare_labels:
             cp.addItem(item)
-        row.addWidget(column(self.compare_plot, self.compare_card, stretch_last=False), 1)
+        row.addWidget(column(self.compare_plot, self.compare_card, stretch_last=False))
 
         self.drain_card = narrow_headers(CalculatorCard(state.card("drain"), compact=True))
         self.drain_plot = narrow_headers(PlotCard("到达跟不上播放,缓冲只是延后中断", "A(t), P(t) and B(t) for a steady trickle"))
         dp = self.drain_plot.plot
         dp.setLabel("bottom", "time (s)")
         dp.setLabel("left", "audio (s)")
-        self.drain_arrived = self.drain_plot.add_curve("A", pen=pen("tool", 2), name="A(t)")
-        self.drain_played = self.drain_plot.add_curve("P", pen=pen("decode", 2), name="P(t)")
+        self.drain_arrived = self.drain_plot.add_curve("A", pen=pen("arrival", 2), name="A(t)")
+        self.drain_played = self.drain_plot.add_curve("P", pen=pen("played", 2), name="P(t)")
         self.drain_level = self.drain_plot.add_curve("B", pen=pen("state", 2), fillLevel=0, brush=brush("state", 60))
         self.drain_line = marker_line(dp, "backlog", label="耗尽", position=0.9)
-        row.addWidget(column(self.drain_plot, self.drain_card, stretch_last=False), 1)
+        row.addWidget(column(self.drain_plot, self.drain_card, stretch_last=False))
 
         self.frames_card = narrow_headers(CalculatorCard(state.card("frames"), compact=True))
-        row.addWidget(column(self.frames_card, QtWidgets.QWidget()), 1)
+        row.addWidget(column(self.frames_card, QtWidgets.QWidget()))
 
     def draw_compare(self, fig: CompareFigure) -> None:
         x0, x1, y0, y1 = fig.bars

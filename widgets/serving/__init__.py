@@ -15,7 +15,7 @@ from core.serving import figures as F
 from core.serving.state import BAND_SEEDS, REPLAY_SIDES, ServingState
 from widgets.calculator_card import CalculatorCard
 from widgets.jobs import jobs
-from widgets.page import column, page_header, scroll_page
+from widgets.page import PAGE_COLUMN_EM, ReflowLayout, column, fixed_text_width, page_header, scroll_page
 from widgets.panels import PanelInfo
 from widgets.serving.backlog import BacklogCardSection, BacklogPlot
 from widgets.serving.banner import BannerSection
@@ -31,8 +31,7 @@ LEAD = ("平均数相同,负载不一定相同:三段的平均请求率都是每
 def _fixed_time_label(player: TimelinePlayer) -> None:
     """The player's time text changes every frame; a fixed width keeps it from re-laying
     out the page."""
-    label = player.time_label
-    label.setFixedWidth(label.fontMetrics().horizontalAdvance("00,000.00 / 00,000.00 s") + 12)
+    fixed_text_width(player.time_label, "00,000.00 / 00,000.00 s")
 
 
 class ServingPanel(QtWidgets.QWidget):
@@ -82,10 +81,9 @@ class ServingPanel(QtWidgets.QWidget):
             self._build_timer.stop()
 
     def _build_top(self) -> None:
-        self._top = QtWidgets.QHBoxLayout()
-        self._top.setSpacing(12)
+        self._top = ReflowLayout(columns=2, min_column_em=PAGE_COLUMN_EM)  # one column when narrow
         self.banner = BannerSection()
-        self._top.addWidget(self.banner, 1)
+        self._top.addWidget(self.banner)
         self._layout.addLayout(self._top)
         self.banner_bars, self.banner_over = self.banner.bars, self.banner.over
         self.capacity_line, self.capacity_label = self.banner.capacity_line, self.banner.capacity_label
@@ -94,7 +92,7 @@ class ServingPanel(QtWidgets.QWidget):
 
     def _build_backlog_plot(self) -> None:
         self.backlog_plot = BacklogPlot()
-        self._top.addWidget(self.backlog_plot, 1)
+        self._top.addWidget(self.backlog_plot)
         self.backlog_cursor = self.backlog_plot.cursor
         self._draw_backlog()
         self._draw_banner_frame(self.state.player("banner"))
@@ -108,21 +106,27 @@ class ServingPanel(QtWidgets.QWidget):
         self._draw_banner_frame(self.state.player("banner"))
 
     def _build_cards(self) -> None:
-        cards = QtWidgets.QHBoxLayout()
-        cards.setSpacing(12)
+        cards = ReflowLayout(columns=2, min_column_em=PAGE_COLUMN_EM)
         self.mix_card = CalculatorCard(self.state.card("mix"), compact=True)
         self.rate_card = CalculatorCard(self.state.card("rate"), compact=True)
         self.backlog_section = BacklogCardSection(self.state)
         # Two columns (three side by side are wider than a 1280-pixel window).
-        cards.addWidget(column(self.mix_card, self.rate_card, stretch_last=False), 1)
-        cards.addWidget(self.backlog_section, 1)
+        cards.addWidget(column(self.mix_card, self.rate_card, stretch_last=False))
+        cards.addWidget(self.backlog_section)
         self._layout.addLayout(cards)
         self.preset_box, self.backlog_card = self.backlog_section.preset_box, self.backlog_section.card
 
     def _build_replay_group(self) -> None:
-        group = QtWidgets.QGroupBox("真实回放 · KV 池满了,空着的算力也接不了新请求 — continuous batching, two scenarios side by side")
+        group = QtWidgets.QGroupBox()
         group.setObjectName("replay_group")
         col = QtWidgets.QVBoxLayout(group)
+        # The heading inside the box, wrapped: a group box's own title never wraps and would
+        # make the page as wide as itself.
+        heading = QtWidgets.QLabel("真实回放 · KV 池满了,空着的算力也接不了新请求 — continuous batching, two scenarios side by side")
+        heading.setObjectName("replay_heading")
+        heading.setWordWrap(True)
+        heading.setStyleSheet("font-weight: 600;")
+        col.addWidget(heading)
         caption = QtWidgets.QLabel(CAPTION)
         caption.setWordWrap(True)
         caption.setProperty("role", "caption")

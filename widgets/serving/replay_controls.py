@@ -8,6 +8,7 @@ from PySide6 import QtCore, QtWidgets
 from core.serving import figures as F
 from core.serving.state import ServingState
 from widgets.jobs import BusyBadge
+from widgets.page import ReflowLayout, fixed_lines, follow_font
 from widgets.param_form import ParamForm
 from widgets.theme import color
 
@@ -31,8 +32,7 @@ class ReplayControls(QtWidgets.QWidget):
     def __init__(self, state: ServingState, replay_keys: tuple[str, ...], band_key: str, parent=None):
         super().__init__(parent)
         self.state = state
-        top = QtWidgets.QHBoxLayout(self)
-        top.setContentsMargins(0, 0, 0, 0)
+        top = ReflowLayout(self, columns=2, stretch=(1, 1))  # the form above the table when narrow
         form_box = QtWidgets.QWidget()
         form_col = QtWidgets.QVBoxLayout(form_box)
         form_col.setContentsMargins(0, 0, 0, 0)
@@ -40,7 +40,10 @@ class ReplayControls(QtWidgets.QWidget):
         form_scroll = QtWidgets.QScrollArea()
         form_scroll.setWidgetResizable(True)
         form_scroll.setWidget(self.replay_form)
-        form_scroll.setMinimumWidth(470)
+        form_scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # As wide as the form needs at the current font (the zoom), so the form never scrolls sideways.
+        follow_font(form_scroll, lambda w: w.setMinimumWidth(
+            self.replay_form.minimumSizeHint().width() + w.verticalScrollBar().sizeHint().width() + 2 * w.frameWidth()))
         form_scroll.setMaximumHeight(330)
         a_label = QtWidgets.QLabel("<b>A</b> uses the form; <b>B</b> is A with these shares of long-input requests per window:")
         a_label.setProperty("role", "caption")
@@ -54,9 +57,11 @@ class ReplayControls(QtWidgets.QWidget):
         form_col.addWidget(form_scroll, 1)
         form_col.addWidget(a_label)
         form_col.addWidget(self.b_form)
-        top.addWidget(form_box, 0)
+        top.addWidget(form_box)
 
-        right = QtWidgets.QVBoxLayout()
+        right_box = QtWidgets.QWidget()
+        right = QtWidgets.QVBoxLayout(right_box)
+        right.setContentsMargins(0, 0, 0, 0)
         self.busy = _keep_place(BusyBadge(*replay_keys, owner=self, text="replaying…"))
         head = QtWidgets.QHBoxLayout()
         head.addStretch(1)
@@ -95,10 +100,10 @@ class ReplayControls(QtWidgets.QWidget):
         self.replay_status.setWordWrap(True)
         # Two lines, whatever the text: a new result must not change the page's height
         # (the whole page would be laid out and repainted again).
-        self.replay_status.setFixedHeight(2 * self.replay_status.fontMetrics().lineSpacing() + 4)
+        fixed_lines(self.replay_status, 2)
         self.replay_status.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Fixed)
         right.addWidget(self.replay_status)
-        top.addLayout(right, 1)
+        top.addWidget(right_box)
         self.band_button.toggled.connect(lambda on: self.state.set_view("band", on))
         self.show_band(None)
 

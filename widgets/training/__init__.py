@@ -18,7 +18,7 @@ from PySide6 import QtCore, QtWidgets
 from core.training_state import TABS, TrainingState
 from widgets.calculator_card import CalculatorCard
 from widgets.jobs import jobs
-from widgets.page import scroll_layout
+from widgets.page import PAGE_COLUMN_EM, ReflowLayout, page_header, scroll_layout
 from widgets.panels import PanelInfo
 from widgets.param_form import ParamForm
 from widgets.theme import COLORS
@@ -64,18 +64,12 @@ class TrainingPanel(QtWidgets.QWidget):
         outer.setSpacing(0)
         header = QtWidgets.QWidget()
         header.setObjectName("page")
-        row = QtWidgets.QHBoxLayout(header)
+        row = QtWidgets.QVBoxLayout(header)
         row.setContentsMargins(14, 10, 14, 2)
-        title = QtWidgets.QLabel("§3.4–3.5 训练的计算与状态需求,强化学习 · Training state & RL")
-        title.setProperty("role", "title")
-        row.addWidget(title)
-        row.addStretch(1)
-        for text, ink in (("前向 forward", COLORS["prefill"]), ("反向 backward", COLORS["decode"]),
-                          ("状态 state", KIND_COLORS["gradients"]), ("激活 activations", KIND_COLORS["activations"]),
-                          ("更新 / 反馈", COLORS["tool"])):
-            chip = QtWidgets.QLabel(f"<span style='color:{ink}'>■</span> {text}")
-            chip.setProperty("role", "caption")
-            row.addWidget(chip)
+        row.addWidget(page_header("§3.4–3.5 训练的计算与状态需求,强化学习 · Training state & RL", (
+            (COLORS["prefill"], "前向 forward"), (COLORS["decode"], "反向 backward"),
+            (KIND_COLORS["gradients"], "状态 state"), (KIND_COLORS["activations"], "激活 activations"),
+            (COLORS["tool"], "更新 / 反馈"))))
         outer.addWidget(header)
         self.tabs = QtWidgets.QTabWidget()
         self.tabs.setDocumentMode(True)
@@ -182,12 +176,9 @@ class TrainingPanel(QtWidgets.QWidget):
         return super().close()
 
 
-def _grid() -> QtWidgets.QGridLayout:
-    grid = QtWidgets.QGridLayout()
-    grid.setSpacing(12)
-    grid.setColumnStretch(0, 1)
-    grid.setColumnStretch(1, 1)
-    return grid
+def _grid() -> ReflowLayout:
+    """A tab's two columns of sections (one when the page is narrow)."""
+    return ReflowLayout(columns=2, min_column_em=PAGE_COLUMN_EM)
 
 
 PANEL = PanelInfo(key="training", title="训练与 RL · Training state & RL", section="3.4", order=4.0,

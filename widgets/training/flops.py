@@ -20,7 +20,7 @@ SEGMENT_KINDS = {"six_matrix": "prefill", "six_head": "decode", "six_embedding":
 class FlopsSection(Section):
     paths = ("cards.flops",)
 
-    def __init__(self, panel, grid: QtWidgets.QGridLayout):
+    def __init__(self, panel, grid: QtWidgets.QLayout):
         super().__init__(panel)
         self._grid = grid
 
@@ -73,7 +73,7 @@ class FlopsSection(Section):
 class PackingSection(Section):
     paths = ("cards.packing",)
 
-    def __init__(self, panel, grid: QtWidgets.QGridLayout):
+    def __init__(self, panel, grid: QtWidgets.QLayout):
         super().__init__(panel)
         self._grid = grid
 
@@ -154,7 +154,7 @@ class PackingSection(Section):
 class UpdateSection(Section):
     paths = ("cards.update",)
 
-    def __init__(self, panel, grid: QtWidgets.QGridLayout):
+    def __init__(self, panel, grid: QtWidgets.QLayout):
         super().__init__(panel)
         self._grid = grid
 

@@ -9,7 +9,7 @@ from core import training_figures as figures
 from core.training_figures import PipelineFigure
 from widgets.calculator_card import CalculatorCard
 from widgets.jobs import BusyBadge, jobs
-from widgets.page import column, plot_text
+from widgets.page import ReflowLayout, column, plot_text
 from widgets.plot_card import PlotCard
 from widgets.theme import brush, color, pen
 from widgets.timeline_player import TimelinePlayer

@@ -16,7 +16,7 @@ from widgets.training.kit import Section, caption
 class CycleSection(Section):
     paths = ("cards.cycle", "cards.marginal")
 
-    def __init__(self, panel, grid: QtWidgets.QGridLayout):
+    def __init__(self, panel, grid: QtWidgets.QLayout):
         super().__init__(panel)
         self._grid = grid
 
@@ -71,7 +71,7 @@ class CycleSection(Section):
 class AdvantageSection(Section):
     paths = ("cards.advantage",)
 
-    def __init__(self, panel, grid: QtWidgets.QGridLayout):
+    def __init__(self, panel, grid: QtWidgets.QLayout):
         super().__init__(panel)
         self._grid = grid
 
@@ -144,7 +144,7 @@ class AdvantageSection(Section):
 class LossSection(Section):
     paths = ("cards.loss",)
 
-    def __init__(self, panel, grid: QtWidgets.QGridLayout):
+    def __init__(self, panel, grid: QtWidgets.QLayout):
         super().__init__(panel)
         self._grid = grid
 
