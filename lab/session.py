@@ -239,10 +239,14 @@ class SessionController(QtCore.QObject):
         self.recent_menu = file_menu.addMenu("Recent sessions")
         self.recent_menu.aboutToShow.connect(self.fill_recent_menu)
         self.fill_recent_menu()
-        self.undo_action = self.recorder.stack.createUndoAction(window, "Undo")
-        self.undo_action.setShortcut(QtGui.QKeySequence("Ctrl+Z"))
-        self.redo_action = self.recorder.stack.createRedoAction(window, "Redo")
-        self.redo_action.setShortcut(QtGui.QKeySequence("Ctrl+Shift+Z"))
+        stack = self.recorder.stack
+        self.undo_action = _action(window, "Undo", "Ctrl+Z", self.recorder.undo)
+        self.redo_action = _action(window, "Redo", "Ctrl+Shift+Z", self.recorder.redo)
+        for action, word, can, text in ((self.undo_action, "Undo", stack.canUndoChanged, stack.undoTextChanged),
+                                        (self.redo_action, "Redo", stack.canRedoChanged, stack.redoTextChanged)):
+            action.setEnabled(False)
+            can.connect(action.setEnabled)
+            text.connect(lambda step, action=action, word=word: action.setText(f"{word} {step}" if step else word))
         self.reset_action = _action(window, "Reset panel", "Ctrl+Shift+R", lambda: reset_panel(window))
         self.reset_action.setToolTip("Every card, view option and player of this panel back to the book")
         for action in (self.undo_action, self.redo_action):

@@ -227,24 +227,34 @@ class UndoRecorder(QtCore.QObject):
     # ---- replaying ----------------------------------------------------------------------
     def apply(self, key: str, values: dict[Key, Any]) -> None:
         """Put values into key's panel through its model (undo/redo), recording nothing."""
-        self.flush()
         state = self.window.panel_state(key)
         if state is None:
             return
-        with self.paused():
+        with self.paused([key]):
             state.load_json(overlay(state.to_json(), {k: v for k, v in values.items() if v is not None}))
         if self.window.current_key() != key:
             self.window.show_panel(key)
 
-    def paused(self) -> "_Pause":
-        """A context in which state changes are not recorded; copies are retaken after."""
-        return _Pause(self)
+    def paused(self, keys: Iterable[str] | None = None) -> "_Pause":
+        """A context in which state changes are not recorded; the copies of keys' panels
+        (default: all) are retaken after."""
+        return _Pause(self, keys)
+
+    def undo(self) -> None:
+        """Edit → Undo: an edit of this very turn of the loop is recorded first, then undone."""
+        self.flush()
+        self.stack.undo()
+
+    def redo(self) -> None:
+        self.flush()
+        self.stack.redo()
 
     def retake(self, keys: Iterable[str] | None = None) -> None:
         """Take the copies again (after changes that are not steps: undo, a session)."""
-        self._dirty.clear()
-        self._setting_up.clear()
-        for key in list(self._copies) if keys is None else keys:
+        keys = list(self._copies) if keys is None else list(keys)
+        self._dirty.difference_update(keys)
+        self._setting_up.difference_update(keys)
+        for key in keys:
             state = self.window.panel_state(key)
             if state is not None and key in self._copies:
                 self._copies[key] = state.to_json()
@@ -289,8 +299,8 @@ class _WholeAction:
 
 
 class _Pause:
-    def __init__(self, recorder: UndoRecorder):
-        self.recorder = recorder
+    def __init__(self, recorder: UndoRecorder, keys: Iterable[str] | None):
+        self.recorder, self.keys = recorder, keys
 
     def __enter__(self) -> UndoRecorder:
         self.recorder._paused += 1
@@ -299,4 +309,4 @@ class _Pause:
     def __exit__(self, *exc) -> None:
         self.recorder._paused -= 1
         if not self.recorder._paused:
-            self.recorder.retake()
+            self.recorder.retake(self.keys)

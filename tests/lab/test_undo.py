@@ -134,3 +134,14 @@ def test_ctrl_z_in_a_field_just_entered_undoes_the_edit(qtbot, window, open_pane
     qtbot.keyClicks(edit, "5")  # typing, not entered: Ctrl+Z is the field's own
     qtbot.keyClick(edit, QtCore.Qt.Key.Key_Z, QtCore.Qt.KeyboardModifier.ControlModifier)
     assert edit.text() == "30" and window.undo_stack.index() == 1
+
+
+def test_undo_right_after_an_edit_undoes_that_edit(qtbot, window, open_panel):
+    state = open_panel(window, "request").state
+    state.card("area").update({"wait_s": 30})
+    window.session.undo_action.trigger()  # the same turn of the loop: not yet recorded
+    assert state.card("area").inputs["wait_s"] == 10
+    assert window.undo_stack.count() == 1 and window.undo_stack.index() == 0
+    assert window.session.redo_action.text() == "Redo request: cards.area"
+    window.undo_recorder.flush()
+    assert window.undo_stack.count() == 1  # the undo itself is not a step
