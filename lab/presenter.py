@@ -19,11 +19,17 @@ STRIP_PT = 10
 
 
 def _zoom() -> float:
-    try:
-        from widgets.zoom import zoom
-    except ImportError:  # the zoom module is optional for the talk
-        return 1.0
+    from widgets.zoom import zoom
+
     return zoom()
+
+
+def _label(name: str) -> QtWidgets.QLabel:
+    """A word-wrapped label with an object name (tests and style sheets find it by it)."""
+    label = QtWidgets.QLabel()
+    label.setObjectName(name)
+    label.setWordWrap(True)
+    return label
 
 
 def _ink(kind: str, fallback: str) -> str:
@@ -140,12 +146,8 @@ class TalkBar(QtWidgets.QWidget):
         col = QtWidgets.QVBoxLayout(self)
         col.setContentsMargins(16, 6, 16, 6)
         col.setSpacing(4)
-        self.annotation = QtWidgets.QLabel()
-        self.annotation.setObjectName("talk_annotation")
-        self.annotation.setWordWrap(True)
-        self.notes = QtWidgets.QLabel()
-        self.notes.setObjectName("talk_notes")
-        self.notes.setWordWrap(True)
+        self.annotation = _label("talk_annotation")
+        self.notes = _label("talk_notes")
         self.notes.setVisible(False)
         self.strip = SceneStrip()
         for w in (self.annotation, self.notes, self.strip):
@@ -207,12 +209,8 @@ class PresenterView(QtWidgets.QWidget):
         self.setWindowTitle("Load Lab · presenter")
         grid = QtWidgets.QGridLayout(self)
         grid.setContentsMargins(24, 18, 24, 18)
-        self.current = QtWidgets.QLabel()
-        self.current.setObjectName("presenter_current")
-        self.current.setWordWrap(True)
-        self.next = QtWidgets.QLabel()
-        self.next.setObjectName("presenter_next")
-        self.next.setWordWrap(True)
+        self.current = _label("presenter_current")
+        self.next = _label("presenter_next")
         self.notes = QtWidgets.QTextBrowser()
         self.notes.setObjectName("presenter_notes")
         self.clock = QtWidgets.QLabel()

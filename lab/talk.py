@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import os
 
-import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.registry import ParamError
 from core.talk import Scene, Talk, load_talk
 from lab.presenter import BlankScreen, PresenterView, TalkBar
-from widgets.timeline_player import TimelinePlayer
+from widgets import zoom as ui_zoom
 
 Key = QtCore.Qt.Key
 _CTRL = QtCore.Qt.KeyboardModifier.ControlModifier
@@ -116,9 +115,9 @@ class TalkController(QtCore.QObject):
         self.autoplay = True  # start a scene's ▶ on entry if it asks
         self._ready_index = -1
         self._audio_started = False
-        self._focused = None  # (scroll area, section) kept at the top while the page settles
-        self._focus_value: int | None = None
-        self._found: dict[tuple, list] = {}  # (panel, widget kind) -> the panel's widgets of that kind
+        from lab.scene_page import ScenePage  # panels' widget classes: loaded with the talk
+
+        self.page = ScenePage(self)  # where the scene sits on its panel's page, its ▶
         self.bar = TalkBar()
         self.bar.strip.set_talk(talk)
         self.bar.strip.chosen.connect(self.go)
@@ -139,11 +138,9 @@ class TalkController(QtCore.QObject):
         self._poll = QtCore.QTimer(self)
         self._poll.setInterval(READY_POLL_MS)
         self._poll.timeout.connect(self._check_ready)
-        self.base_zoom = _zoom()
+        self.base_zoom = ui_zoom.zoom()
         window.presentation_action.toggled.connect(self._on_presentation)
-        notifier = _zoom_notifier()
-        if notifier is not None:
-            notifier.zoom_changed.connect(self._restyle)
+        ui_zoom.zoom_notifier().zoom_changed.connect(self._restyle)
         QtWidgets.QApplication.instance().installEventFilter(self)
 
     # ---- stepping -----------------------------------------------------------------
@@ -155,8 +152,10 @@ class TalkController(QtCore.QObject):
         """Show scene index (a bad scene is not shown)."""
         if not (0 <= index < len(self.talk.scenes)) or not self.talk.scenes[index].ok:
             return
-        self._pause_players()
-        self._unfocus()
+        panel = self._panel() if self.index >= 0 else None
+        if panel is not None:
+            self.page.pause_players(panel)
+        self.page.release()
         self.blank.set_blank(False)
         self.index = index
         self._ready_index = -1
@@ -208,7 +207,7 @@ class TalkController(QtCore.QObject):
     def space(self) -> None:
         """Play / pause the scene's ▶; at its end (or with none) the next scene."""
         panel = self._panel()
-        player = self._player(panel) if panel is not None else None
+        player = self.page.player(panel, self.scene.autoplay) if panel is not None else None
         if player is not None:
             if player.is_playing() or player.position < player.duration - 1e-9:
                 player.toggle()
@@ -236,118 +235,29 @@ class TalkController(QtCore.QObject):
         if self.window.stack.currentWidget() is not panel:
             return
         self._poll.stop()
-        if not (scene.figure and self._focus_figure(panel, scene.figure)):
-            self._focus(panel, scene.focus)
+        self.page.show(panel, scene.figure, scene.focus)
         if scene.autoplay and self.autoplay:
             self._autoplay(panel, scene.autoplay)
         self._ready_index = self.index
         self.scene_ready.emit(self.index)
 
-    def _focus_figure(self, panel, text: str) -> bool:
-        """Scroll the figure whose title holds text to the top; False if none is on view."""
-        from widgets.plot_card import PlotCard
-
-        for fresh in (False, True):
-            for plot in self._children(panel, PlotCard, fresh):
-                if text in plot.title_label.text() and plot.isVisibleTo(panel):
-                    return self._scroll_to(plot, plot)
-        return False
-
-    def _focus(self, panel, slot: str) -> None:
-        """Scroll the page so the section of the scene's card starts at the top."""
-        from widgets.calculator_card import CalculatorCard
-
-        model = panel.state.cards.get(slot) if slot else None
-        card = None
-        for fresh in (False, True) if model is not None else ():
-            card = next((c for c in self._children(panel, CalculatorCard, fresh) if c.model is model), None)
-            if card is not None:
-                break
-        if card is None:
-            for area in self._children(panel, QtWidgets.QScrollArea):
-                if area.isVisibleTo(panel):
-                    area.verticalScrollBar().setValue(0)
-            return
-        area = _ancestor(card, QtWidgets.QScrollArea)
-        if area is not None:  # the card with its figure (their column), or the card alone
-            self._scroll_to(card, card.parentWidget() if card.parentWidget() is not area.widget() else card)
-
-    def _scroll_to(self, widget, section) -> bool:
-        """Keep section at the top of the page widget scrolls in (while the page settles)."""
-        area = _ancestor(widget, QtWidgets.QScrollArea)
-        if area is None:
-            return False
-        # The page and its scroll range as they will be drawn (layouts wait for the loop).
-        QtWidgets.QApplication.sendPostedEvents(None, QtCore.QEvent.Type.LayoutRequest)
-        area.widget().layout().activate()
-        self._focused = (area, section)
-        area.verticalScrollBar().rangeChanged.connect(self._refocus)  # a page that reflows later
-        self._refocus()
-        return True
-
-    def _refocus(self, *_range) -> None:
-        """Put the focused section at the top again, unless the speaker scrolled away."""
-        if self._focused is None:
-            return
-        area, section = self._focused
-        bar = area.verticalScrollBar()
-        if self._focus_value is not None and bar.value() != self._focus_value:
-            self._unfocus()  # scrolled by hand: leave the page where it is
-            return
-        top = section.mapTo(area.widget(), QtCore.QPoint(0, 0)).y()
-        bar.setValue(max(0, top - 8))
-        self._focus_value = bar.value()
-
-    def _unfocus(self) -> None:
-        if self._focused is not None and shiboken6.isValid(self._focused[0]):
-            self._focused[0].verticalScrollBar().rangeChanged.disconnect(self._refocus)
-        self._focused, self._focus_value = None, None
-
     def _autoplay(self, panel, name: str) -> None:
-        player = self._player(panel, name)
+        player = self.page.player(panel, name)
         if player is not None:
             player.play()
         elif hasattr(panel, "play"):
             self._audio_started = bool(panel.play())
 
-    def _player(self, panel, name: str = "") -> TimelinePlayer | None:
-        """The ▶ of player name (by object or attribute name), else the one used last."""
-        players = [p for p in self._children(panel, TimelinePlayer) if p.isVisibleTo(panel)]
-        name = name or self.scene.autoplay
-        if name:
-            for candidate in (f"{name}_player", f"{name.rstrip('s')}_player"):
-                found = panel.findChild(TimelinePlayer, candidate) or getattr(panel, candidate, None)
-                if isinstance(found, TimelinePlayer):
-                    return found
-        return max(players, key=lambda p: p.last_used) if players else None
-
-    def _children(self, panel, kind, fresh: bool = False) -> list:
-        """panel's widgets of kind, looked up once per built panel (a walk of a whole panel
-        costs milliseconds a switch); again when asked fresh (a card not found)."""
-        key = (id(panel), kind)
-        found = self._found.get(key)
-        if fresh or found is None or not all(shiboken6.isValid(w) for w in found):
-            found = panel.findChildren(kind)
-            if getattr(panel, "is_ready", lambda: True)():  # built whole: nothing more will come
-                self._found[key] = found
-        return found
-
-    def _pause_players(self) -> None:
-        panel = self._panel() if self.index >= 0 else None
-        if panel is not None:
-            for player in self._children(panel, TimelinePlayer):
-                player.pause()
-
     # ---- zoom -----------------------------------------------------------------------
     def _apply_zoom(self, scene: Scene) -> None:
         target = scene.zoom if scene.zoom is not None else self.base_zoom
-        if abs(_zoom() - target) > 1e-6:
-            _set_zoom(target)
+        if abs(ui_zoom.zoom() - target) > 1e-6:
+            ui_zoom.set_zoom(target)
 
     def _on_presentation(self, _on: bool) -> None:
         """Presentation mode fits the zoom to the screen: scenes without a zoom of their
         own keep that one."""
-        self.base_zoom = _zoom()
+        self.base_zoom = ui_zoom.zoom()
 
     def _restyle(self, *_args) -> None:
         self.bar.restyle()
@@ -390,47 +300,15 @@ class TalkController(QtCore.QObject):
         """Leave the talk: keys back to the panels, the bar and presenter gone."""
         QtWidgets.QApplication.instance().removeEventFilter(self)
         self._poll.stop()
-        self._unfocus()
+        self.page.release()
         self.window.presentation_action.toggled.disconnect(self._on_presentation)
-        notifier = _zoom_notifier()
-        if notifier is not None:
-            notifier.zoom_changed.disconnect(self._restyle)
+        ui_zoom.zoom_notifier().zoom_changed.disconnect(self._restyle)
         self.window.removeToolBar(self.toolbar)
         self.toolbar.deleteLater()
         self.blank.deleteLater()
         if self.presenter is not None:
             self.presenter.close()
         self.window.talk = None
-
-
-def _ancestor(widget, kind):
-    while widget is not None and not isinstance(widget, kind):
-        widget = widget.parentWidget()
-    return widget
-
-
-def _zoom() -> float:
-    try:
-        from widgets.zoom import zoom
-    except ImportError:
-        return 1.0
-    return zoom()
-
-
-def _set_zoom(factor: float) -> None:
-    try:
-        from widgets.zoom import set_zoom
-    except ImportError:
-        return
-    set_zoom(factor)
-
-
-def _zoom_notifier():
-    try:
-        from widgets.zoom import zoom_notifier
-    except ImportError:
-        return None
-    return zoom_notifier()
 
 
 # ---- entry points: `lab talk FILE` and `lab snapshot --talk FILE --scene N` ---------------

@@ -162,7 +162,7 @@ def test_blank_and_notes_toggle(qtbot, talk_window):
 def test_space_plays_then_steps_at_the_end_of_the_player(qtbot, talk_window):
     window, controller = talk_window
     _go(qtbot, controller, 0)  # 图 3-1: a ▶ over the decode steps
-    player = controller._player(window.panel("request"))
+    player = controller.page.player(window.panel("request"), "steps")
     assert player is not None and not player.is_playing()
     qtbot.keyClick(window, Key.Key_Space)
     assert player.is_playing()

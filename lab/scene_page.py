@@ -1,0 +1,116 @@
+"""Where a talk's scene sits on its panel's page: the figure (by its title) or the card's
+section scrolled to the top, kept there while the page settles (a grid that reflows, plots
+that arrive), and the panel's ▶ players. lab.talk's controller owns one; it holds no state
+of the talk.
+"""
+from __future__ import annotations
+
+import shiboken6
+from PySide6 import QtCore, QtWidgets
+
+from widgets.calculator_card import CalculatorCard
+from widgets.plot_card import PlotCard
+from widgets.timeline_player import TimelinePlayer
+
+TOP_MARGIN_PX = 8  # room above the section's frame
+
+
+class ScenePage(QtCore.QObject):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._focused = None  # (scroll area, section) kept at the top while the page settles
+        self._focus_value: int | None = None  # where we put the scroll bar last
+        self._found: dict[tuple, list] = {}  # (panel, widget kind) -> the panel's widgets of that kind
+
+    # ---- scrolling --------------------------------------------------------------------
+    def show(self, panel, figure: str, slot: str) -> None:
+        """Scroll panel to the figure whose title holds `figure`, else to card slot's
+        section, else to the top of its pages."""
+        self.release()
+        if not (figure and self._show_figure(panel, figure)):
+            self._show_card(panel, slot)
+
+    def release(self) -> None:
+        """Stop keeping a section at the top (another scene, or the speaker scrolled)."""
+        if self._focused is not None and shiboken6.isValid(self._focused[0]):
+            self._focused[0].verticalScrollBar().rangeChanged.disconnect(self._refocus)
+        self._focused, self._focus_value = None, None
+
+    def _show_figure(self, panel, text: str) -> bool:
+        for fresh in (False, True):
+            for plot in self.children(panel, PlotCard, fresh):
+                if text in plot.title_label.text() and plot.isVisibleTo(panel):
+                    return self._scroll_to(plot, plot)
+        return False
+
+    def _show_card(self, panel, slot: str) -> None:
+        model = panel.state.cards.get(slot) if slot else None
+        card = None
+        for fresh in (False, True) if model is not None else ():
+            card = next((c for c in self.children(panel, CalculatorCard, fresh) if c.model is model), None)
+            if card is not None:
+                break
+        if card is None:
+            for area in self.children(panel, QtWidgets.QScrollArea):
+                if area.isVisibleTo(panel):
+                    area.verticalScrollBar().setValue(0)
+            return
+        area = _ancestor(card, QtWidgets.QScrollArea)
+        if area is not None:  # the card with its figure (their column), or the card alone
+            self._scroll_to(card, card.parentWidget() if card.parentWidget() is not area.widget() else card)
+
+    def _scroll_to(self, widget, section) -> bool:
+        area = _ancestor(widget, QtWidgets.QScrollArea)
+        if area is None:
+            return False
+        # The page and its scroll range as they will be drawn (layouts wait for the loop).
+        QtWidgets.QApplication.sendPostedEvents(None, QtCore.QEvent.Type.LayoutRequest)
+        area.widget().layout().activate()
+        self._focused = (area, section)
+        area.verticalScrollBar().rangeChanged.connect(self._refocus)  # a page that reflows later
+        self._refocus()
+        return True
+
+    def _refocus(self, *_range) -> None:
+        """Put the section at the top again, unless the speaker scrolled away."""
+        if self._focused is None:
+            return
+        area, section = self._focused
+        bar = area.verticalScrollBar()
+        if self._focus_value is not None and bar.value() != self._focus_value:
+            self.release()  # scrolled by hand: leave the page where it is
+            return
+        bar.setValue(max(0, section.mapTo(area.widget(), QtCore.QPoint(0, 0)).y() - TOP_MARGIN_PX))
+        self._focus_value = bar.value()
+
+    # ---- players ------------------------------------------------------------------------
+    def player(self, panel, name: str = "") -> TimelinePlayer | None:
+        """The ▶ of player name (by object or attribute name), else the one used last."""
+        if name:
+            for candidate in (f"{name}_player", f"{name.rstrip('s')}_player"):
+                found = panel.findChild(TimelinePlayer, candidate) or getattr(panel, candidate, None)
+                if isinstance(found, TimelinePlayer):
+                    return found
+        players = [p for p in self.children(panel, TimelinePlayer) if p.isVisibleTo(panel)]
+        return max(players, key=lambda p: p.last_used) if players else None
+
+    def pause_players(self, panel) -> None:
+        for player in self.children(panel, TimelinePlayer):
+            player.pause()
+
+    def children(self, panel, kind, fresh: bool = False) -> list:
+        """panel's widgets of kind, looked up once per built panel (a walk of a whole panel
+        costs milliseconds a switch); again when asked fresh (a card not found)."""
+        key = (id(panel), kind)
+        found = self._found.get(key)
+        if fresh or found is None or not all(shiboken6.isValid(w) for w in found):
+            found = panel.findChildren(kind)
+            if getattr(panel, "is_ready", lambda: True)():  # built whole: nothing more will come
+                self._found[key] = found
+        return found
+
+
+def _ancestor(widget, kind):
+    while widget is not None and not isinstance(widget, kind):
+        widget = widget.parentWidget()
+    return widget
