@@ -35,6 +35,7 @@ from PIL import Image  # noqa: E402
 from vision.grid import PatchGrid  # noqa: E402
 from vision.loading import load_full_rgb, load_image  # noqa: E402
 from vision.resize import ResizePolicy, patchify, resize_for_model, token_mosaic  # noqa: E402
+from vision.sample import write_photo  # noqa: E402
 from benchstats import stats as summary  # noqa: E402
 
 
@@ -68,19 +69,9 @@ class Stage:
 
 
 def make_jpeg(path: Path) -> None:
-    """A photo-like picture: smooth colour fields upscaled, plus sensor-like noise, stored
-    sideways (EXIF 6). Runs in a child process so its buffers do not count as our peak."""
-    from PIL import ImageChops
-
-    yy, xx = np.mgrid[0:400, 0:600].astype(np.float32)
-    small = np.dstack([128 + 100 * np.sin(xx / 37) * np.cos(yy / 51), 128 + 90 * np.cos((xx + yy) / 80),
-                       255 * yy / 400]).clip(0, 255).astype(np.uint8)
-    big = Image.fromarray(small).resize((WIDTH, HEIGHT), Image.Resampling.BICUBIC)
-    noise = Image.effect_noise((WIDTH, HEIGHT), 10)
-    noisy = Image.merge("RGB", [ImageChops.add(ch, noise, offset=-128) for ch in big.split()])
-    exif = Image.Exif()
-    exif[0x0112] = 6
-    noisy.save(path, quality=90, exif=exif.tobytes())
+    """A photo-like picture stored sideways (EXIF 6). Runs in a child process so its
+    buffers do not count as our peak."""
+    write_photo(path, WIDTH, HEIGHT, orientation=6)
 
 
 def overlay_render(display: np.ndarray, grid: PatchGrid) -> float:

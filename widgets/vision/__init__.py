@@ -130,12 +130,12 @@ class VisionPanel(FileLoads, QtWidgets.QWidget):
         return self._section("generation")
 
     def _header(self) -> QtWidgets.QWidget:
-        """Title and formula, then the buttons: one line when it fits, two when not."""
+        """Title, formula and buttons on one line when they fit; else the title above the
+        formula and buttons (and those two one above the other when they do not fit either)."""
         title = QtWidgets.QLabel("§3.3.1 图片进入语言模型 · Vision & multimodal")
         title.setProperty("role", "title")
         formula = QtWidgets.QLabel("n<sub>v</sub> = H·W / (p²·r²) &nbsp; · &nbsp; E → P → D")
         formula.setProperty("role", "caption")
-        heading = ReflowBox(title, formula, stretch=(0, 1), spacing=12)
         actions = QtWidgets.QWidget()
         row = QtWidgets.QHBoxLayout(actions)
         row.setContentsMargins(0, 0, 0, 0)
@@ -152,7 +152,7 @@ class VisionPanel(FileLoads, QtWidgets.QWidget):
         self.clear_button.setToolTip("Remove all images; the generated 640×640 sample comes back")
         for b in (self.book_button, self.open_button, self.clear_button):
             row.addWidget(b)
-        return ReflowBox(heading, actions, stretch=(1, 0))
+        return ReflowBox(title, ReflowBox(formula, actions, stretch=(1, 0), spacing=12), stretch=(0, 1), spacing=12)
 
     def _connect(self) -> None:
         c = self.column
