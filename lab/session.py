@@ -247,6 +247,8 @@ class SessionController(QtCore.QObject):
             action.setEnabled(False)
             can.connect(action.setEnabled)
             text.connect(lambda step, action=action, word=word: action.setText(f"{word} {step}" if step else word))
+        # An edit not yet recorded (this turn of the loop) can be undone already.
+        self.recorder.pending.connect(lambda waiting: self.undo_action.setEnabled(waiting or stack.canUndo()))
         self.reset_action = _action(window, "Reset panel", "Ctrl+Shift+R", lambda: reset_panel(window))
         self.reset_action.setToolTip("Every card, view option and player of this panel back to the book")
         for action in (self.undo_action, self.redo_action):

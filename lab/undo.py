@@ -98,6 +98,7 @@ class UndoRecorder(QtCore.QObject):
     """Turns the panels' state changes into commands on `stack`."""
 
     recorded = QtCore.Signal(str)  # a step was pushed (or a drag's step grew) on this panel
+    pending = QtCore.Signal(bool)  # an edit waits for the loop to turn to be recorded (Undo can run)
 
     def __init__(self, window: QtWidgets.QMainWindow):
         super().__init__(window)
@@ -163,12 +164,16 @@ class UndoRecorder(QtCore.QObject):
             return
         self._dirty.add(key)
         self._flush_timer.start()
+        if key not in self._setting_up:
+            self.pending.emit(True)
 
     def flush(self) -> None:
         """Record what changed since the last step (the timer calls it once the loop turns)."""
         self._flush_timer.stop()
         dirty, self._dirty = self._dirty, set()
         setting_up, self._setting_up = self._setting_up, set()
+        if dirty - setting_up:
+            self.pending.emit(False)
         for key in sorted(dirty):
             if key in setting_up:
                 self._copies[key] = self.window.panel_state(key).to_json()
