@@ -49,6 +49,12 @@ def install(window) -> None:
     action.triggered.connect(lambda: _choose_talk(window))
     window.menus["file"].addAction(action)
     window.open_talk_action = action
+    close = QtGui.QAction("Close talk", window)
+    close.setToolTip("Leave the talk: the keys are the panels' again, the strip goes")
+    close.setEnabled(False)
+    close.triggered.connect(lambda: window.talk.close() if window.talk is not None else None)
+    window.menus["file"].addAction(close)
+    window.close_talk_action = close
 
 
 def probe_image(path: str) -> tuple[int, int, int]:
@@ -78,6 +84,7 @@ def open_talk(window, talk: Talk, presentation: bool = True, index: int | None =
     if window.talk is not None:
         window.talk.close()
     controller = window.talk = TalkController(window, talk)
+    window.close_talk_action.setEnabled(True)
     controller.autoplay = autoplay
     if presentation:
         window.presentation_action.setChecked(True)
@@ -309,6 +316,7 @@ class TalkController(QtCore.QObject):
         if self.presenter is not None:
             self.presenter.close()
         self.window.talk = None
+        self.window.close_talk_action.setEnabled(False)
 
 
 # ---- entry points: `lab talk FILE` and `lab snapshot --talk FILE --scene N` ---------------

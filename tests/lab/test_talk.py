@@ -219,8 +219,14 @@ def test_a_talk_with_bad_scenes_says_so_and_opens_at_the_first_good(qtbot, tmp_p
     box.close()
     qtbot.keyClick(window, Key.Key_PageUp)  # the bad scene is never shown
     assert controller.index == 1
-    controller.close()
-    assert window.talk is None
+    assert window.close_talk_action.isEnabled()
+    window.close_talk_action.trigger()
+    assert window.talk is None and not window.close_talk_action.isEnabled()
+    assert window.findChild(QtWidgets.QToolBar, "talk_toolbar") is None or not controller.toolbar.isVisible()
+    window.show_panel("request")
+    qtbot.waitUntil(lambda: window.is_ready("request"), timeout=30_000)
+    qtbot.keyClick(window, Key.Key_End)  # the keys are the panels' again: no talk steps
+    assert window.current_key() == "request"
     window.presentation_action.setChecked(False)
 
 
