@@ -63,7 +63,11 @@ def snapshot(panel: str, out: str, width: int, height: int, fmt: str | None = No
     from widgets.panels import discover_panels
 
     fmt = snapshot_format(out, fmt)  # export: --format, else the suffix, else png; --out checked first
+    from lab.presentation import apply_look, snapshot_zoom
+
+    zoom_factor = snapshot_zoom(zoom)  # zoom and theme (lab.presentation): checked before any work
     app = application()
+    apply_look(theme, zoom_factor)  # panels are built in these colours, at this zoom
     if talk:  # a talk's scene, as presentation mode shows it (lab.talk)
         from lab.talk import scene_window
 
@@ -74,7 +78,9 @@ def snapshot(panel: str, out: str, width: int, height: int, fmt: str | None = No
     else:
         info = next(p for p in discover_panels() if p.key == panel)
         widget = shown = info.factory()
-    widget.resize(width, height)
+    # Exactly width x height: a fixed size is the one a layout's minimum cannot grow (a
+    # panel wider or taller than that is cut, not the picture made bigger).
+    widget.setFixedSize(width, height)
     widget.show()
     # Panels build a section per event-loop turn and take their first figures from the job
     # runner: turn the loop until the panel says it is ready (those without is_ready are
@@ -86,6 +92,12 @@ def snapshot(panel: str, out: str, width: int, height: int, fmt: str | None = No
         idle = jobs().wait_idle(timeout_ms=1_000)
         if (idle and ready()) or time.monotonic() > deadline:
             break
+    if not hasattr(widget, "presentation"):  # a lone panel: its plots to the zoom (a window does its own)
+        from widgets.theme import apply_fonts
+        from widgets.zoom import apply_plot_zoom
+
+        apply_fonts(shown)
+        apply_plot_zoom(shown)
     if lang is not None:  # language (lab.language): every label in lang, the window's menus too
         from lab.language import apply_language
 

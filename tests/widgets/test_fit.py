@@ -139,12 +139,20 @@ def test_panel_fits_window(windows, qtbot, zoom, size, key):
     assert _misfits(panel) == []
 
 
-@pytest.mark.parametrize("key", KEYS + ["main"])
-def test_snapshot_writes_exact_size(qapp, tmp_path, key):
+# Every panel at the projector size; zoomed full HD for the window and the two panels with
+# the tallest content (the size is set the same way for all).
+SNAPSHOTS = ([(key, (1280, 720), None) for key in KEYS + ["main"]]
+             + [(key, (1920, 1080), "1.5") for key in ("main", "vision", "training")])
+
+
+@pytest.mark.parametrize("key,size,zoom", SNAPSHOTS, ids=[f"{k}-{w}x{h}-z{z or 1}" for k, (w, h), z in SNAPSHOTS])
+def test_snapshot_writes_exact_size(qapp, tmp_path, key, size, zoom):
     from lab.app import snapshot
 
     out = tmp_path / f"{key}.png"
-    width, height = (1280, 720) if key != "main" else (1366, 768)
-    snapshot(key, str(out), width, height)
+    try:
+        snapshot(key, str(out), *size, zoom=zoom)
+    finally:
+        _set_zoom(1.0)
     image = QtGui.QImage(str(out))
-    assert (image.width(), image.height()) == (width, height)
+    assert (image.width(), image.height()) == size
