@@ -3,8 +3,6 @@ with a 6 MP photo open and on each of its tabs: the window keeps its size, nothi
 sideways, no page is wider than its view; `lab snapshot vision` writes exactly W×H."""
 from __future__ import annotations
 
-import re
-
 import pytest
 from PySide6 import QtGui, QtWidgets
 
@@ -15,18 +13,13 @@ ZOOMS = (1.0, 1.5)
 
 
 def _set_zoom(factor: float) -> None:
-    """The app's zoom (widgets.zoom when it is there, else the style sheet's px and the
-    application font scaled by hand, which is what a zoom does to a layout)."""
+    """The app's zoom (widgets.zoom); without it, the application font times factor."""
     try:
         from widgets.zoom import set_zoom
     except ImportError:
         app = QtWidgets.QApplication.instance()
-        base = app.property("vision_fit_base")
-        if base is None:
-            base = (app.styleSheet(), app.font().pointSizeF())
-            app.setProperty("vision_fit_base", base)
-        sheet, points = base
-        app.setStyleSheet(re.sub(r"(\d+(?:\.\d+)?)px", lambda m: f"{float(m.group(1)) * factor:g}px", sheet))
+        points = app.property("vision_fit_points") or app.font().pointSizeF()
+        app.setProperty("vision_fit_points", points)
         font = app.font()
         font.setPointSizeF(points * factor)
         app.setFont(font)
