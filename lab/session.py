@@ -6,10 +6,8 @@ file (schema, checks and atomic writing in core/session.py). Opening checks the 
 each panel's state in a fresh model included, before anything changes; a refused file
 leaves the lab as it was and says why.
 
-Autosave: every AUTOSAVE_MS, when something changed, to autosave.lab.json in the user's data
-folder. A marker file there says a run is under way; a clean exit removes it. If it is
-still there at start (the last run crashed) and an autosave exists, a non-modal question
-offers to restore it (answer_restore() answers it from code and tests).
+Autosave every 30 s and the offer to restore it after a crash: lab/autosave.py
+(window.session.autosave).
 
 Edit → Undo / Redo (lab/undo.py) and Reset panel (Ctrl+Shift+R: Ctrl+R is the talk's
 "reset scene"), one undo step.
@@ -23,13 +21,10 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from core import session as core_session
 from core.session import SUFFIX, SessionError
-from lab.settings import data_dir
+from lab.autosave import Autosave
 from lab.undo import UndoRecorder
 from widgets.jobs import jobs
 
-AUTOSAVE_MS = 30_000
-AUTOSAVE_NAME = "autosave" + SUFFIX
-MARKER_NAME = "running.marker"
 RECENT_KEY = "recent_sessions"
 RECENT_MAX = 8
 OPEN_JOB = "session.open"
@@ -204,7 +199,7 @@ def _checked_or_error(path: str, models: dict[str, type]):
 
 
 class SessionController(QtCore.QObject):
-    """Menus, autosave and crash restore of one window."""
+    """Menus, and autosave with crash restore (lab/autosave.py), of one window."""
 
     opened = QtCore.Signal(str, bool)  # path, whether it was opened (else refused, nothing changed)
 
@@ -214,21 +209,8 @@ class SessionController(QtCore.QObject):
         self.recorder = window.undo_recorder = UndoRecorder(window)
         window.undo_stack = self.recorder.stack
         self.message_box: QtWidgets.QMessageBox | None = None
-        self.restore_prompt: QtWidgets.QMessageBox | None = None
-        self._autosaved = ""  # the text written last (saved_at aside): write only on change
         self._build_menus()
-        self.folder = data_dir()
-        self.autosave_path = os.path.join(self.folder, AUTOSAVE_NAME)
-        self.marker_path = os.path.join(self.folder, MARKER_NAME)
-        self.autosave_timer = QtCore.QTimer(self)
-        self.autosave_timer.setInterval(AUTOSAVE_MS)
-        self.autosave_timer.timeout.connect(self.autosave)
-        crashed = self._start_run()
-        if crashed and os.path.isfile(self.autosave_path):
-            QtCore.QTimer.singleShot(0, self, self.offer_restore)
-        else:
-            self.autosave_timer.start()
-        window.installEventFilter(self)
+        self.autosave = Autosave(window, lambda: session_data(window), self.open_path)
 
     def _build_menus(self) -> None:
         window, file_menu, edit = self.window, self.window.menus["file"], self.window.menus["edit"]
@@ -321,88 +303,6 @@ class SessionController(QtCore.QObject):
         box.setWindowModality(QtCore.Qt.WindowModality.NonModal)
         box.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
         box.show()
-
-    # ---- autosave and crash restore -----------------------------------------------------
-    def autosave(self) -> bool:
-        """Write the autosave if the session changed since the last one; True if written."""
-        data = session_data(self.window)
-        text = core_session.dumps({**data, "saved_at": ""})
-        if text == self._autosaved:
-            return False
-        try:
-            os.makedirs(self.folder, exist_ok=True)
-            core_session.write_session(self.autosave_path, data)
-        except (OSError, SessionError) as err:
-            self.window.status.showMessage(f"autosave failed: {err}", 10_000)
-            return False
-        self._autosaved = text
-        return True
-
-    def _start_run(self) -> bool:
-        """Mark this run as under way; True if the last run did not end cleanly."""
-        crashed = False
-        try:
-            with open(self.marker_path, encoding="utf-8") as f:
-                pid = int(json.load(f).get("pid", 0))
-            crashed = pid != os.getpid() and not _alive(pid)
-        except (OSError, ValueError, AttributeError, TypeError):
-            crashed = os.path.exists(self.marker_path)
-        try:
-            os.makedirs(self.folder, exist_ok=True)
-            with open(self.marker_path, "w", encoding="utf-8") as f:
-                json.dump({"pid": os.getpid()}, f)
-        except OSError:
-            pass  # no data folder: the lab runs, without crash restore
-        return crashed
-
-    def offer_restore(self) -> None:
-        box = self.restore_prompt = QtWidgets.QMessageBox(self.window)
-        box.setIcon(QtWidgets.QMessageBox.Icon.Question)
-        box.setWindowTitle("Restore session")
-        box.setText("Load Lab did not close cleanly last time. Restore the state it autosaved?")
-        box.setInformativeText(self.autosave_path)
-        self.restore_button = box.addButton("Restore", QtWidgets.QMessageBox.ButtonRole.AcceptRole)
-        self.discard_button = box.addButton("Start fresh", QtWidgets.QMessageBox.ButtonRole.RejectRole)
-        box.setWindowModality(QtCore.Qt.WindowModality.NonModal)
-        box.buttonClicked.connect(lambda button: self.answer_restore(button is self.restore_button))
-        box.show()
-
-    def answer_restore(self, restore: bool) -> None:
-        """The answer to the restore question (from its buttons, or from code)."""
-        prompt, self.restore_prompt = self.restore_prompt, None
-        if prompt is not None:
-            prompt.hide()
-            prompt.deleteLater()
-        if restore:
-            self.open_path(self.autosave_path)
-        self.autosave_timer.start()
-
-    def eventFilter(self, watched, event):  # noqa: N802
-        if watched is self.window and event.type() == QtCore.QEvent.Type.Close:
-            self.finish_run()
-        return False
-
-    def finish_run(self) -> None:
-        """A clean exit: no restore offer next time (unless this run left one unanswered)."""
-        self.autosave_timer.stop()
-        if self.restore_prompt is not None:
-            return
-        try:
-            os.remove(self.marker_path)
-        except OSError:
-            pass
-
-
-def _alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # exists, owned by someone else
-    return True
 
 
 def _action(window, text: str, shortcut, slot) -> QtGui.QAction:

@@ -162,14 +162,14 @@ def test_recent_sessions_list_the_newest_first(qtbot, window, tmp_path, open_pan
 
 def test_autosave_writes_after_a_change_and_only_then(qtbot, window, open_panel):
     session = window.session
-    assert session.autosave_timer.isActive() and session.autosave_timer.interval() == 30_000
-    assert session.autosave_path == os.path.join(data_dir(), "autosave.lab.json")
+    assert session.autosave.timer.isActive() and session.autosave.timer.interval() == 30_000
+    assert session.autosave.path == os.path.join(data_dir(), "autosave.lab.json")
     state = open_panel(window, "request").state
-    assert session.autosave()  # the first one
-    assert not session.autosave()  # nothing changed since
+    assert session.autosave.save()  # the first one
+    assert not session.autosave.save()  # nothing changed since
     state.card("area").update({"wait_s": 30})
-    assert session.autosave()
-    saved = core_session.read_session(session.autosave_path)
+    assert session.autosave.save()
+    saved = core_session.read_session(session.autosave.path)
     assert saved["panels"]["request"]["cards"]["area"] == {"wait_s": 30.0}
 
 
@@ -178,31 +178,33 @@ def test_a_crash_offers_the_autosave_back(qtbot, tmp_path):
     qtbot.addWidget(first)
     first.show()
     first.load_panel_state("request", {"panel": "request", "cards": {"area": {"wait_s": 30}}})
-    assert first.session.autosave()
-    marker = first.session.marker_path
-    assert json.load(open(marker))["pid"] == os.getpid()
+    assert first.session.autosave.save()
+    marker = first.session.autosave.marker_path
+    with open(marker) as f:
+        assert json.load(f)["pid"] == os.getpid()
     # The run dies without closing: its marker stays, naming a process that is gone.
     with open(marker, "w") as f:
         json.dump({"pid": _dead_pid()}, f)
     second = MainWindow()
     qtbot.addWidget(second)
     second.show()
-    qtbot.waitUntil(lambda: second.session.restore_prompt is not None and second.session.restore_prompt.isVisible())
-    assert not second.session.restore_prompt.isModal()
-    assert not second.session.autosave_timer.isActive()  # the crash's autosave is kept until answered
+    autosave = second.session.autosave
+    qtbot.waitUntil(lambda: autosave.restore_prompt is not None and autosave.restore_prompt.isVisible())
+    assert not autosave.restore_prompt.isModal()
+    assert not autosave.timer.isActive()  # the crash's autosave is kept until answered
     with qtbot.waitSignal(second.session.opened) as opened:
-        second.session.restore_button.click()
-    assert opened.args == [second.session.autosave_path, True]
-    assert second.session.restore_prompt is None
+        autosave.restore_button.click()
+    assert opened.args == [autosave.path, True]
+    assert autosave.restore_prompt is None
     assert second.panel_state_json("request")["cards"]["area"] == {"wait_s": 30.0}
-    assert second.session.autosave_timer.isActive()
+    assert autosave.timer.isActive()
     second.close()
     first.close()
     assert not os.path.exists(marker)  # clean exits: no offer next time
     third = MainWindow()
     qtbot.addWidget(third)
     third.show()
-    assert third.session.restore_prompt is None and third.session.autosave_timer.isActive()
+    assert third.session.autosave.restore_prompt is None and third.session.autosave.timer.isActive()
 
 
 def _dead_pid() -> int:
