@@ -103,3 +103,18 @@ def test_large_image_shown_downsampled_figures_unchanged(tmp_path):
     assert max(img.pixels.shape[:2]) <= 1000
     assert img.display_scale == pytest.approx(img.pixels.shape[1] / 4000)
     assert any("full 4000×1500" in n for n in img.notes)
+
+
+def test_big_jpeg_is_decoded_at_display_size_and_measured_at_full_size(tmp_path):
+    """Issue 10: a photo is shown from a reduced decode (JPEG draft mode) that looks like
+    the full picture shrunk, while its size, and so every figure, is the full one."""
+    from vision.sample import write_photo
+
+    path = tmp_path / "photo6mp.jpg"
+    write_photo(path, 3000, 2000, orientation=6)  # taken sideways: 2000 wide, 3000 high upright
+    shown = load_image(path, display_max_side=800)
+    assert max(shown.pixels.shape[:2]) == 800 and (shown.width, shown.height) == (2000, 3000)
+    full = load_full_rgb(path)
+    assert full.shape[:2] == (shown.height, shown.width)
+    shrunk = np.asarray(Image.fromarray(full).resize(shown.pixels.shape[1::-1], Image.Resampling.BOX), dtype=int)
+    assert np.abs(shrunk - shown.pixels).mean() < 6  # the same picture, upright

@@ -63,8 +63,9 @@ class ImageColumn(QtWidgets.QWidget):
         toggles.addWidget(self.patch_toggle)
         toggles.addWidget(self.token_toggle)
         toggles.addStretch(1)
-        self.zoom_out_button = QtWidgets.QToolButton(text="−", toolTip="Zoom out (or the mouse wheel)")
-        self.zoom_in_button = QtWidgets.QToolButton(text="+", toolTip="Zoom in (or the mouse wheel); drag to pan")
+        self.zoom_out_button = QtWidgets.QToolButton(text="−", toolTip="Zoom out (or Ctrl+wheel on the picture)")
+        self.zoom_in_button = QtWidgets.QToolButton(text="+", toolTip="Zoom in (or Ctrl+wheel on the picture); "
+                                                    "drag the picture to pan")
         self.zoom_fit_button = QtWidgets.QToolButton(text="全图", toolTip="The whole picture")
         for button in (self.zoom_out_button, self.zoom_in_button, self.zoom_fit_button):
             toggles.addWidget(button)

@@ -28,9 +28,9 @@ def thumbnail_icon(pixels: np.ndarray, side: int = 112) -> QtGui.QIcon:
 class ImageGridView(pg.GraphicsLayoutWidget):
     """Draws a picture and a PatchGrid over it; hovering names the token under the mouse.
 
-    The picture zooms (wheel, zoom_by) and pans (drag); the grids follow: every k-th line
-    near the visible box is drawn (vision.grid.line_stride), one curve item per grid, and
-    a legend on the view says how many patches one line stands for."""
+    The picture zooms (the wheel, Ctrl+wheel in the window; zoom_by) and pans (drag); the
+    grids follow: every k-th line near the visible box is drawn (vision.grid.line_stride),
+    one curve item per grid, and a legend on the view says what one line stands for."""
 
     token_hovered = QtCore.Signal(object)  # token id or None
     # (x0, y0, x1, y1) in display pixels after a user zoom or pan; None: back to the whole picture
