@@ -39,6 +39,7 @@ _EDIT_KEYS = {Key.Key_Right, Key.Key_Left, Key.Key_Home, Key.Key_End, Key.Key_Sp
 _EDITORS = (QtWidgets.QLineEdit, QtWidgets.QAbstractSpinBox, QtWidgets.QTextEdit, QtWidgets.QPlainTextEdit,
             QtWidgets.QAbstractSlider, QtWidgets.QComboBox, QtWidgets.QAbstractItemView)
 READY_POLL_MS = 5
+PREFETCH_DELAY_MS = 400  # after a scene is on screen: its first paint and figures go first
 
 
 def install(window) -> None:
@@ -142,6 +143,11 @@ class TalkController(QtCore.QObject):
             self.presenter = PresenterView()
             self.presenter.setGeometry(other.availableGeometry())
             self.presenter.show()
+        self.prefetch = True  # build the next scene's panel once a scene is on screen
+        self._prefetch_timer = QtCore.QTimer(self)
+        self._prefetch_timer.setSingleShot(True)
+        self._prefetch_timer.setInterval(PREFETCH_DELAY_MS)
+        self._prefetch_timer.timeout.connect(self._prefetch_next)
         self._poll = QtCore.QTimer(self)
         self._poll.setInterval(READY_POLL_MS)
         self._poll.timeout.connect(self._check_ready)
@@ -165,6 +171,7 @@ class TalkController(QtCore.QObject):
         self.page.release()
         self.blank.set_blank(False)
         self.index = index
+        self._prefetch_timer.stop()
         self._ready_index = -1
         self._audio_started = False
         scene = self.scene
@@ -247,6 +254,16 @@ class TalkController(QtCore.QObject):
             self._autoplay(panel, scene.autoplay)
         self._ready_index = self.index
         self.scene_ready.emit(self.index)
+        if self.prefetch:
+            self._prefetch_timer.start()
+
+    def _prefetch_next(self) -> None:
+        """Build the next scene's panel while this one is talked about, so stepping to it
+        is a warm switch (panels build a section per event-loop turn)."""
+        upcoming = next((s for s in self.talk.scenes[self.index + 1:] if s.ok), None)
+        if upcoming is not None and self.is_ready() and not self.window.is_built(upcoming.panel):
+            self.window.load_panel_state(upcoming.panel, upcoming.state)
+            self.window.panel(upcoming.panel)
 
     def _autoplay(self, panel, name: str) -> None:
         player = self.page.player(panel, name)
@@ -307,6 +324,7 @@ class TalkController(QtCore.QObject):
         """Leave the talk: keys back to the panels, the bar and presenter gone."""
         QtWidgets.QApplication.instance().removeEventFilter(self)
         self._poll.stop()
+        self._prefetch_timer.stop()
         self.page.release()
         self.window.presentation_action.toggled.disconnect(self._on_presentation)
         ui_zoom.zoom_notifier().zoom_changed.disconnect(self._restyle)
@@ -371,4 +389,6 @@ def scene_window(talk_path: str, number: int):
     window = MainWindow()
     for chrome in (window.nav, window.menuBar(), window.statusBar()):
         chrome.hide()
-    return window, open_talk(window, talk, presentation=False, index=number - 1, autoplay=False)
+    controller = open_talk(window, talk, presentation=False, index=number - 1, autoplay=False)
+    controller.prefetch = False  # the picture is of this scene only
+    return window, controller

@@ -352,3 +352,20 @@ def test_with_two_screens_the_presenter_view_opens_on_the_other(tmp_path):
     seen = json.loads(out.stdout.strip().splitlines()[-1])
     assert seen["visible"] and seen["presenter"] != seen["window"]
     assert seen["next"].startswith("next → 2 ·")
+
+
+def test_the_next_scenes_panel_is_built_while_this_one_is_shown(qtbot):
+    from lab.main_window import MainWindow
+
+    talk = load_talk(CHAPTER3)
+    index = max(i for i, s in enumerate(talk.scenes) if s.panel == "request" and talk.scenes[i + 1].panel == "serving")
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    controller = open_talk(window, talk, presentation=False, index=index)
+    qtbot.waitUntil(controller.is_ready, timeout=30_000)
+    assert not window.is_built("serving")
+    qtbot.waitUntil(lambda: window.is_built("serving"), timeout=30_000)
+    assert window.current_key() == "request"  # built behind the scene on screen, not shown
+    assert window.panel_state_json("serving")["view"] == talk.scenes[index + 1].state["view"]
+    controller.close()
