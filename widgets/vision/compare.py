@@ -31,6 +31,7 @@ class CompareTab(QtWidgets.QWidget):
             view.setMinimumSize(260, 240)
             view.setMaximumHeight(320)
             view.show_patch_grid(False)  # the token grid alone shows the ×4 at a glance
+            view.min_gap_px = 4.0  # denser than the main view: thinning would hide the ×4
             caption = QtWidgets.QLabel()
             caption.setProperty("role", "caption")
             caption.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)

@@ -8,7 +8,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from vision.figures import patch_outlines
-from vision.grid import PatchGrid, line_stride
+from vision.grid import MIN_LINE_GAP_PX, PatchGrid, line_stride
 from widgets.theme import brush, color
 
 
@@ -38,6 +38,7 @@ class ImageGridView(pg.GraphicsLayoutWidget):
     SHADOW_MAX_LINES = 200
     ASSUMED_VIEW_PX = 600  # the view's size on screen before it is laid out
     ZOOM_STEP = 1.5
+    min_gap_px = MIN_LINE_GAP_PX  # lines closer than this on screen are thinned
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -171,7 +172,8 @@ class ImageGridView(pg.GraphicsLayoutWidget):
         g = self.grid
         patch = min(g.patch_w, g.patch_h) / self._screen_scale()  # screen pixels per patch
         token = patch * g.layout.merge
-        self.patch_stride, self.token_stride = line_stride(patch), line_stride(token)
+        self.patch_stride = line_stride(patch, self.min_gap_px)
+        self.token_stride = line_stride(token, self.min_gap_px)
         # Thinned patch lines fall on token lines: drawing both would only paint them twice.
         patch_on = self._patch_grid_on and not (self._token_grid_on and self.patch_stride >= g.layout.merge)
         self.patch_lines_on = patch_on
