@@ -12,7 +12,9 @@ A panel's own set-up is not a step: until a panel has been ready once (MainWindo
 its sections built, its first figures in), its changes only move the copy.
 
 A slider drag is one step: changes made while a slider of the panel is held down merge into
-the command of that drag (QUndoCommand.mergeWith), until the slider is released.
+the command of that drag (QUndoCommand.mergeWith), until the slider is released. Repeats of
+one edit in quick succession (a pan or wheel zoom of a picture, an arrow key held on a spin
+box) merge too, when less than MERGE_WINDOW_S apart; an undo or redo ends any merging.
 
 Players: a position moves 60 times a second while a figure plays, and panels also move it
 themselves (a new figure starts at its end). Only a seek the user drags on a player's slider
@@ -32,6 +34,7 @@ from widgets.timeline_player import TimelinePlayer
 PLAYER_LOOKUP_S = 0.5  # how long a panel's list of players is trusted (panels build in stages)
 SETTLE_POLL_MS = 50  # how often panels still setting up are asked whether they are ready
 SETTLE_GIVE_UP_S = 20.0  # a panel that never says ready is taken as ready after this
+MERGE_WINDOW_S = 0.6  # repeats of one edit closer than this are one step
 MERGE_ID = 0x5E55  # commands of one slider drag merge (any id >= 0 would do; one kind)
 Key = tuple[str, str]  # (group, name): ("cards", "area"), ("view", "tab"), ("players", "step")
 
@@ -62,17 +65,21 @@ class EditCommand(QtGui.QUndoCommand):
     """One step on one panel: the values before and after, of what changed."""
 
     def __init__(self, recorder: "UndoRecorder", key: str, before: dict[Key, Any], after: dict[Key, Any],
-                 drag: int | None):
+                 group: tuple | None):
         super().__init__(describe(key, after))
-        self.recorder, self.key, self.before, self.after, self.drag = recorder, key, before, after, drag
+        self.recorder, self.key, self.before, self.after, self.group = recorder, key, before, after, group
+        self.stamp = time.monotonic()  # of the latest change in this step
         self._done = True  # pushed after the edit happened: the first redo has nothing to do
 
     def id(self) -> int:  # noqa: A003 - Qt's name
-        return MERGE_ID if self.drag is not None else -1
+        return MERGE_ID if self.group is not None else -1
 
     def mergeWith(self, other: QtGui.QUndoCommand) -> bool:  # noqa: N802
-        if not (isinstance(other, EditCommand) and other.key == self.key and other.drag == self.drag):
+        if not (isinstance(other, EditCommand) and other.key == self.key and other.group == self.group):
             return False
+        if self.group[0] != "drag" and other.stamp - self.stamp > MERGE_WINDOW_S:
+            return False
+        self.stamp = other.stamp
         self.before = {**other.before, **self.before}
         self.after = {**self.after, **other.after}
         self.setText(describe(self.key, self.after))
@@ -112,6 +119,7 @@ class UndoRecorder(QtCore.QObject):
         self._paused = 0
         self._whole_action = False  # inside a user action on a whole panel (reset): players count
         self._drag = 0  # serial of the current (or next) slider drag
+        self._barrier = 0  # moves on each undo/redo: no step merges across one
         self._drag_slider: QtWidgets.QAbstractSlider | None = None
         self._flush_timer = QtCore.QTimer(self)
         self._flush_timer.setSingleShot(True)
@@ -191,9 +199,8 @@ class UndoRecorder(QtCore.QObject):
             changed = {k for k in changed if k[0] != "players"}  # playback, not the user
         if not changed:
             return
-        drag = self._drag_serial(panel)
         self.stack.push(EditCommand(self, key, {k: before.get(k) for k in changed},
-                                    {k: after.get(k) for k in changed}, drag))
+                                    {k: after.get(k) for k in changed}, self._group(panel, changed)))
         self.recorded.emit(key)
 
     def _seeking(self, key: str, fresh: bool = False) -> bool:
@@ -205,6 +212,17 @@ class UndoRecorder(QtCore.QObject):
             players = self.window.panel(key).findChildren(TimelinePlayer)
             self._players[key] = (now, players)
         return any(shiboken6.isValid(p) and p.slider.isSliderDown() for p in players)
+
+    def _group(self, panel: QtWidgets.QWidget, changed: set[Key]) -> tuple | None:
+        """What a step may merge with (None: nothing): the rest of its slider drag; else
+        the step before if it changed the same things less than MERGE_WINDOW_S earlier
+        (a pan or a wheel zoom of a picture, a spin box's arrow held down)."""
+        if self._whole_action:
+            return None
+        drag = self._drag_serial(panel)
+        if drag is not None:
+            return ("drag", drag)
+        return ("repeat", self._barrier, frozenset(changed))
 
     def _drag_serial(self, panel: QtWidgets.QWidget) -> int | None:
         """The serial of the slider drag under way in panel, or None (not a drag)."""
@@ -232,6 +250,7 @@ class UndoRecorder(QtCore.QObject):
     # ---- replaying ----------------------------------------------------------------------
     def apply(self, key: str, values: dict[Key, Any]) -> None:
         """Put values into key's panel through its model (undo/redo), recording nothing."""
+        self._barrier += 1  # the next edit is a step of its own, whatever it changes
         state = self.window.panel_state(key)
         if state is None:
             return

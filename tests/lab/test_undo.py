@@ -145,3 +145,26 @@ def test_undo_right_after_an_edit_undoes_that_edit(qtbot, window, open_panel):
     assert window.session.redo_action.text() == "Redo request: cards.area"
     window.undo_recorder.flush()
     assert window.undo_stack.count() == 1  # the undo itself is not a step
+
+
+def test_quick_repeats_of_one_edit_are_one_step(qtbot, window, open_panel, monkeypatch):
+    # A pan or a wheel zoom of a picture changes one view option many times a second.
+    state = open_panel(window, "request").state
+    for speed in (10.0, 30.0, 50.0):
+        state.set_view("step_speed", speed)
+        window.undo_recorder.flush()
+    assert window.undo_stack.count() == 1
+    state.card("area").update({"wait_s": 30})  # another edit: a step of its own
+    window.undo_recorder.flush()
+    assert window.undo_stack.count() == 2
+    window.undo_stack.undo()
+    window.undo_stack.undo()
+    assert state.view("step_speed") == 100.0
+    # The same repeats slower than the merge window are steps each.
+    import lab.undo
+
+    monkeypatch.setattr(lab.undo, "MERGE_WINDOW_S", -1.0)
+    for speed in (10.0, 30.0):
+        state.set_view("step_speed", speed)
+        window.undo_recorder.flush()
+    assert window.undo_stack.count() == 2 and window.undo_stack.index() == 2
