@@ -99,9 +99,12 @@ def snapshot(panel: str, out: str, width: int, height: int, fmt: str | None = No
         apply_fonts(shown)
         apply_plot_zoom(shown)
     if lang is not None:  # language (lab.language): every label in lang, the window's menus too
-        from lab.language import apply_language
+        from lab.language import apply_language, translate_tree
 
         apply_language(lang, widget if hasattr(widget, "language_actions") else None)
+        for _ in range(5):  # text a panel writes a moment later is translated too
+            app.processEvents()
+        translate_tree(widget)
     for _ in range(5):  # let layouts and plots settle
         app.processEvents()
     write_snapshot(widget, out, fmt)  # export: atomic; an OSError names what is wrong with --out

@@ -49,6 +49,9 @@ def panel_strings(key: str) -> list[tuple]:
     try:
         for lang in ("en", "zh"):
             i18n.set_language(lang)
+            for _ in range(20):  # text the panel writes a moment later (players, jobs)
+                app.processEvents()
+            i18n.translate_tree(panel)
     finally:
         i18n.record_catalog_use(None)
         i18n.set_language("both")

@@ -22,7 +22,7 @@ if grep -q '^## .*could not be built' "$LIST"; then
 fi
 for lang in zh en; do
   target=$([ "$lang" = zh ] && echo zh_CN || echo en)
-  "$BIN/pyside6-lupdate" -silent -disable-heuristic similartext "$DIR/strings_$lang.py" -ts "$DIR/lab_$lang.ts" -source-language zh_CN -target-language "$target" || exit 2
+  "$BIN/pyside6-lupdate" -silent -disable-heuristic similartext "$DIR/strings_$lang.py" "$DIR/strings_extra.py" -ts "$DIR/lab_$lang.ts" -source-language zh_CN -target-language "$target" || exit 2
   "$BIN/pyside6-lrelease" -silent "$DIR/lab_$lang.ts" -qm "$DIR/lab_$lang.qm" || exit 2
 done
 grep -v '^wrote ' "$LIST"  # per panel: the strings still without a translation

@@ -32,8 +32,8 @@ _SPACED_PAIR = re.compile(r"(.*[\u3400-\u9fff][^A-Za-z]*?)\s+([A-Za-z][^\u3000-\
 _REFERENCE = re.compile(r"(?:(?:§[\d.]+|(?:Fig\.|Example|Exercise|Table) [\d-]+)\s+)+(?=[\u3400-\u9fff])")
 _LEADING_TERMS = re.compile(r"(?:[A-Za-z0-9_.+-]+\s+)+(?=[\u3400-\u9fff])")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
-# Two or more capitalised words in a row name something ("Fish Audio S2 Pro", "Scaling Law").
-_PROPER_NAME = re.compile(r"\b[A-Z][A-Za-z0-9.-]*(?:\s+[A-Z0-9][A-Za-z0-9.-]*)+")
+# Names the Chinese text keeps as they are.
+_PROPER_NAME = re.compile(r"Fish Audio|Scaling Law|Flash Attention|Little's law")
 _FULL_WIDTH = str.maketrans({"\u3002": ".", "\uff0c": ", ", "\uff1a": ": ", "\uff1b": "; ", "\uff08": " (", "\uff09": ")", "\u3001": ", "})
 # A number as its own token: not the 3 in "Qwen3", nor the 2 in "3.1.2" after its dot.
 _NUMBER = re.compile(r"(?<![A-Za-z_\d.%])\d[\d,]*(?:\.\d+)?(?:[eE][+-]?\d+)?")
@@ -41,8 +41,8 @@ _PLACEHOLDER = re.compile(r"%(\d+)")
 _TAG = re.compile(r"(<[^<>]*>)")
 _RICH = re.compile(r"<(?:/?[a-zA-Z][a-zA-Z0-9]*)(?:\s[^<>]*)?/?>")
 # The book's own labels, as the English side names them.
-_BOOK_REFS = ((re.compile(r"图\s*(\d)"), r"Fig. \1"), (re.compile(r"例题\s*(\d)"), r"Example \1"),
-              (re.compile(r"练习\s*(\d)"), r"Exercise \1"), (re.compile(r"表\s*(\d)"), r"Table \1"),
+_BOOK_REFS = ((re.compile(r"图\s*(\d+-\d)"), r"Fig. \1"), (re.compile(r"例题\s*(\d+-\d)"), r"Example \1"),
+              (re.compile(r"练习\s*(\d+-\d)"), r"Exercise \1"), (re.compile(r"表\s*(\d+-\d)"), r"Table \1"),
               (re.compile(r"第\s*(\d+)\s*章"), r"chapter \1"), (re.compile(r"数值为示意|含示意值|示意"), "illustrative"))
 
 

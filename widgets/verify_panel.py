@@ -14,6 +14,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.verify import VerifyRow, verify_all
 from core.verify_state import VerifyState
+from widgets import i18n
 from widgets.jobs import BusyBadge, jobs
 from widgets.page import Reflow, min_chars, title_label
 from widgets.panels import PanelInfo
@@ -47,6 +48,10 @@ class VerifyTableModel(QtCore.QAbstractTableModel):
         self._haystacks: list[str] = []
         self._ok = QtGui.QColor(COLORS["tool"])
         self._bad = QtGui.QColor(COLORS["backlog"])
+        i18n.notifier().language_changed.connect(self._on_language_changed)
+
+    def _on_language_changed(self, _lang: str) -> None:
+        self.headerDataChanged.emit(QtCore.Qt.Orientation.Horizontal, 0, len(COLUMNS) - 1)
 
     def set_rows(self, rows: Sequence[VerifyRow]) -> None:
         self.beginResetModel()
@@ -93,7 +98,7 @@ class VerifyTableModel(QtCore.QAbstractTableModel):
 
     def headerData(self, section: int, orientation, role=QtCore.Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
         if role == QtCore.Qt.ItemDataRole.DisplayRole and orientation == QtCore.Qt.Orientation.Horizontal:
-            return COLUMNS[section]
+            return i18n.tr(COLUMNS[section])  # the column names in the chosen language
         return None
 
 

@@ -9,6 +9,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.training_figures import Bars
+from widgets import i18n
 from widgets.jobs import jobs
 
 if TYPE_CHECKING:
@@ -154,11 +155,18 @@ class Readout(QtWidgets.QWidget):
         self._doc = QtGui.QTextDocument(self)
         self._doc.setDocumentMargin(2)
         self._text = ""
+        self._source = ""  # as the panel wrote it; shown through widgets/i18n.tr
+        i18n.notifier().language_changed.connect(self._on_language_changed)
 
     def text(self) -> str:
         return self._text
 
+    def _on_language_changed(self, _lang: str) -> None:
+        self.setText(self._source)
+
     def setText(self, text: str) -> None:  # noqa: N802 - QLabel's name, so it reads the same
+        self._source = text
+        text = i18n.tr(text)
         if text != self._text:
             self._text = text
             self._doc.setDefaultFont(self.font())

@@ -342,12 +342,12 @@
         <translation>raw image: %1 kB — the receiver still runs the vision encoder E</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="81"/>
+        <location filename="strings_en.py" line="82"/>
         <source>图 %1-%2 · GPU 小时折算成 A100 等效(对数尺度)</source>
         <translation>Fig. %1-%2 · GPU hours as A100 equivalents (log scale)</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="87"/>
+        <location filename="strings_en.py" line="88"/>
         <source>图 %1-%2 · 状态没变大,但这段时间别人用不了</source>
         <oldsource>原图 raw image: %1 kB — 接收方还要做视觉编码 E</oldsource>
         <translation>Fig. %1-%2 · the state does not grow, but no one else can use it meanwhile</translation>
@@ -388,117 +388,122 @@
     </message>
     <message>
         <location filename="strings_en.py" line="77"/>
+        <source>图 %1</source>
+        <translation>image %1</translation>
+    </message>
+    <message>
+        <location filename="strings_en.py" line="78"/>
         <source>图 %1-%2 / %3-%4 · 工具有没有依赖</source>
         <translation>Fig. %1-%2 / %3-%4 · do the tools depend on each other</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="78"/>
+        <location filename="strings_en.py" line="79"/>
         <source>图 %1-%2 / %3-%4 · 抖动缓冲与打断</source>
         <translation>Fig. %1-%2 / %3-%4 · jitter buffer and interrupt</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="79"/>
+        <location filename="strings_en.py" line="80"/>
         <source>图 %1-%2 · %3ND 与逐项核算</source>
         <translation>Fig. %1-%2 · %3ND vs item by item</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="80"/>
+        <location filename="strings_en.py" line="81"/>
         <source>图 %1-%2 · GPU 小时折算成 A100 等效</source>
         <translation>Fig. %1-%2 · GPU hours as A100 equivalents</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="82"/>
+        <location filename="strings_en.py" line="83"/>
         <source>图 %1-%2 · 一次 prefill,接着逐个 decode</source>
         <translation>Fig. %1-%2 · one prefill, then decode one by one</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="83"/>
+        <location filename="strings_en.py" line="84"/>
         <source>图 %1-%2 · 三种数据与交接</source>
         <translation>Fig. %1-%2 · three kinds of data and their hand-offs</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="84"/>
+        <location filename="strings_en.py" line="85"/>
         <source>图 %1-%2 · 分支共享前缀</source>
         <translation>Fig. %1-%2 · branches share a prefix</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="85"/>
+        <location filename="strings_en.py" line="86"/>
         <source>图 %1-%2 · 前向逐层向上,反向逐层向下;激活从前向完成留到反向用完</source>
         <translation>Fig. %1-%2 · forward goes up layer by layer, backward comes down; activations live from forward until backward uses them</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="86"/>
+        <location filename="strings_en.py" line="87"/>
         <source>图 %1-%2 · 各尝试 %3 次:失败也进分子</source>
         <translation>Fig. %1-%2 · %3 attempts each: failures count in the numerator too</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="88"/>
+        <location filename="strings_en.py" line="89"/>
         <source>图 %1-%2 · 缩短哪一段,只改变包含它的指标</source>
         <translation>Fig. %1-%2 · shortening a segment changes only the metrics that contain it</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="89"/>
+        <location filename="strings_en.py" line="90"/>
         <source>图 %1-%2 · 训练投入是截距,单次调用是斜率</source>
         <translation>Fig. %1-%2 · training is the intercept, each call the slope</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="90"/>
+        <location filename="strings_en.py" line="91"/>
         <source>图 %1-%2:某个角色变慢,后继角色就要等。同步方案等新权重就绪再生成;异步让生成与更新重叠,但样本由旧版本权重生成(v = 生成时的权重版本)。</source>
         <translation>Fig. %1-%2: when one role slows down, the roles after it wait. The synchronous scheme generates once new weights are ready; the asynchronous one overlaps generation and update, but samples come from older weights (v = weights version at generation).</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="91"/>
+        <location filename="strings_en.py" line="92"/>
         <source>圆点 = 到达 · 短竖线 = 原定播放 · 色条 = 实际播放 (model; live run drawn over it)</source>
         <translation>dots = arrival · ticks = scheduled playback · bars = actual playback (model; live run drawn over it)</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="92"/>
+        <location filename="strings_en.py" line="93"/>
         <source>均匀混合 %1:%2</source>
         <translation>even mix %1:%2</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="93"/>
+        <location filename="strings_en.py" line="94"/>
         <source>尖峰 %1</source>
         <translation>spike %1</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="94"/>
+        <location filename="strings_en.py" line="95"/>
         <source>工具 / 环境 / 反馈</source>
         <translation>tools / environment / feedback</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="95"/>
+        <location filename="strings_en.py" line="96"/>
         <source>平均数相同,负载不一定相同:三段的平均请求率都是每秒 %1 条,只有长输入(%2→%3)与长输出(%4→%5)两类的占比不同。decode 能力由显存带宽给出(虚线 = %6%);前一分钟空闲的算力留不到后一分钟。</source>
         <translation>The same average is not the same load: all three windows average %1 requests per second; only the shares of long-input (%2→%3) and long-output (%4→%5) requests differ. Decode capacity comes from memory bandwidth (dashed = %6%); compute idle in the first minute cannot be saved for the second.</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="96"/>
+        <location filename="strings_en.py" line="97"/>
         <source>异步 asynchronous · 生成与更新重叠,数据可能滞后</source>
         <translation>asynchronous · generation overlaps the update; data may lag</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="97"/>
+        <location filename="strings_en.py" line="98"/>
         <source>当前(问题在图片之后)</source>
         <translation>now (question after the images)</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="98"/>
+        <location filename="strings_en.py" line="99"/>
         <source>当前: 峰值 %1 步 @ %2 s · 排空 %3 s</source>
         <translation>now: peak %1 steps @ %2 s · drained %3 s</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="109"/>
+        <location filename="strings_en.py" line="110"/>
         <source>查询—键配对 pairs</source>
         <translation>query–key pairs</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="113"/>
+        <location filename="strings_en.py" line="114"/>
         <source>注意力 attention (%1ND 漏算)</source>
         <oldsource>当前: 峰值 %1 步 @ %2 s · 排空 %3 s</oldsource>
         <translation>attention (missed by %1ND)</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="99"/>
+        <location filename="strings_en.py" line="100"/>
         <source>当前参数</source>
         <translation>current parameters</translation>
     </message>
@@ -518,52 +523,52 @@
         <translation>+ %1 text tokens</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="100"/>
+        <location filename="strings_en.py" line="101"/>
         <source>形状为示意</source>
         <translation>shapes are illustrative</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="101"/>
+        <location filename="strings_en.py" line="102"/>
         <source>悬停一个 token,看它合并了哪几个 patch</source>
         <translation>hover over a token to see which patches it merges</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="102"/>
+        <location filename="strings_en.py" line="103"/>
         <source>打断</source>
         <translation>interrupt</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="103"/>
+        <location filename="strings_en.py" line="104"/>
         <source>打断时刻、后端与释放延迟为示意</source>
         <translation>interrupt time, backend and release delays are illustrative</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="104"/>
+        <location filename="strings_en.py" line="105"/>
         <source>抖动 + 尖峰 (示意)</source>
         <translation>jitter + spikes (illustrative)</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="105"/>
+        <location filename="strings_en.py" line="106"/>
         <source>整个请求</source>
         <translation>whole request</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="106"/>
+        <location filename="strings_en.py" line="107"/>
         <source>时长为示意</source>
         <translation>durations are illustrative</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="107"/>
+        <location filename="strings_en.py" line="108"/>
         <source>更新 / 反馈</source>
         <translation>update / feedback</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="108"/>
+        <location filename="strings_en.py" line="109"/>
         <source>有限缓冲吸收抖动,补不了速率缺口</source>
         <translation>a finite buffer absorbs jitter, not a rate deficit</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="110"/>
+        <location filename="strings_en.py" line="111"/>
         <source>样例 %1×%2 (generated)</source>
         <translation>sample %1×%2 (generated)</translation>
     </message>
@@ -572,37 +577,37 @@
         <translation type="vanished">model and resize policy · Qwen3-VL-%1B (patch %2, %3×%4 merge, DeepStack ×%5)</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="111"/>
+        <location filename="strings_en.py" line="112"/>
         <source>步时与 codec 帧率为示意</source>
         <translation>step times and codec frame rate are illustrative</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="112"/>
+        <location filename="strings_en.py" line="113"/>
         <source>每次更新读 %1 个输入 token,损失只用 %2 个。只屏蔽标签时词表投影照样对全部 %3 行执行;只对监督行投影省 %4 TFLOPs(更新的 %5%)。</source>
         <translation>Each update reads %1 input tokens; the loss uses only %2. Masking labels alone still runs the vocabulary projection on all %3 rows; projecting supervised rows only saves %4 TFLOPs (%5% of the update).</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="114"/>
+        <location filename="strings_en.py" line="115"/>
         <source>激活 = 每层为反向保存的张量(BF16,flash attention 不存注意力分数)的估算;书中图 %1-%2 的时长为示意,这里按所选卡的 BF16 峰值 × MFU 折算。“均分”只是把状态切开分给多卡保存的粗略示意(第 %3 章)。</source>
         <translation>Activations = an estimate of the tensors each layer saves for backward (BF16; flash attention keeps no attention scores). The durations of the book&apos;s Fig. %1-%2 are illustrative; here they follow the chosen card&apos;s BF16 peak × MFU. &quot;Split evenly&quot; is only a rough sketch of sharding the state over cards (chapter %3).</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="115"/>
+        <location filename="strings_en.py" line="116"/>
         <source>激活与时长为估算/示意</source>
         <translation>activations and durations are estimates / illustrative</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="116"/>
+        <location filename="strings_en.py" line="117"/>
         <source>状态驻留(KV、显存)</source>
         <translation>state resident (KV, memory)</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="117"/>
+        <location filename="strings_en.py" line="118"/>
         <source>生成 / decode</source>
         <translation>generation / decode</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="118"/>
+        <location filename="strings_en.py" line="119"/>
         <source>相同奖励,学习信号归零</source>
         <translation>Same rewards: the learning signal vanishes</translation>
     </message>
@@ -611,169 +616,209 @@
         <translation type="vanished">real replay · once the KV pool is full, idle compute cannot take new requests — continuous batching, two scenarios side by side</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="119"/>
+        <location filename="strings_en.py" line="120"/>
         <source>积压 / 超限</source>
         <translation>backlog / overload</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="120"/>
+        <location filename="strings_en.py" line="121"/>
         <source>等待 / 空闲</source>
         <translation>waiting / idle</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="121"/>
+        <location filename="strings_en.py" line="122"/>
         <source>练习 %1-%2 · %3 ms 与 %4 ms 初始缓冲</source>
         <translation>Exercise %1-%2 · %3 ms vs %4 ms initial buffer</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="122"/>
+        <location filename="strings_en.py" line="123"/>
         <source>练习 %1-%2 · 只屏蔽标签 vs 只对监督 token 做词表投影</source>
         <translation>Exercise %1-%2 · masking labels only vs projecting supervised tokens only</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="123"/>
+        <location filename="strings_en.py" line="124"/>
         <source>练习 %1-%2 · 总输出相同,请求数不同</source>
         <translation>Exercise %1-%2 · same total output, different request counts</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="124"/>
+        <location filename="strings_en.py" line="125"/>
         <source>练习 %1-%2 · 每个成功任务的成本</source>
         <translation>Exercise %1-%2 · cost per successful task</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="125"/>
+        <location filename="strings_en.py" line="126"/>
         <source>练习 %1-%2 · 选哪个模型取决于未来调用量</source>
         <translation>Exercise %1-%2 · which model to pick depends on future calls</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="126"/>
+        <location filename="strings_en.py" line="127"/>
         <source>练习 %1-%2 · 预算翻倍,新增计算分给谁</source>
         <translation>Exercise %1-%2 · budget doubled: where the extra compute goes</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="127"/>
+        <location filename="strings_en.py" line="128"/>
         <source>练习 %1-%2:两次测量的周期总量连成直线,斜率 = 每条回答的 f_g + f_r,截距 = 一次更新 F_u(图中 ◆)。同结构教师对每条回答前向一次;权重独立发给每个副本。</source>
         <translation>Exercise %1-%2: the line through two measured cycle totals has slope = f_g + f_r per answer and intercept = one update F_u (◆ in the figure). A same-shape teacher forwards each answer once; weights go to each replica separately.</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="128"/>
+        <location filename="strings_en.py" line="129"/>
         <source>缓冲余量 B(t) = A(t) − P(t)</source>
         <translation>buffer margin B(t) = A(t) − P(t)</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="129"/>
+        <location filename="strings_en.py" line="130"/>
         <source>编码结果 EC</source>
         <translation>encoder output EC</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="130"/>
+        <location filename="strings_en.py" line="131"/>
         <source>编码结果 EC: %1 MiB — 接收方从语言 prefill P 开始</source>
         <translation>encoder output EC: %1 MiB — the receiver starts at language prefill P</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="131"/>
+        <location filename="strings_en.py" line="132"/>
         <source>网络 %1 ms 为示意</source>
         <translation>network %1 ms is illustrative</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="132"/>
+        <location filename="strings_en.py" line="133"/>
         <source>耗尽 %1 s</source>
         <translation>runs dry %1 s</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="133"/>
+        <location filename="strings_en.py" line="134"/>
         <source>自适应缓冲</source>
         <translation>adaptive buffer</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="134"/>
+        <location filename="strings_en.py" line="135"/>
         <source>蓝 = 图片 token,橙 = 问题,灰 = 前缀;红框 = 换问题后要重算的 KV。</source>
         <translation>blue = image tokens, orange = question, grey = prefix; red frame = KV recomputed after a new question.</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="135"/>
+        <location filename="strings_en.py" line="136"/>
         <source>虚线 %1% = %2 步/s</source>
         <translation>dashed %1% = %2 steps/s</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="136"/>
+        <location filename="strings_en.py" line="137"/>
         <source>视觉 token</source>
         <translation>visual tokens</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="137"/>
+        <location filename="strings_en.py" line="138"/>
         <source>设备静音</source>
         <translation>device muted</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="138"/>
+        <location filename="strings_en.py" line="139"/>
         <source>词表投影 lm_head</source>
         <translation>vocabulary projection lm_head</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="139"/>
+        <location filename="strings_en.py" line="140"/>
         <source>语言 KV</source>
         <translation>language KV</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="140"/>
+        <location filename="strings_en.py" line="141"/>
         <source>语言 KV: %1 MiB — 交接已完成的语言上下文,直接 D</source>
         <translation>language KV: %1 MiB — hands over the finished language context, straight to D</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="141"/>
+        <location filename="strings_en.py" line="142"/>
         <source>输入 %1 token/s</source>
         <translation>input %1 tokens/s</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="142"/>
+        <location filename="strings_en.py" line="143"/>
         <source>输入处理 / prefill</source>
         <translation>input processing / prefill</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="143"/>
+        <location filename="strings_en.py" line="144"/>
         <source>逐项 / %1ND = %2 (+%3%)</source>
         <translation>item by item / %1ND = %2 (+%3%)</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="144"/>
+        <location filename="strings_en.py" line="145"/>
         <source>释放缓冲/状态</source>
         <translation>buffers/state released</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="145"/>
+        <location filename="strings_en.py" line="146"/>
         <source>长流 + %1 ms 尖峰</source>
         <translation>long stream + %1 ms spike</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="146"/>
+        <location filename="strings_en.py" line="147"/>
         <source>问题在前 before: 换问题后保留 %1 B,重算 %2 MiB</source>
         <translation>question before: after a new question %1 B kept, %2 MiB recomputed</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="147"/>
+        <location filename="strings_en.py" line="148"/>
         <source>问题在后 after: 换问题后保留 %1 MiB,重算 %2 MiB</source>
         <translation>question after: after a new question %1 MiB kept, %2 MiB recomputed</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="148"/>
+        <location filename="strings_en.py" line="149"/>
         <source>问题放在哪里 · 换一个问题,哪些 KV 还能用</source>
         <translation>Where the question goes · which KV survives a new question</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="149"/>
+        <location filename="strings_en.py" line="150"/>
         <source>首个有用输出</source>
         <translation>first useful output</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="150"/>
+        <location filename="strings_en.py" line="151"/>
         <source>首响应 TTFT</source>
         <translation>first response TTFT</translation>
     </message>
     <message>
-        <location filename="strings_en.py" line="151"/>
+        <location filename="strings_en.py" line="152"/>
         <source>首播</source>
         <translation>first playback</translation>
+    </message>
+    <message>
+        <location filename="strings_extra.py" line="7"/>
+        <source>· %1 layer activations alive (micro-batch %2/%3) ·</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="strings_extra.py" line="10"/>
+        <source>calculator</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="strings_extra.py" line="11"/>
+        <source>book ref</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="strings_extra.py" line="12"/>
+        <source>output</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="strings_extra.py" line="13"/>
+        <source>book prints</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="strings_extra.py" line="14"/>
+        <source>book value</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="strings_extra.py" line="15"/>
+        <source>computed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="strings_extra.py" line="16"/>
+        <source>tolerance</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 </TS>
