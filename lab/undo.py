@@ -130,7 +130,9 @@ class UndoRecorder(QtCore.QObject):
         self._settle_timer.setInterval(SETTLE_POLL_MS)
         self._settle_timer.timeout.connect(self._check_settled)
         self._edit_keys = _EditKeys(self)
+        self._slots: dict[str, Any] = {}  # key -> the slot on its state's `changed`
         window.panel_built.connect(self.watch)
+        window.installEventFilter(self)
         for key in window.panel_keys():
             if window.panel_state(key) is not None:
                 self.watch(key)
@@ -143,7 +145,22 @@ class UndoRecorder(QtCore.QObject):
         self._copies[key] = state.to_json()
         self._built_at[key] = time.monotonic()
         self._settle_timer.start()
-        state.changed.connect(lambda path, value, key=key: self._on_changed(key, path, value))
+        self._slots[key] = state.changed.connect(lambda path, value, key=key: self._on_changed(key, path, value))
+
+    def detach(self) -> None:
+        """Stop listening (the window closes: its models may outlive it)."""
+        for key, slot in self._slots.items():
+            state = self.window.panel_state(key)
+            if state is not None:
+                state.changed.disconnect(slot)
+        self._slots.clear()
+        self._flush_timer.stop()
+        self._settle_timer.stop()
+
+    def eventFilter(self, watched, event):  # noqa: N802
+        if watched is self.window and event.type() == QtCore.QEvent.Type.Close:
+            self.detach()
+        return False
 
     def is_settled(self, key: str) -> bool:
         """key's panel has been ready once: its changes are the user's from now on."""

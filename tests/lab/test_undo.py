@@ -168,3 +168,12 @@ def test_quick_repeats_of_one_edit_are_one_step(qtbot, window, open_panel, monke
         state.set_view("step_speed", speed)
         window.undo_recorder.flush()
     assert window.undo_stack.count() == 2 and window.undo_stack.index() == 2
+
+
+def test_a_closed_window_stops_listening(qtbot, window, open_panel):
+    state = open_panel(window, "request").state
+    listeners = len(state.changed)
+    window.close()
+    assert len(state.changed) <= listeners - 1  # the recorder's slot is gone
+    state.card("area").update({"wait_s": 30})  # a model outliving its window
+    assert window.undo_stack.count() == 0
