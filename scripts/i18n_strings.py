@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
 
     keys = args.panels or panel_keys()
     every: dict[tuple, set[str]] = {}
-    missing = 0
+    missing, failed = 0, False
     sources = [("window", window_strings)] + [(k, lambda k=k: panel_strings(k)) for k in keys]
     for key, collect in sources:
         try:
@@ -102,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as err:  # noqa: BLE001 - one panel that fails to build still lists the rest
             print(f"## {key}: could not be built: {err!r}")
             missing += 1
+            failed = True
             continue
         untranslated = sorted({(lang, ctx, src) for lang, ctx, src, found in recorded if not found})
         for lang, ctx, src, _ in recorded:
@@ -110,7 +111,9 @@ def main(argv: list[str] | None = None) -> int:
         for lang, ctx, src in untranslated:
             print(f"  [{lang}] {ctx}: {src!r}")
         missing += len(untranslated)
-    if args.write:
+    if args.write and failed:
+        print("strings files left as they were: a panel could not be built")
+    elif args.write:
         for lang in ("zh", "en"):
             rows = sorted((ctx, src) for (lg, ctx, src) in every if lg == lang)
             with open(OUT.format(lang=lang), "w", encoding="utf-8") as f:
