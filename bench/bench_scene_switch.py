@@ -27,6 +27,7 @@ from PySide6 import QtCore, QtWidgets  # noqa: E402
 TALK = Path(__file__).resolve().parents[1] / "talks" / "chapter3.toml"
 TARGET_MS = 150.0
 ROUNDS = 3
+DWELL_S = 1.5  # how long a scene stays on screen when stepping at a speaker's pace
 SIZE = (1280, 720)
 
 
@@ -80,19 +81,10 @@ def summary(samples: list[float]) -> dict:
 def main() -> None:
     from core.talk import load_talk
     from lab.app import application
-    from lab.main_window import MainWindow
-    from lab.settings import Settings
     from lab.talk import open_talk
 
     app = application()
-    Settings().set("last_panel", "verify")  # a panel no scene shows: every scene's is cold
-    window = MainWindow()
-    for chrome in (window.nav, window.menuBar(), window.statusBar()):
-        chrome.hide()  # as presentation mode and `lab snapshot --talk` show a scene
-    window.resize(*SIZE)
-    window.show()
-    while not window.is_ready("verify"):
-        app.processEvents()
+    window = fresh_window(app)
     talk = load_talk(TALK)
     scenes = talk.scenes
     watch = PaintWatch(window)
@@ -116,20 +108,63 @@ def main() -> None:
             ms = switch_ms(app, window, controller, watch, index)
             warm.append(ms)
             by_panel.setdefault(scene.panel, []).append(ms)
+    warm_cpu = list(CPU_MS)
+    controller.close()
+    window.close()
+    stepped = step_in_order(app, talk)
     worst = max(range(len(warm)), key=warm.__getitem__)
     report = {
         "talk": TALK.name, "scenes": len(scenes), "size": f"{SIZE[0]}x{SIZE[1]}", "rounds": ROUNDS,
         "warm_switch_ms": summary(warm),
-        "warm_switch_cpu_ms": summary(CPU_MS),
+        "warm_switch_cpu_ms": summary(warm_cpu),
         "load_average": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count(),
         "warm_by_panel_ms": {k: stats(v, digits=1) for k, v in by_panel.items()},
         "slowest_warm_scene": scenes[worst % len(scenes)].label,
         "cold_first_visit_ms": summary(list(cold.values())),
         "cold_by_panel_ms": {k: round(v, 1) for k, v in cold.items()},
+        f"first_visits_stepped_in_order_ms (fresh window, {DWELL_S:g} s a scene)": summary(stepped),
     }
     print(json.dumps(report, ensure_ascii=False, indent=1))
+
+
+def fresh_window(app):
+    """A main window as presentation mode shows a scene, on a panel no scene shows."""
+    from lab.main_window import MainWindow
+    from lab.settings import Settings
+
+    Settings().set("last_panel", "verify")  # every scene's panel is then a first visit
+    window = MainWindow()
+    for chrome in (window.nav, window.menuBar(), window.statusBar()):
+        chrome.hide()  # as presentation mode and `lab snapshot --talk` show a scene
+    window.resize(*SIZE)
+    window.show()
+    while not window.is_ready("verify"):
+        app.processEvents()
+    return window
+
+
+def step_in_order(app, talk) -> list[float]:
+    """A speaker's pace on a new window: each scene shown DWELL_S, then the next; the wall
+    ms of the switches onto a panel's first scene (its panel built ahead, or not)."""
+    from lab.talk import open_talk
+
+    window = fresh_window(app)
+    watch = PaintWatch(window)
+    app.installEventFilter(watch)
+    controller = open_talk(window, talk, presentation=False, index=0)
+    seen, firsts = {talk.scenes[0].panel}, []
+    for index, scene in enumerate(talk.scenes[1:], start=1):
+        until = time.perf_counter() + DWELL_S
+        while time.perf_counter() < until:
+            app.processEvents()
+        ms = switch_ms(app, window, controller, watch, index)
+        if scene.panel not in seen:
+            seen.add(scene.panel)
+            firsts.append(ms)
+    app.removeEventFilter(watch)
     controller.close()
     window.close()
+    return firsts
 
 
 if __name__ == "__main__":
