@@ -46,8 +46,12 @@ def test_choosing_english_translates_the_panel_and_is_saved(qtbot):
     assert [t for t in _labels(panel) if has_cjk(t)] == []
     assert window.menus["file"].title() == "&File"
     assert window.nav.item(0).text() == "§3.1  Request & Metrics"
+    message = window.status.currentMessage()
+    assert message.startswith("§3.1 Request & Metrics · ") and not has_cjk(message)
     window.language_actions["zh"].trigger()
     assert window.menus["file"].title() == "文件(&F)"
+    assert window.status.currentMessage().startswith("§3.1 请求与指标 · Ctrl+1…")
+    assert "切换面板" in window.status.currentMessage()
     assert window.nav.item(0).text() == "§3.1  请求与指标"
     window.language_actions["both"].trigger()
     assert _labels(panel) == before
