@@ -14,8 +14,13 @@ _ROW = QtWidgets.QBoxLayout.Direction.LeftToRight
 _STACK = QtWidgets.QBoxLayout.Direction.TopToBottom
 
 
+def _needed(widget: QtWidgets.QWidget) -> QtCore.QSize:
+    """The least size widget takes: its hint or its set minimum, whichever is larger."""
+    return widget.minimumSizeHint().expandedTo(widget.minimumSize())
+
+
 def _needed_width(widget: QtWidgets.QWidget) -> int:
-    return max(widget.minimumSizeHint().width(), widget.minimumWidth())
+    return _needed(widget).width()
 
 
 class ReflowBox(QtWidgets.QWidget):
@@ -41,7 +46,7 @@ class ReflowBox(QtWidgets.QWidget):
     def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
         """As narrow as the widest part (it stacks rather than push its parent wider); as
         tall as the parts are in the current arrangement."""
-        hints = [p.minimumSizeHint() for p in self.parts]
+        hints = [_needed(p) for p in self.parts]
         if self.stacked:
             height = sum(h.height() for h in hints) + self.box.spacing() * (len(hints) - 1)
         else:
@@ -57,6 +62,12 @@ class ReflowBox(QtWidgets.QWidget):
         if event.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.StyleChange):
             self._reflow(self.width())
         super().changeEvent(event)
+
+    def event(self, event):  # noqa: A003
+        # A part asks for more room (a busy badge shown beside the buttons): what fits changes.
+        if event.type() == QtCore.QEvent.Type.LayoutRequest:
+            self._reflow(self.width())
+        return super().event(event)
 
     def _reflow(self, width: int) -> None:
         direction = _ROW if width >= self._row_width() else _STACK
@@ -97,14 +108,14 @@ class ReflowSplitter(QtWidgets.QSplitter):
     def _stacked_heights(self) -> list[int]:
         """Stacked, each pane is at least one screen high: the picture fills the view, the
         figures are one scroll below."""
-        heights = [self.widget(i).minimumSizeHint().height() for i in range(self.count())]
+        heights = [_needed(self.widget(i)).height() for i in range(self.count())]
         heights[-1] = max(heights[-1], self.fontMetrics().lineSpacing() * self._stacked_lines)
         return [max(h, self._screen_height()) for h in heights]
 
     def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
         first, second = self._needs()
         if self.orientation() == QtCore.Qt.Orientation.Horizontal:
-            heights = [self.widget(i).minimumSizeHint().height() for i in range(self.count())]
+            heights = [_needed(self.widget(i)).height() for i in range(self.count())]
             return QtCore.QSize(max(first, second), max(heights, default=0))
         return QtCore.QSize(max(first, second), sum(self._stacked_heights()) + self.handleWidth())
 
