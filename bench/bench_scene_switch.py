@@ -1,12 +1,15 @@
 """Scene switch time of a talk: from the key (controller.go) to the scene on screen, i.e.
-the panel ready, scrolled to its card, and the window painted (one full paint). Prints one JSON
-object. Not a test.
+the panel ready, scrolled to its figure or card, and the window painted (one full paint).
+Prints one JSON object. Not a test.
 
-talks/chapter3.toml in a 1280×720 window as `lab snapshot --talk` shows it. Cold: the
-first visit of each panel (its widgets built then); warm: every scene again, ROUNDS times,
-all panels built (what a talk stepped in order gets: the controller builds the next
-scene's panel while the current one is on screen). Each switch also pauses the ▶ of the scene left and starts the ▶ of
-a scene that asks for it, as in a talk. Target (issue 10): p95 <= 150 ms including the redraw.
+talks/chapter3.toml in a 1280×720 window as `lab snapshot --talk` shows it.
+- cold: the first visit of each panel, its widgets built then;
+- warm: every scene again, ROUNDS times, all panels built; wall ms and the process's CPU ms
+  (on a busy machine the wall clock also counts waiting for a core);
+- first visits stepped in order on a new window at a speaker's pace: the controller builds
+  the next scene's panel while the current one is on screen.
+Each switch pauses the ▶ of the scene left and starts the ▶ of a scene that asks for it,
+as in a talk. Target (issue 10): p95 <= 150 ms including the redraw.
 """
 from __future__ import annotations
 

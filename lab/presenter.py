@@ -128,7 +128,8 @@ class SceneStrip(QtWidgets.QWidget):
             index = self.index_at(event.position().x() if hasattr(event, "position") else event.pos().x())
             if index >= 0:
                 scene = self._talk.scenes[index]
-                QtWidgets.QToolTip.showText(event.globalPos(), scene.error or f"{scene.number} · {scene.title or scene.panel}", self)
+                text = scene.error or f"{scene.number} · {scene.title or scene.panel}"
+                QtWidgets.QToolTip.showText(event.globalPos(), text, self)
             else:
                 QtWidgets.QToolTip.hideText()
             return True

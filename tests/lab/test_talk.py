@@ -144,6 +144,12 @@ def test_clicker_keys_step_jump_and_skip_nothing_good(qtbot, talk_window):
     assert controller.index == last
     _key(qtbot, window, controller, Key.Key_Home)
     assert controller.index == 0 and window.current_key() == "request"
+    strip = controller.bar.strip  # a click on the strip's 5th dot: scene 5
+    left, step, _ = strip._geometry()
+    fifth = QtCore.QPoint(int(left + step * 4.5), strip.height() // 2)
+    qtbot.mouseClick(strip, QtCore.Qt.MouseButton.LeftButton, pos=fifth)
+    qtbot.waitUntil(controller.is_ready, timeout=30_000)
+    assert controller.index == 4 and strip.label_text().startswith("5 / ")
 
 
 def test_blank_and_notes_toggle(qtbot, talk_window):
@@ -271,7 +277,8 @@ def test_snapshot_talk_bad_input_exits_2_naming_the_option(args, field, hint, tm
 
 def test_snapshot_of_a_bad_scene_exits_2_with_its_message(tmp_path, capsys):
     path = tmp_path / "t.toml"
-    path.write_text('[[scene]]\npanel = "agents"\n[[scene]]\ntitle = "two"\npanel = "request"\nzoom = 7\n', encoding="utf-8")
+    path.write_text('[[scene]]\npanel = "agents"\n[[scene]]\ntitle = "two"\npanel = "request"\nzoom = 7\n',
+                    encoding="utf-8")
     assert main(["snapshot", "--talk", str(path), "--scene", "2", "--out", str(tmp_path / "x.png")]) == 2
     err = capsys.readouterr().err
     assert "--scene:" in err and "scene 2 «two»: zoom" in err
