@@ -83,14 +83,31 @@ def apply_checked(window, data: dict) -> None:
         raise SessionError(f"theme: got {data['theme']!r}; valid: {', '.join(themes)}")
     recorder = getattr(window, "undo_recorder", None)
     with recorder.paused() if recorder is not None else _nothing():
-        for key, state in data["panels"].items():
-            window.load_panel_state(key, state)
+        _load_all(window, data["panels"])
     _apply_look(window, data)
     _apply_geometry(window, data["window"])
     if data["current_panel"] in window.panel_keys():
         window.show_panel(data["current_panel"])
     if recorder is not None:
         recorder.stack.clear()  # like opening a document: the steps were of another state
+
+
+def _load_all(window, panels: dict) -> None:
+    """Load every panel's checked state; should one still be refused (the dry run said it
+    would not be), the panels loaded so far go back to what they were."""
+    from core.registry import ParamError
+
+    done: dict[str, dict | None] = {}
+    try:
+        for key, state in panels.items():
+            previous = window.panel_state_json(key)
+            window.load_panel_state(key, state)  # a refusal leaves this panel as it was
+            done[key] = previous
+    except (ParamError, KeyError, TypeError, ValueError) as err:
+        for loaded, previous in done.items():
+            if previous is not None:
+                window.load_panel_state(loaded, previous)
+        raise SessionError(f"panels.{key}: {err}") from None
 
 
 class _nothing:

@@ -242,3 +242,26 @@ def test_the_edit_menu_holds_undo_redo_and_reset(window):
     files = [a.text() for a in window.menus["file"].actions()]
     assert {"Open session…", "Save session…", "Recent sessions"} <= set(files)
     assert isinstance(window.session.recent_menu, QtWidgets.QMenu)
+
+
+def test_a_panel_refusing_at_the_last_moment_rolls_back_the_others(qtbot, window, tmp_path, open_panel,
+                                                                  monkeypatch):
+    from core.registry import ParamError
+
+    request = open_panel(window, "request").state
+    training = open_panel(window, "training").state
+    request.card("area").update({"wait_s": 30})
+    path = tmp_path / "s.lab.json"
+    assert window.session.save_path(str(path))
+    request.card("area").update({"wait_s": 5})
+    _settle(qtbot, window)
+    before = _everything(window)
+
+    def refuse(data):
+        raise ParamError("view.tab", "refused after the dry run")
+
+    monkeypatch.setattr(training, "load_json", refuse)  # the dry run's fresh model is not this one
+    assert not _open_session(qtbot, window, path)
+    assert "panels.training: view.tab: refused after the dry run" in window.session.message_box.text()
+    assert request.card("area").inputs["wait_s"] == 5
+    assert _everything(window) == before
