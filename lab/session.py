@@ -93,21 +93,25 @@ def apply_checked(window, data: dict) -> None:
 
 
 def _load_all(window, panels: dict) -> None:
-    """Load every panel's checked state; should one still be refused (the dry run said it
-    would not be), the panels loaded so far go back to what they were."""
+    """Load every panel's checked state. Built panels first: should one still refuse it
+    (the dry run said it would not), those loaded before it go back to what they were and
+    nothing else changes. Panels not built yet only keep their state for later."""
     from core.registry import ParamError
 
-    done: dict[str, dict | None] = {}
+    built = [key for key in panels if window.is_built(key)]
+    done: dict[str, dict] = {}
     try:
-        for key, state in panels.items():
+        for key in built:
             previous = window.panel_state_json(key)
-            window.load_panel_state(key, state)  # a refusal leaves this panel as it was
+            window.load_panel_state(key, panels[key])  # a refusal leaves this panel as it was
             done[key] = previous
     except (ParamError, KeyError, TypeError, ValueError) as err:
         for loaded, previous in done.items():
-            if previous is not None:
-                window.load_panel_state(loaded, previous)
+            window.load_panel_state(loaded, previous)
         raise SessionError(f"panels.{key}: {err}") from None
+    for key in panels:
+        if key not in done:
+            window.load_panel_state(key, panels[key])
 
 
 class _nothing:
