@@ -355,7 +355,7 @@
     <message>
         <location filename="strings_en.py" line="71"/>
         <source>原尺寸 → 模型尺寸</source>
-        <translation>original size → model size</translation>
+        <translation>original → model</translation>
     </message>
     <message>
         <source>合并 token 网格</source>
