@@ -44,6 +44,7 @@ SCENE_KEYS = {
     "view": "a table of view option = value", "players": "a table of player = position",
     "autoplay": "true, false or a player name", "focus": "a card slot to scroll to",
     "figure": "text of a figure's title to scroll to (e.g. 图 3-20)",
+    "ranges": "a table of figure title text -> { x = [low, high], y = [low, high] }",
     "image": "an image file, relative to the talk file (vision)", "zoom": "a UI zoom factor 0.5..3",
 }
 ZOOM_RANGE = (0.5, 3.0)
@@ -68,6 +69,8 @@ class Scene:
     autoplay: str = ""  # player to start on entry ("" = none)
     image: str = ""  # absolute path of the vision scene's image ("" = none)
     zoom: float | None = None  # UI zoom for this scene (None: the talk's)
+    # Plot ranges: figure title text -> {"x": (low, high), "y": (low, high)} (either or both).
+    ranges: dict = field(default_factory=dict)
     error: str = ""  # why this scene cannot be shown ("" = good)
 
     @property
@@ -188,7 +191,8 @@ def _checked_scene(number: int, title: str, table: Mapping[str, Any], base: str,
     if focus and focus not in model.cards:
         raise ParamError("focus", f"no card {focus!r}; valid: {', '.join(model.cards) or 'none'}")
     return Scene(number, panel, title, texts["annotation"], texts["notes"], model.to_json(), focus, texts["figure"],
-                 _autoplay(table.get("autoplay", False), model), image, _zoom(table.get("zoom")))
+                 _autoplay(table.get("autoplay", False), model), image, _zoom(table.get("zoom")),
+                 _ranges(table.get("ranges", {})))
 
 
 def _text(table: Mapping[str, Any], key: str) -> str:
@@ -219,6 +223,25 @@ def _zoom(value: Any) -> float | None:
             or not low <= value <= high:
         raise ParamError("zoom", f"got {value!r}; valid: a number {low:g}..{high:g}")
     return float(value)
+
+
+def _ranges(value: Any) -> dict:
+    """{figure text: {"x"|"y": (low, high)}}; ParamError naming ranges.<figure>.<axis>."""
+    if not isinstance(value, dict):
+        raise ParamError("ranges", f"got {value!r}; valid: {SCENE_KEYS['ranges']}")
+    out = {}
+    for figure, axes in value.items():
+        if not figure.strip() or not isinstance(axes, dict) or not axes or set(axes) - {"x", "y"}:
+            raise ParamError(f"ranges.{figure}", f"got {axes!r}; valid: {{ x = [low, high], y = [low, high] }}")
+        out[figure] = {}
+        for axis, pair in axes.items():
+            ok = (isinstance(pair, list) and len(pair) == 2
+                  and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in pair)
+                  and pair[0] < pair[1])
+            if not ok:
+                raise ParamError(f"ranges.{figure}.{axis}", f"got {pair!r}; valid: [low, high] with low < high")
+            out[figure][axis] = (float(pair[0]), float(pair[1]))
+    return out
 
 
 def _image_fragment(fragment: dict, model, path: str, probe: ImageProbe | None) -> str:

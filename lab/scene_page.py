@@ -21,6 +21,7 @@ class ScenePage(QtCore.QObject):
         self._focused = None  # (scroll area, section) kept at the top while the page settles
         self._focus_value: int | None = None  # where we put the scroll bar last
         self._found: dict[tuple, list] = {}  # (panel, widget kind) -> the panel's widgets of that kind
+        self._ranged: list[tuple] = []  # (view box, its ranges and auto-range before the scene set them)
 
     # ---- scrolling --------------------------------------------------------------------
     def show(self, panel, figure: str, slot: str) -> None:
@@ -35,6 +36,30 @@ class ScenePage(QtCore.QObject):
         if self._focused is not None and shiboken6.isValid(self._focused[0]):
             self._focused[0].verticalScrollBar().rangeChanged.disconnect(self._refocus)
         self._focused, self._focus_value = None, None
+
+    # ---- plot ranges ------------------------------------------------------------------
+    def set_ranges(self, panel, ranges: dict) -> list[str]:
+        """Show each figure (by title text) at its scene's x/y ranges; the texts that match
+        no figure of the panel."""
+        missing = []
+        for text, axes in ranges.items():
+            plots = [p for p in self.children(panel, PlotCard) if text in p.title_label.text()]
+            if not plots:
+                missing.append(text)
+            for plot in plots:
+                box = plot.plot.getViewBox()
+                self._ranged.append((box, box.viewRange(), box.autoRangeEnabled()))
+                box.setRange(xRange=axes.get("x"), yRange=axes.get("y"), padding=0)
+        return missing
+
+    def restore_ranges(self) -> None:
+        """The figures a scene set ranges on, back as their panel drew them."""
+        for box, (x, y), (auto_x, auto_y) in reversed(self._ranged):
+            if not shiboken6.isValid(box):
+                continue
+            box.setRange(xRange=x, yRange=y, padding=0)
+            box.enableAutoRange(x=bool(auto_x), y=bool(auto_y))
+        self._ranged = []
 
     def _show_figure(self, panel, text: str) -> bool:
         for fresh in (False, True):

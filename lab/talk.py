@@ -169,6 +169,7 @@ class TalkController(QtCore.QObject):
         if panel is not None:
             self.page.pause_players(panel)
         self.page.release()
+        self.page.restore_ranges()
         self.blank.set_blank(False)
         self.index = index
         self._prefetch_timer.stop()
@@ -250,6 +251,8 @@ class TalkController(QtCore.QObject):
             return
         self._poll.stop()
         self.page.show(panel, scene.figure, scene.focus)
+        for text in self.page.set_ranges(panel, scene.ranges):
+            self.window.statusBar().showMessage(f"{scene.label}: ranges: no figure titled {text!r} here", 8000)
         if scene.autoplay and self.autoplay:
             self._autoplay(panel, scene.autoplay)
         self._ready_index = self.index
@@ -326,6 +329,7 @@ class TalkController(QtCore.QObject):
         self._poll.stop()
         self._prefetch_timer.stop()
         self.page.release()
+        self.page.restore_ranges()
         self.window.presentation_action.toggled.disconnect(self._on_presentation)
         ui_zoom.zoom_notifier().zoom_changed.disconnect(self._restyle)
         self.window.removeToolBar(self.toolbar)

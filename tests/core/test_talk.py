@@ -40,6 +40,7 @@ autoplay = true
 zoom = 1.5
 focus = "cycle"
 figure = "例题 3-4"
+ranges = { "例题 3-4" = { x = [0, 80], y = [0.5, 2e3] } }
 """
 
 
@@ -55,6 +56,7 @@ def test_a_good_file_gives_scenes_with_the_panels_whole_state(tmp_path):
     assert first.focus == "split"  # the first card the scene sets
     assert second.state["view"]["tab"] == "rl" and second.state["players"]["pipeline"] == 2.5
     assert (second.autoplay, second.zoom, second.focus, second.figure) == ("step", 1.5, "cycle", "例题 3-4")
+    assert second.ranges == {"例题 3-4": {"x": (0.0, 80.0), "y": (0.5, 2000.0)}}
     # Loading the scene's state into a fresh model reproduces it exactly.
     model = state_model("training")
     model.load_json(second.state)
@@ -76,6 +78,8 @@ BAD_SCENES = [
     ('panel = "request"\nautoplay = "banner"', "autoplay", "steps"),
     ('panel = "request"\nzoom = 9', "zoom", "0.5..3"),
     ('panel = "request"\nfocus = "pie"', "focus", "no card"),
+    ('panel = "request"\nranges = { "图 3-2" = { x = [3, 1] } }', "ranges.图 3-2.x", "low < high"),
+    ('panel = "request"\nranges = { "图 3-2" = { z = [0, 1] } }', "ranges.图 3-2", "x = [low, high]"),
     ('panel = "request"\nanotation = "typo"', "anotation", "unknown scene key"),
     ('panel = "request"\nimage = "a.png"', "image", "only on a vision scene"),
     ('panel = "vision"\nimage = "missing.png"', "image", "no file"),

@@ -11,6 +11,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from core.talk import STATE_MODELS, load_talk
 from lab.cli import main
 from lab.presenter import PresenterView
+from widgets.plot_card import PlotCard
 from lab.talk import open_talk, read_talk, scene_window
 
 CHAPTER3 = Path(__file__).resolve().parents[2] / "talks" / "chapter3.toml"
@@ -376,3 +377,22 @@ def test_the_next_scenes_panel_is_built_while_this_one_is_shown(qtbot):
     assert window.current_key() == "request"  # built behind the scene on screen, not shown
     assert window.panel_state_json("serving")["view"] == talk.scenes[index + 1].state["view"]
     controller.close()
+
+
+def test_a_scenes_plot_ranges_hold_and_go_back_after_it(qtbot, talk_window):
+    window, controller = talk_window
+    talk = controller.talk
+    index = next(i for i, s in enumerate(talk.scenes) if s.ranges)
+    scene = talk.scenes[index]
+    (text, axes), = scene.ranges.items()
+    _go(qtbot, controller, index - 1)  # the same panel, its own ranges
+    plot = next(p for p in window.panel(scene.panel).findChildren(PlotCard) if text in p.title_label.text())
+    box = plot.plot.getViewBox()
+    own = box.viewRange()[0]
+    _go(qtbot, controller, index)
+    assert box.viewRange()[0] == pytest.approx(list(axes["x"]))
+    box.setRange(xRange=(5, 7), padding=0)  # the speaker pans
+    _key(qtbot, window, controller, Key.Key_R, CTRL)
+    assert box.viewRange()[0] == pytest.approx(list(axes["x"]))
+    _go(qtbot, controller, index - 1)
+    assert box.viewRange()[0] == pytest.approx(own)
