@@ -3,14 +3,14 @@ are written in).
 
 Panels are built with their own strings; `translate_tree(widget)` (widgets/i18n_tree.py)
 then shows each visible string in the chosen language. A string is translated by:
-  1. a pair "中文 · English": the side of the chosen language (book references such as
-     "图 3-2" become "Fig. 3-2" on the English side);
-  2. otherwise the Qt catalogs (QTranslator over widgets/translations/lab_{zh,en}.qm, built
-     by scripts/update-translations.sh with pyside6-lupdate/lrelease): the exact string,
-     then the string with its numbers as %1, %2 … (so "p95 = 1.23 s" and "p95 = 4.5 s"
-     share one entry);
-  3. otherwise the string as written.
-"both" shows every string exactly as the panel wrote it.
+  1. the Qt catalogs (QTranslator over widgets/translations/lab_{zh,en}.qm, built by
+     scripts/update-translations.sh with pyside6-lupdate/lrelease): the exact string, then
+     the string with its numbers as %1, %2 … (so "p95 = 1.23 s" and "p95 = 4.5 s" share
+     one entry);
+  2. otherwise a pair "中文 · English" or "预设 preset": the side of the chosen language
+     (book references such as "图 3-2" become "Fig. 3-2" on the English side);
+  3. otherwise the string as written (in English with the book's labels in English).
+"both" shows every string exactly as the panel wrote it. Rich text keeps its markup.
 
 Calculator parameters and outputs keep their identifiers (tooltips, CLI); their labels
 read in the chosen language through the catalogs' "param" and "output" contexts.
@@ -34,7 +34,8 @@ _LEADING_TERMS = re.compile(r"(?:[A-Za-z0-9_.+-]+\s+)+(?=[\u3400-\u9fff])")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 # Names the Chinese text keeps as they are.
 _PROPER_NAME = re.compile(r"Fish Audio|Scaling Law|Flash Attention|Little's law")
-_FULL_WIDTH = str.maketrans({"\u3002": ".", "\uff0c": ", ", "\uff1a": ": ", "\uff1b": "; ", "\uff08": " (", "\uff09": ")", "\u3001": ", "})
+_FULL_WIDTH = str.maketrans({"\u3002": ".", "\uff0c": ", ", "\uff1a": ": ", "\uff1b": "; ",
+                             "\uff08": " (", "\uff09": ")", "\u3001": ", "})
 # A number as its own token: not the 3 in "Qwen3", nor the 2 in "3.1.2" after its dot.
 _NUMBER = re.compile(r"(?<![A-Za-z_\d.%])\d[\d,]*(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _PLACEHOLDER = re.compile(r"%(\d+)")
