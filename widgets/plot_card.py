@@ -29,7 +29,7 @@ class PlotCard(QtWidgets.QFrame):
         self.subtitle_label.setWordWrap(True)
         self.subtitle_label.setVisible(bool(subtitle))
         # The subtitle beside the title when both fit, under it when not.
-        header.addWidget(Reflow(self.title_label, self.subtitle_label, natural=True, grow=1, spacing=8), 1)
+        header.addWidget(Reflow(self.title_label, self.subtitle_label, natural=True, grow=1, spacing=8, hfw=False), 1)
         if illustrative:
             tag = QtWidgets.QLabel(f"数值为{ILLUSTRATIVE_TAG}")
             tag.setProperty("role", "tag")
