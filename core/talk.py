@@ -41,7 +41,8 @@ STATE_MODELS = {
 SCENE_KEYS = {
     "panel": "a panel key", "title": "text", "annotation": "text", "notes": "text",
     "cards": "a table of card slot -> table of parameter = value",
-    "view": "a table of view option = value", "players": "a table of player = position",
+    "view": "a table of view option = value",
+    "players": "a table of player = position, or player = { position = p, speed = s }",
     "autoplay": "true, false or a player name", "focus": "a card slot to scroll to",
     "figure": "text of a figure's title to scroll to (e.g. 图 3-20)",
     "ranges": "a table of figure title text -> { x = [low, high], y = [low, high] }",
@@ -71,6 +72,7 @@ class Scene:
     zoom: float | None = None  # UI zoom for this scene (None: the talk's)
     # Plot ranges: figure title text -> {"x": (low, high), "y": (low, high)} (either or both).
     ranges: dict = field(default_factory=dict)
+    speeds: dict = field(default_factory=dict)  # player -> ▶ speed its panel keeps in no view option
     error: str = ""  # why this scene cannot be shown ("" = good)
 
     @property
@@ -107,10 +109,15 @@ class Talk:
         return self.scenes[number - 1]
 
 
-def state_model(panel: str):
-    """A fresh state model of the panel (KeyError for an unknown key)."""
+def model_class(panel: str):
+    """The panel's state model class (KeyError for an unknown key)."""
     module, _, name = STATE_MODELS[panel].partition(":")
-    return getattr(importlib.import_module(module), name)()
+    return getattr(importlib.import_module(module), name)
+
+
+def state_model(panel: str):
+    """A fresh state model of the panel."""
+    return model_class(panel)()
 
 
 def load_talk(path: str | os.PathLike, probe_image: ImageProbe | None = None) -> Talk:
@@ -171,6 +178,7 @@ def _checked_scene(number: int, title: str, table: Mapping[str, Any], base: str,
         if not isinstance(value, dict):
             raise ParamError(group, f"got {value!r}; valid: {SCENE_KEYS[group]}")
         fragment[group] = value
+    fragment["players"], speeds = _player_speeds(fragment["players"], fragment["view"], model_class(panel))
     for slot, values in fragment["cards"].items():
         if not isinstance(values, dict):
             raise ParamError(f"cards.{slot}", f"got {values!r}; valid: a table of parameter = value")
@@ -192,7 +200,7 @@ def _checked_scene(number: int, title: str, table: Mapping[str, Any], base: str,
         raise ParamError("focus", f"no card {focus!r}; valid: {', '.join(model.cards) or 'none'}")
     return Scene(number, panel, title, texts["annotation"], texts["notes"], model.to_json(), focus, texts["figure"],
                  _autoplay(table.get("autoplay", False), model), image, _zoom(table.get("zoom")),
-                 _ranges(table.get("ranges", {})))
+                 _ranges(table.get("ranges", {})), speeds)
 
 
 def _text(table: Mapping[str, Any], key: str) -> str:
@@ -223,6 +231,34 @@ def _zoom(value: Any) -> float | None:
             or not low <= value <= high:
         raise ParamError("zoom", f"got {value!r}; valid: a number {low:g}..{high:g}")
     return float(value)
+
+
+def _player_speeds(players: dict, view: dict, model) -> tuple[dict, dict]:
+    """Positions for the state; each speed into the view option that holds it (request's
+    step_speed), else apart (a speed only the ▶ widget keeps)."""
+    positions, speeds = {}, {}
+    for name, value in players.items():
+        if not isinstance(value, dict):
+            positions[name] = value
+            continue
+        if name not in model.PLAYERS:
+            raise ParamError(f"players.{name}", f"unknown; valid: {', '.join(model.PLAYERS) or 'none'}")
+        extra = set(value) - {"position", "speed"}
+        if extra:
+            raise ParamError(f"players.{name}.{sorted(extra)[0]}", "unknown; valid: position, speed")
+        if "position" in value:
+            positions[name] = value["position"]
+        if "speed" in value:
+            speed = value["speed"]
+            if isinstance(speed, bool) or not isinstance(speed, (int, float)) or not math.isfinite(speed) \
+                    or speed <= 0:
+                raise ParamError(f"players.{name}.speed", f"got {speed!r}; valid: a number > 0")
+            option = next((o for o in (f"{name}_speed", f"{name.rstrip('s')}_speed") if o in model.VIEW), None)
+            if option is not None:
+                view[option] = float(speed)
+            else:
+                speeds[name] = float(speed)
+    return positions, speeds
 
 
 def _ranges(value: Any) -> dict:

@@ -22,6 +22,7 @@ class ScenePage(QtCore.QObject):
         self._focus_value: int | None = None  # where we put the scroll bar last
         self._found: dict[tuple, list] = {}  # (panel, widget kind) -> the panel's widgets of that kind
         self._ranged: list[tuple] = []  # (view box, its ranges and auto-range before the scene set them)
+        self._sped: list[tuple] = []  # (player, its speed before the scene set one)
 
     # ---- scrolling --------------------------------------------------------------------
     def show(self, panel, figure: str, slot: str) -> None:
@@ -52,8 +53,20 @@ class ScenePage(QtCore.QObject):
                 box.setRange(xRange=axes.get("x"), yRange=axes.get("y"), padding=0)
         return missing
 
-    def restore_ranges(self) -> None:
-        """The figures a scene set ranges on, back as their panel drew them."""
+    def set_speeds(self, panel, speeds: dict) -> None:
+        """Each named ▶ at its scene's speed."""
+        for name, speed in speeds.items():
+            player = self.player(panel, name)
+            if player is not None:
+                self._sped.append((player, player.speed))
+                player.set_speed(speed)
+
+    def restore(self) -> None:
+        """The figures and ▶ a scene set ranges or speeds on, back as their panel had them."""
+        for player, speed in reversed(self._sped):
+            if shiboken6.isValid(player):
+                player.set_speed(speed)
+        self._sped = []
         for box, (x, y), (auto_x, auto_y) in reversed(self._ranged):
             if not shiboken6.isValid(box):
                 continue

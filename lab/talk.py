@@ -169,7 +169,7 @@ class TalkController(QtCore.QObject):
         if panel is not None:
             self.page.pause_players(panel)
         self.page.release()
-        self.page.restore_ranges()
+        self.page.restore()
         self.blank.set_blank(False)
         self.index = index
         self._prefetch_timer.stop()
@@ -251,6 +251,7 @@ class TalkController(QtCore.QObject):
             return
         self._poll.stop()
         self.page.show(panel, scene.figure, scene.focus)
+        self.page.set_speeds(panel, scene.speeds)
         for text in self.page.set_ranges(panel, scene.ranges):
             self.window.statusBar().showMessage(f"{scene.label}: ranges: no figure titled {text!r} here", 8000)
         if scene.autoplay and self.autoplay:
@@ -329,7 +330,7 @@ class TalkController(QtCore.QObject):
         self._poll.stop()
         self._prefetch_timer.stop()
         self.page.release()
-        self.page.restore_ranges()
+        self.page.restore()
         self.window.presentation_action.toggled.disconnect(self._on_presentation)
         ui_zoom.zoom_notifier().zoom_changed.disconnect(self._restyle)
         self.window.removeToolBar(self.toolbar)

@@ -74,6 +74,9 @@ BAD_SCENES = [
     ('panel = "request"\nview = { colour = 1 }', "view.colour", "unknown"),
     ('panel = "request"\nplayers = { steps = -1 }', "player.steps", ">= 0"),
     ('panel = "request"\nplayers = { banner = 1 }', "players.banner", "valid: steps"),
+    ('panel = "request"\nplayers = { banner = { speed = 2 } }', "players.banner", "valid: steps"),
+    ('panel = "serving"\nplayers = { banner = { speed = -2 } }', "players.banner.speed", "> 0"),
+    ('panel = "serving"\nplayers = { banner = { pace = 2 } }', "players.banner.pace", "position, speed"),
     ('panel = "agents"\nautoplay = true', "autoplay", "no ▶ player"),
     ('panel = "request"\nautoplay = "banner"', "autoplay", "steps"),
     ('panel = "request"\nzoom = 9', "zoom", "0.5..3"),
@@ -190,3 +193,12 @@ def test_an_audio_scene_keeps_its_state_when_the_timeline_result_arrives():
     assert model.to_json() == scene
     model.timeline.update({"chunks": 12})  # an edit of the stream: the comparison follows
     assert model.cards["compare"].inputs["chunks"] == 12
+
+
+def test_a_players_speed_goes_to_its_view_option_or_to_the_player(tmp_path):
+    talk = _talk(tmp_path, '[[scene]]\npanel = "request"\nplayers = { steps = { position = 5, speed = 50 } }\n'
+                           '[[scene]]\npanel = "serving"\nplayers = { banner = { speed = 20 } }\n')
+    request, serving = talk.scenes
+    assert request.state["view"]["step_speed"] == 50.0 and request.state["players"]["steps"] == 5.0
+    assert request.speeds == {}
+    assert serving.speeds == {"banner": 20.0} and serving.state["players"]["banner"] == 0.0

@@ -396,3 +396,21 @@ def test_a_scenes_plot_ranges_hold_and_go_back_after_it(qtbot, talk_window):
     assert box.viewRange()[0] == pytest.approx(list(axes["x"]))
     _go(qtbot, controller, index - 1)
     assert box.viewRange()[0] == pytest.approx(own)
+
+
+def test_a_scenes_player_speed_holds_while_it_is_on(qtbot, talk_window, tmp_path):
+    window, controller = talk_window
+    path = tmp_path / "speed.toml"
+    path.write_text('[[scene]]\npanel = "serving"\nplayers = { banner = { speed = 20 } }\n'
+                    '[[scene]]\npanel = "serving"\n', encoding="utf-8")
+    old = controller.talk
+    talk = read_talk(path)
+    controller = open_talk(window, talk, presentation=False, autoplay=False)
+    qtbot.waitUntil(controller.is_ready, timeout=30_000)
+    player = window.panel("serving").banner_player
+    assert player.speed == 20.0
+    _key(qtbot, window, controller, Key.Key_PageDown)
+    assert player.speed == 10.0  # the panel's own
+    controller.close()
+    controller = open_talk(window, old, presentation=False, autoplay=False)  # the module's talk again
+    qtbot.waitUntil(controller.is_ready, timeout=30_000)
