@@ -81,7 +81,7 @@ class MainWindow(QtWidgets.QMainWindow):
             prefix = _section(info)
             item = QtWidgets.QListWidgetItem(f"{prefix}  {chinese}\n{english}" if english else f"{prefix}\n{chinese}")
             item.setData(QtCore.Qt.ItemDataRole.UserRole, info.key)
-            item.setToolTip(f"Ctrl+{i + 1}" if i < 9 else "")
+            item.setToolTip(_panel_shortcut(i))
             self.nav.addItem(item)
         self.stack = QtWidgets.QStackedWidget()
         self.loading = LoadingPage()
@@ -109,29 +109,24 @@ class MainWindow(QtWidgets.QMainWindow):
         # Features add their actions to these menus in their own modules (install(window)).
         self.menus = {"file": menu.addMenu("&File"), "edit": menu.addMenu("&Edit")}
         view = self.menus["view"] = menu.addMenu("&View")
-        for i, info in enumerate(self._infos[:9]):
+        for i, info in enumerate(self._infos):
             action = QtGui.QAction(f"{_section(info)} {info.title}", self)
-            action.setShortcut(QtGui.QKeySequence(f"Ctrl+{i + 1}"))
+            action.setShortcut(QtGui.QKeySequence(_panel_shortcut(i)))
             action.triggered.connect(lambda _=False, key=info.key: self.show_panel(key))
             view.addAction(action)
+            self.addAction(action)  # the shortcut works with the menu bar hidden (F11)
         view.addSeparator()
-        self.presentation_action = QtGui.QAction("Presentation mode", self, checkable=True)
-        self.presentation_action.setShortcut(QtGui.QKeySequence("F11"))
-        self.presentation_action.toggled.connect(self.set_presentation)
-        view.addAction(self.presentation_action)
         quit_action = QtGui.QAction("Quit", self)
         quit_action.setShortcut(QtGui.QKeySequence.StandardKey.Quit)
         quit_action.triggered.connect(self.close)
         view.addAction(quit_action)
-        play = QtGui.QAction("Play / pause", self)
-        play.setShortcut(QtGui.QKeySequence(QtCore.Qt.Key.Key_Space))
-        play.triggered.connect(self.toggle_playback)
-        view.addAction(play)
+        self.addAction(quit_action)
         help_menu = self.menus["help"] = menu.addMenu("&Help")
         about = QtGui.QAction("About Load Lab", self)
         about.setShortcut(QtGui.QKeySequence("F1"))
         about.triggered.connect(self.show_about)
         help_menu.addAction(about)
+        self.addAction(about)
         for feature in FEATURES:
             importlib.import_module(feature).install(self)
 
@@ -200,7 +195,8 @@ class MainWindow(QtWidgets.QMainWindow):
             self.nav.setCurrentRow(row)
             del blocker
         info = self._infos[row]
-        self.status.showMessage(f"{_section(info)} {info.title} · Ctrl+1…9 switch panels · F11 presentation · F1 about")
+        self.status.showMessage(f"{_section(info)} {info.title} · {self.switch_keys_text()} switch panels · "
+                                "F11 presentation · Ctrl+= / Ctrl+- zoom · F1 about")
         self.settings.set("last_panel", key)
         if key in self._panels:
             self._pending = None
@@ -245,22 +241,18 @@ class MainWindow(QtWidgets.QMainWindow):
             return True
         return super().eventFilter(watched, event)
 
+    def switch_keys_text(self) -> str:
+        """The keys that switch panels, as the status bar says them: Ctrl+1…8 for 8 panels."""
+        count = len(self._infos)
+        if count <= 9:
+            return f"Ctrl+1…{count}" if count > 1 else "Ctrl+1"
+        return f"Ctrl+1…9, Alt+1…{count - 9}"
+
     def toggle_playback(self) -> None:
         """Space: play or pause the figure on screen (the player used last, else the first)."""
         players = [p for p in self.stack.currentWidget().findChildren(TimelinePlayer) if p.isVisible()]
         if players:
             max(players, key=lambda p: p.last_used).toggle()
-
-    def set_presentation(self, on: bool) -> None:
-        """Bigger type and no navigation: for a speaker driving the lab on a projector."""
-        self.nav.setVisible(not on)
-        font = self.font()
-        font.setPointSizeF(14 if on else QtWidgets.QApplication.font().pointSizeF())
-        self.setFont(font)
-        if on:
-            self.showFullScreen()
-        else:
-            self.showNormal()
 
     def about_text(self) -> str:
         import numpy
@@ -303,6 +295,11 @@ def import_panel_modules(factories: list) -> None:
     for factory in factories:
         if isinstance(factory, LazyFactory):
             factory.load()
+
+
+def _panel_shortcut(index: int) -> str:
+    """Ctrl+1…9 for the first nine panels, Alt+1… after (Ctrl+0 is the zoom's reset)."""
+    return f"Ctrl+{index + 1}" if index < 9 else f"Alt+{index - 8}"
 
 
 def _section(info: PanelInfo) -> str:

@@ -97,9 +97,8 @@ def _scale_axis(axis: pg.AxisItem, z: float) -> None:
         "offset": list(axis.style["tickTextOffset"]),
         "length": axis.style["tickLength"],
     })
-    axis.setStyle(tickFont=_font(base["tick"] * z),
-                  tickTextOffset=[round(v * z) for v in base["offset"]],
-                  tickLength=round(base["length"] * z))
+    axis.style["tickTextOffset"] = [round(v * z) for v in base["offset"]]
+    axis.setStyle(tickFont=_font(base["tick"] * z), tickLength=int(round(base["length"] * z)))
     axis.label.setFont(_font(base["label"] * z))
     axis._updateLabel()  # re-measures the label and the space the axis reserves
 

@@ -28,10 +28,13 @@ MEANINGS = {
     "gradients": "梯度 (gradients)",
     "master": "主权重 FP32 (master weights)",
     "adam": "优化器状态 (optimizer state)",
-    "played": "已播放音频 (audio played)",
-    "late": "迟到 (late chunk)",
-    "underrun": "欠载 (underrun)",
-    "sync": "同步 (weight sync)",
+    "arrival": "音频块到达 (audio chunk arrived)",
+    # Keys of one family share its colour: played audio is decode's output, a late chunk
+    # and an underrun are failures like a backlog (FAMILY says which).
+    "played": "已播放音频 (audio played) = 生成 decode 的输出",
+    "late": "迟到 (late chunk) = 积压/超限 family",
+    "underrun": "欠载 (underrun) = 积压/超限 family",
+    "sync": "权重同步 (weight sync)",
     "cursor": "当前时刻 (now / cursor)",
     "capacity": "容量上限 (capacity)",
 }
@@ -44,7 +47,7 @@ _LIGHT = {
     "wait": "#9aa3ad", "backlog": "#d64545", "ec": "#1f9bb5", "activations": "#c2519a",
     # Resident training state in shades of the "状态驻留" purple (the Training panel's stack).
     "weights": "#5b3a8e", "gradients": "#7d55b5", "master": "#a07fd0", "adam": "#c9b3ea",
-    "played": "#2e9e6a", "late": "#e08a1e", "underrun": "#d64545", "sync": "#6b4e2e",
+    "arrival": "#8d6e3f", "sync": "#4f6d7a",
     "cursor": "#222831", "capacity": "#222831",
     **dict(zip(SERIES, ("#440154", "#414487", "#2a788e", "#22a884", "#5fb83a", "#b59a00"))),
     # Chrome: text, plot paper, window and cards, navigation, tags, links, errors.
@@ -61,7 +64,7 @@ _DARK = dict(_LIGHT, **{
     "prefill": "#6aa4f0", "decode": "#f0a040", "state": "#b48be6", "tool": "#4cc48c",
     "wait": "#7f8994", "backlog": "#f06a6a", "ec": "#3cc4dc", "activations": "#e07ab8",
     "weights": "#8d6cc4", "gradients": "#a585d8", "master": "#c2a6ea", "adam": "#ddd0f2",
-    "played": "#4cc48c", "late": "#f0a040", "underrun": "#f06a6a", "sync": "#c49a6a",
+    "arrival": "#c9a36b", "sync": "#8fb1c0",
     "cursor": "#e6e9ed", "capacity": "#e6e9ed",
     **dict(zip(SERIES, ("#a58cf0", "#6f9be8", "#2fb8c0", "#3fd08a", "#a6dc4a", "#fde725"))),
     "ink": "#e6e9ed", "muted": "#a4adb8", "grid": "#3a414b", "paper": "#1b1f24",
@@ -75,7 +78,7 @@ _HIGH_CONTRAST = dict(_LIGHT, **{
     "prefill": "#0047b3", "decode": "#b35900", "state": "#6a1fb3", "tool": "#006b3c",
     "wait": "#5c6670", "backlog": "#c00000", "ec": "#006a80", "activations": "#a3006b",
     "weights": "#3d1a73", "gradients": "#5a2d99", "master": "#7a4dbf", "adam": "#a380d9",
-    "played": "#006b3c", "late": "#b35900", "underrun": "#c00000", "sync": "#5a3a10",
+    "arrival": "#5c4013", "sync": "#1f3b47",
     "cursor": "#000000", "capacity": "#000000",
     **dict(zip(SERIES, ("#2d0040", "#28306b", "#0f5566", "#00704a", "#3c7a00", "#7a6200"))),
     "ink": "#000000", "muted": "#333333", "grid": "#b0b0b0", "paper": "#ffffff",
@@ -84,6 +87,11 @@ _HIGH_CONTRAST = dict(_LIGHT, **{
     "good_tint": "#c8f0d2", "bad_tint": "#ffd9b3",
     "nav": "#000000", "nav_ink": "#ffffff", "nav_selected": "#0047b3",
 })
+
+# Keys that are one meaning's family: they take that meaning's colour in every theme.
+FAMILY = {"played": "decode", "late": "backlog", "underrun": "backlog"}
+for _palette in (_LIGHT, _DARK, _HIGH_CONTRAST):
+    _palette.update({key: _palette[of] for key, of in FAMILY.items()})
 
 THEMES = {"light": _LIGHT, "dark": _DARK, "high-contrast": _HIGH_CONTRAST}
 
@@ -115,6 +123,7 @@ def set_theme(name: str) -> str:
     global _theme
     if name not in THEMES:
         raise ValueError(f"theme must be one of {', '.join(THEMES)}, not {name!r}")
+    changed = name != _theme
     _theme = name
     COLORS.clear()
     COLORS.update(THEMES[name])
@@ -123,6 +132,10 @@ def set_theme(name: str) -> str:
 
         pg.setConfigOptions(background=COLORS["paper"], foreground=COLORS["ink"])
     apply_style()
+    if changed:
+        from widgets.zoom import zoom_notifier
+
+        zoom_notifier().theme_changed.emit(name)
     return name
 
 
@@ -165,35 +178,36 @@ def setup_pyqtgraph() -> None:
 
 
 BASE_POINTS = 9.75  # body text at zoom 1 (13 px at 96 dpi, the size the panels were laid out for)
+# Text sizes by role at zoom 1 (points). Not in the style sheet: a style sheet's font size
+# pins a widget's font, and re-styling a whole application takes seconds (about 1 ms per
+# widget); fonts follow the zoom through apply_fonts instead, in milliseconds.
+ROLE_POINTS = {"error": 9.0, "tag": 9.0, "ref": 9.0, "value": 10.5, "caption": 9.0, "title": 15.0,
+               "nav": 10.5}
 
 
 def style_sheet(zoom: float = 1.0, theme: str = "light") -> str:
-    """The application's style sheet: every font size in points times zoom, paddings and
-    radii scaled with it, colours from theme."""
+    """The application's style sheet in theme's colours, borders and paddings scaled by zoom.
+    Font sizes are points times the zoom too, but set by apply_fonts (ROLE_POINTS), not here."""
     c = THEMES[theme]
-
-    def pt(size: float) -> str:
-        return f"{size * zoom:.2f}pt"
 
     def px(size: float) -> str:
         return f"{max(1, round(size * zoom))}px"
 
     line = px(1)
     return f"""
-QWidget {{ font-size: {pt(BASE_POINTS)}; }}
 QGroupBox {{ font-weight: 600; border: {line} solid {c['border']}; border-radius: {px(6)}; margin-top: {px(14)}; padding: {px(8)} {px(6)} {px(6)} {px(6)}; background: {c['card']}; }}
 QGroupBox::title {{ subcontrol-origin: margin; left: {px(10)}; padding: 0 {px(4)}; color: {c['ink']}; }}
-QLabel[role="error"] {{ color: {c['error']}; font-size: {pt(9)}; }}
-QLabel[role="tag"] {{ color: {c['tag_ink']}; background: {c['tag']}; border-radius: {px(3)}; padding: 0px {px(4)}; font-size: {pt(9)}; font-weight: 600; }}
-QLabel[role="ref"] {{ color: {c['ref']}; font-size: {pt(9)}; }}
-QLabel[role="value"] {{ font-weight: 600; font-size: {pt(10.5)}; color: {c['ink']}; }}
-QLabel[role="caption"] {{ color: {c['muted']}; font-size: {pt(9)}; }}
-QLabel[role="title"] {{ font-size: {pt(15)}; font-weight: 600; color: {c['ink']}; }}
+QLabel[role="error"] {{ color: {c['error']}; }}
+QLabel[role="tag"] {{ color: {c['tag_ink']}; background: {c['tag']}; border-radius: {px(3)}; padding: 0px {px(4)}; font-weight: 600; }}
+QLabel[role="ref"] {{ color: {c['ref']}; }}
+QLabel[role="value"] {{ font-weight: 600; color: {c['ink']}; }}
+QLabel[role="caption"] {{ color: {c['muted']}; }}
+QLabel[role="title"] {{ font-weight: 600; color: {c['ink']}; }}
 QLineEdit[invalid="true"] {{ border: {line} solid {c['error']}; background: {c['invalid']}; }}
 QFrame[role="card"] {{ background: {c['card']}; border: {line} solid {c['border']}; border-radius: {px(6)}; }}
 QScrollArea {{ background: {c['page']}; border: none; }}
 QWidget#page {{ background: {c['page']}; }}
-QListWidget#navigation {{ background: {c['nav']}; color: {c['nav_ink']}; border: none; font-size: {pt(10.5)}; }}
+QListWidget#navigation {{ background: {c['nav']}; color: {c['nav_ink']}; border: none; }}
 QListWidget#navigation::item {{ padding: {px(10)} {px(12)}; }}
 QListWidget#navigation::item:selected {{ background: {c['nav_selected']}; color: #ffffff; }}
 """
@@ -219,8 +233,23 @@ def palette(theme: str) -> QtGui.QPalette:
     return p
 
 
+_roots: list = []  # widgets that carry the style sheet themselves (the main window)
+
+
+def style_root(widget) -> None:
+    """widget carries the style sheet for everything inside it: a theme switch re-styles
+    its widgets only (the application's sheet, re-set, re-polishes every widget there is)."""
+    from widgets.zoom import zoom
+
+    widget.setStyleSheet(style_sheet(zoom(), _theme))
+    _roots.append(widget)
+
+
 def apply_style() -> None:
-    """Style the running application for the current zoom and theme (no-op without one)."""
+    """Style the running application for the current theme and zoom (no-op without one):
+    Qt's colour scheme, the palette, the style sheet (on the style roots, else on the
+    application) and the fonts."""
+    import shiboken6
     from PySide6 import QtCore, QtWidgets
 
     from widgets.zoom import zoom
@@ -229,12 +258,54 @@ def apply_style() -> None:
     if app is None:
         return
     hints = app.styleHints()
-    if hasattr(hints, "setColorScheme"):  # Qt 6.8+: native dialogs and the style follow too
-        hints.setColorScheme(QtCore.Qt.ColorScheme.Dark if _theme == "dark" else QtCore.Qt.ColorScheme.Light)
-    app.setPalette(palette(_theme))
-    font = app.font()
-    font.setPointSizeF(BASE_POINTS * zoom())
-    app.setFont(font)
+    scheme = QtCore.Qt.ColorScheme.Dark if _theme == "dark" else QtCore.Qt.ColorScheme.Light
+    if hasattr(hints, "setColorScheme") and hints.colorScheme() != scheme:  # Qt 6.8+
+        hints.setColorScheme(scheme)
+    new_palette = palette(_theme)
+    if app.palette() != new_palette:
+        app.setPalette(new_palette)
     sheet = style_sheet(zoom(), _theme)
-    if app.styleSheet() != sheet:
-        app.setStyleSheet(sheet)
+    _roots[:] = [root for root in _roots if shiboken6.isValid(root)]
+    if app.styleSheet() != sheet and (not app.styleSheet() or not any(root.isVisible() for root in _roots)):
+        app.setStyleSheet(sheet)  # no window on screen carries it: widgets outside one need it
+    for root in _roots:
+        if root.styleSheet() != sheet:
+            root.setStyleSheet(sheet)
+    apply_fonts()
+
+
+def apply_fonts(root=None, previous: float | None = None) -> None:
+    """Text at the current zoom: the application's font, and every widget under root (default:
+    every window) set to its size at zoom 1 times the zoom. A widget's size at zoom 1 is its
+    role's (ROLE_POINTS), else what it had when first seen divided by the zoom it was made
+    at (previous: the zoom before this change). Every font is set on the widget itself: with
+    a style sheet, Qt passes a parent's font on to its children only one level down."""
+    from PySide6 import QtWidgets
+
+    from widgets.zoom import zoom
+
+    app = QtWidgets.QApplication.instance()
+    if app is None:
+        return
+    z = zoom()
+    made_at = previous if previous is not None else z
+    font = app.font()
+    if abs(font.pointSizeF() - BASE_POINTS * z) > 1e-3:
+        font.setPointSizeF(BASE_POINTS * z)
+        app.setFont(font)
+    roots = [root] if root is not None else app.topLevelWidgets()
+    for top in roots:
+        for widget in [top, *top.findChildren(QtWidgets.QWidget)]:
+            points = ROLE_POINTS.get(widget.property("role"))
+            if points is None:
+                points = widget.property("base_points")
+                if points is None:
+                    size = widget.font().pointSizeF()
+                    if size <= 0:
+                        continue  # a font in pixels: not ours to scale
+                    points = size / made_at
+                    widget.setProperty("base_points", points)
+            f = widget.font()
+            if abs(f.pointSizeF() - points * z) > 1e-3:
+                f.setPointSizeF(points * z)
+                widget.setFont(f)

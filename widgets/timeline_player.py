@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import time
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from widgets.theme import BASE_POINTS
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 10.0, 30.0, 100.0)
 SLIDER_STEPS = 1000
@@ -49,6 +51,7 @@ class TimelinePlayer(QtWidgets.QWidget):
         self.speed_box.setToolTip("Playback speed: simulated seconds per wall-clock second")
         self.time_label = QtWidgets.QLabel()
         self.time_label.setMinimumWidth(120)
+        self._time_text = ""  # the widest time the label must hold (fit_time_label)
         layout.addWidget(self.play_button)
         layout.addWidget(self.slider, 1)
         layout.addWidget(self.time_label)
@@ -127,6 +130,27 @@ class TimelinePlayer(QtWidgets.QWidget):
             self.speed_box.setCurrentIndex(index)
             del blocker
         self.time_label.setText(f"{self._position:,.2f} / {self._duration:,.2f} {self._unit}")
+
+    def fit_time_label(self, widest: str) -> None:
+        """Size the time label once for its widest text, so a running time never asks the
+        page for a new layout; it is sized again when the font (the zoom) changes."""
+        self._time_text = widest
+        self._fit_to_font()
+
+    def _fit_to_font(self) -> None:
+        scale = QtGui.QFontInfo(self.font()).pointSizeF() / BASE_POINTS
+        self.play_button.setMinimumWidth(round(34 * scale))
+        label = self.time_label
+        if self._time_text:
+            width = max(round(120 * scale), label.fontMetrics().horizontalAdvance(self._time_text) + 12)
+            label.setFixedSize(width, label.sizeHint().height())
+        else:
+            label.setMinimumWidth(round(120 * scale))
+
+    def changeEvent(self, event):  # noqa: N802
+        super().changeEvent(event)
+        if event.type() == QtCore.QEvent.Type.FontChange:  # the zoom changed: keep its proportions
+            self._fit_to_font()
 
     def closeEvent(self, event):  # noqa: N802
         self._timer.stop()

@@ -1,9 +1,9 @@
 """One zoom factor for the whole UI (a talk on a projector wants everything bigger).
 
-set_zoom(f) clamps f to MIN_ZOOM..MAX_ZOOM, restyles the application (widgets.theme's style
-sheet is written in points times the zoom) and emits zoom_notifier().zoom_changed(f); plots
-follow through apply_plot_zoom(widget), which the window calls on every built panel.
-Sizes that a panel draws itself (painted text, plot text items) use pt(size).
+set_zoom(f) clamps f to MIN_ZOOM..MAX_ZOOM, sets every font of the application to its size
+in points times f (widgets.theme.apply_fonts) and emits zoom_notifier().zoom_changed(f);
+plots follow through apply_plot_zoom(widget), which the window calls for the panel on
+screen. Sizes that a panel draws itself use pt(size) or the widget's font.
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ _notifier = None
 
 class ZoomNotifier(QtCore.QObject):
     zoom_changed = QtCore.Signal(float)
+    theme_changed = QtCore.Signal(str)  # widgets.theme.set_theme: plots drawn before re-colour
 
 
 def zoom_notifier() -> ZoomNotifier:
@@ -39,15 +40,15 @@ def clamp_zoom(factor: float) -> float:
 
 
 def set_zoom(factor: float) -> float:
-    """Zoom the whole UI to factor (clamped to 0.5..3; returns the zoom applied). Restyles
-    the running application; emits zoom_changed only when the zoom really changes."""
+    """Zoom the whole UI to factor (clamped to 0.5..3; returns the zoom applied): every font
+    of the running application; emits zoom_changed only when the zoom really changes."""
     global _zoom
     factor = round(clamp_zoom(factor), 3)
-    changed = factor != _zoom
+    changed, previous = factor != _zoom, _zoom
     _zoom = factor
-    from widgets.theme import apply_style
+    from widgets.theme import apply_fonts
 
-    apply_style()
+    apply_fonts(previous=previous)
     if changed:
         zoom_notifier().zoom_changed.emit(factor)
     return factor

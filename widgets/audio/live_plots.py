@@ -52,18 +52,18 @@ class LivePlots(QtWidgets.QWidget):
         p.invertY(True)
         p.setMouseEnabled(x=True, y=True)
         p.disableAutoRange()
-        self.model_bars = pg.BarGraphItem(x0=[], x1=[], y0=[], y1=[], brush=brush("decode", 150), pen=pen("decode", 0.5))
+        self.model_bars = pg.BarGraphItem(x0=[], x1=[], y0=[], y1=[], brush=brush("played", 150), pen=pen("played", 0.5))
         self.silenced_bars = pg.BarGraphItem(x0=[], x1=[], y0=[], y1=[], brush=brush("wait", 60), pen=pen("wait", 0.5))
         self.live_bars = pg.BarGraphItem(x0=[], x1=[], y0=[], y1=[], brush=brush("prefill", 170), pen=pen("prefill", 0.5))
         for item in (self.silenced_bars, self.model_bars, self.live_bars):
             p.addItem(item)
         add = self.timeline_plot.add_curve
         self.tick_curve = add("scheduled", pen=pen("ink", 1.6), connect="pairs", antialias=False)  # vertical ticks
-        self.arrival_curve = add("arrival", pen=None, symbol="o", symbolSize=7, symbolBrush=brush("tool", 230),
-                                 symbolPen=pen("tool", 1))
+        self.arrival_curve = add("arrival", pen=None, symbol="o", symbolSize=7, symbolBrush=brush("arrival", 230),
+                                 symbolPen=pen("arrival", 1))
         self.live_arrival_curve = add("live_arrival", pen=None, symbol="o", symbolSize=10, symbolBrush=None,
                                       symbolPen=pen("prefill", 1.5))
-        self.stall_curve = add("stall", pen=None, symbol="t", symbolSize=10, symbolBrush=brush("backlog", 230),
+        self.stall_curve = add("stall", pen=None, symbol="t", symbolSize=10, symbolBrush=brush("underrun", 230),
                                symbolPen=None)
         self.first_play_line = pg.InfiniteLine(angle=90, pen=pen("muted", 1, dashed=True), label="首播",
                                                labelOpts={"position": 0.97, "color": COLORS["muted"]})
@@ -104,9 +104,9 @@ class LivePlots(QtWidgets.QWidget):
         self.level_curve = add("model_B", pen=pen("state", 2), fillLevel=0, brush=brush("state", 50), antialias=False)
         self.target_curve = add("target", pen=pen("muted", 1.2, dashed=True), antialias=False)
         self.live_level_curve = add("measured_B", pen=pen("prefill", 1.2), antialias=False)
-        self.underrun_curve = add("underrun", pen=None, symbol="t", symbolSize=12, symbolBrush=brush("backlog", 230),
+        self.underrun_curve = add("underrun", pen=None, symbol="t", symbolSize=12, symbolBrush=brush("underrun", 230),
                                   symbolPen=None)
-        self.live_underrun_curve = add("live_underrun", pen=None, symbol="x", symbolSize=12, symbolPen=pen("backlog", 2))
+        self.live_underrun_curve = add("live_underrun", pen=None, symbol="x", symbolSize=12, symbolPen=pen("underrun", 2))
         lower.addWidget(self.level_plot, 3)
         self.wave_plot = narrow_headers(compact_plot(PlotCard("输出波形 · live waveform",
                                                               "the last 100 ms the callback wrote"), 200, live=True))

@@ -16,7 +16,8 @@ from widgets.plot_card import PlotCard
 from widgets.serving.replay_plots import narrow_header
 from widgets.theme import color, pen
 
-PRESET_COLORS = {"uniform": "tool", "shift": "backlog", "burst_2cards": "decode", "burst_3cards": "prefill"}
+# The presets ①-④ are an ordered series, not phases: the theme's ramp (prefill/decode keep their meaning).
+PRESET_COLORS = {"uniform": "series1", "shift": "series3", "burst_2cards": "series5", "burst_3cards": "series6"}
 
 
 class BacklogPlot(PlotCard):

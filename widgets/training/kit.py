@@ -11,6 +11,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from core.training_figures import Bars
 from widgets import i18n
 from widgets.jobs import jobs
+from widgets.theme import BASE_POINTS
 
 if TYPE_CHECKING:
     from widgets.training import TrainingPanel
@@ -57,6 +58,14 @@ class CachedLayer(pg.GraphicsObject):
         self._pixmap: QtGui.QPixmap | None = None
         self._key = None
         self._version = 0
+
+    def apply_zoom(self, _factor: float) -> None:
+        """widgets.plot_zoom: the items' pens changed width; draw them again."""
+        self.invalidate()
+
+    def apply_theme(self, _mapping) -> None:
+        """widgets.plot_zoom: the items changed colour; draw them again."""
+        self.invalidate()
 
     def invalidate(self) -> None:
         """The items' data changed: draw them again at the next paint."""
@@ -114,8 +123,24 @@ class PlotLabels(pg.GraphicsObject):
         super().__init__()
         self._labels: list[tuple[str, float, float]] = []
         self._pen = QtGui.QPen(color)
+        self._size = size  # points at zoom 1
         self._font = QtGui.QFont()
         self._font.setPointSize(size)
+
+    _scale = 1.0
+
+    def apply_zoom(self, factor: float) -> None:
+        """widgets.plot_zoom: text at factor times its size."""
+        self._scale = factor
+        self._font.setPointSizeF(self._size * factor)
+        self.update()
+
+    def apply_theme(self, mapping) -> None:
+        """widgets.plot_zoom: the text in the new theme's colour of the same meaning."""
+        target = mapping.get(self._pen.color().rgb())
+        if target is not None:
+            self._pen.setColor(target)
+            self.update()
 
     def set_labels(self, labels: list[tuple[str, float, float]]) -> None:
         self.prepareGeometryChange()
@@ -140,7 +165,9 @@ class PlotLabels(pg.GraphicsObject):
         p.setFont(self._font)
         for text, x, y in self._labels:
             c = tr.map(QtCore.QPointF(x, y))
-            p.drawText(QtCore.QRectF(c.x() - 60, c.y() - 10, 120, 20), QtCore.Qt.AlignmentFlag.AlignCenter, text)
+            box = QtCore.QRectF(0, 0, 120 * self._scale, 20 * self._scale)
+            box.moveCenter(c)
+            p.drawText(box, QtCore.Qt.AlignmentFlag.AlignCenter, text)
         p.restore()
 
 
@@ -150,6 +177,7 @@ class Readout(QtWidgets.QWidget):
 
     def __init__(self, height: int = 22, parent=None):
         super().__init__(parent)
+        self._height = height  # px at zoom 1
         self.setFixedHeight(height)
         self.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Fixed)
         self._doc = QtGui.QTextDocument(self)
@@ -160,6 +188,13 @@ class Readout(QtWidgets.QWidget):
 
     def text(self) -> str:
         return self._text
+
+    def changeEvent(self, event):  # noqa: N802
+        super().changeEvent(event)
+        if event.type() == QtCore.QEvent.Type.FontChange:  # the zoom changed: text and strip grow
+            self._doc.setDefaultFont(self.font())
+            self._doc.setHtml(self._text)
+            self.setFixedHeight(round(self._height * QtGui.QFontInfo(self.font()).pointSizeF() / BASE_POINTS))
 
     def _on_language_changed(self, _lang: str) -> None:
         self.setText(self._source)
@@ -176,6 +211,7 @@ class Readout(QtWidgets.QWidget):
     def paintEvent(self, event):  # noqa: N802
         painter = QtGui.QPainter(self)
         painter.setClipRect(self.rect())
+        self._doc.setTextWidth(self.width())  # a long readout wraps onto its second line
         self._doc.drawContents(painter, QtCore.QRectF(self.rect()))
         painter.end()
 
@@ -248,9 +284,7 @@ class PlayedSection(Section):
         """The player's length, and its time label sized for it once: the label then keeps
         its size while the time runs, so a frame never asks the page for a new layout."""
         self.player.set_duration(duration)
-        label = self.player.time_label
-        text = f"{duration:,.2f} / {duration:,.2f} s"
-        label.setFixedSize(max(120, label.fontMetrics().horizontalAdvance(text) + 12), label.sizeHint().height())
+        self.player.fit_time_label(f"{duration:,.2f} / {duration:,.2f} s")
 
     def start_position(self, duration: float) -> float:
         """Where the playback stands when a new figure of `duration` arrives."""
