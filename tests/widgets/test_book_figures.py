@@ -26,23 +26,31 @@ def test_attempts_figure_has_the_books_numbers():
     assert "80 成功 → 2.5 / 成功" in fig["labels"][1][0]
 
 
-def _shown(qtbot, panel_class):
-    """A panel at 1280×720, built, its figures drawn and its jobs done."""
-    w = panel_class()
-    qtbot.addWidget(w)
-    w.resize(1280, 720)
-    w.show()
-    qtbot.waitUntil(lambda: w.is_ready() and not jobs().busy_keys(), timeout=60_000)
-    return w
+@pytest.fixture
+def show(qtbot):
+    """show(PanelClass): the panel at 1280×720, built, figures drawn, jobs done; closed after."""
+    shown = []
+
+    def _show(panel_class):
+        w = panel_class()
+        qtbot.addWidget(w)
+        w.resize(1280, 720)
+        w.show()
+        qtbot.waitUntil(lambda: w.is_ready() and not jobs().busy_keys(), timeout=60_000)
+        shown.append(w)
+        return w
+
+    yield _show
+    for w in shown:
+        w.close()
+    jobs().wait_idle()
 
 
 @pytest.fixture
-def request_panel(qtbot):
+def request_panel(show):
     from widgets.request_panel import RequestPanel
 
-    w = _shown(qtbot, RequestPanel)
-    yield w
-    w.close()
+    return show(RequestPanel)
 
 
 def test_attempts_plot_draws_the_compare_card(request_panel, qtbot):
@@ -77,12 +85,10 @@ def test_a100_figure_converts_by_the_books_ratio():
 
 
 @pytest.fixture
-def scaling_panel(qtbot):
+def scaling_panel(show):
     from widgets.scaling_panel import ScalingPanel
 
-    w = _shown(qtbot, ScalingPanel)
-    yield w
-    w.close()
+    return show(ScalingPanel)
 
 
 def test_a100_plot_draws_the_models_and_follows_the_card(scaling_panel, qtbot):
@@ -99,13 +105,10 @@ def test_a100_plot_draws_the_models_and_follows_the_card(scaling_panel, qtbot):
 
 # ---- serving: one value everywhere ---------------------------------------------------------
 @pytest.fixture
-def serving_panel(qtbot):
+def serving_panel(show):
     from widgets.serving import ServingPanel
 
-    w = _shown(qtbot, ServingPanel)
-    yield w
-    w.close()
-    jobs().wait_idle()
+    return show(ServingPanel)
 
 
 def _status_backlog(panel) -> str:
