@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui
 
-from widgets.i18n import LANGUAGES, language, set_language, tr, translate_tree
+from widgets.i18n import LANGUAGES, language, notifier, set_language, tr, translate_tree
 from widgets.i18n_tree import translate_status
 
 __all__ = ["install", "apply_language", "language", "set_language", "tr", "translate_tree"]
@@ -23,24 +23,45 @@ AFTER_CHANGE_MS = 80
 
 def install(window) -> None:
     """View → Language, the saved language, and translation of every panel as it is built."""
-    menu = window.menus["view"].addMenu("Language · 语言")
-    group = QtGui.QActionGroup(window)
-    window.language_actions = {}
-    for lang in LANGUAGES:
-        action = QtGui.QAction(MENU_TEXTS[lang], window, checkable=True)
-        action.setData(lang)
-        action.setProperty("i18n_skip", True)  # each language named in its own words
-        action.triggered.connect(lambda _=False, lang=lang: choose_language(window, lang))
-        group.addAction(action)
-        menu.addAction(action)
-        window.language_actions[lang] = action
+    window.language_feature = WindowLanguage(window)
     saved = str(window.settings.get(SETTING, "both"))
-    window.language_refresh = QtCore.QTimer(window)
-    window.language_refresh.setInterval(REFRESH_MS)
-    window.language_refresh.timeout.connect(lambda: _translate_current(window, visible_only=True))
-    window.panel_built.connect(lambda key: _on_panel_built(window, key))
-    window.panel_shown.connect(lambda key: _translate_current(window))
     apply_language(saved if saved in LANGUAGES else "both", window)
+
+
+class WindowLanguage(QtCore.QObject):
+    """The window's side of the language: its menu, navigation and refresh follow every
+    set_language, whoever calls it (the menu, a session, a talk)."""
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        menu = window.menus["view"].addMenu("Language · 语言")
+        group = QtGui.QActionGroup(window)
+        window.language_actions = {}
+        for lang in LANGUAGES:
+            action = QtGui.QAction(MENU_TEXTS[lang], window, checkable=True)
+            action.setProperty("i18n_skip", True)  # each language named in its own words
+            action.triggered.connect(lambda _=False, lang=lang: choose_language(window, lang))
+            group.addAction(action)
+            menu.addAction(action)
+            window.language_actions[lang] = action
+        self.refresh = QtCore.QTimer(self)
+        self.refresh.setInterval(REFRESH_MS)
+        self.refresh.timeout.connect(lambda: _translate_current(window, visible_only=True))
+        window.panel_built.connect(lambda key: _on_panel_built(window, key))
+        window.panel_shown.connect(lambda key: _translate_current(window))
+        notifier().language_changed.connect(self.show_language)
+
+    @QtCore.Slot(str)
+    def show_language(self, lang: str) -> None:
+        window = self.window
+        window.language_actions[lang].setChecked(True)
+        _translate_navigation(window)
+        translate_tree(window)
+        if lang == "both":
+            self.refresh.stop()
+        else:
+            self.refresh.start()
 
 
 def choose_language(window, lang: str) -> None:
@@ -52,15 +73,8 @@ def choose_language(window, lang: str) -> None:
 def apply_language(lang: str, window=None) -> None:
     """Show lang everywhere (lab snapshot --lang uses this without a window)."""
     set_language(lang)
-    if window is None:
-        return
-    window.language_actions[lang].setChecked(True)
-    _translate_navigation(window)
-    translate_tree(window)
-    if lang == "both":
-        window.language_refresh.stop()
-    else:
-        window.language_refresh.start()
+    if window is not None:
+        window.language_feature.show_language(lang)  # also when lang was already set
 
 
 def _on_panel_built(window, key: str) -> None:

@@ -55,6 +55,8 @@ def test_choosing_english_translates_the_panel_and_is_saved(qtbot):
     assert window.nav.item(0).text() == "§3.1  请求与指标"
     window.language_actions["both"].trigger()
     assert _labels(panel) == before
+    set_language("en")  # as a session or a talk would: the window's menu and navigation follow
+    assert window.language_actions["en"].isChecked() and window.nav.item(0).text() == "§3.1  Request & Metrics"
 
 
 def test_a_new_window_starts_in_the_saved_language_and_translates_panels_as_built(qtbot):
