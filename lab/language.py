@@ -4,6 +4,7 @@ state changes (panels write their captions from the state; widgets/i18n keeps wh
 wrote, so a caption set again is translated again)."""
 from __future__ import annotations
 
+import shiboken6
 from PySide6 import QtCore, QtGui
 
 from widgets.i18n import LANGUAGES, language, notifier, set_language, tr, translate_tree
@@ -90,8 +91,8 @@ def _on_panel_built(window, key: str) -> None:
 def _translate_soon(panel) -> None:
     """Once, after the panel's own slots have written their text, however many changes a
     drag sends meanwhile; only what is on screen."""
-    if language() == "both" or panel.property("i18n_pending"):
-        return
+    if language() == "both" or not shiboken6.isValid(panel) or panel.property("i18n_pending"):
+        return  # (a state can outlive its panel)
     panel.setProperty("i18n_pending", True)
 
     def run():
