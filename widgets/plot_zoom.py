@@ -176,26 +176,24 @@ def _mapped(c: QtGui.QColor, mapping) -> QtGui.QColor | None:
     return out
 
 
-def _recolored_pen(pen, mapping):
-    if pen is None:
+def _recolored(value, mapping, make, kind):
+    """A copy of pen or brush value in its meaning's new colour (None: not a theme colour)."""
+    if value is None:
         return None
-    out = QtGui.QPen(pg.mkPen(pen))
+    out = kind(make(value))
     target = _mapped(out.color(), mapping)
     if target is None:
         return None
     out.setColor(target)
     return out
+
+
+def _recolored_pen(pen, mapping):
+    return _recolored(pen, mapping, pg.mkPen, QtGui.QPen)
 
 
 def _recolored_brush(brush, mapping):
-    if brush is None:
-        return None
-    out = QtGui.QBrush(pg.mkBrush(brush))
-    target = _mapped(out.color(), mapping)
-    if target is None:
-        return None
-    out.setColor(target)
-    return out
+    return _recolored(brush, mapping, pg.mkBrush, QtGui.QBrush)
 
 
 def recolor_plots(widget: QtWidgets.QWidget, old: str, new: str) -> None:

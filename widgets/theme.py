@@ -293,19 +293,18 @@ def apply_fonts(root=None, previous: float | None = None) -> None:
     if abs(font.pointSizeF() - BASE_POINTS * z) > 1e-3:
         font.setPointSizeF(BASE_POINTS * z)
         app.setFont(font)
-    roots = [root] if root is not None else app.topLevelWidgets()
-    for top in roots:
-        for widget in [top, *top.findChildren(QtWidgets.QWidget)]:
-            points = ROLE_POINTS.get(widget.property("role"))
+    widgets = app.allWidgets() if root is None else [root, *root.findChildren(QtWidgets.QWidget)]
+    for widget in widgets:
+        points = ROLE_POINTS.get(widget.property("role"))
+        if points is None:
+            points = widget.property("base_points")
             if points is None:
-                points = widget.property("base_points")
-                if points is None:
-                    size = widget.font().pointSizeF()
-                    if size <= 0:
-                        continue  # a font in pixels: not ours to scale
-                    points = size / made_at
-                    widget.setProperty("base_points", points)
-            f = widget.font()
-            if abs(f.pointSizeF() - points * z) > 1e-3:
-                f.setPointSizeF(points * z)
-                widget.setFont(f)
+                size = widget.font().pointSizeF()
+                if size <= 0:
+                    continue  # a font in pixels: not ours to scale
+                points = size / made_at
+                widget.setProperty("base_points", points)
+        f = widget.font()
+        if abs(f.pointSizeF() - points * z) > 1e-3:
+            f.setPointSizeF(points * z)
+            widget.setFont(f)

@@ -126,6 +126,7 @@ def test_space_plays_the_figure_on_screen(qtbot):
     w.show_panel("request")
     _shown(qtbot, w, "request")
     player = w.panel("request").step_player
+    qtbot.waitUntil(player.isVisible)  # the staged grid goes on the page a turn after it is ready
     w.activateWindow()
     qtbot.waitUntil(w.isActiveWindow)  # shortcuts go to the active window
     w.nav.setFocus()

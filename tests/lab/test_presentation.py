@@ -10,7 +10,6 @@ from lab import presentation
 from lab.main_window import MainWindow
 from lab.settings import Settings
 from widgets import theme, zoom
-from widgets.timeline_player import TimelinePlayer
 
 Key, Mod = QtCore.Qt.Key, QtCore.Qt.KeyboardModifier
 
@@ -24,14 +23,11 @@ def _actual_size():
 
 
 @pytest.fixture
-def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1280, 720)
-    w.show()
-    w.activateWindow()
-    qtbot.waitUntil(w.isActiveWindow)  # shortcuts go to the active window
-    return w
+def window(window, qtbot):
+    """tests/lab/conftest.py's window (1280x720, shown), active: keys go to the active window."""
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    return window
 
 
 def _show(qtbot, w, key):
