@@ -236,7 +236,8 @@ class SessionController(QtCore.QObject):
     def _build_menus(self) -> None:
         window, file_menu, edit = self.window, self.window.menus["file"], self.window.menus["edit"]
         self.save_action = _action(window, "Save session…", QtGui.QKeySequence.StandardKey.Save, self.save_dialog)
-        self.open_action = _action(window, "Open session…", QtGui.QKeySequence.StandardKey.Open, self.open_dialog)
+        # Ctrl+O opens images on Vision (its button): sessions take Ctrl+Shift+O, no ambiguity.
+        self.open_action = _action(window, "Open session…", "Ctrl+Shift+O", self.open_dialog)
         file_menu.addAction(self.open_action)
         file_menu.addAction(self.save_action)
         self.recent_menu = file_menu.addMenu("Recent sessions")

@@ -265,3 +265,14 @@ def test_a_panel_refusing_at_the_last_moment_rolls_back_the_others(qtbot, window
     assert "panels.training: view.tab: refused after the dry run" in window.session.message_box.text()
     assert request.card("area").inputs["wait_s"] == 5
     assert _everything(window) == before
+
+
+def test_session_keys_clash_with_no_panel_key(window):
+    from PySide6 import QtGui
+
+    ours = {a.shortcut().toString() for a in (window.session.open_action, window.session.save_action,
+                                              window.session.reset_action)}
+    assert "Ctrl+Shift+O" in ours and "Ctrl+R" not in ours
+    for key in window.panel_keys():
+        for widget in window.panel(key).findChildren(QtWidgets.QAbstractButton):
+            assert widget.shortcut().toString(QtGui.QKeySequence.SequenceFormat.PortableText) not in ours, key
