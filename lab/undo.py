@@ -34,6 +34,7 @@ from widgets.timeline_player import TimelinePlayer
 PLAYER_LOOKUP_S = 0.5  # how long a panel's list of players is trusted (panels build in stages)
 SETTLE_POLL_MS = 50  # how often panels still setting up are asked whether they are ready
 SETTLE_GIVE_UP_S = 20.0  # a panel that never says ready is taken as ready after this
+UNDO_LIMIT = 500  # steps kept (each a few values; a long talk stays well under a MB)
 MERGE_WINDOW_S = 0.6  # repeats of one edit closer than this are one step
 MERGE_ID = 0x5E55  # commands of one slider drag merge (any id >= 0 would do; one kind)
 Key = tuple[str, str]  # (group, name): ("cards", "area"), ("view", "tab"), ("players", "step")
@@ -111,6 +112,7 @@ class UndoRecorder(QtCore.QObject):
         super().__init__(window)
         self.window = window
         self.stack = QtGui.QUndoStack(self)
+        self.stack.setUndoLimit(UNDO_LIMIT)
         self._copies: dict[str, dict[str, Any]] = {}  # key -> state JSON after the last step
         self._players: dict[str, tuple[float, list[TimelinePlayer]]] = {}  # key -> (when looked, players)
         self._dirty: set[str] = set()
