@@ -16,8 +16,10 @@ from widgets.page import StagedGrid, column, marker_line, plot_text, scroll_page
 from widgets.panels import PanelInfo
 from widgets.plot_card import PlotCard
 from widgets.theme import SERIES, brush, pen
+from widgets.zoom import pt
 
 _N_COLORS = list(SERIES)  # model sizes small -> large: the theme's ordered ramp
+SMALL, LARGE = SERIES[1], SERIES[4]  # the small and the large model, on the same ramp
 
 
 class ScalingPanel(FigureBinding, QtWidgets.QWidget):
@@ -65,8 +67,8 @@ class ScalingPanel(FigureBinding, QtWidgets.QWidget):
         p.setLabel("left", "GPU hours")
         p.getAxis("bottom").enableAutoSIPrefix(False)
         p.addLegend(offset=(10, 10))
-        self.small_line = self.serve_plot.add_curve("small", pen=pen("decode", 2.5), name="small model")
-        self.large_line = self.serve_plot.add_curve("large", pen=pen("prefill", 2.5), name="large model")
+        self.small_line = self.serve_plot.add_curve("small", pen=pen(SMALL, 2.5), name="small model")
+        self.large_line = self.serve_plot.add_curve("large", pen=pen(LARGE, 2.5), name="large model")
         self.cross_line = marker_line(p, "backlog")
         self.cross_label = plot_text(anchor=(0, 1), kind="backlog")
         p.addItem(self.cross_label)
@@ -155,7 +157,7 @@ class ScalingPanel(FigureBinding, QtWidgets.QWidget):
         self.small_line.setData(fig["calls_m"], fig["small"])
         self.large_line.setData(fig["calls_m"], fig["large"])
         # Extrapolated beyond the fit data: drawn dashed, as the book does.
-        self.small_line.setPen(pen("decode", 2.5, dashed=fig["small_dashed"]))
+        self.small_line.setPen(pen(SMALL, pt(2.5), dashed=fig["small_dashed"]))  # pt: at the zoom
         self.cross_line.setValue(fig["cross_m"])
         self.cross_label.setText(fig["cross_text"])
         self.cross_label.setPos(*fig["cross_pos"])

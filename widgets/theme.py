@@ -80,7 +80,7 @@ _HIGH_CONTRAST = dict(_LIGHT, **{
     "weights": "#3d1a73", "gradients": "#5a2d99", "master": "#7a4dbf", "adam": "#a380d9",
     "arrival": "#5c4013", "sync": "#1f3b47",
     "cursor": "#000000", "capacity": "#000000",
-    **dict(zip(SERIES, ("#2d0040", "#28306b", "#0f5566", "#00704a", "#3c7a00", "#7a6200"))),
+    **dict(zip(SERIES, ("#5b005b", "#2a2aa0", "#00607a", "#006b2e", "#5a6e00", "#8a5200"))),
     "ink": "#000000", "muted": "#333333", "grid": "#b0b0b0", "paper": "#ffffff",
     "page": "#ffffff", "card": "#ffffff", "border": "#000000", "ref": "#00308f",
     "error": "#b00000", "invalid": "#ffe0e0", "tag": "#000000", "tag_ink": "#ffffff",

@@ -128,10 +128,10 @@ def test_theme_switch_recolours_plots_on_screen_and_elsewhere(qtbot, window):
     _show(qtbot, window, "scaling")  # built before the switch: re-coloured when shown
     assert backgrounds("scaling") == {theme.THEMES["dark"]["paper"]}
     curve = window.panel("scaling").serve_plot.curves["small"]
-    assert curve.opts["pen"].color().name() == theme.THEMES["dark"]["decode"]
+    assert curve.opts["pen"].color().name() == theme.THEMES["dark"]["series2"]
     window.presentation.theme_actions["high-contrast"].trigger()
     assert backgrounds("scaling") == {theme.THEMES["high-contrast"]["paper"]}
-    assert curve.opts["pen"].color().name() == theme.THEMES["high-contrast"]["decode"]
+    assert curve.opts["pen"].color().name() == theme.THEMES["high-contrast"]["series2"]
 
 
 def test_audio_keys_work_as_soon_as_the_panel_is_shown(qtbot, window):

@@ -108,6 +108,18 @@ def test_every_colour_a_panel_asks_for_is_in_the_palette():
     assert not missing, f"colour keys not in the palette: {missing}"
 
 
+def test_kinds_named_in_core_figures_are_palette_colours():
+    """Figures in core name their colours by meaning; each name must be in the palette (an
+    unknown name draws black)."""
+    from core import vision_figures
+    from widgets.training.flops import SEGMENT_KINDS
+    from widgets.training.pipeline import ROLE_COLORS
+
+    kinds = {kind for _key, _label, kind in vision_figures.VOLUME_KINDS}
+    kinds |= set(vision_figures.QUESTION_KINDS.values()) | set(SEGMENT_KINDS.values()) | set(ROLE_COLORS.values())
+    assert kinds <= set(theme.THEMES["light"]), kinds - set(theme.THEMES["light"])
+
+
 def test_style_sheet_has_no_pixel_font_sizes_and_scales_with_zoom():
     sheet = theme.style_sheet(1.0, "light")
     assert "font-size" not in sheet  # fonts follow the zoom through apply_fonts, in points
