@@ -12,7 +12,6 @@ names the path and what is wrong with it.
 """
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import os
@@ -21,9 +20,10 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore, QtGui, QtSvg, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from core import atomic_file
+from widgets import vector_render
 
 IMAGE_FORMATS = ("png", "svg", "pdf")
 PLOT_FORMATS = IMAGE_FORMATS + ("csv",)
@@ -92,35 +92,15 @@ def render_widget(widget: QtWidgets.QWidget, fmt: str) -> bytes:
 
 def paint_widget(widget: QtWidgets.QWidget, fmt: str) -> QtGui.QImage | bytes:
     """The GUI-thread half of an export: a PNG's pixels (a QImage, encoded by encode(),
-    which may run on a worker), or the finished SVG or PDF bytes."""
+    which may run on a worker), or the finished SVG or PDF bytes (widgets/vector_render.py)."""
+    title = widget.windowTitle() or "Load Lab"
     if fmt == "png":
         return widget.grab().toImage()
-    buffer = QtCore.QBuffer()
-    buffer.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
-    size = widget.size()
-    title = widget.windowTitle() or "Load Lab"
     if fmt == "svg":
-        generator = QtSvg.QSvgGenerator()
-        generator.setOutputDevice(buffer)
-        generator.setSize(size)
-        generator.setViewBox(QtCore.QRect(QtCore.QPoint(0, 0), size))
-        generator.setResolution(widget.logicalDpiX())  # one widget pixel = one CSS pixel
-        generator.setTitle(title)
-        generator.setDescription("Load Lab export")
-        _paint(widget, generator)
-    elif fmt == "pdf":
-        writer = QtGui.QPdfWriter(buffer)
-        writer.setResolution(72)  # one widget pixel = one PDF point
-        writer.setPageSize(QtGui.QPageSize(QtCore.QSizeF(size), QtGui.QPageSize.Unit.Point, "",
-                                           QtGui.QPageSize.SizeMatchPolicy.ExactMatch))
-        writer.setPageMargins(QtCore.QMarginsF(0, 0, 0, 0))
-        writer.setTitle(title)
-        writer.setCreator("Load Lab")
-        _paint(widget, writer)
-    else:
-        raise ExportError(f"format {fmt!r}; valid: {', '.join(IMAGE_FORMATS)}")
-    buffer.close()
-    return bytes(buffer.data())
+        return vector_render.svg_bytes(widget, title)
+    if fmt == "pdf":
+        return vector_render.pdf_bytes(widget, title)
+    raise ExportError(f"format {fmt!r}; valid: {', '.join(IMAGE_FORMATS)}")
 
 
 def encode(painted: QtGui.QImage | bytes) -> bytes:
@@ -134,34 +114,6 @@ def encode(painted: QtGui.QImage | bytes) -> bytes:
     if not painted:
         raise ExportError("Qt wrote an empty file")
     return painted
-
-
-def _paint(widget: QtWidgets.QWidget, device: QtGui.QPaintDevice) -> None:
-    painter = QtGui.QPainter()
-    if not painter.begin(device):
-        raise ExportError("Qt could not start the vector painter")
-    try:
-        with _no_view_caches(widget):
-            # QWidget.render explicitly: QGraphicsView.render is another function (a scene part).
-            QtWidgets.QWidget.render(widget, painter, QtCore.QPoint())
-    finally:
-        painter.end()
-
-
-@contextlib.contextmanager
-def _no_view_caches(widget: QtWidgets.QWidget):
-    """Graphics views cache their background as a pixmap, which would land in a vector file
-    as an embedded image: off while rendering."""
-    views = [widget] if isinstance(widget, QtWidgets.QGraphicsView) else []
-    views += widget.findChildren(QtWidgets.QGraphicsView)
-    modes = [view.cacheMode() for view in views]
-    for view in views:
-        view.setCacheMode(QtWidgets.QGraphicsView.CacheModeFlag.CacheNone)
-    try:
-        yield
-    finally:
-        for view, mode in zip(views, modes):
-            view.setCacheMode(mode)
 
 
 # ---- plots ---------------------------------------------------------------------------------

@@ -256,3 +256,58 @@ def test_default_file_names_come_from_titles():
     assert export_menu.file_name_for("<b>图 3-1 · 一次 prefill</b>", "svg") == "图-3-1.svg"
     assert export_menu.file_name_for("§3.1 Request & Metrics", "pdf") == "3-1-Request-Metrics.pdf"
     assert export_menu.file_name_for("···", "png") == "plot.png"
+
+
+def test_vector_exports_clip_what_a_scroll_area_hides(qtbot):
+    from PySide6 import QtCore
+
+    from widgets import vector_render
+
+    root = QtWidgets.QWidget()
+    qtbot.addWidget(root)
+    layout = QtWidgets.QVBoxLayout(root)
+    area = QtWidgets.QScrollArea()
+    page = QtWidgets.QLabel("page")
+    page.setStyleSheet("background: red")
+    page.resize(300, 900)  # far taller than the area: most of it is hidden
+    area.setWidget(page)
+    layout.addWidget(area)
+    layout.addWidget(QtWidgets.QLabel("status line"))
+    root.resize(320, 300)
+    root.show()
+    qtbot.waitExposed(root)
+    order = {w: visible for w, _, visible in vector_render.paint_order(root)}
+    viewport = QtCore.QRect(area.viewport().mapTo(root, QtCore.QPoint(0, 0)), area.viewport().size())
+    assert order[page] == viewport  # the page is drawn only where the area shows it
+    svg = ET.fromstring(vector_render.svg_bytes(root, "t"))
+    clips = {c.get("id"): c[0] for c in svg.iter(f"{SVG}clipPath") if c.get("id", "").startswith("clip")}
+    groups = [g for g in svg if g.tag == f"{SVG}g"]
+    assert groups and all(g.get("clip-path", "").startswith("url(#clip") for g in groups)
+    rects = [tuple(int(float(clips[g.get("clip-path")[5:-1]].get(k))) for k in ("x", "y", "width", "height"))
+             for g in groups]
+    assert (viewport.x(), viewport.y(), viewport.width(), viewport.height()) in rects
+    assert all(x + w <= 320 and y + h <= 300 for x, y, w, h in rects)
+
+
+def test_pdf_draws_a_plot_half_out_of_view_as_an_image_and_a_whole_plot_as_vectors(qtbot):
+    from widgets import vector_render
+
+    root = QtWidgets.QWidget()
+    qtbot.addWidget(root)
+    area = QtWidgets.QScrollArea(root)
+    plot = pg.PlotWidget()
+    plot.plot([0, 1, 2], [2, 0, 1])
+    plot.resize(280, 600)
+    area.setWidget(plot)
+    area.resize(300, 200)
+    root.resize(300, 200)
+    root.show()
+    qtbot.waitExposed(root)
+
+    def image_widths(data: bytes) -> list[int]:
+        return [int(w) for w in re.findall(rb"/Subtype /Image\s*/Width (\d+)", data)]
+
+    assert max(image_widths(vector_render.pdf_bytes(root, "t"))) >= 200  # the plot's visible part
+    plot.resize(200, 150)  # now wholly inside the area
+    qtbot.waitUntil(lambda: not area.verticalScrollBar().isVisible())
+    assert max(image_widths(vector_render.pdf_bytes(root, "t")), default=0) < 50  # style glyphs at most
