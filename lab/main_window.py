@@ -196,7 +196,7 @@ class MainWindow(QtWidgets.QMainWindow):
             del blocker
         info = self._infos[row]
         self.status.showMessage(f"{_section(info)} {info.title} · {self.switch_keys_text()} switch panels · "
-                                "F11 presentation · Ctrl+= / Ctrl+- zoom · F1 about")
+                                "F11 presentation · Ctrl+= / Ctrl+- zoom")
         self.settings.set("last_panel", key)
         if key in self._panels:
             self._pending = None

@@ -99,7 +99,7 @@ class Presentation(QtCore.QObject):
         if save and not self.presenting() and not _forced:
             w.settings.set(ZOOM_SETTING, factor)
         self.zoom_label.setText(f"zoom {factor * 100:.0f} %")
-        self._restyle_current()
+        self._restyle_current(fonts=False)  # set_zoom has set every font already
 
     def _on_panel_built(self, key: str) -> None:
         self._styled[key] = (None, theme.current_theme())  # built in today's colours
@@ -124,12 +124,12 @@ class Presentation(QtCore.QObject):
         if not self._waiting:
             self._poll.stop()
 
-    def _restyle_current(self) -> None:
+    def _restyle_current(self, fonts: bool = True) -> None:
         key = self.window.current_key()
         if self.window.is_built(key):
-            self._restyle_panel(key)
+            self._restyle_panel(key, fonts)
 
-    def _restyle_panel(self, key: str) -> None:
+    def _restyle_panel(self, key: str, fonts: bool = True) -> None:
         """Bring key's plots to the current zoom and theme (nothing to do if they are)."""
         if self.window.is_built(key):
             self.window.wheel_guard.watch(self.window.panel(key))
@@ -142,7 +142,8 @@ class Presentation(QtCore.QObject):
         panel = self.window.panel(key)
         if have[1] != want[1]:
             recolor_plots(panel, have[1], want[1])
-        theme.apply_fonts(panel)  # labels made since the last zoom: their role's size
+        if fonts:
+            theme.apply_fonts(panel)  # labels made since the last zoom: their role's size
         zoom.apply_plot_zoom(panel)
         self._styled[key] = want
 
