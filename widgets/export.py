@@ -85,11 +85,6 @@ def write_widget(widget: QtWidgets.QWidget, path: str | os.PathLike, fmt: str | 
     return write_atomic(path, encode(paint_widget(widget, fmt)))
 
 
-def render_widget(widget: QtWidgets.QWidget, fmt: str) -> bytes:
-    """The bytes of widget rendered as fmt (png, svg or pdf)."""
-    return encode(paint_widget(widget, fmt))
-
-
 def paint_widget(widget: QtWidgets.QWidget, fmt: str) -> QtGui.QImage | bytes:
     """The GUI-thread half of an export: a PNG's pixels (a QImage, encoded by encode(),
     which may run on a worker), or the finished SVG or PDF bytes (widgets/vector_render.py)."""

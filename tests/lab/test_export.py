@@ -7,21 +7,18 @@ from PySide6 import QtGui, QtWidgets
 
 from lab import export as lab_export
 from lab.cli import main
-from lab.main_window import MainWindow
 from widgets import export
 
 SVG = "{http://www.w3.org/2000/svg}"
 
 
 @pytest.fixture
-def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1280, 720)
-    w.show()
-    w.show_panel("request")
-    qtbot.waitUntil(lambda: w.is_ready("request") and w.stack.currentWidget() is w.panel("request"), timeout=30_000)
-    return w
+def window(window, qtbot):
+    """conftest's window (1280×720), on the Request panel, built and ready."""
+    window.show_panel("request")
+    qtbot.waitUntil(lambda: window.is_ready("request") and window.stack.currentWidget() is window.panel("request"),
+                    timeout=30_000)
+    return window
 
 
 def svg_root(path):
