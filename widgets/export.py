@@ -1,12 +1,13 @@
 """Export what the lab draws: a widget (a panel, the window, one plot) as PNG, SVG or PDF
 through Qt's own painters, and a plot's data as CSV.
 
-SVG and PDF are vector: the widget paints itself into QSvgGenerator / QPdfWriter, so text
-stays text and lines stay lines (pyqtgraph's own SVG exporter crashes with this PySide6, see
-notes/dependencies.md). A PNG is the widget as shown on screen, pixel for pixel.
+SVG and PDF are vector: the widgets paint themselves into QSvgGenerator / QPdfWriter, each
+clipped to what is on screen (widgets/vector_render.py), so text stays text and lines stay
+lines (pyqtgraph's own SVG exporter crashes with this PySide6, see notes/dependencies.md).
+A PNG is the widget as shown on screen, pixel for pixel.
 
-Every write is atomic: the file is rendered in memory, written to a temporary file in the
-target folder and renamed over the target, so a failed export leaves no half-written file
+Every write is atomic (core/atomic_file.py): the file is rendered in memory, written to a
+temporary file in the target folder and renamed over the target, so a failed export leaves no half-written file
 and no temporary file behind. Failures raise ExportError (an OSError) with a message that
 names the path and what is wrong with it.
 """
