@@ -121,7 +121,7 @@ class CalculatorCard(QtWidgets.QGroupBox):
         header.addWidget(self.copy_button)
         outer.addWidget(Reflow(ref, tools, natural=True, spacing=6))
         # Form beside the outputs when the card is wide enough, above them when not.
-        body = ReflowLayout(columns=1 if compact else 2, stretch=(3, 2), spacing=10)
+        body = ReflowLayout(columns=1 if compact else 2, stretch=(3, 2), spacing=10, fill=False)
         self.form = ParamForm(model)
         self.outputs = OutputView(calc)
         body.addWidget(self.form)

@@ -86,6 +86,32 @@ def follow_font(widget: QtWidgets.QWidget, size) -> QtWidgets.QWidget:
     return widget
 
 
+class _ViewCap(QtCore.QObject):
+    def __init__(self, widget: QtWidgets.QWidget, view: QtWidgets.QWidget, margin: int):
+        super().__init__(widget)
+        self._widget, self._margin = widget, margin
+        view.installEventFilter(self)
+        self._cap(view)
+
+    def _cap(self, view: QtWidgets.QWidget) -> None:
+        if shiboken6.isValid(self._widget):
+            least = max(self._widget.minimumHeight(), self._widget.minimumSizeHint().height())
+            self._widget.setMaximumHeight(max(least, view.height() - self._margin))
+
+    def eventFilter(self, watched, event):  # noqa: N802
+        if event.type() == QtCore.QEvent.Type.Resize:
+            self._cap(watched)
+        return False
+
+
+def cap_to_view(widget: QtWidgets.QWidget, view: QtWidgets.QWidget, margin: int = 16) -> QtWidgets.QWidget:
+    """widget never taller than view (a scroll area's viewport) less margin, nor shorter
+    than its minimum: a figure that plays fits the screen it is shown on, whatever the
+    window's height, and the page scrolls for the rest."""
+    _ViewCap(widget, view, margin)
+    return widget
+
+
 def min_chars(widget: QtWidgets.QWidget, chars: float) -> QtWidgets.QWidget:
     """widget at least `chars` average characters wide at its font, whatever the zoom."""
     _FontSized(widget, lambda w: w.setMinimumWidth(int(w.fontMetrics().averageCharWidth() * chars)))
@@ -252,6 +278,10 @@ class StagedGrid(QtCore.QObject):
         self.done = True
         if self._then is not None:
             self._then()
+        view = self._layout.parentWidget().parentWidget()  # the scroll area's viewport, if any
+        if isinstance(view, QtWidgets.QWidget) and isinstance(view.parentWidget(), QtWidgets.QAbstractScrollArea):
+            for cell in self._cells:
+                cap_to_view(cell, view)  # a section (its card and figure) fits the screen when it can
         holder = QtWidgets.QWidget()
         grid = two_column_grid(self._cells)
         grid.setContentsMargins(0, 0, 0, 0)  # aligned with the page's header, as a bare layout was
@@ -278,14 +308,23 @@ class ReflowLayout(QtWidgets.QLayout):
     column `grow`; fewer columns when those do not fit (a header, a row of legend chips).
     The growing column needs its cells' natural width too, or, with min_column_em, only
     that many line heights (a plot column beside fixed controls).
+    fill: every cell of a row as tall as the row (False: each its own height, at the top).
+    stacked_first: in one column, this cell goes first (a figure above its controls).
+    hfw=False: report no height-for-width; the minimum and preferred heights are the ones
+    at the width last laid out. A box layout holds an item with height-for-width rigidly at
+    that height, so a plot card with a wrapping header would no longer give way to its
+    neighbours (its plot can shrink; its header cannot).
     addWidget(w, row, column) places cells by grid position (the order of (row, column)).
     """
 
     def __init__(self, parent: QtWidgets.QWidget | None = None, columns: int = 2, min_column_em: float = 0,
                  stretch: tuple[int, ...] | None = None, spacing: int = 12, natural: bool = False,
-                 grow: int = 0):
+                 grow: int = 0, fill: bool = True, stacked_first: int | None = None, hfw: bool = True):
         super().__init__(parent)
-        self._natural, self._grow = natural, grow
+        self._hfw = hfw
+        self._stacked_first = stacked_first
+        self._min_height: int | None = None  # at the width last laid out (see setGeometry)
+        self._natural, self._grow, self._fill = natural, grow, fill
         self._items: list[tuple[tuple, QtWidgets.QLayoutItem]] = []
         self._columns = max(1, columns)
         self._min_column_em = min_column_em
@@ -328,7 +367,7 @@ class ReflowLayout(QtWidgets.QLayout):
         return QtCore.Qt.Orientation.Horizontal
 
     def hasHeightForWidth(self) -> bool:  # noqa: N802
-        return True
+        return self._hfw
 
     def heightForWidth(self, width: int) -> int:  # noqa: N802
         if width not in self._cache:
@@ -339,6 +378,8 @@ class ReflowLayout(QtWidgets.QLayout):
         cells = self._cells()
         m = self.contentsMargins()
         width = max((item.minimumSize().width() for item in cells), default=0)
+        if self._min_height is not None:
+            return QtCore.QSize(width + m.left() + m.right(), self._min_height)
         height = max((item.minimumSize().height() for item in cells), default=0)
         return QtCore.QSize(width + m.left() + m.right(), height + m.top() + m.bottom())
 
@@ -352,11 +393,26 @@ class ReflowLayout(QtWidgets.QLayout):
             width = max((item.sizeHint().width() for item in cells), default=0) * columns
         width += self.spacing() * (columns - 1)
         width = max(width + m.left() + m.right(), self.minimumSize().width())
-        return QtCore.QSize(width, self.heightForWidth(width))
+        laid_out = self.geometry().width()
+        return QtCore.QSize(width, self.heightForWidth(laid_out if not self._hfw and laid_out > 0 else width))
 
     def setGeometry(self, rect: QtCore.QRect) -> None:  # noqa: N802
         super().setGeometry(rect)
         self._arrange(rect, place=True)
+        # The minimum height is the one of the arrangement at this width (stacked cells
+        # need their sum): a parent that has less room must not squash a cell below it.
+        least = self._arrange(rect, place=False, least=True)
+        if least != self._min_height:
+            self._min_height = least
+            QtCore.QTimer.singleShot(0, self._minimum_changed)
+
+    def _minimum_changed(self) -> None:
+        if not shiboken6.isValid(self):
+            return
+        self.invalidate()  # the layouts around this one measure again
+        widget = self.parentWidget()
+        if widget is not None and shiboken6.isValid(widget):
+            widget.updateGeometry()
 
     # ---- arrangement --------------------------------------------------------------
     def _cells(self) -> list[QtWidgets.QLayoutItem]:
@@ -396,20 +452,25 @@ class ReflowLayout(QtWidgets.QLayout):
                 return n
         return 1
 
-    def _arrange(self, rect: QtCore.QRect, place: bool) -> int:
-        """Lay the cells out in rect (place=True) or only measure; returns the height."""
+    def _arrange(self, rect: QtCore.QRect, place: bool, least: bool = False) -> int:
+        """Lay the cells out in rect (place=True) or only measure; returns the height (the
+        least height the cells can have at this width with least=True)."""
         cells = self._cells()
         m = self.contentsMargins()
         n = self.columns_for(rect.width())
         widths = self._widths(rect.width() - m.left() - m.right(), n)
+        if n == 1 and self._stacked_first is not None and self._stacked_first < len(cells):
+            cells.insert(0, cells.pop(self._stacked_first))
         y = rect.y() + m.top()
         for start in range(0, len(cells), n):
             row = cells[start:start + n]
-            height = max(_height_at(cell, widths[i]) for i, cell in enumerate(row))
+            heights = [_height_at(cell, widths[i], least) for i, cell in enumerate(row)]
+            height = max(heights)
             x = rect.x() + m.left()
             for i, cell in enumerate(row):
-                if place:
-                    cell.setGeometry(QtCore.QRect(x, y, widths[i], height))
+                if place:  # at the top of the row (a cell capped below the row's height is not centred)
+                    tall = min(height, cell.maximumSize().height()) if self._fill else heights[i]
+                    cell.setGeometry(QtCore.QRect(x, y, widths[i], tall))
                 x += widths[i] + self.spacing()
             y += height + self.spacing()
         if cells:
@@ -443,9 +504,13 @@ def _natural_width(item: QtWidgets.QLayoutItem) -> int:
 _LINE_WIDTHS: dict[tuple[str, str], int] = {}  # (text, font) -> one line's width: layouts ask often
 
 
-def _height_at(item: QtWidgets.QLayoutItem, width: int) -> int:
-    """item's preferred height at this width, within its minimum and maximum."""
-    height = item.heightForWidth(width) if item.hasHeightForWidth() else item.sizeHint().height()
+def _height_at(item: QtWidgets.QLayoutItem, width: int, least: bool = False) -> int:
+    """item's preferred (least=True: smallest) height at this width, within its minimum
+    and maximum. Text that wraps needs its height for width either way."""
+    if item.hasHeightForWidth():
+        height = item.heightForWidth(width)
+    else:
+        height = item.minimumSize().height() if least else item.sizeHint().height()
     return max(min(height, item.maximumSize().height()), item.minimumSize().height())
 
 
@@ -453,11 +518,8 @@ class Reflow(QtWidgets.QWidget):
     """A widget holding a ReflowLayout (for a row of a page: side by side when wide,
     stacked when narrow). Same arguments as ReflowLayout, then the cells."""
 
-    def __init__(self, *cells: QtWidgets.QWidget, columns: int = 2, min_column_em: float = 0,
-                 stretch: tuple[int, ...] | None = None, spacing: int = 12, natural: bool = False,
-                 grow: int = 0, parent=None):
+    def __init__(self, *cells: QtWidgets.QWidget, parent=None, **options):
         super().__init__(parent)
-        self.grid = ReflowLayout(self, columns=columns, min_column_em=min_column_em, stretch=stretch,
-                                 spacing=spacing, natural=natural, grow=grow)
+        self.grid = ReflowLayout(self, **options)
         for cell in cells:
             self.grid.addWidget(cell)

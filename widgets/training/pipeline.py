@@ -103,7 +103,7 @@ class PipelineSection(PlayedSection):
 
     def build(self):
         # The card beside the three schedules when the page is wide enough, above them when not.
-        top = ReflowLayout(columns=2, stretch=(2, 3))
+        top = ReflowLayout(columns=2, stretch=(2, 3), stacked_first=1)  # the schedules first when stacked
         self.card = CalculatorCard(self.state.card("pipeline"), compact=True)
         left = column(self.card, caption("图 3-24:某个角色变慢,后继角色就要等。同步方案等新权重就绪再生成;"
                                          "异步让生成与更新重叠,但样本由旧版本权重生成(v = 生成时的权重版本)。"),

@@ -9,7 +9,7 @@ from core import training_figures as figures
 from core.training_figures import StepFigure
 from widgets.calculator_card import CalculatorCard
 from widgets.jobs import BusyBadge, jobs
-from widgets.page import ReflowLayout, column
+from widgets.page import ReflowLayout, cap_to_view, column, follow_font
 from widgets.plot_card import PlotCard
 from widgets.theme import COLORS, brush, pen
 from widgets.timeline_player import TimelinePlayer
@@ -17,9 +17,10 @@ from widgets.training.kit import CachedLayer, FastBars, PlayedSection, Readout, 
 from widgets.training.memory import MemoryView, readout_html
 
 
-# The two plots together: tall enough to read, short enough that the step, its readout and
-# its player fit the page of a 1280x720 window.
-STEP_VIEW_MIN_HEIGHT = 520
+# The two plots together, in text lines (they grow with the zoom): tall enough to read,
+# short enough that at zoom 1 the step, its readout and its player fit the page of a
+# 1280x720 window.
+STEP_VIEW_MIN_LINES = 30
 
 
 class StepView(QtWidgets.QWidget):
@@ -33,8 +34,8 @@ class StepView(QtWidgets.QWidget):
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(6)
-        self.setMinimumHeight(STEP_VIEW_MIN_HEIGHT)
-        self.readout = Readout()
+        follow_font(self, lambda w: w.setMinimumHeight(STEP_VIEW_MIN_LINES * w.fontMetrics().lineSpacing()))
+        self.readout = Readout(height=40)  # two lines: a narrow column wraps the readout
         self.readout.setObjectName("step_readout")
 
     def build(self):
@@ -132,7 +133,7 @@ class StepSection(PlayedSection):
     def build(self):
         self.holder = QtWidgets.QWidget()
         # Controls beside the step when the page is wide enough, above it when not.
-        top = ReflowLayout(self.holder, columns=2, stretch=(2, 3))
+        top = ReflowLayout(self.holder, columns=2, stretch=(5, 7), stacked_first=1)  # the step first when stacked
         sliders = QtWidgets.QGroupBox("拖动 · drag")
         grid = QtWidgets.QGridLayout(sliders)
         self.micro_slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
@@ -145,11 +146,16 @@ class StepSection(PlayedSection):
         grid.addWidget(QtWidgets.QLabel("micro-batches a"), 0, 0)
         grid.addWidget(self.micro_slider, 0, 1)
         grid.addWidget(self.micro_value, 0, 2)
-        grid.addWidget(QtWidgets.QLabel("cards (state split evenly)"), 1, 0)
+        cards_label = QtWidgets.QLabel("cards (state split evenly)")
+        cards_label.setWordWrap(True)  # a narrow column wraps it rather than widen the page
+        grid.addWidget(cards_label, 1, 0)
         grid.addWidget(self.cards_slider, 1, 1)
         grid.addWidget(self.cards_value, 1, 2)
         self.step_mode = QtWidgets.QComboBox()
         self.step_mode.setObjectName("step_mode")
+        # Whole items when there is room; elided, not widening the page, when there is not.
+        self.step_mode.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.step_mode.setMinimumContentsLength(22)
         self.step_mode.addItem("Qwen3-8B 一步 · the model on the card (estimate)", "model")
         self.step_mode.addItem("图 3-20 示意 · 4 layers as the book draws it", "illustrative")
         grid.addWidget(QtWidgets.QLabel("view"), 2, 0)
@@ -181,6 +187,7 @@ class StepSection(PlayedSection):
         readout_row.setContentsMargins(0, 0, 0, 0)
         right = column(head, self.view, self.player, stretch_last=False)
         right.layout().setStretch(1, 1)
+        cap_to_view(right, self._layout.parentWidget().parentWidget())  # the step fits the page's view
         top.addWidget(right)
         self.micro_slider.valueChanged.connect(self._on_micro_slider)
         self.cards_slider.valueChanged.connect(lambda v: self.card_model.update({"cards": v}))
