@@ -38,7 +38,8 @@ MEANINGS = {
     "cursor": "当前时刻 (now / cursor)",
     "capacity": "容量上限 (capacity)",
 }
-# One quantity in order (model sizes small -> large): a ramp, read by position, not by hue.
+# One quantity in order (model sizes small -> large, presets ①-④) or the parts of one total
+# in stacking order: a ramp, read by position, never as a phase of the legend.
 SERIES = tuple(f"series{i}" for i in range(1, 7))
 MEANINGS.update({key: f"有序系列第 {i} 档 (ordered series, step {i})" for i, key in enumerate(SERIES, 1)})
 

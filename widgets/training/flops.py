@@ -13,8 +13,11 @@ from widgets.plot_card import PlotCard
 from widgets.theme import brush, color, pen
 from widgets.training.kit import Section, caption
 
-SEGMENT_KINDS = {"six_matrix": "prefill", "six_head": "decode", "six_embedding": "backlog",
-                 "item_matrix": "prefill", "item_head": "decode", "item_attention": "tool", "item_recompute": "wait"}
+# Parts of one total, stacked in this order: the theme's ordered ramp, so no part reads as a
+# phase of the page's legend (blue forward, orange backward, green update).
+SEGMENT_KINDS = {"six_matrix": "series1", "six_head": "series2", "six_embedding": "series3",
+                 "item_matrix": "series1", "item_head": "series2", "item_attention": "series4",
+                 "item_recompute": "series5"}
 
 
 class FlopsSection(Section):
