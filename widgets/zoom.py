@@ -48,9 +48,18 @@ def set_zoom(factor: float) -> float:
     _zoom = factor
     from widgets.theme import apply_fonts
 
-    apply_fonts(previous=previous)
-    if changed:
-        zoom_notifier().zoom_changed.emit(factor)
+    # One repaint for the whole change, not one per font and plot that changes.
+    app = QtWidgets.QApplication.instance()
+    windows = [w for w in app.topLevelWidgets() if w.isVisible()] if app is not None else []
+    for window in windows:
+        window.setUpdatesEnabled(False)
+    try:
+        apply_fonts(previous=previous)
+        if changed:
+            zoom_notifier().zoom_changed.emit(factor)
+    finally:
+        for window in windows:
+            window.setUpdatesEnabled(True)
     return factor
 
 
