@@ -12,7 +12,6 @@ from widgets.page import ReflowLayout, fixed_lines, follow_font
 from widgets.param_form import ParamForm
 from widgets.theme import color
 
-GOOD, BAD, PLAIN = color("good_tint"), color("bad_tint"), color("paper")
 CAPTION = (
     "Qwen3-8B · 1 张 RTX PRO 6000 · KV 池 24 GiB · 64 序列 · 前缀缓存关。FCFS、16-token 块、每步先 decode 再分块 prefill"
     "(预算 8192 token)、整段 prompt 的块空出来才接纳、块不够时抢占最近接纳的请求并重算。步时 = 屋顶线(带宽效率、prefill MFU、每步开销为示意旋钮)。"
@@ -116,7 +115,9 @@ class ReplayControls(QtWidgets.QWidget):
                 for k, text in enumerate((sim, book, delta)):
                     item = self.compare_table.item(r, c0 + k)
                     item.setText(text)
-                    item.setBackground((GOOD if ok else BAD) if (k == 2 and ok is not None) else PLAIN)
+                    # Looked up as drawn: the theme may have changed since the module loaded.
+                    tint = ("good_tint" if ok else "bad_tint") if (k == 2 and ok is not None) else "paper"
+                    item.setBackground(color(tint))
         self.compare_table.setHorizontalHeaderLabels(table["headers"])
         self.compare_table.setUpdatesEnabled(True)
 
