@@ -81,8 +81,10 @@ class AudioPanel(QtWidgets.QWidget):
         layout.addWidget(page_header("§3.3.3 实时播放:每一块都要按时到 · Audio streaming", LEGEND, LEAD))
         self.controls = Controls(self.state, self._keys["prepare"])
         self.plots = LivePlots()
-        # Controls beside the live plots when both fit, above them when not.
-        layout.addWidget(Reflow(self.controls, self.plots, natural=True, grow=1, min_column_em=PLOTS_MIN_EM), 1)
+        # Controls beside the live plots when both fit; stacked, the plots first (the keys
+        # play and stop without the buttons in view).
+        layout.addWidget(Reflow(self.controls, self.plots, natural=True, grow=1, min_column_em=PLOTS_MIN_EM,
+                                stacked_first=1), 1)
         self.exercises = Exercises(self.state)
         layout.addWidget(self.exercises)
         self.controls.timeline_card.busy.add_key(self._keys["timeline"])

@@ -8,10 +8,11 @@ from PySide6 import QtCore, QtWidgets
 from core.serving import figures as F
 from core.serving.state import ServingState
 from widgets.jobs import BusyBadge
-from widgets.page import ReflowLayout, fixed_lines, follow_font
+from widgets.page import ReflowLayout, fit_content_width, fixed_lines
 from widgets.param_form import ParamForm
 from widgets.theme import color
 
+TABLE_MIN_EM = 44  # the A/B table's six columns of numbers and its row names stay whole
 CAPTION = (
     "Qwen3-8B · 1 张 RTX PRO 6000 · KV 池 24 GiB · 64 序列 · 前缀缓存关。FCFS、16-token 块、每步先 decode 再分块 prefill"
     "(预算 8192 token)、整段 prompt 的块空出来才接纳、块不够时抢占最近接纳的请求并重算。步时 = 屋顶线(带宽效率、prefill MFU、每步开销为示意旋钮)。"
@@ -31,7 +32,9 @@ class ReplayControls(QtWidgets.QWidget):
     def __init__(self, state: ServingState, replay_keys: tuple[str, ...], band_key: str, parent=None):
         super().__init__(parent)
         self.state = state
-        top = ReflowLayout(self, columns=2, stretch=(1, 1))  # the form above the table when narrow
+        # The form at its width and the table beside it with the rest when that leaves the
+        # table TABLE_MIN_EM line heights; the form above the table when not.
+        top = ReflowLayout(self, columns=2, natural=True, grow=1, min_column_em=TABLE_MIN_EM)
         form_box = QtWidgets.QWidget()
         form_col = QtWidgets.QVBoxLayout(form_box)
         form_col.setContentsMargins(0, 0, 0, 0)
@@ -39,10 +42,7 @@ class ReplayControls(QtWidgets.QWidget):
         form_scroll = QtWidgets.QScrollArea()
         form_scroll.setWidgetResizable(True)
         form_scroll.setWidget(self.replay_form)
-        form_scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        # As wide as the form needs at the current font (the zoom), so the form never scrolls sideways.
-        follow_font(form_scroll, lambda w: w.setMinimumWidth(
-            self.replay_form.minimumSizeHint().width() + w.verticalScrollBar().sizeHint().width() + 2 * w.frameWidth()))
+        fit_content_width(form_scroll)
         form_scroll.setMaximumHeight(330)
         a_label = QtWidgets.QLabel("<b>A</b> uses the form; <b>B</b> is A with these shares of long-input requests per window:")
         a_label.setProperty("role", "caption")
@@ -97,9 +97,9 @@ class ReplayControls(QtWidgets.QWidget):
         self.replay_status = QtWidgets.QLabel("replaying both scenarios…")
         self.replay_status.setProperty("role", "caption")
         self.replay_status.setWordWrap(True)
-        # Two lines, whatever the text: a new result must not change the page's height
+        # Three lines, whatever the text: a new result must not change the page's height
         # (the whole page would be laid out and repainted again).
-        fixed_lines(self.replay_status, 2)
+        fixed_lines(self.replay_status, 3)
         self.replay_status.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Fixed)
         right.addWidget(self.replay_status)
         top.addWidget(right_box)
