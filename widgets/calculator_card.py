@@ -12,7 +12,7 @@ from core.registry import Calculator
 from core.state_model import CardModel
 from widgets.jobs import BusyBadge, jobs
 from widgets.page import Reflow, ReflowLayout
-from widgets.param_form import ParamForm
+from widgets.param_form import ParamForm, param_text
 from widgets.theme import ILLUSTRATIVE_TAG
 
 
@@ -153,9 +153,8 @@ class CalculatorCard(QtWidgets.QGroupBox):
         """The `lab calc` command that gives the numbers shown (only values off the defaults)."""
         parts = ["lab", "calc", self.calculator.name]
         for name, value in self.model.to_json().items():
-            text = ",".join(f"{v:g}" for v in value) if isinstance(value, list) else (
-                f"{value:g}" if isinstance(value, float) else str(value))
-            parts.append(f"{name}={text}")
+            # Exact text (2742.0614 stays 2742.0614): the command must give the numbers shown.
+            parts.append(f"{name}={param_text(self.calculator.param(name), value)}")
         return " ".join(parts)
 
     def _copy_command(self) -> None:

@@ -13,7 +13,8 @@ from core.state_model import CardModel
 from widgets.theme import ILLUSTRATIVE_TAG
 
 
-def _text_of(param: Param, value: Any) -> str:
+def param_text(param: Param, value: Any) -> str:
+    """The text a field shows for value, and that parses back to exactly it (forms and copy CLI)."""
     if param.kind == "floats":
         if isinstance(value, str):  # already text, e.g. "0.9,0.1"
             return value
@@ -142,7 +143,7 @@ class ParamField(QtWidgets.QWidget):
         elif isinstance(self.edit, QtWidgets.QCheckBox):
             self.edit.setChecked(bool(value))
         else:
-            self.edit.setText(_text_of(self.param, value))
+            self.edit.setText(param_text(self.param, value))
         del blocker
 
     @property

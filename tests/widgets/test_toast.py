@@ -70,3 +70,15 @@ def test_one_toast_per_window_the_latest_message_wins(qtbot):
     second = show_toast(host, "two")
     assert first is second and second.text() == "two"
     assert len(host.findChildren(Toast)) == 1
+
+
+def test_copy_cli_keeps_every_digit_so_the_command_gives_the_numbers_shown(qtbot):
+
+    host, card = _card(qtbot, "serving.decode_rate")
+    card.set_value("mean_context_tokens", "2741.7734")
+    card.copy_button.click()
+    command = QtWidgets.QApplication.clipboard().text()
+    assert "mean_context_tokens=2741.7734" in command.split()  # {:g} gave 2741.77
+    words = dict(word.split("=", 1) for word in command.split()[3:])
+    calc = get("serving.decode_rate")
+    assert calc.run(calc.resolve(words)) == card.model.result

@@ -15,6 +15,9 @@ from widgets.theme import COLORS, pen
 KIND_COLORS = {kind: COLORS[kind] for kind in STATE_KINDS}  # one colour per kind, as on every panel
 
 
+LEGEND_HEADROOM = 1.45  # the y range over the tallest stack
+
+
 class MemoryView:
     """The memory plot's items, made once: the plot, then (a turn later) its items."""
 
@@ -42,7 +45,7 @@ class MemoryView:
         self.static_layer.setZValue(5)
         m.addItem(self.static_layer)
         m.showGrid(x=False, y=False)  # grid lines would make each axis's cached picture as large as the plot
-        legend = m.addLegend(offset=(-8, -8), colCount=3, brush=pg.mkBrush(255, 255, 255, 225))
+        legend = m.addLegend(offset=(8, 8), colCount=3, brush=pg.mkBrush(255, 255, 255, 225))
         legend.setZValue(40)
         for kind in STATE_KINDS:
             legend.addItem(self.kind_curves[kind], STATE_LABELS[kind])
@@ -70,7 +73,8 @@ class MemoryView:
         if fig.capacity_gb is not None:
             self.capacity_line.setValue(fig.capacity_gb)
             self.capacity_line.label.setFormat(fig.capacity_text)
-        self.plot.plot.setYRange(0, fig.memory_top_gb, padding=0)
+        # Headroom above the stack for the two-row legend at the top left.
+        self.plot.plot.setYRange(0, fig.memory_top_gb * LEGEND_HEADROOM, padding=0)
         self.plot.plot.setXRange(0, fig.duration_s, padding=0.01)
 
     def set_frame(self, frame: StepFrame, end: float) -> None:
