@@ -4,7 +4,21 @@ from __future__ import annotations
 import sys
 import time
 
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtWidgets
+
+# Qt messages that say nothing to a user: the offscreen platform (snapshots, tests) cannot
+# pass a fixed size on to a window manager it does not have.
+_QUIET_QT_MESSAGES = ("This plugin does not support propagateSizeHints()",)
+_previous_handler = None
+
+
+def _qt_message(mode, context, message: str) -> None:
+    if message in _QUIET_QT_MESSAGES:
+        return
+    if _previous_handler:
+        _previous_handler(mode, context, message)
+    else:
+        print(message, file=sys.stderr)
 
 
 def application(plots: bool = True) -> QtWidgets.QApplication:
@@ -12,6 +26,9 @@ def application(plots: bool = True) -> QtWidgets.QApplication:
     the main window sets it up before it builds its first panel, after it is on screen."""
     from widgets.theme import apply_style, setup_pyqtgraph
 
+    global _previous_handler
+    if _previous_handler is None:
+        _previous_handler = QtCore.qInstallMessageHandler(_qt_message) or False
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
     app.setApplicationName("Load Lab")
     app.setOrganizationName("load-lab")

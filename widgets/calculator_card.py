@@ -132,6 +132,7 @@ class CalculatorCard(QtWidgets.QGroupBox):
         self.failure_label.setWordWrap(True)
         self.failure_label.setVisible(False)
         outer.addWidget(self.failure_label)
+        outer.addStretch(1)  # a card made taller by its row keeps its content together at the top
         self._shown_result: dict | None = None
         model.changed.connect(self._on_model_changed)
         self._on_model_changed(model)

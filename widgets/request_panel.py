@@ -71,7 +71,7 @@ class RequestPanel(FigureBinding, QtWidgets.QWidget):
         p.addItem(self.split_bars_one)
         p.addItem(self.split_bars_many)
         p.getAxis("bottom").setTicks([[(0.4, "prefill calls"), (2.4, "decode steps"), (4.4, "weight reads")]])
-        self.split_legend = p.addLegend(offset=(-10, 10))
+        self.split_legend = p.addLegend(offset=(10, 10))  # top left, over the short prefill-call bars
         self.split_legend.addItem(self.split_bars_one, "1 request")
         self.split_legend.addItem(self.split_bars_many, "n requests")
         self.split_labels = [plot_text(anchor=(0.5, 1), size=9) for _ in range(6)]
