@@ -74,17 +74,27 @@ def snapshot(panel: str, out: str, width: int, height: int, fmt: str | None = No
 
     The options (format, language, theme, zoom, a talk's scene) are each applied by the
     module that owns them; the CLI has checked their spelling, they check their values."""
-    from lab.export import snapshot_format, write_snapshot
-    from lab.main_window import MainWindow
-    from widgets.jobs import jobs
-    from widgets.panels import discover_panels
+    from lab.export import snapshot_format
 
     fmt = snapshot_format(out, fmt)  # export: --format, else the suffix, else png; --out checked first
-    from lab.presentation import apply_look, snapshot_zoom
+    from lab.presentation import apply_look, forget_look, snapshot_zoom
 
     zoom_factor = snapshot_zoom(zoom)  # zoom and theme (lab.presentation): checked before any work
     app = application()
     apply_look(theme, zoom_factor)  # panels are built in these colours, at this zoom
+    try:
+        _render_snapshot(app, panel, out, width, height, fmt, lang, talk, scene)
+    finally:
+        forget_look()  # a snapshot taken in-process (tests) leaves later windows their own look
+
+
+def _render_snapshot(app, panel: str, out: str, width: int, height: int, fmt: str, lang: str | None,
+                     talk: str | None, scene: str | None) -> None:
+    from lab.export import write_snapshot
+    from lab.main_window import MainWindow
+    from widgets.jobs import jobs
+    from widgets.panels import discover_panels
+
     if talk:  # a talk's scene, as presentation mode shows it (lab.talk)
         from lab.talk import scene_window
 

@@ -211,6 +211,11 @@ def apply_look(theme_name: str | None, factor: float | None) -> None:
         zoom.set_zoom(factor)
 
 
+def forget_look() -> None:
+    """After a snapshot: windows made next take the user's saved theme and zoom again."""
+    _forced.clear()
+
+
 def _saved_zoom(value) -> float:
     try:
         return zoom.clamp_zoom(float(value))
