@@ -83,8 +83,9 @@ def _widget_slots(widget: QtWidgets.QWidget, is_root: bool = False):
             yield f"tabtip{i}", (lambda i=i: widget.tabToolTip(i)), (lambda t, i=i: widget.setTabToolTip(i, t))
     if isinstance(widget, QtWidgets.QComboBox):
         # Only items with data: a combo without data reads its value from the item's text.
+        # An item whose text is its value is a name (a sound device), not a label.
         for i in range(widget.count()):
-            if widget.itemData(i) is not None:
+            if widget.itemData(i) is not None and widget.itemData(i) != widget.itemText(i):
                 yield f"item{i}", (lambda i=i: widget.itemText(i)), (lambda t, i=i: _set_item_text(widget, i, t))
     if isinstance(widget, QtWidgets.QMenu):
         yield "menutitle", widget.title, widget.setTitle

@@ -36,7 +36,8 @@ def shown_texts(root: QtWidgets.QWidget) -> list[str]:
         if isinstance(w, QtWidgets.QTabWidget):
             texts += [w.tabText(i) for i in range(w.count())]
         if isinstance(w, QtWidgets.QComboBox):
-            texts += [w.itemText(i) for i in range(w.count()) if w.itemData(i) is not None]
+            texts += [w.itemText(i) for i in range(w.count())  # labels, not names (a device's)
+                      if w.itemData(i) is not None and w.itemData(i) != w.itemText(i)]
         if isinstance(w, QtWidgets.QGraphicsView) and w.scene() is not None:
             for item in w.scene().items():
                 if isinstance(item, pg.InfLineLabel):

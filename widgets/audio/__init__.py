@@ -27,7 +27,7 @@ from core.audio_figures import compare_figure, drain_figure, figure_at_hand, tim
 from core.audio_state import VIRTUAL_DEVICE, AudioState
 from core.registry import ParamError
 from core.units import format_seconds
-from widgets.audio.controls import Controls
+from widgets.audio.controls import DEVICE_STATUS, Controls
 from widgets.audio.exercises import Exercises
 from widgets.audio.live_plots import LivePlots
 from widgets.jobs import jobs
@@ -368,7 +368,7 @@ class AudioPanel(QtWidgets.QWidget):
         if self._engine is not None:
             device = self.state.view("device")
             self._engine.choose_device(device or None, prefer_device=device != VIRTUAL_DEVICE)
-        self.controls.show_status(f"device: {self.controls.device_box.currentText()} (opens on ▶)")
+        self.controls.show_status(DEVICE_STATUS)
 
     def close(self) -> bool:
         if self._closed:

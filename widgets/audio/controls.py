@@ -15,6 +15,9 @@ from widgets.jobs import BusyBadge
 from widgets.page import caption, fixed_lines, min_chars, narrow_headers
 from widgets.theme import COLORS
 
+# The status line under a chosen device (its name, the system's, is in the box above).
+DEVICE_STATUS = "选中的设备在 ▶ 时打开 · the chosen device opens on ▶"
+
 VIRTUAL_LABEL = "virtual clock (no device)"
 
 
@@ -90,7 +93,7 @@ class Controls(QtWidgets.QWidget):
         col.addStretch(1)
 
         self._show_state()
-        self.show_status(f"device: {self.device_box.currentText()} (opens on ▶)" if names else
+        self.show_status(DEVICE_STATUS if names else
                          f"no device: {self.no_device_reason} · the virtual clock sink keeps the same timing")
         # user -> state
         self.source_box.currentTextChanged.connect(lambda text: state.set_view("source", text))
@@ -182,3 +185,5 @@ def summary_text(s: dict) -> str:
                  f"(model {f(s['model_backend_stop_at_s'])}) · release {f(s['release_at_s'])} "
                  f"(model {f(s['model_release_at_s'])})")
     return text
+
+
