@@ -29,13 +29,14 @@ import stat
 from typing import Any, Callable, Mapping
 
 from core.atomic_file import write_atomic
+from core.look import MAX_ZOOM, MIN_ZOOM
 
 FORMAT = "load-lab-session"
 VERSION = 2
 SUFFIX = ".lab.json"
 MAX_BYTES = 8 * 1024 * 1024  # a session is a few kB; anything this big is not one
 LANGUAGES = ("zh", "en", "both")
-ZOOM_RANGE = (0.25, 4.0)
+ZOOM_RANGE = (MIN_ZOOM, MAX_ZOOM)  # what the window can show
 WINDOW_RANGE = (-100_000, 100_000)  # pixels: any real screen layout fits
 
 

@@ -23,6 +23,7 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+from core.look import MAX_ZOOM, MIN_ZOOM
 from core.registry import ParamError
 
 # Panel key (as `lab snapshot --list` prints it) -> its state model, "module:Class".
@@ -48,7 +49,7 @@ SCENE_KEYS = {
     "ranges": "a table of figure title text -> { x = [low, high], y = [low, high] }",
     "image": "an image file, relative to the talk file (vision)", "zoom": "a UI zoom factor 0.5..3",
 }
-ZOOM_RANGE = (0.5, 3.0)
+ZOOM_RANGE = (MIN_ZOOM, MAX_ZOOM)
 
 # (path) -> (height, width, file_bytes) of an image file, or ParamError.
 ImageProbe = Callable[[str], "tuple[int, int, int]"]

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-MIN_ZOOM = 0.5
-MAX_ZOOM = 3.0
+from core.look import MAX_ZOOM, MIN_ZOOM  # the range sessions and talks check too
+
 # The steps Ctrl+= / Ctrl+- walk through (a browser's zoom feels like this).
 STEPS = (0.5, 0.67, 0.75, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0)
 

@@ -57,7 +57,7 @@ def test_a_newer_version_is_refused_saying_so(tmp_path):
     (lambda text: b"\xff\xfe garbage", "not UTF-8 text"),
     (lambda text: json.dumps([1, 2]), "not a Load Lab session"),
     (lambda text: text.replace('"zoom": 1.25', '"zoom": NaN'), "NaN"),
-    (lambda text: text.replace('"zoom": 1.25', '"zoom": 40'), r"zoom: got 40; valid: a number 0.25..4"),
+    (lambda text: text.replace('"zoom": 1.25', '"zoom": 40'), r"zoom: got 40; valid: a number 0.5..3.0"),
     (lambda text: text.replace('"language": "en"', '"language": "fr"'), "language: got 'fr'; valid: zh / en / both"),
     (lambda text: text.replace('"width": 1280', '"width": -5'), "window.width"),
     (lambda text: text.replace('"version": 2', '"version": "2"'), "version: got '2'"),
