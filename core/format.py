@@ -144,7 +144,17 @@ def format_value(value: Any, unit: str, byte_system: str = "iec") -> str:
     if unit == "FLOPs":
         return format_flops(value)
     text = format_count(value)
-    return text if unit in _BARE_UNITS else f"{text} {unit_text(unit)}"
+    if unit in _BARE_UNITS:
+        return text
+    return f"{text} {singular(unit) if text == '1' else unit_text(unit)}"
+
+
+def singular(unit: str) -> str:
+    """A count unit for one of it: "1 call", "1 batch" (a plain plural word; "tokens/s" and
+    "GPU·s" are not plurals and stay as they are)."""
+    if not (unit.isalpha() and unit.islower() and unit.endswith("s")):
+        return unit_text(unit)
+    return unit[:-2] if unit.endswith(("ches", "shes", "xes", "sses")) else unit[:-1]
 
 
 def _all_digits(x: float) -> str:

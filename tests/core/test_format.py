@@ -94,3 +94,11 @@ def test_verify_rows_carry_every_digit_for_the_tooltip():
     row = rows["backlog_at_end_of_arrivals"]
     assert row.computed_text == "112,793 steps"
     assert row.computed_full.startswith("112,792.") and row.book_full == "112,792.8 steps"
+
+
+def test_one_of_a_count_reads_singular_and_rates_stay_as_they_are():
+    assert format_value(1, "calls") == "1 call"
+    assert format_value(1, "batches") == "1 batch"
+    assert format_value(2, "batches") == "2 batches"
+    assert format_value(1, "tokens/s") == "1 tokens/s"  # a rate, not a plural
+    assert format_value(1, "GPU·s") == "1 GPU·s"
