@@ -257,11 +257,15 @@ def _allowed_english() -> frozenset:
     return _state["allowed"]
 
 
+_COUNT_UNIT = re.compile(r"(\d)\s+[a-z]+\b")
+
+
 def english_words(text: str) -> list[str]:
     """The English words of text that a Chinese label should not keep: not identifiers or
     symbols (with a digit or '_': p95, n_s, Qwen3), not acronyms or names in camel case
     (TTFT, KV, MoE, DeepSeek), not ZH_TERMS."""
     words = []
+    text = _COUNT_UNIT.sub(r"\1", text)  # "1 call": a count's unit, as the book prints it
     for word in _WORD.findall(_PROPER_NAME.sub(" ", text)):
         if (len(word) < 2 or any(c.isdigit() or c == "_" for c in word) or word.lower() in _allowed_english()
                 or any(c.isupper() for c in word[1:])):
