@@ -110,9 +110,10 @@ class ImageColumn(QtWidgets.QWidget):
         return area
 
     def _fit_text_heights(self) -> None:
-        """Heights fixed to the lines they may take: a new picture's captions then repaint
-        without laying the column (and the image view in it) out again. Again on a zoom."""
-        for label, lines in ((self.size_label, 2), (self.token_label, 2), (self.notes_label, 2),
+        """Heights fixed to the lines they may take (a name and its size wrap to 3 in a narrow
+        column): a new picture's captions then repaint without laying the column (and the
+        image view in it) out again. Again on a zoom."""
+        for label, lines in ((self.size_label, 3), (self.token_label, 2), (self.notes_label, 2),
                              (self.status_label, 1), (self.hover_label, 1)):
             label.setFixedHeight(label.fontMetrics().lineSpacing() * lines + 4)
         side = self.fontMetrics().height() * 3
