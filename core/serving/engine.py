@@ -78,7 +78,7 @@ class ReplayResult:
     series_waiting: np.ndarray
     series_running: np.ndarray
     series_kv_blocks: np.ndarray
-    series_tokens: np.ndarray  # tokens processed in the step that ended at t
+    series_tokens: np.ndarray  # tokens processed in the step that ended at t (per step, in a skipped run)
     num_blocks: int
     engine_steps: int
     decode_tokens: int
@@ -87,6 +87,11 @@ class ReplayResult:
     wall_s: float = 0.0
     events: int = 0  # turns of the event loop (one step taken, or one run of decode steps skipped)
     closed_form_steps: int = 0  # decode steps advanced in closed form, within those runs
+    # Prefix caching (zeros / empty when off or without prefix information):
+    cached_tokens: np.ndarray | None = None  # per request: prompt tokens served from the cache (vLLM num_cached_tokens)
+    series_steps: np.ndarray | None = None  # engine steps in each series entry (a skipped decode run is k steps)
+    series_decode_rows: np.ndarray | None = None  # running decodes that got a token in each of those steps
+    extras: dict = field(default_factory=dict)  # e.g. tool_wait_kv_byte_s, hit_rate_by_turn (sessions)
 
     @property
     def ttft_s(self) -> np.ndarray:
@@ -192,6 +197,8 @@ class _Engine:
         self._s_r = array("q", [0])
         self._s_kv = array("q", [0])
         self._s_tok = array("q", [0])
+        self._s_steps = array("q", [0])
+        self._s_dec = array("q", [0])
 
     # -- helpers -------------------------------------------------------------------
     def _decoding(self) -> np.ndarray:
@@ -204,7 +211,9 @@ class _Engine:
             self._dec_cache = np.array(self.running[:k], dtype=np.int64)
         return self._dec_cache
 
-    def _record(self, tokens: int) -> None:
+    def _record(self, tokens: int, steps: int = 1, decode_rows: int = 0) -> None:
+        self._s_steps.append(steps)
+        self._s_dec.append(decode_rows)
         self._s_t.append(self.now)
         self._s_w.append(len(self.waiting))
         self._s_r.append(len(self.running))
@@ -237,7 +246,7 @@ class _Engine:
             self._admit_arrivals()
             if not self.running and not self.waiting:
                 self.now = float(self.arrival[self.next_arrival])
-                self._record(0)
+                self._record(0, 0)
                 continue
             dec = self._decoding()
             if self.fast and dec.size == len(self.running) and dec.size > 0 and self._try_fast_forward(dec, bs):
@@ -310,7 +319,7 @@ class _Engine:
         finished = dec[out >= self.G[dec]]
         if finished.size:
             self._finish(finished)
-        self._record(n)
+        self._record(n, k, n)  # tokens per step of the run
 
     def _finish(self, ids) -> None:
         gone = set(int(i) for i in ids)
@@ -516,7 +525,7 @@ class _Engine:
             self._dec_cache = None
         if finished:
             self._finish(finished)
-        self._record(rows)
+        self._record(rows, 1, n_dec)
 
     def _result(self) -> ReplayResult:
         inv = np.empty_like(self.order)
@@ -538,4 +547,7 @@ class _Engine:
             engine_steps=self.steps, decode_tokens=self.decode_tokens,
             prefill_tokens=self.prefill_tokens, kv_peak_blocks=self.peak_used,
             events=self.events, closed_form_steps=self.closed_form_steps,
+            cached_tokens=np.zeros(self.n, np.int64),
+            series_steps=np.frombuffer(self._s_steps, dtype=np.int64).copy(),
+            series_decode_rows=np.frombuffer(self._s_dec, dtype=np.int64).copy(),
         )

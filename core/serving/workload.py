@@ -7,7 +7,8 @@ share holds in every stretch of the window) or drawn at random with a seed.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -20,13 +21,54 @@ MAX_REQUESTS = 5_000_000
 
 
 @dataclass(frozen=True)
+class PrefixBlocks:
+    """What each request's prompt is made of, block by block, as a trace gives it
+    (Mooncake's hash_ids): request i's ids are ids[offsets[i]:offsets[i+1]], one id per
+    `block_tokens` prompt tokens (the last block may be partial). Equal ids at equal
+    positions mean equal content up to and including that block (the ids are chained)."""
+
+    ids: np.ndarray  # int64, every request's ids one after the other
+    offsets: np.ndarray  # int64, len(requests) + 1
+    block_tokens: int = 512  # Mooncake's hash_block_tokens
+
+
+@dataclass(frozen=True)
+class Sessions:
+    """Multi-turn sessions, one entry per request (arrays of the workload's length).
+
+    A turn's prompt is its session's kept history plus its new tokens: input_tokens[i] =
+    shared_prefix_tokens[i] + new_input_tokens[i], where the kept history is the first
+    shared_prefix_tokens[i] tokens of the previous turn's prompt + output (all of it unless
+    the history was rewritten, e.g. thinking removed). A turn with a finite think_time_s
+    arrives that long after the previous turn of its session finished (plus its tool
+    wait); otherwise at its workload arrival_s. After a turn finishes its session may wait
+    tool_wait_s for a tool, during which its KV stays cached (keep_kv_during_tool, evictable
+    under pressure) or is dropped."""
+
+    session: np.ndarray  # int64 session id
+    turn: np.ndarray  # int64, 0-based within the session, consecutive
+    new_input_tokens: np.ndarray  # int64
+    shared_prefix_tokens: np.ndarray  # int64 (0 for a session's first turn)
+    think_time_s: np.ndarray  # float64, nan where the turn has a fixed arrival
+    tool_wait_s: np.ndarray  # float64, tool time after this turn finishes (0: none)
+    keep_kv_during_tool: np.ndarray  # bool
+
+
+@dataclass(frozen=True)
 class Workload:
-    """Requests sorted by arrival. Arrays of equal length; times in seconds."""
+    """Requests sorted by arrival. Arrays of equal length; times in seconds.
+
+    prefix / sessions: optional prefix information (the engine's prefix cache uses it);
+    meta: what the loader knew (format, rows read and dropped, a vllm-bench run's
+    measured ttfts/itls for overlay ...), never used by the engine."""
 
     arrival_s: np.ndarray
     input_tokens: np.ndarray
     output_tokens: np.ndarray
     label: str = ""
+    prefix: PrefixBlocks | None = None
+    sessions: Sessions | None = None
+    meta: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def __len__(self) -> int:
         return int(self.arrival_s.size)
