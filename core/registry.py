@@ -35,11 +35,16 @@ class BookRef:
         return f"§{self.section} {self.label}".strip()
 
 
+MAX_PATH_CHARS = 4096  # PATH_MAX on Linux
+
+
 @dataclass(frozen=True)
 class Param:
     """One input of a calculator.
 
-    kind: 'float', 'int', 'floats' (comma list), 'choice' or 'bool'.
+    kind: 'float', 'int', 'floats' (comma list), 'choice', 'bool' or 'path' (one of
+    `choices`, e.g. a bundled trace or a catalog model, or else a file's path: the file
+    itself is checked by whoever opens it, which names this parameter when it refuses).
     Bounds are inclusive unless min_exclusive is set (a rate that divides must be > 0).
     Text takes the suffixes that fit `unit` (core.units.parse_number): a time in the unit's
     own time ('20ms' and '0.02s' are 20 for a unit of 'ms'), sizes for bytes, k/M/G/T/P
@@ -67,6 +72,9 @@ class Param:
     def range_text(self) -> str:
         if self.kind == "choice":
             return "one of " + ", ".join(self.choices)
+        if self.kind == "path":
+            named = "one of " + ", ".join(self.choices) + " or " if self.choices else ""
+            return named + "a file's path"
         if self.kind == "bool":
             return "true or false"
         low = "—" if self.min is None else _plain(self.min)
@@ -84,7 +92,7 @@ class Param:
             text = f"a comma list of {self.min_items}..{self.max_items} numbers, each {text}"
         elif self.kind == "int":
             text = f"a whole number {text}"
-        return text + (f" {self.unit}" if self.unit and self.kind not in ("choice", "bool") else "")
+        return text + (f" {self.unit}" if self.unit and self.kind not in ("choice", "bool", "path") else "")
 
     def parse(self, raw: Any) -> Any:
         """Turn text or a number into a validated value, or raise ParamError."""
@@ -92,6 +100,12 @@ class Param:
             value = str(raw).strip()
             if value not in self.choices:
                 raise ParamError(self.name, f"got {value!r}; valid: {self.range_text()}")
+            return value
+        if self.kind == "path":
+            value = str(raw).strip()
+            if not value or len(value) > MAX_PATH_CHARS or "\0" in value:
+                raise ParamError(self.name, f"got {_shown(raw)}; valid: {self.range_text()} "
+                                 f"(at most {MAX_PATH_CHARS} characters)")
             return value
         if self.kind == "bool":
             if isinstance(raw, bool):
