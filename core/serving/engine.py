@@ -525,7 +525,9 @@ class _Engine:
             self._dec_cache = None
         if finished:
             self._finish(finished)
-        self._record(rows, 1, n_dec)
+        # Decode rows: a step planned with preemption (_plan_exact) carries its decodes as
+        # chunks of one token (rows - prefill_rows counts them as well as plan_dec).
+        self._record(rows, 1, rows - prefill_rows)
 
     def _result(self) -> ReplayResult:
         inv = np.empty_like(self.order)

@@ -1,0 +1,289 @@
+"""A replay's results under the names `vllm bench serve` prints and saves, with its
+definitions (vllm/benchmarks/serve.py, calculate_metrics), and AIPerf's per-request records.
+
+- completed, total_input_tokens, total_output_tokens; request_throughput,
+  output_throughput, total_token_throughput = those over `duration`.
+- duration: from the first arrival to the last finish. vLLM times its whole run (a
+  perf_counter from just before it sends the first request until every response is in),
+  AIPerf from the first request sent to the last response received; in the replay both
+  are this span.
+- ttft, e2el per request; tpot per request with more than one output token:
+  (e2el − ttft) / (output − 1); itl: every gap between two consecutive tokens of a request,
+  all requests' gaps in one list. For each: mean, median, std (numpy's, ddof 0) and the
+  p90 / p99 of np.percentile (linear interpolation), all in ms.
+- request_goodput: requests per second of duration that meet every SLO given
+  (a request is good when slo >= its value; a request with one output token counts with
+  tpot 0), None when no SLO is given, as vLLM saves it.
+
+The book's own p95s (ttft_p95_s, ...) are nearest-rank and stay in core.serving.replay.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from core.registry import ParamError
+
+PERCENTILES = (90, 99)
+LATENCIES = ("ttft", "tpot", "itl", "e2el")
+STATS = ("mean", "median", "std") + tuple(f"p{p}" for p in PERCENTILES)
+TOTALS = ("completed", "failed", "total_input_tokens", "total_output_tokens", "duration", "request_throughput",
+          "request_goodput", "output_throughput", "total_token_throughput")
+# Every key bench_metrics returns, in the order vLLM saves them.
+NAMES = TOTALS + tuple(f"{s}_{m}_ms" for m in LATENCIES for s in STATS)
+SLO_KEYS = ("slo_ttft_ms", "slo_tpot_ms", "slo_e2el_ms")
+MAX_SLO_MS = 1e9
+
+
+# -- weighted statistics, equal to numpy's on the expanded list ------------------------
+def weighted_percentile(values, weights, q: float) -> float:
+    """np.percentile(np.repeat(values, weights), q) (linear interpolation) without
+    building the repeated list. weights: non-negative whole numbers."""
+    values = np.asarray(values, dtype=float)
+    weights = np.asarray(weights, dtype=np.int64)
+    keep = weights > 0
+    values, weights = values[keep], weights[keep]
+    if values.size == 0:
+        return 0.0  # vLLM: np.percentile(x or 0, q) of an empty list is 0
+    order = np.argsort(values, kind="stable")
+    values, ends = values[order], np.cumsum(weights[order])
+    h = q / 100.0 * (int(ends[-1]) - 1)
+    lo = math.floor(h)
+    hi = min(lo + 1, int(ends[-1]) - 1)
+    v_lo = values[np.searchsorted(ends, lo, side="right")]
+    v_hi = values[np.searchsorted(ends, hi, side="right")]
+    return float(v_lo + (h - lo) * (v_hi - v_lo))
+
+
+def weighted_stats(values, weights=None) -> dict[str, float]:
+    """mean, median, std and p90/p99 of values each counted weights times (np.mean,
+    np.median, np.std, np.percentile on the expanded list); zeros for no values."""
+    values = np.asarray(values, dtype=float)
+    weights = np.ones(values.size, np.int64) if weights is None else np.asarray(weights, dtype=np.int64)
+    total = int(weights.sum())
+    if total == 0:
+        return {s: 0.0 for s in STATS}
+    mean = float(np.dot(values, weights) / total)
+    var = float(np.dot((values - mean) ** 2, weights) / total)
+    out = {"mean": mean, "median": weighted_percentile(values, weights, 50), "std": math.sqrt(max(var, 0.0))}
+    for p in PERCENTILES:
+        out[f"p{p}"] = weighted_percentile(values, weights, p)
+    return out
+
+
+# -- per-request measures --------------------------------------------------------------
+def tpot_s(result) -> np.ndarray:
+    """(e2el − ttft) / (output − 1) per request; nan where output <= 1 (no TPOT)."""
+    g = result.output_tokens.astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(g > 1, (result.finish_s - result.first_token_s) / (g - 1), np.nan)
+
+
+def duration_s(result) -> float:
+    return float(np.max(result.finish_s) - np.min(result.arrival_s))
+
+
+def check_slos(slo_ttft_ms=None, slo_tpot_ms=None, slo_e2el_ms=None) -> dict[str, float]:
+    """The SLOs given, by vLLM's goodput names (ttft, tpot, e2el), in ms."""
+    given = {}
+    for key, value in zip(SLO_KEYS, (slo_ttft_ms, slo_tpot_ms, slo_e2el_ms)):
+        if value is None:
+            continue
+        if not isinstance(value, (int, float)) or not (0 < value <= MAX_SLO_MS):
+            raise ParamError(key, f"got {value!r}; valid: (0, {MAX_SLO_MS:g}] ms")
+        given[key[4:-3]] = float(value)
+    return given
+
+
+def meets_slo(result, slo_ttft_ms=None, slo_tpot_ms=None, slo_e2el_ms=None) -> np.ndarray:
+    """Per request: every SLO given is >= its value (vLLM's test; tpot 0 for one token)."""
+    slos = check_slos(slo_ttft_ms, slo_tpot_ms, slo_e2el_ms)
+    tpot = np.nan_to_num(tpot_s(result), nan=0.0)
+    measured = {"ttft": result.ttft_s, "tpot": tpot, "e2el": result.request_s}
+    good = np.ones(result.arrival_s.size, dtype=bool)
+    for name, slo_ms in slos.items():
+        good &= slo_ms / 1000.0 >= measured[name]
+    return good
+
+
+def goodput(result, slo_ttft_ms=None, slo_tpot_ms=None, slo_e2el_ms=None) -> float | None:
+    """vLLM's request_goodput: good requests per second of duration; None without SLOs."""
+    if not check_slos(slo_ttft_ms, slo_tpot_ms, slo_e2el_ms):
+        return None
+    return int(meets_slo(result, slo_ttft_ms, slo_tpot_ms, slo_e2el_ms).sum()) / duration_s(result)
+
+
+# -- the gaps between tokens -----------------------------------------------------------
+def itl_samples(result, cost=None) -> tuple[np.ndarray, np.ndarray]:
+    """Every gap between two consecutive tokens of a request, as (gaps_s, weights): gap
+    gaps_s[i] occurs weights[i] times. Σ weights = Σ (output − 1).
+
+    A request in decode gets a token in every step it runs, so a decode token's gap is
+    the duration of the step that produced it: a series entry of one step gives its
+    duration with weight = its decode rows. A skipped run of k lockstep steps lasting D
+    gives each step's own duration when `cost` (the run's StepCost) is given and one line
+    of its roofline bounds the whole run (the step times are then a + b·j, and a follows
+    from D); otherwise, or where the lines cross inside the run, D/k for all k.
+    Tokens not produced by a decode step are the ones that end a recompute after a
+    preemption; their gaps together are exactly what the request times leave over
+    (Σ (finish − first token) minus the decode gaps). Each is its wait in the queue
+    (preempted → rescheduled, from the preemption log) plus an equal share of the rest
+    (the recompute): their sum, so the mean ITL, is exact; their spread is approximate.
+    """
+    steps = result.series_steps
+    rows = result.series_decode_rows
+    t = result.series_t
+    if steps is None or rows is None or t.size < 2:
+        return np.zeros(0), np.zeros(0, np.int64)
+    dur = np.diff(t)
+    steps, rows = steps[1:].astype(np.int64), rows[1:].astype(np.int64)
+    live = (rows > 0) & (steps > 0)
+    dur, steps, rows = dur[live], steps[live], rows[live]
+    gaps, weights = _run_gaps(dur, steps, rows, cost)
+    decode_total = float(np.dot(gaps, weights))
+    g = result.output_tokens.astype(np.int64)
+    missing = int(np.sum(np.maximum(g - 1, 0)) - weights.sum())
+    if missing > 0:
+        spans = result.finish_s - result.first_token_s
+        left = float(np.sum(spans[g > 1])) - decode_total
+        extra = _resume_gaps(result, missing, max(left, 0.0))
+        gaps = np.concatenate([gaps, extra])
+        weights = np.concatenate([weights, np.ones(extra.size, np.int64)])
+    return gaps, weights
+
+
+def _run_gaps(dur, steps, rows, cost):
+    single = steps == 1
+    gaps = [dur[single]]
+    weights = [rows[single]]
+    runs = ~single
+    if np.any(runs):
+        d, k, n = dur[runs], steps[runs], rows[runs]
+        exact = _exact_steps(d, k, n, cost) if cost is not None else None
+        if exact is None:
+            gaps.append(d / k)
+            weights.append(n * k)
+        else:
+            ok, first, slope = exact
+            gaps.append(d[~ok] / k[~ok])
+            weights.append(n[~ok] * k[~ok])
+            kk, nn = k[ok], n[ok]
+            j = np.arange(int(kk.sum())) - np.repeat(np.cumsum(kk) - kk, kk)  # 0..k-1 within each run
+            gaps.append(np.repeat(first[ok], kk) + np.repeat(slope[ok], kk) * j)
+            weights.append(np.repeat(nn, kk))
+    return np.concatenate(gaps), np.concatenate(weights).astype(np.int64)
+
+
+def _exact_steps(d, k, n, cost):
+    """Per run: (the roofline's one line bounds every step, first step's time, slope).
+    Step j of n lockstep decodes from contexts summing to C lasts
+    overhead + max(a_m(C) + b_m·j, a_c(C) + b_c·j), each a linear in C (decode_lines)."""
+    lines0 = cost.decode_lines(n.astype(float), 0.0)
+    lines1 = cost.decode_lines(n.astype(float), 1.0)
+    a_m0, b_m, a_c0, b_c = (np.asarray(x, dtype=float) for x in lines0)
+    da_m = np.asarray(lines1[0], dtype=float) - a_m0
+    da_c = np.asarray(lines1[2], dtype=float) - a_c0
+    kf = k.astype(float)
+    body = (d - cost.overhead_s * kf) / kf  # mean of max(...) over the run
+    ok = np.zeros(d.size, dtype=bool)
+    first = np.zeros(d.size)
+    slope = np.zeros(d.size)
+    for a0, da, b, other_a0, other_da, other_b in ((a_m0, da_m, b_m, a_c0, da_c, b_c),
+                                                   (a_c0, da_c, b_c, a_m0, da_m, b_m)):
+        a = body - b * (kf + 1) / 2  # Σ_{j=1..k} (a + b j) = k·body
+        with np.errstate(divide="ignore", invalid="ignore"):
+            c = np.where(da > 0, (a - a0) / da, np.nan)
+        other = other_a0 + other_da * c
+        bound = (c >= -1e-6) & (a + b >= other + other_b - 1e-12) & (a + b * kf >= other + other_b * kf - 1e-12)
+        new = bound & ~ok & (a + b > 0)
+        first[new] = cost.overhead_s + a[new] + b[new]
+        slope[new] = b[new]
+        ok |= new
+    return ok, first, slope
+
+
+def _resume_gaps(result, missing: int, total_s: float) -> np.ndarray:
+    """`missing` gaps summing to total_s: each preemption after a request's first token
+    waits from preempted to rescheduled (repeated preemptions of one request closest in
+    time merged until the count matches), plus an equal share of what is left."""
+    first = result.first_token_s
+    spans = []  # (request, t_preempted, t_rescheduled)
+    for r, t0, t1 in result.preempt_log:
+        if math.isfinite(t1) and t0 >= first[r]:
+            spans.append([int(r), float(t0), float(t1)])
+    spans.sort()
+    while len(spans) > missing:  # a preemption during a recompute: one gap, not two
+        pairs = [(spans[i + 1][1] - spans[i][2], i) for i in range(len(spans) - 1) if spans[i][0] == spans[i + 1][0]]
+        if not pairs:
+            spans = spans[:missing]
+            break
+        _, i = min(pairs)
+        spans[i][2] = spans[i + 1][2]
+        del spans[i + 1]
+    waits = np.array([t1 - t0 for _, t0, t1 in spans] + [0.0] * (missing - len(spans)))
+    rest = total_s - float(waits.sum())
+    if rest >= 0:
+        return waits + rest / missing
+    return waits * (total_s / float(waits.sum()))
+
+
+# -- the whole set ----------------------------------------------------------------------
+def bench_metrics(result, workload=None, slo_ttft_ms=None, slo_tpot_ms=None, slo_e2el_ms=None, cost=None) -> dict:
+    """vLLM bench serve's result keys (NAMES) for one replay. Every request of a replay
+    completes (failed = 0). cost: the engine's StepCost, for exact step times within
+    skipped decode runs (see itl_samples)."""
+    check_slos(slo_ttft_ms, slo_tpot_ms, slo_e2el_ms)
+    dur = duration_s(result)
+    n = int(result.arrival_s.size)
+    total_in = int(np.sum(result.input_tokens))
+    total_out = int(np.sum(result.output_tokens))
+    out = {"completed": n, "failed": 0, "total_input_tokens": total_in, "total_output_tokens": total_out,
+           "duration": dur, "request_throughput": n / dur,
+           "request_goodput": goodput(result, slo_ttft_ms, slo_tpot_ms, slo_e2el_ms),
+           "output_throughput": total_out / dur, "total_token_throughput": (total_in + total_out) / dur}
+    tpot = tpot_s(result)
+    samples = {"ttft": (result.ttft_s, None), "tpot": (tpot[np.isfinite(tpot)], None),
+               "itl": itl_samples(result, cost), "e2el": (result.request_s, None)}
+    for name in LATENCIES:
+        values, weights = samples[name]
+        for stat, value in weighted_stats(values, weights).items():
+            out[f"{stat}_{name}_ms"] = value * 1000.0
+    return out
+
+
+# -- AIPerf's per-request records ---------------------------------------------------------
+def aiperf_records(result, workload=None) -> list[dict]:
+    """One record per request in AIPerf's profile_export.jsonl layout (metadata, metrics
+    with value and unit, error). Times are nanoseconds since the replay's start (AIPerf
+    writes epoch ns); the worker is "simulated". Streaming per-chunk measures the replay
+    does not keep per request (inter_chunk_latency, time_to_second_token) are left out."""
+    sessions = getattr(workload, "sessions", None) if workload is not None else None
+    tpot = tpot_s(result)
+    records = []
+    for i in range(result.arrival_s.size):
+        start, finish = float(result.arrival_s[i]), float(result.finish_s[i])
+        session = int(sessions.session[i]) if sessions is not None else i
+        turn = int(sessions.turn[i]) if sessions is not None else 0
+        g = int(result.output_tokens[i])
+        metrics = {
+            "input_sequence_length": {"value": int(result.input_tokens[i]), "unit": "tokens"},
+            "time_to_first_token": {"value": (float(result.first_token_s[i]) - start) * 1e3, "unit": "ms"},
+            "request_latency": {"value": (finish - start) * 1e3, "unit": "ms"},
+            "output_token_count": {"value": g, "unit": "tokens"},
+            "output_sequence_length": {"value": g, "unit": "tokens"},
+        }
+        if g > 1 and tpot[i] > 0:
+            metrics["inter_token_latency"] = {"value": float(tpot[i]) * 1e3, "unit": "ms"}
+            metrics["output_token_throughput_per_user"] = {"value": 1.0 / float(tpot[i]), "unit": "tokens/sec/user"}
+        records.append({
+            "metadata": {"session_num": session, "x_request_id": f"request-{i}",
+                         "x_correlation_id": f"session-{session}", "conversation_id": f"session-{session}",
+                         "turn_index": turn, "request_start_ns": round(start * 1e9), "request_ack_ns": None,
+                         "request_end_ns": round(finish * 1e9), "worker_id": "simulated",
+                         "record_processor_id": "lab", "benchmark_phase": "profiling", "was_cancelled": False,
+                         "cancellation_time_ns": None},
+            "metrics": metrics,
+            "error": None,
+        })
+    return records
