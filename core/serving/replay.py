@@ -23,6 +23,7 @@ from core.serving.step_cost import (BANDWIDTH_EFFICIENCY, PREFILL_MFU, STEP_OVER
                                     default_token_budget)
 from core.units import GiB
 
+_HAS_PREFIX_CACHING = "prefix_caching" in getattr(EngineConfig, "__dataclass_fields__", {})
 _QWEN = catalog.model("qwen3-8b")
 _CARD = catalog.hardware("rtx-pro-6000-blackwell")
 
@@ -78,10 +79,16 @@ def config_from(values: dict) -> EngineConfig:
         bandwidth_efficiency=float(values["bandwidth_efficiency"]),
         prefill_mfu=float(values["prefill_mfu"]),
         overhead_s=float(values["step_overhead_s"]),
+        matrix_flops_per_token=float(values["matrix_flops_per_token"]),
+        lm_head_flops_per_row=float(values["lm_head_flops_per_row"]),
+        attention_flops_per_pair=float(values["attention_flops_per_pair"]),
     )
-    return EngineConfig(max_num_seqs=int(values["max_num_seqs"]), block_size=int(values["block_size"]),
-                        kv_pool_bytes=float(values["kv_pool_bytes"]), token_budget=int(values["token_budget"]),
-                        reserve_full_prompt=bool(values["reserve_full_prompt"]), cost=cost)
+    kwargs = dict(max_num_seqs=int(values["max_num_seqs"]), block_size=int(values["block_size"]),
+                  kv_pool_bytes=float(values["kv_pool_bytes"]), token_budget=int(values["token_budget"]),
+                  reserve_full_prompt=bool(values["reserve_full_prompt"]), cost=cost)
+    if _HAS_PREFIX_CACHING:  # an engine without a prefix cache has no switch for it
+        kwargs["prefix_caching"] = bool(values["prefix_caching"])
+    return EngineConfig(**kwargs)
 
 
 def workload_from(values: dict) -> wl.Workload:
@@ -172,6 +179,7 @@ def _check(values: dict) -> None:
 MAX_REPLAY_REQUESTS = 100_000
 MAX_PREFILL_STEPS = 60_000  # prompt tokens / token budget: steps that cannot be skipped
 _W = float(_QWEN["weights_read_per_decode_step_bytes"])
+_COST = StepCost()  # today's model: Qwen3-8B on the book's card
 PARAMS = (
     Param("durations_s", "s", (60.0, 60.0), "arrival windows (the book: two minutes)", 0, 1e6, kind="floats", min_exclusive=True, max_items=1000),
     Param("rates_per_s", "1/s", (4.0, 4.0), "requests per second in each window (4)", 0, 1e4, kind="floats", max_items=1000),
@@ -193,6 +201,10 @@ PARAMS = (
     Param("bandwidth_efficiency", "ratio", BANDWIDTH_EFFICIENCY, "achieved share of bandwidth in decode (knob; documented default)", 1e-3, 1, illustrative=True),
     Param("prefill_mfu", "ratio", PREFILL_MFU, "achieved share of peak FLOPs in prefill (knob; documented default)", 1e-3, 1, illustrative=True),
     Param("step_overhead_s", "s", STEP_OVERHEAD_S, "fixed time per engine step outside kernels (knob; documented default)", 0, 10, illustrative=True),
+    Param("matrix_flops_per_token", "FLOPs", _COST.matrix_flops_per_token, "matrix FLOPs per processed token, 2 per weight without embedding and lm_head (Qwen3-8B)", 0, 1e16),
+    Param("lm_head_flops_per_row", "FLOPs", _COST.lm_head_flops_per_row, "lm_head FLOPs per row that produces a token, 2 · hidden · vocab (Qwen3-8B)", 0, 1e15),
+    Param("attention_flops_per_pair", "FLOPs", _COST.attention_flops_per_pair, "attention FLOPs per query-key pair over all layers, 4 · heads · head_dim · layers (Qwen3-8B)", 0, 1e12),
+    Param("prefix_caching", "", True, "reuse cached full blocks of a shared prompt prefix (vLLM automatic prefix caching; only with prefix or session information)", kind="bool"),
 )
 
 _SHIFT = SCENARIOS["shift"]["params"]
