@@ -1,6 +1,6 @@
 """A request-level, discrete-event model of a vLLM-V1-style continuous-batching engine.
 
-What it models (vLLM V1's scheduler with the default FCFS policy, prefix caching off):
+What it models (vLLM V1's scheduler with the default FCFS policy):
 - a waiting queue in arrival order and at most `max_num_seqs` running requests;
 - KV in blocks of `block_size` tokens from a fixed pool; a request holds
   ceil(tokens with KV / block_size) blocks and allocation is exact (no watermark);
@@ -15,6 +15,10 @@ What it models (vLLM V1's scheduler with the default FCFS policy, prefix caching
   later re-prefills its prompt plus the tokens it had generated;
 - a prefill that completes samples the request's next token; a request with G output
   tokens is done after its G-th token.
+- with prefix information in the workload (Mooncake hash_ids or sessions), automatic
+  prefix caching (engine_prefix.py, prefix_cache.py): a request starts from the longest
+  run of cached full blocks and only computes the rest, which still attends to them;
+- sessions: a turn can arrive only after its predecessor finished (session_arrivals.py).
 Step times come from `StepCost` (a roofline plus a fixed overhead).
 
 Why it is fast: between events, all running requests decode in lockstep and nothing about
@@ -29,110 +33,17 @@ import math
 import time
 from array import array
 from collections import deque
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from core.cancel import NEVER, CancelToken
-from core.registry import ParamError
+from core.serving.engine_prefix import PrefixSteps
+from core.serving.engine_records import EngineConfig, ReplayResult, validate
+from core.serving.session_arrivals import Arrivals
 from core.serving.step_cost import StepCost
 from core.serving.workload import Workload
-from core.units import GiB
 
-
-@dataclass(frozen=True)
-class EngineConfig:
-    max_num_seqs: int = 64
-    block_size: int = 16
-    kv_pool_bytes: float = 24 * GiB
-    token_budget: int = 8192
-    # Admit a waiting request only if its whole prompt (plus any generated tokens to
-    # recompute) fits in the free blocks, not just its first chunk: vLLM's
-    # scheduler_reserve_full_isl, on by default in recent releases. Without it, long
-    # prompts get in on their first chunk and are preempted mid-prefill far more often.
-    reserve_full_prompt: bool = True
-    cost: StepCost = field(default_factory=StepCost)
-
-    @property
-    def block_bytes(self) -> float:
-        return self.block_size * self.cost.kv_bytes_per_token
-
-    @property
-    def num_blocks(self) -> int:
-        return int(self.kv_pool_bytes // self.block_bytes)
-
-
-@dataclass
-class ReplayResult:
-    """Per-request records (arrays over requests, in arrival order) and time series."""
-
-    arrival_s: np.ndarray
-    input_tokens: np.ndarray
-    output_tokens: np.ndarray
-    first_schedule_s: np.ndarray
-    first_token_s: np.ndarray
-    finish_s: np.ndarray
-    preemptions: np.ndarray
-    preempt_log: list  # (request, t_preempted, t_rescheduled or nan)
-    series_t: np.ndarray
-    series_waiting: np.ndarray
-    series_running: np.ndarray
-    series_kv_blocks: np.ndarray
-    series_tokens: np.ndarray  # tokens processed in the step that ended at t (per step, in a skipped run)
-    num_blocks: int
-    engine_steps: int
-    decode_tokens: int
-    prefill_tokens: int
-    kv_peak_blocks: int
-    wall_s: float = 0.0
-    events: int = 0  # turns of the event loop (one step taken, or one run of decode steps skipped)
-    closed_form_steps: int = 0  # decode steps advanced in closed form, within those runs
-    # Prefix caching (zeros / empty when off or without prefix information):
-    cached_tokens: np.ndarray | None = None  # per request: prompt tokens served from the cache (vLLM num_cached_tokens)
-    series_steps: np.ndarray | None = None  # engine steps in each series entry (a skipped decode run is k steps)
-    series_decode_rows: np.ndarray | None = None  # running decodes that got a token in each of those steps
-    extras: dict = field(default_factory=dict)  # e.g. tool_wait_kv_byte_s, hit_rate_by_turn (sessions)
-
-    @property
-    def ttft_s(self) -> np.ndarray:
-        return self.first_token_s - self.arrival_s
-
-    @property
-    def request_s(self) -> np.ndarray:
-        return self.finish_s - self.arrival_s
-
-    @property
-    def first_schedule_wait_s(self) -> np.ndarray:
-        return self.first_schedule_s - self.arrival_s
-
-    @property
-    def series_kv_fraction(self) -> np.ndarray:
-        return self.series_kv_blocks / self.num_blocks
-
-
-def validate(config: EngineConfig, workload: Workload) -> None:
-    """Inputs the engine cannot run with raise ParamError naming the field.
-
-    Called once, at the edge (serving.replay's cross-field check, a loaded trace); the
-    engine itself takes its config and workload as they are."""
-    if len(workload) == 0:
-        raise ParamError("trace", "no requests; valid: at least one request")
-    if config.num_blocks < 1:
-        raise ParamError("kv_pool_bytes", f"got {config.kv_pool_bytes:,.0f} bytes, less than one block of "
-                         f"{config.block_bytes:,.0f}; valid: >= {config.block_bytes:,.0f}")
-    # In floats: a sum of two int64 near their limit must not wrap to a small number.
-    largest = int(np.max(workload.input_tokens.astype(float) + workload.output_tokens.astype(float)))
-    need = -(-largest // config.block_size)
-    if need > config.num_blocks:
-        smallest_pool = need * config.block_bytes
-        raise ParamError("kv_pool_bytes", f"a pool of {config.num_blocks} blocks cannot hold one request of "
-                         f"{largest:,} tokens ({need} blocks); valid: >= {smallest_pool:,.0f} bytes")
-    if config.max_num_seqs > config.num_blocks:
-        raise ParamError("max_num_seqs", f"got {config.max_num_seqs} for a pool of {config.num_blocks} blocks; "
-                         f"valid: 1..{config.num_blocks} (each running sequence needs a block)")
-    if config.token_budget < config.max_num_seqs:
-        raise ParamError("token_budget", f"got {config.token_budget}; valid: >= max_num_seqs ({config.max_num_seqs}), "
-                         "so every running decode fits in a step")
+__all__ = ["EngineConfig", "ReplayResult", "StepCost", "replay", "validate"]
 
 
 CANCEL_EVERY = 32  # loop iterations (events or skipped runs of decode steps) between checks
@@ -155,7 +66,7 @@ def replay(workload: Workload, config: EngineConfig = EngineConfig(), fast: bool
     return _Engine(workload, config, fast).run(cancel)
 
 
-class _Engine:
+class _Engine(PrefixSteps):
     def __init__(self, workload: Workload, config: EngineConfig, fast: bool = True):
         self.fast = fast
         self.cfg = config
@@ -199,6 +110,10 @@ class _Engine:
         self._s_tok = array("q", [0])
         self._s_steps = array("q", [0])
         self._s_dec = array("q", [0])
+        self.cached = np.zeros(n, np.int64)  # prompt tokens found cached at the first schedule
+        # Sessions: turns that arrive after their predecessor finished (None: all fixed).
+        self.arrivals = Arrivals(self.arrival, workload.sessions, order) if workload.sessions is not None else None
+        self._setup_prefix(workload)  # self.cache: None without prefix information
 
     # -- helpers -------------------------------------------------------------------
     def _decoding(self) -> np.ndarray:
@@ -220,7 +135,15 @@ class _Engine:
         self._s_kv.append(self.cfg.num_blocks - self.free)
         self._s_tok.append(tokens)
 
+    def _next_arrival_s(self) -> float:
+        if self.arrivals is not None:
+            return self.arrivals.next_time()
+        return float(self.arrival[self.next_arrival]) if self.next_arrival < self.n else math.inf
+
     def _admit_arrivals(self) -> None:
+        if self.arrivals is not None:
+            self.arrivals.pop_due(self.now, self.waiting)
+            return
         arrival, n = self.arrival, self.n
         i = self.next_arrival
         while i < n and arrival[i] <= self.now:
@@ -244,8 +167,10 @@ class _Engine:
                     time.sleep(YIELD_S)
                     last_yield = time.perf_counter()
             self._admit_arrivals()
+            if self.cache is not None:  # blocks taken in the last step leave the queue now
+                self.cache.settle(self.free, self.now)
             if not self.running and not self.waiting:
-                self.now = float(self.arrival[self.next_arrival])
+                self.now = self._next_arrival_s()
                 self._record(0, 0)
                 continue
             dec = self._decoding()
@@ -267,7 +192,11 @@ class _Engine:
         budget_left = self.cfg.token_budget - n
         if self.waiting and budget_left > 0 and n < self.cfg.max_num_seqs:
             h = self.waiting[0]
-            if self._gate_blocks(h, min(int(self.P[h] + self.out[h] - self.computed[h]), budget_left), bs) <= self.free - need_now:
+            if self.cache is not None:
+                gate = self._gate_cached(h, budget_left)
+            else:
+                gate = self._gate_blocks(h, min(int(self.P[h] + self.out[h] - self.computed[h]), budget_left), bs)
+            if gate <= self.free - need_now:
                 return False  # the head can be admitted now
         k = int(np.min(self.G[dec] - self.out[dec]))  # the step in which the first finishes
         # The (free+1)-th block need is the first one that cannot be met.
@@ -275,8 +204,10 @@ class _Engine:
         firsts = np.sort(offsets)
         k_dry = q * bs + int(firsts[idx]) + 1
         k = min(k, k_dry - 1)
-        if not self.waiting and self.next_arrival < self.n and n < self.cfg.max_num_seqs:
-            k = min(k, self._steps_until(n, float(c.sum()), float(self.arrival[self.next_arrival])))
+        if not self.waiting and n < self.cfg.max_num_seqs:
+            t_next = self._next_arrival_s()
+            if t_next < math.inf:
+                k = min(k, self._steps_until(n, float(c.sum()), t_next))
         if k < 1:
             return False
         self._advance_decode(dec, c, k)
@@ -311,6 +242,8 @@ class _Engine:
         self.free -= int(new_blocks.sum() - self.blocks[dec].sum())
         self.blocks[dec] = new_blocks
         self.computed[dec] = new_c
+        if self.cache is not None:
+            self._register(dec[new_c // bs > c // bs])
         out = self.out[dec] + k
         self.out[dec] = out
         self.steps += k
@@ -325,8 +258,13 @@ class _Engine:
         gone = set(int(i) for i in ids)
         for i in gone:
             self.finish[i] = self.now
-            self.free += int(self.blocks[i])
+            if self.cache is not None:
+                self._release(i, finished=True)
+            else:
+                self.free += int(self.blocks[i])
             self.blocks[i] = 0
+            if self.arrivals is not None:
+                self.arrivals.finished(i, self.now, self._tool_wait_s(i))
         self.running = [r for r in self.running if r not in gone]
         self.done += len(gone)
         self._dec_cache = None
@@ -367,6 +305,14 @@ class _Engine:
             ids.append(r)
             chunks.append(num)
             budget -= num
+        if self.cache is not None:  # no preemption in this step: commit, then admit with lookups
+            if n_dec:
+                self.blocks[dec[self.computed[dec] % bs == 0]] += 1
+            for r, need in allocs:
+                self.blocks[r] += need
+            self.free = free
+            self._admit_cached(budget, ids, chunks)
+            return (dec, ids, chunks)
         # Admission: FCFS, the head blocks the queue.
         admitted: list[int] = []
         max_seqs = self.cfg.max_num_seqs
@@ -409,6 +355,7 @@ class _Engine:
             self.running.append(h)
             if math.isnan(self.first_sched[h]):
                 self.first_sched[h] = self.now
+                self.cached[h] = self.computed[h]
             pending = self._pending_resume.pop(h, None)
             if pending is not None:
                 self.preempt_log[pending][2] = self.now
@@ -444,7 +391,9 @@ class _Engine:
             budget -= num
             i += 1
         self._dec_cache = None
-        if not preempted:
+        if not preempted and self.cache is not None:
+            self._admit_cached(budget, ids, chunks)
+        elif not preempted:
             admitted: list[int] = []
             running_count = len(self.running)
             for h in self.waiting:
@@ -465,7 +414,10 @@ class _Engine:
         return (np.zeros(0, np.int64), ids, chunks)
 
     def _preempt(self, r: int) -> None:
-        self.free += int(self.blocks[r])
+        if self.cache is not None:
+            self._release(r, finished=False)
+        else:
+            self.free += int(self.blocks[r])
         self.blocks[r] = 0
         self.computed[r] = 0
         self.is_dec[r] = False
@@ -513,6 +465,10 @@ class _Engine:
             finished.extend(int(i) for i in done)
         for r, L in zip(ids, chunks):
             computed[r] += L
+        if self.cache is not None:
+            self._register(ids)
+            if n_dec:
+                self._register(plan_dec[computed[plan_dec] % self.cfg.block_size == 0])
         now = self.now
         for r in completes:
             out[r] += 1
@@ -549,7 +505,7 @@ class _Engine:
             engine_steps=self.steps, decode_tokens=self.decode_tokens,
             prefill_tokens=self.prefill_tokens, kv_peak_blocks=self.peak_used,
             events=self.events, closed_form_steps=self.closed_form_steps,
-            cached_tokens=np.zeros(self.n, np.int64),
+            cached_tokens=back(self.cached), extras=self._prefix_extras(),
             series_steps=np.frombuffer(self._s_steps, dtype=np.int64).copy(),
             series_decode_rows=np.frombuffer(self._s_dec, dtype=np.int64).copy(),
         )

@@ -1,0 +1,223 @@
+"""Automatic prefix caching as vLLM V1 does it (block_pool.py, kv_cache_manager.py).
+
+A full block of `block_size` tokens is identified by its content and everything before it
+(vLLM chains the block hashes). Without token ids, the identity comes from the workload:
+
+- Mooncake `hash_ids` (PrefixBlocks): hash block b covers tokens [b·T, (b+1)·T), T =
+  block_tokens; its chained identity is the run of ids 0..b (interned to one integer).
+  Engine block j (tokens [j·bs, (j+1)·bs)) gets the identity of the hash block holding its
+  last token, plus j. A block of the prompt's last, partial hash block is shared when the
+  ids are equal: an id is a hash of the block's tokens, so equal ids mean equal tokens.
+  Blocks past the covered tokens (the output, or a prompt longer than its ids) are the
+  request's own.
+- Sessions: turn k's first shared_prefix_tokens tokens are the first tokens of turn k−1's
+  prompt + output. Engine block j lying wholly inside that shared part has the identity
+  turn k−1 gave it (recursively, back to the turn that computed it first); every other
+  block (the new input, the output) is the turn's own.
+
+The pool (BlockCache) keeps vLLM's free-block queue: freed blocks go to its tail (a
+request's blocks in reverse, so a prefix outlives its tail), allocation takes from its
+head and evicts the cached block it takes. A cached block in use has a reference count
+and is shared, not duplicated. One simplification: a block a request computed itself
+while an equal one was already cached stays uncached (vLLM keeps both copies cached).
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+
+_SHIFT = 32  # key = origin << _SHIFT | block index
+
+
+class SessionIdentity:
+    """Block keys of a sessions workload (arrays in the engine's request order)."""
+
+    def __init__(self, prev: np.ndarray, shared_tokens: np.ndarray, turn_order: np.ndarray):
+        n = prev.size
+        # segments[r]: (end_token, origin) runs; block j belongs to the first run whose end
+        # is at or past its last token + 1; past all of them it is r's own.
+        self.segments: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+        for r in turn_order:  # parents first
+            p = int(prev[r])
+            s = int(shared_tokens[r])
+            if p < 0 or s <= 0:
+                continue
+            segs: list[tuple[int, int]] = []
+            for end, origin in self.segments[p] + [(s, p)]:
+                segs.append((min(end, s), origin))
+                if end >= s:
+                    break
+            self.segments[r] = segs
+
+    def keys(self, r: int, j0: int, j1: int, bs: int) -> list[int]:
+        out = []
+        j = j0
+        for end, origin in self.segments[r]:
+            stop = min(j1, end // bs)
+            base = (origin + 1) << _SHIFT
+            while j < stop:
+                out.append(base | j)
+                j += 1
+        base = (r + 1) << _SHIFT
+        out.extend(base | i for i in range(j, j1))
+        return out
+
+
+class HashIdIdentity:
+    """Block keys from Mooncake hash_ids (arrays in the engine's request order)."""
+
+    def __init__(self, ids: np.ndarray, offsets: np.ndarray, block_tokens: int, order: np.ndarray,
+                 prompt_tokens: np.ndarray):
+        n = order.size
+        self.block_tokens = int(block_tokens)
+        self.covered = np.zeros(n, np.int64)
+        self.chains: list[list[int]] = []
+        interned: dict[tuple[int, int], int] = {}
+        first = n + 1  # chain codes above every request's own origin code
+        for r in range(n):
+            w = int(order[r])
+            raw = ids[offsets[w]:offsets[w + 1]].tolist()
+            chain, prev = [], -1
+            for h in raw:
+                prev = interned.setdefault((prev, h), first + len(interned))
+                chain.append(prev)
+            self.chains.append(chain)
+            self.covered[r] = min(int(prompt_tokens[r]), len(raw) * self.block_tokens)
+
+    def keys(self, r: int, j0: int, j1: int, bs: int) -> list[int]:
+        chain, T = self.chains[r], self.block_tokens
+        shared_blocks = int(self.covered[r]) // bs
+        out = []
+        for j in range(j0, min(j1, shared_blocks)):
+            out.append(chain[((j + 1) * bs - 1) // T] << _SHIFT | j)
+        base = (r + 1) << _SHIFT
+        out.extend(base | j for j in range(max(j0, shared_blocks), j1))
+        return out
+
+
+class BlockCache:
+    """Cached blocks (key -> reference count) and the free-block queue in LRU order.
+
+    The queue holds cached free blocks (key -> None) and runs of uncached free blocks
+    (negative run id -> count). The engine keeps its own count of free blocks and only
+    lowers it when it allocates; `settle` then takes those blocks from the queue's head,
+    evicting the cached ones among them, before anything looks the cache up."""
+
+    def __init__(self, num_blocks: int, block_bytes: float):
+        self.ref: dict[int, int] = {}
+        self.queue: OrderedDict[int, int | None] = OrderedDict({-1: num_blocks})
+        self.queued = num_blocks
+        self._runs = 1
+        self.evicted = 0
+        self.block_bytes = block_bytes
+        self.tool_watch: dict[int, float] = {}  # key -> end of the tool wait it is counted in
+        self.tool_block_s = 0.0
+
+    # -- the queue ---------------------------------------------------------------------
+    def settle(self, free: int, now: float) -> None:
+        """Take the blocks allocated since the last call from the head of the queue."""
+        owed = self.queued - free
+        queue, ref, watch = self.queue, self.ref, self.tool_watch
+        self.queued = free
+        while owed > 0:
+            key, count = queue.popitem(last=False)
+            if key < 0:
+                take = min(count, owed)
+                owed -= take
+                if count > take:
+                    queue[key] = count - take
+                    queue.move_to_end(key, last=False)
+                continue
+            owed -= 1
+            del ref[key]
+            self.evicted += 1
+            end = watch.pop(key, None)
+            if end is not None and end > now:
+                self.tool_block_s -= end - now
+
+    def _append_plain(self, count: int) -> None:
+        if count <= 0:
+            return
+        queue = self.queue
+        if queue:
+            last = next(reversed(queue))
+            if last < 0:
+                queue[last] += count
+                return
+        self._runs += 1
+        queue[-self._runs] = count
+
+    # -- requests ------------------------------------------------------------------------
+    def lookup(self, keys: list[int]) -> tuple[int, int]:
+        """(blocks hit: the longest run of cached keys from the first, how many of those
+        are free, i.e. leave the free queue when the request takes them)."""
+        ref = self.ref
+        hit = idle = 0
+        for key in keys:
+            count = ref.get(key)
+            if count is None:
+                break
+            hit += 1
+            if count == 0:
+                idle += 1
+        return hit, idle
+
+    def touch(self, keys: list[int]) -> int:
+        """A request takes cached blocks; returns how many left the free queue."""
+        ref, queue = self.ref, self.queue
+        taken = 0
+        for key in keys:
+            if ref[key] == 0:
+                del queue[key]
+                taken += 1
+            ref[key] += 1
+        self.queued -= taken
+        return taken
+
+    def register(self, key: int) -> int | None:
+        """A request's block just became full: cache it (None if an equal one already is)."""
+        if key in self.ref:
+            return None
+        self.ref[key] = 1
+        return key
+
+    def release(self, held: list, plain: int, drop: bool = False, watch_until: float | None = None,
+                now: float = 0.0) -> int:
+        """A request frees its blocks: `held` (its leading full blocks' keys, None where
+        uncached) and `plain` more after them, tail first. Cached blocks nobody else uses
+        join the queue still cached, or as plain blocks with drop=True. watch_until: a tool
+        wait ends then; the cached blocks count toward the byte·s held until then or until
+        evicted. Returns the blocks that joined the queue."""
+        ref, queue, watch = self.ref, self.queue, self.tool_watch
+        freed = plain
+        self._append_plain(plain)
+        still_cached = 0
+        for key in reversed(held):
+            if key is None:
+                self._append_plain(1)
+                freed += 1
+                continue
+            count = ref[key] - 1
+            if count > 0:
+                ref[key] = count
+                still_cached += 1
+                continue
+            freed += 1
+            if drop:
+                del ref[key]
+                self._append_plain(1)
+                continue
+            ref[key] = 0
+            queue[key] = None
+            still_cached += 1
+            if watch_until is not None:
+                watch[key] = watch_until
+        if watch_until is not None:
+            self.tool_block_s += still_cached * (watch_until - now)
+        self.queued += freed
+        return freed
+
+    @property
+    def tool_wait_kv_byte_s(self) -> float:
+        return self.tool_block_s * self.block_bytes
