@@ -184,11 +184,13 @@ def cmd_snapshot(panel: str | None, out: str | None, size: str, list_only: bool,
     return EXIT_OK
 
 
-def cmd_simulate(kind: str, values: dict[str, str], out: str | None, as_json: bool) -> int:
+def cmd_simulate(kind: str, values: dict[str, str], out: str | None, as_json: bool, fmt: str | None = None) -> int:
     from lab.simulate import simulate
 
-    report, text = simulate(kind, values, out)
-    print(json.dumps(report, ensure_ascii=False) if as_json else text)
+    if as_json and fmt not in (None, "json"):
+        raise input_error("--format", f"got {fmt!r} with --json; valid: one of them (--json is --format json)")
+    report, text = simulate(kind, values, out, "json" if as_json else fmt or "text")
+    print(text)
     return EXIT_OK
 
 
@@ -228,7 +230,7 @@ def _run(argv: list[str]) -> int:
         if command == "snapshot":
             return cmd_snapshot(args.panel, args.out, args.size, args.list, fmt=args.fmt, lang=args.lang,
                                 theme=args.theme, zoom=args.zoom, talk=args.talk, scene=args.scene)
-        return cmd_simulate(args.kind, parameter_values(args, extras), args.out, args.json)
+        return cmd_simulate(args.kind, parameter_values(args, extras), args.out, args.json, args.fmt)
     except ParamError as err:
         print(f"{getattr(err, 'where', None) or _where(argv, args)}: {err}", file=sys.stderr)
         return EXIT_USAGE

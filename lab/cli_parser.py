@@ -150,25 +150,43 @@ def _calc_parsers(sub) -> None:
 
 def _simulate_parsers(sub) -> None:
     from core.registry import get
-    from lab.simulate import KINDS, TRACE_HELP, extra_params
+    from core.serving.vllm_metrics import NAMES
+    from lab.simulate import KINDS, OUTPUT_FORMATS, TRACE_HELP, extra_params
+    from lab.simulate_keys import TEXT_KEYS
 
     for kind, (calc_name, about) in KINDS.items():
         calc = get(calc_name)
-        p = sub.add_parser(kind, prog=f"lab simulate {kind}", help=_help_text(about), usage=f"lab simulate {kind} [{_ARGS} ...] [--json] [--out DIR]",
+        vllm_names = _wrapped(", ".join(NAMES))
+        p = sub.add_parser(kind, prog=f"lab simulate {kind}", help=_help_text(about),
+                           usage=f"lab simulate {kind} [{_ARGS} ...] [--json | --format text|json|aiperf] [--out DIR]",
                            description=_help_text(f"{about}. Parameters are {calc_name}'s ({calc.ref})."),
-                           epilog=_help_text(f"prints (--json keys): these outputs of {calc_name}, and source, "
-                                             f"book_observed, band, seeds, out\n{_outputs_text(calc, True)}\n\n"
-                                             f"{_wrapped(_SUFFIXES)}"),
+                           epilog=_help_text(f"prints (--json keys): these outputs of {calc_name} (p95 by nearest "
+                                             f"rank, the book's), and source, book_observed, band, seeds, out\n"
+                                             f"{_outputs_text(calc, True)}\n\nand vllm bench serve's, with its "
+                                             f"definitions (ms; median/p90/p99 interpolated linearly as numpy):\n"
+                                             f"{vllm_names}\n\n{_wrapped(_SUFFIXES)}"),
                            formatter_class=_Formatter, allow_abbrev=False)
-        p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
-        p.add_argument("--out", metavar="DIR", help="write requests.csv, series.csv, preemptions.csv and summary.json")
+        p.add_argument("--json", action="store_true", help="print the summary as one JSON object (= --format json)")
+        p.add_argument("--format", dest="fmt", choices=OUTPUT_FORMATS, default=None,
+                       help="text (default), json, or aiperf: AIPerf's per-request records (profile_export.jsonl "
+                            "in --out, else printed as JSON lines). A trace's own format is the key format=")
+        p.add_argument("--out", metavar="DIR", help="write requests.csv, series.csv, preemptions.csv and summary.json "
+                                                    "(and profile_export.jsonl with --format aiperf)")
         _add_params(p, calc.params, f"parameters ({_ARGS})")
-        extra = p.add_argument_group(f"besides {calc_name}'s parameters")
+        trace_format = next(q for q in extra_params(kind) if q.name == "format")
+        extra = p.add_argument_group(f"besides {calc_name}'s parameters",
+                                     _help_text(f"format=FMT (only as key=value; --format is the output's): "
+                                                f"{_param_help(trace_format)}"))
         for q in extra_params(kind):
+            if q.name == "format":
+                continue
             extra.add_argument(f"--{q.name}", dest=_PARAM + q.name, metavar=_metavar(q), default=argparse.SUPPRESS,
                                help=_param_help(q))
         extra.add_argument("--trace", dest=_PARAM + "trace", metavar="FILE", default=argparse.SUPPRESS,
                            help=_help_text(TRACE_HELP))
+        for name, text in TEXT_KEYS.items():
+            extra.add_argument(f"--{name}", dest=_PARAM + name, metavar="START:END" if name == "window" else "TEXT",
+                               default=argparse.SUPPRESS, help=_help_text(text))
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -192,7 +210,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p_verify = sub.add_parser("verify", help="every book figure beside the computed value")
     p_verify.add_argument("--json", action="store_true")
     p_sim = sub.add_parser("simulate", help="run a simulation headless: lab simulate serving key=value ...",
-                           usage=f"lab simulate KIND [{_ARGS} ...] [--json] [--out DIR]")
+                           usage=f"lab simulate KIND [{_ARGS} ...] [--json | --format text|json|aiperf] [--out DIR]")
     kinds = p_sim.add_subparsers(dest="kind", metavar="KIND", required=True)
     if command == "simulate":
         _simulate_parsers(kinds)

@@ -1,109 +1,199 @@
-"""`lab simulate serving [key=value | --key value ...] [--json] [--out DIR]`: the serving
-replay, headless. The command line itself is lab/cli.py's (one parser for every command);
-this module runs the simulation and writes its files.
+"""`lab simulate serving [key=value | --key value ...] [--json | --format text|json|aiperf] [--out DIR]`:
+the serving replay, headless. The command line itself is lab/cli.py's (one parser for every
+command); this module runs the simulation and reports it.
 
-Keys are serving.replay's parameters (see `lab simulate serving --help`), plus:
+Keys are serving.replay's parameters (see `lab simulate serving --help`), plus
+(lab/simulate_keys.py):
   scenario=uniform|shift   the book's two runs (均匀混合 / 前 9:1 后 1:9); sets shares_long_input
-  trace=FILE               replay a CSV or JSONL trace (arrival time, input, output tokens)
-                           instead of the windows
-  seeds=0,1,2,3,4          run each seed (Poisson/Gamma arrivals or random class order) and
-                           report each metric as min / median / max
---out DIR writes requests.csv (one row per request), series.csv (waiting, running, KV use
-over time), preemptions.csv and summary.json. Bad input raises ParamError naming the field
-and its valid range. No Qt here.
+  trace=FILE               replay a trace instead of the windows; read with format=, time_scale=,
+                           window=START:END, limit=, trace_model=, trace_log_type=, hash_block_tokens=
+  seeds=0,1,2,3,4          run each seed and report each metric as min / median / max
+  slo_ttft_ms= slo_tpot_ms= slo_e2el_ms=   goodput SLOs (vLLM's request_goodput)
+  model=KEY|config.json  hardware=KEY|card.toml   defaults for the replay's model and card
+The report keeps the book's names (p95 by nearest rank, seconds) and adds `vllm bench
+serve`'s (core/serving/vllm_metrics.py). --out DIR writes requests.csv, series.csv,
+preemptions.csv and summary.json (lab/simulate_files.py); --format aiperf also
+profile_export.jsonl there, or prints its records to stdout without --out. Bad input
+raises ParamError naming the field and its valid range. No Qt here.
 """
 from __future__ import annotations
 
-import csv
 import json
+import sys
 from pathlib import Path
+
+from lab import simulate_keys as keys
 
 # The simulations `lab simulate KIND` runs, with the calculator whose parameters they take.
 KINDS = {"serving": ("serving.replay", "the serving replay: the book's 480 requests through a vLLM-like engine "
                                        "(or a trace), with TTFT, request time and KV use")}
-TRACE_HELP = ("replay a CSV or JSONL trace (arrival_s, input_tokens, output_tokens per row) "
-              "instead of the windows; the windows' parameters then do not apply")
+TRACE_HELP = ("replay a trace file instead of the windows (the windows' parameters then do not apply): "
+              "CSV or JSONL with arrival_s, input_tokens, output_tokens, or a public trace as it ships "
+              "(Azure, BurstGPT, Mooncake, Vidur, vllm bench --save-result; see format=)")
+OUTPUT_FORMATS = ("text", "json", "aiperf")
+PERCENTILE_LABELS = {"*_p95_s": "nearest rank, the book's (⌈0.95·n⌉-th smallest)",
+                     "median_/p90_/p99_*_ms": "linear interpolation, numpy's default (as vllm bench serve)"}
 
 
 def extra_params(kind: str) -> tuple:
-    """Parameters a simulation takes besides its calculator's (trace is a path, not a Param)."""
-    return _scenario_param(), _seeds_param()
+    """Parameters a simulation takes besides its calculator's (trace and the keys of
+    simulate_keys.TEXT_KEYS are text, not Params)."""
+    return keys.extra_params()
 
 
-def _scenario_param():
-    from core.registry import Param
-    from core.serving import replay as rp
+def simulate(kind: str, raw: dict[str, str], out: str | None = None, fmt: str = "text") -> tuple[dict, str]:
+    """Run simulation `kind` (a key of KINDS) on text parameters: (report, what to print
+    for fmt: the text report, or for aiperf without `out` the JSONL records)."""
+    if fmt not in OUTPUT_FORMATS:
+        from core.registry import ParamError
 
-    return Param("scenario", "", None, "one of the book's two runs (sets shares_long_input): "
-                 + "; ".join(f"{k} = {v['label']}" for k, v in rp.SCENARIOS.items()),
-                 kind="choice", choices=tuple(rp.SCENARIOS))
+        hint = f" (a trace's format is the key format={fmt})" if fmt in keys.trace_formats() else ""
+        raise ParamError("--format", f"got {fmt!r}{hint}; valid: {', '.join(OUTPUT_FORMATS)}")
+    report, run = {"serving": simulate_serving}[kind](raw, out, aiperf=fmt == "aiperf")
+    if fmt == "json":
+        return report, json.dumps(report, ensure_ascii=False)
+    if fmt == "aiperf" and out is None:
+        from lab.simulate_files import aiperf_lines
 
-
-def _seeds_param():
-    from core.registry import Param
-
-    return Param("seeds", "", (0,), "run each seed and report every metric as min / median / max", 0, 2**31 - 1,
-                 kind="floats", max_items=1000)
-
-
-def simulate(kind: str, raw: dict[str, str], out: str | None = None) -> tuple[dict, str]:
-    """Run simulation `kind` (a key of KINDS) on text parameters: (report, its text)."""
-    report = {"serving": simulate_serving}[kind](raw, out)
+        return report, aiperf_lines(*run).rstrip("\n")
     return report, report_text(report)
 
 
-def simulate_serving(raw: dict[str, str], out: str | None = None) -> dict:
-    """Run the replay for text parameters; returns the summary dict (what --json prints)."""
+class _Progress:
+    """A one-line progress bar on stderr while a trace loads, only on a terminal (a pipe
+    or a log file gets no carriage-return noise)."""
+
+    def __init__(self, label: str, stream=None):
+        self.stream = stream or sys.stderr
+        self.label = label
+        self.shown = -1
+
+    @classmethod
+    def for_terminal(cls, label: str):
+        stream = sys.stderr
+        return cls(label, stream) if hasattr(stream, "isatty") and stream.isatty() else None
+
+    def __call__(self, fraction: float) -> None:
+        percent = int(max(0.0, min(1.0, float(fraction))) * 100)
+        if percent == self.shown:
+            return
+        self.shown = percent
+        bar = "#" * (percent // 4)
+        self.stream.write(f"\r{self.label} [{bar:<25}] {percent:3d}%")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.shown >= 0:
+            self.stream.write("\r" + " " * (len(self.label) + 34) + "\r")
+            self.stream.flush()
+
+
+def simulate_serving(raw: dict[str, str], out: str | None = None, aiperf: bool = False) -> tuple[dict, tuple]:
+    """Run the replay for text parameters: (the summary dict --json prints, (result,
+    workload) for the files)."""
     from core.registry import ParamError, get
     from core.serving import replay as rp
-    from core.serving import traces
-    from core.serving.engine import replay, validate
+    from core.serving.vllm_metrics import bench_metrics
 
     calc = get("serving.replay")
     raw = dict(raw)
-    scenario = raw.pop("scenario", None)
-    trace = raw.pop("trace", None)
-    seeds_text = raw.pop("seeds", None)
+    got = keys.pop_extras(raw)
+    known = {p.name for p in calc.params}
+    for key in raw:
+        if key not in known:
+            names = ", ".join([p.name for p in calc.params] + list(keys.names()))
+            raise ParamError(key, f"unknown parameter of lab simulate serving; valid: {names}")
+    scenario = got.get("scenario")
     if scenario is not None:
-        scenario = _scenario_param().parse(scenario)
         for key, value in rp.SCENARIOS[scenario]["params"].items():
             raw.setdefault(key, ",".join(str(v) for v in value) if isinstance(value, tuple) else str(value))
-    for key in raw:
-        if key not in {p.name for p in calc.params}:
-            names = ", ".join([p.name for p in calc.params] + ["scenario", "trace", "seeds"])
-            raise ParamError(key, f"unknown parameter of lab simulate serving; valid: {names}")
-    seeds = None
-    if seeds_text is not None:  # checked before the run, not after it
-        seeds_param = _seeds_param()
-        parsed = seeds_param.parse(seeds_text)
-        if any(not float(x).is_integer() for x in parsed):
-            raise ParamError("seeds", f"got {seeds_text!r}; valid: {seeds_param.range_text()} (whole numbers)")
-        if trace is not None:
-            raise ParamError("seeds", "a trace has fixed arrivals; valid: seeds only without trace=")
-        seeds = [int(x) for x in parsed]
+    for key, value in keys.model_defaults(got).items():
+        if key in known:
+            raw.setdefault(key, value)
+    trace = got.get("trace")
     if trace is not None:
-        # A trace replaces the windows, so their cross-checks do not apply.
-        values = calc.resolve({k: v for k, v in raw.items()})
-        work = traces.load_trace(trace)
-        config = rp.config_from(values)
-        validate(config, work)
-        result = replay(work, config)
+        result, work, config, values = _replay_trace(calc, raw, got)
     else:
         values = calc.resolve(raw)
         result, work, config = rp.run_replay(values)
     summary = rp.summarize(result, work, config)
     report = {k: v for k, v in summary.items() if not k.startswith("series_")}
     report["source"] = f"trace {trace}" if trace else (f"scenario {scenario}" if scenario else "windows")
+    if "model" in got or "hardware" in got:
+        report["model"], report["hardware"] = got.get("model"), got.get("hardware")
+    slos = {k: got[k] for k in ("slo_ttft_ms", "slo_tpot_ms", "slo_e2el_ms") if k in got}
+    report.update(bench_metrics(result, work, cost=config.cost, **slos))
+    if slos:
+        report["goodput_slos_ms"] = {k[4:-3]: v for k, v in slos.items()}
+    report["percentiles"] = PERCENTILE_LABELS
+    report.update(_cache_report(result, values, work))
+    if trace is not None:
+        report["trace"] = _trace_report(work)
     observed = _observed_for(values, rp) if trace is None else None
     if observed is not None:
         report["book_observed"] = observed
-    if seeds is not None:
+    if "seeds" in got:
+        seeds = got["seeds"]
         report["band"] = {m: {"min": lo, "median": mid, "max": hi} for m, (lo, mid, hi) in rp.band(values, seeds).items()}
         report["seeds"] = seeds
     if out is not None:
-        _write(Path(out), result, report)
+        from lab.simulate_files import write_all
+
         report["out"] = str(Path(out))
+        report["files"] = write_all(Path(out), result, work, report, aiperf=aiperf)
+    return report, (result, work)
+
+
+def _replay_trace(calc, raw: dict, got: dict):
+    """A trace replaces the windows, so their cross-checks do not apply."""
+    from core.serving import replay as rp
+    from core.serving import traces
+    from core.serving.engine import replay, validate
+
+    values = calc.resolve(raw)
+    progress = _Progress.for_terminal(f"reading {Path(got['trace']).name}")
+    try:
+        work = traces.load_trace(got["trace"], **keys.load_kwargs(got, progress))
+    finally:
+        if progress is not None:
+            progress.close()
+    config = rp.config_from(values)
+    validate(config, work)
+    return replay(work, config), work, config, values
+
+
+def _cache_report(result, values, work) -> dict:
+    """Prefix caching acts only on a workload with prefix or session information."""
+    import numpy as np
+
+    cached = 0 if result.cached_tokens is None else int(np.sum(result.cached_tokens))
+    prompt = int(np.sum(result.input_tokens))
+    extras = dict(result.extras or {})
+    rate = extras.pop("cache_hit_rate", cached / prompt if prompt else 0.0)
+    report = {"prefix_caching": bool(values["prefix_caching"]), "cached_tokens_total": cached,
+              "cache_hit_rate": float(rate),
+              "prefix_information": getattr(work, "prefix", None) is not None or getattr(work, "sessions", None) is not None}
+    if extras:
+        report["engine_extras"] = {k: _plain(v) for k, v in extras.items()}
     return report
+
+
+def _plain(value):
+    """numpy values and containers as JSON takes them."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _trace_report(work) -> dict:
+    meta = dict(getattr(work, "meta", None) or {})
+    return {"format": meta.get("format"), "rows": meta.get("rows", len(work)),
+            "dropped": {str(k): int(v) for k, v in dict(meta.get("dropped") or {}).items()},
+            "requests": len(work)}
 
 
 def _observed_for(values: dict, rp) -> dict | None:
@@ -112,36 +202,8 @@ def _observed_for(values: dict, rp) -> dict | None:
     return None if key is None else dict(rp.OBSERVED[key], scenario=key)
 
 
-def _write(folder: Path, result, report: dict) -> None:
-    from core.registry import ParamError
-
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ParamError("--out", f"cannot create {str(folder)!r} ({exc.strerror}); valid: a writable directory") from None
-    with open(folder / "requests.csv", "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(["request", "arrival_s", "input_tokens", "output_tokens", "first_schedule_s", "first_token_s",
-                    "finish_s", "first_schedule_wait_s", "ttft_s", "request_s", "preemptions"])
-        for i in range(result.arrival_s.size):
-            a = result.arrival_s[i]
-            w.writerow([i, f"{a:.6f}", int(result.input_tokens[i]), int(result.output_tokens[i]),
-                        f"{result.first_schedule_s[i]:.6f}", f"{result.first_token_s[i]:.6f}", f"{result.finish_s[i]:.6f}",
-                        f"{result.first_schedule_s[i] - a:.6f}", f"{result.first_token_s[i] - a:.6f}",
-                        f"{result.finish_s[i] - a:.6f}", int(result.preemptions[i])])
-    with open(folder / "series.csv", "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(["t_s", "waiting", "running", "kv_blocks", "kv_fraction", "tokens_in_step"])
-        frac = result.series_kv_fraction
-        for row in zip(result.series_t, result.series_waiting, result.series_running, result.series_kv_blocks,
-                       frac, result.series_tokens):
-            w.writerow([f"{row[0]:.6f}", int(row[1]), int(row[2]), int(row[3]), f"{row[4]:.6f}", int(row[5])])
-    with open(folder / "preemptions.csv", "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(["request", "preempted_s", "rescheduled_s"])
-        for rid, t0, t1 in result.preempt_log:
-            w.writerow([rid, f"{t0:.6f}", f"{t1:.6f}"])
-    (folder / "summary.json").write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
+BOOK_ROWS = ("ttft_p95_s", "request_p95_s", "first_schedule_wait_p95_s", "last_completion_s", "preemptions",
+             "kv_peak_fraction", "decode_steps_total", "decode_bound_s", "prefill_tokens_total")
 
 
 def report_text(report: dict) -> str:
@@ -152,14 +214,15 @@ def report_text(report: dict) -> str:
     band = report.get("band") or {}
     lines = [f"serving replay ({report['source']}): {report['requests']} requests, {report['engine_steps']:,} engine steps, "
              f"simulated in {report['wall_s'] * 1e3:.1f} ms"]
-    head = f"  {'metric':<28}{'simulated':>14}"
+    if "trace" in report:
+        lines.append("  " + _trace_line(report["trace"]))
+    head = f"  {'metric (p95: nearest rank)':<28}{'simulated':>14}"
     if observed:
         head += f"{'book (vLLM)':>14}{'diff':>9}"
     if band:
         head += f"   band over seeds {report['seeds']}"
     lines.append(head)
-    for name in ("ttft_p95_s", "request_p95_s", "first_schedule_wait_p95_s", "last_completion_s", "preemptions",
-                 "kv_peak_fraction", "decode_steps_total", "decode_bound_s", "prefill_tokens_total"):
+    for name in BOOK_ROWS:
         value = report[name]
         line = f"  {name:<28}{calc.format_output(name, value):>14}"
         if observed:
@@ -173,6 +236,42 @@ def report_text(report: dict) -> str:
             lo, mid, hi = band[name]["min"], band[name]["median"], band[name]["max"]
             line += f"   {calc.format_output(name, lo)} / {calc.format_output(name, mid)} / {calc.format_output(name, hi)}"
         lines.append(line)
+    lines += _vllm_lines(report)
+    lines.append(_cache_line(report))
     if "out" in report:
-        lines.append(f"  wrote requests.csv, series.csv, preemptions.csv, summary.json to {report['out']}")
+        lines.append(f"  wrote {', '.join(report['files'])} to {report['out']}")
     return "\n".join(lines)
+
+
+def _vllm_lines(report: dict) -> list[str]:
+    """vllm bench serve's figures under its names (ms; percentiles interpolated as numpy)."""
+    from core.serving.vllm_metrics import LATENCIES, STATS
+
+    lines = ["  vllm bench serve names (ms; median/p90/p99 interpolated linearly, as vLLM):",
+             "  " + f"{'':<6}" + "".join(f"{s:>12}" for s in STATS)]
+    for name in LATENCIES:
+        lines.append("  " + f"{name:<6}" + "".join(f"{report[f'{s}_{name}_ms']:>12.2f}" for s in STATS))
+    lines.append(f"  completed {report['completed']}, duration {report['duration']:.2f} s, request_throughput "
+                 f"{report['request_throughput']:.3f} req/s, output_throughput {report['output_throughput']:.1f} tok/s, "
+                 f"total_token_throughput {report['total_token_throughput']:.1f} tok/s")
+    if report.get("request_goodput") is not None:
+        slos = ", ".join(f"{k} <= {v:g} ms" for k, v in report["goodput_slos_ms"].items())
+        lines.append(f"  request_goodput {report['request_goodput']:.3f} req/s ({slos})")
+    return lines
+
+
+def _cache_line(report: dict) -> str:
+    state = "on" if report["prefix_caching"] else "off"
+    if not report["prefix_information"]:
+        return f"  prefix caching {state}: this workload carries no prefix or session information (nothing to reuse)"
+    return (f"  prefix caching {state}: {report['cached_tokens_total']:,} prompt tokens from the cache "
+            f"(hit rate {report['cache_hit_rate'] * 100:.1f}%)")
+
+
+def _trace_line(trace: dict) -> str:
+    rows = trace.get("rows")
+    text = f"trace: {trace.get('format') or 'csv/jsonl'}, {rows:,} rows read" if isinstance(rows, int) else "trace"
+    dropped = trace.get("dropped") or {}
+    if dropped:
+        text += f", dropped {sum(dropped.values()):,} (" + ", ".join(f"{k}: {v:,}" for k, v in dropped.items()) + ")"
+    return text + f", {trace['requests']:,} requests replayed"

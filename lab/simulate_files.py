@@ -1,0 +1,80 @@
+"""The files `lab simulate serving --out DIR` writes: requests.csv (one row per request),
+series.csv (waiting, running, KV use over time), preemptions.csv, summary.json, and with
+--format aiperf profile_export.jsonl (AIPerf's per-request records). No Qt here.
+"""
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+REQUEST_COLUMNS = ("request", "arrival_s", "input_tokens", "output_tokens", "cached_tokens", "first_schedule_s",
+                   "first_token_s", "finish_s", "first_schedule_wait_s", "ttft_s", "tpot_s", "request_s",
+                   "preemptions")
+AIPERF_FILE = "profile_export.jsonl"
+
+
+def write_all(folder: Path, result, workload, report: dict, aiperf: bool = False) -> list[str]:
+    """Write the run's files into folder (made if missing); returns their names."""
+    from core.registry import ParamError
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        written = [write_requests(folder / "requests.csv", result), write_series(folder / "series.csv", result),
+                   write_preemptions(folder / "preemptions.csv", result)]
+        if aiperf:
+            written.append(write_aiperf(folder / AIPERF_FILE, result, workload))
+        (folder / "summary.json").write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
+    except OSError as exc:
+        raise ParamError("--out", f"cannot write to {str(folder)!r} ({exc.strerror}); valid: a writable directory") from None
+    return written + ["summary.json"]
+
+
+def write_requests(path: Path, result) -> str:
+    from core.serving.vllm_metrics import tpot_s
+
+    tpot = tpot_s(result)
+    cached = result.cached_tokens
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(REQUEST_COLUMNS)
+        for i in range(result.arrival_s.size):
+            a = result.arrival_s[i]
+            w.writerow([i, f"{a:.6f}", int(result.input_tokens[i]), int(result.output_tokens[i]),
+                        0 if cached is None else int(cached[i]),
+                        f"{result.first_schedule_s[i]:.6f}", f"{result.first_token_s[i]:.6f}", f"{result.finish_s[i]:.6f}",
+                        f"{result.first_schedule_s[i] - a:.6f}", f"{result.first_token_s[i] - a:.6f}",
+                        "" if tpot[i] != tpot[i] else f"{tpot[i]:.6f}",  # no TPOT with one output token
+                        f"{result.finish_s[i] - a:.6f}", int(result.preemptions[i])])
+    return path.name
+
+
+def write_series(path: Path, result) -> str:
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["t_s", "waiting", "running", "kv_blocks", "kv_fraction", "tokens_in_step"])
+        for row in zip(result.series_t, result.series_waiting, result.series_running, result.series_kv_blocks,
+                       result.series_kv_fraction, result.series_tokens):
+            w.writerow([f"{row[0]:.6f}", int(row[1]), int(row[2]), int(row[3]), f"{row[4]:.6f}", int(row[5])])
+    return path.name
+
+
+def write_preemptions(path: Path, result) -> str:
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["request", "preempted_s", "rescheduled_s"])
+        for rid, t0, t1 in result.preempt_log:
+            w.writerow([rid, f"{t0:.6f}", f"{t1:.6f}"])
+    return path.name
+
+
+def aiperf_lines(result, workload) -> str:
+    """AIPerf's profile_export.jsonl: one JSON record per line."""
+    from core.serving.vllm_metrics import aiperf_records
+
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in aiperf_records(result, workload))
+
+
+def write_aiperf(path: Path, result, workload) -> str:
+    path.write_text(aiperf_lines(result, workload), encoding="utf-8")
+    return path.name

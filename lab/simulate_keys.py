@@ -1,0 +1,176 @@
+"""The keys `lab simulate serving` takes besides serving.replay's parameters, each checked
+here with a ParamError naming it: the book's scenario, seeds, goodput SLOs, how a trace is
+read (format, time_scale, window, limit, trace_model, trace_log_type, hash_block_tokens),
+and model= / hardware=, which like scenario= set defaults for the replay's parameters
+(keys given explicitly win). No Qt here.
+"""
+from __future__ import annotations
+
+import inspect
+import math
+
+TRACE_FORMATS_FALLBACK = ("auto", "csv", "jsonl")
+MAX_TEXT_CHARS = 200
+# Keys given as text and checked here (no Param kind fits): name -> help.
+TEXT_KEYS = {
+    "window": "replay only the trace's requests arriving in START:END seconds (after time_scale; "
+              "either side may be empty: 60: or :600; times take suffixes, 1min:2min)",
+    "trace_model": "keep only the trace's rows of this model (BurstGPT's Model column; model= names the served model)",
+    "trace_log_type": "keep only the trace's rows of this log type (BurstGPT: Conversation log or API log)",
+    "model": "the served model: a catalog key or a Hugging Face config.json; sets weights, KV per token and the "
+             "step cost's FLOPs (explicit keys win)",
+    "hardware": "the card: a catalog key or a small TOML (memory, bandwidth, peak FLOP/s); sets bandwidth, peak "
+                "FLOP/s and the token budget (explicit keys win)",
+}
+TRACE_KEYS = ("format", "time_scale", "window", "limit", "trace_model", "trace_log_type", "hash_block_tokens")
+
+
+def trace_formats() -> tuple[str, ...]:
+    from core.serving import traces
+
+    return tuple(getattr(traces, "FORMATS", TRACE_FORMATS_FALLBACK))
+
+
+def extra_params() -> tuple:
+    """The Params among the extra keys (listed in --help like the replay's own)."""
+    from core.registry import Param
+    from core.serving import replay as rp
+    from core.serving.vllm_metrics import MAX_SLO_MS
+    from core.serving.workload import MAX_REQUESTS
+
+    return (
+        Param("scenario", "", None, "one of the book's two runs (sets shares_long_input): "
+              + "; ".join(f"{k} = {v['label']}" for k, v in rp.SCENARIOS.items()),
+              kind="choice", choices=tuple(rp.SCENARIOS)),
+        Param("seeds", "", (0,), "run each seed and report every metric as min / median / max", 0, 2**31 - 1,
+              kind="floats", max_items=1000),
+        Param("slo_ttft_ms", "ms", None, "goodput SLO on time to first token (vLLM --goodput ttft:MS)", 0, MAX_SLO_MS,
+              min_exclusive=True),
+        Param("slo_tpot_ms", "ms", None, "goodput SLO on time per output token (vLLM --goodput tpot:MS)", 0, MAX_SLO_MS,
+              min_exclusive=True),
+        Param("slo_e2el_ms", "ms", None, "goodput SLO on end-to-end latency (vLLM --goodput e2el:MS)", 0, MAX_SLO_MS,
+              min_exclusive=True),
+        Param("format", "", "auto", "how to read the trace (auto: by its header)", kind="choice",
+              choices=trace_formats()),
+        Param("time_scale", "", 1.0, "multiply the trace's arrival times (0.5 = twice the rate)", 0, 1e6,
+              min_exclusive=True),
+        Param("limit", "requests", None, "replay only the trace's first N requests (after window)", 1, MAX_REQUESTS,
+              kind="int"),
+        Param("hash_block_tokens", "tokens", 512, "prompt tokens per hash id of a Mooncake trace", 1, 1 << 20,
+              kind="int"),
+    )
+
+
+def param(name: str):
+    return next(p for p in extra_params() if p.name == name)
+
+
+def names() -> tuple[str, ...]:
+    return tuple(p.name for p in extra_params()) + tuple(TEXT_KEYS) + ("trace",)
+
+
+def parse_window(text: str) -> tuple[float, float]:
+    """'START:END' seconds (suffixes allowed, either side empty) -> (start_s, end_s)."""
+    from core.registry import ParamError
+    from core.units import NumberError, parse_number
+
+    valid = "valid: START:END seconds with 0 <= START < END (e.g. 0:600, 1min:2min, 60:)"
+    start_text, sep, end_text = str(text).partition(":")
+    if not sep:
+        raise ParamError("window", f"got {text!r}; {valid}")
+    try:
+        start = parse_number(start_text, "s") if start_text.strip() else 0.0
+        end = parse_number(end_text, "s") if end_text.strip() else math.inf
+    except NumberError as err:
+        raise ParamError("window", f"got {text!r} ({err}); {valid}") from None
+    if not (0 <= start < end):
+        raise ParamError("window", f"got {text!r}; {valid}")
+    return start, end
+
+
+def parse_text_key(name: str, text: str) -> str:
+    from core.registry import ParamError
+
+    value = str(text).strip()
+    if not value or len(value) > MAX_TEXT_CHARS:
+        raise ParamError(name, f"got {text!r}; valid: a name of 1..{MAX_TEXT_CHARS} characters")
+    return value
+
+
+def pop_extras(raw: dict) -> dict:
+    """Take the extra keys out of raw (text values), check each; returns name -> value."""
+    from core.registry import ParamError
+
+    got = {}
+    for p in extra_params():
+        if p.name in raw:
+            got[p.name] = p.parse(raw.pop(p.name))
+    if "window" in raw:
+        got["window"] = parse_window(raw.pop("window"))
+    for name in ("trace_model", "trace_log_type", "model", "hardware", "trace"):
+        if name in raw:
+            got[name] = parse_text_key(name, raw.pop(name))
+    if "seeds" in got:
+        if any(not float(x).is_integer() for x in got["seeds"]):
+            raise ParamError("seeds", f"got {got['seeds']!r}; valid: {param('seeds').range_text()} (whole numbers)")
+        if "trace" in got:
+            raise ParamError("seeds", "a trace has fixed arrivals; valid: seeds only without trace=")
+        got["seeds"] = [int(x) for x in got["seeds"]]
+    if "trace" not in got:
+        for name in TRACE_KEYS:
+            if name in got:
+                raise ParamError(name, "applies to a trace; valid: with trace=FILE")
+    return got
+
+
+def model_defaults(got: dict) -> dict:
+    """serving.replay parameter values model= and hardware= imply (none given: {})."""
+    from core.registry import ParamError
+    from core.serving.step_cost import default_token_budget
+
+    values: dict = {}
+    if "model" in got:
+        try:
+            from core.model_config import replay_params
+        except ImportError:
+            raise ParamError("model", "no model configs in this build; valid: leave model= out") from None
+        values.update(_named("model", replay_params, got["model"]))
+    if "hardware" in got:
+        try:
+            from core.hardware_config import hardware_replay_params
+        except ImportError:
+            raise ParamError("hardware", "no hardware configs in this build; valid: leave hardware= out") from None
+        card = _named("hardware", hardware_replay_params, got["hardware"])
+        memory = card.pop("memory", card.pop("memory_bytes", None))
+        if memory is not None:
+            values["token_budget"] = default_token_budget(float(memory))
+        values.update(card)
+    return values
+
+
+def _named(key: str, load, text: str) -> dict:
+    """load(text) with its errors named after the key the user typed."""
+    from core.registry import ParamError
+
+    try:
+        return dict(load(text))
+    except ParamError as err:
+        if err.param == key:
+            raise
+        raise ParamError(key, f"{err.param}: {err.message}") from None
+
+
+def load_kwargs(got: dict, progress) -> dict:
+    """load_trace's keyword arguments for the trace keys given (and the progress bar),
+    only those the loader takes; a key it does not take is refused naming it."""
+    from core.registry import ParamError
+    from core.serving import traces
+
+    accepted = inspect.signature(traces.load_trace).parameters
+    kwargs = {name: got[name] for name in TRACE_KEYS if name in got}
+    for name in kwargs:
+        if name not in accepted:
+            raise ParamError(name, "this build's trace loader does not take it; valid: leave it out")
+    if "progress" in accepted and progress is not None:
+        kwargs["progress"] = progress
+    return kwargs
