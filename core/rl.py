@@ -66,8 +66,8 @@ def _check_cycle(values: dict) -> None:
         raise ParamError("n_generate", f"got {values['n_generate']}; valid: 0 (from the keep ratio) or >= n_keep ({values['n_keep']})")
 
 
-_MODEL = Param("model", "", "qwen3-8b", "policy (and reference) model shape from the catalog", kind="choice",
-               choices=dense_model_keys())
+_MODEL = Param("model", "", "qwen3-8b", "policy (and reference) model shape from the catalog, or a dense "
+               "decoder's config.json path", kind="path", choices=dense_model_keys())
 _P = Param("prompt_tokens", "tokens", 1024, "P: prompt tokens per answer (no shared prefix)", 1, MAX_TOKENS, kind="int", label="P")
 _G = Param("output_tokens", "tokens", 256, "G: tokens per answer (all equal, no early stop)", 1, MAX_TOKENS, kind="int", label="G")
 _KEEP = Param("n_keep", "samples", 16, "samples kept for the update", 1, 1e6, kind="int", label="n_keep")

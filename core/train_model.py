@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from core import catalog
+from core.model_config.as_catalog import refuse_unless_dense
 
 # Keys a catalog entry needs to be counted as a dense decoder.
 _SHAPE_KEYS = ("hidden_size", "num_layers", "num_attention_heads", "num_kv_heads", "head_dim",
@@ -35,6 +36,7 @@ class DecoderShape:
     vocab_size: int
     tie_word_embeddings: bool = False
     qk_norm: bool = False
+    layer_bias_weights: int = 0  # q/k/v (Qwen2) or Llama's attention/MLP biases: stored, not matrix work
 
     # --- parameters -------------------------------------------------------------------
     @property
@@ -70,8 +72,8 @@ class DecoderShape:
     def parameters(self) -> int:
         untied_head = 0 if self.tie_word_embeddings else self.lm_head_weights
         final_norm = self.hidden_size
-        return (self.matrix_weights + self.num_layers * self.layer_norm_weights + final_norm
-                + self.embedding_weights + untied_head)
+        return (self.matrix_weights + self.num_layers * (self.layer_norm_weights + self.layer_bias_weights)
+                + final_norm + self.embedding_weights + untied_head)
 
     # --- forward FLOPs ----------------------------------------------------------------
     @property
@@ -142,8 +144,21 @@ def causal_pairs(tokens: float) -> float:
     return tokens * (tokens + 1) // 2 if float(tokens).is_integer() else tokens * (tokens + 1) / 2
 
 
-@lru_cache(maxsize=None)
 def shape(key: str) -> DecoderShape:
+    """A catalog model by key, or a dense decoder's config.json by path (read each time, so
+    an edited file counts anew; refused with ParamError('model') naming file and field)."""
+    if key in catalog.model_keys():
+        return _catalog_shape(key)
+    m = catalog.model_or_config(key, param="model")
+    refuse_unless_dense(m, "model")
+    h, q, kv, inner = m["hidden_size"], m["num_attention_heads"] * m["head_dim"], m["num_kv_heads"] * m["head_dim"], m["intermediate_size"]
+    biases = ((q + 2 * kv) if m.get("qkv_bias") else 0) + (h if m.get("o_bias") else 0) + ((2 * inner + h) if m.get("mlp_bias") else 0)
+    return DecoderShape(key=m.key, **{k: int(m[k]) for k in _SHAPE_KEYS}, tie_word_embeddings=bool(m["tie_word_embeddings"]),
+                        qk_norm=bool(m["qk_norm"]), layer_bias_weights=biases)
+
+
+@lru_cache(maxsize=None)
+def _catalog_shape(key: str) -> DecoderShape:
     m = catalog.model(key)
     missing = [k for k in _SHAPE_KEYS if m.get(k) is None]
     if missing:

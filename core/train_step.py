@@ -311,7 +311,7 @@ STEP = Calculator(
     title="一步训练的显存 · memory of one step",
     ref=BookRef("3.4.1", "例题 3-3 · 图 3-20"),
     params=(
-        Param("model", "", "qwen3-8b", "model shape from the catalog", kind="choice", choices=dense_model_keys()),
+        Param("model", "", "qwen3-8b", "model shape from the catalog, or a dense decoder's config.json path", kind="path", choices=dense_model_keys()),
         Param("sequences", "sequences", 8, "sequences per update (the batch)", 1, 4096, kind="int"),
         Param("seq_len", "tokens", 4096, "tokens per sequence (Qwen3's general stage: 4096)", 1, 1_000_000, kind="int"),
         Param("micro_batches", "", 1, "a: micro-batches the batch is split into (a divisor of sequences)", 1, 4096,

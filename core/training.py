@@ -194,7 +194,7 @@ FLOPS = Calculator(
     title="从 6ND 粗算到逐项核算 · item-by-item training FLOPs",
     ref=BookRef("3.4.3", "图 3-23"),
     params=(
-        Param("model", "", "qwen3-8b", "model shape from the catalog", kind="choice", choices=dense_model_keys()),
+        Param("model", "", "qwen3-8b", "model shape from the catalog, or a dense decoder's config.json path", kind="path", choices=dense_model_keys()),
         Param("batch", "sequences", 1, "B: sequences per step", 1, 1e6, kind="int", label="B"),
         Param("seq_len", "tokens", 8192, "P: tokens per sequence", 1, MAX_TOKENS, kind="int", label="P"),
         Param("recompute", "", False, "recompute activations: the layers' forward runs again in backward", kind="bool"),
@@ -262,7 +262,7 @@ PACKING = Calculator(
     title="同样 8192 个 token,切法不同,注意力工作不同 · packing",
     ref=BookRef("3.4.2", "packing"),
     params=(
-        Param("model", "", "qwen3-8b", "model shape from the catalog (one layer is counted)", kind="choice", choices=dense_model_keys()),
+        Param("model", "", "qwen3-8b", "model shape from the catalog or a dense decoder's config.json path (one layer is counted)", kind="path", choices=dense_model_keys()),
         Param("seq_len", "tokens", 8192, "tokens in the packed sequence", 1, MAX_TOKENS, kind="int"),
         Param("doc_lengths", "tokens", (4096.0, 4096.0), "lengths of the independent documents, summing to seq_len",
               1, MAX_TOKENS, kind="floats", min_items=1, max_items=4096, illustrative=True),
@@ -322,7 +322,7 @@ UPDATE = Calculator(
     title="一次更新读多少、监督多少 · tokens read and supervised per update",
     ref=BookRef("3.4.2", "练习 3-6"),
     params=(
-        Param("model", "", "qwen3-8b", "model shape from the catalog", kind="choice", choices=dense_model_keys()),
+        Param("model", "", "qwen3-8b", "model shape from the catalog, or a dense decoder's config.json path", kind="path", choices=dense_model_keys()),
         Param("micro_batches", "", 8, "a: micro-batches accumulated before one update", 1, 1e6, kind="int", label="a"),
         Param("sequences_per_micro_batch", "sequences", 2, "Bμ: sequences per micro-batch", 1, 1e6, kind="int", label="Bμ"),
         Param("seq_len", "tokens", 4096, "P: input tokens per sequence", 1, MAX_TOKENS, kind="int", label="P"),

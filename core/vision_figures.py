@@ -138,7 +138,7 @@ def handoff_figure(result: Mapping[str, Any]) -> dict[str, Any]:
 
 def compare_figure(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> dict[str, Any]:
     """练习 3-5: each side's token layout and caption, the growth bars and the (side ratio)² line."""
-    m = catalog.model(inputs["model"])
+    m = catalog.model_or_config(inputs["model"], part="vision")
     sides = []
     for tag in ("a", "b"):
         side = inputs[f"side_{tag}"]

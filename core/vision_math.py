@@ -435,7 +435,7 @@ def encode_flops_breakdown(model_key: str, lay: TokenLayout) -> dict:
     (final + DeepStack): fc1 (h·r² → h·r²) and fc2 (h·r² → out width) on each merged token.
     Norms, activations and position embeddings are left out (not matrix work).
     """
-    m = catalog.model(model_key)
+    m = catalog.model_or_config(model_key, part="vision")
     h = m["hidden_size"]
     depth = m["depth"]
     inner = m["intermediate_size"]
@@ -458,7 +458,7 @@ def encode_flops_breakdown(model_key: str, lay: TokenLayout) -> dict:
 
 
 def encode_flops(model, height, width, resize, min_pixels, max_pixels) -> dict:
-    m = catalog.model(model)
+    m = catalog.model_or_config(model, part="vision")
     lay = layout(height, width, m["patch_size"], m["spatial_merge_size"], resize, min_pixels, max_pixels)
     out = encode_flops_breakdown(model, lay)
     out.update({"patches": lay.patches, "visual_tokens": lay.visual_tokens,
@@ -468,7 +468,7 @@ def encode_flops(model, height, width, resize, min_pixels, max_pixels) -> dict:
 
 
 def _check_encode(values: dict) -> None:
-    m = catalog.model(values["model"])
+    m = catalog.model_or_config(values["model"], part="vision")
     check_layout_params({**values, "patch": m["patch_size"], "merge": m["spatial_merge_size"]})
     _check_aspect(("height", "width"), values["height"], values["width"], values)
 
@@ -478,8 +478,8 @@ ENCODE_FLOPS = Calculator(
     title="视觉编码运算量 · vision tower FLOPs for one image",
     ref=BookRef("3.3.1", "图 3-15"),
     params=(
-        Param("model", "", VISION_MODEL, "vision tower from the catalog (Qwen3-VL-4B: depth 24, hidden 1024)",
-              kind="choice", choices=vision_models() or (VISION_MODEL,)),
+        Param("model", "", VISION_MODEL, "vision tower from the catalog (Qwen3-VL-4B: depth 24, hidden 1024), or a "
+              "Qwen3-VL config.json path (its vision_config)", kind="path", choices=vision_models() or (VISION_MODEL,)),
         _HEIGHT, _WIDTH,
     ) + tuple(p for p in _model_params() if p.name in ("resize", "min_pixels", "max_pixels")),
     outputs=(
@@ -511,7 +511,7 @@ ENCODE_FLOPS = Calculator(
 # --------------------------------------------------------------------------------------
 
 def compare(side_a, side_b, model) -> dict:
-    m = catalog.model(model)
+    m = catalog.model_or_config(model, part="vision")
     out = {}
     for tag, side in (("a", side_a), ("b", side_b)):
         lay = layout(side, side, m["patch_size"], m["spatial_merge_size"])
@@ -533,8 +533,8 @@ COMPARE = Calculator(
     params=(
         Param("side_a", "px", 640, "side of the square image before (book: 640)", 32, 100_000, kind="int"),
         Param("side_b", "px", 1280, "side after (练习 3-5: 1280)", 32, 100_000, kind="int"),
-        Param("model", "", VISION_MODEL, "vision tower from the catalog", kind="choice",
-              choices=vision_models() or (VISION_MODEL,)),
+        Param("model", "", VISION_MODEL, "vision tower from the catalog, or a Qwen3-VL config.json path (its "
+              "vision_config)", kind="path", choices=vision_models() or (VISION_MODEL,)),
     ),
     outputs=(
         Output("tokens_a", "tokens", "visual tokens at side_a", "side_a² / (p·r)²"),

@@ -11,12 +11,10 @@ Families, fields and counting rules: core/model_config/architecture.py and count
 """
 from __future__ import annotations
 
-import os
-
 from core import catalog
 from core.model_config.architecture import FAMILIES, VALID, Architecture, GroupedAttention, architecture
 from core.model_config.counting import ModelSpec, count
-from core.model_config.reading import Fields, parse_json_object, read_small_file, shown_path
+from core.model_config.reading import Fields, display_name, parse_json_object, read_small_file, shown_path
 from core.registry import ParamError
 
 __all__ = ["ModelSpec", "Architecture", "FAMILIES", "load_model_config", "model_spec", "replay_params",
@@ -36,7 +34,7 @@ def load_model_config(path: str, dtype_bytes: float = 2, *, param: str = "config
     text, _ = read_small_file(path, param, VALID)
     where = shown_path(path)
     data = parse_json_object(text, where, param, VALID)
-    arch = architecture(Fields(data, where, param, VALID), _name(path, data))
+    arch = architecture(Fields(data, where, param, VALID), display_name(path, data))
     return count(arch, dtype_bytes, source=str(path))
 
 
@@ -79,16 +77,6 @@ def _catalog_spec(key: str, dtype_bytes: float, param: str) -> ModelSpec:
 def _check_dtype(dtype_bytes: float) -> None:
     if isinstance(dtype_bytes, bool) or not isinstance(dtype_bytes, (int, float)) or not 0 < dtype_bytes <= MAX_DTYPE_BYTES:
         raise ParamError("dtype_bytes", f"got {dtype_bytes!r}; valid: (0, {MAX_DTYPE_BYTES}] bytes per value")
-
-
-def _name(path: str, data: dict) -> str:
-    """The model's name: the config's _name_or_path, else its folder or file name."""
-    named = data.get("_name_or_path")
-    if isinstance(named, str) and 0 < len(named) <= 120:
-        return named.rstrip("/").split("/")[-1]
-    stem = os.path.splitext(os.path.basename(str(path)))[0]
-    folder = os.path.basename(os.path.dirname(os.path.abspath(str(path))))
-    return folder if stem == "config" and folder else stem
 
 
 from core.model_config.calculator import CALCULATORS  # noqa: E402  (uses the functions above)

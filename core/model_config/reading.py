@@ -157,6 +157,16 @@ class Fields:
         return Fields(value, self.where, self.param, self.valid, f"{self.prefix}{name}.")
 
 
+def display_name(path: str, data: Mapping[str, Any]) -> str:
+    """A model's name: the config's _name_or_path, else its folder (for config.json) or file name."""
+    named = data.get("_name_or_path")
+    if isinstance(named, str) and 0 < len(named) <= 120:
+        return named.rstrip("/").split("/")[-1]
+    stem = os.path.splitext(os.path.basename(str(path)))[0]
+    folder = os.path.basename(os.path.dirname(os.path.abspath(str(path))))
+    return folder if stem == "config" and folder else stem
+
+
 def shown_path(path: str) -> str:
     """The path as a refusal quotes it: one short line."""
     text = str(path)
