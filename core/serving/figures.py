@@ -12,6 +12,7 @@ simulate` and `lab snapshot` use the same functions.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -24,6 +25,8 @@ from core.registry import ParamError
 from core.serving import backlog as bl
 from core.serving import gantt
 from core.serving import replay as rp
+from core.serving import workload as wl
+from core.serving.engine import replay, validate
 from core.serving.mix import classes_from, mix_rates
 
 # The banner's three segments (each a minute at the mix's rate): 均匀, then the two minutes of ②.
@@ -159,6 +162,10 @@ class ReplaySide:
     book_ttft_p95_s: float | None
     status: str
     y_top: float = field(default=1.0)
+    result: Any = None  # the engine's ReplayResult (the vLLM metrics and the overlay use it)
+    workload: Any = None  # what it replayed
+    config: Any = None  # the EngineConfig it ran with (its StepCost gives exact step times to the ITL)
+    cached_share: float | None = None  # prompt tokens from the prefix cache / all prompt tokens
 
 
 def _decimate(t: np.ndarray, *ys: np.ndarray, points: int = DISPLAY_POINTS) -> tuple[np.ndarray, ...]:
@@ -182,13 +189,26 @@ def _decimate(t: np.ndarray, *ys: np.ndarray, points: int = DISPLAY_POINTS) -> t
     return (t[idx], *(y[idx] for y in ys))
 
 
-def replay_side(inputs, cancel: CancelToken = NEVER) -> dict:
+def replay_side(inputs, cancel: CancelToken = NEVER, workload: wl.Workload | None = None,
+                prefix_caching: bool | None = None, source: Any = None) -> dict:
     """Run one replay (serving.replay's checked inputs) and prepare all it draws. Returns the
-    calculator's outputs (what the card holds) with the drawable ReplaySide under 'figure'."""
-    result, work, config = rp.run_replay(inputs, cancel)
+    calculator's outputs (what the card holds) with the drawable ReplaySide under 'figure'
+    and `source` as given (what the replay ran on besides the card, see ServingState).
+
+    workload: a loaded trace instead of the card's windows (checked against the engine
+    here: ParamError); prefix_caching: the engine's switch for it (None: the default)."""
+    if workload is None:
+        result, work, config = rp.run_replay(inputs, cancel)
+    else:
+        config = rp.config_from(inputs)
+        if prefix_caching is not None and hasattr(config, "prefix_caching"):
+            config = dataclasses.replace(config, prefix_caching=prefix_caching)
+        validate(config, workload)
+        work = workload
+        result = replay(work, config, cancel=cancel)
     cancel.check()
     summary = rp.summarize(result, work, config)
-    scenario = rp.matching_scenario(inputs)
+    scenario = rp.matching_scenario(inputs) if workload is None else None
     t_end = float(summary["last_completion_s"])
     kv_pct = result.series_kv_fraction * 100
     disp = _decimate(result.series_t, result.series_waiting, result.series_running, kv_pct)
@@ -196,17 +216,39 @@ def replay_side(inputs, cancel: CancelToken = NEVER) -> dict:
     ttft = result.ttft_s
     order = np.argsort(ttft, kind="stable")
     observed = rp.OBSERVED.get(scenario) if scenario else None
+    cached = cached_token_share(result)
+    status = f"{summary['requests']:,} requests, {summary['engine_steps']:,} steps in {result.wall_s * 1e3:.0f} ms"
+    if cached is not None:
+        status += f", {cached:.0%} of prompt tokens from the prefix cache"
     fig = ReplaySide(
-        inputs=inputs, summary=summary, scenario=scenario,
-        name=rp.SCENARIOS[scenario]["label"] if scenario else "custom", observed=observed, t_end=t_end,
+        inputs=inputs, summary=summary, scenario=scenario, name=_side_name(scenario, workload, prefix_caching),
+        observed=observed, t_end=t_end,
         series_t=result.series_t, series_waiting=result.series_waiting, series_running=result.series_running,
         series_kv_pct=kv_pct, disp_t=disp[0], disp_waiting=disp[1], disp_running=disp[2], disp_kv_pct=disp[3],
         gantt_codes=codes, ttft_sorted=ttft[order], first_token_by_ttft=result.first_token_s[order],
-        book_ttft_p95_s=observed["ttft_p95_s"] if observed else None,
-        status=(f"{summary['requests']} requests, {summary['engine_steps']:,} steps in {result.wall_s * 1e3:.0f} ms"),
+        book_ttft_p95_s=observed["ttft_p95_s"] if observed else None, status=status,
         y_top=max(float(result.series_waiting.max()), float(result.series_running.max())) * 1.1 + 1,
+        result=result, workload=work, config=config, cached_share=cached,
     )
-    return dict(summary, figure=fig)
+    return dict(summary, figure=fig, source=source, cached_token_share=cached)
+
+
+def _side_name(scenario: str | None, workload: wl.Workload | None, prefix_caching: bool | None) -> str:
+    if workload is None:
+        return rp.SCENARIOS[scenario]["label"] if scenario else "custom"
+    name = workload.label or "trace"
+    if prefix_caching is not None:
+        name += " · 前缀缓存开 prefix cache on" if prefix_caching else " · 前缀缓存关 prefix cache off"
+    return name
+
+
+def cached_token_share(result) -> float | None:
+    """Prompt tokens served from the prefix cache over all prompt tokens (vLLM's
+    num_cached_tokens summed), or None when the run reports no cached tokens."""
+    cached = getattr(result, "cached_tokens", None)
+    if cached is None or not np.any(cached):
+        return None
+    return float(np.sum(cached) / max(np.sum(result.input_tokens), 1))
 
 
 def compare_rows(sides: Mapping[str, ReplaySide | None]) -> dict:
@@ -283,3 +325,50 @@ def band_figure(sides: Mapping[str, Any], seeds=range(5), cancel: CancelToken = 
                      f"last completion {rlo:.1f} – {rhi:.1f} s")
     text = f"Poisson arrivals, random class order, seeds {seeds[0]}–{seeds[-1]}: " + " · ".join(parts)
     return {"bands": bands, "text": text, "inputs": dict(sides)}
+
+
+# ---- vLLM bench serve's names ---------------------------------------------------------
+VLLM_METRICS = (("ttft", "TTFT"), ("tpot", "TPOT"), ("itl", "ITL"), ("e2el", "E2EL"))
+VLLM_STATS = ("mean", "median", "p90", "p99")
+
+
+def _ms(value: float | None) -> str:
+    if value is None or not math.isfinite(value):
+        return "—"
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:,.1f}"
+
+
+def metrics_table(sides: Mapping[str, ReplaySide | None], slo_ttft_ms: float = 0.0, slo_tpot_ms: float = 0.0,
+                  cancel: CancelToken = NEVER) -> dict:
+    """The replays under vLLM `bench serve`'s names (core.serving.vllm_metrics): rows TTFT,
+    TPOT, ITL, E2EL; per side columns mean, median, p90, p99 in ms; a line per side with
+    the throughputs, the goodput under the SLOs (0: none) and the prefix cache's share."""
+    from core.serving import vllm_metrics
+
+    slo = {"slo_ttft_ms": slo_ttft_ms or None, "slo_tpot_ms": slo_tpot_ms or None}
+    headers, columns, lines, metrics = [], [], [], {}
+    for side, fig in sides.items():
+        cancel.check()
+        headers += [f"{side} {stat}" for stat in VLLM_STATS]
+        if fig is None or fig.result is None:
+            columns += [["—"] * len(VLLM_METRICS)] * len(VLLM_STATS)
+            continue
+        m = vllm_metrics.bench_metrics(fig.result, fig.workload, cost=fig.config.cost, **slo)
+        metrics[side] = m
+        columns += [[_ms(m.get(f"{stat}_{key}_ms")) for key, _ in VLLM_METRICS] for stat in VLLM_STATS]
+        line = (f"<b>{side}</b>: {m['completed']:,} 完成 completed · {m['request_throughput']:.2f} req/s · "
+                f"输出 output {m['output_throughput']:,.0f} tok/s · 总计 total {m['total_token_throughput']:,.0f} tok/s")
+        if slo_ttft_ms or slo_tpot_ms:
+            line += f" · goodput {m.get('request_goodput', float('nan')):.2f} req/s"
+        if fig.cached_share is not None:
+            line += f" · 前缀缓存 cached {fig.cached_share:.1%} of prompt tokens"
+        hit = (fig.result.extras or {}).get("cache_hit_rate")
+        if hit is not None:
+            line += f" · hit rate {float(hit):.1%}"
+        lines.append(line)
+    cells = [[col[r] for col in columns] for r in range(len(VLLM_METRICS))]
+    conditions = [f"TTFT ≤ {slo_ttft_ms:g} ms" for _ in [0] if slo_ttft_ms] + [f"TPOT ≤ {slo_tpot_ms:g} ms" for _ in [0] if slo_tpot_ms]
+    note = ("goodput: requests per second meeting " + " and ".join(conditions)) if conditions else \
+        "goodput: set an SLO (TTFT, TPOT in ms) to count the requests that meet it"
+    return {"rows": [label for _, label in VLLM_METRICS], "headers": headers, "cells": cells,
+            "lines": lines, "note": note, "metrics": metrics}

@@ -8,21 +8,38 @@ them off the GUI thread (core.serving.figures.replay_side) and hands the result 
 `set_result`.
 
 View options: the backlog preset shown in the picker ("" = custom; choosing one fills the
-backlog card, editing the card picks the preset it matches) and the band over seeds (on:
-recomputed for each edit of the replays). Players: the banner's ▶ and the replays' ▶, in
-simulated seconds.
+backlog card, editing the card picks the preset it matches), the band over seeds (on:
+recomputed for each edit of the replays) and the SLOs of goodput (0 = none). Players: the
+banner's ▶ and the replays' ▶, in simulated seconds.
+
+A trace (core.serving.trace_source.TraceSource: a file's path and how to read it) replaces
+the book's windows in both replays. The state keeps the path and options (saved in
+sessions), never the data: whoever owns the job runner loads it and hands the workload
+back with `trace_loaded_ok`, or the refusal with `trace_failed` (the last good workload and
+its replays stay). When the trace carries prefix information, A replays it with prefix
+caching as its card says and B the other way (the cache's effect side by side).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
+from core.registry import Param, ParamError
 from core.serving import backlog as bl
 from core.serving.replay import SCENARIOS
+from core.serving.trace_source import PARAMS as TRACE_PARAMS
+from core.serving.trace_source import TraceSource, has_prefix_info, parse_trace_source
+from core.serving.workload import Workload
 from core.state_model import CardModel, PanelModel
 
 REPLAY_SIDES = ("A", "B")
 B_SHARES = SCENARIOS["shift"]["params"]["shares_long_input"]  # B opens on the book's 9:1 then 1:9
 BAND_SEEDS = 5
+TRACE_OPTIONS = tuple(p.name for p in TRACE_PARAMS)
+# The SLOs of goodput (view options; the panel's fields show these Params).
+SLO_PARAMS = (
+    Param("slo_ttft_ms", "ms", 0.0, "goodput counts the requests whose TTFT is at most this (0: no SLO)", 0, 1e9),
+    Param("slo_tpot_ms", "ms", 0.0, "goodput counts the requests whose TPOT is at most this (0: no SLO)", 0, 1e9),
+)
 
 
 class FollowerCard(CardModel):
@@ -48,11 +65,18 @@ class ServingState(PanelModel):
         ("replay_a", "serving.replay", True),
         ("replay_b", "serving.replay", True),
     )
-    VIEW = {"backlog_preset": "shift", "band": False}
+    VIEW = {"backlog_preset": "shift", "band": False, "slo_ttft_ms": 0.0, "slo_tpot_ms": 0.0}
     PLAYERS = ("banner", "replay")
 
     def __init__(self) -> None:
         super().__init__()
+        self.trace: TraceSource | None = None  # the source asked for (what the fields show)
+        self.trace_errors: dict[str, str] = {}  # field -> why the latest edit of the source was refused
+        self.trace_message = ""  # why the latest load failed, or that it was cancelled
+        self.trace_workload: Workload | None = None  # the loaded data (never saved)
+        self.trace_loaded: TraceSource | None = None  # the source trace_workload came from
+        self._trace_generation = 0  # counts workloads: a replay's result names the one it ran
+        self._trace_refused: TraceSource | None = None  # the source whose load failed (not tried again)
         b = FollowerCard(self.card("replay_a"))
         b.changed.connect(lambda c: self.changed.emit("cards.replay_b", c))
         self.cards["replay_b"] = b
@@ -69,13 +93,115 @@ class ServingState(PanelModel):
     def reset(self) -> None:
         super().reset()
         self.card("replay_b").update({"shares_long_input": B_SHARES})
+        self.clear_trace()
 
     def set_view(self, name: str, value: Any) -> None:
-        if name == "backlog_preset" and value not in ("", *bl.PRESETS):
-            from core.registry import ParamError
-
-            raise ParamError("view.backlog_preset", f"got {value!r}; valid: one of {', '.join(bl.PRESETS)} or '' (custom)")
+        _check_view(name, value)
         super().set_view(name, value)
+
+    # ---- the trace source -----------------------------------------------------------
+    def set_trace(self, raw: Mapping[str, Any], retry: bool = False) -> bool:
+        """Parse raw values (text from the fields, or JSON values) over the current source;
+        'path' opens a new file. On a refused edit the source stays and trace_errors says
+        why, per field. A source whose load failed is tried again when it changes, or with
+        retry (the file was opened again). Emits ('trace', source) on any change, and on a
+        retry; True when valid."""
+        base = self.trace.to_json() if self.trace is not None else {}
+        try:
+            source = parse_trace_source({**base, **raw})
+        except ParamError as err:
+            return self._set_trace(self.trace, {err.param: err.message}, self.trace_message)
+        message = self.trace_message
+        if source != self.trace or retry:
+            self._trace_refused, message = None, ""  # a new source or option: worth a try
+        return self._set_trace(source, {}, message, force=retry)
+
+    def clear_trace(self) -> None:
+        """Back to the book's windows."""
+        changed_data = self.trace_workload is not None
+        self.trace_workload = self.trace_loaded = self._trace_refused = None
+        if changed_data:
+            self._trace_generation += 1
+        self._set_trace(None, {}, "")
+        if changed_data:
+            self.changed.emit("trace.workload", None)
+
+    def trace_pending(self) -> bool:
+        """A source is asked for whose data is neither loaded nor refused yet."""
+        return self.trace is not None and self.trace not in (self.trace_loaded, self._trace_refused)
+
+    def trace_loaded_ok(self, source: TraceSource, workload: Workload) -> bool:
+        """Take the data loaded for source; False (and dropped) if the source changed since."""
+        if source != self.trace:
+            return False
+        self.trace_workload, self.trace_loaded, self._trace_refused = workload, source, None
+        self._trace_generation += 1
+        self._set_trace(source, {}, "")
+        self.changed.emit("trace.workload", workload)
+        return True
+
+    def trace_failed(self, source: TraceSource, message: str, field: str | None = None) -> bool:
+        """The load of source was refused (message says why; field: the option it names,
+        if any) or cancelled. The source stays asked for (its fields can be fixed, a
+        session saves it) and is not loaded again; the last good data and replays stay."""
+        if source != self.trace:
+            return False
+        self._trace_refused = source
+        errors = {field: message} if field in TRACE_OPTIONS else {}
+        self._set_trace(source, errors, "" if errors else message)
+        return True
+
+    def replay_prefix_caching(self, side: str) -> bool | None:
+        """Prefix caching for side's replay of the trace: A as its card says, B the other
+        way; None without a trace that carries prefix information (the switch changes nothing)."""
+        if self.trace_workload is None or not has_prefix_info(self.trace_workload):
+            return None
+        on = bool(self.replay("A").inputs.get("prefix_caching", True))
+        return on if side == "A" else not on
+
+    def replay_source(self, side: str) -> tuple | None:
+        """What a replay of side runs on besides its card: None for the book's windows, else
+        (the workload's number, replay_prefix_caching). A result names the source it ran
+        on; one of another source is not current."""
+        if self.trace_workload is None:
+            return None
+        return (self._trace_generation, self.replay_prefix_caching(side))
+
+    def replay_current(self, side: str) -> bool:
+        """The side's result is of its current inputs and source (or its edit was refused)."""
+        card = self.replay(side)
+        if card.errors:
+            return True
+        return card.result_inputs == card.inputs and (card.result or {}).get("source") == self.replay_source(side)
+
+    def _set_trace(self, source: TraceSource | None, errors: dict, message: str, force: bool = False) -> bool:
+        changed = (source, errors, message) != (self.trace, self.trace_errors, self.trace_message)
+        self.trace, self.trace_errors, self.trace_message = source, errors, message
+        if changed or force:
+            self.changed.emit("trace", source)
+        return not errors
+
+    def to_json(self) -> dict[str, Any]:
+        data = super().to_json()
+        if self.trace is not None:
+            data["trace"] = self.trace.to_json()
+        return data
+
+    def load_json(self, data: Mapping[str, Any]) -> None:
+        raw = data.get("trace")
+        try:
+            source = None if raw is None else parse_trace_source(raw)
+        except ParamError as err:
+            raise ParamError(f"trace.{err.param}", err.message) from None
+        except (TypeError, AttributeError):
+            raise ParamError("trace", f"got {raw!r}; valid: an object with path and options") from None
+        for name, value in (data.get("view", {}) or {}).items():
+            _check_view(name, value)
+        super().load_json(data)
+        if source is None:
+            self.clear_trace()
+        elif source != self.trace:
+            self._set_trace(source, {}, "")  # the panel loads it (and says so if the file is gone)
 
     def _follow_a(self, a: CardModel) -> None:
         """B takes every value of A but its shares (an invalid pair shows on B's shares).
@@ -89,3 +215,16 @@ class ServingState(PanelModel):
             self.card("backlog").update(bl.preset_params(value))
         elif path == "cards.backlog":
             self.set_view("backlog_preset", bl.matching_preset(value.inputs))
+
+
+def _check_view(name: str, value: Any) -> None:
+    """Ranges of the view options that have one; ParamError naming the option."""
+    if name == "backlog_preset" and value not in ("", *bl.PRESETS):
+        raise ParamError("view.backlog_preset", f"got {value!r}; valid: one of {', '.join(bl.PRESETS)} or '' (custom)")
+    if name in ("slo_ttft_ms", "slo_tpot_ms"):
+        try:
+            ok = float(value) >= 0 and float(value) < 1e9
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise ParamError(f"view.{name}", f"got {value!r}; valid: [0, 1e9) ms (0: no SLO)")

@@ -245,12 +245,12 @@ class Gate:
         self.threads: list = []
         self.real = F.replay_side
 
-    def __call__(self, inputs, cancel):
+    def __call__(self, inputs, cancel, **source):
         self.started.append(inputs)
         self.threads.append(threading.get_ident())
         while not self.release.wait(0.01):
             cancel.check()
-        return self.real(inputs, cancel=cancel)
+        return self.real(inputs, cancel=cancel, **source)
 
 
 @pytest.fixture

@@ -3,15 +3,21 @@ segments, ▶), the calculators of 例题 3-1 (mix, bandwidth-bound decode rate,
 the presets of 练习 3-2), and the continuous-batching replay of two scenarios side by side
 with the book's observed values beside the simulated ones, played back live.
 
+A trace file (opened, or dropped on the panel) replaces the book's windows in both
+replays; under the plots, the replays under vLLM bench serve's names and, for a vllm bench
+result, its measured TTFT and ITL distributions against the simulated ones.
+
 The panel is a view of core.serving.state.ServingState; its figures come from
-core.serving.figures. The replays and the band over seeds run on the job runner (busy
-badge, cancel, the latest edit wins), so the page shows at once and fills in."""
+core.serving.figures (and overlay_figures). Loading, the replays, the metrics and the band
+over seeds run on the job runner (busy badge, cancel, the latest edit wins), so the page
+shows at once and fills in."""
 from __future__ import annotations
 
 import shiboken6
 from PySide6 import QtCore, QtWidgets
 
 from core.serving import figures as F
+from core.serving import overlay_figures
 from core.serving.state import BAND_SEEDS, REPLAY_SIDES, ServingState
 from widgets.calculator_card import CalculatorCard
 from widgets.jobs import jobs
@@ -19,8 +25,11 @@ from widgets.page import PAGE_COLUMN_EM, ReflowLayout, column, fixed_text_width,
 from widgets.panels import PanelInfo
 from widgets.serving.backlog import BacklogCardSection, BacklogPlot
 from widgets.serving.banner import BannerSection
+from widgets.serving.metrics_table import MetricsSection
+from widgets.serving.overlay import OverlayPlots
 from widgets.serving.replay_controls import CAPTION, ReplayControls
 from widgets.serving.replay_plots import ReplayPlots
+from widgets.serving.trace_source import TraceSourceSection, dropped_path
 from widgets.theme import LEGEND
 from widgets.timeline_player import TimelinePlayer
 
@@ -48,9 +57,14 @@ class ServingPanel(QtWidgets.QWidget):
         self.state = state if state is not None else ServingState()
         self._keys = {side: f"serving.replay.{side}.{id(self)}" for side in REPLAY_SIDES}
         self._band_key = f"serving.band.{id(self)}"
+        self._trace_key, self._metrics_key = f"serving.trace.{id(self)}", f"serving.metrics.{id(self)}"
+        self._overlay_key = f"serving.overlay.{id(self)}"
+        self.metrics_table: dict | None = None  # the latest vLLM metrics table drawn
         self._submitted: dict[str, object] = {}
         self.band_figure: dict | None = None
         self.banner = self.backlog_plot = self.backlog_section = self.controls = None
+        self.trace_section = self.metrics_section = self.overlay = None
+        self.setAcceptDrops(True)  # a trace file dropped anywhere on the panel
         self._built = False
         self._build_ui()
         self._connect()
@@ -68,7 +82,7 @@ class ServingPanel(QtWidgets.QWidget):
         self._steps = [self._build_top, self._build_backlog_plot, self._build_banner_player, self._build_cards,
                        self._build_replay_group]
         self.plots = ReplayPlots()
-        self._steps += self.plots.build_steps() + [self._finish_build]
+        self._steps += self.plots.build_steps() + [self._build_metrics, self._build_overlay, self._finish_build]
         self._build_timer = QtCore.QTimer(self)
         self._build_timer.setInterval(0)
         self._build_timer.timeout.connect(self._build_next)
@@ -131,6 +145,8 @@ class ServingPanel(QtWidgets.QWidget):
         caption.setWordWrap(True)
         caption.setProperty("role", "caption")
         col.addWidget(caption)
+        self.trace_section = TraceSourceSection(self.state, self._trace_key)
+        col.addWidget(self.trace_section)
         self.controls = ReplayControls(self.state, tuple(self._keys.values()), self._band_key)
         col.addWidget(self.controls)
         self.replay_player = TimelinePlayer(duration=1.0, speed=10.0, unit="s")
@@ -138,6 +154,7 @@ class ServingPanel(QtWidgets.QWidget):
         _fixed_time_label(self.replay_player)
         col.addWidget(self.replay_player)
         col.addWidget(self.plots)
+        self._replay_column = col
         self._layout.addWidget(group)
         self._layout.addStretch(1)
         c = self.controls
@@ -146,6 +163,14 @@ class ServingPanel(QtWidgets.QWidget):
         self.replay_status = c.replay_status
         self.replay_player.position_changed.connect(lambda t: self.state.set_player("replay", t))
         self.controls.show_band(self.band_figure)
+
+    def _build_metrics(self) -> None:
+        self.metrics_section = MetricsSection(self.state, self._metrics_key)
+        self._replay_column.addWidget(self.metrics_section)
+
+    def _build_overlay(self) -> None:
+        self.overlay = OverlayPlots()
+        self._replay_column.addWidget(self.overlay)
 
     def _finish_build(self) -> None:
         p = self.plots
@@ -166,9 +191,9 @@ class ServingPanel(QtWidgets.QWidget):
     def is_ready(self) -> bool:
         """Built, and every replay computed for the state's current inputs (snapshots, tests
         and benchmarks wait on this)."""
-        return self._built and not any(jobs().busy(k) for k in self._keys.values()) and all(
-            self.state.replay(s).result_inputs == self.state.replay(s).inputs or self.state.replay(s).errors
-            for s in REPLAY_SIDES)
+        keys = (*self._keys.values(), self._trace_key, self._metrics_key, self._overlay_key)
+        return (self._built and not any(jobs().busy(k) for k in keys) and not self.state.trace_pending()
+                and all(self.state.replay_current(s) for s in REPLAY_SIDES))
 
     # ---- wiring -------------------------------------------------------------------
     def _connect(self) -> None:
@@ -195,10 +220,22 @@ class ServingPanel(QtWidgets.QWidget):
                 self.backlog_section.show_preset(value)
         elif path.startswith("cards.replay_"):
             self._on_replay_card_changed(path[-1].upper())
+            if path == "cards.replay_a" and self.trace_section is not None:
+                self.trace_section.show_state()  # the prefix caching box
             if self.state.view("band"):
                 self._submit_band()
         elif path == "view.band":
             self._on_band_changed()
+        elif path == "trace":
+            if self.trace_section is not None:
+                self.trace_section.show_state()
+        elif path == "trace.workload":
+            for side in REPLAY_SIDES:
+                self._on_replay_card_changed(side)
+        elif path.startswith("view.slo_"):
+            if self.metrics_section is not None:
+                self.metrics_section.show_slos()
+            self._submit_metrics()
         elif path == "player.banner":
             self._draw_banner_frame(value)
         elif path == "player.replay":
@@ -230,12 +267,14 @@ class ServingPanel(QtWidgets.QWidget):
     # ---- replays (on the job runner) ----------------------------------------------------
     def _on_replay_card_changed(self, side: str) -> None:
         card = self.state.replay(side)
-        if card.errors or card.result_inputs == card.inputs:
+        source = self.state.replay_source(side)
+        if self.state.replay_current(side):
             self._submitted.pop(side, None)
-        elif self._submitted.get(side) != card.inputs:
+        elif self._submitted.get(side) != (card.inputs, source):
             inputs = card.inputs
-            self._submitted[side] = inputs
-            jobs().submit(self._keys[side], F.replay_side, inputs, context=self,
+            self._submitted[side] = (inputs, source)
+            jobs().submit(self._keys[side], F.replay_side, inputs, context=self, workload=self.state.trace_workload,
+                          prefix_caching=self.state.replay_prefix_caching(side), source=source,
                           done=lambda out, s=side, i=inputs: self._on_replay_done(s, i, out),
                           failed=lambda text, s=side, i=inputs: self._on_replay_failed(s, i, text))
         fig = (card.result or {}).get("figure")
@@ -265,7 +304,8 @@ class ServingPanel(QtWidgets.QWidget):
             self.state.set_player("replay", t_end)  # open on the whole run; ▶ starts again from 0
         else:
             self._draw_replay_frame(self.state.player("replay"))
-        if all(self.state.replay(s).result_inputs == self.state.replay(s).inputs for s in REPLAY_SIDES):
+        if all(self.state.replay_current(s) for s in REPLAY_SIDES):
+            self._submit_metrics()
             self.replay_computed.emit({s: {k: v for k, v in self.state.replay(s).result.items() if k != "figure"}
                                        for s in REPLAY_SIDES})
 
@@ -275,6 +315,50 @@ class ServingPanel(QtWidgets.QWidget):
         if self.replay_player.position != t:
             self.replay_player.seek(t)
         self.plots.draw_frame(t, playing=self.replay_player.is_playing())
+
+    # ---- vLLM metrics and the measured overlay (on the job runner) ---------------------
+    def _current_figures(self) -> dict:
+        return {s: (self.state.replay(s).result or {}).get("figure") for s in REPLAY_SIDES}
+
+    def _submit_metrics(self) -> None:
+        """The metrics table of the replays shown, and the overlay when A replayed a trace
+        with measured values (a vllm bench result)."""
+        figs = self._current_figures()
+        if self.metrics_section is None or any(f is None for f in figs.values()):
+            return
+        slo = (self.state.view("slo_ttft_ms"), self.state.view("slo_tpot_ms"))
+        jobs().submit(self._metrics_key, F.metrics_table, figs, *slo, context=self, done=self._on_metrics_done)
+        a = figs["A"]
+        meta = a.workload.meta if a.workload is not None else None
+        if overlay_figures.measured_samples(meta) is None:
+            self.overlay.draw(None)
+        elif self.overlay.figure is None or self.overlay.figure.get("of") is not a:
+            jobs().submit(self._overlay_key, overlay_figures.overlay_figure, meta, a.result, a.config.cost,
+                          context=self, done=lambda fig, a=a: self._on_overlay_done(a, fig))
+
+    def _on_metrics_done(self, table: dict) -> None:
+        self.metrics_table = table
+        self.metrics_section.draw(table)
+
+    def _on_overlay_done(self, of: F.ReplaySide, fig: dict | None) -> None:
+        if fig is not None:
+            fig["of"] = of  # the replay it was drawn from
+        self.overlay.draw(fig)
+
+    # ---- a trace dropped on the panel ----------------------------------------------------
+    def dragEnterEvent(self, event):  # noqa: N802
+        if dropped_path(event.mimeData()) is not None:
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event):  # noqa: N802
+        path = dropped_path(event.mimeData())
+        if path is None or self.trace_section is None:
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        self.trace_section.open_path(path)
 
     # ---- band over seeds ----------------------------------------------------------------
     @property
@@ -312,7 +396,7 @@ class ServingPanel(QtWidgets.QWidget):
         for player in ("banner_player", "replay_player"):
             if hasattr(self, player):
                 getattr(self, player).pause()
-        for key in (*self._keys.values(), self._band_key):
+        for key in (*self._keys.values(), self._band_key, self._trace_key, self._metrics_key, self._overlay_key):
             jobs().cancel(key)
         self.state.changed.disconnect(self._on_state_changed)
         return super().close()

@@ -1,0 +1,99 @@
+"""The replays under vLLM `bench serve`'s names, under the plots: mean, median, p90 and
+p99 of TTFT, TPOT, ITL and E2EL in ms for A and B, the throughputs, the prefix cache's
+share, and goodput under the SLO fields. core.serving.figures.metrics_table computes the
+table (on the job runner); this section draws it and binds the SLO fields to the state."""
+from __future__ import annotations
+
+from PySide6 import QtCore, QtWidgets
+
+from core.registry import ParamError
+from core.serving import figures as F
+from core.serving.state import SLO_PARAMS, ServingState
+from widgets.jobs import BusyBadge
+from widgets.page import fixed_lines
+from widgets.param_form import ParamField
+
+TITLE = "vLLM 指标 · vLLM bench serve metrics (ms)"
+
+
+class MetricsSection(QtWidgets.QWidget):
+    def __init__(self, state: ServingState, key: str, parent=None):
+        super().__init__(parent)
+        self.state = state
+        col = QtWidgets.QVBoxLayout(self)
+        col.setContentsMargins(0, 0, 0, 0)
+        col.setSpacing(4)
+        head = QtWidgets.QHBoxLayout()
+        title = QtWidgets.QLabel(f"<b>{TITLE}</b>")
+        title.setToolTip("Names and definitions of vllm/benchmarks/serve.py: percentiles interpolated linearly "
+                         "(numpy's default); the book's p95 above is nearest-rank")
+        head.addWidget(title)
+        head.addStretch(1)
+        self.slo_fields: dict[str, ParamField] = {}
+        for param in SLO_PARAMS:
+            field = ParamField(param)
+            field.label.setText(f"SLO {param.name[4:-3].upper()} (ms)")
+            field.edited.connect(lambda name=param.name: self._on_slo_edited(name))
+            self.slo_fields[param.name] = field
+            head.addWidget(field)
+        self.busy = BusyBadge(key, owner=self, text="指标 · metrics…")
+        head.addWidget(self.busy)
+        col.addLayout(head)
+        self.table = QtWidgets.QTableWidget(len(F.VLLM_METRICS), 2 * len(F.VLLM_STATS))
+        self.table.setObjectName("vllm_metrics_table")
+        self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Stretch)
+        self.table.setVerticalHeaderLabels([label for _, label in F.VLLM_METRICS])
+        self.table.setVerticalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        for r in range(self.table.rowCount()):
+            for c in range(self.table.columnCount()):
+                item = QtWidgets.QTableWidgetItem("—")
+                item.setTextAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
+                self.table.setItem(r, c, item)
+        col.addWidget(self.table)
+        self.lines = QtWidgets.QLabel("")
+        self.lines.setObjectName("vllm_metrics_lines")
+        self.lines.setProperty("role", "caption")
+        self.lines.setWordWrap(True)
+        fixed_lines(self.lines, 3)  # a new result does not change the page's height
+        self.lines.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Fixed)
+        col.addWidget(self.lines)
+        self._fit_table()
+        self.show_slos()
+
+    def _fit_table(self) -> None:
+        """The four rows whole, no scroll bar."""
+        t = self.table
+        height = t.horizontalHeader().sizeHint().height() + sum(t.rowHeight(r) for r in range(t.rowCount()))
+        t.setFixedHeight(height + 2 * t.frameWidth() + 2)
+
+    def changeEvent(self, event):  # noqa: N802
+        if event.type() == QtCore.QEvent.Type.FontChange:
+            QtCore.QTimer.singleShot(0, self._fit_table)
+        super().changeEvent(event)
+
+    def _on_slo_edited(self, name: str) -> None:
+        field = self.slo_fields[name]
+        try:
+            value = field.param.parse(field.raw())
+            self.state.set_view(name, float(value))
+        except ParamError as err:
+            field.show_error(err.message)
+            return
+        field.show_error(None)
+
+    def show_slos(self) -> None:
+        for name, field in self.slo_fields.items():
+            if not field.has_error:
+                field.show_value(self.state.view(name))
+
+    def draw(self, table: dict) -> None:
+        self.table.setUpdatesEnabled(False)
+        self.table.setHorizontalHeaderLabels(table["headers"])
+        for r, row in enumerate(table["cells"]):
+            for c, text in enumerate(row):
+                self.table.item(r, c).setText(text)
+        self.table.setUpdatesEnabled(True)
+        self.lines.setText("<br>".join(table["lines"] + [table["note"]]))
+        self.lines.setToolTip(table["note"])

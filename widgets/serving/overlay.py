@@ -1,0 +1,57 @@
+"""Measured against simulated: for a `vllm bench serve --save-result` trace, the measured TTFT
+and ITL distributions beside replay A's, one axis each (CDFs computed in
+core.serving.overlay_figures). Hidden when the trace carries no measured values; the
+curves are made once and set with setData."""
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6 import QtWidgets
+
+from widgets.page import ReflowLayout, plot_text
+from widgets.plot_card import PlotCard
+from widgets.serving.replay_plots import narrow_header
+from widgets.theme import pen
+
+PANELS = (("ttft", "TTFT 分布:实测 vs 模拟 · measured vs simulated", "TTFT"),
+          ("itl", "ITL(token 间隔)分布:实测 vs 模拟 · measured vs simulated", "ITL"))
+
+
+class OverlayPlots(QtWidgets.QWidget):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        layout = ReflowLayout(self, columns=2, min_column_em=24)
+        self.cards: dict[str, PlotCard] = {}
+        self.notes: dict[str, pg.TextItem] = {}
+        for key, title, axis in PANELS:
+            card = narrow_header(PlotCard(title, "fraction of samples ≤ x (CDF)"))
+            card.plot_widget.setMinimumHeight(220)
+            p = card.plot
+            p.setLabel("left", "fraction")
+            p.setLabel("bottom", f"{axis} (ms)")
+            p.setYRange(0, 1.02, padding=0)
+            p.setMouseEnabled(x=False, y=False)
+            p.addLegend(offset=(-10, -40))
+            card.add_curve("measured", pen=pen("ink", 2.5, dashed=True), name="实测 measured (vllm bench)")
+            card.add_curve("simulated", pen=pen("prefill", 2.5), name="模拟 simulated (A)")
+            note = plot_text(anchor=(0, 0), size=9)
+            p.addItem(note)
+            self.cards[key], self.notes[key] = card, note
+            layout.addWidget(card)
+        self.figure: dict | None = None
+        self.setVisible(False)
+
+    def draw(self, fig: dict | None) -> None:
+        """Draw an overlay figure, or hide (None: nothing measured)."""
+        self.figure = fig
+        self.setVisible(fig is not None)
+        if fig is None:
+            return
+        for key, card in self.cards.items():
+            panel = fig[key]
+            card.curves["measured"].setData(*panel["measured"])
+            card.curves["simulated"].setData(*panel["simulated"])
+            lo, hi = panel["x_range"]
+            card.plot.setXRange(lo, hi, padding=0.01)
+            card.set_subtitle(f"CDF · 实测 {panel['measured_n']:,} vs 模拟 {panel['simulated_n']:,} samples")
+            self.notes[key].setText(panel["note"])
+            self.notes[key].setPos(hi * 0.3, 0.42)
