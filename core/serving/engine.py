@@ -204,6 +204,8 @@ class _Engine(PrefixSteps):
         firsts = np.sort(offsets)
         k_dry = q * bs + int(firsts[idx]) + 1
         k = min(k, k_dry - 1)
+        if self.cache is not None and self.cache.tool_watch and k > 0:
+            k = min(k, self._steps_before_watched_eviction(offsets, k))
         if not self.waiting and n < self.cfg.max_num_seqs:
             t_next = self._next_arrival_s()
             if t_next < math.inf:

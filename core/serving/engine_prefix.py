@@ -23,6 +23,7 @@ class PrefixSteps:
         self._tool = sessions.tool_wait_s[order].astype(float) if sessions is not None else None
         self._keep = sessions.keep_kv_during_tool[order].astype(bool) if sessions is not None else None
         self._turn = sessions.turn[order].astype(np.int64) if sessions is not None else None
+        self._prefix_info = workload.prefix is not None or sessions is not None
         if not self.cfg.prefix_caching or (workload.prefix is None and sessions is None):
             return
         if workload.prefix is not None:  # hash_ids say more than the session's history
@@ -87,6 +88,18 @@ class PrefixSteps:
             running_count += 1
         self._admit(admitted)
 
+    def _steps_before_watched_eviction(self, offsets: np.ndarray, k: int) -> int:
+        """Lockstep decode steps (at most k) before one would evict a block held for a
+        running tool wait. offsets: steps before each request's next new block, minus one."""
+        bs = self.cfg.block_size
+        needs = int(np.sum(np.maximum(0, (k - offsets - 1) // bs + 1)))
+        safe = self.cache.blocks_before_watched(self.free, self.now, needs)
+        if safe >= needs:
+            return k
+        # The (safe+1)-th block need comes at step q·bs + (sorted offsets)[idx] + 1.
+        q, idx = divmod(safe, offsets.size)
+        return q * bs + int(np.sort(offsets)[idx])
+
     def _register(self, rows) -> None:
         """Cache the blocks these requests just filled (prompt or generated tokens)."""
         bs = self.cfg.block_size
@@ -113,8 +126,10 @@ class PrefixSteps:
         self.held[r] = []
 
     def _prefix_extras(self) -> dict:
-        if self.cache is None and self._turn is None:
+        if not self._prefix_info:
             return {}
+        if self.cache is not None:  # blocks allocated in the last step leave the queue
+            self.cache.settle(self.free, self.now)
         prompt = float(self.P.sum())
         extras = {"cache_hit_rate": float(self.cached.sum()) / prompt if prompt else 0.0,
                   "evicted_blocks": self.cache.evicted if self.cache is not None else 0}

@@ -136,6 +136,28 @@ class BlockCache:
             if end is not None and end > now:
                 self.tool_block_s -= end - now
 
+    def blocks_before_watched(self, free: int, now: float, limit: int) -> int:
+        """How many blocks can be allocated (at most `limit`) before one would evict a
+        block whose tool wait is still running; the engine ends a skipped decode run there
+        so that eviction gets its own step (and its time)."""
+        if not self.tool_watch:
+            return limit
+        skip = self.queued - free  # allocated already, not yet taken from the queue
+        watch = self.tool_watch
+        seen = 0
+        for key, count in self.queue.items():
+            if key < 0:
+                seen += count
+            else:
+                if seen >= skip:
+                    end = watch.get(key)
+                    if end is not None and end > now:
+                        return seen - skip
+                seen += 1
+            if seen - skip >= limit:
+                return limit
+        return limit
+
     def _append_plain(self, count: int) -> None:
         if count <= 0:
             return

@@ -57,6 +57,11 @@ def check(sessions: Sessions, input_tokens: np.ndarray, output_tokens: np.ndarra
         raise ParamError("trace", f"request {i}: think_time_s {think[i]}; valid: >= 0 seconds or empty")
     ident = np.arange(n)
     prev, _ = links(sessions, ident)
+    orphan = np.flatnonzero(np.isfinite(think) & (prev < 0) & (sessions.turn > 0))
+    if orphan.size:
+        i = int(orphan[0])
+        raise ParamError("trace", f"request {i} (session {int(sessions.session[i])}, turn {int(sessions.turn[i])}) "
+                         "waits for a previous turn that is not in the trace; valid: consecutive turns from 0")
     history = np.where(prev >= 0, input_tokens[prev] + output_tokens[prev], 0)
     bad = np.flatnonzero(shared > history)
     if bad.size:
@@ -64,11 +69,6 @@ def check(sessions: Sessions, input_tokens: np.ndarray, output_tokens: np.ndarra
         raise ParamError("trace", f"request {i} (session {int(sessions.session[i])}, turn {int(sessions.turn[i])}): "
                          f"shares {int(shared[i])} tokens of a history of {int(history[i])}; "
                          "valid: at most the previous turn's input + output")
-    orphan = np.flatnonzero(np.isfinite(think) & (prev < 0) & (sessions.turn > 0))
-    if orphan.size:
-        i = int(orphan[0])
-        raise ParamError("trace", f"request {i} (session {int(sessions.session[i])}, turn {int(sessions.turn[i])}) "
-                         "waits for a previous turn that is not in the trace; valid: consecutive turns from 0")
 
 
 class Arrivals:
