@@ -1,0 +1,139 @@
+"""Trace files: one request per row with its arrival time, input tokens and output tokens,
+read as the public traces ship.
+
+Formats (FORMATS; format="auto" sniffs the header or the first JSON line):
+  csv         our columns (aliases: timestamp, request tokens, ...), as written by write_trace
+  jsonl       the same fields, one JSON object per line
+  azure       Azure LLM inference 2023 / 2024 (TIMESTAMP date-time, ContextTokens, GeneratedTokens)
+  burstgpt    BurstGPT as downloaded (failed rows with Response tokens 0 left out and counted)
+  mooncake    Mooncake / AIPerf mooncake_trace JSONL (timestamp ms, hash_ids -> Workload.prefix)
+  vidur       Vidur's trace CSV (arrived_at, num_prefill_tokens, num_decode_tokens)
+  vllm_bench  a `vllm bench serve --save-result` JSON (measured ttfts/itls in meta["measured"])
+  sessions    multi-turn sessions JSONL -> Workload(sessions=Sessions(...)) (see sessions.py)
+Transforms (transforms.py): window=(start_s, end_s), then limit=rows, then time_scale
+(2 = arrivals twice as fast).
+
+meta of the Workload: "format", "rows" (data rows read), "requests" (kept), "dropped"
+{reason: rows}, "span_s", "time_scale", "window", "limit"; vllm_bench adds "measured"
+{"ttfts_s", "itls_s"}, "request_rate", "burstiness", "max_concurrency", "duration_s",
+"model_id", "arrivals"; sessions adds "sessions" (their count).
+
+Untrusted files: guard.py checks type and size before reading; every line, field and value
+is bounded; a refusal is one ParamError('trace', ...) naming the file, row and field.
+"""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from core.cancel import NEVER
+from core.registry import ParamError
+from core.serving.traces import guard
+from core.serving.traces.guard import MAX_FIELD_CHARS, MAX_LINE_CHARS, MAX_ARRIVAL_S  # noqa: F401 (public)
+from core.serving.traces.jsonlines import read_jsonl
+from core.serving.traces.sessions import read_sessions
+from core.serving.traces.sniff import FORMATS, JSON_FORMATS, check_format, sniff
+from core.serving.traces.tabular import read_csv
+from core.serving.traces.transforms import check_options, finish
+from core.serving.traces.vllm_bench import read_vllm_bench
+from core.serving.workload import Workload
+
+MAX_TRACE_BYTES = guard.MAX_TRACE_BYTES  # read at each load, so a test may lower it
+MAX_HASH_BLOCK_TOKENS = 1 << 20
+
+__all__ = ["FORMATS", "MAX_TRACE_BYTES", "load_trace", "parse_bytes", "parse_text", "request_token_limit",
+           "sniff", "write_trace"]
+
+
+def load_trace(path, max_request_tokens: int | None = None, *, format: str = "auto", time_scale: float = 1.0,
+               window=None, limit: int | None = None, trace_model=None, trace_log_type=None,
+               hash_block_tokens: int = 512, progress=None, cancel=NEVER) -> Workload:
+    """Read a trace file; raises ParamError('trace', ...) on anything malformed (or naming
+    the option: format, window, limit, time_scale, trace_model, trace_log_type,
+    hash_block_tokens).
+
+    max_request_tokens: the most tokens one request may hold (input + output), e.g.
+    `request_token_limit(config)` for the engine it will run on; None checks only MAX_TOKENS
+    per field. time_scale=2 makes arrivals twice as fast; window=(start_s, end_s) keeps the
+    requests arriving then (seconds from the first request), limit the first n requests.
+    progress(fraction) is called a few dozen times at most; cancel (a CancelToken) is
+    checked between blocks of rows."""
+    path = Path(path)
+    check_format(format)
+    check_options(time_scale, window, limit)
+    data = guard.read_checked(path, MAX_TRACE_BYTES)
+    return parse_bytes(data, path.name, format, max_request_tokens, time_scale=time_scale, window=window,
+                       limit=limit, trace_model=trace_model, trace_log_type=trace_log_type,
+                       hash_block_tokens=hash_block_tokens, progress=progress, cancel=cancel)
+
+
+def parse_text(text: str, fmt: str = "auto", max_request_tokens: int | None = None, **options) -> Workload:
+    """A trace's text (options as load_trace's)."""
+    return parse_bytes(text.encode("utf-8"), "text", fmt, max_request_tokens, **options)
+
+
+def parse_bytes(data: bytes, name: str, fmt: str = "auto", max_request_tokens: int | None = None, *,
+                time_scale: float = 1.0, window=None, limit=None, trace_model=None, trace_log_type=None,
+                hash_block_tokens: int = 512, progress=None, cancel=NEVER) -> Workload:
+    check_format(fmt)
+    check_options(time_scale, window, limit)
+    if isinstance(hash_block_tokens, bool) or not isinstance(hash_block_tokens, int) \
+            or not 1 <= hash_block_tokens <= MAX_HASH_BLOCK_TOKENS:
+        raise ParamError("hash_block_tokens", f"got {hash_block_tokens!r}; valid: a whole number in "
+                         f"[1, {MAX_HASH_BLOCK_TOKENS:,}] (Mooncake: 512)")
+    report = _Progress(progress)
+    try:
+        guard.decode_check(data, name)
+        if not data.strip():
+            raise guard.fail("the file is empty; valid: a trace file with requests")
+        kind = sniff(data) if fmt == "auto" else fmt
+        if kind in JSON_FORMATS:
+            for value, param in ((trace_model, "trace_model"), (trace_log_type, "trace_log_type")):
+                if value is not None:
+                    raise ParamError(param, f"a {kind} trace has no such column; valid: only for BurstGPT traces")
+            text = data.decode("utf-8-sig")
+            if kind == "vllm_bench":
+                parsed = read_vllm_bench(text)
+            elif kind == "sessions":
+                parsed = read_sessions(text, report.part(0.9), cancel)
+            else:
+                parsed = read_jsonl(text, kind, hash_block_tokens, report.part(0.9), cancel)
+        else:
+            parsed = read_csv(data, kind, trace_model, trace_log_type, report.part(0.9), cancel)
+        cancel.check()
+        work = finish(parsed, max_request_tokens, time_scale, window, limit)
+    except ParamError as exc:
+        if exc.param == "trace" and not exc.message.startswith(f"{name}: "):
+            raise ParamError("trace", f"{name}: {exc.message}") from None
+        raise
+    report(1.0)
+    return work
+
+
+class _Progress:
+    """progress(fraction), never backwards, and quiet when no callback was given."""
+
+    def __init__(self, callback):
+        self.callback, self.last = callback, -1.0
+
+    def __call__(self, fraction: float) -> None:
+        if self.callback is not None and fraction > self.last:
+            self.last = fraction
+            self.callback(fraction)
+
+    def part(self, share: float):
+        return None if self.callback is None else (lambda f: self(f * share))
+
+
+def request_token_limit(config) -> int:
+    """Tokens one request can hold in an engine's KV pool (its blocks times block size)."""
+    return int(config.num_blocks) * int(config.block_size)
+
+
+def write_trace(path, workload: Workload) -> None:
+    """Write a workload as CSV (arrival_s, input_tokens, output_tokens)."""
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["arrival_s", "input_tokens", "output_tokens"])
+        for t, p, g in zip(workload.arrival_s, workload.input_tokens, workload.output_tokens):
+            w.writerow([f"{t:.6f}", int(p), int(g)])

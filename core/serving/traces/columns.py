@@ -1,0 +1,212 @@
+"""CSV columns read in blocks with numpy: the lines are found by one scan for newlines, each
+block of lines is split once, and each wanted column is converted with one call per block.
+
+A row is looked at on its own only to name it in a refusal (the first value that does not
+parse, is too long or out of range), so a good file never pays for per-row Python. Quoted
+CSV (a '"' anywhere) goes through the csv module instead: slower, same checks.
+
+Between blocks the reader reports progress(fraction) and checks cancel; a block is at least
+64k lines and there are at most about 40 of them.
+"""
+from __future__ import annotations
+
+import csv
+import io
+
+import numpy as np
+
+from core.cancel import NEVER
+from core.serving.traces.guard import MAX_FIELD_CHARS, MAX_LINE_CHARS, fail, number, short
+
+MIN_BLOCK_LINES = 65_536
+MAX_BLOCKS = 40
+TZ_HINT = "YYYY-MM-DD HH:MM:SS[.fraction][+HH:MM]"
+
+
+class CsvText:
+    """A CSV file's bytes with its lines located; columns are parsed on demand."""
+
+    def __init__(self, data: bytes):
+        if data.startswith(b"\xef\xbb\xbf"):
+            data = data[3:]
+        if b"\r" in data:
+            data = data.replace(b"\r\n", b"\n")
+        self.data = data
+        arr = np.frombuffer(data, np.uint8)
+        newlines = np.flatnonzero(arr == 10)
+        self.starts = np.concatenate(([0], newlines + 1))
+        self.ends = np.concatenate((newlines, [len(data)]))
+        if self.starts[-1] == self.ends[-1] and len(self.starts) > 1:  # the file ends with a newline
+            self.starts, self.ends = self.starts[:-1], self.ends[:-1]
+        header = data[: self.ends[0]]
+        if len(header) > MAX_LINE_CHARS:
+            raise fail(f"the header is {len(header):,} characters long; valid: at most {MAX_LINE_CHARS:,}")
+        text = header.decode("utf-8", "replace")
+        self.names = [n.strip() for n in next(csv.reader([text]))] if text.strip() else []
+        self.quoted = b'"' in data
+        self._check_line_lengths()
+
+    @property
+    def data_lines(self) -> int:
+        return len(self.starts) - 1
+
+    def line(self, k: int) -> bytes:
+        return self.data[self.starts[k]:self.ends[k]]
+
+    def field(self, k: int, col: int) -> str:
+        """The text of column col on line k, as the file wrote it (for messages)."""
+        parts = next(csv.reader([self.line(k).decode("utf-8", "replace")]), [])
+        return parts[col] if col < len(parts) else ""
+
+    def _check_line_lengths(self) -> None:
+        lengths = self.ends - self.starts
+        long = np.flatnonzero(lengths > MAX_LINE_CHARS)
+        if long.size == 0:
+            return
+        k = int(long[0])
+        parts = self.line(k).split(b",")
+        j = max(range(len(parts)), key=lambda i: len(parts[i]))
+        what = f", its field {self.names[j]!r} is {len(parts[j]):,} characters" if j < len(self.names) else ""
+        raise fail(f"row {k} is {int(lengths[k]):,} characters long{what}; valid: at most "
+                   f"{MAX_LINE_CHARS:,} characters a line, {MAX_FIELD_CHARS} a number")
+
+    def columns(self, kinds: dict[int, str], progress=None, cancel=NEVER) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+        """Parse the columns `kinds` names ({index: 'number' | 'text' | 'datetime'}) of every
+        non-blank data line. Returns (row numbers, {index: array}); numbers are float64,
+        text a bytes array, date-times int64 nanoseconds."""
+        blocks = self._blocks_quoted() if self.quoted else self._blocks()
+        rows_out, out = [], {c: [] for c in kinds}
+        total = max(self.data_lines, 1)
+        for rows, cols, done in blocks:
+            cancel.check()
+            rows_out.append(rows)
+            for c, kind in kinds.items():
+                out[c].append(_convert(cols[c], kind, self.names[c], rows))
+            if progress is not None:
+                progress(min(done / total, 1.0))
+        rows = np.concatenate(rows_out) if rows_out else np.zeros(0, np.int64)
+        empty = {"number": np.zeros(0), "text": np.zeros(0, "S1"), "datetime": np.zeros(0, np.int64)}
+        return rows, {c: np.concatenate(v) if v else empty[kinds[c]] for c, v in out.items()}
+
+    def _blocks(self):
+        ncols = len(self.names)
+        n = self.data_lines
+        size = max(MIN_BLOCK_LINES, -(-n // MAX_BLOCKS))
+        for a in range(1, n + 1, size):
+            b = min(a + size, n + 1)
+            rows = np.arange(a, b, dtype=np.int64)
+            blank = self.ends[a:b] == self.starts[a:b]
+            if blank.any():  # rare: join the non-blank lines so the split stays aligned
+                rows = rows[~blank]
+                chunk = b"\n".join(self.line(int(k)) for k in rows)
+            else:
+                chunk = self.data[self.starts[a]:self.ends[b - 1]]
+            if rows.size == 0:
+                yield rows, {c: [] for c in range(ncols)}, b - 1
+                continue
+            self._check_field_counts(chunk, rows, ncols)
+            fields = chunk.replace(b"\n", b",").split(b",")
+            yield rows, _Strided(fields, ncols), b - 1
+
+    def _check_field_counts(self, chunk: bytes, rows: np.ndarray, ncols: int) -> None:
+        blk = np.frombuffer(chunk, np.uint8)
+        commas = np.flatnonzero(blk == 44)
+        line_ends = np.append(np.flatnonzero(blk == 10), blk.size)
+        counts = np.diff(np.searchsorted(commas, line_ends), prepend=0)
+        bad = np.flatnonzero(counts != ncols - 1)
+        if bad.size:
+            i = int(bad[0])
+            raise fail(f"row {int(rows[i])} has a different number of fields than the header "
+                       f"({int(counts[i]) + 1} for {ncols}); valid: one value per column")
+
+    def _blocks_quoted(self):
+        ncols = len(self.names)
+        text = self.data.decode("utf-8", "replace")
+        reader = csv.reader(io.StringIO(text))
+        next(reader, None)
+        rows, lists = [], [[] for _ in range(ncols)]
+        try:
+            for i, row in enumerate(reader, start=1):
+                if not row:
+                    continue
+                if len(row) != ncols:
+                    raise fail(f"row {i} has a different number of fields than the header "
+                               f"({len(row)} for {ncols}); valid: one value per column")
+                rows.append(i)
+                for c in range(ncols):
+                    lists[c].append(row[c])
+        except csv.Error as exc:
+            raise fail(f"row {reader.line_num - 1} is not valid CSV ({exc}); valid: a CSV header and rows") from None
+        yield np.array(rows, dtype=np.int64), lists, self.data_lines
+
+
+class _Strided:
+    """Column c of a block split into one flat list: every ncols-th field from c."""
+
+    def __init__(self, fields: list, ncols: int):
+        self.fields, self.ncols = fields, ncols
+
+    def __getitem__(self, c: int) -> list:
+        return self.fields[c::self.ncols]
+
+
+def _convert(values: list, kind: str, field: str, rows: np.ndarray) -> np.ndarray:
+    if kind == "number":
+        return numbers(values, field, rows)
+    if kind == "datetime":
+        return datetimes(values, field, rows)
+    return np.array([v.strip() if isinstance(v, bytes) else v.strip().encode() for v in values], dtype="S")
+
+
+def numbers(values: list, field: str, rows: np.ndarray, word: str = "row") -> np.ndarray:
+    """float64 of each value; the first one that is too long, not a number or not finite is
+    refused by guard.number with its row. Whole numbers take int() (twice as fast as
+    float(); their length is bounded by the line's and by int()'s digit limit)."""
+    n = len(values)
+    try:
+        return np.fromiter(map(int, values), dtype=np.int64, count=n).astype(float)
+    except (ValueError, TypeError, OverflowError):
+        pass
+    try:
+        out = np.fromiter(map(float, values), dtype=float, count=n)
+        longest = max(map(len, values), default=0)
+    except (ValueError, TypeError):
+        out, longest = None, MAX_FIELD_CHARS + 1
+    if out is None or longest > MAX_FIELD_CHARS or not np.isfinite(out).all():
+        for v, r in zip(values, rows):
+            number(v, field, int(r), False, word=word)  # raises on the first bad one (any range fails later)
+            if len(v.strip()) > MAX_FIELD_CHARS or not np.isfinite(float(v)):
+                raise fail(f"{word} {int(r)}: {field} is {short(v)}; valid: a finite number")
+    return out
+
+
+def _split_offset(value: bytes) -> tuple[bytes, int]:
+    """'2024-05-12 00:00:00.001163+00:00' -> ('2024-05-12 00:00:00.001163', 0 minutes)."""
+    v = value.strip()
+    if v.endswith(b"Z"):
+        return v[:-1], 0
+    if len(v) > 19 and v[-6:-5] in (b"+", b"-") and v[-3:-2] == b":" and v[-5:-3].isdigit() and v[-2:].isdigit():
+        sign = 1 if v[-6:-5] == b"+" else -1
+        return v[:-6], sign * (int(v[-5:-3]) * 60 + int(v[-2:]))
+    return v, 0
+
+
+def datetimes(values: list, field: str, rows: np.ndarray) -> np.ndarray:
+    """int64 nanoseconds since 1970 (UTC where the value has an offset, as the 2024 Azure
+    traces write it); a value that does not parse is refused with its row."""
+    values = [v if isinstance(v, bytes) else v.encode() for v in values]
+    parts = [_split_offset(v) for v in values]
+    offsets = np.array([p[1] for p in parts], dtype=np.int64)
+    try:
+        stamps = np.array([p[0] for p in parts], dtype="S").astype("datetime64[ns]")
+    except (ValueError, TypeError, OverflowError):
+        stamps = None
+    if stamps is None or np.isnat(stamps).any():
+        for (text, _), r, raw in zip(parts, rows, values):
+            try:
+                ok = len(text) <= MAX_FIELD_CHARS and not np.isnat(np.datetime64(text.decode("ascii"), "ns"))
+            except (ValueError, TypeError, OverflowError, UnicodeDecodeError):
+                ok = False
+            if not ok:
+                raise fail(f"row {int(r)}: {field} is {short(raw)}, not a date-time; valid: {TZ_HINT}")
+    return stamps.astype(np.int64) - offsets * 60_000_000_000

@@ -1,0 +1,127 @@
+"""Untrusted trace files: the checks made before a byte is parsed, and the bounds every value
+must fit.
+
+The file's type and size are checked before it is read (a directory, a fifo, a device such
+as /dev/zero behind a symlink, or a file above the size limit is refused), then again on
+the open descriptor, so a fifo swapped in after the first look does not hang the read.
+Every line and field is bounded before it is parsed and every value has a range; a refusal
+is one ParamError('trace', ...) naming the row and the field.
+"""
+from __future__ import annotations
+
+import math
+import os
+import stat
+from pathlib import Path
+
+import numpy as np
+
+from core.registry import ParamError
+from core.serving.mix import MAX_TOKENS
+from core.units import MiB
+
+MAX_TRACE_BYTES = 256 * MiB  # BurstGPT_1's 1.43 M rows are about 60 MB
+MAX_LINE_CHARS = 4096  # one request's row, ignored columns included (hash_ids lines: see jsonlines)
+MAX_FIELD_CHARS = 64  # a number of ours is never longer
+MAX_ARRIVAL_S = 1e10  # seconds (Unix time until the year 2286); far enough that steps of ms still add up
+_KINDS = "a CSV, JSONL or JSON trace file"
+
+
+def fail(message: str) -> ParamError:
+    return ParamError("trace", message)
+
+
+def short(raw) -> str:
+    """A value as the message shows it: repr, at most 40 characters, bytes shown as text."""
+    if isinstance(raw, (bytes, bytearray)):
+        raw = bytes(raw).decode("utf-8", "replace")
+    text = repr(raw)
+    return text if len(text) <= 40 else text[:37] + "…"
+
+
+def number(raw, field: str, row: int, integer: bool, max_tokens: int = MAX_TOKENS, word: str = "row") -> float:
+    """One value checked as the per-row parser always did: a number of bounded length, finite,
+    a whole number of tokens in [1, max_tokens] or an arrival in [0, MAX_ARRIVAL_S]."""
+    if isinstance(raw, (bytes, bytearray)):
+        raw = bytes(raw).decode("utf-8", "replace")
+    if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
+        raise fail(f"{word} {row}: {field} is {short(raw)}, not a number")
+    text = str(raw).strip()
+    if len(text) > MAX_FIELD_CHARS:
+        raise fail(f"{word} {row}: {field} is {len(text):,} characters long; valid: a number of at most "
+                   f"{MAX_FIELD_CHARS} characters")
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise fail(f"{word} {row}: {field} is {short(raw)}, not a number") from None
+    if not math.isfinite(value):
+        raise fail(f"{word} {row}: {field} is {short(raw)}; valid: a finite number")
+    if integer:
+        if not value.is_integer() or not 1 <= value <= max_tokens:
+            raise fail(f"{word} {row}: {field} is {short(raw)}; valid: a whole number >= 1 and <= {max_tokens:,}")
+    elif not 0 <= value <= MAX_ARRIVAL_S:
+        raise fail(f"{word} {row}: {field} is {short(raw)}; valid: [0, {MAX_ARRIVAL_S:.0e}] s")
+    return value
+
+
+def check_tokens(values: np.ndarray, field: str, rows: np.ndarray, raw, word: str = "row") -> np.ndarray:
+    """Whole numbers in [1, MAX_TOKENS], as int64; the first value out of range is refused
+    through number() with its raw text (raw(i) gives the i-th value as the file wrote it)."""
+    ok = (values >= 1) & (values <= MAX_TOKENS) & (values == np.floor(values))
+    if not ok.all():
+        i = int(np.flatnonzero(~ok)[0])
+        number(raw(i), field, int(rows[i]), True, word=word)
+    return values.astype(np.int64)
+
+
+def check_arrivals(values: np.ndarray, field: str, rows: np.ndarray, raw, word: str = "row") -> np.ndarray:
+    ok = (values >= 0) & (values <= MAX_ARRIVAL_S)  # nan fails both
+    if not ok.all():
+        i = int(np.flatnonzero(~ok)[0])
+        number(raw(i), field, int(rows[i]), False, word=word)
+    return values
+
+
+def read_checked(path: Path, limit: int) -> bytes:
+    """The file's bytes, after checking that it is a regular file of at most `limit` bytes.
+    Opened without blocking and checked again on the open descriptor."""
+    try:
+        info = os.stat(path)  # follows symlinks: a link to /dev/zero is a character device
+    except FileNotFoundError:
+        raise fail(f"no file {str(path)!r}; valid: {_KINDS}") from None
+    except OSError as exc:
+        raise fail(f"cannot read {str(path)!r} ({exc.strerror or exc.__class__.__name__}); valid: a readable trace file") from None
+    _check_kind(path, info, limit)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise fail(f"cannot read {str(path)!r} ({exc.strerror or exc.__class__.__name__}); valid: a readable trace file") from None
+    with os.fdopen(fd, "rb") as fh:
+        _check_kind(path, os.fstat(fh.fileno()), limit)
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise fail(f"{str(path)!r} is larger than {limit:,} bytes; valid: at most {limit:,}")
+    return data
+
+
+def _check_kind(path: Path, info: os.stat_result, limit: int) -> None:
+    mode = info.st_mode
+    if stat.S_ISDIR(mode):
+        raise fail(f"{str(path)!r} is a directory; valid: {_KINDS}")
+    if not stat.S_ISREG(mode):
+        kind = "a fifo" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else \
+            "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
+        raise fail(f"{str(path)!r} is {kind}; valid: a regular file, {_KINDS}")
+    if info.st_size > limit:
+        raise fail(f"{str(path)!r} is {info.st_size:,} bytes; valid: at most {limit:,} bytes "
+                   "(cut a window of the trace first)")
+
+
+def decode_check(data: bytes, name: str) -> None:
+    """Refuse bytes that are not UTF-8 text, naming the first bad byte."""
+    if data.isascii():
+        return
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise fail(f"{name!r} is not UTF-8 text (byte {exc.start:,}); valid: a UTF-8 trace file") from None

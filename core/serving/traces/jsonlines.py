@@ -1,0 +1,148 @@
+"""JSON Lines traces: our own fields (the CSV aliases) and Mooncake / AIPerf mooncake_trace.
+
+The whole file is parsed by one json.loads of its lines joined into an array; only if that
+fails, or a line is not one object, are the lines parsed one by one to name the bad one.
+
+mooncake: {"timestamp": ms, "input_length": n, "output_length": n, "hash_ids": [int, ...]}
+with one hash id per hash_block_tokens prompt tokens (512 in Mooncake's release), so a
+line has ceil(input_length / hash_block_tokens) ids; the ids are kept as PrefixBlocks.
+"""
+from __future__ import annotations
+
+import json
+from itertools import chain
+
+import numpy as np
+
+from core.cancel import NEVER
+from core.serving.traces.guard import MAX_LINE_CHARS, check_arrivals, check_tokens, fail, number, short
+from core.serving.traces.tabular import generic_columns
+from core.serving.traces.transforms import Parsed
+from core.serving.workload import MAX_REQUESTS
+
+MAX_HASH_LINE_CHARS = 1 << 20  # a line with hash_ids: 10 M tokens / 16-token blocks, ids of 8 digits
+MOONCAKE_KEYS = ("timestamp", "input_length", "output_length", "hash_ids")
+_ID_LIMIT = 1 << 62
+
+
+def split_lines(text: str, max_chars: int) -> tuple[list[str], list[int]]:
+    """Non-blank lines and their 1-based line numbers, each bounded in length."""
+    lines, numbers = [], []
+    for i, line in enumerate(text.split("\n"), start=1):
+        if line.strip():
+            if len(line) > max_chars:
+                raise fail(f"line {i} is {len(line):,} characters long; valid: at most {max_chars:,} characters a line")
+            lines.append(line)
+            numbers.append(i)
+    if len(lines) > MAX_REQUESTS:
+        raise fail(f"more than {MAX_REQUESTS:,} rows; valid: at most {MAX_REQUESTS:,}")
+    return lines, numbers
+
+
+def parse_objects(lines: list[str], numbers: list[int]) -> list[dict]:
+    """One JSON object per line: one parse for the whole file, line by line only to name a bad one."""
+    try:
+        objs = json.loads("[" + ",".join(lines) + "]")
+        if len(objs) == len(lines) and all(type(o) is dict for o in objs):
+            return objs
+    except (ValueError, RecursionError):
+        pass
+    for line, i in zip(lines, numbers):
+        try:
+            obj = json.loads(line)
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError, or a number Python will not convert
+            raise fail(f"line {i} is not JSON ({getattr(exc, 'msg', exc)}); valid: one JSON object per line") from None
+        if not isinstance(obj, dict):
+            raise fail(f"line {i} is not a JSON object; valid: one object per line")
+    raise fail("the lines do not parse as one object each; valid: one JSON object per line")
+
+
+def values(objs: list[dict], key: str, label: str, rows: np.ndarray, integer: bool) -> np.ndarray:
+    """float64 of one field of every object; anything but a finite plain number is refused
+    by guard.number with its row (a string holding a number passes, as it always did)."""
+    vals = [o.get(key) for o in objs]
+    kinds = set(map(type, vals))
+    out = None
+    if kinds <= {int, float}:
+        try:
+            out = np.array(vals, dtype=float)
+        except OverflowError:
+            out = None
+    if out is None:
+        out = np.array([number(v, label, int(r), integer) for v, r in zip(vals, rows)], dtype=float)
+    return out
+
+
+def read_jsonl(text: str, fmt: str = "jsonl", hash_block_tokens: int = 512, progress=None, cancel=NEVER) -> Parsed:
+    lines, numbers = split_lines(text, MAX_HASH_LINE_CHARS if fmt == "mooncake" else MAX_LINE_CHARS)
+    if not lines:
+        raise fail("the file has no requests; valid: at least one JSON line")
+    objs = parse_objects(lines, numbers)
+    cancel.check()
+    if progress is not None:
+        progress(0.5)
+    rows = np.array(numbers, dtype=np.int64)
+    if fmt == "mooncake":
+        return _mooncake(objs, rows, hash_block_tokens)
+    mapping = None
+    for keys in {frozenset(o) for o in objs}:
+        mapping_here = generic_columns(sorted(keys))
+        if mapping is not None and mapping_here != mapping:
+            raise fail(f"lines name their fields differently ({sorted(mapping.values())} and "
+                       f"{sorted(mapping_here.values())}); valid: the same field names on every line")
+        mapping = mapping_here
+    t, p, g = (values(objs, mapping[k], k, rows, k != "arrival_s") for k in ("arrival_s", "input_tokens", "output_tokens"))
+    raw = {k: (lambda i, key=mapping[k]: objs[i][key]) for k in mapping}
+    return Parsed(arrival_s=check_arrivals(t, "arrival_s", rows, raw["arrival_s"]),
+                  input_tokens=check_tokens(p, "input_tokens", rows, raw["input_tokens"]),
+                  output_tokens=check_tokens(g, "output_tokens", rows, raw["output_tokens"]),
+                  rows=rows, fmt="jsonl", rows_read=len(objs))
+
+
+def _mooncake(objs: list[dict], rows: np.ndarray, block_tokens: int) -> Parsed:
+    with_ids = None
+    for o, r in zip(objs, rows):
+        unknown = [k for k in o if k not in MOONCAKE_KEYS]
+        missing = [k for k in MOONCAKE_KEYS[:3] if k not in o]
+        if unknown or missing:
+            what = f"unknown field {unknown[0]!r}" if unknown else f"no field {missing[0]!r}"
+            raise fail(f"line {int(r)}: {what} for format mooncake; valid: {', '.join(MOONCAKE_KEYS)} (hash_ids optional)")
+        if with_ids is None:
+            with_ids = "hash_ids" in o
+        elif with_ids != ("hash_ids" in o):
+            raise fail(f"line {int(r)}: hash_ids {'missing' if with_ids else 'present'} unlike line {int(rows[0])}; "
+                       "valid: hash_ids on every line or on none")
+    ms = values(objs, "timestamp", "timestamp", rows, False)
+    t = check_arrivals(ms / 1000.0, "timestamp (ms)", rows, lambda i: objs[i]["timestamp"] / 1000.0
+                       if type(objs[i]["timestamp"]) in (int, float) else objs[i]["timestamp"])
+    p = check_tokens(values(objs, "input_length", "input_length", rows, True), "input_length", rows,
+                     lambda i: objs[i]["input_length"])
+    g = check_tokens(values(objs, "output_length", "output_length", rows, True), "output_length", rows,
+                     lambda i: objs[i]["output_length"])
+    prefix = _hash_ids(objs, rows, p, block_tokens) if with_ids else None
+    return Parsed(arrival_s=t, input_tokens=p, output_tokens=g, rows=rows, fmt="mooncake", rows_read=len(objs),
+                  prefix=prefix, block_tokens=block_tokens)
+
+
+def _hash_ids(objs: list[dict], rows: np.ndarray, p: np.ndarray, block_tokens: int) -> tuple[np.ndarray, np.ndarray]:
+    lists = [o["hash_ids"] for o in objs]
+    lengths = np.fromiter((len(x) if type(x) is list else -1 for x in lists), dtype=np.int64, count=len(lists))
+    expected = -(-p // block_tokens)
+    flat_ok = all(type(x) is int for x in chain.from_iterable(x for x in lists if type(x) is list))
+    if flat_ok and (lengths >= 0).all():
+        ids = np.fromiter(chain.from_iterable(lists), dtype=object, count=int(lengths.sum()))
+        flat_ok = ids.size == 0 or (min(ids) >= 0 and max(ids) < _ID_LIMIT)
+    if not flat_ok or (lengths < 0).any():
+        for x, r in zip(lists, rows):
+            if type(x) is not list:
+                raise fail(f"line {int(r)}: hash_ids is {short(x)}; valid: a list of whole numbers")
+            for v in x:
+                if type(v) is not int or not 0 <= v < _ID_LIMIT:
+                    raise fail(f"line {int(r)}: hash_ids holds {short(v)}; valid: whole numbers in [0, 2^62)")
+    bad = np.flatnonzero(lengths != expected)
+    if bad.size:
+        i = int(bad[0])
+        raise fail(f"line {int(rows[i])}: hash_ids has {int(lengths[i])} ids for input_length {int(p[i]):,}; valid: "
+                   f"{int(expected[i])} (one id per hash_block_tokens={block_tokens} tokens)")
+    offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    return np.array(ids, dtype=np.int64), offsets
