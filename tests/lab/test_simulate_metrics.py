@@ -1,11 +1,19 @@
-"""`lab simulate serving`: vLLM bench serve's names in --json, goodput SLOs, --format aiperf
-and the columns of requests.csv."""
+"""`lab simulate serving`: vLLM bench serve's names in --json, goodput SLOs, --format aiperf,
+the columns of requests.csv; the trace keys, model= and hardware=, the progress bar and
+the dropped-row summary."""
 import csv
+import io
 import json
+import sys
+import types
+from pathlib import Path
 
 import pytest
 
+from core.serving import traces
 from core.serving.vllm_metrics import NAMES
+from core.serving.workload import Workload
+from lab import simulate
 from lab.cli import main
 from lab.simulate_files import REQUEST_COLUMNS
 
@@ -121,3 +129,165 @@ def test_prefix_caching_and_flop_keys_reach_the_engine(capsys):
     same = _json(capsys, SMALL + [f"matrix_flops_per_token={cost.matrix_flops_per_token!r}",
                                   f"lm_head_flops_per_row={cost.lm_head_flops_per_row!r}"])
     assert same["mean_ttft_ms"] == base["mean_ttft_ms"]
+
+
+@pytest.fixture
+def trace(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("arrival_s,input_tokens,output_tokens\n" + "".join(f"{i * 0.5},{300 + i},{10}\n" for i in range(40)))
+    return path
+
+
+@pytest.mark.parametrize("key", ["time_scale=2", "window=0:10", "limit=5", "trace_model=ChatGPT",
+                                 "trace_log_type=API log", "hash_block_tokens=256", "format=csv"])
+def test_trace_keys_without_a_trace_exit_2_naming_them(capsys, key):
+    assert run([key]) == 2
+    name = key.partition("=")[0]
+    assert capsys.readouterr().err.strip() == f"lab simulate serving: {name}: applies to a trace; valid: with trace=FILE"
+
+
+@pytest.mark.parametrize("value, field", [
+    ("time_scale=0", "time_scale"), ("time_scale=fast", "time_scale"), ("window=10", "window"),
+    ("window=20:10", "window"), ("window=-5:10", "window"), ("window=a:b", "window"), ("limit=0", "limit"),
+    ("limit=2.5", "limit"), ("hash_block_tokens=0", "hash_block_tokens"), ("format=parquet", "format"),
+    ("trace_model=", "trace_model"), ("trace_log_type=" + "x" * 300, "trace_log_type"),
+])
+def test_bad_trace_keys_exit_2_naming_them(capsys, trace, value, field):
+    assert run([f"trace={trace}", value]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and err.startswith(f"lab simulate serving: {field}:") and "valid:" in err
+
+
+def test_trace_keys_reach_the_loader(monkeypatch, capsys, trace):
+    seen = {}
+    real = traces.load_trace
+
+    def load_trace(path, max_request_tokens=None, *, format="auto", time_scale=1.0, window=None, limit=None,
+                   trace_model=None, trace_log_type=None, hash_block_tokens=512, progress=None, cancel=None):
+        seen.update(format=format, time_scale=time_scale, window=window, limit=limit, trace_model=trace_model,
+                    trace_log_type=trace_log_type, hash_block_tokens=hash_block_tokens, progress=progress)
+        work = real(path)
+        return Workload(work.arrival_s[:limit], work.input_tokens[:limit], work.output_tokens[:limit],
+                        meta={"format": "csv", "rows": 40, "dropped": {"zero response tokens": 3}})
+
+    monkeypatch.setattr(traces, "load_trace", load_trace)
+    argv = [f"trace={trace}", "format=csv", "time_scale=0.5", "window=1min:", "limit=7", "trace_model=ChatGPT",
+            "--trace_log_type", "Conversation log", "hash_block_tokens=16"]
+    report = _json(capsys, argv)
+    assert seen == {"format": "csv", "time_scale": 0.5, "window": (60.0, float("inf")), "limit": 7,
+                    "trace_model": "ChatGPT", "trace_log_type": "Conversation log", "hash_block_tokens": 16,
+                    "progress": None}  # stderr is not a terminal under pytest
+    assert report["requests"] == 7
+    assert report["trace"] == {"format": "csv", "rows": 40, "dropped": {"zero response tokens": 3}, "requests": 7}
+    assert run(argv) == 0
+    text = capsys.readouterr().out
+    assert "trace: csv, 40 rows read, dropped 3 (zero response tokens: 3), 7 requests replayed" in text
+
+
+def test_a_key_the_loader_does_not_take_is_refused(monkeypatch, capsys, trace):
+    real = traces.load_trace
+    monkeypatch.setattr(traces, "load_trace", lambda path, max_request_tokens=None: real(path))
+    assert run([f"trace={trace}", "limit=5"]) == 2
+    assert capsys.readouterr().err.startswith("lab simulate serving: limit: this build's trace loader does not take it")
+    assert _json(capsys, [f"trace={trace}"])["requests"] == 40
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_bar_only_on_a_terminal(monkeypatch):
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert simulate._Progress.for_terminal("reading t.csv") is None
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    bar = simulate._Progress.for_terminal("reading t.csv")
+    for fraction in (0.0, 0.001, 0.5, 0.5, 1.0):
+        bar(fraction)
+    bar.close()
+    frames = terminal.getvalue().split("\r")
+    assert [f for f in frames if "%" in f] == ["reading t.csv [                         ]   0%",
+                                               "reading t.csv [############             ]  50%",
+                                               "reading t.csv [#########################] 100%"]
+    assert frames[-1] == ""  # the line is cleared for the report
+
+
+def test_the_progress_bar_is_handed_to_the_loader_on_a_terminal(monkeypatch, capsys, trace):
+    calls = []
+    real = traces.load_trace
+
+    def load_trace(path, max_request_tokens=None, *, progress=None, **kwargs):
+        calls.append(progress)
+        progress(0.5)
+        return real(path)
+
+    monkeypatch.setattr(traces, "load_trace", load_trace)
+    monkeypatch.setattr(sys, "stderr", _Terminal())
+    assert run([f"trace={trace}"]) == 0
+    assert isinstance(calls[0], simulate._Progress)
+    assert "50%" in sys.stderr.getvalue()
+
+
+def _fake_module(monkeypatch, name, function_name, function):
+    module = types.ModuleType(name)
+    setattr(module, function_name, function)
+    monkeypatch.setitem(sys.modules, name, module)
+
+
+def test_model_and_hardware_set_defaults_and_explicit_keys_win(monkeypatch, capsys):
+    from core.registry import ParamError
+
+    def replay_params(key):
+        if key != "tiny-model":
+            raise ParamError("config", f"no model {key!r}; valid: tiny-model")
+        return {"weights_bytes": 2e9, "kv_bytes_per_token": 32768.0, "matrix_flops_per_token": 2e9,
+                "lm_head_flops_per_row": 1e8, "attention_flops_per_pair": 1e5}
+
+    def hardware_replay_params(key):
+        return {"bandwidth_bytes_per_s": 1e12, "peak_flops": 1e14, "memory": 24 * 2**30}
+
+    _fake_module(monkeypatch, "core.model_config", "replay_params", replay_params)
+    _fake_module(monkeypatch, "core.hardware_config", "hardware_replay_params", hardware_replay_params)
+    seen = []
+    from core.serving import replay as rp
+
+    real = rp.run_replay
+    monkeypatch.setattr(rp, "run_replay", lambda values, cancel=None: seen.append(dict(values)) or real(values))
+    report = _json(capsys, SMALL + ["model=tiny-model", "hardware=small-card", "kv_bytes_per_token=65536"])
+    values = seen[0]
+    assert values["weights_bytes"] == 2e9 and values["attention_flops_per_pair"] == 1e5
+    assert values["kv_bytes_per_token"] == 65536  # given explicitly: wins over the model's
+    assert values["bandwidth_bytes_per_s"] == 1e12 and values["peak_flops"] == 1e14
+    assert values["token_budget"] == 2048  # vLLM's default on a card under 70 GiB
+    assert (report["model"], report["hardware"]) == ("tiny-model", "small-card")
+    assert run(SMALL + ["model=huge-model"]) == 2
+    assert capsys.readouterr().err.strip() == ("lab simulate serving: model: config: no model 'huge-model'; "
+                                               "valid: tiny-model")
+
+
+def test_model_and_hardware_of_the_books_run_reproduce_it(capsys, tmp_path):
+    pytest.importorskip("core.model_config")
+    pytest.importorskip("core.hardware_config")
+    book = _json(capsys, [])
+    same = _json(capsys, ["model=qwen3-8b", "hardware=rtx-pro-6000-blackwell"])
+    assert same["ttft_p95_s"] == book["ttft_p95_s"] and same["mean_itl_ms"] == book["mean_itl_ms"]
+    assert same["book_observed"]["scenario"] == "uniform"  # the same parameters as the book's run
+    config = Path(__file__).parents[1] / "data" / "model_configs" / "llama-3.1-8b.json"
+    llama = _json(capsys, SMALL + [f"model={config}"])
+    assert llama["model"] == str(config) and llama["mean_tpot_ms"] != _json(capsys, SMALL)["mean_tpot_ms"]
+    broken = tmp_path / "config.json"
+    broken.write_text('{"model_type": "llama"}')
+    assert run(SMALL + [f"model={broken}"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("lab simulate serving: model:") and "\n" not in err
+
+
+def test_help_lists_the_new_keys(capsys):
+    assert main(["simulate", "serving", "--help"]) == 0
+    text = capsys.readouterr().out
+    for option in ("--slo_ttft_ms", "--slo_tpot_ms", "--slo_e2el_ms", "--time_scale", "--window", "--limit",
+                   "--trace_model", "--trace_log_type", "--hash_block_tokens", "--model", "--hardware",
+                   "--prefix_caching", "--matrix_flops_per_token", "format=FMT", "--format text|json|aiperf",
+                   "mean_itl_ms", "p99_e2el_ms"):
+        assert option in text, option
