@@ -1,8 +1,9 @@
 import pytest
+from PySide6 import QtWidgets
 
 from core import agents
 from core.units import GiB
-from widgets.agents_panel import AgentsPanel
+from widgets.agents import AgentsPanel
 
 
 @pytest.fixture
@@ -47,6 +48,10 @@ def test_branch_bars_show_sharing(panel):
 # ---- binding to the state model ------------------------------------------------------
 def edit(card, name, text):
     field = card.form.field(name)
+    if isinstance(field.edit, QtWidgets.QComboBox):  # a path: a named choice or a file typed in
+        field.edit.setCurrentText(text)
+        field.edit.lineEdit().editingFinished.emit()
+        return
     field.edit.setText(text)
     field.edit.editingFinished.emit()
 
@@ -96,3 +101,77 @@ def test_reset_restores_the_book_values(panel):
     assert panel.amdahl_card.form.field("speedup").edit.text() == "2"
     x, y = panel.amdahl_point.getData()
     assert y[0] == pytest.approx(100 * agents.AMDAHL.run()["saved_fraction"])  # the first round halved
+
+
+# ---- the measured runs, their replay, goodput and CED (issue 11) -----------------------
+@pytest.fixture
+def ready(panel, qtbot):
+    qtbot.waitUntil(panel.is_ready, timeout=10_000)
+    return panel
+
+
+def test_timeline_lanes_end_at_the_measured_times(panel):
+    on = panel.timeline_bars["thinking_on"]
+    assert on["model"].opts["x1"][-1] == pytest.approx(36.375312 + 0.000063 + 26.42764 + 0.003335 + 10.034447
+                                                        + 0.074244 + 3.456244)
+    assert on["other"].opts["x1"] == [pytest.approx(76.5102791490499)]  # elapsed: model + tools + other
+    assert len(panel.timeline_bars["thinking_off"]["model"].opts["x0"]) == 12
+    assert panel.timeline_totals["thinking_off"].toPlainText() == "12 轮 rounds · 13.8 s"
+
+
+def test_prefill_bars_follow_the_trace_choice(panel):
+    assert sum(panel.cold_bars.opts["height"]) == pytest.approx(76.195573465088)
+    assert sum(panel.cached_bars.opts["height"]) == pytest.approx(11.976253571072)
+    edit(panel.trajectory_card, "trace", "thinking_off")
+    assert len(panel.cold_bars.opts["height"]) == 12
+    assert "16,304 of 19,556" in panel.prefill_text.toPlainText()
+
+
+def test_a_bad_trace_file_shows_on_the_field_and_keeps_the_bars(panel, tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("input_tokens,cached_tokens,output_tokens,model_wall_s,tool_wall_s\n10,20,1,1,0\n", encoding="utf-8")
+    before = list(panel.cold_bars.opts["height"])
+    edit(panel.trajectory_card, "trace", str(bad))
+    assert "row 1" in panel.state.card("trajectory").errors["trace"]
+    assert list(panel.cold_bars.opts["height"]) == before
+
+
+def test_replay_runs_off_the_gui_thread_and_matches_the_measured_hits(ready):
+    x, y = ready.engine_points.getData()
+    assert list(y) == [0, 1392, 1440, 1648]  # the engine's cache finds what vLLM reported
+    assert list(ready.measured_bars.opts["height"]) == [0, 1392, 1440, 1648]
+    edges, share = ready.itl_curve.getData()
+    assert share.sum() == pytest.approx(100) and ready.itl_median.value() == pytest.approx(
+        ready.state.card("replay").result["itl_median_ms"])
+
+
+def test_replay_without_the_cache_finds_nothing(ready, qtbot):
+    ready.state.card("replay").update({"prefix_caching": False})
+    qtbot.waitUntil(ready.is_ready, timeout=10_000)
+    qtbot.waitUntil(lambda: list(ready.engine_points.getData()[1]) == [0, 0, 0, 0], timeout=5_000)
+    assert "engine 0 vs measured 4,480" in ready.cache_text.toPlainText()
+
+
+def test_goodput_bars_and_ced_point(panel):
+    assert panel.good_bars.opts["height"][1] == 0  # thinking off: faster, never qualifies
+    assert panel.finished_bars.opts["height"][1] == pytest.approx(3600 / 13.802764527965337)
+    edit(panel.goodput_card, "deadline_s", "60")
+    assert panel.good_bars.opts["height"] == [0, 0]
+    x, y = panel.ced_point.getData()
+    assert y[0] == pytest.approx((20 * 8192 + 20 * 128) / 8192)
+    edit(panel.ced_card, "prompt_tokens", "100")
+    assert panel.ced_point.getData()[1][0] == 40  # P <= 128: no saving
+
+
+def test_new_cards_round_trip_through_json(ready, qtbot):
+    edit(ready.trajectory_card, "trace", "thinking_off")
+    edit(ready.ced_card, "prompt_tokens", "1000")
+    ready.state.card("replay").update({"copies": 2, "keep_kv_during_tool": False})
+    saved = ready.state.to_json()
+    assert saved["cards"]["replay"] == {"copies": 2, "keep_kv_during_tool": False}
+    from core.agents_state import AgentsState
+
+    state = AgentsState()
+    state.load_json(saved)
+    assert state.card("trajectory").inputs["trace"] == "thinking_off" and state.card("ced").inputs["prompt_tokens"] == 1000
+    assert state.card("replay").inputs["copies"] == 2 and state.to_json() == saved

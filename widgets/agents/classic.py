@@ -1,30 +1,22 @@
-"""§3.2 multi-turn and agents: where an edit lands (drag it), serial vs parallel tools with
-the state they hold, Amdahl's cap on a local speed-up, and branches sharing a prefix.
-
-A view of core.agents_state.AgentsState; the figures come from core.agents_figures."""
+"""The sections of the Agents panel that were there first (§3.2.1 and §3.2.4): where an edit
+lands (drag it), serial vs parallel tools with the state they hold, Amdahl's cap on a local
+speed-up, and branches sharing a prefix. A mixin of AgentsPanel; figures come from
+core.agents_figures."""
 from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from core import agents_figures as figures
-from core.agents_state import AgentsState
-from widgets.binding import FigureBinding
 from widgets.calculator_card import CalculatorCard
-from widgets.page import StagedGrid, column, marker_line, plot_text, scroll_page
-from widgets.panels import PanelInfo
+from widgets.page import column, marker_line, plot_text
 from widgets.plot_card import PlotCard
 from widgets.theme import brush, pen
 
 
-class AgentsPanel(FigureBinding, QtWidgets.QWidget):
-    def __init__(self, state: AgentsState | None = None, parent=None):
-        super().__init__(parent)
-        self.state = state if state is not None else AgentsState()
-        layout = scroll_page(self, "§3.2 多轮交互与 Agent 任务 · Multi-turn & Agents")
-        self._grid = StagedGrid(self, layout, [self._edit_section, self._path_section, self._amdahl_section,
-                                               self._branch_section], then=self._bind)
-        layout.addStretch(1)
+class ClassicSections:
+    """Edit reuse, critical path, Amdahl and branches: built by the *_section methods, drawn
+    by the _on_*_changed handlers (CLASSIC_HANDLERS)."""
 
     def _edit_section(self) -> QtWidgets.QWidget:
         self.edit_card = CalculatorCard(self.state.card("edit"))
@@ -96,19 +88,10 @@ class AgentsPanel(FigureBinding, QtWidgets.QWidget):
             p.addItem(label)
         return column(self.branch_card, self.branch_plot)
 
-    def _bind(self) -> None:
-        """Every section exists: follow the state and draw it."""
-        self._connect()
-        self.refresh()
-
-    def is_ready(self) -> bool:
-        """Every section built and drawn (snapshots, tests and benchmarks wait on this)."""
-        return self._grid.done
-
-    def _connect(self) -> None:
-        self.bind_figures({"cards.edit": self._on_edit_changed, "cards.path": self._on_path_changed,
-                           "cards.amdahl": self._on_amdahl_changed, "cards.branches": self._on_branches_changed})
+    def classic_handlers(self) -> dict:
         self.edit_line.sigPositionChangeFinished.connect(self._on_edit_dragged)
+        return {"cards.edit": self._on_edit_changed, "cards.path": self._on_path_changed,
+                "cards.amdahl": self._on_amdahl_changed, "cards.branches": self._on_branches_changed}
 
     # ---- model -> widgets ------------------------------------------------------
     def _on_edit_changed(self) -> None:
@@ -165,12 +148,3 @@ class AgentsPanel(FigureBinding, QtWidgets.QWidget):
     # ---- widgets -> model ------------------------------------------------------
     def _on_edit_dragged(self) -> None:
         self.state.card("edit").update({"edit_position": figures.edit_position_of(self.edit_line.value())})
-
-    def closeEvent(self, event):  # noqa: N802
-        self._grid.stop()
-        self.unbind_figures()
-        super().closeEvent(event)
-
-
-PANEL = PanelInfo(key="agents", title="多轮与 Agent · Multi-turn & Agents", section="3.2", order=2.0,
-                  factory=AgentsPanel)

@@ -1,0 +1,82 @@
+"""图 3-14 (V4.1 Flash's CED: expert-layer passes per prompt token against the prompt
+length) and goodput of the two measured runs (tasks finished vs tasks that qualify). A
+mixin of AgentsPanel; figures come from core.agents_trace_figures."""
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6 import QtWidgets
+
+from core import agents_trace_figures as figures
+from widgets.calculator_card import CalculatorCard
+from widgets.page import column, plot_text
+from widgets.plot_card import PlotCard
+from widgets.theme import brush, pen
+
+
+class StructureSections:
+    """Built by _ced_section and _goodput_section; drawn by structure_handlers()."""
+
+    def _ced_section(self) -> QtWidgets.QWidget:
+        self.ced_card = CalculatorCard(self.state.card("ced"))
+        self.ced_plot = PlotCard("图 3-14 · 负载推动结构:V4.1 Flash 的 CED",
+                                 "expert layers each prompt token passes: 40 vs 20 + 20·min(P,128)/P")
+        p = self.ced_plot.plot
+        p.setLabel("bottom", "prompt tokens P (log)")
+        p.setLabel("left", "expert-layer passes per prompt token")
+        p.setMouseEnabled(x=False, y=False)
+        self.dense_curve = self.ced_plot.add_curve("decoder_only", pen=pen("wait", 2.5, dashed=True),
+                                                   name="decoder-only 40P")
+        self.ced_curve = self.ced_plot.add_curve("ced", pen=pen("prefill", 2.5), name="CED 20P + 20·min(P,128)")
+        self.ced_point = self.ced_plot.add_curve("current", pen=None, symbol="o", symbolSize=11,
+                                                 symbolBrush=brush("decode"), symbolPen=pen("ink", 1))
+        self.ced_text = plot_text(anchor=(1, 0))
+        p.addItem(self.ced_text)
+        return column(self.ced_card, self.ced_plot)
+
+    def _goodput_section(self) -> QtWidgets.QWidget:
+        self.goodput_card = CalculatorCard(self.state.card("goodput"))
+        self.goodput_plot = PlotCard("有效吞吐 · tasks finished vs tasks that qualify",
+                                     "per hour, one agent running the task again and again")
+        p = self.goodput_plot.plot
+        p.setLabel("left", "tasks per hour")
+        p.setMouseEnabled(x=False, y=False)
+        self.finished_bars = pg.BarGraphItem(x=[0, 1], height=[0, 0], width=0.55, brush=brush("wait", 110),
+                                             pen=pen("wait", 1))
+        self.good_bars = pg.BarGraphItem(x=[0, 1], height=[0, 0], width=0.55, brush=brush("tool"), pen=pg.mkPen(None))
+        p.addItem(self.finished_bars)
+        p.addItem(self.good_bars)
+        self.goodput_labels = [plot_text(anchor=(0.5, 1)) for _ in range(2)]
+        for label in self.goodput_labels:
+            p.addItem(label)
+        return column(self.goodput_card, self.goodput_plot)
+
+    def structure_handlers(self) -> dict:
+        return {"cards.ced": self._on_ced_changed, "cards.goodput": self._on_goodput_changed}
+
+    # ---- model -> widgets ------------------------------------------------------
+    def _on_ced_changed(self) -> None:
+        fresh = self._fresh("ced")
+        if fresh is None:
+            return
+        fig = figures.ced_figure(*fresh)
+        self.dense_curve.setData(fig["log_p"], fig["decoder_only"])
+        self.ced_curve.setData(fig["log_p"], fig["ced"])
+        self.ced_point.setData(*fig["point"])
+        self.ced_text.setText(fig["text"])
+        self.ced_text.setPos(fig["log_p"][-1], fig["y_range"][1] * 0.98)
+        self.ced_plot.plot.getAxis("bottom").setTicks([fig["ticks"]])
+        self.ced_plot.plot.setXRange(fig["log_p"][0], fig["log_p"][-1], padding=0.02)
+        self.ced_plot.plot.setYRange(*fig["y_range"], padding=0)
+
+    def _on_goodput_changed(self) -> None:
+        fresh = self._fresh("goodput")
+        if fresh is None:
+            return
+        fig = figures.goodput_figure(*fresh)
+        self.finished_bars.setOpts(x=fig["x"], height=fig["finished"])
+        self.good_bars.setOpts(x=fig["x"], height=fig["good"])
+        for label, (text, pos) in zip(self.goodput_labels, fig["labels"]):
+            label.setText(text)
+            label.setPos(*pos)
+        self.goodput_plot.plot.getAxis("bottom").setTicks([fig["ticks"]])
+        self.goodput_plot.plot.setYRange(*fig["y_range"], padding=0)
