@@ -7,14 +7,15 @@ and model= / hardware=, which like scenario= set defaults for the replay's param
 from __future__ import annotations
 
 import inspect
-import math
+import sys
 
 TRACE_FORMATS_FALLBACK = ("auto", "csv", "jsonl")
 MAX_TEXT_CHARS = 200
+OPEN_END_S = sys.float_info.max  # window=START: (the loader takes finite seconds)
 # Keys given as text and checked here (no Param kind fits): name -> help.
 TEXT_KEYS = {
-    "window": "replay only the trace's requests arriving in START:END seconds (after time_scale; "
-              "either side may be empty: 60: or :600; times take suffixes, 1min:2min)",
+    "window": "replay only the trace's requests arriving in [START, END) seconds of the trace (before "
+              "time_scale; either side may be empty: 60: or :600; times take suffixes, 1min:2min)",
     "trace_model": "keep only the trace's rows of this model (BurstGPT's Model column; model= names the served model)",
     "trace_log_type": "keep only the trace's rows of this log type (BurstGPT: Conversation log or API log)",
     "model": "the served model: a catalog key or a Hugging Face config.json; sets weights, KV per token and the "
@@ -52,8 +53,8 @@ def extra_params() -> tuple:
               min_exclusive=True),
         Param("format", "", "auto", "how to read the trace (auto: by its header)", kind="choice",
               choices=trace_formats()),
-        Param("time_scale", "", 1.0, "multiply the trace's arrival times (0.5 = twice the rate)", 0, 1e6,
-              min_exclusive=True),
+        Param("time_scale", "", 1.0, "speed of the trace's arrivals: 2 replays them twice as fast, 0.5 at half "
+              "the rate (BurstGPT's README)", 1e-6, 1e6),
         Param("limit", "requests", None, "replay only the trace's first N requests (after window)", 1, MAX_REQUESTS,
               kind="int"),
         Param("hash_block_tokens", "tokens", 512, "prompt tokens per hash id of a Mooncake trace", 1, 1 << 20,
@@ -80,7 +81,7 @@ def parse_window(text: str) -> tuple[float, float]:
         raise ParamError("window", f"got {text!r}; {valid}")
     try:
         start = parse_number(start_text, "s") if start_text.strip() else 0.0
-        end = parse_number(end_text, "s") if end_text.strip() else math.inf
+        end = parse_number(end_text, "s") if end_text.strip() else OPEN_END_S
     except NumberError as err:
         raise ParamError("window", f"got {text!r} ({err}); {valid}") from None
     if not (0 <= start < end):

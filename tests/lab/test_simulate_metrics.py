@@ -174,7 +174,7 @@ def test_trace_keys_reach_the_loader(monkeypatch, capsys, trace):
     argv = [f"trace={trace}", "format=csv", "time_scale=0.5", "window=1min:", "limit=7", "trace_model=ChatGPT",
             "--trace_log_type", "Conversation log", "hash_block_tokens=16"]
     report = _json(capsys, argv)
-    assert seen == {"format": "csv", "time_scale": 0.5, "window": (60.0, float("inf")), "limit": 7,
+    assert seen == {"format": "csv", "time_scale": 0.5, "window": (60.0, sys.float_info.max), "limit": 7,
                     "trace_model": "ChatGPT", "trace_log_type": "Conversation log", "hash_block_tokens": 16,
                     "progress": None}  # stderr is not a terminal under pytest
     assert report["requests"] == 7
@@ -291,3 +291,21 @@ def test_help_lists_the_new_keys(capsys):
                    "--prefix_caching", "--matrix_flops_per_token", "format=FMT", "--format text|json|aiperf",
                    "mean_itl_ms", "p99_e2el_ms"):
         assert option in text, option
+
+
+def test_a_mooncake_trace_with_shared_prefixes_reports_its_cache_hits(tmp_path, capsys):
+    """Four requests of 3 blocks (512 tokens each) sharing their first two, one second apart:
+    each after the first finds the two shared blocks cached (vLLM counts 1,024 tokens)."""
+    trace = tmp_path / "mooncake.jsonl"
+    trace.write_text("".join(json.dumps({"timestamp": 1000 * i, "input_length": 1536, "output_length": 4,
+                                         "hash_ids": [0, 1, 10 + i]}) + "\n" for i in range(5)))
+    out = tmp_path / "run"
+    report = _json(capsys, [f"trace={trace}", "format=mooncake", "limit=4", "--out", str(out)])
+    assert report["trace"]["format"] == "mooncake" and report["requests"] == 4
+    assert report["cached_tokens_total"] == 3 * 1024
+    with open(out / "requests.csv") as fh:
+        assert [int(r["cached_tokens"]) for r in csv.DictReader(fh)] == [0, 1024, 1024, 1024]
+    off = _json(capsys, [f"trace={trace}", "limit=4", "prefix_caching=false"])
+    assert off["cached_tokens_total"] == 0 and off["mean_ttft_ms"] > report["mean_ttft_ms"]
+    assert run([f"trace={trace}", "limit=4"]) == 0
+    assert "prefix caching on: 3,072 prompt tokens from the cache" in capsys.readouterr().out
