@@ -26,13 +26,18 @@ def measured_samples(meta: Mapping[str, Any] | None) -> dict[str, np.ndarray] | 
     measured = (meta or {}).get("measured")
     if not measured:
         return None
-    ttft = np.asarray(measured.get("ttfts_s") or [], dtype=float)
-    gaps = [np.asarray(g, dtype=float) for g in (measured.get("itls_s") or []) if len(g)]
+    ttft = np.asarray(_or_empty(measured.get("ttfts_s")), dtype=float).ravel()
+    gaps = [np.asarray(g, dtype=float).ravel() for g in _or_empty(measured.get("itls_s")) if len(g)]
     itl = np.concatenate(gaps) if gaps else np.zeros(0)
     ttft, itl = ttft[np.isfinite(ttft) & (ttft >= 0)], itl[np.isfinite(itl) & (itl >= 0)]
     if ttft.size == 0 and itl.size == 0:
         return None
     return {"ttft": ttft, "itl": itl}
+
+
+def _or_empty(values):
+    """A list or array as it is, None as an empty list (an array has no truth value)."""
+    return [] if values is None else values
 
 
 def weighted_cdf(values: np.ndarray, weights: np.ndarray | None = None,

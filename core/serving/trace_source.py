@@ -8,6 +8,7 @@ with core.serving.traces.load_trace (which checks the file itself).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -18,14 +19,13 @@ from core.registry import Param, ParamError
 from core.serving import traces
 from core.serving.workload import MAX_REQUESTS, Workload
 
-FORMATS = getattr(traces, "FORMATS", ("auto", "csv", "jsonl", "azure", "burstgpt", "mooncake", "vidur",
-                                       "vllm_bench", "sessions"))  # TODO: traces.FORMATS once it lands
+FORMATS = traces.FORMATS
 MAX_FILTER_CHARS = 64  # a BurstGPT model or log type name ('ChatGPT', 'Conversation log')
 
 # The options as Params: the panel's fields show them (label, range tooltip, error line).
 PARAMS = (
     Param("format", "", "auto", "how to read the file (auto: sniffed from its header)", kind="choice", choices=FORMATS),
-    Param("time_scale", "", 1.0, "arrival times are multiplied by this (0.5: the same requests twice as fast)",
+    Param("time_scale", "", 1.0, "arrivals this many times as fast (2: the same requests at twice the rate)",
           0, 1e6, min_exclusive=True),
     Param("window_s", "s", (), "keep the requests arriving in [start, end) s after the first (empty: all)",
           0, 1e10, kind="floats", min_items=0, max_items=2),
@@ -97,11 +97,22 @@ def has_prefix_info(workload: Workload) -> bool:
     return workload.prefix is not None or workload.sessions is not None
 
 
+# load_trace's names for options this module names otherwise
+OPTION_OF = {"window": "window_s"}
+
+
 def load(source: TraceSource, max_request_tokens: int | None = None,
          progress: Callable[[float], None] | None = None, cancel: CancelToken = NEVER) -> Workload:
-    """Read source's file (on a worker: progress(fraction) is called from that thread)."""
-    return traces.load_trace(source.path, max_request_tokens, progress=progress, cancel=cancel,
-                             **source.load_kwargs())
+    """Read source's file (on a worker: progress(fraction) is called from that thread).
+    ParamError naming the field as PARAMS do ('trace' for the file itself)."""
+    try:
+        workload = traces.load_trace(source.path, max_request_tokens, progress=progress, cancel=cancel,
+                                     **source.load_kwargs())
+    except ParamError as err:
+        if err.param in OPTION_OF:
+            raise ParamError(OPTION_OF[err.param], err.message) from None
+        raise
+    return dataclasses.replace(workload, label=source.name)  # the file names the run in the plots
 
 
 def summary_text(source: TraceSource, workload: Workload) -> str:
@@ -124,6 +135,6 @@ def summary_text(source: TraceSource, workload: Workload) -> str:
         parts.append(f"{np.unique(workload.sessions.session).size:,} 会话 sessions")
     elif workload.prefix is not None:
         parts.append(f"前缀块 prefix blocks of {workload.prefix.block_tokens} tokens")
-    if (meta.get("measured") or {}).get("ttfts_s"):
+    if meta.get("measured") is not None:
         parts.append("含实测 TTFT/ITL · measured TTFT/ITL: overlay below")
     return " · ".join(parts)

@@ -1,6 +1,8 @@
 """ServingState (the Serving panel's state in core) and core.serving.figures: B follows A,
 the preset picker and the backlog card agree, JSON round trip, figures carry what views
 draw, replays cancel."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -8,7 +10,10 @@ from core.cancel import CancelToken, Cancelled
 from core.registry import ParamError, get
 from core.serving import figures as F
 from core.serving import replay as rp
+from core.serving import overlay_figures as OV
+from core.serving import vllm_metrics
 from core.serving.state import B_SHARES, ServingState
+from core.serving.trace_source import load, parse_trace_source, summary_text
 
 
 def test_state_opens_on_the_book():
@@ -110,3 +115,123 @@ def test_a_cancelled_replay_stops():
         F.replay_side(values, cancel=token)
     with pytest.raises(Cancelled):
         rp.band(values, range(2), cancel=token)
+
+
+# ---- a trace instead of the book's windows ----------------------------------------------
+TRACES = Path(__file__).resolve().parents[1] / "data" / "traces"
+AZURE_200 = TRACES / "serving_azure_code_200.csv"
+MOONCAKE = TRACES / "mooncake_conversation_head.jsonl"
+
+
+def test_trace_source_parses_the_fields_and_names_the_refused_one():
+    src = parse_trace_source({"path": " a/b.csv ", "time_scale": "2", "window_s": "10:70", "limit": "100",
+                              "trace_model": "ChatGPT"})
+    assert (src.path, src.name, src.time_scale, src.window_s, src.limit) == ("a/b.csv", "b.csv", 2.0, (10.0, 70.0), 100)
+    assert src.load_kwargs() == {"format": "auto", "time_scale": 2.0, "window": (10.0, 70.0), "limit": 100,
+                                 "trace_model": "ChatGPT", "trace_log_type": None}
+    assert parse_trace_source(src.to_json()) == src  # a session's JSON reads back the same
+    for raw, field in (({"time_scale": "0"}, "time_scale"), ({"window_s": "70:10"}, "window_s"),
+                       ({"window_s": "5"}, "window_s"), ({"limit": "-1"}, "limit"), ({"format": "xls"}, "format"),
+                       ({"speed": 2}, "speed"), ({"path": ""}, "path")):
+        with pytest.raises(ParamError) as err:
+            parse_trace_source({"path": "a.csv", **raw})
+        assert err.value.param == field
+
+
+def test_state_keeps_the_source_not_the_data_and_its_last_good_load():
+    s = ServingState()
+    events = []
+    s.changed.connect(lambda path, value: events.append(path))
+    assert s.set_trace({"path": str(AZURE_200), "limit": "50"})
+    assert s.trace_pending() and events == ["trace"]
+    source = s.trace
+    work = load(source)
+    assert len(work) == 50 and work.label == AZURE_200.name
+    assert s.trace_loaded_ok(source, work) and not s.trace_pending()
+    assert s.replay_source("A") == s.replay_source("B") == (1, None)  # no prefix information: no switch
+    assert not s.replay_current("A")  # the book's result (none yet) is not of this source
+    # A refused edit stays out of the source and says why on its field.
+    assert not s.set_trace({"time_scale": "-1"})
+    assert s.trace == source and "time_scale" in s.trace_errors
+    # A file the loader refuses: the data shown stays, the message says why, no second try.
+    s.set_trace({"path": "/nonexistent/trace.csv"})
+    bad = s.trace
+    assert s.trace_failed(bad, "no file") and s.trace_message == "no file"
+    assert s.trace_workload is work and not s.trace_pending()
+    assert s.set_trace({"path": "/nonexistent/trace.csv"}, retry=True) and s.trace_pending()  # opened again
+    # Sessions store the path and options; the data is loaded again.
+    data = s.to_json()
+    assert data["trace"]["path"] == "/nonexistent/trace.csv" and "input_tokens" not in str(data)
+    other = ServingState()
+    other.load_json(data)
+    assert other.trace == s.trace and other.trace_pending() and other.trace_workload is None
+    assert other.to_json() == data
+    with pytest.raises(ParamError) as err:
+        other.load_json({**data, "trace": {"path": "x.csv", "time_scale": -1}})
+    assert err.value.param == "trace.time_scale" and other.to_json() == data  # a bad state changes nothing
+    other.load_json(ServingState().to_json())
+    assert other.trace is None and other.to_json() == ServingState().to_json()
+    s.reset()
+    assert s.trace is None and s.trace_workload is None and s.replay_source("A") is None
+
+
+def test_prefix_caching_a_as_set_and_b_the_other_way():
+    s = ServingState()
+    s.set_trace({"path": str(MOONCAKE)})
+    work = load(s.trace)
+    s.trace_loaded_ok(s.trace, work)
+    assert work.prefix is not None
+    assert (s.replay_prefix_caching("A"), s.replay_prefix_caching("B")) == (True, False)
+    s.replay("A").update({"prefix_caching": False})
+    assert (s.replay_prefix_caching("A"), s.replay_prefix_caching("B")) == (False, True)
+    on = F.replay_side(s.replay("A").inputs, workload=work, prefix_caching=True, source="x")
+    off = F.replay_side(s.replay("A").inputs, workload=work, prefix_caching=False)
+    result = on["figure"].result
+    share = result.cached_tokens.sum() / result.input_tokens.sum()
+    assert on["source"] == "x" and on["cached_token_share"] == pytest.approx(share) and share > 0
+    assert off["cached_token_share"] is None and "prefix cache off" in off["figure"].name
+    assert on["figure"].summary["ttft_p95_s"] <= off["figure"].summary["ttft_p95_s"]
+
+
+def test_metrics_table_shows_vllm_bench_values_in_ms():
+    s = ServingState()
+    work = load(parse_trace_source({"path": str(AZURE_200)}))
+    fig = F.replay_side(s.replay("A").inputs, workload=work)["figure"]
+    m = vllm_metrics.bench_metrics(fig.result, work, cost=fig.config.cost)
+    table = F.metrics_table({"A": fig, "B": None})
+    assert table["rows"] == ["TTFT", "TPOT", "ITL", "E2EL"] and table["headers"][:2] == ["A mean", "A median"]
+    assert table["cells"][0][0] == F._ms(m["mean_ttft_ms"]) and table["cells"][3][3] == F._ms(m["p99_e2el_ms"])
+    assert table["cells"][1][4] == "—"  # B not computed
+    assert f"{m['request_throughput']:.2f} req/s" in table["lines"][0] and "goodput" not in table["lines"][0]
+    slo = float(np.median(fig.result.ttft_s)) * 1e3
+    with_slo = F.metrics_table({"A": fig}, slo_ttft_ms=slo)
+    good = np.count_nonzero(fig.result.ttft_s * 1e3 <= slo) / m["duration"]
+    assert f"goodput {good:.2f} req/s" in with_slo["lines"][0] and f"TTFT ≤ {slo:g} ms" in with_slo["note"]
+    assert F._ms(1234.5) == "1,234" and F._ms(12.34) == "12.3" and F._ms(None) == "—"
+
+
+def test_overlay_cdfs_from_hand_samples():
+    x, y = OV.weighted_cdf(np.array([3.0, 1.0, 2.0]), np.array([1, 2, 1]))
+    assert x.tolist() == [1.0, 2.0, 3.0] and y.tolist() == [0.5, 0.75, 1.0]
+    assert OV.measured_samples({}) is None and OV.measured_samples({"measured": None}) is None
+    work = load(parse_trace_source({"path": str(AZURE_200), "limit": "20"}))
+    fig = F.replay_side(ServingState().replay("A").inputs, workload=work)["figure"]
+    meta = {"measured": {"ttfts_s": np.array([0.1, 0.2, 0.3, 0.4]), "itls_s": [[0.01, 0.02], [], [0.03]]}}
+    out = OV.overlay_figure(meta, fig.result, fig.config.cost)
+    ttft, itl = out["ttft"], out["itl"]
+    assert ttft["measured"][0] == pytest.approx([100, 200, 300, 400]) and ttft["measured"][1].tolist() == [0.25, 0.5, 0.75, 1]
+    assert ttft["quantiles"]["measured"][0] == pytest.approx(250.0)  # linear interpolation, as numpy
+    assert ttft["quantiles"]["simulated"][0] == pytest.approx(np.median(fig.result.ttft_s) * 1e3)
+    assert itl["measured"][0] == pytest.approx([10, 20, 30]) and itl["measured_n"] == 3
+    assert itl["simulated_n"] == int(np.sum(fig.result.output_tokens - 1)) and itl["simulated"][1][-1] == 1.0
+    assert ttft["x_range"][1] == pytest.approx(max(ttft["quantiles"]["measured"][2], ttft["quantiles"]["simulated"][2]) * 1.1)
+    assert OV.overlay_figure({"format": "azure"}, fig.result) is None
+
+
+def test_summary_line_says_what_was_loaded():
+    src = parse_trace_source({"path": str(AZURE_200)})
+    work = load(src)
+    text = summary_text(src, work)
+    span = work.arrival_s.max() - work.arrival_s.min()
+    assert "200 请求 requests" in text and "format azure" in text and "dropped 0" in text
+    assert f"{span:,.1f} s" in text and f"{200 / span:,.2f} req/s" in text

@@ -17,7 +17,6 @@ import shiboken6
 from PySide6 import QtCore, QtWidgets
 
 from core.serving import figures as F
-from core.serving import overlay_figures
 from core.serving.state import BAND_SEEDS, REPLAY_SIDES, ServingState
 from widgets.calculator_card import CalculatorCard
 from widgets.jobs import jobs
@@ -29,7 +28,7 @@ from widgets.serving.metrics_table import MetricsSection
 from widgets.serving.overlay import OverlayPlots
 from widgets.serving.replay_controls import CAPTION, ReplayControls
 from widgets.serving.replay_plots import ReplayPlots
-from widgets.serving.trace_source import TraceSourceSection, dropped_path
+from widgets.serving.trace_source import TraceSourceSection
 from widgets.theme import LEGEND
 from widgets.timeline_player import TimelinePlayer
 
@@ -60,11 +59,11 @@ class ServingPanel(QtWidgets.QWidget):
         self._trace_key, self._metrics_key = f"serving.trace.{id(self)}", f"serving.metrics.{id(self)}"
         self._overlay_key = f"serving.overlay.{id(self)}"
         self.metrics_table: dict | None = None  # the latest vLLM metrics table drawn
+        self._drawn_source = None  # the replays' source drawn last (a new one opens on its whole run)
         self._submitted: dict[str, object] = {}
         self.band_figure: dict | None = None
         self.banner = self.backlog_plot = self.backlog_section = self.controls = None
         self.trace_section = self.metrics_section = self.overlay = None
-        self.setAcceptDrops(True)  # a trace file dropped anywhere on the panel
         self._built = False
         self._build_ui()
         self._connect()
@@ -146,6 +145,7 @@ class ServingPanel(QtWidgets.QWidget):
         caption.setProperty("role", "caption")
         col.addWidget(caption)
         self.trace_section = TraceSourceSection(self.state, self._trace_key)
+        self.trace_section.take_drops_on(self)  # a trace file dropped anywhere on the panel
         col.addWidget(self.trace_section)
         self.controls = ReplayControls(self.state, tuple(self._keys.values()), self._band_key)
         col.addWidget(self.controls)
@@ -163,13 +163,15 @@ class ServingPanel(QtWidgets.QWidget):
         self.replay_status = c.replay_status
         self.replay_player.position_changed.connect(lambda t: self.state.set_player("replay", t))
         self.controls.show_band(self.band_figure)
+        self.controls.show_source(self.state.trace_workload is not None)
 
     def _build_metrics(self) -> None:
         self.metrics_section = MetricsSection(self.state, self._metrics_key)
+        self.metrics_section.drawn.connect(lambda table: setattr(self, "metrics_table", table))
         self._replay_column.addWidget(self.metrics_section)
 
     def _build_overlay(self) -> None:
-        self.overlay = OverlayPlots()
+        self.overlay = OverlayPlots(self._overlay_key)
         self._replay_column.addWidget(self.overlay)
 
     def _finish_build(self) -> None:
@@ -230,12 +232,13 @@ class ServingPanel(QtWidgets.QWidget):
             if self.trace_section is not None:
                 self.trace_section.show_state()
         elif path == "trace.workload":
+            if self.controls is not None:
+                self.controls.show_source(self.state.trace_workload is not None)
             for side in REPLAY_SIDES:
                 self._on_replay_card_changed(side)
-        elif path.startswith("view.slo_"):
-            if self.metrics_section is not None:
-                self.metrics_section.show_slos()
-            self._submit_metrics()
+        elif path.startswith("view.slo_") and self.metrics_section is not None:
+            self.metrics_section.show_slos()
+            self.metrics_section.submit()
         elif path == "player.banner":
             self._draw_banner_frame(value)
         elif path == "player.replay":
@@ -300,7 +303,8 @@ class ServingPanel(QtWidgets.QWidget):
         t_end = max(f.t_end for f in figs.values() if f is not None)
         first = self.replay_player.duration <= 1.0  # the placeholder before the first run
         self.replay_player.set_duration(t_end)
-        if first and self.state.player("replay") == 0.0:
+        source, self._drawn_source = self._drawn_source, self.state.replay_source("A")
+        if (first and self.state.player("replay") == 0.0) or source != self._drawn_source:
             self.state.set_player("replay", t_end)  # open on the whole run; ▶ starts again from 0
         else:
             self._draw_replay_frame(self.state.player("replay"))
@@ -317,48 +321,11 @@ class ServingPanel(QtWidgets.QWidget):
         self.plots.draw_frame(t, playing=self.replay_player.is_playing())
 
     # ---- vLLM metrics and the measured overlay (on the job runner) ---------------------
-    def _current_figures(self) -> dict:
-        return {s: (self.state.replay(s).result or {}).get("figure") for s in REPLAY_SIDES}
-
     def _submit_metrics(self) -> None:
-        """The metrics table of the replays shown, and the overlay when A replayed a trace
-        with measured values (a vllm bench result)."""
-        figs = self._current_figures()
-        if self.metrics_section is None or any(f is None for f in figs.values()):
-            return
-        slo = (self.state.view("slo_ttft_ms"), self.state.view("slo_tpot_ms"))
-        jobs().submit(self._metrics_key, F.metrics_table, figs, *slo, context=self, done=self._on_metrics_done)
-        a = figs["A"]
-        meta = a.workload.meta if a.workload is not None else None
-        if overlay_figures.measured_samples(meta) is None:
-            self.overlay.draw(None)
-        elif self.overlay.figure is None or self.overlay.figure.get("of") is not a:
-            jobs().submit(self._overlay_key, overlay_figures.overlay_figure, meta, a.result, a.config.cost,
-                          context=self, done=lambda fig, a=a: self._on_overlay_done(a, fig))
-
-    def _on_metrics_done(self, table: dict) -> None:
-        self.metrics_table = table
-        self.metrics_section.draw(table)
-
-    def _on_overlay_done(self, of: F.ReplaySide, fig: dict | None) -> None:
-        if fig is not None:
-            fig["of"] = of  # the replay it was drawn from
-        self.overlay.draw(fig)
-
-    # ---- a trace dropped on the panel ----------------------------------------------------
-    def dragEnterEvent(self, event):  # noqa: N802
-        if dropped_path(event.mimeData()) is not None:
-            event.acceptProposedAction()
-        else:
-            event.ignore()
-
-    def dropEvent(self, event):  # noqa: N802
-        path = dropped_path(event.mimeData())
-        if path is None or self.trace_section is None:
-            event.ignore()
-            return
-        event.acceptProposedAction()
-        self.trace_section.open_path(path)
+        figs = {s: (self.state.replay(s).result or {}).get("figure") for s in REPLAY_SIDES}
+        if self.metrics_section is not None and all(f is not None for f in figs.values()):
+            self.metrics_section.submit(figs)
+            self.overlay.submit(figs["A"])
 
     # ---- band over seeds ----------------------------------------------------------------
     @property

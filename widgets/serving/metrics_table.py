@@ -9,7 +9,7 @@ from PySide6 import QtCore, QtWidgets
 from core.registry import ParamError
 from core.serving import figures as F
 from core.serving.state import SLO_PARAMS, ServingState
-from widgets.jobs import BusyBadge
+from widgets.jobs import BusyBadge, jobs
 from widgets.page import fixed_lines
 from widgets.param_form import ParamField
 
@@ -17,9 +17,12 @@ TITLE = "vLLM 指标 · vLLM bench serve metrics (ms)"
 
 
 class MetricsSection(QtWidgets.QWidget):
+    drawn = QtCore.Signal(object)  # the table dict, once drawn
+
     def __init__(self, state: ServingState, key: str, parent=None):
         super().__init__(parent)
-        self.state = state
+        self.state, self.key = state, key
+        self._figures: dict | None = None
         col = QtWidgets.QVBoxLayout(self)
         col.setContentsMargins(0, 0, 0, 0)
         col.setSpacing(4)
@@ -88,6 +91,15 @@ class MetricsSection(QtWidgets.QWidget):
             if not field.has_error:
                 field.show_value(self.state.view(name))
 
+    def submit(self, figures: dict | None = None) -> None:
+        """Compute the table of these replay figures (or the last ones, for new SLOs) on the
+        job runner; drawn when done."""
+        self._figures = figures or self._figures
+        if self._figures is None:
+            return
+        slo = (self.state.view("slo_ttft_ms"), self.state.view("slo_tpot_ms"))
+        jobs().submit(self.key, F.metrics_table, self._figures, *slo, context=self, done=self.draw)
+
     def draw(self, table: dict) -> None:
         self.table.setUpdatesEnabled(False)
         self.table.setHorizontalHeaderLabels(table["headers"])
@@ -97,3 +109,4 @@ class MetricsSection(QtWidgets.QWidget):
         self.table.setUpdatesEnabled(True)
         self.lines.setText("<br>".join(table["lines"] + [table["note"]]))
         self.lines.setToolTip(table["note"])
+        self.drawn.emit(table)

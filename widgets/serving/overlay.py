@@ -7,6 +7,8 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6 import QtWidgets
 
+from core.serving import overlay_figures
+from widgets.jobs import jobs
 from widgets.page import ReflowLayout, plot_text
 from widgets.plot_card import PlotCard
 from widgets.serving.replay_plots import narrow_header
@@ -17,8 +19,10 @@ PANELS = (("ttft", "TTFT 分布:实测 vs 模拟 · measured vs simulated", "TTF
 
 
 class OverlayPlots(QtWidgets.QWidget):
-    def __init__(self, parent=None):
+    def __init__(self, key: str, parent=None):
         super().__init__(parent)
+        self.key = key
+        self._of = None  # the replay figure the overlay shows
         layout = ReflowLayout(self, columns=2, min_column_em=24)
         self.cards: dict[str, PlotCard] = {}
         self.notes: dict[str, pg.TextItem] = {}
@@ -40,6 +44,19 @@ class OverlayPlots(QtWidgets.QWidget):
         self.figure: dict | None = None
         self.setVisible(False)
 
+    def submit(self, side) -> None:
+        """Compute the overlay of a replay figure (core.serving.figures.ReplaySide) on the job
+        runner when its workload carries measured values; hide it when not."""
+        meta = side.workload.meta if side.workload is not None else None
+        if overlay_figures.measured_samples(meta) is None:
+            jobs().cancel(self.key)
+            self._of = None
+            self.draw(None)
+        elif side is not self._of:
+            self._of = side
+            jobs().submit(self.key, overlay_figures.overlay_figure, meta, side.result, side.config.cost,
+                          context=self, done=self.draw)
+
     def draw(self, fig: dict | None) -> None:
         """Draw an overlay figure, or hide (None: nothing measured)."""
         self.figure = fig
@@ -54,4 +71,4 @@ class OverlayPlots(QtWidgets.QWidget):
             card.plot.setXRange(lo, hi, padding=0.01)
             card.set_subtitle(f"CDF · 实测 {panel['measured_n']:,} vs 模拟 {panel['simulated_n']:,} samples")
             self.notes[key].setText(panel["note"])
-            self.notes[key].setPos(hi * 0.3, 0.42)
+            self.notes[key].setPos(lo + (hi - lo) * 0.02, 0.99)  # top left: a CDF rises from the bottom left

@@ -19,6 +19,14 @@ CAPTION = (
     "书中实测值(vLLM 0.23)列在模拟值旁。")
 
 
+A_AND_B = "<b>A</b> uses the form; <b>B</b> is A with these shares of long-input requests per window:"
+A_AND_B_TRACE = ("<b>A</b> 与 <b>B</b> 回放 trace · both replay the trace with the form's engine; <b>B</b> with prefix "
+                 "caching the other way (the same run when the trace carries no prefix information)")
+# The form's fields that make the book's windows: a trace replaces them.
+WINDOW_FIELDS = ("durations_s", "rates_per_s", "shares_long_input", "long_input_in_tokens", "long_input_out_tokens",
+                 "long_output_in_tokens", "long_output_out_tokens", "arrival", "cv", "seed", "class_order")
+
+
 def _keep_place(widget: QtWidgets.QWidget) -> QtWidgets.QWidget:
     """Showing or hiding the widget does not re-lay out the page (a busy badge comes and
     goes with every edit)."""
@@ -44,7 +52,8 @@ class ReplayControls(QtWidgets.QWidget):
         form_scroll.setWidget(self.replay_form)
         fit_content_width(form_scroll)
         form_scroll.setMaximumHeight(330)
-        a_label = QtWidgets.QLabel("<b>A</b> uses the form; <b>B</b> is A with these shares of long-input requests per window:")
+        a_label = QtWidgets.QLabel(A_AND_B)
+        self.a_label = a_label
         a_label.setProperty("role", "caption")
         a_label.setWordWrap(True)
         self.b_form = ParamForm(state.replay("B"), names=("shares_long_input",))
@@ -105,6 +114,13 @@ class ReplayControls(QtWidgets.QWidget):
         top.addWidget(right_box)
         self.band_button.toggled.connect(lambda on: self.state.set_view("band", on))
         self.show_band(None)
+
+    def show_source(self, trace: bool) -> None:
+        """A trace replaces the windows: their fields and B's shares are greyed out."""
+        for name in WINDOW_FIELDS:
+            self.replay_form.field(name).setEnabled(not trace)
+        self.b_form.setEnabled(not trace)
+        self.a_label.setText(A_AND_B_TRACE if trace else A_AND_B)
 
     def draw_table(self, table: dict) -> None:
         self.compare_table.setUpdatesEnabled(False)

@@ -136,6 +136,24 @@ class TraceSourceSection(QtWidgets.QWidget):
         self.cancel_button.clicked.connect(self.cancel)
         self.prefix_box.toggled.connect(lambda on: self.state.replay("A").update({"prefix_caching": on}))
 
+    def take_drops_on(self, widget: QtWidgets.QWidget) -> None:
+        """A file dropped on widget (or a child that takes no drops) opens as the trace."""
+        widget.setAcceptDrops(True)
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched, event):  # noqa: N802
+        kind = event.type()
+        if kind in (QtCore.QEvent.Type.DragEnter, QtCore.QEvent.Type.DragMove, QtCore.QEvent.Type.Drop):
+            path = dropped_path(event.mimeData())
+            if path is None:
+                event.ignore()
+                return True
+            event.acceptProposedAction()
+            if kind == QtCore.QEvent.Type.Drop:
+                self.open_path(path)
+            return True
+        return super().eventFilter(watched, event)
+
     # ---- user actions -----------------------------------------------------------------
     def choose_file(self) -> None:
         path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "打开 trace · Open trace", "", TRACE_FILTER)
