@@ -3,6 +3,7 @@ range tooltip and an error line right under it. Core parses and validates; the f
 shows what core says."""
 from __future__ import annotations
 
+import os
 from typing import Any, Callable, Sequence
 
 import shiboken6
@@ -100,11 +101,23 @@ class ParamField(QtWidgets.QWidget):
         elif param.kind == "bool":
             self.edit = QtWidgets.QCheckBox()
             self.edit.toggled.connect(self.edited)
+        elif param.kind == "path":
+            self.edit = _path_combo(param)
+            self.edit.activated.connect(self.edited)  # a named choice picked from the list
+            self.edit.lineEdit().editingFinished.connect(self.edited)  # a path typed
         else:
             self.edit = _NumberEdit(whole=param.kind == "int")
             self.edit.editingFinished.connect(self.edited)
         self.edit.setObjectName(f"param_{param.name}")
         row.addWidget(self.edit, 1)
+        self.browse_button: QtWidgets.QToolButton | None = None
+        if param.kind == "path":
+            self.browse_button = QtWidgets.QToolButton()
+            self.browse_button.setText("…")
+            self.browse_button.setObjectName(f"browse_{param.name}")
+            self.browse_button.setToolTip(BROWSE_TITLE)
+            self.browse_button.clicked.connect(self.browse)
+            row.addWidget(self.browse_button)
         if param.illustrative:
             tag = QtWidgets.QLabel(ILLUSTRATIVE_TAG)
             tag.setProperty("role", "tag")
@@ -121,6 +134,15 @@ class ParamField(QtWidgets.QWidget):
         self.label.setToolTip(tip)
         self.edit.setToolTip(tip)
         self.set_value(param.default)
+
+    def browse(self) -> None:
+        """Pick a file with the system's dialog; its path goes in the field as if typed."""
+        shown = self.edit.currentText().strip()
+        start = os.path.dirname(shown) if os.path.sep in shown else ""
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(self, BROWSE_TITLE, start, BROWSE_FILTER)
+        if path:
+            self.edit.setCurrentText(path)
+            self.edited.emit()
 
     def raw(self) -> Any:
         if isinstance(self.edit, QtWidgets.QComboBox):
@@ -271,6 +293,21 @@ class ParamForm(QtWidgets.QWidget):
                 field.show_value(card.inputs[name])
 
 
+def _path_combo(param: Param) -> QtWidgets.QComboBox:
+    """An editable combo: the named choices in its list, any file's path typed or browsed.
+    A long path scrolls inside the field instead of widening the form."""
+    combo = QtWidgets.QComboBox()
+    combo.setEditable(True)
+    combo.setInsertPolicy(QtWidgets.QComboBox.InsertPolicy.NoInsert)  # a typed path is not a new choice
+    combo.addItems(list(param.choices))
+    combo.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(PATH_CHARS)
+    return combo
+
+
+BROWSE_TITLE = "选择文件 · Choose a file"
+BROWSE_FILTER = "JSON, TOML, CSV (*.json *.jsonl *.toml *.csv);;所有文件 · All files (*)"
+PATH_CHARS = 14  # a path field shows at least this many characters
 _REFUSED = object()
 LABEL_MIN_CHARS = 14  # the label column of a form, at least
 INPUT_CHARS = 8  # an input shows at least this many characters (a number with its unit)

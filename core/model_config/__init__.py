@@ -31,7 +31,7 @@ def load_model_config(path: str, dtype_bytes: float = 2, *, param: str = "config
     file and the field: a missing or bad field, an unknown model_type, a file that is not a
     small regular JSON file."""
     _check_dtype(dtype_bytes)
-    text, _ = read_small_file(path, param, VALID)
+    text, _ = read_small_file(path, param, "a Hugging Face config.json")
     where = shown_path(path)
     data = parse_json_object(text, where, param, VALID)
     arch = architecture(Fields(data, where, param, VALID), display_name(path, data))

@@ -1,0 +1,92 @@
+"""hardware=: a card's TOML (or a catalog card) → the replay's bandwidth, peak and memory."""
+import pytest
+
+from core import catalog
+from core.hardware_config import hardware_replay_params, load_hardware
+from core.registry import ParamError
+from core.units import GiB
+
+H200 = """
+name = "H200 SXM"
+memory_gib = 141
+bandwidth_tb_s = 4.8
+source = "vendor datasheet"
+[peak_tflops]
+bf16 = 989.4
+fp8 = 1978.9
+"""
+
+
+def _file(tmp_path, text, name="card.toml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_a_card_file_in_its_units(tmp_path):
+    card = load_hardware(_file(tmp_path, H200))
+    assert card.name == "H200 SXM"
+    assert card.memory_bytes == 141 * GiB
+    assert card.bandwidth_bytes_per_s == 4.8e12
+    assert card.peak_flops == {"bf16": 989.4e12, "fp8": 1978.9e12}
+    assert hardware_replay_params(_file(tmp_path, H200), "fp8") == {
+        "bandwidth_bytes_per_s": 4.8e12, "peak_flops": 1978.9e12, "memory_bytes": 141.0 * GiB}
+
+
+def test_other_units_and_the_default_name(tmp_path):
+    text = "memory_gb = 80\nbandwidth_bytes_per_s = 3.35e12\n[peak_flops]\nbf16 = 989.4e12\n"
+    card = load_hardware(_file(tmp_path, text, "h100.toml"))
+    assert (card.name, card.memory_bytes, card.bandwidth_bytes_per_s) == ("h100", 80e9, 3.35e12)
+
+
+def test_catalog_cards_give_the_replay_defaults():
+    card = catalog.hardware("rtx-pro-6000-blackwell")
+    assert hardware_replay_params("rtx-pro-6000-blackwell") == {
+        "bandwidth_bytes_per_s": card.bandwidth_bytes_per_s, "peak_flops": card.bf16_dense_flops,
+        "memory_bytes": card.memory_bytes}
+
+
+def test_a_catalog_card_without_bandwidth_is_refused_naming_it():
+    with pytest.raises(ParamError) as err:
+        hardware_replay_params("h800")
+    assert err.value.param == "hardware"
+    assert "h800: no memory_bytes, bandwidth_bytes_per_s; valid: a100-80gb, h100-sxm, rtx-pro-6000-blackwell" in err.value.message
+
+
+@pytest.mark.parametrize("text, message", [
+    ("bandwidth_tb_s = 4.8\n[peak_tflops]\nbf16 = 1\n", "missing field memory_bytes or memory_gb or memory_gib"),
+    ("memory_gib = 1\nmemory_gb = 1\nbandwidth_tb_s = 4.8\n[peak_tflops]\nbf16 = 1\n", "field memory_gib: given with memory_gb"),
+    ("memory_gib = 141\nbandwith_tb_s = 4.8\n[peak_tflops]\nbf16 = 1\n", "field bandwith_tb_s: unknown key"),
+    ("memory_gib = 141\nbandwidth_tb_s = 4.8\n", "missing field peak_tflops"),
+    ("memory_gib = 141\nbandwidth_tb_s = -1\n[peak_tflops]\nbf16 = 1\n", "field bandwidth_tb_s: got -1"),
+    ("memory_gib = 141\nbandwidth_tb_s = 4.8\n[peak_tflops]\nbf16 = 'fast'\n", "field peak_tflops.bf16: got 'fast'"),
+    ("memory_gib = 141\nbandwidth_tb_s = 4.8\n[peak_tflops]\nbf16 = nan\n", "field peak_tflops.bf16: got nan"),
+    ("memory_gib = 141\nbandwidth_tb_s = 4.8\n[peak_tflops]\nbf16 = 0\n", "field peak_tflops.bf16: got 0"),
+    ("memory_gib = 141\nbandwidth_tb_s = 4.8\n[peak_tflops]\n", "field peak_tflops: 0 entries"),
+    ("memory_gib = [1\n", "not valid TOML"),
+])
+def test_bad_cards_are_refused_naming_the_field(tmp_path, text, message):
+    path = _file(tmp_path, text)
+    with pytest.raises(ParamError) as err:
+        load_hardware(path)
+    assert err.value.param == "hardware"
+    assert err.value.message.startswith(repr(path) + ": ")
+    assert message in err.value.message
+
+
+def test_a_dtype_the_card_lacks_is_refused(tmp_path):
+    with pytest.raises(ParamError) as err:
+        hardware_replay_params(_file(tmp_path, H200), "fp4")
+    assert "no peak_flops.fp4" in err.value.message
+
+
+def test_untrusted_files(tmp_path):
+    for path, message in (("/dev/zero", "not a regular file"), (str(tmp_path), "not a regular file"),
+                          (str(tmp_path / "none.toml"), "cannot open")):
+        with pytest.raises(ParamError) as err:
+            load_hardware(path)
+        assert message in err.value.message
+    big = tmp_path / "big.toml"
+    big.write_text("#" * 2_000_000)
+    with pytest.raises(ParamError, match="2,000,000 bytes"):
+        load_hardware(str(big))
