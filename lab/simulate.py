@@ -129,6 +129,11 @@ def simulate_serving(raw: dict[str, str], out: str | None = None, aiperf: bool =
     report.update(_cache_report(result, values, work))
     if trace is not None:
         report["trace"] = _trace_report(work)
+        measured = dict(getattr(work, "meta", None) or {}).get("measured")
+        if measured:  # a vllm bench serve result: its own figures beside the replay's
+            from core.serving.vllm_metrics import measured_metrics
+
+            report["measured"] = measured_metrics(measured, work.output_tokens)
     observed = _observed_for(values, rp) if trace is None else None
     if observed is not None:
         report["book_observed"] = observed
@@ -249,8 +254,13 @@ def _vllm_lines(report: dict) -> list[str]:
 
     lines = ["  vllm bench serve names (ms; median/p90/p99 interpolated linearly, as vLLM):",
              "  " + f"{'':<6}" + "".join(f"{s:>12}" for s in STATS)]
+    measured = report.get("measured") or {}
     for name in LATENCIES:
         lines.append("  " + f"{name:<6}" + "".join(f"{report[f'{s}_{name}_ms']:>12.2f}" for s in STATS))
+        if measured:
+            lines.append("  " + f"{'  run':<6}" + "".join(f"{measured[f'{s}_{name}_ms']:>12.2f}" for s in STATS))
+    if measured:
+        lines.append("  (run: the vllm bench serve result the trace came from, measured)")
     lines.append(f"  completed {report['completed']}, duration {report['duration']:.2f} s, request_throughput "
                  f"{report['request_throughput']:.3f} req/s, output_throughput {report['output_throughput']:.1f} tok/s, "
                  f"total_token_throughput {report['total_token_throughput']:.1f} tok/s")

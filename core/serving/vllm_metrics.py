@@ -252,6 +252,23 @@ def bench_metrics(result, workload=None, slo_ttft_ms=None, slo_tpot_ms=None, slo
     return out
 
 
+def measured_metrics(measured, output_tokens) -> dict:
+    """The same latency keys for a measured `vllm bench serve` run (a trace's
+    meta["measured"]: per-request ttfts_s and itls_s lists) to lay beside the replay's:
+    e2el = ttft + Σ its gaps (the last chunk's time), tpot = Σ gaps / (output − 1) with the
+    run's own output lengths, itl = every gap."""
+    ttft = np.asarray(measured["ttfts_s"], dtype=float)
+    itls = [np.asarray(x, dtype=float) for x in measured["itls_s"]]
+    decode = np.array([x.sum() for x in itls]) if itls else np.zeros(0)
+    g = np.asarray(output_tokens, dtype=float)[: ttft.size]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tpot = np.where(g > 1, decode / (g - 1), np.nan)
+    gaps = np.concatenate(itls) if itls else np.zeros(0)
+    samples = {"ttft": ttft, "tpot": tpot[np.isfinite(tpot)], "itl": gaps, "e2el": ttft + decode}
+    return {f"{stat}_{name}_ms": value * 1000.0 for name in LATENCIES
+            for stat, value in weighted_stats(samples[name]).items()}
+
+
 # -- AIPerf's per-request records ---------------------------------------------------------
 def aiperf_records(result, workload=None) -> list[dict]:
     """One record per request in AIPerf's profile_export.jsonl layout (metadata, metrics

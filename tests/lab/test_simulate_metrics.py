@@ -309,3 +309,17 @@ def test_a_mooncake_trace_with_shared_prefixes_reports_its_cache_hits(tmp_path, 
     assert off["cached_tokens_total"] == 0 and off["mean_ttft_ms"] > report["mean_ttft_ms"]
     assert run([f"trace={trace}", "limit=4"]) == 0
     assert "prefix caching on: 3,072 prompt tokens from the cache" in capsys.readouterr().out
+
+
+def test_a_vllm_bench_result_is_laid_beside_the_replay(capsys):
+    """The bundled --save-result file: three completed requests (one failed is left out)."""
+    result = Path(__file__).parents[1] / "data" / "traces" / "vllm_bench_result.json"
+    saved = json.loads(result.read_text())
+    report = _json(capsys, [f"trace={result}"])
+    measured = report["measured"]
+    assert measured["mean_ttft_ms"] == pytest.approx(saved["mean_ttft_ms"])  # the file's own figure
+    assert measured["median_itl_ms"] == pytest.approx(20.0)  # gaps 21 20 22 | 20 21 20 23 | 20 19 ms
+    assert measured["mean_tpot_ms"] == pytest.approx((63 / 3 + 84 / 4 + 39 / 2) / 3)
+    assert set(measured) == {k for k in NAMES if k.endswith("_ms")}
+    assert run([f"trace={result}"]) == 0
+    assert "(run: the vllm bench serve result the trace came from, measured)" in capsys.readouterr().out
