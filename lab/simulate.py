@@ -243,6 +243,12 @@ def report_text(report: dict) -> str:
         lines.append(line)
     lines += _vllm_lines(report)
     lines.append(_cache_line(report))
+    extras = report.get("engine_extras") or {}
+    if extras.get("hit_rate_by_turn"):
+        lines.append("  cache hit rate by turn: " + ", ".join(f"{r * 100:.0f}%" for r in extras["hit_rate_by_turn"][:12])
+                     + (" ..." if len(extras["hit_rate_by_turn"]) > 12 else ""))
+    if extras.get("tool_wait_kv_byte_s"):
+        lines.append(f"  KV held during tool waits: {extras['tool_wait_kv_byte_s'] / 1e9:,.3f} GB·s")
     if "out" in report:
         lines.append(f"  wrote {', '.join(report['files'])} to {report['out']}")
     return "\n".join(lines)

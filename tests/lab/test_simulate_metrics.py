@@ -323,3 +323,18 @@ def test_a_vllm_bench_result_is_laid_beside_the_replay(capsys):
     assert set(measured) == {k for k in NAMES if k.endswith("_ms")}
     assert run([f"trace={result}"]) == 0
     assert "(run: the vllm bench serve result the trace came from, measured)" in capsys.readouterr().out
+
+
+def test_a_sessions_trace_reports_hits_by_turn_and_aiperf_turns(capsys):
+    sessions = Path(__file__).parents[1] / "data" / "traces" / "sessions_small.jsonl"
+    report = _json(capsys, [f"trace={sessions}"])
+    extras = report["engine_extras"]
+    assert report["cached_tokens_total"] > 0 and extras["hit_rate_by_turn"][0] == 0.0  # a first turn has no history
+    assert run([f"trace={sessions}"]) == 0
+    text = capsys.readouterr().out
+    assert "cache hit rate by turn: 0%, " in text and "KV held during tool waits:" in text
+    assert run([f"trace={sessions}", "--format", "aiperf"]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    turns = [(r["metadata"]["x_correlation_id"], r["metadata"]["turn_index"]) for r in records]
+    assert len(set(turns)) == len(turns) == report["requests"]
+    assert max(t for _, t in turns) >= 1  # later turns keep their session's correlation id
