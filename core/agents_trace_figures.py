@@ -121,8 +121,8 @@ def goodput_figure(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Figu
     x = np.arange(len(TRACES), dtype=float)
     finished = [rows[n]["throughput_tasks_per_s"] * 3600 for n in TRACES]
     good = [rows[n]["goodput_tasks_per_s"] * 3600 for n in TRACES]
-    labels = [(f"{g:.1f} of {f:.1f} tasks/h qualify · {rows[n]['case_pass_rate']:.1%} cases pass", (i, f))
+    labels = [(f"{g:.1f} of {f:.1f} tasks/h qualify\n{rows[n]['case_pass_rate']:.1%} of cases pass", (i, f))
               for i, (n, g, f) in enumerate(zip(TRACES, good, finished))]
     return {"x": x, "finished": finished, "good": good, "labels": labels,
             "ticks": [(float(i), LANE_NAMES[n]) for i, n in enumerate(TRACES)],
-            "y_range": (0, max(finished) * 1.25)}
+            "y_range": (0, max(finished) * 1.3)}

@@ -21,6 +21,9 @@ def _bars(kind: str, alpha: int = 200, outline: bool = True) -> pg.BarGraphItem:
                            pen=pen("paper", 1) if outline else pg.mkPen(None))
 
 
+ITL_SUBTITLE = "share of gaps per bin, every call of every copy"
+
+
 class TrajectorySections:
     """Built by _trajectory_section and _replay_section; drawn by the handlers of
     trajectory_handlers()."""
@@ -76,8 +79,7 @@ class TrajectorySections:
                                                        symbolBrush=brush("decode"), symbolPen=pen("ink", 1))
         self.cache_text = plot_text(anchor=(0, 0))
         p.addItem(self.cache_text)
-        self.itl_plot = PlotCard("token 间隔分布 · gaps between tokens (ITL) in the replay",
-                                 "share of gaps per bin, every call of every copy")
+        self.itl_plot = PlotCard("token 间隔分布 · gaps between tokens (ITL) in the replay", ITL_SUBTITLE)
         q = self.itl_plot.plot
         q.setLabel("bottom", "gap between two tokens (ms)")
         q.setLabel("left", "share of gaps (%)")
@@ -88,8 +90,6 @@ class TrajectorySections:
                                                  pen=pen("decode", 1.5))
         self.itl_median = marker_line(q, "ink", label="median", position=0.92)
         self.itl_p99 = marker_line(q, "backlog", label="p99", position=0.8)
-        self.itl_text = plot_text(anchor=(0, 0))
-        q.addItem(self.itl_text)
         return column(self.replay_card, self.cache_plot, self.itl_plot)
 
     def trajectory_handlers(self) -> dict:
@@ -143,7 +143,6 @@ class TrajectorySections:
             line.setVisible(value is not None)
             if value is not None:
                 line.setValue(value)
-        self.itl_text.setText(itl["text"])
-        self.itl_text.setPos(itl["x_range"][0], itl["y_range"][1] * 0.97)
+        self.itl_plot.set_subtitle(f"{ITL_SUBTITLE} · {itl['text']}")
         self.itl_plot.plot.setXRange(*itl["x_range"], padding=0.02)
         self.itl_plot.plot.setYRange(*itl["y_range"], padding=0)
