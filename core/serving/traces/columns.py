@@ -16,7 +16,7 @@ import io
 import numpy as np
 
 from core.cancel import NEVER
-from core.serving.traces.guard import MAX_FIELD_CHARS, MAX_LINE_CHARS, fail, number, short
+from core.serving.traces.guard import MAX_FIELD_CHARS, MAX_LINE_CHARS, fail, parse_number, short, valid_text
 
 MIN_BLOCK_LINES = 65_536
 MAX_BLOCKS = 40
@@ -71,7 +71,7 @@ class CsvText:
                    f"{MAX_LINE_CHARS:,} characters a line, {MAX_FIELD_CHARS} a number")
 
     def columns(self, kinds: dict[int, str], progress=None, cancel=NEVER) -> tuple[np.ndarray, dict[int, np.ndarray]]:
-        """Parse the columns `kinds` names ({index: 'number' | 'text' | 'datetime'}) of every
+        """Parse the columns `kinds` names ({index: "number" | "tokens" | "text" | "datetime"}) of every
         non-blank data line. Returns (row numbers, {index: array}); numbers are float64,
         text a bytes array, date-times int64 nanoseconds."""
         blocks = self._blocks_quoted() if self.quoted else self._blocks()
@@ -85,7 +85,7 @@ class CsvText:
             if progress is not None:
                 progress(min(done / total, 1.0))
         rows = np.concatenate(rows_out) if rows_out else np.zeros(0, np.int64)
-        empty = {"number": np.zeros(0), "text": np.zeros(0, "S1"), "datetime": np.zeros(0, np.int64)}
+        empty = {"number": np.zeros(0), "tokens": np.zeros(0), "text": np.zeros(0, "S1"), "datetime": np.zeros(0, np.int64)}
         return rows, {c: np.concatenate(v) if v else empty[kinds[c]] for c, v in out.items()}
 
     def _blocks(self):
@@ -151,14 +151,14 @@ class _Strided:
 
 
 def _convert(values: list, kind: str, field: str, rows: np.ndarray) -> np.ndarray:
-    if kind == "number":
-        return numbers(values, field, rows)
+    if kind in ("number", "tokens"):
+        return numbers(values, field, rows, kind == "tokens")
     if kind == "datetime":
         return datetimes(values, field, rows)
     return np.array([v.strip() if isinstance(v, bytes) else v.strip().encode() for v in values], dtype="S")
 
 
-def numbers(values: list, field: str, rows: np.ndarray, word: str = "row") -> np.ndarray:
+def numbers(values: list, field: str, rows: np.ndarray, integer: bool = False, word: str = "row") -> np.ndarray:
     """float64 of each value; the first one that is too long, not a number or not finite is
     refused by guard.number with its row. Whole numbers take int() (twice as fast as
     float(); their length is bounded by the line's and by int()'s digit limit)."""
@@ -173,10 +173,8 @@ def numbers(values: list, field: str, rows: np.ndarray, word: str = "row") -> np
     except (ValueError, TypeError):
         out, longest = None, MAX_FIELD_CHARS + 1
     if out is None or longest > MAX_FIELD_CHARS or not np.isfinite(out).all():
-        for v, r in zip(values, rows):
-            number(v, field, int(r), False, word=word)  # raises on the first bad one (any range fails later)
-            if len(v.strip()) > MAX_FIELD_CHARS or not np.isfinite(float(v)):
-                raise fail(f"{word} {int(r)}: {field} is {short(v)}; valid: a finite number")
+        for v, r in zip(values, rows):  # raises on the first bad one; ranges are checked later
+            parse_number(v, field, int(r), valid_text(integer), word)
     return out
 
 

@@ -39,13 +39,16 @@ def short(raw) -> str:
     return text if len(text) <= 40 else text[:37] + "…"
 
 
-def number(raw, field: str, row: int, integer: bool, max_tokens: int = MAX_TOKENS, word: str = "row") -> float:
-    """One value checked as the per-row parser always did: a number of bounded length, finite,
-    a whole number of tokens in [1, max_tokens] or an arrival in [0, MAX_ARRIVAL_S]."""
+def valid_text(integer: bool, max_tokens: int = MAX_TOKENS) -> str:
+    return f"a whole number >= 1 and <= {max_tokens:,}" if integer else f"[0, {MAX_ARRIVAL_S:.0e}] s"
+
+
+def parse_number(raw, field: str, row: int, valid: str, word: str = "row") -> float:
+    """A number of bounded length that is finite, or a refusal naming the row and field."""
     if isinstance(raw, (bytes, bytearray)):
         raw = bytes(raw).decode("utf-8", "replace")
     if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
-        raise fail(f"{word} {row}: {field} is {short(raw)}, not a number")
+        raise fail(f"{word} {row}: {field} is {short(raw)}, not a number; valid: {valid}")
     text = str(raw).strip()
     if len(text) > MAX_FIELD_CHARS:
         raise fail(f"{word} {row}: {field} is {len(text):,} characters long; valid: a number of at most "
@@ -53,14 +56,22 @@ def number(raw, field: str, row: int, integer: bool, max_tokens: int = MAX_TOKEN
     try:
         value = float(text)
     except (TypeError, ValueError):
-        raise fail(f"{word} {row}: {field} is {short(raw)}, not a number") from None
+        raise fail(f"{word} {row}: {field} is {short(raw)}, not a number; valid: {valid}") from None
     if not math.isfinite(value):
-        raise fail(f"{word} {row}: {field} is {short(raw)}; valid: a finite number")
+        raise fail(f"{word} {row}: {field} is {short(raw)}; valid: a finite number, {valid}")
+    return value
+
+
+def number(raw, field: str, row: int, integer: bool, max_tokens: int = MAX_TOKENS, word: str = "row") -> float:
+    """One value checked as the per-row parser always did: parse_number, then a whole number
+    of tokens in [1, max_tokens] or an arrival in [0, MAX_ARRIVAL_S]."""
+    valid = valid_text(integer, max_tokens)
+    value = parse_number(raw, field, row, valid, word)
     if integer:
         if not value.is_integer() or not 1 <= value <= max_tokens:
-            raise fail(f"{word} {row}: {field} is {short(raw)}; valid: a whole number >= 1 and <= {max_tokens:,}")
+            raise fail(f"{word} {row}: {field} is {short(raw)}; valid: {valid}")
     elif not 0 <= value <= MAX_ARRIVAL_S:
-        raise fail(f"{word} {row}: {field} is {short(raw)}; valid: [0, {MAX_ARRIVAL_S:.0e}] s")
+        raise fail(f"{word} {row}: {field} is {short(raw)}; valid: {valid}")
     return value
 
 

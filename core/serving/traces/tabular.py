@@ -101,7 +101,7 @@ def read_csv(data: bytes, fmt: str = "auto", trace_model=None, trace_log_type=No
     else:
         idx, labels = _layout_columns(text.names, fmt)
     filters = _filter_columns(text.names, trace_model, trace_log_type)
-    kinds = {idx[0]: "datetime" if fmt == "azure" else "number", idx[1]: "number", idx[2]: "number"}
+    kinds = {idx[0]: "datetime" if fmt == "azure" else "number", idx[1]: "tokens", idx[2]: "tokens"}
     kinds.update({c: "text" for c, _, _ in filters})
     rows, cols = text.columns(kinds, progress, cancel)
     keep = np.ones(rows.size, dtype=bool)
