@@ -76,8 +76,8 @@ def data_path(name: str):
 def model_or_config(key_or_path: str, *, part: str = "language", param: str = "model") -> Model:
     """A catalog model by key, else a Hugging Face config.json by path, as a Model with the
     catalog's field names (core/model_config reads and checks the file; ParamError(param)
-    names the file and the field it refuses). part: 'language' (the decoder) or 'vision'
-    (a multimodal config's vision_config)."""
+    names the file and the field it refuses). part: 'language' (the decoder), 'vision'
+    (a multimodal config's vision_config) or 'dit' (a diffusers Qwen-Image transformer)."""
     key = str(key_or_path)
     if key in model_keys():
         return model(key)

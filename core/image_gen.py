@@ -28,14 +28,14 @@ def dit_models() -> tuple[str, ...]:
 
 def latent_grid(model_key: str, height: int, width: int) -> tuple[int, int]:
     """Positions per side: pixels / VAE downscale / latent patch."""
-    m = catalog.model(model_key)
+    m = catalog.model_or_config(model_key, part="dit")
     step = m["vae_scale"] * m["patch_size"]
     return height // step, width // step
 
 
 def forward_flops(model_key: str, positions: int | np.ndarray, text_tokens: int) -> dict:
     """FLOPs of one DiT forward (one branch of one step); positions may be an array."""
-    m = catalog.model(model_key)
+    m = catalog.model_or_config(model_key, part="dit")
     d = m["hidden_size"]
     inner = m["mlp_size"]
     width = m["num_heads"] * m["head_dim"]
@@ -81,7 +81,7 @@ def sweep_sides(model: str, sides: Sequence[int], steps: int, cfg: bool, text_to
     predict, so the gap is visible (above it attention pulls the curve up; below it the
     fixed text rows make small images cost more per pixel)."""
     sides = np.asarray(sides, dtype=np.int64)
-    m = catalog.model(model)
+    m = catalog.model_or_config(model, part="dit")
     step = m["vae_scale"] * m["patch_size"]
     positions = (sides // step) ** 2
     branches = 2 if cfg else 1
@@ -93,7 +93,7 @@ def sweep_sides(model: str, sides: Sequence[int], steps: int, cfg: bool, text_to
 
 
 def _check(values: dict) -> None:
-    m = catalog.model(values["model"])
+    m = catalog.model_or_config(values["model"], part="dit")
     step = m["vae_scale"] * m["patch_size"]
     for name in ("height", "width"):
         if values[name] % step:
@@ -106,8 +106,8 @@ DIFFUSION = Calculator(
     title="图像生成:反复更新同一组 latent · steps × CFG × DiT forward",
     ref=BookRef("3.3.2", "Qwen-Image-2512"),
     params=(
-        Param("model", "", DIT_MODEL, "DiT from the catalog (Qwen-Image: 60 layers, hidden 3072)",
-              kind="choice", choices=dit_models() or (DIT_MODEL,)),
+        Param("model", "", DIT_MODEL, "DiT from the catalog (Qwen-Image: 60 layers, hidden 3072), or a diffusers "
+              "Qwen-Image transformer/config.json path", kind="path", choices=dit_models() or (DIT_MODEL,)),
         Param("height", "px", 1024, "output height (book: 1024)", 16, 16384, kind="int", label="H"),
         Param("width", "px", 1024, "output width (book: 1024)", 16, 16384, kind="int", label="W"),
         Param("steps", "steps", 50, "denoising steps n_s (pipeline default 50)", 1, 10_000, kind="int", label="n_s"),

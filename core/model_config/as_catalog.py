@@ -2,6 +2,8 @@
 read catalog entries (training, vision) take a user's file the same way."""
 from __future__ import annotations
 
+import os
+
 from core.catalog import Model
 from core.model_config.architecture import GroupedAttention, LatentAttention
 from core.model_config.reading import Fields, display_name, parse_json_object, read_small_file, shown_path
@@ -21,6 +23,8 @@ _EXPERTS_FIELD = {"qwen3_moe": "num_experts", "mixtral": "num_local_experts", "d
 def config_as_model(path: str, part: str, param: str) -> Model:
     if part == "vision":
         return _vision(path, param)
+    if part == "dit":
+        return _dit(path, param)
     from core.model_config import load_model_config
 
     spec = load_model_config(path, param=param)
@@ -74,3 +78,42 @@ def refuse_unless_dense(m: Model, param: str) -> None:
             name = m.get("experts_field", name) if name == "num_experts" else name
             raise ParamError(param, f"{m.source}: field {name}: the training counts take a dense decoder "
                              f"(no experts, no latent attention); valid: a dense llama, mistral, qwen2 or qwen3 config")
+
+
+# A diffusers Qwen-Image folder: transformer/config.json, and the VAE's downscale beside it.
+DIT_CLASS = "QwenImageTransformer2DModel"
+DIT_VALID = ("the transformer/config.json of a diffusers Qwen-Image folder (" + DIT_CLASS
+             + "; its vae/config.json beside it gives the VAE downscale)")
+DIT_FIELDS = {"num_layers": "num_layers", "num_attention_heads": "num_heads", "attention_head_dim": "head_dim",
+              "joint_attention_dim": "text_input_width", "in_channels": "in_channels",
+              "out_channels": "out_channels", "patch_size": "patch_size"}
+FFN_MULT = 4  # diffusers FeedForward's default: the MLP is 4 × the hidden width
+
+
+def _dit(path: str, param: str) -> Model:
+    text, _ = read_small_file(path, param, DIT_VALID)
+    where = shown_path(path)
+    data = parse_json_object(text, where, param, DIT_VALID)
+    f = Fields(data, where, param, DIT_VALID)
+    if f.text("_class_name") != DIT_CLASS:
+        raise f.refuse("_class_name", f"got {data.get('_class_name')!r}", f"{DIT_CLASS} (the counting follows its blocks)")
+    shape = {ours: f.whole(theirs, 1, 1 << 20) for theirs, ours in DIT_FIELDS.items()}
+    shape["hidden_size"] = shape["num_heads"] * shape["head_dim"]
+    shape["mlp_size"] = FFN_MULT * shape["hidden_size"]
+    shape["vae_scale"] = _vae_scale(path, param)
+    folder = os.path.basename(os.path.dirname(os.path.dirname(os.path.abspath(path))))  # .../Qwen-Image/transformer/
+    return Model(key=folder or display_name(path, data), source=str(path), shape=shape, derived={})
+
+
+def _vae_scale(transformer_config: str, param: str) -> int:
+    """2 ** len(temperal_downsample) of ../vae/config.json (the pipeline's vae_scale_factor)."""
+    vae = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(transformer_config))), "vae", "config.json")
+    valid = "a vae/config.json beside the transformer folder, with temperal_downsample"
+    text, _ = read_small_file(vae, param, valid)
+    where = shown_path(vae)
+    f = Fields(parse_json_object(text, where, param, valid), where, param, valid)
+    stages = f.data.get("temperal_downsample")
+    if not isinstance(stages, list) or not 1 <= len(stages) <= 8:
+        raise f.missing("temperal_downsample") if stages is None else f.refuse(
+            "temperal_downsample", f"{len(stages) if isinstance(stages, list) else type(stages).__name__}", "a list of 1 to 8 stages")
+    return 2 ** len(stages)

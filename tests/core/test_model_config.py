@@ -250,3 +250,21 @@ def test_vision_calculators_read_a_qwen3_vl_vision_config():
     assert err.value.param == "model" and "missing field vision_config" in err.value.message
     compare = get("vision.compare").run({"model": str(CONFIGS / "qwen3-vl-4b-instruct.json")})
     assert compare["encode_flops_ratio"] == get("vision.compare").run()["encode_flops_ratio"]
+
+
+def test_image_diffusion_reads_a_diffusers_qwen_image_folder(tmp_path):
+    transformer = CONFIGS / "qwen-image" / "transformer" / "config.json"
+    calc = get("image.diffusion")
+    assert calc.run({"model": str(transformer)})["flops"] == calc.run()["flops"]  # the book's 7.830e15
+    m = catalog.model_or_config(str(transformer), part="dit")
+    assert (m.key, m["vae_scale"], m["mlp_size"]) == ("qwen-image", 8, 12288)
+    # Without its vae/config.json the VAE's downscale is unknown: refused, naming that file.
+    lone = tmp_path / "transformer" / "config.json"
+    lone.parent.mkdir()
+    lone.write_text(transformer.read_text())
+    with pytest.raises(ParamError) as err:
+        calc.run({"model": str(lone)})
+    assert err.value.param == "model" and "vae/config.json" in err.value.message
+    with pytest.raises(ParamError) as err:
+        calc.run({"model": str(CONFIGS / "qwen3-8b.json")})
+    assert "field _class_name: got None" in err.value.message
