@@ -10,16 +10,7 @@ DEFAULT_MODEL = "qwen3-8b"
 
 def _compute(config: str, dtype_bytes: float) -> dict:
     spec = mc.model_spec(config, dtype_bytes, param="config")
-    return {
-        "parameters": spec.parameters,
-        "active_parameters": spec.active_parameters,
-        "weights_bytes": spec.weights_bytes,
-        "weights_read_per_step_bytes": spec.weights_read_per_step_bytes,
-        "kv_bytes_per_token": spec.kv_bytes_per_token,
-        "linear_flops_per_token": spec.linear_flops_per_token,
-        "lm_head_flops_per_row": spec.lm_head_flops_per_row,
-        "attention_flops_per_pair": spec.attention_flops_per_pair,
-    }
+    return {out.name: getattr(spec, out.name) for out in MODEL_CONFIG.outputs}  # outputs are ModelSpec fields
 
 
 MODEL_CONFIG = Calculator(
