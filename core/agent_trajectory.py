@@ -220,25 +220,27 @@ def trajectory(trace: str, model: str = DEFAULT_MODEL) -> dict:
         "tool_wait_kv_byte_s": float(np.dot(c["kv_bytes"], t.tool_s)),
         "checks_total": s.get("checks_total"), "checks_passed": s.get("checks_passed"),
         "checks_passed_with_alias": s.get("checks_passed_with_alias"),
+        "alias_failures": s["checks_total"] - s["checks_passed_with_alias"] if s else None,
     }
 
 
 def one_round(trace: str, round: int, model: str = DEFAULT_MODEL) -> dict:  # noqa: A002 - the book's word
     t = load_trajectory(trace)
-    c = {k: float(v[round]) for k, v in round_costs(t, model).items()}
-    i, k = int(t.input_tokens[round]), int(t.cached_tokens[round])
+    r = round - 1  # counted from 1, as the book does
+    c = {k: float(v[r]) for k, v in round_costs(t, model).items()}
+    i, k = int(t.input_tokens[r]), int(t.cached_tokens[r])
     return {
-        "input_tokens": i, "cached_tokens": k, "uncached_tokens": i - k, "output_tokens": int(t.output_tokens[round]),
+        "input_tokens": i, "cached_tokens": k, "uncached_tokens": i - k, "output_tokens": int(t.output_tokens[r]),
         "cold_prefill_flops": c["cold"], "cached_prefill_flops": c["cached"], "decode_flops": c["decode"],
-        "kv_bytes": c["kv_bytes"], "model_s": float(t.model_s[round]), "tool_s": float(t.tool_s[round]),
-        "tool_wait_kv_byte_s": c["kv_bytes"] * float(t.tool_s[round]),
+        "kv_bytes": c["kv_bytes"], "model_s": float(t.model_s[r]), "tool_s": float(t.tool_s[r]),
+        "tool_wait_kv_byte_s": c["kv_bytes"] * float(t.tool_s[r]),
     }
 
 
 def _check_round(values: dict) -> None:
     rounds = load_trajectory(values["trace"]).rounds
-    if values["round"] >= rounds:
-        raise ParamError("round", f"got {values['round']}; valid: 0..{rounds - 1} ({values['trace']} has {rounds} rounds)")
+    if values["round"] > rounds:
+        raise ParamError("round", f"got {values['round']}; valid: 1..{rounds} ({values['trace']} has {rounds} rounds)")
 
 
 def trace_param(help_text: str = "") -> Param:
@@ -278,6 +280,8 @@ TRAJECTORY = Calculator(
         Output("checks_total", "cases", "the task's test cases (bundled runs)"),
         Output("checks_passed", "cases", "return value right and input unchanged"),
         Output("checks_passed_with_alias", "cases", "also: the returned sub-lists are not aliases of the input"),
+        Output("alias_failures", "cases", "cases whose result still shares sub-lists with the input",
+               "checks_total − checks_passed_with_alias"),
     ),
     compute=trajectory,
     check=_check_trace,
@@ -298,6 +302,7 @@ TRAJECTORY = Calculator(
         BookValue("output_tokens", 2733, "思考开启:总输出 token 2,733"),
         BookValue("checks_passed", 1013, "返回值正确 + 输入不变检查 1013/1013"),
         BookValue("checks_passed_with_alias", 710, "额外检查:无别名 710/1013"),
+        BookValue("alias_failures", 303, "另 303 个仍与输入共享子列表"),
         BookValue("rounds", 12, "思考关闭:模型调用轮数 12", params=OFF),
         BookValue("output_tokens", 765, "思考关闭:总输出 token 765", params=OFF),
         BookValue("model_s", 13.156, "思考关闭:模型调用 13.156 s", params=OFF, **_MS),
@@ -312,8 +317,8 @@ ROUND = Calculator(
     name="agent.round",
     title="一轮的前缀复用 · one round: P_i = I_i − K_i",
     ref=BookRef("3.2.1", "四轮代码修复任务的缓存收益"),
-    params=(trace_param(), Param("round", "", 1, "0-based call of the run (the book's 第二轮 is round 1)",
-                                 0, MAX_ROUNDS - 1, kind="int"), MODEL),
+    params=(trace_param(), Param("round", "", 2, "which call of the run, from 1 (the book's 第二轮: 2)",
+                                 1, MAX_ROUNDS, kind="int"), MODEL),
     outputs=(
         Output("input_tokens", "tokens", "I_i"),
         Output("cached_tokens", "tokens", "K_i: restored, S_i = K_i"),
