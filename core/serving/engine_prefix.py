@@ -49,12 +49,16 @@ class PrefixSteps:
         most = (total - 1) // bs
         keys: list = []
         hit = idle = 0
-        if most > 0:
-            first = self.identity.keys(h, 0, 1, bs)
-            if first[0] in cache.ref:
-                keys = self.identity.keys(h, 0, most, bs)
-                hit, idle = cache.lookup(keys)
-                del keys[hit:]
+        step = 16  # look up in growing chunks: a long prompt usually misses early
+        while hit < most:
+            chunk = self.identity.keys(h, hit, min(most, hit + step), bs)
+            found, free_found = cache.lookup(chunk)
+            keys.extend(chunk[:found])
+            hit += found
+            idle += free_found
+            if found < len(chunk):
+                break
+            step *= 4
         num = min(total - hit * bs, budget)
         whole = total if self.cfg.reserve_full_prompt else hit * bs + num
         # Hit blocks that sit in the free queue leave it: they count against the free blocks.
@@ -68,9 +72,10 @@ class PrefixSteps:
         (it may take or evict blocks the next one would hit)."""
         bs = self.cfg.block_size
         admitted: list[int] = []
-        running_count = len(self.running)
+        computing: list[int] = []
+        seats = self.cfg.max_num_seqs - len(self.running)
         for h in self.waiting:
-            if budget <= 0 or running_count >= self.cfg.max_num_seqs:
+            if budget <= 0 or len(admitted) >= seats:
                 break
             gate, keys, hit, num = self._head_plan(h, budget)
             if gate > self.free:
@@ -82,10 +87,10 @@ class PrefixSteps:
             self.held[h] = keys
             self.computed[h] = hit * bs
             admitted.append(h)
-            ids.append(h)
-            chunks.append(num)
+            computing.append(num)
             budget -= num
-            running_count += 1
+        ids.extend(admitted)
+        chunks.extend(computing)
         self._admit(admitted)
 
     def _steps_before_watched_eviction(self, offsets: np.ndarray, k: int) -> int:
@@ -109,7 +114,7 @@ class PrefixSteps:
             h = held[r]
             full = int(computed[r]) // bs
             if full > len(h):
-                h.extend(cache.register(key) for key in identity.keys(r, len(h), full, bs))
+                h.extend(cache.register(identity.keys(r, len(h), full, bs)))
 
     def _release(self, r: int, finished: bool) -> None:
         """Give r's blocks back. A finished turn followed by a tool wait keeps its KV cached
@@ -124,6 +129,8 @@ class PrefixSteps:
                 drop = True
         self.free += self.cache.release(held, plain, drop, watch_until, self.now)
         self.held[r] = []
+        if finished:
+            self.identity.forget(r)
 
     def _prefix_extras(self) -> dict:
         if not self._prefix_info:

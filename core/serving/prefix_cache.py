@@ -51,17 +51,19 @@ class SessionIdentity:
             self.segments[r] = segs
 
     def keys(self, r: int, j0: int, j1: int, bs: int) -> list[int]:
-        out = []
+        out: list[int] = []
         j = j0
         for end, origin in self.segments[r]:
             stop = min(j1, end // bs)
-            base = (origin + 1) << _SHIFT
-            while j < stop:
-                out.append(base | j)
-                j += 1
-        base = (r + 1) << _SHIFT
-        out.extend(base | i for i in range(j, j1))
+            if stop > j:
+                out.extend(range(((origin + 1) << _SHIFT) + j, ((origin + 1) << _SHIFT) + stop))
+                j = stop
+        if j1 > j:
+            out.extend(range(((r + 1) << _SHIFT) + j, ((r + 1) << _SHIFT) + j1))
         return out
+
+    def forget(self, r: int) -> None:
+        pass
 
 
 class HashIdIdentity:
@@ -85,15 +87,21 @@ class HashIdIdentity:
             self.chains.append(chain)
             self.covered[r] = min(int(prompt_tokens[r]), len(raw) * self.block_tokens)
 
+        self._arrays: dict[int, np.ndarray] = {}  # keys of requests in flight, built once
+
     def keys(self, r: int, j0: int, j1: int, bs: int) -> list[int]:
-        chain, T = self.chains[r], self.block_tokens
-        shared_blocks = int(self.covered[r]) // bs
-        out = []
-        for j in range(j0, min(j1, shared_blocks)):
-            out.append(chain[((j + 1) * bs - 1) // T] << _SHIFT | j)
-        base = (r + 1) << _SHIFT
-        out.extend(base | j for j in range(max(j0, shared_blocks), j1))
-        return out
+        arr = self._arrays.get(r)
+        if arr is None or arr.size < j1:
+            j = np.arange(max(j1, 2 * (arr.size if arr is not None else 0)), dtype=np.int64)
+            chain = np.asarray(self.chains[r] or [0], np.int64)
+            shared = j < int(self.covered[r]) // bs
+            holder = np.minimum(((j + 1) * bs - 1) // self.block_tokens, chain.size - 1)
+            arr = np.where(shared, chain[holder] << _SHIFT, (r + 1) << _SHIFT) | j
+            self._arrays[r] = arr
+        return arr[j0:j1].tolist()
+
+    def forget(self, r: int) -> None:
+        self._arrays.pop(r, None)
 
 
 class BlockCache:
@@ -132,9 +140,10 @@ class BlockCache:
             owed -= 1
             del ref[key]
             self.evicted += 1
-            end = watch.pop(key, None)
-            if end is not None and end > now:
-                self.tool_block_s -= end - now
+            if watch:
+                end = watch.pop(key, None)
+                if end is not None and end > now:
+                    self.tool_block_s -= end - now
 
     def blocks_before_watched(self, free: int, now: float, limit: int) -> int:
         """How many blocks can be allocated (at most `limit`) before one would evict a
@@ -174,35 +183,44 @@ class BlockCache:
     def lookup(self, keys: list[int]) -> tuple[int, int]:
         """(blocks hit: the longest run of cached keys from the first, how many of those
         are free, i.e. leave the free queue when the request takes them)."""
-        ref = self.ref
-        hit = idle = 0
-        for key in keys:
-            count = ref.get(key)
-            if count is None:
-                break
-            hit += 1
-            if count == 0:
-                idle += 1
-        return hit, idle
+        counts = list(map(self.ref.get, keys))
+        hit = counts.index(None) if None in counts else len(counts)
+        return hit, counts[:hit].count(0)
 
     def touch(self, keys: list[int]) -> int:
         """A request takes cached blocks; returns how many left the free queue."""
         ref, queue = self.ref, self.queue
-        taken = 0
-        for key in keys:
-            if ref[key] == 0:
+        counts = list(map(ref.__getitem__, keys))
+        if not any(counts):  # the common case: nobody else holds them
+            for key in keys:
                 del queue[key]
-                taken += 1
-            ref[key] += 1
+            ref.update(dict.fromkeys(keys, 1))
+            taken = len(keys)
+        else:
+            taken = 0
+            for key, count in zip(keys, counts):
+                if count == 0:
+                    del queue[key]
+                    taken += 1
+                ref[key] = count + 1
         self.queued -= taken
         return taken
 
-    def register(self, key: int) -> int | None:
-        """A request's block just became full: cache it (None if an equal one already is)."""
-        if key in self.ref:
-            return None
-        self.ref[key] = 1
-        return key
+    def register(self, keys: list[int]) -> list:
+        """A request's blocks just became full: cache them. Returns the keys, None where an
+        equal block was cached already (this copy stays uncached)."""
+        ref = self.ref
+        if ref.keys().isdisjoint(keys):
+            ref.update(dict.fromkeys(keys, 1))
+            return keys
+        out = []
+        for key in keys:
+            if key in ref:
+                out.append(None)
+            else:
+                ref[key] = 1
+                out.append(key)
+        return out
 
     def release(self, held: list, plain: int, drop: bool = False, watch_until: float | None = None,
                 now: float = 0.0) -> int:
@@ -214,8 +232,24 @@ class BlockCache:
         ref, queue, watch = self.ref, self.queue, self.tool_watch
         freed = plain
         self._append_plain(plain)
+        rev = held[::-1]
+        if not drop and None not in rev:
+            # The common case, at C speed: no uncached copies among the held blocks.
+            counts = list(map(ref.__getitem__, rev))
+            if counts.count(1) == len(rev):
+                last = rev
+            else:  # some are shared with running requests: they stay in use
+                last = [key for key, count in zip(rev, counts) if count == 1]
+                ref.update((key, count - 1) for key, count in zip(rev, counts) if count > 1)
+            ref.update(dict.fromkeys(last, 0))
+            queue.update(dict.fromkeys(last))
+            if watch_until is not None:
+                watch.update(dict.fromkeys(last, watch_until))
+                self.tool_block_s += len(rev) * (watch_until - now)
+            self.queued += freed + len(last)
+            return freed + len(last)
         still_cached = 0
-        for key in reversed(held):
+        for key in rev:
             if key is None:
                 self._append_plain(1)
                 freed += 1

@@ -66,7 +66,7 @@ def test_without_prefix_caching_turns_still_wait_for_their_predecessor():
 def test_eviction_during_a_tool_wait_ends_its_byte_seconds():
     cache = BlockCache(num_blocks=3, block_bytes=2.0)
     cache.settle(0, 0.0)
-    held = [cache.register(k) for k in (1, 2, 3)]
+    held = cache.register([1, 2, 3])
     free = cache.release(held, plain=0, watch_until=10.0, now=0.0)  # queue: 3, 2, 1
     assert cache.tool_wait_kv_byte_s == 3 * 10.0 * 2.0
     cache.settle(free - 1, 4.0)  # block 3 evicted at 4 s: held 4 s, not 10

@@ -73,7 +73,7 @@ def test_lru_queue_evicts_the_least_recently_freed_tail_first():
     cache = BlockCache(num_blocks=4, block_bytes=1.0)
     free = 0  # a request takes all 4 blocks, fills 3 and caches them
     cache.settle(free, 0.0)
-    held = [cache.register(k) for k in (11, 12, 13)]
+    held = cache.register([11, 12, 13])
     free += cache.release(held, plain=1)  # queue: plain, 13, 12, 11 (tail first)
     assert free == 4 and cache.lookup([11, 12, 13]) == (3, 3)
     free -= 2  # two new blocks: the plain one, then 13 is evicted
