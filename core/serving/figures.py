@@ -166,6 +166,7 @@ class ReplaySide:
     workload: Any = None  # what it replayed
     config: Any = None  # the EngineConfig it ran with (its StepCost gives exact step times to the ITL)
     cached_share: float | None = None  # prompt tokens from the prefix cache / all prompt tokens
+    from_trace: bool = False  # replayed a loaded trace, not the card's windows
 
 
 def _decimate(t: np.ndarray, *ys: np.ndarray, points: int = DISPLAY_POINTS) -> tuple[np.ndarray, ...]:
@@ -228,7 +229,7 @@ def replay_side(inputs, cancel: CancelToken = NEVER, workload: wl.Workload | Non
         gantt_codes=codes, ttft_sorted=ttft[order], first_token_by_ttft=result.first_token_s[order],
         book_ttft_p95_s=observed["ttft_p95_s"] if observed else None, status=status,
         y_top=max(float(result.series_waiting.max()), float(result.series_running.max())) * 1.1 + 1,
-        result=result, workload=work, config=config, cached_share=cached,
+        result=result, workload=work, config=config, cached_share=cached, from_trace=workload is not None,
     )
     return dict(summary, figure=fig, source=source, cached_token_share=cached)
 
@@ -259,7 +260,8 @@ def compare_rows(sides: Mapping[str, ReplaySide | None]) -> dict:
     cells: dict[str, list[tuple[str, str, str, bool | None]]] = {}
     headers: list[str] = []
     for side, fig in sides.items():
-        name = fig.name if fig is not None else "custom"
+        # A trace's name is in its plots' titles; the column stays narrow.
+        name = "custom" if fig is None else "trace" if fig.from_trace else fig.name
         headers += [f"{side} 模拟 · {name}", f"{side} 书中实测", f"{side} Δ"]
         if fig is None:
             continue
@@ -277,11 +279,14 @@ def compare_rows(sides: Mapping[str, ReplaySide | None]) -> dict:
                          delta, ok))
         cells[side] = rows
     return {"rows": COMPARE_ROWS, "headers": headers, "cells": cells,
+            "book": not all(f is not None and f.from_trace for f in sides.values()),  # a trace has no book run
             "tips": [f"<b>{m}</b> = {calc.output(m).formula}<br>{calc.output(m).help}" for m in COMPARE_ROWS]}
 
 
 def replay_status(sides: Mapping[str, ReplaySide]) -> str:
     walls = " · ".join(f"{s}: {fig.status}" for s, fig in sides.items() if fig is not None)
+    if all(fig is not None and fig.from_trace for fig in sides.values()):
+        return f"simulated {walls}."  # no book run to compare a trace with
     return (f"simulated {walls}. Δ within ±{BOOK_TOLERANCE:.0%} of the book's vLLM run shown green, "
             "beyond it orange.")
 

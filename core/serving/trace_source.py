@@ -30,8 +30,9 @@ PARAMS = (
     Param("window_s", "s", (), "keep the requests arriving in [start, end) s after the first (empty: all)",
           0, 1e10, kind="floats", min_items=0, max_items=2),
     Param("limit", "rows", 0, "keep the first N requests (0: all)", 0, MAX_REQUESTS, kind="int"),
-    Param("trace_model", "", "", "BurstGPT: keep only rows whose Model is this (empty: all)", kind="path"),
-    Param("trace_log_type", "", "", "BurstGPT: keep only rows whose Log Type is this (empty: all)", kind="path"),
+    # Free text (kind 'text': parsed here, not by Param.parse; the field is a plain line edit).
+    Param("trace_model", "", "", "BurstGPT: keep only rows whose Model is this (empty: all)", kind="text"),
+    Param("trace_log_type", "", "", "BurstGPT: keep only rows whose Log Type is this (empty: all)", kind="text"),
 )
 _BY_NAME = {p.name: p for p in PARAMS}
 
@@ -77,7 +78,7 @@ def parse_trace_source(raw: Mapping[str, Any]) -> TraceSource:
     values: dict[str, Any] = {}
     for name, param in _BY_NAME.items():
         value = raw.get(name, param.default)
-        if param.kind == "path":  # a free text filter; empty means none
+        if param.kind == "text":  # a filter; empty means none
             text = str(value or "").strip()
             if len(text) > MAX_FILTER_CHARS or "\0" in text:
                 raise ParamError(name, f"got {len(text)} characters; valid: at most {MAX_FILTER_CHARS}")

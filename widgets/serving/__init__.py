@@ -303,12 +303,16 @@ class ServingPanel(QtWidgets.QWidget):
         t_end = max(f.t_end for f in figs.values() if f is not None)
         first = self.replay_player.duration <= 1.0  # the placeholder before the first run
         self.replay_player.set_duration(t_end)
-        source, self._drawn_source = self._drawn_source, self.state.replay_source("A")
-        if (first and self.state.player("replay") == 0.0) or source != self._drawn_source:
+        current = all(self.state.replay_current(s) for s in REPLAY_SIDES)
+        new_source = current and self._drawn_source != self.state.replay_source("A")
+        if current:
+            self._drawn_source = self.state.replay_source("A")
+        at = self.state.player("replay")
+        if (first and at == 0.0) or new_source or at > t_end:
             self.state.set_player("replay", t_end)  # open on the whole run; ▶ starts again from 0
         else:
             self._draw_replay_frame(self.state.player("replay"))
-        if all(self.state.replay_current(s) for s in REPLAY_SIDES):
+        if current:
             self._submit_metrics()
             self.replay_computed.emit({s: {k: v for k, v in self.state.replay(s).result.items() if k != "figure"}
                                        for s in REPLAY_SIDES})

@@ -4,12 +4,11 @@ core.serving.overlay_figures). Hidden when the trace carries no measured values;
 curves are made once and set with setData."""
 from __future__ import annotations
 
-import pyqtgraph as pg
 from PySide6 import QtWidgets
 
 from core.serving import overlay_figures
 from widgets.jobs import jobs
-from widgets.page import ReflowLayout, plot_text
+from widgets.page import ReflowLayout, fixed_lines
 from widgets.plot_card import PlotCard
 from widgets.serving.replay_plots import narrow_header
 from widgets.theme import pen
@@ -25,7 +24,7 @@ class OverlayPlots(QtWidgets.QWidget):
         self._of = None  # the replay figure the overlay shows
         layout = ReflowLayout(self, columns=2, min_column_em=24)
         self.cards: dict[str, PlotCard] = {}
-        self.notes: dict[str, pg.TextItem] = {}
+        self.notes: dict[str, QtWidgets.QLabel] = {}  # p50/p90/p99 of both, under the plot (clear of the curves)
         for key, title, axis in PANELS:
             card = narrow_header(PlotCard(title, "fraction of samples ≤ x (CDF)"))
             card.plot_widget.setMinimumHeight(220)
@@ -37,8 +36,11 @@ class OverlayPlots(QtWidgets.QWidget):
             p.addLegend(offset=(-10, -40))
             card.add_curve("measured", pen=pen("ink", 2.5, dashed=True), name="实测 measured (vllm bench)")
             card.add_curve("simulated", pen=pen("prefill", 2.5), name="模拟 simulated (A)")
-            note = plot_text(anchor=(0, 0), size=9)
-            p.addItem(note)
+            note = QtWidgets.QLabel("")
+            note.setObjectName(f"overlay_note_{key}")
+            note.setProperty("role", "caption")
+            fixed_lines(note, 3)
+            card.layout().addWidget(note)
             self.cards[key], self.notes[key] = card, note
             layout.addWidget(card)
         self.figure: dict | None = None
@@ -70,5 +72,4 @@ class OverlayPlots(QtWidgets.QWidget):
             lo, hi = panel["x_range"]
             card.plot.setXRange(lo, hi, padding=0.01)
             card.set_subtitle(f"CDF · 实测 {panel['measured_n']:,} vs 模拟 {panel['simulated_n']:,} samples")
-            self.notes[key].setText(panel["note"])
-            self.notes[key].setPos(lo + (hi - lo) * 0.02, 0.99)  # top left: a CDF rises from the bottom left
+            self.notes[key].setText(panel["note"].replace("\n", "<br>"))

@@ -22,6 +22,9 @@ CAPTION = (
 A_AND_B = "<b>A</b> uses the form; <b>B</b> is A with these shares of long-input requests per window:"
 A_AND_B_TRACE = ("<b>A</b> 与 <b>B</b> 回放 trace · both replay the trace with the form's engine; <b>B</b> with prefix "
                  "caching the other way (the same run when the trace carries no prefix information)")
+BAND_TIP = ("Re-run A and B with Poisson arrivals and random class order for seeds 0-4: each metric as "
+            "min – max (median), a band rather than one number; while on, every edit recomputes it")
+BAND_TRACE_TIP = "The band over seeds redraws the book's windows; a trace's arrivals are fixed (Clear the trace first)"
 # The form's fields that make the book's windows: a trace replaces them.
 WINDOW_FIELDS = ("durations_s", "rates_per_s", "shares_long_input", "long_input_in_tokens", "long_input_out_tokens",
                  "long_output_in_tokens", "long_output_out_tokens", "arrival", "cv", "seed", "class_order")
@@ -92,9 +95,7 @@ class ReplayControls(QtWidgets.QWidget):
         self.band_button = QtWidgets.QPushButton("Band over seeds")
         self.band_button.setObjectName("band_button")
         self.band_button.setCheckable(True)
-        self.band_button.setToolTip("Re-run A and B with Poisson arrivals and random class order for seeds 0-4: "
-                                    "each metric as min – max (median), a band rather than one number; "
-                                    "while on, every edit recomputes it")
+        self.band_button.setToolTip(BAND_TIP)
         self.band_busy = _keep_place(BusyBadge(band_key, owner=self.band_button))
         self.band_label = QtWidgets.QLabel("")
         self.band_label.setProperty("role", "caption")
@@ -121,6 +122,8 @@ class ReplayControls(QtWidgets.QWidget):
             self.replay_form.field(name).setEnabled(not trace)
         self.b_form.setEnabled(not trace)
         self.a_label.setText(A_AND_B_TRACE if trace else A_AND_B)
+        self.band_button.setEnabled(not trace)  # the band redraws the windows' arrivals, not a trace's
+        self.band_button.setToolTip(BAND_TRACE_TIP if trace else BAND_TIP)
 
     def draw_table(self, table: dict) -> None:
         self.compare_table.setUpdatesEnabled(False)
@@ -135,6 +138,8 @@ class ReplayControls(QtWidgets.QWidget):
                     tint = ("good_tint" if ok else "bad_tint") if (k == 2 and ok is not None) else "paper"
                     item.setBackground(color(tint))
         self.compare_table.setHorizontalHeaderLabels(table["headers"])
+        for c in (1, 2, 4, 5):  # the book's columns, when there is a book run to compare with
+            self.compare_table.setColumnHidden(c, not table.get("book", True))
         self.compare_table.setUpdatesEnabled(True)
 
     def show_band(self, band: dict | None) -> None:

@@ -116,6 +116,10 @@ class TraceSourceSection(QtWidgets.QWidget):
         self.fields: dict[str, ParamField] = {}
         for param in ts.PARAMS:
             field = ParamField(param)
+            if param.kind == "text":
+                tip = f"<b>{param.name}</b>: {param.help}<br>valid: text of at most {ts.MAX_FILTER_CHARS} characters"
+                field.label.setToolTip(tip)
+                field.edit.setToolTip(tip)
             field.edited.connect(lambda name=param.name: self._on_field_edited(name))
             self.fields[param.name] = field
             grid.addWidget(field)
