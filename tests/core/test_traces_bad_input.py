@@ -32,6 +32,8 @@ def refused(tmp_path, name, text, param="trace", **options):
     ("m.jsonl", '{"arrival_s": 0, "input_tokens": 1, "output_tokens": 2}\n{"t": 1, "p": 1, "g": 2}\n',
      "lines name their fields differently"),
     ("m.csv", "arrival_s,input_tokens,output_tokens\n0,1,2\n" + MOONCAKE, "row 2 has a different number of fields"),
+    ("m.csv", "arrival_s,input_tokens,output_tokens\n0,1\n1,2,3,4\n", "row 1 has a different number of fields "
+     "than the header (2 for 3)"),  # two wrong rows whose fields add up
     # a date-time that does not parse
     ("d.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03.9799600,5,2\n2023-11-16 25:99:00,5,2\n",
      "row 2: TIMESTAMP is '2023-11-16 25:99:00', not a date-time"),

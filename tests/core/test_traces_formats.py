@@ -187,3 +187,22 @@ def test_write_and_parse_text_round_trip(tmp_path):
     again = traces.parse_text(out.read_text(), "csv")
     assert np.allclose(again.arrival_s, work.arrival_s, atol=1e-6)
     assert np.array_equal(again.input_tokens, work.input_tokens)
+
+
+def test_plain_decimals_read_from_bytes_equal_float(tmp_path):
+    # The byte-level path (digits.py) must give the very float that float(text) gives.
+    rng = np.random.default_rng(3)
+    values = [f"{v:.{k}f}" for v, k in zip(rng.uniform(0, 1e7, 5000), rng.integers(0, 8, 5000))]
+    path = tmp_path / "d.csv"
+    path.write_text("arrival_s,input_tokens,output_tokens\n" + "".join(f"{v},7,1\n" for v in values))
+    work = traces.load_trace(path)
+    want = np.sort(np.array([float(v) for v in values]))
+    assert np.array_equal(work.arrival_s, want - want[0])
+
+
+def test_other_number_spellings_take_the_per_value_path(tmp_path):
+    path = tmp_path / "e.csv"
+    path.write_text("arrival_s,input_tokens,output_tokens\n1e2,+5,3.0\n 0 ,6, 2\n")
+    work = traces.load_trace(path)
+    assert list(work.arrival_s) == [0, 100] and list(work.input_tokens) == [6, 5]
+    assert list(work.output_tokens) == [2, 3]

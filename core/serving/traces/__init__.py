@@ -84,7 +84,7 @@ def parse_bytes(data: bytes, name: str, fmt: str = "auto", max_request_tokens: i
     report = _Progress(progress)
     try:
         guard.decode_check(data, name)
-        if not data.strip():
+        if not data or data.isspace():
             raise guard.fail("the file is empty; valid: a trace file with requests")
         kind = sniff(data) if fmt == "auto" else fmt
         if kind in JSON_FORMATS:

@@ -1,5 +1,6 @@
-"""CSV columns read in blocks with numpy: the lines are found by one scan for newlines, each
-block of lines is split once, and each wanted column is converted with one call per block.
+"""CSV columns read in blocks with numpy: the lines are found by one scan for newlines, the
+fields of each block by one scan for delimiters, and each wanted column is converted from
+the bytes at once (digits.py), or per value when it is not plain decimals.
 
 A row is looked at on its own only to name it in a refusal (the first value that does not
 parse, is too long or out of range), so a good file never pays for per-row Python. Quoted
@@ -16,6 +17,7 @@ import io
 import numpy as np
 
 from core.cancel import NEVER
+from core.serving.traces.digits import decimals, field_bounds, texts
 from core.serving.traces.guard import MAX_FIELD_CHARS, MAX_LINE_CHARS, fail, parse_number, short, valid_text
 
 MIN_BLOCK_LINES = 65_536
@@ -81,7 +83,7 @@ class CsvText:
             cancel.check()
             rows_out.append(rows)
             for c, kind in kinds.items():
-                out[c].append(_convert(cols[c], kind, self.names[c], rows))
+                out[c].append(cols.get(c, kind, self.names[c], rows))
             if progress is not None:
                 progress(min(done / total, 1.0))
         rows = np.concatenate(rows_out) if rows_out else np.zeros(0, np.int64)
@@ -102,11 +104,13 @@ class CsvText:
             else:
                 chunk = self.data[self.starts[a]:self.ends[b - 1]]
             if rows.size == 0:
-                yield rows, {c: [] for c in range(ncols)}, b - 1
+                yield rows, _Lists([[] for _ in range(ncols)]), b - 1
                 continue
-            self._check_field_counts(chunk, rows, ncols)
-            fields = chunk.replace(b"\n", b",").split(b",")
-            yield rows, _Strided(fields, ncols), b - 1
+            blk = np.frombuffer(chunk, np.uint8)
+            bounds = field_bounds(blk, rows.size, ncols)
+            if bounds is None:
+                self._check_field_counts(chunk, rows, ncols)  # raises, naming the row
+            yield rows, _Block(chunk, blk, *bounds), b - 1
 
     def _check_field_counts(self, chunk: bytes, rows: np.ndarray, ncols: int) -> None:
         blk = np.frombuffer(chunk, np.uint8)
@@ -137,17 +141,36 @@ class CsvText:
                     lists[c].append(row[c])
         except csv.Error as exc:
             raise fail(f"row {reader.line_num - 1} is not valid CSV ({exc}); valid: a CSV header and rows") from None
-        yield np.array(rows, dtype=np.int64), lists, self.data_lines
+        yield np.array(rows, dtype=np.int64), _Lists(lists), self.data_lines
 
 
-class _Strided:
-    """Column c of a block split into one flat list: every ncols-th field from c."""
+class _Lists:
+    """A block's columns as lists of values (the csv module's rows)."""
 
-    def __init__(self, fields: list, ncols: int):
-        self.fields, self.ncols = fields, ncols
+    def __init__(self, lists: list[list]):
+        self.lists = lists
 
-    def __getitem__(self, c: int) -> list:
-        return self.fields[c::self.ncols]
+    def get(self, c: int, kind: str, field: str, rows: np.ndarray) -> np.ndarray:
+        return _convert(self.lists[c], kind, field, rows)
+
+
+class _Block:
+    """A block of unquoted lines with its field boundaries; plain decimals and texts are
+    read from the bytes (digits.py), anything else per value."""
+
+    def __init__(self, chunk: bytes, blk: np.ndarray, starts: np.ndarray, ends: np.ndarray):
+        self.chunk, self.blk, self.starts, self.ends = chunk, blk, starts, ends
+
+    def get(self, c: int, kind: str, field: str, rows: np.ndarray) -> np.ndarray:
+        s, e = self.starts[:, c], self.ends[:, c]
+        if kind in ("number", "tokens"):
+            fast = decimals(self.blk, s, e)
+            if fast is not None:
+                return fast
+        elif kind == "text":
+            return texts(self.blk, s, e)
+        values = [self.chunk[a:b] for a, b in zip(s.tolist(), e.tolist())]
+        return _convert(values, kind, field, rows)
 
 
 def _convert(values: list, kind: str, field: str, rows: np.ndarray) -> np.ndarray:

@@ -35,22 +35,22 @@ def json_kind(obj) -> str:
 
 def sniff(data: bytes) -> str:
     """The format of a file's bytes (BOM and leading blank lines skipped)."""
-    head = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
-    head = head.lstrip()
+    body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+    head = body[:_FIRST_LINE_BYTES].lstrip()  # a prefix: no copy of a large file
     if not head:
         raise fail("the file is empty; valid: a trace file with requests")
     if head[:1] == b"[":
         raise fail("the file is a JSON array; valid: JSON Lines (one object per line) or a vllm bench serve result")
     if head[:1] != b"{":
         return sniff_header(CsvText(head[: head.find(b"\n") + 1 if b"\n" in head else len(head)]).names)
-    first = head[:_FIRST_LINE_BYTES].split(b"\n", 1)[0]
+    first = head.split(b"\n", 1)[0]
     try:
         obj = json.loads(first)
     except ValueError:
         obj = None
     if obj is None:  # one object over several lines (an indented result file)
         try:
-            obj = json.loads(head)
+            obj = json.loads(body)
         except ValueError as exc:
             raise fail(f"line 1 is not JSON ({getattr(exc, 'msg', exc)}); valid: one JSON object per line, "
                        "or a vllm bench serve result") from None

@@ -107,9 +107,11 @@ def read_csv(data: bytes, fmt: str = "auto", trace_model=None, trace_log_type=No
     keep = np.ones(rows.size, dtype=bool)
     dropped: dict[str, int] = {}
     for c, wanted, param in filters:
-        match = np.char.lower(cols[c]) == wanted.strip().lower().encode()
+        distinct = set(cols[c].tolist())  # a few values (models, log types) over many rows
+        chosen = [v for v in distinct if v.strip().lower() == wanted.strip().lower().encode()]
+        match = np.isin(cols[c], chosen) if len(chosen) > 1 else cols[c] == (chosen[0] if chosen else b"")
         if not match.any():
-            present = ", ".join(sorted({v.decode("utf-8", "replace") for v in np.unique(cols[c])})[:12])
+            present = ", ".join(sorted({v.decode("utf-8", "replace").strip() for v in distinct})[:12])
             raise ParamError(param, f"no row has {text.names[c]} {wanted!r}; valid: one of {present}")
         dropped[f"other {text.names[c]}"] = int(np.sum(keep & ~match))
         keep &= match
