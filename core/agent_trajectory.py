@@ -257,7 +257,7 @@ _MS = dict(abs_tol=0.0005)  # the book prints seconds to the millisecond
 TRAJECTORY = Calculator(
     name="agent.trajectory",
     title="代码任务轨迹 · a measured code-agent run",
-    ref=BookRef("3.2.3", "四轮代码修复任务 · 代码任务轨迹"),
+    ref=BookRef("3.2.3", "代码任务轨迹"),
     params=(trace_param(), MODEL),
     outputs=(
         Output("rounds", "calls", "model calls of the task"),
@@ -316,7 +316,7 @@ TRAJECTORY = Calculator(
 ROUND = Calculator(
     name="agent.round",
     title="一轮的前缀复用 · one round: P_i = I_i − K_i",
-    ref=BookRef("3.2.1", "四轮代码修复任务的缓存收益"),
+    ref=BookRef("3.2.1", "四轮代码修复任务"),
     params=(trace_param(), Param("round", "", 2, "which call of the run, from 1 (the book's 第二轮: 2)",
                                  1, MAX_ROUNDS, kind="int"), MODEL),
     outputs=(

@@ -74,7 +74,7 @@ CED = Calculator(
     ),
     compute=ced,
     check=_check_ced,
-    note="只比专家层 · expert layers only; P and G 示意",
+    note="只比专家层;P、G 为示意 · expert layers only; P and G are illustrative",
     book=(
         BookValue("decoder_only_prompt_layer_tokens", 40 * 8192, "40P, P = 8,192", derived=True),
         BookValue("ced_prompt_layer_tokens", 20 * 8192 + 20 * 128, "20P + 20·min(P,128), P = 8,192", derived=True),
@@ -107,7 +107,7 @@ def goodput(trace: str, deadline_s: float, completion: str) -> dict:
 GOODPUT = Calculator(
     name="agent.goodput",
     title="有效吞吐 · goodput: qualified tasks per second",
-    ref=BookRef("3.1.2", "质量与时限要求下的有效吞吐 · §3.2.3 的两次运行"),
+    ref=BookRef("3.1.2", "有效吞吐"),  # the definition; the runs are §3.2.3's
     params=(
         trace_param("a measured run (思考开启 on / 关闭 off); a CSV of rounds has no checks, so no verdict"),
         Param("deadline_s", "s", 120.0, "time limit of one task (示意)", 0, 1e9, min_exclusive=True, illustrative=True),

@@ -115,7 +115,7 @@ def replay_trajectory(trace: str, copies: int, stagger_s: float, prefix_caching:
 REPLAY = Calculator(
     name="agent.replay",
     title="同一轨迹回放:引擎的前缀缓存 · the trajectory through the engine",
-    ref=BookRef("3.2.1", "前缀复用 · 回放"),
+    ref=BookRef("3.2.1", "前缀复用"),
     params=(
         trace_param(),
         Param("copies", "sessions", 16, "agents running this task at once, one session each (示意)", 1, MAX_COPIES,

@@ -16,8 +16,9 @@ LANE_NAMES = {"thinking_on": "思考开启 thinking on", "thinking_off": "思考
 LANE_HALF = 0.3
 # §3.2.3: "四轮依次是:输出截断、写文件、运行测试、结束" (thinking on's four calls).
 ROUND_LABELS = {"thinking_on": ("1", "2", "3", "4")}
-ROUND_LEGEND = ("思考开启的四轮 thinking on's four calls: 1 输出截断 truncated · 2 写文件 write file · "
-                "3 运行测试 run tests · 4 结束 done; tools and hand-offs: 位置示意 placed for illustration")
+ROUND_LEGEND = ("思考开启的四轮:1 输出截断、2 写文件、3 运行测试、4 结束;工具与交接的位置为示意 · "
+                "thinking on's calls: 1 truncated, 2 write file, 3 run tests, 4 done; tools and hand-offs "
+                "placed for illustration")
 TFLOP = 1e12
 
 
@@ -47,7 +48,7 @@ def timeline_figure(traces: tuple[str, ...] = TRACES) -> Figure:
             "tool": _spans(model_end.tolist(), ends.tolist(), y),
             "other": _spans([float(ends[-1])], [total], y),
             "labels": [(text, ((a + b) / 2, y)) for text, a, b in zip(labels, model_start, model_end) if b - a > 0],
-            "total_text": f"{t.rounds} 轮 rounds · {format_seconds(total)}", "total_pos": (0.0, y + LANE_HALF + 0.05),
+            "total_text": f"{t.rounds} rounds · {format_seconds(total)}", "total_pos": (0.0, y + LANE_HALF + 0.05),
         }
         x_end = max(x_end, total)
     ticks = [(LANE_Y.get(n, 0.0), LANE_NAMES.get(n, n)) for n in traces]

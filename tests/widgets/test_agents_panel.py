@@ -116,7 +116,7 @@ def test_timeline_lanes_end_at_the_measured_times(panel):
                                                         + 0.074244 + 3.456244)
     assert on["other"].opts["x1"] == [pytest.approx(76.5102791490499)]  # elapsed: model + tools + other
     assert len(panel.timeline_bars["thinking_off"]["model"].opts["x0"]) == 12
-    assert panel.timeline_totals["thinking_off"].toPlainText() == "12 轮 rounds · 13.8 s"
+    assert panel.timeline_totals["thinking_off"].toPlainText() == "12 rounds · 13.8 s"
 
 
 def test_prefill_bars_follow_the_trace_choice(panel):

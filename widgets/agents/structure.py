@@ -18,7 +18,7 @@ class StructureSections:
 
     def _ced_section(self) -> QtWidgets.QWidget:
         self.ced_card = CalculatorCard(self.state.card("ced"))
-        self.ced_plot = PlotCard("图 3-14 · 负载推动结构:V4.1 Flash 的 CED",
+        self.ced_plot = PlotCard("图 3-14 · 负载推动结构:V4.1 Flash 的 CED · workload shapes structure: V4.1 Flash's CED",
                                  "expert layers each prompt token passes: 40 vs 20 + 20·min(P,128)/P")
         p = self.ced_plot.plot
         p.setLabel("bottom", "prompt tokens P (log)")

@@ -30,7 +30,7 @@ class TrajectorySections:
 
     def _trajectory_section(self) -> QtWidgets.QWidget:
         self.trajectory_card = CalculatorCard(self.state.card("trajectory"))
-        self.timeline_plot = PlotCard("代码任务轨迹 · 模型、工具、再模型", figures.ROUND_LEGEND)
+        self.timeline_plot = PlotCard("代码任务轨迹:模型、工具、再模型 · model, tools, model again", figures.ROUND_LEGEND)
         p = self.timeline_plot.plot
         p.setLabel("bottom", "time (s)")
         p.setYRange(-0.45, 1.75)
@@ -48,7 +48,7 @@ class TrajectorySections:
             for item in (*self.timeline_labels[lane], self.timeline_totals[lane]):
                 p.addItem(item)
         self.prefill_plot = PlotCard("四轮代码修复任务的缓存收益 · cold vs cached prefill",
-                                     "TFLOPs per round · 红 red: 每轮全量重算 whole prompt · 蓝 blue: 只算未命中 uncached suffix only")
+                                     "红:每轮全量重算;蓝:只算未命中的部分 · red: the whole prompt each round; blue: the uncached suffix only")
         q = self.prefill_plot.plot
         q.setLabel("bottom", "round")
         q.setLabel("left", "prefill TFLOPs")
