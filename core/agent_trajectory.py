@@ -107,35 +107,59 @@ def _field(row: dict, name: str, where: str, integer: bool, high: float) -> floa
     return value
 
 
+def _check_row(row: dict, where: str) -> tuple[float, ...]:
+    """One row's values, or the ParamError naming its first bad field."""
+    i, k, g = (_field(row, c, where, True, MAX_ROUND_TOKENS) for c in COLUMNS[:3])
+    model, tool = (_field(row, c, where, False, MAX_WALL_S) for c in COLUMNS[3:])
+    if i < 1:
+        raise _refuse(where, "input_tokens is 0; valid: at least 1 (a call has a prompt)")
+    if k >= i:
+        raise _refuse(where, f"cached_tokens is {k:,.0f}; valid: 0..input_tokens − 1 = {i - 1:,.0f} "
+                      "(at least one prompt token is computed)")
+    if g < 1:
+        raise _refuse(where, "output_tokens is 0; valid: at least 1 (prefill makes the first token)")
+    return i, k, g, model, tool
+
+
+def _columns(rows: list[list[str]], index: list[int]) -> np.ndarray | None:
+    """The COLUMNS as floats (5, rounds) when every value is a valid number in range, else
+    None (then the row-by-row check finds and names the first bad field)."""
+    cols = [[row[j] for row in rows] for j in index]
+    if max(len(v) for col in cols for v in col) > MAX_FIELD_CHARS:
+        return None
+    try:
+        values = np.array(cols, dtype=float)
+    except ValueError:
+        return None
+    i, k, g = values[:3]
+    ints_ok = np.all((values[:3] >= 0) & (values[:3] <= MAX_ROUND_TOKENS) & (values[:3] == np.floor(values[:3])))
+    walls_ok = np.all((values[3:] >= 0) & (values[3:] <= MAX_WALL_S))  # NaN fails both
+    return values if ints_ok and walls_ok and np.all((i >= 1) & (k < i) & (g >= 1)) else None
+
+
 def parse_trajectory(text: str, name: str) -> Trajectory:
-    """Rows of a trajectory CSV (header with COLUMNS; a `round` column is ignored)."""
-    reader = csv.DictReader(io.StringIO(text))
-    missing = [c for c in COLUMNS if c not in (reader.fieldnames or ())]
+    """Rows of a trajectory CSV (header with COLUMNS; other columns, e.g. `round`, ignored).
+    Checked column-wise with numpy; a bad file is read again row by row to name its row."""
+    lines = list(csv.reader(io.StringIO(text)))
+    header = [h.strip() for h in lines[0]] if lines else []
+    missing = [c for c in COLUMNS if c not in header]
     if missing:
         raise _refuse(name, f"no column {', '.join(missing)}; valid: a header with {', '.join(COLUMNS)}")
-    rows: list[tuple[float, ...]] = []
-    for number, row in enumerate(reader, start=1):
-        if len(rows) >= MAX_ROUNDS:
-            raise _refuse(name, f"more than {MAX_ROUNDS:,} rounds; valid: at most {MAX_ROUNDS:,}")
-        where = f"{name} row {number}"
-        if None in row or any(row.get(c) is None for c in COLUMNS):
-            raise _refuse(where, f"has {len(row) - (None in row) + len(row.get(None) or ())} fields; "
-                          f"valid: one per header column ({len(reader.fieldnames)})")
-        i, k, g = (_field(row, c, where, True, MAX_ROUND_TOKENS) for c in COLUMNS[:3])
-        model, tool = (_field(row, c, where, False, MAX_WALL_S) for c in COLUMNS[3:])
-        if i < 1:
-            raise _refuse(where, "input_tokens is 0; valid: at least 1 (a call has a prompt)")
-        if k >= i:
-            raise _refuse(where, f"cached_tokens is {k:,.0f}; valid: 0..input_tokens − 1 = {i - 1:,.0f} "
-                          "(at least one prompt token is computed)")
-        if g < 1:
-            raise _refuse(where, "output_tokens is 0; valid: at least 1 (prefill makes the first token)")
-        rows.append((i, k, g, model, tool))
+    rows = [row for row in lines[1:] if row]  # a blank line is no round
     if not rows:
         raise _refuse(name, "has no rounds; valid: a header and at least one row")
-    cols = np.array(rows, dtype=float).T
-    ints = cols[:3].astype(np.int64)
-    return Trajectory(name, ints[0], ints[1], ints[2], cols[3], cols[4])
+    if len(rows) > MAX_ROUNDS:
+        raise _refuse(name, f"has {len(rows):,} rounds; valid: at most {MAX_ROUNDS:,}")
+    for number, row in enumerate(rows, start=1):
+        if len(row) != len(header):
+            raise _refuse(f"{name} row {number}", f"has {len(row)} fields; valid: one per header column ({len(header)})")
+    values = _columns(rows, [header.index(c) for c in COLUMNS])
+    if values is None:
+        for number, row in enumerate(rows, start=1):
+            _check_row(dict(zip(header, row)), f"{name} row {number}")
+        raise AssertionError("a column check refused what every row passes")  # the two checks disagree: a bug
+    ints = values[:3].astype(np.int64)
+    return Trajectory(name, ints[0], ints[1], ints[2], values[3], values[4])
 
 
 @lru_cache(maxsize=None)

@@ -25,7 +25,7 @@ from core.serving.engine import EngineConfig, replay, validate
 from core.serving.workload import Sessions, Workload
 from core.units import GiB
 
-MAX_COPIES = 512
+MAX_COPIES = 256
 MAX_REQUESTS = 200_000  # copies × rounds: a replay of a few seconds at most
 ITL_BINS = 40
 
