@@ -121,17 +121,23 @@ def _replay_stats(result) -> dict:
                if "hit_rate_by_turn" in result.extras else {})}
 
 
+def _timed(fn, runs: int):
+    """(wall times of `runs` calls of fn(), the last call's result)."""
+    walls, result = [], None
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        result = fn()
+        walls.append(time.perf_counter() - t0)
+    return walls, result
+
+
 def _with_and_without_caching(work, runs: int, per_request: bool = False) -> dict:
     from core.serving.engine import EngineConfig, replay, validate
 
     out = {}
     for label, config in (("prefix_caching", EngineConfig()), ("no_prefix_caching", EngineConfig(prefix_caching=False))):
         validate(config, work)
-        walls, result = [], None
-        for _ in range(runs):
-            t0 = time.perf_counter()
-            result = replay(work, config)
-            walls.append(time.perf_counter() - t0)
+        walls, result = _timed(lambda: replay(work, config), runs)
         out[label] = {"wall_s": _stats(walls, unit="s"), **_replay_stats(result), **_per_event(result, walls)}
         if per_request:
             out[label]["us_per_request"] = _stats([w / len(work) * 1e6 for w in walls], unit="µs")
@@ -153,18 +159,10 @@ def bench_sessions(repeat: int) -> dict:
 def bench_azure_code(repeat: int) -> dict:
     from core.serving.engine import EngineConfig, replay, validate
 
-    loads, work, reader = [], None, ""
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        work, reader = azure_code_workload()
-        loads.append(time.perf_counter() - t0)
+    loads, (work, reader) = _timed(azure_code_workload, repeat)
     config = EngineConfig()
     validate(config, work)
-    walls, result = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        result = replay(work, config)
-        walls.append(time.perf_counter() - t0)
+    walls, result = _timed(lambda: replay(work, config), repeat)
     ends = [lo + w for lo, w in zip(loads, walls)]
     return {"requests": len(work), "reader": reader, "load_s": _stats(loads, unit="s"),
             "replay_wall_s": _stats(walls, unit="s"), "end_to_end_s": _stats(ends, unit="s"),
