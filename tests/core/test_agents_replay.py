@@ -55,3 +55,17 @@ def test_a_pool_too_small_is_refused_on_the_pool():
     with pytest.raises(ParamError) as err:
         ar.REPLAY.resolve({"kv_pool_bytes": 1e6})
     assert err.value.param == "kv_pool_bytes"
+
+
+@pytest.mark.parametrize("trace", ["thinking_on", "thinking_off"])
+def test_kv_held_during_tools_engine_counts_the_cached_full_blocks(trace):
+    """The calculator holds every one of a round's P + G − 1 positions for its tool time;
+    the engine keeps what its cache holds: the full 16-token blocks of them."""
+    t = load_trajectory(trace)
+    positions = t.input_tokens + t.output_tokens - 1
+    engine = ar.REPLAY.run({"trace": trace, **ONE})["tool_wait_kv_byte_s"]
+    assert engine == pytest.approx(float(np.dot(positions // 16 * 16 * 147456.0, t.tool_s)), rel=1e-9)
+    from core.agent_trajectory import TRAJECTORY
+
+    exact = TRAJECTORY.run({"trace": trace})["tool_wait_kv_byte_s"]
+    assert engine < exact <= engine + float(np.dot(np.full(t.rounds, 15 * 147456.0), t.tool_s))
