@@ -92,3 +92,10 @@ def test_request_limit_names_the_row_after_drops():
     # BurstGPT row 4 (2069 + 365 = 2434 tokens) is the first over 2,000; dropped rows are not checked.
     with pytest.raises(Exception, match=r"row 4: input_tokens \+ output_tokens = 2,434 tokens; valid: at most 2,000"):
         traces.load_trace(DATA / "burstgpt_schema.csv", 2000)
+
+
+def test_sessions_dropped_counts_add_up():
+    work = traces.load_trace(DATA / "sessions_small.jsonl", window=(0, 1), limit=2)
+    # chat-1 starts in [0, 1) s (3 turns); agent-7 does not (3 outside); chat-1 is over the limit
+    # of 2 rows but the first session is always kept.
+    assert len(work) == 3 and work.meta["dropped"] == {"outside window": 3}

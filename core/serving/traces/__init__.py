@@ -29,7 +29,7 @@ from pathlib import Path
 from core.cancel import NEVER
 from core.registry import ParamError
 from core.serving.traces import guard
-from core.serving.traces.guard import MAX_FIELD_CHARS, MAX_LINE_CHARS, MAX_ARRIVAL_S  # noqa: F401 (public)
+from core.serving.traces.guard import MAX_ARRIVAL_S, MAX_FIELD_CHARS, MAX_LINE_CHARS
 from core.serving.traces.jsonlines import read_jsonl
 from core.serving.traces.sessions import read_sessions
 from core.serving.traces.sniff import FORMATS, JSON_FORMATS, check_format, sniff
@@ -41,7 +41,7 @@ from core.serving.workload import Workload
 MAX_TRACE_BYTES = guard.MAX_TRACE_BYTES  # read at each load, so a test may lower it
 MAX_HASH_BLOCK_TOKENS = 1 << 20
 
-__all__ = ["FORMATS", "MAX_TRACE_BYTES", "load_trace", "parse_bytes", "parse_text", "request_token_limit",
+__all__ = ["FORMATS", "MAX_ARRIVAL_S", "MAX_FIELD_CHARS", "MAX_LINE_CHARS", "MAX_TRACE_BYTES", "load_trace", "parse_bytes", "parse_text", "request_token_limit",
            "sniff", "write_trace"]
 
 

@@ -83,17 +83,15 @@ def finish(parsed: Parsed, max_request_tokens, time_scale=1.0, window=None, limi
     span = float(t.max())
     order = np.lexsort((parsed.sessions.turn, parsed.sessions.session, t)) if parsed.sessions is not None \
         else np.argsort(t, kind="stable")
+    in_window = _select(order, t, parsed.sessions, window, None)
+    if in_window.size == 0:
+        raise ParamError("window", f"no request arrives in [{window[0]:g}, {window[1]:g}) s; valid: a window "
+                         f"within the trace's [0, {span:,.3f}] s")
     keep = _select(order, t, parsed.sessions, window, limit)
     dropped = dict(parsed.dropped)
-    if window is not None:
-        outside = int(np.sum((t < window[0]) | (t >= window[1])))
-        if keep.size == 0:
-            raise ParamError("window", f"no request arrives in [{window[0]:g}, {window[1]:g}) s; valid: a window "
-                             f"within the trace's [0, {span:,.3f}] s")
-        if outside:
-            dropped["outside window"] = outside
-    if limit is not None and n - keep.size - dropped.get("outside window", 0) > 0:
-        dropped["beyond limit"] = n - keep.size - dropped.get("outside window", 0)
+    for reason, count in (("outside window", n - in_window.size), ("beyond limit", in_window.size - keep.size)):
+        if count:
+            dropped[reason] = int(count)
     shift = window[0] if window is not None else 0.0
     arrival = (t[keep] - shift) / scale
     meta = {"format": parsed.fmt, "rows": parsed.rows_read, "requests": int(keep.size), "dropped": dropped,
