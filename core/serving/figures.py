@@ -239,7 +239,7 @@ def _side_name(scenario: str | None, workload: wl.Workload | None, prefix_cachin
         return rp.SCENARIOS[scenario]["label"] if scenario else "custom"
     name = workload.label or "trace"
     if prefix_caching is not None:
-        name += " · 前缀缓存开 prefix cache on" if prefix_caching else " · 前缀缓存关 prefix cache off"
+        name += " · prefix cache on" if prefix_caching else " · prefix cache off"
     return name
 
 
@@ -346,34 +346,34 @@ def _ms(value: float | None) -> str:
 def metrics_table(sides: Mapping[str, ReplaySide | None], slo_ttft_ms: float = 0.0, slo_tpot_ms: float = 0.0,
                   cancel: CancelToken = NEVER) -> dict:
     """The replays under vLLM `bench serve`'s names (core.serving.vllm_metrics): rows TTFT,
-    TPOT, ITL, E2EL; per side columns mean, median, p90, p99 in ms; a line per side with
-    the throughputs, the goodput under the SLOs (0: none) and the prefix cache's share."""
+    TPOT, ITL, E2EL; per side columns mean, median, p90, p99 in ms ('cells'); per side the
+    totals: completed, the throughputs, goodput under the SLOs (0: none; — without) and the
+    share of prompt tokens from the prefix cache ('totals', columns TOTAL_COLUMNS)."""
     from core.serving import vllm_metrics
 
     slo = {"slo_ttft_ms": slo_ttft_ms or None, "slo_tpot_ms": slo_tpot_ms or None}
-    headers, columns, lines, metrics = [], [], [], {}
+    headers, columns, totals, metrics = [], [], [], {}
     for side, fig in sides.items():
         cancel.check()
         headers += [f"{side} {stat}" for stat in VLLM_STATS]
         if fig is None or fig.result is None:
             columns += [["—"] * len(VLLM_METRICS)] * len(VLLM_STATS)
+            totals.append(["—"] * len(TOTAL_COLUMNS))
             continue
         m = vllm_metrics.bench_metrics(fig.result, fig.workload, cost=fig.config.cost, **slo)
         metrics[side] = m
         columns += [[_ms(m.get(f"{stat}_{key}_ms")) for key, _ in VLLM_METRICS] for stat in VLLM_STATS]
-        line = (f"<b>{side}</b>: {m['completed']:,} 完成 completed · {m['request_throughput']:.2f} req/s · "
-                f"输出 output {m['output_throughput']:,.0f} tok/s · 总计 total {m['total_token_throughput']:,.0f} tok/s")
-        if slo_ttft_ms or slo_tpot_ms:
-            line += f" · goodput {m.get('request_goodput', float('nan')):.2f} req/s"
-        if fig.cached_share is not None:
-            line += f" · 前缀缓存 cached {fig.cached_share:.1%} of prompt tokens"
-        hit = (fig.result.extras or {}).get("cache_hit_rate")
-        if hit is not None:
-            line += f" · hit rate {float(hit):.1%}"
-        lines.append(line)
+        goodput = m.get("request_goodput")
+        totals.append([f"{m['completed']:,}", f"{m['request_throughput']:.2f}", f"{m['output_throughput']:,.0f}",
+                       f"{m['total_token_throughput']:,.0f}", "—" if goodput is None else f"{goodput:.2f}",
+                       "—" if fig.cached_share is None else f"{fig.cached_share:.1%}"])
     cells = [[col[r] for col in columns] for r in range(len(VLLM_METRICS))]
-    conditions = [f"TTFT ≤ {slo_ttft_ms:g} ms" for _ in [0] if slo_ttft_ms] + [f"TPOT ≤ {slo_tpot_ms:g} ms" for _ in [0] if slo_tpot_ms]
-    note = ("goodput: requests per second meeting " + " and ".join(conditions)) if conditions else \
-        "goodput: set an SLO (TTFT, TPOT in ms) to count the requests that meet it"
+    conditions = [f"TTFT ≤ {slo_ttft_ms:g} ms"] * bool(slo_ttft_ms) + [f"TPOT ≤ {slo_tpot_ms:g} ms"] * bool(slo_tpot_ms)
+    note = (f"达标:{' 且 '.join(conditions)} · goodput: requests per second meeting {' and '.join(conditions)}"
+            if conditions else "达标请求率:先设 SLO · goodput: set an SLO (TTFT, TPOT in ms) to count the requests that meet it")
     return {"rows": [label for _, label in VLLM_METRICS], "headers": headers, "cells": cells,
-            "lines": lines, "note": note, "metrics": metrics}
+            "totals": totals, "total_rows": list(sides), "note": note, "metrics": metrics}
+
+
+TOTAL_COLUMNS = ("完成 · completed", "请求/s · req/s", "输出 · output tok/s", "总计 · total tok/s",
+                 "达标 · goodput req/s", "前缀缓存 · cached")

@@ -123,19 +123,20 @@ def summary_text(source: TraceSource, workload: Workload) -> str:
     n = len(workload)
     dropped = {k: int(v) for k, v in (meta.get("dropped") or {}).items() if v}
     span = float(workload.arrival_s.max() - workload.arrival_s.min()) if n else 0.0
-    parts = [f"<b>{source.name}</b>", f"格式 format {meta.get('format', source.format)}", f"{n:,} 请求 requests"]
+    # Values in English (a line of numbers is not a label pair to split by language).
+    parts = [f"<b>{source.name}</b>", f"format {meta.get('format', source.format)}", f"{n:,} requests"]
     if dropped:
         why = ", ".join(f"{reason} {count:,}" for reason, count in dropped.items())
-        parts.append(f"丢弃 dropped {sum(dropped.values()):,} ({why})")
+        parts.append(f"dropped {sum(dropped.values()):,} ({why})")
     else:
-        parts.append("丢弃 dropped 0")
-    parts.append(f"时长 duration {span:,.1f} s")
+        parts.append("dropped 0")
+    parts.append(f"duration {span:,.1f} s")
     if span > 0:
-        parts.append(f"速率 rate {n / span:,.2f} req/s")
+        parts.append(f"rate {n / span:,.2f} req/s")
     if workload.sessions is not None:
-        parts.append(f"{np.unique(workload.sessions.session).size:,} 会话 sessions")
+        parts.append(f"{np.unique(workload.sessions.session).size:,} sessions")
     elif workload.prefix is not None:
-        parts.append(f"前缀块 prefix blocks of {workload.prefix.block_tokens} tokens")
+        parts.append(f"prefix blocks of {workload.prefix.block_tokens} tokens")
     if meta.get("measured") is not None:
-        parts.append("含实测 TTFT/ITL · measured TTFT/ITL: overlay below")
+        parts.append("measured TTFT/ITL: overlay below")
     return " · ".join(parts)

@@ -91,7 +91,7 @@ def test_open_a_trace_file_replays_it_with_a_progress_bar(panel, qtbot, monkeypa
     assert shown == [(True, True), (False, False)]  # the progress bar shown while loading, then hidden
     a = figure(panel)
     assert a is not book and a.name == AZURE_200.name and a.summary["requests"] == 200
-    assert "200 请求 requests" in panel.trace_section.summary.text() and "format azure" in panel.trace_section.summary.text()
+    assert "200 requests" in panel.trace_section.summary.text() and "format azure" in panel.trace_section.summary.text()
     assert panel.compare_table.horizontalHeaderItem(0).text() == "A 模拟 · trace"
     assert panel.compare_table.isColumnHidden(1) and not panel.compare_table.isColumnHidden(3)  # no book run
     assert not panel.replay_form.field("durations_s").isEnabled()  # the trace replaces the windows
@@ -123,7 +123,8 @@ def test_a_dropped_mooncake_trace_replays_with_prefix_caching_on_and_off(panel, 
     a, b = figure(panel, "A"), figure(panel, "B")
     assert "prefix cache on" in a.name and "prefix cache off" in b.name
     assert a.cached_share > 0 and b.cached_share is None
-    assert f"cached {a.cached_share:.1%}" in panel.metrics_section.lines.text()
+    assert panel.metrics_section.totals.item(0, 5).text() == f"{a.cached_share:.1%}"
+    assert panel.metrics_section.totals.item(1, 5).text() == "—"  # B: prefix caching off
     # The box turns A's off, and B on.
     panel.trace_section.prefix_box.setChecked(False)
     assert panel.state.replay("A").inputs["prefix_caching"] is False
@@ -230,7 +231,7 @@ def test_a_vllm_bench_result_draws_measured_against_simulated(panel, qtbot, tmp_
     mx, my = panel.overlay.cards["itl"].curves["measured"].getData()
     gaps = np.sort(np.concatenate(result["itls"])) * 1e3
     assert mx.size == OV.CDF_POINTS and mx[0] == pytest.approx(gaps[0]) and mx[-1] == pytest.approx(gaps[-1])
-    assert f"实测 {gaps.size:,} vs" in panel.overlay.cards["itl"].subtitle_label.text()
+    assert f"{gaps.size:,} measured vs" in panel.overlay.cards["itl"].subtitle_label.text()
     assert "p50" in panel.overlay.notes["ttft"].text()
     # Back to a trace without measured values: the overlay goes.
     open_trace(panel, qtbot, AZURE_200)
@@ -245,10 +246,10 @@ def test_slo_fields_give_goodput_and_refuse_bad_values(panel, qtbot):
     field.edit.setText(f"{slo:.3f}")
     field.edited.emit()
     assert panel.state.view("slo_ttft_ms") == pytest.approx(slo, abs=1e-3)
-    qtbot.waitUntil(lambda: "goodput" in panel.metrics_section.lines.text().split("<br>")[0] and ready(panel),
-                    timeout=30_000)
+    goodput = panel.metrics_section.totals.item(0, 4)
+    qtbot.waitUntil(lambda: goodput.text() != "—" and ready(panel), timeout=30_000)
     good = vllm_metrics.goodput(a.result, slo_ttft_ms=round(slo, 3))
-    assert f"goodput {good:.2f} req/s" in panel.metrics_section.lines.text()
+    assert goodput.text() == f"{good:.2f}" and "TTFT ≤" in panel.metrics_section.note.text()
     field.edit.setText("-5")
     field.edited.emit()
     assert field.has_error and panel.state.view("slo_ttft_ms") == pytest.approx(slo, abs=1e-3)

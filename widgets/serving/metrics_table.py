@@ -35,41 +35,36 @@ class MetricsSection(QtWidgets.QWidget):
         self.slo_fields: dict[str, ParamField] = {}
         for param in SLO_PARAMS:
             field = ParamField(param)
-            field.label.setText(f"SLO {param.name[4:-3].upper()} (ms)")
+            field.label.setProperty("i18n_key", None)
+            field.label.setText(f"{param.name[4:-3].upper()} 目标 · SLO {param.name[4:-3].upper()} (ms)")
             field.edited.connect(lambda name=param.name: self._on_slo_edited(name))
             self.slo_fields[param.name] = field
             head.addWidget(field)
         self.busy = BusyBadge(key, owner=self, text="指标 · metrics…")
         head.addWidget(self.busy)
         col.addLayout(head)
-        self.table = QtWidgets.QTableWidget(len(F.VLLM_METRICS), 2 * len(F.VLLM_STATS))
-        self.table.setObjectName("vllm_metrics_table")
-        self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Stretch)
+        self.table = _table(len(F.VLLM_METRICS), 2 * len(F.VLLM_STATS), "vllm_metrics_table")
         self.table.setVerticalHeaderLabels([label for _, label in F.VLLM_METRICS])
-        self.table.setVerticalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.table.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        for r in range(self.table.rowCount()):
-            for c in range(self.table.columnCount()):
-                item = QtWidgets.QTableWidgetItem("—")
-                item.setTextAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
-                self.table.setItem(r, c, item)
         col.addWidget(self.table)
-        self.lines = QtWidgets.QLabel("")
-        self.lines.setObjectName("vllm_metrics_lines")
-        self.lines.setProperty("role", "caption")
-        self.lines.setWordWrap(True)
-        fixed_lines(self.lines, 3)  # a new result does not change the page's height
-        self.lines.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Fixed)
-        col.addWidget(self.lines)
+        self.totals = _table(2, len(F.TOTAL_COLUMNS), "vllm_totals_table")
+        self.totals.setHorizontalHeaderLabels(list(F.TOTAL_COLUMNS))
+        self.totals.setVerticalHeaderLabels(["A", "B"])
+        col.addWidget(self.totals)
+        self.note = QtWidgets.QLabel("")
+        self.note.setObjectName("vllm_metrics_note")
+        self.note.setProperty("role", "caption")
+        self.note.setWordWrap(True)
+        fixed_lines(self.note, 2)  # a new result does not change the page's height
+        self.note.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Fixed)
+        col.addWidget(self.note)
         self._fit_table()
         self.show_slos()
 
     def _fit_table(self) -> None:
-        """The four rows whole, no scroll bar."""
-        t = self.table
-        height = t.horizontalHeader().sizeHint().height() + sum(t.rowHeight(r) for r in range(t.rowCount()))
-        t.setFixedHeight(height + 2 * t.frameWidth() + 2)
+        """Every row whole, no scroll bar."""
+        for t in (self.table, self.totals):
+            height = t.horizontalHeader().sizeHint().height() + sum(t.rowHeight(r) for r in range(t.rowCount()))
+            t.setFixedHeight(height + 2 * t.frameWidth() + 2)
 
     def changeEvent(self, event):  # noqa: N802
         if event.type() == QtCore.QEvent.Type.FontChange:
@@ -101,12 +96,28 @@ class MetricsSection(QtWidgets.QWidget):
         jobs().submit(self.key, F.metrics_table, self._figures, *slo, context=self, done=self.draw)
 
     def draw(self, table: dict) -> None:
-        self.table.setUpdatesEnabled(False)
+        for widget, cells in ((self.table, table["cells"]), (self.totals, table["totals"])):
+            widget.setUpdatesEnabled(False)
+            for r, row in enumerate(cells):
+                for c, text in enumerate(row):
+                    widget.item(r, c).setText(text)
+            widget.setUpdatesEnabled(True)
         self.table.setHorizontalHeaderLabels(table["headers"])
-        for r, row in enumerate(table["cells"]):
-            for c, text in enumerate(row):
-                self.table.item(r, c).setText(text)
-        self.table.setUpdatesEnabled(True)
-        self.lines.setText("<br>".join(table["lines"] + [table["note"]]))
-        self.lines.setToolTip(table["note"])
+        self.note.setText(table["note"])
         self.drawn.emit(table)
+
+
+def _table(rows: int, columns: int, name: str) -> QtWidgets.QTableWidget:
+    """A read-only table of numbers, right-aligned, columns sharing the width."""
+    table = QtWidgets.QTableWidget(rows, columns)
+    table.setObjectName(name)
+    table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Stretch)
+    table.setVerticalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    table.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    for r in range(rows):
+        for c in range(columns):
+            item = QtWidgets.QTableWidgetItem("—")
+            item.setTextAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
+            table.setItem(r, c, item)
+    return table

@@ -26,10 +26,10 @@ class OverlayPlots(QtWidgets.QWidget):
         self.cards: dict[str, PlotCard] = {}
         self.notes: dict[str, QtWidgets.QLabel] = {}  # p50/p90/p99 of both, under the plot (clear of the curves)
         for key, title, axis in PANELS:
-            card = narrow_header(PlotCard(title, "fraction of samples ≤ x (CDF)"))
+            card = narrow_header(PlotCard(title, "累积分布 · fraction of samples ≤ x (CDF)"))
             card.plot_widget.setMinimumHeight(220)
             p = card.plot
-            p.setLabel("left", "fraction")
+            p.setLabel("left", "占比 · fraction")
             p.setLabel("bottom", f"{axis} (ms)")
             p.setYRange(0, 1.02, padding=0)
             p.setMouseEnabled(x=False, y=False)
@@ -71,5 +71,5 @@ class OverlayPlots(QtWidgets.QWidget):
             card.curves["simulated"].setData(*panel["simulated"])
             lo, hi = panel["x_range"]
             card.plot.setXRange(lo, hi, padding=0.01)
-            card.set_subtitle(f"CDF · 实测 {panel['measured_n']:,} vs 模拟 {panel['simulated_n']:,} samples")
+            card.set_subtitle(f"CDF of {panel['measured_n']:,} measured vs {panel['simulated_n']:,} simulated samples")
             self.notes[key].setText(panel["note"].replace("\n", "<br>"))

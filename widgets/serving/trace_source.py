@@ -25,6 +25,10 @@ PROGRESS_STEPS = 1000  # the bar's range
 PROGRESS_STEP = 0.01  # a worker reports again only this much further on
 TRACE_FILTER = "Traces (*.csv *.jsonl *.json *.ndjson *.txt);;All files (*)"
 CANCELLED = "读取已取消 · loading cancelled; the replays shown are kept"
+# Label pairs of the options (not calculator parameters: no catalog entry behind their names).
+FIELD_LABELS = {"format": "格式 · format", "time_scale": "到达加速 · time_scale", "window_s": "时间窗 · window_s (s)",
+                "limit": "行数上限 · limit (rows)", "trace_model": "模型筛选 · trace_model",
+                "trace_log_type": "日志类型 · trace_log_type"}
 
 
 class _ProgressRelay(QtCore.QObject):
@@ -116,6 +120,8 @@ class TraceSourceSection(QtWidgets.QWidget):
         self.fields: dict[str, ParamField] = {}
         for param in ts.PARAMS:
             field = ParamField(param)
+            field.label.setProperty("i18n_key", None)
+            field.label.setText(FIELD_LABELS[param.name])
             if param.kind == "text":
                 tip = f"<b>{param.name}</b>: {param.help}<br>valid: text of at most {ts.MAX_FILTER_CHARS} characters"
                 field.label.setToolTip(tip)
@@ -207,7 +213,7 @@ class TraceSourceSection(QtWidgets.QWidget):
                 field.show_value(tuple(value) if isinstance(value, list) else value)
         message = s.trace_message
         if message and s.trace_workload is None and message != CANCELLED:
-            message += " — 书中的回放保留 · the book's run is kept"
+            message += " — the book's run is kept"
         self.message.setText(message)
         self.message.setVisible(bool(message))
         self.summary.setText(ts.summary_text(s.trace_loaded, s.trace_workload) if s.trace_workload is not None else "")
