@@ -7,9 +7,9 @@ import pyqtgraph as pg
 from PySide6 import QtWidgets
 
 from core import agents_trace_figures as figures
+from widgets.agents.kit import still_plot
 from widgets.calculator_card import CalculatorCard
 from widgets.page import column, plot_text
-from widgets.plot_card import PlotCard
 from widgets.theme import brush, pen
 
 
@@ -18,12 +18,10 @@ class StructureSections:
 
     def _ced_section(self) -> QtWidgets.QWidget:
         self.ced_card = CalculatorCard(self.state.card("ced"))
-        self.ced_plot = PlotCard("图 3-14 · 负载推动结构:V4.1 Flash 的 CED · workload shapes structure: V4.1 Flash's CED",
-                                 "expert layers each prompt token passes: 40 vs 20 + 20·min(P,128)/P")
+        self.ced_plot = still_plot("图 3-14 · 负载推动结构:V4.1 Flash 的 CED · workload shapes structure: V4.1 Flash's CED",
+                                   "expert layers each prompt token passes: 40 vs 20 + 20·min(P,128)/P",
+                                   "prompt tokens P (log)", "expert-layer passes per prompt token")
         p = self.ced_plot.plot
-        p.setLabel("bottom", "prompt tokens P (log)")
-        p.setLabel("left", "expert-layer passes per prompt token")
-        p.setMouseEnabled(x=False, y=False)
         self.dense_curve = self.ced_plot.add_curve("decoder_only", pen=pen("wait", 2.5, dashed=True),
                                                    name="decoder-only 40P")
         self.ced_curve = self.ced_plot.add_curve("ced", pen=pen("prefill", 2.5), name="CED 20P + 20·min(P,128)")
@@ -35,11 +33,9 @@ class StructureSections:
 
     def _goodput_section(self) -> QtWidgets.QWidget:
         self.goodput_card = CalculatorCard(self.state.card("goodput"))
-        self.goodput_plot = PlotCard("有效吞吐 · tasks finished vs tasks that qualify",
-                                     "per hour, one agent running the task again and again")
+        self.goodput_plot = still_plot("有效吞吐 · tasks finished vs tasks that qualify",
+                                       "per hour, one agent running the task again and again", left="tasks per hour")
         p = self.goodput_plot.plot
-        p.setLabel("left", "tasks per hour")
-        p.setMouseEnabled(x=False, y=False)
         self.finished_bars = pg.BarGraphItem(x=[0, 1], height=[0, 0], width=0.55, brush=brush("wait", 110),
                                              pen=pen("wait", 1))
         self.good_bars = pg.BarGraphItem(x=[0, 1], height=[0, 0], width=0.55, brush=brush("tool"), pen=pg.mkPen(None))

@@ -10,6 +10,7 @@ import pyqtgraph as pg
 from PySide6 import QtWidgets
 
 from core import agents_trace_figures as figures
+from widgets.agents.kit import still_plot
 from widgets.calculator_card import CalculatorCard
 from widgets.page import column, marker_line, plot_text
 from widgets.plot_card import PlotCard
@@ -47,13 +48,10 @@ class TrajectorySections:
                                           for _ in figures.ROUND_LABELS.get(lane, ())]
             for item in (*self.timeline_labels[lane], self.timeline_totals[lane]):
                 p.addItem(item)
-        self.prefill_plot = PlotCard("四轮代码修复任务的缓存收益 · cold vs cached prefill",
-                                     "红:每轮全量重算;蓝:只算未命中的部分 · red: the whole prompt each round; blue: the uncached suffix only")
+        self.prefill_plot = still_plot("四轮代码修复任务的缓存收益 · cold vs cached prefill",
+                                       "红:每轮全量重算;蓝:只算未命中的部分 · red: the whole prompt each round; "
+                                       "blue: the uncached suffix only", "round", "prefill TFLOPs")
         q = self.prefill_plot.plot
-        q.setLabel("bottom", "round")
-        q.setLabel("left", "prefill TFLOPs")
-        q.getAxis("left").enableAutoSIPrefix(False)
-        q.setMouseEnabled(x=False, y=False)
         self.cold_bars = pg.BarGraphItem(x=[], height=[], width=0.38, brush=brush("backlog", 170), pen=pg.mkPen(None))
         self.cached_bars = pg.BarGraphItem(x=[], height=[], width=0.38, brush=brush("prefill"), pen=pg.mkPen(None))
         q.addItem(self.cold_bars)
@@ -65,12 +63,10 @@ class TrajectorySections:
 
     def _replay_section(self) -> QtWidgets.QWidget:
         self.replay_card = CalculatorCard(self.state.card("replay"))
-        self.cache_plot = PlotCard("同一轨迹回放:引擎找到的前缀 · engine vs measured cached tokens",
-                                   "bars: prompt and measured hits per round (first copy); dots: the engine's hits")
+        self.cache_plot = still_plot("同一轨迹回放:引擎找到的前缀 · engine vs measured cached tokens",
+                                     "bars: prompt and measured hits per round (first copy); dots: the engine's hits",
+                                     "round", "tokens")
         p = self.cache_plot.plot
-        p.setLabel("bottom", "round")
-        p.setLabel("left", "tokens")
-        p.setMouseEnabled(x=False, y=False)
         self.prompt_bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=brush("wait", 90), pen=pg.mkPen(None))
         self.measured_bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=brush("state"), pen=pg.mkPen(None))
         p.addItem(self.prompt_bars)
@@ -79,13 +75,9 @@ class TrajectorySections:
                                                        symbolBrush=brush("decode"), symbolPen=pen("ink", 1))
         self.cache_text = plot_text(anchor=(0, 0))
         p.addItem(self.cache_text)
-        self.itl_plot = PlotCard("token 间隔分布 · gaps between tokens (ITL) in the replay", ITL_SUBTITLE)
+        self.itl_plot = still_plot("token 间隔分布 · gaps between tokens (ITL) in the replay", ITL_SUBTITLE,
+                                   "gap between two tokens (ms)", "share of gaps (%)")
         q = self.itl_plot.plot
-        q.setLabel("bottom", "gap between two tokens (ms)")
-        q.setLabel("left", "share of gaps (%)")
-        q.getAxis("left").enableAutoSIPrefix(False)
-        q.getAxis("bottom").enableAutoSIPrefix(False)
-        q.setMouseEnabled(x=False, y=False)
         self.itl_curve = self.itl_plot.add_curve("itl", stepMode="center", fillLevel=0, brush=brush("decode", 120),
                                                  pen=pen("decode", 1.5))
         self.itl_median = marker_line(q, "ink", label="median", position=0.92)
