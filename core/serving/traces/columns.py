@@ -34,8 +34,7 @@ class CsvText:
         if b"\r" in data:
             data = data.replace(b"\r\n", b"\n")
         self.data = data
-        arr = np.frombuffer(data, np.uint8)
-        newlines = np.flatnonzero(arr == 10)
+        newlines = _newlines(data)
         self.starts = np.concatenate(([0], newlines + 1))
         self.ends = np.concatenate((newlines, [len(data)]))
         if self.starts[-1] == self.ends[-1] and len(self.starts) > 1:  # the file ends with a newline
@@ -142,6 +141,13 @@ class CsvText:
         except csv.Error as exc:
             raise fail(f"row {reader.line_num - 1} is not valid CSV ({exc}); valid: a CSV header and rows") from None
         yield np.array(rows, dtype=np.int64), _Lists(lists), self.data_lines
+
+
+def _newlines(data: bytes, step: int = 1 << 23) -> np.ndarray:
+    """Positions of b'\\n', scanned 8 MiB at a time (no file-sized temporary array)."""
+    arr = np.frombuffer(data, np.uint8)
+    parts = [np.flatnonzero(arr[a:a + step] == 10) + a for a in range(0, arr.size, step)]
+    return np.concatenate(parts) if parts else np.zeros(0, np.int64)
 
 
 class _Lists:

@@ -108,8 +108,11 @@ def read_checked(path: Path, limit: int) -> bytes:
     except OSError as exc:
         raise fail(f"cannot read {str(path)!r} ({exc.strerror or exc.__class__.__name__}); valid: a readable trace file") from None
     with os.fdopen(fd, "rb") as fh:
-        _check_kind(path, os.fstat(fh.fileno()), limit)
-        data = fh.read(limit + 1)
+        info = os.fstat(fh.fileno())
+        _check_kind(path, info, limit)
+        data = fh.read(info.st_size + 1)  # its size, not the limit: no 256 MiB buffer for a small file
+        if len(data) > info.st_size:  # it grew since: read on, up to the limit
+            data += fh.read(limit + 1 - len(data))
     if len(data) > limit:
         raise fail(f"{str(path)!r} is larger than {limit:,} bytes; valid: at most {limit:,}")
     return data
