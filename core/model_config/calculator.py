@@ -39,7 +39,7 @@ MODEL_CONFIG = Calculator(
                "4·heads·head_dim·layers; MLA 2·heads·(d_qk + d_v)·layers"),
     ),
     compute=_compute,
-    note="Counting as the chapter's (shared/data/README.md): 2 FLOPs per weight per row; sliding windows are "
+    note="Counted by the chapter's rules (core/model_config/counting.py): 2 FLOPs per weight per row; sliding windows are "
          "noted, not modelled.",
     book=(
         BookValue("kv_bytes_per_token", 147456, "Qwen3-8B 每 token KV 144 KiB"),

@@ -23,6 +23,7 @@ def read_small_file(path: str, param: str, what: str) -> tuple[str, tuple]:
     mtime_ns): a cache key that changes when the file does.
     """
     shown = shown_path(path)
+    path = os.path.expanduser(str(path))  # '~/models/config.json' as a shell would read it
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as err:
