@@ -268,3 +268,13 @@ def test_image_diffusion_reads_a_diffusers_qwen_image_folder(tmp_path):
     with pytest.raises(ParamError) as err:
         calc.run({"model": str(CONFIGS / "qwen3-8b.json")})
     assert "field _class_name: got None" in err.value.message
+
+
+def test_mixtral_8x7b_total_and_active():
+    s = spec("mixtral-8x7b.json")
+    expert = 3 * 4096 * 14336
+    attention = 2 * 4096 * 4096 + 2 * 4096 * 1024
+    per_layer_small = 4096 * 8 + 2 * 4096  # router, two norms
+    embeddings = 2 * 32000 * 4096 + 4096  # untied (the default) + final norm
+    assert s.parameters == 32 * (attention + 8 * expert + per_layer_small) + embeddings == 46_702_792_704
+    assert s.active_parameters == 32 * (attention + 2 * expert + per_layer_small) + embeddings == 12_879_925_248
