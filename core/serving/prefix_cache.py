@@ -23,7 +23,7 @@ while an equal one was already cached stays uncached (vLLM keeps both copies cac
 """
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import OrderedDict, deque
 
 import numpy as np
 
@@ -50,20 +50,24 @@ class SessionIdentity:
                     break
             self.segments[r] = segs
 
+        self._arrays: dict[int, np.ndarray] = {}  # keys of requests in flight, built once
+
     def keys(self, r: int, j0: int, j1: int, bs: int) -> list[int]:
-        out: list[int] = []
-        j = j0
-        for end, origin in self.segments[r]:
-            stop = min(j1, end // bs)
-            if stop > j:
-                out.extend(range(((origin + 1) << _SHIFT) + j, ((origin + 1) << _SHIFT) + stop))
-                j = stop
-        if j1 > j:
-            out.extend(range(((r + 1) << _SHIFT) + j, ((r + 1) << _SHIFT) + j1))
-        return out
+        arr = self._arrays.get(r)
+        if arr is None or arr.size < j1:
+            size = max(j1, 2 * (arr.size if arr is not None else 0))
+            origin = np.full(size, r + 1, np.int64)
+            start = 0
+            for end, owner in self.segments[r]:
+                stop = min(end // bs, size)
+                origin[start:stop] = owner + 1
+                start = max(start, stop)
+            arr = (origin << _SHIFT) | np.arange(size, dtype=np.int64)
+            self._arrays[r] = arr
+        return arr[j0:j1].tolist()
 
     def forget(self, r: int) -> None:
-        pass
+        self._arrays.pop(r, None)
 
 
 class HashIdIdentity:
@@ -192,8 +196,7 @@ class BlockCache:
         ref, queue = self.ref, self.queue
         counts = list(map(ref.__getitem__, keys))
         if not any(counts):  # the common case: nobody else holds them
-            for key in keys:
-                del queue[key]
+            deque(map(queue.__delitem__, keys), maxlen=0)  # a loop at C speed
             ref.update(dict.fromkeys(keys, 1))
             taken = len(keys)
         else:
