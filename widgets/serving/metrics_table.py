@@ -41,6 +41,9 @@ class MetricsSection(QtWidgets.QWidget):
             self.slo_fields[param.name] = field
             head.addWidget(field)
         self.busy = BusyBadge(key, owner=self, text="指标 · metrics…")
+        policy = self.busy.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)  # coming and going does not re-lay out the page
+        self.busy.setSizePolicy(policy)
         head.addWidget(self.busy)
         col.addLayout(head)
         self.table = _table(len(F.VLLM_METRICS), 2 * len(F.VLLM_STATS), "vllm_metrics_table")

@@ -21,7 +21,7 @@ CAPTION = (
 
 A_AND_B = "<b>A</b> uses the form; <b>B</b> is A with these shares of long-input requests per window:"
 A_AND_B_TRACE = ("<b>A</b> 与 <b>B</b> 回放 trace · both replay the trace with the form's engine; <b>B</b> with prefix "
-                 "caching the other way (the same run when the trace carries no prefix information)")
+                 "caching the other way (the same run without prefix information)")
 BAND_TIP = ("Re-run A and B with Poisson arrivals and random class order for seeds 0-4: each metric as "
             "min – max (median), a band rather than one number; while on, every edit recomputes it")
 BAND_TRACE_TIP = "The band over seeds redraws the book's windows; a trace's arrivals are fixed (Clear the trace first)"
@@ -59,6 +59,9 @@ class ReplayControls(QtWidgets.QWidget):
         self.a_label = a_label
         a_label.setProperty("role", "caption")
         a_label.setWordWrap(True)
+        # Three lines for either text: loading a trace does not re-lay out the page.
+        fixed_lines(a_label, 3)
+        a_label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Fixed)
         self.b_form = ParamForm(state.replay("B"), names=("shares_long_input",))
         field = self.b_form.field("shares_long_input")
         field.label.setText("B · shares_long_input")

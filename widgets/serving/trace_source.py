@@ -18,7 +18,7 @@ from core.serving import trace_source as ts
 from core.serving.state import ServingState
 from core.serving.traces import request_token_limit
 from widgets.jobs import jobs
-from widgets.page import ReflowLayout
+from widgets.page import ReflowLayout, fixed_lines
 from widgets.param_form import ParamField
 
 PROGRESS_STEPS = 1000  # the bar's range
@@ -29,6 +29,20 @@ CANCELLED = "读取已取消 · loading cancelled; the replays shown are kept"
 FIELD_LABELS = {"format": "格式 · format", "time_scale": "到达加速 · time_scale", "window_s": "时间窗 · window_s (s)",
                 "limit": "行数上限 · limit (rows)", "trace_model": "模型筛选 · trace_model",
                 "trace_log_type": "日志类型 · trace_log_type"}
+
+
+def _fixed_label(name: str, role: str, lines: int) -> QtWidgets.QLabel:
+    """A wrapping label `lines` high that keeps its place when hidden."""
+    label = QtWidgets.QLabel("")
+    label.setObjectName(name)
+    label.setProperty("role", role)
+    label.setWordWrap(True)
+    fixed_lines(label, lines)
+    policy = label.sizePolicy()
+    policy.setHorizontalPolicy(QtWidgets.QSizePolicy.Policy.Ignored)
+    policy.setRetainSizeWhenHidden(True)
+    label.setSizePolicy(policy)
+    return label
 
 
 class _ProgressRelay(QtCore.QObject):
@@ -92,11 +106,6 @@ class TraceSourceSection(QtWidgets.QWidget):
         self.prefix_box.setObjectName("prefix_caching")
         self.prefix_box.setToolTip("vLLM automatic prefix caching for A (B the other way when the trace carries "
                                    "prefix information: Mooncake hash_ids or sessions)")
-        row.addWidget(self.open_button)
-        row.addWidget(self.path_label, 1)
-        row.addWidget(self.prefix_box)
-        row.addWidget(self.clear_button)
-        col.addLayout(row)
         self.progress_row = QtWidgets.QWidget()
         prog = QtWidgets.QHBoxLayout(self.progress_row)
         prog.setContentsMargins(0, 0, 0, 0)
@@ -113,8 +122,17 @@ class TraceSourceSection(QtWidgets.QWidget):
         prog.addWidget(self.progress_label)
         prog.addWidget(self.progress_bar, 1)
         prog.addWidget(self.cancel_button)
-        self.progress_row.setVisible(False)
-        col.addWidget(self.progress_row)
+        # The path and the progress share one place: a load coming and going re-lays out
+        # nothing else on the page.
+        self._path_or_progress = QtWidgets.QStackedWidget()
+        self._path_or_progress.addWidget(self.path_label)
+        self._path_or_progress.addWidget(self.progress_row)
+        self._path_or_progress.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
+        row.addWidget(self.open_button)
+        row.addWidget(self._path_or_progress, 1)
+        row.addWidget(self.prefix_box)
+        row.addWidget(self.clear_button)
+        col.addLayout(row)
         self.options = QtWidgets.QWidget()
         grid = ReflowLayout(self.options, columns=3, min_column_em=16, spacing=8, fill=False)
         self.fields: dict[str, ParamField] = {}
@@ -130,17 +148,12 @@ class TraceSourceSection(QtWidgets.QWidget):
             self.fields[param.name] = field
             grid.addWidget(field)
         col.addWidget(self.options)
-        self.message = QtWidgets.QLabel("")
-        self.message.setObjectName("trace_message")
-        self.message.setProperty("role", "error")
-        self.message.setWordWrap(True)
+        # Fixed heights, shown or not: a new summary or message does not re-lay out the page.
+        self.summary = _fixed_label("trace_summary", "caption", 2)
+        self.message = _fixed_label("trace_message", "error", 2)
         self.message.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.summary = QtWidgets.QLabel("")
-        self.summary.setObjectName("trace_summary")
-        self.summary.setProperty("role", "caption")
-        self.summary.setWordWrap(True)
-        col.addWidget(self.message)
         col.addWidget(self.summary)
+        col.addWidget(self.message)
         self.open_button.clicked.connect(self.choose_file)
         self.clear_button.clicked.connect(self.clear)
         self.cancel_button.clicked.connect(self.cancel)
@@ -248,7 +261,7 @@ class TraceSourceSection(QtWidgets.QWidget):
         self._loading = source
         self.progress_bar.setValue(0)
         self.progress_label.setText(f"读取 · loading {source.name}")
-        self.progress_row.setVisible(True)
+        self._path_or_progress.setCurrentWidget(self.progress_row)
         self.loading_changed.emit(True)
         jobs().submit(self.key, work, context=self,
                       done=lambda out, s=source: self._on_loaded(s, out),
@@ -279,7 +292,7 @@ class TraceSourceSection(QtWidgets.QWidget):
 
     def _end_loading(self) -> None:
         self._loading = None
-        self.progress_row.setVisible(False)
+        self._path_or_progress.setCurrentWidget(self.path_label)
         self.loading_changed.emit(False)
 
     def is_loading(self) -> bool:
