@@ -246,7 +246,7 @@ class _Engine(StepPlanning, PrefixSteps):
         self.blocks[dec] = new_blocks
         self.computed[dec] = new_c
         if self.cache is not None:
-            self._register(dec[new_c // bs > c // bs])
+            self._register_decodes(dec[new_c // bs > c // bs])
         out = self.out[dec] + k
         self.out[dec] = out
         self.steps += k
@@ -314,7 +314,7 @@ class _Engine(StepPlanning, PrefixSteps):
         if self.cache is not None:
             self._register(ids)
             if n_dec:
-                self._register(plan_dec[computed[plan_dec] % self.cfg.block_size == 0])
+                self._register_decodes(plan_dec[computed[plan_dec] % self.cfg.block_size == 0])
         now = self.now
         for r in completes:
             out[r] += 1

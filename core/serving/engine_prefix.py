@@ -32,6 +32,15 @@ class PrefixSteps:
         else:
             prev, _ = links(sessions, order)
             self.identity = SessionIdentity(prev, sessions.shared_prefix_tokens[order], turn_order(sessions, order))
+        # Blocks a request generates are cached as they fill only where another request may
+        # ask for them while it runs: a session's next turn with a fixed arrival. Elsewhere
+        # (hash ids: generated blocks are the request's own; a turn that waits for this one
+        # to finish) they are cached when the request gives its blocks back, same result.
+        self._eager_out = np.zeros(self.n, bool)
+        if workload.prefix is None:
+            nxt = self.arrivals.next
+            has = nxt >= 0
+            self._eager_out[has] = ~self.arrivals.dynamic[nxt[has]]
         self.cache = BlockCache(self.cfg.num_blocks, self.cfg.block_bytes)
         self.held: list[list] = [[] for _ in range(self.n)]  # keys of each request's leading full blocks
 
@@ -116,9 +125,15 @@ class PrefixSteps:
             if full > len(h):
                 h.extend(cache.register(identity.keys(r, len(h), full, bs)))
 
+    def _register_decodes(self, rows: np.ndarray) -> None:
+        rows = rows[self._eager_out[rows]]
+        if rows.size:
+            self._register(rows)
+
     def _release(self, r: int, finished: bool) -> None:
         """Give r's blocks back. A finished turn followed by a tool wait keeps its KV cached
         (counted in byte·s until the wait ends or it is evicted) or drops it."""
+        self._register((r,))
         held = self.held[r]
         plain = int(self.blocks[r]) - len(held)
         drop, watch_until = False, None

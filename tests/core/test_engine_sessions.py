@@ -175,3 +175,19 @@ def test_the_books_replays_are_bit_identical(key):
     assert (r.engine_steps, r.events, r.prefill_tokens, float(r.finish_s.max())) == (steps, events, prefill, last)
     assert digest.hexdigest()[:32] == expected
     assert r.extras == {} and not r.cached_tokens.any()
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_turn_with_a_fixed_arrival_shares_the_blocks_its_predecessor_is_still_generating(fast):
+    # Turn 1 arrives at 1.5 s while turn 0 (100 in, 200 out) decodes; it shares turn 0's
+    # prompt and first 30 output tokens: 8 full blocks, already computed and cached.
+    s = Sessions(session=np.zeros(2, np.int64), turn=np.arange(2), new_input_tokens=np.array([100, 50]),
+                 shared_prefix_tokens=np.array([0, 130]), think_time_s=np.array([np.nan, np.nan]),
+                 tool_wait_s=np.zeros(2), keep_kv_during_tool=np.ones(2, bool))
+    work = Workload(np.array([0.0, 1.5]), np.array([100, 180]), np.array([200, 10]), sessions=s)
+    r = replay(work, config(), fast=fast)
+    assert r.finish_s[0] > 1.5 and r.arrival_s[1] == 1.5
+    assert r.cached_tokens.tolist() == [0, 128]
+    # Shared, not copied: the second request adds only blocks past the 8 it shares.
+    off = replay(work, config(prefix_caching=False), fast=fast)
+    assert r.kv_peak_blocks == off.kv_peak_blocks - 8
