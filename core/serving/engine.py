@@ -14,12 +14,14 @@ What it models (vLLM V1's scheduler with the default FCFS policy):
   preempted by recompute: its blocks are freed, it returns to the head of the queue and
   later re-prefills its prompt plus the tokens it had generated;
 - a prefill that completes samples the request's next token; a request with G output
-  tokens is done after its G-th token.
+  tokens is done after its G-th token;
 - with prefix information in the workload (Mooncake hash_ids or sessions), automatic
   prefix caching (engine_prefix.py, prefix_cache.py): a request starts from the longest
   run of cached full blocks and only computes the rest, which still attends to them;
 - sessions: a turn can arrive only after its predecessor finished (session_arrivals.py).
-Step times come from `StepCost` (a roofline plus a fixed overhead).
+Step times come from `StepCost` (a roofline plus a fixed overhead). The config, the
+records and the check at the edge are in engine_records.py; one step's plan (the
+scheduler) in engine_schedule.py.
 
 Why it is fast: between events, all running requests decode in lockstep and nothing about
 the schedule changes, so runs of such steps are advanced in one go in closed form (their
