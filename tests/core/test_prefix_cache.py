@@ -144,3 +144,16 @@ def test_random_workloads_fast_equals_step_by_step():
         assert np.all(fast.series_kv_blocks <= fast.num_blocks)
         assert np.all(fast.cached_tokens <= ((fast.input_tokens - 1) // 16) * 16)
         assert fast.extras["cache_hit_rate"] > 0
+
+
+def test_hash_ids_that_do_not_match_the_requests_are_refused():
+    from core.registry import ParamError
+    from core.serving.engine import validate
+
+    work = hashed([0.0, 1.0], [64, 64], [4, 4], [[7], [7]])
+    bad = Workload(work.arrival_s, work.input_tokens, work.output_tokens,
+                   prefix=PrefixBlocks(work.prefix.ids, work.prefix.offsets[:2], 64))
+    validate(config(64), work)
+    with pytest.raises(ParamError) as err:
+        validate(config(64), bad)
+    assert err.value.param == "trace" and "one run per request" in str(err.value)
