@@ -24,19 +24,30 @@ MOONCAKE = TRACES / "mooncake_conversation_head.jsonl"
 
 
 def ready(panel) -> bool:
+    """Nothing pending: the trace loaded (or refused), replays, metrics and overlay drawn."""
     return panel.is_ready() and not jobs().busy_keys()
+
+
+def shown_panel(qtbot, state=None, until=ready) -> ServingPanel:
+    """A panel at 1280×720, shown, once until(panel) holds."""
+    w = ServingPanel(state)
+    qtbot.addWidget(w)
+    w.resize(1280, 720)
+    w.show()
+    qtbot.waitUntil(lambda: until(w), timeout=60_000)
+    return w
+
+
+def closed(w: ServingPanel) -> None:
+    w.close()
+    jobs().wait_idle()
 
 
 @pytest.fixture
 def panel(qtbot):
-    w = ServingPanel()
-    qtbot.addWidget(w)
-    w.resize(1280, 720)
-    w.show()
-    qtbot.waitUntil(lambda: ready(w), timeout=60_000)
+    w = shown_panel(qtbot)
     yield w
-    w.close()
-    jobs().wait_idle()
+    closed(w)
 
 
 def figure(panel, side="A"):
@@ -194,26 +205,18 @@ def test_a_session_with_a_missing_trace_says_so_and_keeps_the_book(qtbot, tmp_pa
     data = state.to_json()
     restored = ServingState()
     restored.load_json(data)
-    w = ServingPanel(restored)
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitUntil(lambda: ready(w) and w.state.trace_workload is not None, timeout=60_000)
+    w = shown_panel(qtbot, restored, until=lambda w: ready(w) and w.state.trace_workload is not None)
     a = figure(w)
     assert a.summary["requests"] == 120 and w.trace_section.fields["time_scale"].edit.text() == "2"
     assert a.workload.arrival_s[-1] == pytest.approx(ts.load(state.trace).arrival_s[-1])
-    w.close()
-    jobs().wait_idle()
+    closed(w)
     missing = dict(data, trace=dict(data["trace"], path=str(tmp_path / "gone.csv")))
     restored = ServingState()
     restored.load_json(missing)
-    w = ServingPanel(restored)
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitUntil(lambda: ready(w) and bool(w.state.trace_message), timeout=60_000)
+    w = shown_panel(qtbot, restored, until=lambda w: ready(w) and bool(w.state.trace_message))
     assert "gone.csv" in w.trace_section.message.text() and "book's run is kept" in w.trace_section.message.text()
     assert figure(w).scenario == "uniform" and w.state.to_json()["trace"]["path"].endswith("gone.csv")
-    w.close()
-    jobs().wait_idle()
+    closed(w)
 
 
 def test_a_vllm_bench_result_draws_measured_against_simulated(panel, qtbot, tmp_path):
