@@ -237,3 +237,12 @@ def test_summary_line_says_what_was_loaded():
     span = work.arrival_s.max() - work.arrival_s.min()
     assert "200 requests" in text and "format azure" in text and "dropped 0" in text
     assert f"{span:,.1f} s" in text and f"{200 / span:,.2f} req/s" in text
+
+
+def test_cdf_curve_keeps_first_and_last_of_a_long_run():
+    values = np.sort(np.random.default_rng(0).exponential(1.0, 100_000))
+    x, y = F.cdf_curve(values)
+    assert x.size == F.CDF_POINTS and (x[0], y[0]) == (values[0], 1e-5) and (x[-1], y[-1]) == (values[-1], 1.0)
+    assert np.all(np.diff(x) >= 0)
+    small = np.array([1.0, 2.0, 4.0])
+    assert [v.tolist() for v in F.cdf_curve(small)] == [[1.0, 2.0, 4.0], [1 / 3, 2 / 3, 1.0]]

@@ -223,7 +223,7 @@ class ServingPanel(QtWidgets.QWidget):
         elif path.startswith("cards.replay_"):
             self._on_replay_card_changed(path[-1].upper())
             if path == "cards.replay_a" and self.trace_section is not None:
-                self.trace_section.show_state()  # the prefix caching box
+                self.trace_section.show_prefix_caching()
             if self.state.view("band"):
                 self._submit_band()
         elif path == "view.band":
@@ -232,6 +232,8 @@ class ServingPanel(QtWidgets.QWidget):
             if self.trace_section is not None:
                 self.trace_section.show_state()
         elif path == "trace.workload":
+            if self.trace_section is not None:
+                self.trace_section.show_state()  # what is loaded now
             if self.controls is not None:
                 self.controls.show_source(self.state.trace_workload is not None)
             for side in REPLAY_SIDES:

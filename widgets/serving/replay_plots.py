@@ -180,7 +180,7 @@ class ReplayPlots(QtWidgets.QWidget):
         image.setImage(fig.gantt_codes, levels=(0, 4), autoLevels=False)
         image.setRect(QtCore.QRectF(0, 0, fig.t_end, fig.gantt_codes.shape[0]))
         g.plot.setYRange(0, fig.gantt_codes.shape[0], padding=0)
-        self.cdf_plot.curves[f"{side}_all"].setData(fig.ttft_sorted, np.arange(1, fig.ttft_sorted.size + 1) / fig.ttft_sorted.size)
+        self.cdf_plot.curves[f"{side}_all"].setData(*F.cdf_curve(fig.ttft_sorted))
         line = self.book_p95_lines[side]
         line.setVisible(fig.book_ttft_p95_s is not None)
         if fig.book_ttft_p95_s is not None:

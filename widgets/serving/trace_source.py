@@ -231,13 +231,19 @@ class TraceSourceSection(QtWidgets.QWidget):
         self.message.setVisible(bool(message))
         self.summary.setText(ts.summary_text(s.trace_loaded, s.trace_workload) if s.trace_workload is not None else "")
         self.summary.setVisible(s.trace_workload is not None)
-        blocker = QtCore.QSignalBlocker(self.prefix_box)
-        self.prefix_box.setChecked(bool(s.replay("A").inputs.get("prefix_caching", True)))
-        del blocker
+        self.show_prefix_caching()
         if s.trace_pending() and self._loading != source:
             self._start(source)
         elif source is None and self._loading is not None:
             self.cancel(quiet=True)
+
+    def show_prefix_caching(self) -> None:
+        """The box shows replay A's prefix_caching (the form edits it too)."""
+        on = bool(self.state.replay("A").inputs.get("prefix_caching", True))
+        if self.prefix_box.isChecked() != on:
+            blocker = QtCore.QSignalBlocker(self.prefix_box)
+            self.prefix_box.setChecked(on)
+            del blocker
 
     # ---- loading on the job runner ---------------------------------------------------
     def _start(self, source: ts.TraceSource) -> None:
