@@ -25,6 +25,8 @@ PROGRESS_STEPS = 1000  # the bar's range
 PROGRESS_STEP = 0.01  # a worker reports again only this much further on
 TRACE_FILTER = "Traces (*.csv *.jsonl *.json *.ndjson *.txt);;All files (*)"
 CANCELLED = "读取已取消 · loading cancelled; the replays shown are kept"
+HINT = ("拖入或打开一个请求轨迹文件,用它替换书中的到达窗口 · drop a trace file on the panel or open one to replay it "
+        "instead of the book's windows: CSV/JSONL, Azure, BurstGPT, Mooncake, Vidur, vllm bench serve JSON, sessions")
 # Label pairs of the options (not calculator parameters: no catalog entry behind their names).
 FIELD_LABELS = {"format": "格式 · format", "time_scale": "到达加速 · time_scale", "window_s": "时间窗 · window_s (s)",
                 "limit": "行数上限 · limit (rows)", "trace_model": "模型筛选 · trace_model",
@@ -148,9 +150,14 @@ class TraceSourceSection(QtWidgets.QWidget):
             self.fields[param.name] = field
             grid.addWidget(field)
         col.addWidget(self.options)
-        # Fixed heights, shown or not: a new summary or message does not re-lay out the page.
+        # The summary at a fixed height: each load changes it without re-laying out the page.
+        # The message takes room only when there is one (a refused file: rare, and worth it).
         self.summary = _fixed_label("trace_summary", "caption", 2)
-        self.message = _fixed_label("trace_message", "error", 2)
+        self.message = QtWidgets.QLabel("")
+        self.message.setObjectName("trace_message")
+        self.message.setProperty("role", "error")
+        self.message.setWordWrap(True)
+        self.message.setVisible(False)
         self.message.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         col.addWidget(self.summary)
         col.addWidget(self.message)
@@ -227,10 +234,10 @@ class TraceSourceSection(QtWidgets.QWidget):
         message = s.trace_message
         if message and s.trace_workload is None and message != CANCELLED:
             message += " — the book's run is kept"
-        self.message.setText(message)
-        self.message.setVisible(bool(message))
-        self.summary.setText(ts.summary_text(s.trace_loaded, s.trace_workload) if s.trace_workload is not None else "")
-        self.summary.setVisible(s.trace_workload is not None)
+        if message != self.message.text():
+            self.message.setText(message)
+            self.message.setVisible(bool(message))
+        self.summary.setText(ts.summary_text(s.trace_loaded, s.trace_workload) if s.trace_workload is not None else HINT)
         self.show_prefix_caching()
         if s.trace_pending() and self._loading != source:
             self._start(source)
