@@ -28,7 +28,7 @@ from widgets.serving.metrics_table import MetricsSection
 from widgets.serving.overlay import OverlayPlots
 from widgets.serving.replay_controls import CAPTION, ReplayControls
 from widgets.serving.replay_plots import ReplayPlots
-from widgets.serving.trace_source import TraceSourceSection
+from widgets.serving.trace_source import TraceSourceSection, in_language
 from widgets.theme import LEGEND
 from widgets.timeline_player import TimelinePlayer
 
@@ -144,7 +144,7 @@ class ServingPanel(QtWidgets.QWidget):
         caption.setWordWrap(True)
         caption.setProperty("role", "caption")
         col.addWidget(caption)
-        self.trace_section = TraceSourceSection(self.state, self._trace_key)
+        self.trace_section = in_language(TraceSourceSection(self.state, self._trace_key))
         self.trace_section.take_drops_on(self)  # a trace file dropped anywhere on the panel
         col.addWidget(self.trace_section)
         self.controls = ReplayControls(self.state, tuple(self._keys.values()), self._band_key)
@@ -166,12 +166,12 @@ class ServingPanel(QtWidgets.QWidget):
         self.controls.show_source(self.state.trace_workload is not None)
 
     def _build_metrics(self) -> None:
-        self.metrics_section = MetricsSection(self.state, self._metrics_key)
+        self.metrics_section = in_language(MetricsSection(self.state, self._metrics_key))
         self.metrics_section.drawn.connect(lambda table: setattr(self, "metrics_table", table))
         self._replay_column.addWidget(self.metrics_section)
 
     def _build_overlay(self) -> None:
-        self.overlay = OverlayPlots(self._overlay_key)
+        self.overlay = in_language(OverlayPlots(self._overlay_key))
         self._replay_column.addWidget(self.overlay)
 
     def _finish_build(self) -> None:

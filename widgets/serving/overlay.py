@@ -11,6 +11,7 @@ from widgets.jobs import jobs
 from widgets.page import ReflowLayout, fixed_lines
 from widgets.plot_card import PlotCard
 from widgets.serving.replay_plots import narrow_header
+from widgets.serving.trace_source import in_language
 from widgets.theme import pen
 
 PANELS = (("ttft", "TTFT 分布:实测 vs 模拟 · measured vs simulated", "TTFT"),
@@ -62,6 +63,8 @@ class OverlayPlots(QtWidgets.QWidget):
     def draw(self, fig: dict | None) -> None:
         """Draw an overlay figure, or hide (None: nothing measured)."""
         self.figure = fig
+        if fig is not None and not self.isVisible():
+            in_language(self)  # texts set while hidden
         self.setVisible(fig is not None)
         if fig is None:
             return

@@ -17,6 +17,8 @@ from core.serving import replay as rp
 from core.serving import trace_source as ts
 from core.serving.state import ServingState
 from core.serving.traces import request_token_limit
+from widgets.i18n import language
+from widgets.i18n_tree import translate_tree
 from widgets.jobs import jobs
 from widgets.page import ReflowLayout, fixed_lines
 from widgets.param_form import ParamField
@@ -51,6 +53,14 @@ class _ProgressRelay(QtCore.QObject):
     """Emitted on a worker thread, received on the GUI thread (queued)."""
 
     progressed = QtCore.Signal(int, float)  # load number, fraction
+
+
+def in_language(widget: QtWidgets.QWidget) -> QtWidgets.QWidget:
+    """widget's labels, hidden ones too, in the chosen language now (the window translates a
+    panel when it is made; these sections come later, and some show only later)."""
+    if language() != "both":
+        translate_tree(widget)
+    return widget
 
 
 def dropped_path(mime: QtCore.QMimeData) -> str | None:
@@ -274,6 +284,7 @@ class TraceSourceSection(QtWidgets.QWidget):
         self._loading = source
         self.progress_bar.setValue(0)
         self.progress_label.setText(f"读取 · loading {source.name}")
+        in_language(self.progress_label)
         self._path_or_progress.setCurrentWidget(self.progress_row)
         self.loading_changed.emit(True)
         jobs().submit(self.key, work, context=self,
