@@ -14,8 +14,8 @@ from widgets.serving.replay_plots import narrow_header
 from widgets.serving.trace_source import in_language
 from widgets.theme import pen
 
-PANELS = (("ttft", "TTFT 分布:实测 vs 模拟 · measured vs simulated", "TTFT"),
-          ("itl", "ITL(token 间隔)分布:实测 vs 模拟 · measured vs simulated", "ITL"))
+PANELS = (("ttft", "TTFT 分布:实测 vs 模拟 · TTFT: measured vs simulated", "TTFT"),
+          ("itl", "ITL(token 间隔)分布:实测 vs 模拟 · ITL (gaps between tokens): measured vs simulated", "ITL"))
 
 
 class OverlayPlots(QtWidgets.QWidget):
