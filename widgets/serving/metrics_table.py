@@ -10,7 +10,7 @@ from core.registry import ParamError
 from core.serving import figures as F
 from core.serving.state import SLO_PARAMS, ServingState
 from widgets.jobs import BusyBadge, jobs
-from widgets.page import fixed_lines
+from widgets.page import ReflowLayout, fixed_lines
 from widgets.param_form import ParamField
 
 TITLE = "vLLM 指标 · vLLM bench serve metrics (ms)"
@@ -26,12 +26,14 @@ class MetricsSection(QtWidgets.QWidget):
         col = QtWidgets.QVBoxLayout(self)
         col.setContentsMargins(0, 0, 0, 0)
         col.setSpacing(4)
-        head = QtWidgets.QHBoxLayout()
+        # Title, the two SLO fields and the busy badge side by side when they fit, stacked
+        # when the window is narrow or the zoom large (nothing scrolls sideways).
+        head = ReflowLayout(columns=4, natural=True, grow=0, fill=False, spacing=8)
         title = QtWidgets.QLabel(f"<b>{TITLE}</b>")
+        title.setWordWrap(True)
         title.setToolTip("Names and definitions of vllm/benchmarks/serve.py: percentiles interpolated linearly "
                          "(numpy's default); the book's p95 above is nearest-rank")
         head.addWidget(title)
-        head.addStretch(1)
         self.slo_fields: dict[str, ParamField] = {}
         for param in SLO_PARAMS:
             field = ParamField(param)

@@ -15,7 +15,7 @@ from widgets.serving.trace_source import in_language
 from widgets.theme import pen
 
 PANELS = (("ttft", "TTFT 分布:实测 vs 模拟 · TTFT: measured vs simulated", "TTFT"),
-          ("itl", "ITL(token 间隔)分布:实测 vs 模拟 · ITL (gaps between tokens): measured vs simulated", "ITL"))
+          ("itl", "ITL(token 间隔)分布:实测 vs 模拟 · ITL: measured vs simulated", "ITL"))
 
 
 class OverlayPlots(QtWidgets.QWidget):
