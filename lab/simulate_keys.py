@@ -125,40 +125,11 @@ def pop_extras(raw: dict) -> dict:
 
 
 def model_defaults(got: dict) -> dict:
-    """serving.replay parameter values model= and hardware= imply (none given: {})."""
-    from core.registry import ParamError
-    from core.serving.step_cost import default_token_budget
+    """serving.replay parameter values model= and hardware= imply (none given: {});
+    core.serving.model_choice expands them (the Serving panel's pickers do the same)."""
+    from core.serving.model_choice import expand_model_hardware
 
-    values: dict = {}
-    if "model" in got:
-        try:
-            from core.model_config import replay_params
-        except ImportError:
-            raise ParamError("model", "no model configs in this build; valid: leave model= out") from None
-        values.update(_named("model", replay_params, got["model"]))
-    if "hardware" in got:
-        try:
-            from core.hardware_config import hardware_replay_params
-        except ImportError:
-            raise ParamError("hardware", "no hardware configs in this build; valid: leave hardware= out") from None
-        card = _named("hardware", hardware_replay_params, got["hardware"])
-        memory = card.pop("memory", card.pop("memory_bytes", None))
-        if memory is not None:
-            values["token_budget"] = default_token_budget(float(memory))
-        values.update(card)
-    return values
-
-
-def _named(key: str, load, text: str) -> dict:
-    """load(text) with its errors named after the key the user typed."""
-    from core.registry import ParamError
-
-    try:
-        return dict(load(text))
-    except ParamError as err:
-        if err.param == key:
-            raise
-        raise ParamError(key, f"{err.param}: {err.message}") from None
+    return expand_model_hardware(got)
 
 
 def load_kwargs(got: dict, progress) -> dict:

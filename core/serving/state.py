@@ -18,6 +18,11 @@ sessions), never the data: whoever owns the job runner loads it and hands the wo
 back with `trace_loaded_ok`, or the refusal with `trace_failed` (the last good workload and
 its replays stay). When the trace carries prefix information, A replays it with prefix
 caching as its card says and B the other way (the cache's effect side by side).
+
+The model and card (core.serving.model_choice: a catalog key or a file each) fill A's
+model and hardware fields as `lab simulate serving model= hardware=` does, B following;
+a refused file keeps the last good choice and replays. The model.config card shows the
+chosen model's counts.
 """
 from __future__ import annotations
 
@@ -25,6 +30,7 @@ from typing import Any, Mapping
 
 from core.registry import Param, ParamError
 from core.serving import backlog as bl
+from core.serving.model_choice import MODEL_CHOICE
 from core.serving.replay import SCENARIOS
 from core.serving.trace_source import PARAMS as TRACE_PARAMS
 from core.serving.trace_source import TraceSource, has_prefix_info, parse_trace_source
@@ -62,6 +68,9 @@ class ServingState(PanelModel):
         ("mix", "serving.mix"),
         ("rate", "serving.decode_rate"),
         ("backlog", "serving.backlog"),
+        # Before the replays: a session's saved replay values, restored after it, win.
+        ("model_choice", MODEL_CHOICE),
+        ("your_model", "model.config"),
         ("replay_a", "serving.replay", True),
         ("replay_b", "serving.replay", True),
     )
@@ -83,6 +92,7 @@ class ServingState(PanelModel):
         b.update({"shares_long_input": B_SHARES})
         self._a_inputs = self.card("replay_a").inputs
         self.card("replay_a").changed.connect(self._follow_a)
+        self._choice_applied = self.card("model_choice").inputs
         self.changed.connect(self._on_changed)
         self.set_view("backlog_preset", bl.matching_preset(self.card("backlog").inputs))
 
@@ -98,6 +108,26 @@ class ServingState(PanelModel):
     def set_view(self, name: str, value: Any) -> None:
         _check_view(name, value)
         super().set_view(name, value)
+
+    # ---- the model and card ---------------------------------------------------------
+    def set_model_choice(self, raw: Mapping[str, Any]) -> bool:
+        """Choose the model and/or hardware (catalog keys or paths); True when taken."""
+        return self.card("model_choice").update(raw)
+
+    def model_choice_edited(self) -> list[str]:
+        """A's fields that no longer hold the choice's values (edited by hand since)."""
+        values = (self.card("model_choice").result or {}).get("replay_values") or {}
+        inputs = self.replay("A").inputs
+        return [k for k, v in values.items() if k in inputs and inputs[k] != v]
+
+    def _apply_model_choice(self, choice: CardModel) -> None:
+        """A takes the values of a new, valid choice (B follows A); the model.config card
+        counts the same model."""
+        if choice.errors or choice.inputs == self._choice_applied or choice.result_inputs != choice.inputs:
+            return
+        self._choice_applied = choice.inputs
+        self.card("your_model").update({"config": choice.inputs["model"]})
+        self.replay("A").update(dict(choice.result["replay_values"]))
 
     # ---- the trace source -----------------------------------------------------------
     def set_trace(self, raw: Mapping[str, Any], retry: bool = False) -> bool:
@@ -211,7 +241,9 @@ class ServingState(PanelModel):
             self.card("replay_b").update({})
 
     def _on_changed(self, path: str, value: Any) -> None:
-        if path == "view.backlog_preset" and value:
+        if path == "cards.model_choice":
+            self._apply_model_choice(value)
+        elif path == "view.backlog_preset" and value:
             self.card("backlog").update(bl.preset_params(value))
         elif path == "cards.backlog":
             self.set_view("backlog_preset", bl.matching_preset(value.inputs))

@@ -25,6 +25,7 @@ from widgets.panels import PanelInfo
 from widgets.serving.backlog import BacklogCardSection, BacklogPlot
 from widgets.serving.banner import BannerSection
 from widgets.serving.metrics_table import MetricsSection
+from widgets.serving.model_picker import ModelPickerSection
 from widgets.serving.overlay import OverlayPlots
 from widgets.serving.replay_controls import CAPTION, ReplayControls
 from widgets.serving.replay_plots import ReplayPlots
@@ -63,7 +64,7 @@ class ServingPanel(QtWidgets.QWidget):
         self._submitted: dict[str, object] = {}
         self.band_figure: dict | None = None
         self.banner = self.backlog_plot = self.backlog_section = self.controls = None
-        self.trace_section = self.metrics_section = self.overlay = None
+        self.trace_section = self.metrics_section = self.overlay = self.model_section = None
         self._built = False
         self._build_ui()
         self._connect()
@@ -147,6 +148,8 @@ class ServingPanel(QtWidgets.QWidget):
         self.trace_section = in_language(TraceSourceSection(self.state, self._trace_key))
         self.trace_section.take_drops_on(self)  # a trace file dropped anywhere on the panel
         col.addWidget(self.trace_section)
+        self.model_section = in_language(ModelPickerSection(self.state))
+        col.addWidget(self.model_section)
         self.controls = ReplayControls(self.state, tuple(self._keys.values()), self._band_key)
         col.addWidget(self.controls)
         self.replay_player = TimelinePlayer(duration=1.0, speed=10.0, unit="s")

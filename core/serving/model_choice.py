@@ -1,0 +1,98 @@
+"""The served model and card of a replay: model= and hardware= as `lab simulate serving`
+takes them and the Serving panel's pickers show them. Each is a catalog key or a file (a
+Hugging Face config.json; a small TOML of the card's figures) and sets defaults for
+serving.replay's parameters: weights and KV per token, the step cost's FLOPs, bandwidth,
+peak FLOP/s and (from the card's memory) vLLM's default token budget. No Qt here.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+from core import catalog
+from core.registry import BookRef, Calculator, Output, Param, ParamError
+from core.serving.step_cost import default_token_budget
+
+BOOK_MODEL = "qwen3-8b"  # the book's run: its values are serving.replay's defaults
+BOOK_HARDWARE = "rtx-pro-6000-blackwell"
+# What a choice sets, in serving.replay's names (the KV pool stays the form's).
+MODEL_FIELDS = ("weights_bytes", "kv_bytes_per_token", "matrix_flops_per_token", "lm_head_flops_per_row",
+                "attention_flops_per_pair")
+HARDWARE_FIELDS = ("bandwidth_bytes_per_s", "peak_flops", "token_budget")
+
+
+def model_keys() -> tuple[str, ...]:
+    """Catalog models the counting takes (the pickers' named choices)."""
+    from core.model_config import config_model_keys
+
+    return config_model_keys() or (BOOK_MODEL,)
+
+
+def hardware_keys() -> tuple[str, ...]:
+    """Catalog cards with memory, bandwidth and a BF16 peak (the pickers' named choices)."""
+    from core.hardware_config import hardware_replay_params
+
+    usable = []
+    for key in catalog.hardware_keys():
+        try:
+            hardware_replay_params(key)
+        except ParamError:
+            continue
+        usable.append(key)
+    return tuple(usable) or (BOOK_HARDWARE,)
+
+
+def expand_model_hardware(got: Mapping[str, Any]) -> dict[str, float]:
+    """serving.replay parameter values that got's "model" and "hardware" (each a catalog
+    key or a file's path; either may be absent) imply; errors are ParamErrors naming
+    model or hardware (and the file's field)."""
+    values: dict[str, float] = {}
+    if got.get("model"):
+        from core.model_config import replay_params
+
+        values.update(_named("model", replay_params, str(got["model"])))
+    if got.get("hardware"):
+        from core.hardware_config import hardware_replay_params
+
+        card = _named("hardware", hardware_replay_params, str(got["hardware"]))
+        memory = card.pop("memory", card.pop("memory_bytes", None))
+        if memory is not None:
+            values["token_budget"] = default_token_budget(float(memory))
+        values.update(card)
+    return values
+
+
+def _named(key: str, load: Callable[[str], Mapping], text: str) -> dict:
+    """load(text) with its errors named after the key the user typed."""
+    try:
+        return dict(load(text))
+    except ParamError as err:
+        if err.param == key:
+            raise
+        raise ParamError(key, f"{err.param}: {err.message}") from None
+
+
+def _compute(model: str, hardware: str) -> dict:
+    return {"replay_values": expand_model_hardware({"model": model, "hardware": hardware})}
+
+
+def _calculator() -> Calculator:
+    """The pickers as a card (not a registered calculator: the panel's own form): a refused
+    file keeps the last good choice and shows why next to its field."""
+    return Calculator(
+        name="serving.model_choice",
+        title="模型与硬件 · model and hardware",
+        ref=BookRef("3.1.3"),
+        params=(
+            Param("model", "", BOOK_MODEL, "the served model: a catalog model or a Hugging Face config.json; sets "
+                  "weights, KV per token and the step cost's FLOPs", kind="path", choices=model_keys(),
+                  label="模型 · model"),
+            Param("hardware", "", BOOK_HARDWARE, "the card: a catalog card or a small TOML (memory, bandwidth, peak "
+                  "FLOP/s); sets bandwidth, peak FLOP/s and the token budget", kind="path", choices=hardware_keys(),
+                  label="硬件 · hardware"),
+        ),
+        outputs=(Output("replay_values", "", "serving.replay's values the choice sets", kind="series"),),
+        compute=_compute,
+    )
+
+
+MODEL_CHOICE = _calculator()

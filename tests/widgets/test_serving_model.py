@@ -1,0 +1,143 @@
+"""The Serving panel's model and hardware pickers: a config.json or a card fills replay A's
+fields as `lab simulate serving model= hardware=` does (B follows), the replays run again on
+the job runner, a refused file shows its error next to the field and the last replay
+stays; the model.config card counts the chosen model."""
+import json
+import os
+
+import pytest
+
+from core.model_config import load_model_config
+from core.registry import get
+from core.serving import replay as rp
+from core.serving.model_choice import expand_model_hardware
+from core.serving.state import ServingState
+from lab.simulate_keys import model_defaults
+from widgets.jobs import jobs
+from widgets.serving import ServingPanel
+
+CONFIGS = os.path.join(os.path.dirname(__file__), "..", "data", "model_configs")
+LLAMA = os.path.abspath(os.path.join(CONFIGS, "llama-3.1-8b.json"))
+# Llama-3.1-8B: 32 layers, 8 KV heads of 128, BF16: 2 (K and V) · 8 · 128 · 32 · 2 bytes.
+LLAMA_KV_BYTES = 2 * 8 * 128 * 32 * 2
+
+
+def ready(panel) -> bool:
+    return panel.is_ready() and not jobs().busy_keys()
+
+
+@pytest.fixture
+def panel(qtbot):
+    w = ServingPanel()
+    qtbot.addWidget(w)
+    w.resize(1280, 720)
+    w.show()
+    qtbot.waitUntil(lambda: ready(w), timeout=60_000)
+    yield w
+    w.close()
+    jobs().wait_idle()
+
+
+def pick(field, text):
+    """Type a path (or key) in a picker's combo and finish, as a user does."""
+    field.edit.setCurrentText(text)
+    field.edit.lineEdit().editingFinished.emit()
+
+
+def summary(panel, side):
+    return {k: v for k, v in panel.state.replay(side).result.items() if k not in ("figure", "wall_s")}
+
+
+def test_picking_a_config_changes_kv_per_token_and_the_replay(panel, qtbot):
+    before = summary(panel, "A")
+    assert panel.state.replay("A").inputs["kv_bytes_per_token"] == 147456  # Qwen3-8B: 144 KiB
+    pick(panel.model_section.model_field, LLAMA)
+    assert panel.state.replay("A").inputs["kv_bytes_per_token"] == LLAMA_KV_BYTES == 131072
+    assert panel.state.replay("B").inputs["kv_bytes_per_token"] == LLAMA_KV_BYTES  # B follows A
+    spec = load_model_config(LLAMA)
+    assert panel.state.replay("A").inputs["weights_bytes"] == spec.replay_params()["weights_bytes"]
+    qtbot.waitUntil(lambda: ready(panel), timeout=60_000)
+    after = summary(panel, "A")
+    assert after != before
+    # The panel's replay is the CLI's: the same values through the same replay.
+    values = get("serving.replay").resolve(model_defaults({"model": LLAMA}))
+    assert panel.state.replay("A").inputs == values
+    cli, work, config = rp.run_replay(values)
+    cli_summary = {k: v for k, v in rp.summarize(cli, work, config).items() if k in after}
+    assert len(cli_summary) > 10 and cli_summary == {k: after[k] for k in cli_summary}
+    # The model.config card counts the same file.
+    assert panel.state.card("your_model").inputs["config"] == LLAMA
+    assert panel.model_section.card.outputs.label("kv_bytes_per_token").text().startswith("131")
+    assert panel.model_section.model_field.edit.findText(LLAMA) >= 0  # in the list from now on
+
+
+def test_a_bad_config_shows_its_error_and_keeps_the_last_replay(panel, qtbot, tmp_path):
+    bad = tmp_path / "config.json"
+    data = json.load(open(LLAMA))
+    del data["num_key_value_heads"], data["num_attention_heads"]
+    bad.write_text(json.dumps(data))
+    result, inputs = panel.state.replay("A").result, panel.state.replay("A").inputs
+    pick(panel.model_section.model_field, str(bad))
+    field = panel.model_section.model_field
+    assert field.error_label.isVisibleTo(panel) and "num_attention_heads" in field.error_label.text()
+    assert "config.json" in field.error_label.text()
+    assert panel.state.replay("A").inputs == inputs and panel.state.replay("A").result is result
+    assert ready(panel)  # nothing to run again
+    assert panel.state.card("model_choice").inputs["model"] == "qwen3-8b"  # the last good choice
+    pick(panel.model_section.model_field, "qwen3-8b")  # fixed: the error goes
+    assert not field.error_label.isVisibleTo(panel)
+    pick(panel.model_section.hardware_field, str(tmp_path / "missing.toml"))
+    assert "missing.toml" in panel.model_section.hardware_field.error_label.text()
+    assert panel.state.replay("A").inputs == inputs
+
+
+def test_hardware_sets_bandwidth_peak_and_token_budget(panel, qtbot):
+    pick(panel.model_section.hardware_field, "h100-sxm")
+    a = panel.state.replay("A").inputs
+    assert (a["bandwidth_bytes_per_s"], a["peak_flops"], a["token_budget"]) == (3.35e12, 989.4e12, 8192)
+    qtbot.waitUntil(lambda: ready(panel), timeout=60_000)
+    # A form edit after the choice wins and is named.
+    panel.replay_form.field("peak_flops").edit.setText("500e12")
+    panel.replay_form.field("peak_flops").edit.editingFinished.emit()
+    assert panel.state.replay("A").inputs["peak_flops"] == 500e12
+    assert "peak_flops" in panel.model_section.edited_label.text()
+
+
+def test_qwen3_8b_on_the_book_card_reproduces_the_book_run(panel, qtbot):
+    book = summary(panel, "A"), summary(panel, "B")
+    defaults = panel.state.replay("A").inputs
+    assert defaults == get("serving.replay").resolve()
+    pick(panel.model_section.model_field, LLAMA)
+    qtbot.waitUntil(lambda: ready(panel), timeout=60_000)
+    pick(panel.model_section.model_field, "qwen3-8b")
+    pick(panel.model_section.hardware_field, "rtx-pro-6000-blackwell")
+    assert panel.state.replay("A").inputs == defaults
+    qtbot.waitUntil(lambda: ready(panel), timeout=60_000)
+    assert (summary(panel, "A"), summary(panel, "B")) == book
+    assert panel.model_section.edited_label.text() == ""
+
+
+def test_choice_round_trips_through_a_session(tmp_path):
+    toml = tmp_path / "card.toml"
+    toml.write_text('memory_gib = 141\nbandwidth_tb_s = 4.8\n[peak_tflops]\nbf16 = 989.4\n')
+    s = ServingState()
+    assert s.set_model_choice({"model": LLAMA, "hardware": str(toml)})
+    s.replay("A").update({"peak_flops": "400e12"})  # a hand edit after the choice stays
+    data = json.loads(json.dumps(s.to_json()))
+    assert data["cards"]["model_choice"] == {"model": LLAMA, "hardware": str(toml)}
+    t = ServingState()
+    t.load_json(data)
+    assert t.card("model_choice").inputs == s.card("model_choice").inputs
+    assert t.replay("A").inputs == s.replay("A").inputs and t.replay("A").inputs["peak_flops"] == 400e12
+    assert t.replay("A").inputs["bandwidth_bytes_per_s"] == 4.8e12
+    assert t.card("your_model").inputs["config"] == LLAMA
+    assert t.model_choice_edited() == ["peak_flops"]
+    t.reset()
+    assert t.replay("A").inputs == get("serving.replay").resolve()
+    assert t.card("model_choice").inputs["model"] == "qwen3-8b"
+
+
+def test_expansion_is_the_clis():
+    got = {"model": LLAMA, "hardware": "a100-80gb"}
+    assert model_defaults(dict(got)) == expand_model_hardware(got)
+    assert expand_model_hardware({}) == {}

@@ -1,0 +1,82 @@
+"""Your model and card: the replays' model and hardware pickers (a catalog key, or a
+config.json / TOML typed or browsed) beside the model.config card of the chosen model.
+
+A choice fills replay A's model and hardware fields as `lab simulate serving model=
+hardware=` does (B follows A) and the replays run again on the job runner; a refused file
+shows why next to its field and the last good choice and replays stay
+(core.serving.state.ServingState holds the choice; core.serving.model_choice expands it)."""
+from __future__ import annotations
+
+import shiboken6
+from PySide6 import QtWidgets
+
+from core.serving.state import ServingState
+from widgets.calculator_card import CalculatorCard
+from widgets.page import PAGE_COLUMN_EM, ReflowLayout, narrow_headers
+from widgets.param_form import ParamForm
+
+HEADING = "你的模型与硬件 · your model and card"
+LEAD = ("选一个目录里的模型或 config.json、一张卡或它的 TOML,两个回放的权重、KV、FLOPs、带宽与峰值随之改变 · "
+        "pick a catalog model or a Hugging Face config.json, a catalog card or a TOML of its figures: both "
+        "replays take its weights, KV per token, FLOPs, bandwidth and peak (the KV pool stays the form's)")
+EDITED = "表单已手改 · edited in the form since: {fields}"
+PICKER_FIELDS = ("model", "hardware")
+
+
+class ModelPickerSection(QtWidgets.QWidget):
+    """The pickers (a form over the state's model_choice card) and the model.config card."""
+
+    def __init__(self, state: ServingState, parent=None):
+        super().__init__(parent)
+        self.state = state
+        layout = ReflowLayout(self, columns=2, min_column_em=PAGE_COLUMN_EM, spacing=10, fill=False)
+        left = QtWidgets.QWidget()
+        col = QtWidgets.QVBoxLayout(left)
+        col.setContentsMargins(0, 0, 0, 0)
+        col.setSpacing(4)
+        heading = QtWidgets.QLabel(HEADING)
+        heading.setObjectName("model_heading")
+        heading.setStyleSheet("font-weight: 600;")
+        lead = QtWidgets.QLabel(LEAD)
+        lead.setProperty("role", "caption")
+        lead.setWordWrap(True)
+        self.form = ParamForm(state.card("model_choice"))
+        for name in PICKER_FIELDS:
+            field = self.form.field(name)
+            field.label.setProperty("i18n_key", None)  # the pair itself: no catalog entry for these names
+            field.edit.setObjectName(f"pick_{name}")
+        self.model_field, self.hardware_field = self.form.field("model"), self.form.field("hardware")
+        self.edited_label = QtWidgets.QLabel("")
+        self.edited_label.setObjectName("model_edited")
+        self.edited_label.setProperty("role", "caption")
+        self.edited_label.setWordWrap(True)
+        self.edited_label.setVisible(False)
+        for w in (heading, lead, self.form, self.edited_label):
+            col.addWidget(w)
+        col.addStretch(1)
+        layout.addWidget(left)
+        self.card = narrow_headers(CalculatorCard(state.card("your_model"), compact=True))
+        layout.addWidget(self.card)
+        state.changed.connect(self._on_state_changed)
+        self.show_state()
+
+    def _on_state_changed(self, path: str, value) -> None:
+        if not shiboken6.isValid(self):
+            return
+        if path in ("cards.model_choice", "cards.replay_a"):
+            self.show_state()
+
+    def show_state(self) -> None:
+        """Remember a file chosen in its combo's list; say which fields the form changed since."""
+        choice = self.state.card("model_choice")
+        if not choice.errors:
+            for name in PICKER_FIELDS:
+                combo = self.form.field(name).edit
+                value = str(choice.inputs[name])
+                if combo.findText(value) < 0:
+                    combo.addItem(value)  # a browsed or typed file: in the list from now on
+        edited = self.state.model_choice_edited()
+        text = EDITED.format(fields=", ".join(edited)) if edited else ""
+        if text != self.edited_label.text():
+            self.edited_label.setText(text)
+            self.edited_label.setVisible(bool(text))
