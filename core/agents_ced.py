@@ -74,7 +74,7 @@ CED = Calculator(
     ),
     compute=ced,
     check=_check_ced,
-    note="只比专家层;P、G 为示意 · expert layers only; P and G are illustrative",
+    note="只比专家层 · expert layers only",  # P and G carry their own 示意 tags
     book=(
         BookValue("decoder_only_prompt_layer_tokens", 40 * 8192, "40P, P = 8,192", derived=True),
         BookValue("ced_prompt_layer_tokens", 20 * 8192 + 20 * 128, "20P + 20·min(P,128), P = 8,192", derived=True),
