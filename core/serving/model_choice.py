@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from core import catalog
+from core.format import format_bytes, format_flops
 from core.registry import BookRef, Calculator, Output, Param, ParamError
 from core.serving.step_cost import default_token_budget
 
@@ -71,8 +72,30 @@ def _named(key: str, load: Callable[[str], Mapping], text: str) -> dict:
         raise ParamError(key, f"{err.param}: {err.message}") from None
 
 
+# The book's run, as its caption names it.
+BOOK_NAMES = {BOOK_MODEL: "Qwen3-8B", BOOK_HARDWARE: "RTX PRO 6000"}
+
+
 def _compute(model: str, hardware: str) -> dict:
-    return {"replay_values": expand_model_hardware({"model": model, "hardware": hardware})}
+    from core.hardware_config import load_hardware
+    from core.model_config import model_spec
+
+    values = expand_model_hardware({"model": model, "hardware": hardware})
+    return {"replay_values": values,
+            "model_name": BOOK_NAMES.get(model) or model_spec(model).name,
+            "hardware_name": BOOK_NAMES.get(hardware) or load_hardware(hardware).name}
+
+
+def choice_text(result: Mapping[str, Any] | None) -> str:
+    """One line on what a choice sets in the replays (English values: not a label pair)."""
+    if not result:
+        return ""
+    v = result["replay_values"]
+    model = (f"<b>{result['model_name']}</b>: weights read per step {format_bytes(v['weights_bytes'], 'si')} · KV "
+             f"{format_bytes(v['kv_bytes_per_token'])}/token · {format_flops(v['matrix_flops_per_token'])}/token")
+    card = (f"<b>{result['hardware_name']}</b>: {format_bytes(v['bandwidth_bytes_per_s'], 'si')}/s · "
+            f"{format_flops(v['peak_flops']).replace('FLOPs', 'FLOP/s')} BF16 · token budget {int(v['token_budget']):,}")
+    return f"{model}<br>{card}"
 
 
 def _calculator() -> Calculator:
@@ -90,7 +113,9 @@ def _calculator() -> Calculator:
                   "FLOP/s); sets bandwidth, peak FLOP/s and the token budget", kind="path", choices=hardware_keys(),
                   label="硬件 · hardware"),
         ),
-        outputs=(Output("replay_values", "", "serving.replay's values the choice sets", kind="series"),),
+        outputs=(Output("replay_values", "", "serving.replay's values the choice sets", kind="series"),
+                 Output("model_name", "", "the model's name", kind="series"),
+                 Output("hardware_name", "", "the card's name", kind="series")),
         compute=_compute,
     )
 

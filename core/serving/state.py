@@ -156,6 +156,11 @@ class ServingState(PanelModel):
         if changed_data:
             self.changed.emit("trace.workload", None)
 
+    def trace_refused(self) -> bool:
+        """The source asked for was refused (or its load cancelled): the replays, if of a
+        trace, are of trace_loaded, the last good one."""
+        return self.trace is not None and self.trace == self._trace_refused
+
     def trace_pending(self) -> bool:
         """A source is asked for whose data is neither loaded nor refused yet."""
         return self.trace is not None and self.trace not in (self.trace_loaded, self._trace_refused)

@@ -27,7 +27,7 @@ from widgets.serving.banner import BannerSection
 from widgets.serving.metrics_table import MetricsSection
 from widgets.serving.model_picker import ModelPickerSection
 from widgets.serving.overlay import OverlayPlots
-from widgets.serving.replay_controls import CAPTION, ReplayControls
+from widgets.serving.replay_controls import CAPTION, ReplayControls, caption
 from widgets.serving.replay_plots import ReplayPlots
 from widgets.serving.trace_source import TraceSourceSection, in_language
 from widgets.theme import LEGEND
@@ -64,7 +64,7 @@ class ServingPanel(QtWidgets.QWidget):
         self._submitted: dict[str, object] = {}
         self.band_figure: dict | None = None
         self.banner = self.backlog_plot = self.backlog_section = self.controls = None
-        self.trace_section = self.metrics_section = self.overlay = self.model_section = None
+        self.trace_section = self.metrics_section = self.overlay = self.model_section = self.caption = None
         self._built = False
         self._build_ui()
         self._connect()
@@ -141,15 +141,17 @@ class ServingPanel(QtWidgets.QWidget):
         heading.setWordWrap(True)
         heading.setStyleSheet("font-weight: 600;")
         col.addWidget(heading)
-        caption = QtWidgets.QLabel(CAPTION)
-        caption.setWordWrap(True)
-        caption.setProperty("role", "caption")
-        col.addWidget(caption)
+        self.caption = QtWidgets.QLabel(CAPTION)
+        self.caption.setObjectName("replay_caption")
+        self.caption.setWordWrap(True)
+        self.caption.setProperty("role", "caption")
+        # The engine first (model, card and the setup they make), then the workload.
+        self.model_section = in_language(ModelPickerSection(self.state))
+        self.model_section.add_below(self.caption)
+        col.addWidget(self.model_section)
         self.trace_section = in_language(TraceSourceSection(self.state, self._trace_key))
         self.trace_section.take_drops_on(self)  # a trace file dropped anywhere on the panel
         col.addWidget(self.trace_section)
-        self.model_section = in_language(ModelPickerSection(self.state))
-        col.addWidget(self.model_section)
         self.controls = ReplayControls(self.state, tuple(self._keys.values()), self._band_key)
         col.addWidget(self.controls)
         self.replay_player = TimelinePlayer(duration=1.0, speed=10.0, unit="s")
@@ -167,6 +169,7 @@ class ServingPanel(QtWidgets.QWidget):
         self.replay_player.position_changed.connect(lambda t: self.state.set_player("replay", t))
         self.controls.show_band(self.band_figure)
         self.controls.show_source(self.state.trace_workload is not None)
+        self._show_caption()
 
     def _build_metrics(self) -> None:
         self.metrics_section = in_language(MetricsSection(self.state, self._metrics_key))
@@ -223,6 +226,8 @@ class ServingPanel(QtWidgets.QWidget):
         elif path == "view.backlog_preset":
             if self.backlog_section is not None:
                 self.backlog_section.show_preset(value)
+        elif path == "cards.model_choice":
+            self._show_caption()
         elif path.startswith("cards.replay_"):
             self._on_replay_card_changed(path[-1].upper())
             if path == "cards.replay_a" and self.trace_section is not None:
@@ -248,6 +253,13 @@ class ServingPanel(QtWidgets.QWidget):
             self._draw_banner_frame(value)
         elif path == "player.replay":
             self._draw_replay_frame(value)
+
+    def _show_caption(self) -> None:
+        """The replays' caption names the chosen model and card (the book's by default)."""
+        result = self.state.card("model_choice").result
+        if self.caption is not None and result:
+            budget = int(result["replay_values"].get("token_budget", 8192))
+            self.caption.setText(caption(result["model_name"], result["hardware_name"], budget))
 
     # ---- banner and backlog (cheap: drawn on the GUI thread) ---------------------------
     def _draw_banner(self) -> None:

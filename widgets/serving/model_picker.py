@@ -10,6 +10,7 @@ from __future__ import annotations
 import shiboken6
 from PySide6 import QtWidgets
 
+from core.serving.model_choice import choice_text
 from core.serving.state import ServingState
 from widgets.calculator_card import CalculatorCard
 from widgets.page import PAGE_COLUMN_EM, ReflowLayout, narrow_headers
@@ -46,19 +47,30 @@ class ModelPickerSection(QtWidgets.QWidget):
             field.label.setProperty("i18n_key", None)  # the pair itself: no catalog entry for these names
             field.edit.setObjectName(f"pick_{name}")
         self.model_field, self.hardware_field = self.form.field("model"), self.form.field("hardware")
+        self.sets_label = QtWidgets.QLabel("")
+        self.sets_label.setObjectName("model_sets")
+        self.sets_label.setProperty("role", "caption")
+        self.sets_label.setWordWrap(True)
+        self.sets_label.setToolTip("What the choice sets in both replays' forms (serving.replay's weights_bytes, "
+                                   "kv_bytes_per_token, FLOPs, bandwidth_bytes_per_s, peak_flops, token_budget)")
         self.edited_label = QtWidgets.QLabel("")
         self.edited_label.setObjectName("model_edited")
         self.edited_label.setProperty("role", "caption")
         self.edited_label.setWordWrap(True)
         self.edited_label.setVisible(False)
-        for w in (heading, lead, self.form, self.edited_label):
+        for w in (heading, lead, self.form, self.sets_label, self.edited_label):
             col.addWidget(w)
         col.addStretch(1)
+        self._left = col
         layout.addWidget(left)
-        self.card = narrow_headers(CalculatorCard(state.card("your_model"), compact=True))
+        self.card = narrow_headers(CalculatorCard(state.card("your_model")))
         layout.addWidget(self.card)
         state.changed.connect(self._on_state_changed)
         self.show_state()
+
+    def add_below(self, widget: QtWidgets.QWidget) -> None:
+        """A widget under the pickers (the replays' caption: the setup they describe)."""
+        self._left.insertWidget(self._left.count() - 1, widget)
 
     def _on_state_changed(self, path: str, value) -> None:
         if not shiboken6.isValid(self):
@@ -75,6 +87,7 @@ class ModelPickerSection(QtWidgets.QWidget):
                 value = str(choice.inputs[name])
                 if combo.findText(value) < 0:
                     combo.addItem(value)  # a browsed or typed file: in the list from now on
+        self.sets_label.setText(choice_text(choice.result))
         edited = self.state.model_choice_edited()
         text = EDITED.format(fields=", ".join(edited)) if edited else ""
         if text != self.edited_label.text():

@@ -13,10 +13,14 @@ from widgets.param_form import ParamForm
 from widgets.theme import color
 
 TABLE_MIN_EM = 44  # the A/B table's six columns of numbers and its row names stay whole
-CAPTION = (
-    "Qwen3-8B · 1 张 RTX PRO 6000 · KV 池 24 GiB · 64 序列 · 前缀缓存关。FCFS、16-token 块、每步先 decode 再分块 prefill"
-    "(预算 8192 token)、整段 prompt 的块空出来才接纳、块不够时抢占最近接纳的请求并重算。步时 = 屋顶线(带宽效率、prefill MFU、每步开销为示意旋钮)。"
-    "书中实测值(vLLM 0.23)列在模拟值旁。")
+def caption(model: str = "Qwen3-8B", card: str = "RTX PRO 6000", token_budget: int = 8192) -> str:
+    """The replays' setup; the model, card and budget follow the pickers (the book's run by default)."""
+    return (f"{model} · 1 张 {card} · KV 池 24 GiB · 64 序列 · 前缀缓存关。FCFS、16-token 块、每步先 decode 再分块 prefill"
+            f"(预算 {token_budget} token)、整段 prompt 的块空出来才接纳、块不够时抢占最近接纳的请求并重算。"
+            "步时 = 屋顶线(带宽效率、prefill MFU、每步开销为示意旋钮)。书中实测值(vLLM 0.23)列在模拟值旁。")
+
+
+CAPTION = caption()
 
 
 A_AND_B = "<b>A</b> uses the form; <b>B</b> is A with these shares of long-input requests per window:"

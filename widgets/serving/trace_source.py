@@ -231,8 +231,11 @@ class TraceSourceSection(QtWidgets.QWidget):
         s = self.state
         source = s.trace
         on = source is not None
-        self.path_label.setText(f"{source.path}" if on else "书中的到达窗口 · the book's arrival windows")
-        self.path_label.setToolTip(source.path if on else "")
+        # A refused file is named in the message; the line shows what the replays are of.
+        kept = s.trace_loaded if s.trace_refused() and s.trace_loaded is not None else None
+        shown = kept or source
+        self.path_label.setText(shown.path if on else "书中的到达窗口 · the book's arrival windows")
+        self.path_label.setToolTip(shown.path if on else "")
         self.clear_button.setEnabled(on or s.trace_workload is not None)
         self.options.setEnabled(on)
         values = source.to_json() if on else {p.name: p.default for p in ts.PARAMS}
@@ -244,6 +247,8 @@ class TraceSourceSection(QtWidgets.QWidget):
         message = s.trace_message
         if message and s.trace_workload is None and message != CANCELLED:
             message += " — the book's run is kept"
+        elif message and kept is not None and message != CANCELLED:
+            message += f" — 仍回放上一个文件 · still replaying {kept.name}"
         if message != self.message.text():
             self.message.setText(message)
             self.message.setVisible(bool(message))
