@@ -57,7 +57,7 @@ byte bytes hz khz db steps step s min px batch lr nats fp bf16 fp32 fp16 amdahl 
 p50 p95 p99 t_request t_token t_queue n_s n_keep p_label a100 h100 h800 b200 sm sms tflops
 pflops rope attention flash mlp ffn sglang vllm portaudio sounddevice jitter agent agents patch
 patches prompt prompts codec gantt fcfs rtx pro vs micro query queries key keys teacher forcing
-blackwell datablations max min log exp
+blackwell datablations max min log exp config head
 """.split())
 
 
