@@ -246,3 +246,44 @@ def test_cdf_curve_keeps_first_and_last_of_a_long_run():
     assert np.all(np.diff(x) >= 0)
     small = np.array([1.0, 2.0, 4.0])
     assert [v.tolist() for v in F.cdf_curve(small)] == [[1.0, 2.0, 4.0], [1 / 3, 2 / 3, 1.0]]
+
+
+def test_model_choice_fills_a_and_b_and_a_refused_file_keeps_the_last(tmp_path):
+    llama = str(Path(__file__).parent.parent / "data" / "model_configs" / "llama-3.1-8b.json")
+    s = ServingState()
+    book = s.replay("A").inputs
+    assert s.card("model_choice").inputs == {"model": "qwen3-8b", "hardware": "rtx-pro-6000-blackwell"}
+    assert s.model_choice_edited() == []  # the book's run is qwen3-8b on the RTX PRO 6000 exactly
+    assert s.set_model_choice({"model": llama, "hardware": "a100-80gb"})
+    for side in ("A", "B"):
+        a = s.replay(side).inputs
+        # Llama-3.1-8B: 2 · 8 KV heads · 128 · 32 layers · 2 bytes; A100: 2.039 TB/s, 312 TFLOP/s.
+        assert a["kv_bytes_per_token"] == 2 * 8 * 128 * 32 * 2
+        assert (a["bandwidth_bytes_per_s"], a["peak_flops"]) == (2.039e12, 312e12)
+        assert a["kv_pool_bytes"] == book["kv_pool_bytes"]  # the pool stays the form's
+    assert s.card("your_model").inputs["config"] == llama
+    chosen = s.replay("A").inputs
+    bad = tmp_path / "config.json"
+    bad.write_text('{"model_type": "llama", "hidden_size": 4096}')
+    assert not s.set_model_choice({"model": str(bad)})
+    assert "config.json" in s.card("model_choice").errors["model"]
+    assert s.card("model_choice").inputs["model"] == llama and s.replay("A").inputs == chosen
+    data = s.to_json()
+    assert data["cards"]["model_choice"] == {"model": llama, "hardware": "a100-80gb"}
+    other = ServingState()
+    other.load_json(data)
+    assert other.replay("A").inputs == chosen and other.card("model_choice").inputs == s.card("model_choice").inputs
+    s.reset()
+    assert s.replay("A").inputs == book and s.card("your_model").inputs["config"] == "qwen3-8b"
+
+
+def test_a_refused_source_is_said_so_while_the_last_good_data_stays():
+    s = ServingState()
+    assert s.set_trace({"path": str(AZURE_200)})
+    assert not s.trace_refused()
+    good = s.trace
+    s.trace_loaded_ok(good, load(good))
+    s.set_trace({"path": "/nonexistent/trace.csv"})
+    assert not s.trace_refused() and s.trace_pending()
+    s.trace_failed(s.trace, "no file")
+    assert s.trace_refused() and s.trace_loaded == good and s.trace.path == "/nonexistent/trace.csv"

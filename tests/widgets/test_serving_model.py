@@ -141,3 +141,24 @@ def test_expansion_is_the_clis():
     got = {"model": LLAMA, "hardware": "a100-80gb"}
     assert model_defaults(dict(got)) == expand_model_hardware(got)
     assert expand_model_hardware({}) == {}
+
+
+def test_a_refused_trace_leaves_the_path_line_on_the_file_replayed(panel, qtbot, tmp_path):
+    good = os.path.join(os.path.dirname(__file__), "..", "data", "traces", "serving_azure_code_200.csv")
+    section = panel.trace_section
+    section.open_path(good)
+    qtbot.waitUntil(lambda: panel.state.trace_loaded is not None and ready(panel), timeout=60_000)
+    assert section.path_label.text() == good
+    replayed = panel.state.replay("A").result["figure"]
+    bad = tmp_path / "refused.csv"
+    bad.write_text("when,how many\nyesterday,lots\n")
+    section.open_path(str(bad))
+    qtbot.waitUntil(lambda: bool(panel.state.trace_message) and ready(panel), timeout=30_000)
+    assert panel.state.trace.path == str(bad) and panel.state.trace_refused()
+    assert section.path_label.text() == good  # the file the replays are of, not the refused one
+    message = section.message.text()
+    assert "refused.csv" in message and "still replaying serving_azure_code_200.csv" in message
+    assert panel.state.replay("A").result["figure"] is replayed
+    section.open_path(good)  # the good file again: the line and message follow
+    qtbot.waitUntil(lambda: not panel.state.trace_message and ready(panel), timeout=60_000)
+    assert section.path_label.text() == good and not section.message.isVisible()
