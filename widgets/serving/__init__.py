@@ -260,6 +260,7 @@ class ServingPanel(QtWidgets.QWidget):
         if self.caption is not None and result:
             budget = int(result["replay_values"].get("token_budget", 8192))
             self.caption.setText(caption(result["model_name"], result["hardware_name"], budget))
+            in_language(self.caption)
 
     # ---- banner and backlog (cheap: drawn on the GUI thread) ---------------------------
     def _draw_banner(self) -> None:

@@ -15,12 +15,13 @@ from core.serving.state import ServingState
 from widgets.calculator_card import CalculatorCard
 from widgets.page import PAGE_COLUMN_EM, ReflowLayout, narrow_headers
 from widgets.param_form import ParamForm
+from widgets.serving.trace_source import in_language
 
 HEADING = "你的模型与硬件 · your model and card"
 LEAD = ("选一个目录里的模型或 config.json、一张卡或它的 TOML,两个回放的权重、KV、FLOPs、带宽与峰值随之改变 · "
         "pick a catalog model or a Hugging Face config.json, a catalog card or a TOML of its figures: both "
         "replays take its weights, KV per token, FLOPs, bandwidth and peak (the KV pool stays the form's)")
-EDITED = "表单已手改 · edited in the form since: {fields}"
+EDITED = "表单已手改 {fields} · edited in the form since: {fields}"
 PICKER_FIELDS = ("model", "hardware")
 
 
@@ -93,3 +94,4 @@ class ModelPickerSection(QtWidgets.QWidget):
         if text != self.edited_label.text():
             self.edited_label.setText(text)
             self.edited_label.setVisible(bool(text))
+            in_language(self.edited_label)

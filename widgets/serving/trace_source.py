@@ -248,7 +248,7 @@ class TraceSourceSection(QtWidgets.QWidget):
         if message and s.trace_workload is None and message != CANCELLED:
             message += " — the book's run is kept"
         elif message and kept is not None and message != CANCELLED:
-            message += f" — 仍回放上一个文件 · still replaying {kept.name}"
+            message += f" — still replaying {kept.name}"
         if message != self.message.text():
             self.message.setText(message)
             self.message.setVisible(bool(message))
