@@ -21,8 +21,8 @@ caching as its card says and B the other way (the cache's effect side by side).
 
 The model and card (core.serving.model_choice: a catalog key or a file each) fill A's
 model and hardware fields as `lab simulate serving model= hardware=` does, B following;
-a refused file keeps the last good choice and replays. The model.config card shows the
-chosen model's counts.
+a refused file keeps the last good choice and replays. The model.config card counts the
+chosen model; its config and the model picker are one (an edit of either moves both).
 """
 from __future__ import annotations
 
@@ -248,6 +248,10 @@ class ServingState(PanelModel):
     def _on_changed(self, path: str, value: Any) -> None:
         if path == "cards.model_choice":
             self._apply_model_choice(value)
+        elif path == "cards.your_model" and not value.errors:
+            # The card and the picker name one model: a config typed in the card is chosen too.
+            if value.inputs["config"] != self.card("model_choice").inputs["model"]:
+                self.set_model_choice({"model": value.inputs["config"]})
         elif path == "view.backlog_preset" and value:
             self.card("backlog").update(bl.preset_params(value))
         elif path == "cards.backlog":

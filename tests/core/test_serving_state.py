@@ -287,3 +287,14 @@ def test_a_refused_source_is_said_so_while_the_last_good_data_stays():
     assert not s.trace_refused() and s.trace_pending()
     s.trace_failed(s.trace, "no file")
     assert s.trace_refused() and s.trace_loaded == good and s.trace.path == "/nonexistent/trace.csv"
+
+
+def test_the_model_config_card_and_the_picker_name_one_model():
+    llama = str(Path(__file__).parent.parent / "data" / "model_configs" / "llama-3.1-8b.json")
+    s = ServingState()
+    assert s.card("your_model").update({"config": llama})
+    assert s.card("model_choice").inputs["model"] == llama
+    assert s.replay("A").inputs["kv_bytes_per_token"] == 131072
+    s.card("your_model").reset()  # the card's ↺ book: the replays go back to Qwen3-8B too
+    assert s.card("model_choice").inputs["model"] == "qwen3-8b"
+    assert s.replay("A").inputs == get("serving.replay").resolve()
