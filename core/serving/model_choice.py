@@ -57,7 +57,11 @@ def expand_model_hardware(got: Mapping[str, Any]) -> dict[str, float]:
         card = _named("hardware", hardware_replay_params, str(got["hardware"]))
         memory = card.pop("memory", card.pop("memory_bytes", None))
         if memory is not None:
-            values["token_budget"] = default_token_budget(float(memory))
+            # vLLM's default budget is 2048 on an A100 whatever its memory (step_cost).
+            from core.hardware_config import load_hardware
+
+            name = f"{got['hardware']} {load_hardware(str(got['hardware'])).name}".lower()
+            values["token_budget"] = default_token_budget(float(memory), is_a100="a100" in name)
         values.update(card)
     return values
 
