@@ -5,7 +5,6 @@ import csv
 import io
 import json
 import sys
-import types
 from pathlib import Path
 
 import pytest
@@ -229,12 +228,6 @@ def test_the_progress_bar_is_handed_to_the_loader_on_a_terminal(monkeypatch, cap
     assert "50%" in sys.stderr.getvalue()
 
 
-def _fake_module(monkeypatch, name, function_name, function):
-    module = types.ModuleType(name)
-    setattr(module, function_name, function)
-    monkeypatch.setitem(sys.modules, name, module)
-
-
 def test_model_and_hardware_set_defaults_and_explicit_keys_win(monkeypatch, capsys):
     from core.registry import ParamError
 
@@ -247,8 +240,13 @@ def test_model_and_hardware_set_defaults_and_explicit_keys_win(monkeypatch, caps
     def hardware_replay_params(key):
         return {"bandwidth_bytes_per_s": 1e12, "peak_flops": 1e14, "memory": 24 * 2**30}
 
-    _fake_module(monkeypatch, "core.model_config", "replay_params", replay_params)
-    _fake_module(monkeypatch, "core.hardware_config", "hardware_replay_params", hardware_replay_params)
+    import core.hardware_config as hardware_config
+    import core.model_config as model_config
+
+    monkeypatch.setattr(model_config, "replay_params", replay_params)
+    monkeypatch.setattr(hardware_config, "hardware_replay_params", hardware_replay_params)
+    monkeypatch.setattr(hardware_config, "load_hardware", lambda key, **_: hardware_config.HardwareSpec(
+        name=key, memory_bytes=24 * 2**30, bandwidth_bytes_per_s=1e12))
     seen = []
     from core.serving import replay as rp
 
