@@ -39,8 +39,9 @@ MODEL_CONFIG = Calculator(
                "4·heads·head_dim·layers; MLA 2·heads·(d_qk + d_v)·layers"),
     ),
     compute=_compute,
-    note="Counted by the chapter's rules (core/model_config/counting.py): 2 FLOPs per weight per row; sliding windows are "
-         "noted, not modelled.",
+    # A card's header tag: short. The rules (2 FLOPs per weight per row; sliding windows
+    # noted, not modelled) are in core/model_config/counting.py.
+    note="按本章计数规则 · the chapter's counting rules",
     book=(
         BookValue("kv_bytes_per_token", 147456, "Qwen3-8B 每 token KV 144 KiB"),
         BookValue("weights_read_per_step_bytes", 15.14e9, "Qwen3-8B BF16 每步读权重 15.14 GB", rel_tol=3.4e-4),

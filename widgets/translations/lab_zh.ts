@@ -118,7 +118,7 @@
         <translation type="vanished">D / N(对数)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="35"/>
+        <location filename="strings_zh_lab.py" line="34"/>
         <source>Dark</source>
         <translation>深色</translation>
     </message>
@@ -127,12 +127,12 @@
         <translation type="vanished">降采样</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="36"/>
+        <location filename="strings_zh_lab.py" line="35"/>
         <source>Every attempt is in the numerator, only successes in the denominator: %1 / %2 = %3 per success.</source>
         <translation>每次尝试都计入分子,只有成功计入分母:%1 / %2 = 每次成功 %3。</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="37"/>
+        <location filename="strings_zh_lab.py" line="36"/>
         <source>Export</source>
         <translation>导出</translation>
     </message>
@@ -141,12 +141,12 @@
         <translation type="vanished">丢弃隐藏曲线</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="45"/>
+        <location filename="strings_zh_lab.py" line="44"/>
         <source>GPU hours</source>
         <translation>GPU 小时</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="46"/>
+        <location filename="strings_zh_lab.py" line="45"/>
         <source>GPU hours (log)</source>
         <translation>GPU 小时(对数)</translation>
     </message>
@@ -155,7 +155,7 @@
         <translation type="vanished">网格</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="47"/>
+        <location filename="strings_zh_lab.py" line="46"/>
         <source>High contrast</source>
         <translation>高对比度</translation>
     </message>
@@ -164,22 +164,22 @@
         <translation type="vanished">反转坐标轴</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="48"/>
+        <location filename="strings_zh_lab.py" line="47"/>
         <source>KV pool</source>
         <translation>KV 池</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="49"/>
+        <location filename="strings_zh_lab.py" line="48"/>
         <source>KV resident at once (GiB)</source>
         <translation>同时驻留的 KV (GiB)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="50"/>
+        <location filename="strings_zh_lab.py" line="49"/>
         <source>Leave presentation mode</source>
         <translation>退出演示模式</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="51"/>
+        <location filename="strings_zh_lab.py" line="50"/>
         <source>Light</source>
         <translation>浅色</translation>
     </message>
@@ -196,7 +196,7 @@
         <translation type="vanished">对数 Y</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="52"/>
+        <location filename="strings_zh_lab.py" line="51"/>
         <source>M(t) of tasks waiting, each holding M0 for τ</source>
         <translation>等待任务的 M(t):每个任务占用 M0,持续 τ</translation>
     </message>
@@ -225,7 +225,7 @@
         <translation type="vanished">不透明度</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="53"/>
+        <location filename="strings_zh_lab.py" line="52"/>
         <source>Open WAV…</source>
         <translation>打开 WAV…</translation>
     </message>
@@ -242,7 +242,7 @@
         <translation type="vanished">数据点</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="56"/>
+        <location filename="strings_zh_lab.py" line="55"/>
         <source>Poisson arrivals, %1 seeds: press for the band of each scenario.</source>
         <translation>泊松到达,%1 个种子:按下可得每个场景的区间。</translation>
     </message>
@@ -377,42 +377,41 @@
         <translation>关闭演讲</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="32"/>
         <source>Counted by the chapter&apos;s rules (core/model_config/counting.py): %1 FLOPs per weight per row; sliding windows are noted, not modelled.</source>
-        <translation>按本章的计数规则:每个权重每行 %1 FLOPs;滑动窗口只记录,不建模。</translation>
+        <translation type="vanished">按本章的计数规则:每个权重每行 %1 FLOPs;滑动窗口只记录,不建模。</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="38"/>
+        <location filename="strings_zh_lab.py" line="37"/>
         <source>Export CSV…</source>
         <translation>导出 CSV…</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="39"/>
+        <location filename="strings_zh_lab.py" line="38"/>
         <source>Export PDF…</source>
         <translation>导出 PDF…</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="40"/>
+        <location filename="strings_zh_lab.py" line="39"/>
         <source>Export PNG…</source>
         <translation>导出 PNG…</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="41"/>
+        <location filename="strings_zh_lab.py" line="40"/>
         <source>Export SVG…</source>
         <translation>导出 SVG…</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="42"/>
+        <location filename="strings_zh_lab.py" line="41"/>
         <source>Export panel… (PNG, SVG, PDF)</source>
         <translation>导出面板…(PNG、SVG、PDF)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="43"/>
+        <location filename="strings_zh_lab.py" line="42"/>
         <source>Export window as shown… (PNG, SVG, PDF)</source>
         <translation>按当前显示导出窗口…(PNG、SVG、PDF)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="44"/>
+        <location filename="strings_zh_lab.py" line="43"/>
         <source>FLOPs of one update</source>
         <translation>一次更新的 FLOPs</translation>
     </message>
@@ -421,12 +420,12 @@
         <translation type="vanished">推理与训练负载</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="54"/>
+        <location filename="strings_zh_lab.py" line="53"/>
         <source>Open session…</source>
         <translation>打开会话…</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="55"/>
+        <location filename="strings_zh_lab.py" line="54"/>
         <source>Open talk…</source>
         <translation>打开演讲…</translation>
     </message>
@@ -435,42 +434,42 @@
         <translation type="vanished">播放 / 暂停</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="57"/>
+        <location filename="strings_zh_lab.py" line="56"/>
         <source>Presentation mode</source>
         <translation>演示模式</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="58"/>
+        <location filename="strings_zh_lab.py" line="57"/>
         <source>Quit</source>
         <translation>退出</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="59"/>
+        <location filename="strings_zh_lab.py" line="58"/>
         <source>Qwen3-%1B, B=%2 P=%3 full training</source>
         <translation>Qwen3-%1B,B=%2 P=%3 全量训练</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="60"/>
+        <location filename="strings_zh_lab.py" line="59"/>
         <source>Recent sessions</source>
         <translation>最近的会话</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="61"/>
+        <location filename="strings_zh_lab.py" line="60"/>
         <source>Redo</source>
         <translation>重做</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="62"/>
+        <location filename="strings_zh_lab.py" line="61"/>
         <source>Reset panel</source>
         <translation>重置面板</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="63"/>
+        <location filename="strings_zh_lab.py" line="62"/>
         <source>Run again</source>
         <translation>重新运行</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="64"/>
+        <location filename="strings_zh_lab.py" line="63"/>
         <source>Save session…</source>
         <translation>保存会话…</translation>
     </message>
@@ -491,12 +490,12 @@
         <translation type="vanished">减去均值</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="65"/>
+        <location filename="strings_zh_lab.py" line="64"/>
         <source>TFLOPs per cycle</source>
         <translation>每周期 TFLOPs</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="66"/>
+        <location filename="strings_zh_lab.py" line="65"/>
         <source>Theme</source>
         <translation>主题</translation>
     </message>
@@ -505,7 +504,7 @@
         <translation type="vanished">变换</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="67"/>
+        <location filename="strings_zh_lab.py" line="66"/>
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
@@ -538,95 +537,95 @@
         <translation type="vanished">你的 %1 个值:p95 是第 %2 个 = %3。分别排序(示意):排队:p95 = %4 s(第 %5 个)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="69"/>
+        <location filename="strings_zh_lab.py" line="68"/>
         <source>Zoom in</source>
         <translation>放大</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="70"/>
+        <location filename="strings_zh_lab.py" line="69"/>
         <source>Zoom out</source>
         <translation>缩小</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="71"/>
+        <location filename="strings_zh_lab.py" line="70"/>
         <source>a = %1 → n = %2: %3×%4¹⁵ FLOPs (%5× keeping all)</source>
         <translation>a = %1 → n = %2:%3×%4¹⁵ FLOPs(全部保留的 %5×)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="72"/>
+        <location filename="strings_zh_lab.py" line="71"/>
         <source>a copy per branch</source>
         <translation>每分支一份</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="73"/>
+        <location filename="strings_zh_lab.py" line="72"/>
         <source>advantage = reward − group mean</source>
         <translation>优势 = 奖励 − 组内均值</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="74"/>
+        <location filename="strings_zh_lab.py" line="73"/>
         <source>against one document</source>
         <translation>对比单文档</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="75"/>
+        <location filename="strings_zh_lab.py" line="74"/>
         <source>answers generated n</source>
         <translation>生成回答数 n</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="76"/>
+        <location filename="strings_zh_lab.py" line="75"/>
         <source>audio</source>
         <translation>音频</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="77"/>
+        <location filename="strings_zh_lab.py" line="76"/>
         <source>audio (s)</source>
         <translation>音频 (s)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="78"/>
+        <location filename="strings_zh_lab.py" line="77"/>
         <source>backlog</source>
         <translation>积压</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="79"/>
+        <location filename="strings_zh_lab.py" line="78"/>
         <source>bars: A100 hours · ○ as reported · DeepSeek-V3: pre-training only</source>
         <translation>柱:A100 小时 · ○ 报告值 · DeepSeek-V3:仅预训练</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="80"/>
+        <location filename="strings_zh_lab.py" line="79"/>
         <source>bars: decode steps/s as % of the cards&apos; bandwidth bound</source>
         <translation>柱:decode 步/s 占各卡带宽上限的 %</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="81"/>
+        <location filename="strings_zh_lab.py" line="80"/>
         <source>bars: prompt and measured hits per round (first copy); dots: the engine&apos;s hits</source>
         <translation>柱:每轮提示与实测命中(第一份);点:引擎的命中</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="82"/>
+        <location filename="strings_zh_lab.py" line="81"/>
         <location filename="strings_extra.py" line="13"/>
         <source>book prints</source>
         <translation>书中印出</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="83"/>
+        <location filename="strings_zh_lab.py" line="82"/>
         <location filename="strings_extra.py" line="11"/>
         <source>book ref</source>
         <translation>书中位置</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="84"/>
+        <location filename="strings_zh_lab.py" line="83"/>
         <location filename="strings_extra.py" line="14"/>
         <source>book value</source>
         <translation>书中数值</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="85"/>
+        <location filename="strings_zh_lab.py" line="84"/>
         <source>break-even p2</source>
         <translation>盈亏平衡 p2</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="86"/>
+        <location filename="strings_zh_lab.py" line="85"/>
         <source>buffered audio (ms)</source>
         <translation>已缓冲音频 (ms)</translation>
     </message>
@@ -635,7 +634,7 @@
         <translation type="vanished">字节(对数)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="87"/>
+        <location filename="strings_zh_lab.py" line="86"/>
         <source>b·v = batch · weights version</source>
         <translation>b·v = 批次 · 权重版本</translation>
     </message>
@@ -644,73 +643,73 @@
         <translation type="vanished">c、p 取自上方卡片</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="90"/>
+        <location filename="strings_zh_lab.py" line="89"/>
         <source>call (%1 = prefill, then decode step j+%2)</source>
         <translation>调用(%1 = prefill,之后为 decode 第 j+%2 步)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="91"/>
+        <location filename="strings_zh_lab.py" line="90"/>
         <source>calls served (millions)</source>
         <translation>服务调用量(百万)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="92"/>
+        <location filename="strings_zh_lab.py" line="91"/>
         <source>cap = f = %1%</source>
         <translation>上限 = f = %1%</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="93"/>
+        <location filename="strings_zh_lab.py" line="92"/>
         <source>cards (state split evenly)</source>
         <translation>卡数(状态均分)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="94"/>
+        <location filename="strings_zh_lab.py" line="93"/>
         <source>checking…</source>
         <translation>检查中…</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="95"/>
+        <location filename="strings_zh_lab.py" line="94"/>
         <source>chunk</source>
         <translation>块</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="96"/>
+        <location filename="strings_zh_lab.py" line="95"/>
         <source>cold %1 → cached %2 TFLOPs · %3 of %4 prompt tokens hit</source>
         <translation>冷启动 %1 → 缓存 %2 TFLOPs · %4 个提示 token 中命中 %3</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="97"/>
+        <location filename="strings_zh_lab.py" line="96"/>
         <location filename="strings_extra.py" line="15"/>
         <source>computed</source>
         <translation>计算值</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="98"/>
+        <location filename="strings_zh_lab.py" line="97"/>
         <source>computing…</source>
         <translation>计算中…</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="99"/>
+        <location filename="strings_zh_lab.py" line="98"/>
         <source>context at the start of each call</source>
         <translation>每次调用开始时的上下文</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="100"/>
+        <location filename="strings_zh_lab.py" line="99"/>
         <source>context tokens</source>
         <translation>上下文 token</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="101"/>
+        <location filename="strings_zh_lab.py" line="100"/>
         <source>copy CLI</source>
         <translation>复制命令行</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="102"/>
+        <location filename="strings_zh_lab.py" line="101"/>
         <source>cost of %1 attempts</source>
         <translation>%1 次尝试的成本</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="103"/>
+        <location filename="strings_zh_lab.py" line="102"/>
         <source>cost per success</source>
         <translation>每次成功的成本</translation>
     </message>
@@ -719,32 +718,32 @@
         <translation type="vanished">计数</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="104"/>
+        <location filename="strings_zh_lab.py" line="103"/>
         <source>datablations C4: loss vs tokens</source>
         <translation>datablations C4:损失 vs token</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="105"/>
+        <location filename="strings_zh_lab.py" line="104"/>
         <source>decode demand</source>
         <translation>decode 需求</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="106"/>
+        <location filename="strings_zh_lab.py" line="105"/>
         <source>decode j=%1: context S+P+j = %2</source>
         <translation>decode j=%1:上下文 S+P+j = %2</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="107"/>
+        <location filename="strings_zh_lab.py" line="106"/>
         <source>device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="108"/>
+        <location filename="strings_zh_lab.py" line="107"/>
         <source>drag the queue&apos;s edge</source>
         <translation>拖动排队段的边界</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="109"/>
+        <location filename="strings_zh_lab.py" line="108"/>
         <source>drag the red line to the edit</source>
         <translation>把红线拖到改动处</translation>
     </message>
@@ -753,97 +752,97 @@
         <translation type="vanished">dy/dx</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="113"/>
+        <location filename="strings_zh_lab.py" line="112"/>
         <source>filter: calculator, output or figure…</source>
         <translation>筛选:计算器、输出或图号…</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="114"/>
+        <location filename="strings_zh_lab.py" line="113"/>
         <source>first document (tokens); second = total − first</source>
         <translation>第一份文档(token);第二份 = 总长 − 第一份</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="115"/>
+        <location filename="strings_zh_lab.py" line="114"/>
         <source>fit points</source>
         <translation>拟合点</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="116"/>
+        <location filename="strings_zh_lab.py" line="115"/>
         <source>follow ▶</source>
         <translation>跟随 ▶</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="117"/>
+        <location filename="strings_zh_lab.py" line="116"/>
         <source>fraction of requests</source>
         <translation>请求占比</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="118"/>
+        <location filename="strings_zh_lab.py" line="117"/>
         <source>fraction of requests with TTFT ≤ x; dashed: the book&apos;s p95</source>
         <translation>TTFT ≤ x 的请求占比;虚线:书中的 p95</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="119"/>
+        <location filename="strings_zh_lab.py" line="118"/>
         <source>gap between two tokens (ms)</source>
         <translation>两个 token 之间的间隔 (ms)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="120"/>
+        <location filename="strings_zh_lab.py" line="119"/>
         <source>generated sample; its file size is the book&apos;s %1 MB screenshot (给定输入)</source>
         <translation>生成的样例;文件大小取书中 %1 MB 截图(给定输入)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="121"/>
+        <location filename="strings_zh_lab.py" line="120"/>
         <source>group mean</source>
         <translation>组内均值</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="122"/>
+        <location filename="strings_zh_lab.py" line="121"/>
         <source>held out</source>
         <translation>留出</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="123"/>
+        <location filename="strings_zh_lab.py" line="122"/>
         <source>is A with these shares of long-input requests per window:</source>
         <translation>即 A,各时段长输入占比如下:</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="124"/>
+        <location filename="strings_zh_lab.py" line="123"/>
         <source>large model</source>
         <translation>大模型</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="125"/>
+        <location filename="strings_zh_lab.py" line="124"/>
         <source>layer</source>
         <translation>整层</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="126"/>
+        <location filename="strings_zh_lab.py" line="125"/>
         <source>loading §%1 请求与指标</source>
         <translation>载入中 §%1 请求与指标</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="127"/>
+        <location filename="strings_zh_lab.py" line="126"/>
         <source>loss (nats/token)</source>
         <translation>损失 (nats/token)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="128"/>
+        <location filename="strings_zh_lab.py" line="127"/>
         <source>mean of means</source>
         <translation>均值的均值</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="129"/>
+        <location filename="strings_zh_lab.py" line="128"/>
         <source>measured: press ▶ to stream</source>
         <translation>实测:按 ▶ 开始播放</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="130"/>
+        <location filename="strings_zh_lab.py" line="129"/>
         <source>median</source>
         <translation>中位数</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="131"/>
+        <location filename="strings_zh_lab.py" line="130"/>
         <source>method %1&apos;s cost per success as p2 moves</source>
         <translation>p2 变化时方法 %1 的每次成功成本</translation>
     </message>
@@ -852,17 +851,17 @@
         <translation type="vanished">micro-batch 数 a</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="132"/>
+        <location filename="strings_zh_lab.py" line="131"/>
         <source>model (filled) · measured in the callback (thin line) · after the mute, arrived audio waits until release</source>
         <translation>模型(填充)· 回调中实测(细线)· 静音后已到达的音频等到释放</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="133"/>
+        <location filename="strings_zh_lab.py" line="132"/>
         <source>model → tools → model; shaded: state held</source>
         <translation>模型 → 工具 → 模型;阴影:占用的状态</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="134"/>
+        <location filename="strings_zh_lab.py" line="133"/>
         <source>ms before now</source>
         <translation>距现在 ms</translation>
     </message>
@@ -871,48 +870,47 @@
         <translation type="vanished">n 个请求</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="135"/>
+        <location filename="strings_zh_lab.py" line="134"/>
         <source>no</source>
         <translation>否</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="136"/>
         <source>no device: no output device (is a sound server running?) · the virtual clock sink keeps the same timing</source>
-        <translation>无设备:没有输出设备(声音服务在运行吗?)· 虚拟时钟输出保持相同时序</translation>
+        <translation type="vanished">无设备:没有输出设备(声音服务在运行吗?)· 虚拟时钟输出保持相同时序</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="137"/>
+        <location filename="strings_zh_lab.py" line="135"/>
         <source>one task: M0·τ = %1 GiB·s</source>
         <translation>单个任务:M0·τ = %1 GiB·s</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="138"/>
+        <location filename="strings_zh_lab.py" line="136"/>
         <source>opening the device…</source>
         <translation>正在打开设备…</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="139"/>
+        <location filename="strings_zh_lab.py" line="137"/>
         <location filename="strings_extra.py" line="12"/>
         <source>output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="140"/>
+        <location filename="strings_zh_lab.py" line="138"/>
         <source>p2 (success rate of method %1)</source>
         <translation>p2(方法 %1 的成功率)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="141"/>
+        <location filename="strings_zh_lab.py" line="139"/>
         <source>parameter state resident; activations rise and fall</source>
         <translation>参数状态常驻;激活随步起落</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="142"/>
+        <location filename="strings_zh_lab.py" line="140"/>
         <source>per hour, one agent running the task again and again</source>
         <translation>每小时,一个 agent 反复执行该任务</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="143"/>
+        <location filename="strings_zh_lab.py" line="141"/>
         <source>per micro-batch</source>
         <translation>每个 micro-batch</translation>
     </message>
@@ -921,17 +919,17 @@
         <translation type="vanished">§%1.2 打包 ·</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="196"/>
+        <location filename="strings_zh_lab.py" line="194"/>
         <source>· %1 layer activations alive (—) ·</source>
         <translation>· %1 层激活存活(—)·</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="206"/>
+        <location filename="strings_zh_lab.py" line="204"/>
         <source>异步 asynchronous · 生成与更新重叠,数据可能滞后</source>
         <translation>异步 · 生成与更新重叠,数据可能滞后</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="144"/>
+        <location filename="strings_zh_lab.py" line="142"/>
         <source>preemptions</source>
         <translation>抢占</translation>
     </message>
@@ -951,12 +949,12 @@
         <translation>%1% 用例通过</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="33"/>
+        <location filename="strings_zh_lab.py" line="32"/>
         <source>Ctrl+%1…%2 switch panels</source>
         <translation>Ctrl+%1…%2 切换面板</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="34"/>
+        <location filename="strings_zh_lab.py" line="33"/>
         <source>Ctrl+= / Ctrl+- zoom</source>
         <translation>Ctrl+= / Ctrl+- 缩放</translation>
     </message>
@@ -969,38 +967,38 @@
         <translation type="vanished">F11 演示</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="68"/>
+        <location filename="strings_zh_lab.py" line="67"/>
         <source>Your %1 values: p95 is the %2-th = %3 s.  Ranked separately (示意): queue: p95 = %4 s (rank %5)</source>
         <translation>你的 %1 个值:p95 是第 %2 个 = %3 s。分别排序(示意):排队:p95 = %4 s(第 %5 个)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="88"/>
+        <location filename="strings_zh_lab.py" line="87"/>
         <source>c, p of both methods: 练习 %1-%2 card below</source>
         <translation>两种方法的 c、p:见下方练习 %1-%2 卡片</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="89"/>
+        <location filename="strings_zh_lab.py" line="88"/>
         <location filename="strings_extra.py" line="10"/>
         <source>calculator</source>
         <translation>计算器</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="110"/>
+        <location filename="strings_zh_lab.py" line="109"/>
         <source>engine %1 vs measured %2 cached tokens · %3/%4 rounds equal</source>
         <translation>引擎 %1 vs 实测 %2 缓存 token · %3/%4 轮相同</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="111"/>
+        <location filename="strings_zh_lab.py" line="110"/>
         <source>expert layers each prompt token passes: %1 vs %2 + %3·min(P,%4)/P</source>
         <translation>每个提示 token 经过的专家层:%1 vs %2 + %3·min(P,%4)/P</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="112"/>
+        <location filename="strings_zh_lab.py" line="111"/>
         <source>expert-layer passes per prompt token</source>
         <translation>每个提示 token 的专家层次数</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="145"/>
+        <location filename="strings_zh_lab.py" line="143"/>
         <source>prompt tokens, in order</source>
         <translation>prompt token(按顺序)</translation>
     </message>
@@ -1009,17 +1007,17 @@
         <translation type="vanished">query ↓ key →</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="146"/>
+        <location filename="strings_zh_lab.py" line="144"/>
         <source>rank (ascending)</source>
         <translation>秩(升序)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="147"/>
+        <location filename="strings_zh_lab.py" line="145"/>
         <source>replaying…</source>
         <translation>回放中…</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="148"/>
+        <location filename="strings_zh_lab.py" line="146"/>
         <source>request</source>
         <translation>请求</translation>
     </message>
@@ -1028,17 +1026,17 @@
         <translation type="vanished">请求</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="149"/>
+        <location filename="strings_zh_lab.py" line="147"/>
         <source>reused %1 · recompute %2 tokens (%3% hit)</source>
         <translation>复用 %1 · 重算 %2 token(命中 %3%)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="150"/>
+        <location filename="strings_zh_lab.py" line="148"/>
         <source>round</source>
         <translation>轮</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="151"/>
+        <location filename="strings_zh_lab.py" line="149"/>
         <source>rows: requests by arrival · 灰 waiting · 蓝 prefill · 橙 decode · 红 preempted</source>
         <translation>行:按到达排序的请求 · 灰 等待 · 蓝 prefill · 橙 decode · 红 被抢占</translation>
     </message>
@@ -1047,237 +1045,236 @@
         <translation type="vanished">rtx-pro-%1-blackwell · %2 GB</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="152"/>
+        <location filename="strings_zh_lab.py" line="150"/>
         <source>running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="153"/>
+        <location filename="strings_zh_lab.py" line="151"/>
         <source>same stream, two buffers</source>
         <translation>同一条流,两种缓冲</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="154"/>
+        <location filename="strings_zh_lab.py" line="152"/>
         <source>saved share of the task vs local speed-up</source>
         <translation>任务节省比例 vs 局部加速</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="155"/>
+        <location filename="strings_zh_lab.py" line="153"/>
         <source>saved share of the whole task (%)</source>
         <translation>整个任务节省的比例 (%)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="156"/>
+        <location filename="strings_zh_lab.py" line="154"/>
         <source>seconds</source>
         <translation>秒</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="157"/>
+        <location filename="strings_zh_lab.py" line="155"/>
         <source>share of gaps (%)</source>
         <translation>间隔占比 (%)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="158"/>
+        <location filename="strings_zh_lab.py" line="156"/>
         <source>share of gaps per bin, every call of every copy · median %1 ms · p99 %2 ms · %3/%4 calls meet the SLO</source>
         <translation>每格间隔占比,所有副本的每次调用 · 中位数 %1 ms · p99 %2 ms · %3/%4 次调用满足 SLO</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="159"/>
+        <location filename="strings_zh_lab.py" line="157"/>
         <source>shared prefix</source>
         <translation>共享前缀</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="160"/>
+        <location filename="strings_zh_lab.py" line="158"/>
         <source>simulated A: %1 requests, %2 steps in %3 ms · B: %4 requests, %5 steps in %6 ms. Δ within ±%7% of the book&apos;s vLLM run shown green, beyond it orange.</source>
         <translation>模拟 A:%1 个请求,%2 步,用时 %3 ms · B:%4 个请求,%5 步,用时 %6 ms。与书中 vLLM 实测相差 ±%7% 以内显示绿色,超出显示橙色。</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="161"/>
+        <location filename="strings_zh_lab.py" line="159"/>
         <source>small model</source>
         <translation>小模型</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="162"/>
+        <location filename="strings_zh_lab.py" line="160"/>
         <source>source</source>
         <translation>音源</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="163"/>
+        <location filename="strings_zh_lab.py" line="161"/>
         <source>speed-up of the part (×, log)</source>
         <translation>局部加速(×,对数)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="164"/>
+        <location filename="strings_zh_lab.py" line="162"/>
         <source>stalls %1 · %2 s · interrupt → mute %3 ms</source>
         <translation>停顿 %1 次 · %2 s · 打断 → 静音 %3 ms</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="165"/>
+        <location filename="strings_zh_lab.py" line="163"/>
         <source>state %1 GB + activations %2 GB =</source>
         <translation>状态 %1 GB + 激活 %2 GB =</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="166"/>
+        <location filename="strings_zh_lab.py" line="164"/>
         <source>state held (GiB)</source>
         <translation>占用的状态 (GiB)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="167"/>
+        <location filename="strings_zh_lab.py" line="165"/>
         <source>t =  %1 s · waiting    %2 · running   %3 · KV   %4%</source>
         <translation>t =  %1 s · 等待    %2 · 运行   %3 · KV   %4%</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="168"/>
+        <location filename="strings_zh_lab.py" line="166"/>
         <source>tasks per hour</source>
         <translation>每小时任务数</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="169"/>
+        <location filename="strings_zh_lab.py" line="167"/>
         <source>the last %1 ms the callback wrote</source>
         <translation>回调最近写出的 %1 ms</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="170"/>
+        <location filename="strings_zh_lab.py" line="168"/>
         <source>time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="171"/>
+        <location filename="strings_zh_lab.py" line="169"/>
         <source>time (ms)</source>
         <translation>时间 (ms)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="172"/>
+        <location filename="strings_zh_lab.py" line="170"/>
         <source>time (s)</source>
         <translation>时间 (s)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="173"/>
+        <location filename="strings_zh_lab.py" line="171"/>
         <source>time in the step (s)</source>
         <translation>步内时间 (s)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="174"/>
+        <location filename="strings_zh_lab.py" line="172"/>
         <source>time since arrival t_a (s)</source>
         <translation>自到达起的时间 t_a (s)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="175"/>
+        <location filename="strings_zh_lab.py" line="173"/>
         <source>time since chunk %1 began (ms)</source>
         <translation>自第 %1 块开始的时间 (ms)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="176"/>
+        <location filename="strings_zh_lab.py" line="174"/>
         <source>token mean (Σ n 作分母)</source>
         <translation>token 均值(Σ n 作分母)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="177"/>
+        <location filename="strings_zh_lab.py" line="175"/>
         <source>token mean = %1,mean of means = %2。先各自求均值再平均,有效 token 少的 micro-batch 里每个 token 权重大 %3 倍;累计各 micro-batch 时分母应是整个 batch 的有效 token 总数。</source>
         <translation>token 均值 = %1,均值的均值 = %2。先各自求均值再平均,有效 token 少的 micro-batch 里每个 token 权重大 %3 倍;累计各 micro-batch 时分母应是整个 batch 的有效 token 总数。</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="178"/>
+        <location filename="strings_zh_lab.py" line="176"/>
         <source>token position</source>
         <translation>token 位置</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="179"/>
+        <location filename="strings_zh_lab.py" line="177"/>
         <location filename="strings_extra.py" line="16"/>
         <source>tolerance</source>
         <translation>容差</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="180"/>
+        <location filename="strings_zh_lab.py" line="178"/>
         <source>total GPU hours vs calls served</source>
         <translation>总 GPU 小时 vs 服务调用量</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="181"/>
+        <location filename="strings_zh_lab.py" line="179"/>
         <source>training tokens D (log)</source>
         <translation>训练 token D(对数)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="182"/>
+        <location filename="strings_zh_lab.py" line="180"/>
         <source>training tokens per parameter (log)</source>
         <translation>每参数训练 token(对数)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="183"/>
+        <location filename="strings_zh_lab.py" line="181"/>
         <source>used blocks / pool</source>
         <translation>已用块 / 池</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="184"/>
+        <location filename="strings_zh_lab.py" line="182"/>
         <source>uses the form;</source>
         <translation>使用表单;</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="185"/>
+        <location filename="strings_zh_lab.py" line="183"/>
         <source>value</source>
         <translation>值</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="186"/>
+        <location filename="strings_zh_lab.py" line="184"/>
         <source>view</source>
         <translation>视图</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="187"/>
+        <location filename="strings_zh_lab.py" line="185"/>
         <source>virtual clock (no device)</source>
         <translation>虚拟时钟(无设备)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="188"/>
+        <location filename="strings_zh_lab.py" line="186"/>
         <source>vs the split</source>
         <translation>对比切分</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="189"/>
+        <location filename="strings_zh_lab.py" line="187"/>
         <source>waiting</source>
         <translation>等待</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="190"/>
+        <location filename="strings_zh_lab.py" line="188"/>
         <source>waiting queue · running sequences</source>
         <translation>等待队列 · 运行序列</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="191"/>
+        <location filename="strings_zh_lab.py" line="189"/>
         <source>weight of one token</source>
         <translation>单个 token 的权重</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="192"/>
+        <location filename="strings_zh_lab.py" line="190"/>
         <source>weight reads</source>
         <translation>权重读取</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="193"/>
+        <location filename="strings_zh_lab.py" line="191"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="194"/>
+        <location filename="strings_zh_lab.py" line="192"/>
         <source>yours</source>
         <translation>你的</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="195"/>
+        <location filename="strings_zh_lab.py" line="193"/>
         <source>zoom %1 %</source>
         <translation>缩放 %1 %</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="208"/>
         <source>选一个目录里的模型或 config.json、一张卡或它的 TOML,两个回放的权重、KV、FLOPs、带宽与峰值随之改变</source>
-        <translation>选一个目录里的模型或 config.json、一张卡或它的 TOML,两个回放的权重、KV、FLOPs、带宽与峰值随之改变</translation>
+        <translation type="vanished">选一个目录里的模型或 config.json、一张卡或它的 TOML,两个回放的权重、KV、FLOPs、带宽与峰值随之改变</translation>
     </message>
     <message>
         <source>§%1.2 Fish Audio S2 Pro ·</source>
         <translation type="vanished">§%1.2 Fish Audio S2 Pro ·</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="197"/>
+        <location filename="strings_zh_lab.py" line="195"/>
         <source>· 原图 %1×%2 (%3 MP, %4 kB, generated RGB) → 模型看到 %5×%6</source>
         <translation>· 原图 %1×%2(%3 MP,%4 kB,生成的 RGB)→ 模型看到 %5×%6</translation>
     </message>
@@ -1290,32 +1287,32 @@
         <translation type="vanished">μb2:%1 token</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="198"/>
+        <location filename="strings_zh_lab.py" line="196"/>
         <source>↺ book</source>
         <translation>↺ 书中值</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="199"/>
+        <location filename="strings_zh_lab.py" line="197"/>
         <source>■ Stop</source>
         <translation>■ 停止</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="200"/>
+        <location filename="strings_zh_lab.py" line="198"/>
         <source>▲ forward, ▼ backward (%1×); magenta: activations alive</source>
         <translation>▲ 前向,▼ 反向(%1×);品红:存活的激活</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="201"/>
+        <location filename="strings_zh_lab.py" line="199"/>
         <source>▶ Play</source>
         <translation>▶ 播放</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="202"/>
+        <location filename="strings_zh_lab.py" line="200"/>
         <source>✕ Interrupt</source>
         <translation>✕ 打断</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="203"/>
+        <location filename="strings_zh_lab.py" line="201"/>
         <source>✕ cancel</source>
         <translation>✕ 取消</translation>
     </message>
@@ -1324,17 +1321,17 @@
         <translation type="vanished">⤓ 导出</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="204"/>
+        <location filename="strings_zh_lab.py" line="202"/>
         <source>同步 synchronous · 等新权重就绪再生成</source>
         <translation>同步 · 等新权重就绪再生成</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="205"/>
+        <location filename="strings_zh_lab.py" line="203"/>
         <source>圆点 = 到达 · 短竖线 = 原定播放 · 色条 = 实际播放 (model; live run drawn over it)</source>
         <translation>圆点 = 到达 · 短竖线 = 原定播放 · 色条 = 实际播放(模型;实时运行叠加其上)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="207"/>
+        <location filename="strings_zh_lab.py" line="205"/>
         <source>样例 %1×%2 (generated)</source>
         <translation>样例 %1×%2(生成)</translation>
     </message>
@@ -1347,12 +1344,12 @@
         <translation type="vanished">练习 %1-%2 · 只屏蔽标签 vs 只对监督 token 做词表投影</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="209"/>
+        <location filename="strings_zh_lab.py" line="206"/>
         <source>问题在前 before: 换问题后保留 %1 B,重算 %2 MiB</source>
         <translation>问题在前:换问题后保留 %1 B,重算 %2 MiB</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="210"/>
+        <location filename="strings_zh_lab.py" line="207"/>
         <source>问题在后 after: 换问题后保留 %1 MiB,重算 %2 MiB</source>
         <translation>问题在后:换问题后保留 %1 MiB,重算 %2 MiB</translation>
     </message>
