@@ -2,6 +2,7 @@ import gc
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # the monitor helper next to the tests
@@ -9,6 +10,17 @@ sys.path.insert(0, str(Path(__file__).parent))  # the monitor helper next to the
 from monitor import MonitorRecorder, monitor_source  # noqa: E402
 
 from audio.sinks import DeviceSink, open_sink, output_devices  # noqa: E402
+
+
+def callback_lag(sink, since: int) -> float:
+    """How late the latest callback ran against the earliest-paced one, over this stream.
+
+    Audio is stamped on the sample clock (when it will play), but the player can only
+    use a chunk that arrived before its callback ran: a callback that runs late by d still
+    fills the slot due d earlier, so what is heard may lead the model by up to d."""
+    t, _, _ = sink.cb_stats.read(since)
+    lag = t - np.arange(t.size) * sink.block_s
+    return float(lag.max() - lag.min())
 
 
 def _device_skip_reason() -> str | None:

@@ -14,6 +14,7 @@ from audio import events as ev
 from audio.engine import StreamEngine
 from audio.markers import MARKER_SLOTS, marker_runs, silent_gaps
 from audio.sinks import DeviceSink, VirtualSink
+from conftest import callback_lag
 
 pytestmark = pytest.mark.audio_device
 
@@ -39,17 +40,6 @@ def _measured_latency(runs, offset, play):
     onsets = np.array([r.start_s for r in runs[:k]]) + offset
     lat = onsets - play.t[:k]
     return float(np.median(lat)), float(np.max(np.abs(lat - np.median(lat))))
-
-
-def _callback_lag(sink, since: int) -> float:
-    """How late the latest callback ran against the earliest-paced one, over this stream.
-
-    Audio is stamped on the sample clock (when it will play), but the player can only
-    use a chunk that arrived before its callback ran: a callback that runs late by d still
-    fills the slot due d earlier, so what is heard may lead the model by up to d."""
-    t, _, _ = sink.cb_stats.read(since)
-    lag = t - np.arange(t.size) * sink.block_s
-    return float(lag.max() - lag.min())
 
 
 def test_chunks_in_order_and_the_stall_where_the_model_puts_it(device_sink, monitor):
@@ -81,8 +71,8 @@ def test_chunks_in_order_and_the_stall_where_the_model_puts_it(device_sink, moni
     block = device_sink.block_s
     assert abs(start - model_gap[0]) < spread + 2 * HOP_S
     # The player hears of the arrival at its next callback: up to one block late; and a
-    # late-running callback fills an earlier slot (see _callback_lag).
-    lag = _callback_lag(device_sink, since)
+    # late-running callback fills an earlier slot (see conftest.callback_lag).
+    lag = callback_lag(device_sink, since)
     assert lag < 0.05, "callbacks ran too irregularly to judge the timing"
     assert model_gap[1] - lag - spread - 2 * HOP_S < end < model_gap[1] + block + spread + 2 * HOP_S, (end, lag)
     assert run.summary()["underruns"] == 1 and tl.underruns().tolist() == [6]
@@ -113,8 +103,8 @@ def test_interrupt_goes_silent_within_control_delay_quantum_and_block(device_sin
     s = run.summary()
     # The player applies the command at the first block it renders after the command came:
     # within one block of the model's moment, later by as much as callbacks ran late (a
-    # busy machine delays them; see _callback_lag).
-    lag = _callback_lag(device_sink, since)
+    # busy machine delays them; see conftest.callback_lag).
+    lag = callback_lag(device_sink, since)
     assert m.mute_at_s - 1e-4 <= s["mute_at_s"] <= m.mute_at_s + device_sink.block_s + lag + 0.002, (s["mute_at_s"], lag)
     assert s["backend_stop_at_s"] >= m.backend_stop_at_s and s["release_at_s"] >= m.release_at_s
     assert s["release_at_s"] - m.release_at_s < 0.02  # the control thread kept its moments

@@ -9,6 +9,7 @@ from audio.engine import StreamEngine
 from audio.markers import MARKER_SLOTS, marker_runs
 from audio.sinks import VirtualSink, open_sink
 from audio.sources import ToneSource, WavSource
+from conftest import callback_lag
 from core.registry import ParamError
 
 
@@ -49,6 +50,7 @@ def test_stream_plays_in_order_and_stalls_like_the_model(engine):
 
 
 def test_interrupt_moments_are_logged_with_measured_times(engine):
+    since = engine.sink.cb_stats.written
     run = engine.start({"chunks": 40})
     while run.clock() < 0.2:
         time.sleep(0.002)
@@ -57,7 +59,10 @@ def test_interrupt_moments_are_logged_with_measured_times(engine):
     assert run.wait(30.0)
     s = run.summary()
     assert s["model_mute_at_s"] == m.mute_at_s
-    assert m.mute_at_s - 1e-4 <= s["mute_at_s"] <= m.mute_at_s + engine.sink.block_s + 0.005
+    # The mute lands on the first block rendered after the command: within a block, later
+    # by as much as the sink's callbacks ran late (a loaded machine delays its thread).
+    lag = callback_lag(engine.sink, since)
+    assert m.mute_at_s - 1e-4 <= s["mute_at_s"] <= m.mute_at_s + engine.sink.block_s + lag + 0.005, (s["mute_at_s"], lag)
     assert s["command_at_s"] >= m.command_at_s
     assert m.backend_stop_at_s <= s["backend_stop_at_s"] < m.backend_stop_at_s + 0.02
     assert m.release_at_s <= s["release_at_s"] < m.release_at_s + 0.02
