@@ -25,15 +25,8 @@ def ready(panel) -> bool:
 
 
 @pytest.fixture
-def panel(qtbot):
-    w = ServingPanel()
-    qtbot.addWidget(w)
-    w.resize(1600, 1000)
-    w.show()
-    qtbot.waitUntil(lambda: ready(w), timeout=60_000)
-    yield w
-    w.close()
-    jobs().wait_idle()
+def panel(open_serving_panel):
+    return open_serving_panel(1600, 1000)
 
 
 def edit(form, name, text):
