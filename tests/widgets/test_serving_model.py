@@ -14,7 +14,6 @@ from core.serving.model_choice import expand_model_hardware
 from core.serving.state import ServingState
 from lab.simulate_keys import model_defaults
 from widgets.jobs import jobs
-from widgets.serving import ServingPanel
 
 CONFIGS = os.path.join(os.path.dirname(__file__), "..", "data", "model_configs")
 LLAMA = os.path.abspath(os.path.join(CONFIGS, "llama-3.1-8b.json"))
