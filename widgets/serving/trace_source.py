@@ -324,5 +324,3 @@ class TraceSourceSection(QtWidgets.QWidget):
         self._path_or_progress.setCurrentWidget(self.path_label)
         self.loading_changed.emit(False)
 
-    def is_loading(self) -> bool:
-        return self._loading is not None
