@@ -34,18 +34,23 @@ def follow_font(widget: QtWidgets.QWidget, size) -> QtWidgets.QWidget:
 class _ViewCap(QtCore.QObject):
     def __init__(self, widget: QtWidgets.QWidget, view: QtWidgets.QWidget, margin: int):
         super().__init__(widget)
-        self._widget, self._margin = widget, margin
+        self._widget, self._view, self._margin = widget, view, margin
         view.installEventFilter(self)
-        self._cap(view)
+        # Its minimum can grow after the cap was set (a card's results arrive from a job):
+        # the cap must never stay below it, or the layout squeezes the section's card.
+        widget.installEventFilter(self)
+        self._cap()
 
-    def _cap(self, view: QtWidgets.QWidget) -> None:
-        if shiboken6.isValid(self._widget):
+    def _cap(self) -> None:
+        if shiboken6.isValid(self._widget) and shiboken6.isValid(self._view):
             least = max(self._widget.minimumHeight(), self._widget.minimumSizeHint().height())
-            self._widget.setMaximumHeight(max(least, view.height() - self._margin))
+            self._widget.setMaximumHeight(max(least, self._view.height() - self._margin))
 
     def eventFilter(self, watched, event):  # noqa: N802
-        if event.type() == QtCore.QEvent.Type.Resize:
-            self._cap(watched)
+        kind = event.type()
+        if (watched is self._view and kind == QtCore.QEvent.Type.Resize) or (
+                watched is self._widget and kind == QtCore.QEvent.Type.LayoutRequest):
+            self._cap()
         return False
 
 

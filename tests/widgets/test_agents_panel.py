@@ -175,3 +175,21 @@ def test_new_cards_round_trip_through_json(ready, qtbot):
     state.load_json(saved)
     assert state.card("trajectory").inputs["trace"] == "thinking_off" and state.card("ced").inputs["prompt_tokens"] == 1000
     assert state.card("replay").inputs["copies"] == 2 and state.to_json() == saved
+
+
+def test_a_card_whose_results_arrive_later_is_not_squeezed_in_a_zoomed_full_screen(qtbot):
+    # Sections are capped to the screen's height; the replay card's outputs arrive from a
+    # job after that cap was set, and the cap must then give way to the card's new minimum.
+    from widgets.jobs import jobs
+    from widgets.zoom import set_zoom
+
+    set_zoom(1.5)
+    w = AgentsPanel()
+    qtbot.addWidget(w)
+    w.resize(1920, 1080)
+    w.show()
+    qtbot.waitUntil(lambda: w.is_ready() and not jobs().busy_keys(), timeout=60_000)
+    card = w.replay_card
+    qtbot.waitUntil(lambda: card.height() >= card.minimumSizeHint().height(), timeout=5_000)
+    w.close()
+    jobs().wait_idle()
