@@ -40,6 +40,7 @@ import numpy as np
 
 from core.cancel import NEVER, CancelToken
 from core.serving.engine_prefix import PrefixSteps
+from core.serving.engine_feed import RoutedFeed
 from core.serving.engine_records import EngineConfig, ReplayResult, validate
 from core.serving.engine_schedule import StepPlanning
 from core.serving.session_arrivals import Arrivals
@@ -66,10 +67,15 @@ def replay(workload: Workload, config: EngineConfig = EngineConfig(), fast: bool
     The config and workload are taken as they are: check them once where they come in
     (`validate`, which serving.replay's inputs and `traces.load_trace` callers run).
     cancel: checked every CANCEL_EVERY iterations of the event loop; raises Cancelled."""
-    return _Engine(workload, config, fast).run(cancel)
+    return Engine(workload, config, fast).run(cancel)
 
 
-class _Engine(StepPlanning, PrefixSteps):
+class Engine(StepPlanning, PrefixSteps):
+    """One engine. `replay` runs it over a whole workload; core.serving.replicas drives
+    several, routed: route() first, then advance(t) / submit(r) in time order, close(),
+    advance(inf) and result(). Request ids r are in the engine's order (`self.order`:
+    workload rows sorted by arrival)."""
+
     def __init__(self, workload: Workload, config: EngineConfig, fast: bool = True):
         self.fast = fast
         self.cfg = config
@@ -117,6 +123,46 @@ class _Engine(StepPlanning, PrefixSteps):
         # Sessions: turns that arrive after their predecessor finished (None: all fixed).
         self.arrivals = Arrivals(self.arrival, workload.sessions, order) if workload.sessions is not None else None
         self._setup_prefix(workload)  # self.cache: None without prefix information
+        self._tick = 0
+        self._last_yield = time.perf_counter()
+        self.feed: RoutedFeed | None = None  # set by route(): requests come from a router
+
+    # -- routed use (core.serving.replicas) ----------------------------------------------
+    def route(self) -> None:
+        """From now on only submitted requests arrive (and their sessions' later turns)."""
+        self.feed = RoutedFeed(self.arrival)
+        if self.arrivals is not None:  # fixed arrivals come from the router, not the list
+            self.arrivals.fixed_t = []
+            self.arrivals.fixed_ids = []
+
+    def submit(self, r: int) -> None:
+        self.feed.submit(r)
+
+    def close(self) -> None:
+        """No more submissions: the engine may now run past any time to finish its work."""
+        self.feed.open = False
+
+    def _routed_work_left(self) -> bool:
+        return bool(self.running or self.waiting) or self.feed.has_pending(self.arrivals)
+
+    def outstanding(self) -> int:
+        """Requests submitted here and not finished (queued, running, not yet arrived)."""
+        return len(self.running) + len(self.waiting) + len(self.feed.pending)
+
+    def kv_used_blocks(self) -> int:
+        return self.cfg.num_blocks - self.free
+
+    def cached_prefix_blocks(self, r: int) -> int:
+        """Full blocks of r's prompt this engine's prefix cache holds now (0 without one);
+        looks, takes nothing."""
+        if self.cache is None:
+            return 0
+        bs = self.cfg.block_size
+        most = (int(self.P[r]) - 1) // bs
+        return self.cache.lookup(self.identity.keys(r, 0, most, bs))[0] if most > 0 else 0
+
+    def result(self) -> ReplayResult:
+        return self._result()
 
     # -- helpers -------------------------------------------------------------------
     def _decoding(self) -> np.ndarray:
@@ -139,11 +185,16 @@ class _Engine(StepPlanning, PrefixSteps):
         self._s_tok.append(tokens)
 
     def _next_arrival_s(self) -> float:
+        if self.feed is not None:
+            return self.feed.next_time(self.arrivals)
         if self.arrivals is not None:
             return self.arrivals.next_time()
         return float(self.arrival[self.next_arrival]) if self.next_arrival < self.n else math.inf
 
     def _admit_arrivals(self) -> None:
+        if self.feed is not None:
+            self.feed.pop_due(self.now, self.waiting, self.arrivals)
+            return
         if self.arrivals is not None:
             self.arrivals.pop_due(self.now, self.waiting)
             return
@@ -156,19 +207,33 @@ class _Engine(StepPlanning, PrefixSteps):
 
     # -- main loop -----------------------------------------------------------------
     def run(self, cancel: CancelToken = NEVER) -> ReplayResult:
-        wall = last_yield = time.perf_counter()
+        wall = time.perf_counter()
+        self.advance(math.inf, cancel)
+        result = self._result()
+        result.wall_s = time.perf_counter() - wall
+        return result
+
+    def advance(self, horizon: float, cancel: CancelToken = NEVER) -> None:  # noqa: C901
+        """Run the event loop while the clock is before `horizon` and work is left.
+
+        A routed engine (core.serving.replicas) learns its requests only as the router
+        submits them: it stops at the horizon (the router's next decision) with its clock
+        at or past it, and never runs a closed-form decode run past it while a request
+        could still be admitted, so a request submitted there is admitted at the same step
+        as in a replay that knew it from the start."""
         bs = self.cfg.block_size
-        tick = 0
         cooperative = cancel is not NEVER  # run as a job beside a GUI thread
-        while self.done < self.n:
+        if self.feed is not None:
+            self.feed.horizon = horizon
+        while self.now < horizon and (self.done < self.n if self.feed is None else self._routed_work_left()):
             self.events += 1
-            tick += 1
-            if tick >= CANCEL_EVERY:
-                tick = 0
+            self._tick += 1
+            if self._tick >= CANCEL_EVERY:
+                self._tick = 0
                 cancel.check()
-                if cooperative and time.perf_counter() - last_yield > YIELD_EVERY_S:
+                if cooperative and time.perf_counter() - self._last_yield > YIELD_EVERY_S:
                     time.sleep(YIELD_S)
-                    last_yield = time.perf_counter()
+                    self._last_yield = time.perf_counter()
             self._admit_arrivals()
             if self.cache is not None:  # blocks taken in the last step leave the queue now
                 self.cache.settle(self.free, self.now)
@@ -180,9 +245,6 @@ class _Engine(StepPlanning, PrefixSteps):
             if self.fast and dec.size == len(self.running) and dec.size > 0 and self._try_fast_forward(dec, bs):
                 continue
             self._step(dec, bs)
-        result = self._result()
-        result.wall_s = time.perf_counter() - wall
-        return result
 
     def _try_fast_forward(self, dec: np.ndarray, bs: int) -> bool:
         """Advance a run of pure-decode steps in one go; False if this step is an event."""

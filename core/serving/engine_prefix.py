@@ -2,7 +2,7 @@
 up at its schedule, take the cached blocks it hits, cache blocks as they fill, give blocks
 back to the pool's LRU queue when a request finishes or is preempted.
 
-A mixin of engine._Engine (its state: P, out, computed, blocks, free, now, waiting,
+A mixin of engine.Engine (its state: P, out, computed, blocks, free, now, waiting,
 running, cfg); every method here runs only when the workload carries prefix information
 and config.prefix_caching is on (self.cache is not None).
 """

@@ -3,7 +3,7 @@ first (chunked prefill, a block per decode that crosses a block boundary, preemp
 the most recently admitted when the pool runs dry), then FCFS admission from the waiting
 queue while budget, seats and blocks last.
 
-A mixin of engine._Engine (its state lives there); split out so each file reads on its own.
+A mixin of engine.Engine (its state lives there); split out so each file reads on its own.
 """
 from __future__ import annotations
 
