@@ -95,6 +95,7 @@ class Engine(StepPlanning, PrefixSteps):
         self.first_token = np.full(n, np.nan)
         self.finish = np.full(n, np.nan)
         self.npreempt = np.zeros(n, np.int64)
+        self.cancelled = np.zeros(n, bool)
         self.preempt_log: list[list] = []
         self._pending_resume: dict[int, int] = {}
         self.free = config.num_blocks
@@ -160,6 +161,34 @@ class Engine(StepPlanning, PrefixSteps):
         bs = self.cfg.block_size
         most = (int(self.P[r]) - 1) // bs
         return self.cache.lookup(self.identity.keys(r, 0, most, bs))[0] if most > 0 else 0
+
+    def cancel(self, r: int) -> bool:
+        """The client went away (a voice barge-in): r leaves the engine now, its blocks go
+        back to the pool (cached full blocks stay cached, as vLLM frees an aborted request).
+        Its finish time is the cancel time and `cancelled[r]` is set. False if r had
+        already finished or was never submitted here."""
+        if not math.isnan(self.finish[r]):
+            return False
+        if r in self.running:
+            if self.cache is not None:
+                self._release(r, finished=False)
+            else:
+                self.free += int(self.blocks[r])
+            self.blocks[r] = 0
+            self.running.remove(r)
+            self._dec_cache = None
+        elif r in self.waiting:
+            self.waiting.remove(r)
+        elif self.feed is not None and r in self.feed.pending:
+            self.feed.pending.remove(r)
+        else:
+            return False
+        self._pending_resume.pop(r, None)
+        self.finish[r] = self.now
+        self.cancelled[r] = True
+        self.done += 1
+        self._record(0, 0)
+        return True
 
     def result(self) -> ReplayResult:
         return self._result()
