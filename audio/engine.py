@@ -12,6 +12,7 @@ from the rings with pull().
 """
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from dataclasses import dataclass, field
@@ -247,6 +248,10 @@ class StreamEngine:
         plan, pcm = self._prepared_for(inputs, source)  # bad input is refused before anything stops or plays
         if self.run is not None:
             self.run.stop()
+        # The device callback needs the GIL: a full collection of the app's heap (75-100 ms
+        # once every panel is imported) would hold it past a 20 ms block. Objects that exist
+        # now move out of the collector's reach for the run; young garbage is still collected.
+        gc.freeze()
         sink = self.sink
         tl = plan.timeline
         playout = Playout(pcm, sink.rate_hz, tl.chunk_s, adaptive=plan.adaptive)
@@ -340,6 +345,7 @@ class StreamEngine:
     def stop(self) -> None:
         if self.run is not None:
             self.run.stop()
+        gc.unfreeze()  # what start() froze is collectable again
 
     def choose_device(self, device=None, prefer_device: bool = True) -> None:
         """Another output (None: the system's default; prefer_device False: the virtual
