@@ -88,9 +88,15 @@ class _Progress:
             self.stream.flush()
 
 
-def simulate_serving(raw: dict[str, str], out: str | None = None, aiperf: bool = False) -> tuple[dict, tuple]:
+def simulate_serving(raw: dict[str, str], out: str | None = None, aiperf: bool = False,
+                     workload=None) -> tuple[dict, tuple]:
     """Run the replay for text parameters: (the summary dict --json prints, (result,
-    workload) for the files)."""
+    workload) for the files).
+
+    workload: a trace the caller already read (load_shared_trace: time_scale=1, the same
+    format/window/limit/... keys as raw's); raw must still name its trace=. The file is not
+    read again; raw's time_scale is applied with the loader's own transform, so the report
+    equals the one reading the file gives, bit for bit (a sweep reads a trace once)."""
     from core.registry import ParamError, get
     from core.serving import replay as rp
     from core.serving.vllm_metrics import bench_metrics
@@ -111,8 +117,10 @@ def simulate_serving(raw: dict[str, str], out: str | None = None, aiperf: bool =
         if key in known:
             raw.setdefault(key, value)
     trace = got.get("trace")
+    if workload is not None and trace is None:
+        raise ParamError("trace", "a preloaded workload needs the trace= it was read from; valid: trace=FILE")
     if trace is not None:
-        result, work, config, values = _replay_trace(calc, raw, got)
+        result, work, config, values = _replay_trace(calc, raw, got, workload)
     else:
         values = calc.resolve(raw)
         result, work, config = rp.run_replay(values)
@@ -149,19 +157,36 @@ def simulate_serving(raw: dict[str, str], out: str | None = None, aiperf: bool =
     return report, (result, work)
 
 
-def _replay_trace(calc, raw: dict, got: dict):
+def load_shared_trace(raw: dict[str, str]):
+    """The trace raw names, read once with time_scale=1 (raw's format/window/limit/...
+    keys applied), for simulate_serving(..., workload=) at any time_scale; None without
+    trace=. Bad keys raise ParamError as simulate_serving does."""
+    from core.serving import traces
+
+    got = keys.pop_extras(dict(raw))
+    if "trace" not in got:
+        return None
+    got.pop("time_scale", None)
+    return traces.load_trace(got["trace"], **keys.load_kwargs(got, None))
+
+
+def _replay_trace(calc, raw: dict, got: dict, preloaded=None):
     """A trace replaces the windows, so their cross-checks do not apply."""
     from core.serving import replay as rp
     from core.serving import traces
     from core.serving.engine import replay, validate
+    from core.serving.traces.transforms import time_scaled
 
     values = calc.resolve(raw)
-    progress = _Progress.for_terminal(f"reading {Path(got['trace']).name}")
-    try:
-        work = traces.load_trace(got["trace"], **keys.load_kwargs(got, progress))
-    finally:
-        if progress is not None:
-            progress.close()
+    if preloaded is not None:
+        work = time_scaled(preloaded, got.get("time_scale", 1.0))
+    else:
+        progress = _Progress.for_terminal(f"reading {Path(got['trace']).name}")
+        try:
+            work = traces.load_trace(got["trace"], **keys.load_kwargs(got, progress))
+        finally:
+            if progress is not None:
+                progress.close()
     config = rp.config_from(values)
     validate(config, work)
     return replay(work, config), work, config, values

@@ -93,14 +93,33 @@ def finish(parsed: Parsed, max_request_tokens, time_scale=1.0, window=None, limi
         if count:
             dropped[reason] = int(count)
     shift = window[0] if window is not None else 0.0
-    arrival = (t[keep] - shift) / scale
     meta = {"format": parsed.fmt, "rows": parsed.rows_read, "requests": int(keep.size), "dropped": dropped,
-            "span_s": span / scale, "time_scale": scale, "window": window, "limit": limit, **parsed.extra}
+            "span_s": span, "time_scale": 1.0, "window": window, "limit": limit, **parsed.extra}
     if parsed.measured is not None:
         meta["measured"] = {"ttfts_s": [float(parsed.measured["ttfts_s"][i]) for i in keep],
                             "itls_s": [list(parsed.measured["itls_s"][i]) for i in keep]}
-    return Workload(arrival_s=arrival, input_tokens=p[keep], output_tokens=g[keep], label="trace",
-                    prefix=_prefix_subset(parsed, keep), sessions=_sessions_subset(parsed.sessions, keep, scale), meta=meta)
+    work = Workload(arrival_s=t[keep] - shift, input_tokens=p[keep], output_tokens=g[keep], label="trace",
+                    prefix=_prefix_subset(parsed, keep), sessions=_sessions_subset(parsed.sessions, keep), meta=meta)
+    return time_scaled(work, scale)
+
+
+def time_scaled(work: Workload, time_scale: float) -> Workload:
+    """The last transform (3.): arrivals, the span and sessions' think times divided by
+    time_scale. `work` must be a trace read with time_scale=1 (meta["time_scale"] == 1), so a
+    trace loaded once and scaled here equals the one loaded with time_scale=k, bit for bit
+    (a sweep loads a trace once and scales it per point: lab.simulate.simulate_serving)."""
+    scale, _, _ = check_options(time_scale, None, None)
+    meta = dict(work.meta or {})
+    if float(meta.get("time_scale", 1.0)) != 1.0:
+        raise ParamError("time_scale", f"the workload is already scaled by {meta['time_scale']!r}; valid: "
+                         "a trace read with time_scale=1")
+    meta["time_scale"] = scale
+    if "span_s" in meta:
+        meta["span_s"] = meta["span_s"] / scale
+    sessions = work.sessions
+    if sessions is not None:
+        sessions = replace(sessions, think_time_s=sessions.think_time_s / scale)
+    return replace(work, arrival_s=work.arrival_s / scale, sessions=sessions, meta=meta)
 
 
 def _select(order: np.ndarray, t: np.ndarray, sessions: Sessions | None, window, limit) -> np.ndarray:
@@ -131,13 +150,13 @@ def _prefix_subset(parsed: Parsed, keep: np.ndarray) -> PrefixBlocks | None:
     return PrefixBlocks(ids=ids[gather].astype(np.int64), offsets=new_offsets, block_tokens=parsed.block_tokens)
 
 
-def _sessions_subset(sessions: Sessions | None, keep: np.ndarray, scale: float) -> Sessions | None:
+def _sessions_subset(sessions: Sessions | None, keep: np.ndarray) -> Sessions | None:
     if sessions is None:
         return None
     return replace(sessions, session=sessions.session[keep], turn=sessions.turn[keep],
                    new_input_tokens=sessions.new_input_tokens[keep],
                    shared_prefix_tokens=sessions.shared_prefix_tokens[keep],
-                   think_time_s=sessions.think_time_s[keep] / scale, tool_wait_s=sessions.tool_wait_s[keep],
+                   think_time_s=sessions.think_time_s[keep], tool_wait_s=sessions.tool_wait_s[keep],
                    keep_kv_during_tool=sessions.keep_kv_during_tool[keep])
 
 
