@@ -1,0 +1,177 @@
+"""Where a sweep's points run: the Executor interface, an in-process executor (tests, the
+smallest sweeps) and LocalPool, a process pool over this machine's cores that survives a
+worker dying. core.sweep.ray_executor (optional, imported only for engine="ray") runs the
+same interface on a Ray cluster.
+
+An executor gets a module-level (picklable) `evaluate(shared, payload) -> row`, the
+`shared` input (a loaded trace, or None) which it sends to each worker ONCE, and the
+tasks (point_key, payload); it yields (point_key, row) as points finish, each key once.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Callable, Iterator, Protocol, runtime_checkable
+
+from core.cancel import NEVER, CancelToken, Cancelled
+
+Evaluate = Callable[[Any, dict], dict]
+Task = tuple[str, dict]
+ENGINES = ("local", "ray")
+MAX_WORKERS = 1024
+POLL_S = 0.1  # how often a waiting executor looks at the cancel token
+MAX_RESTARTS = 8  # pools rebuilt after a dead worker, per run(): a point that always kills its worker is an error
+
+
+@runtime_checkable
+class Executor(Protocol):
+    name: str
+
+    def run(self, evaluate: Evaluate, shared: Any, tasks: list[Task],
+            cancel: CancelToken = NEVER) -> Iterator[tuple[str, dict]]: ...
+
+    def close(self) -> None: ...
+
+
+class InProcess:
+    """Every point in the calling process, one after another (no pickling, no start-up):
+    for tests and for sweeps too small to pay for a pool."""
+
+    name = "inprocess"
+
+    def run(self, evaluate: Evaluate, shared: Any, tasks: list[Task],
+            cancel: CancelToken = NEVER) -> Iterator[tuple[str, dict]]:
+        for key, payload in tasks:
+            cancel.check()
+            yield key, evaluate(shared, payload)
+
+    def close(self) -> None:
+        pass
+
+
+# What a pool worker holds: set once by the initializer, so the trace crosses the process
+# boundary once per worker, not once per task.
+_WORKER: dict[str, Any] = {}
+
+
+def _worker_init(evaluate: Evaluate, shared: Any) -> None:
+    # Ctrl+C goes to the whole process group: the parent handles it (keeps finished points,
+    # stops the pool); a worker's own KeyboardInterrupt would only print a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _WORKER["evaluate"] = evaluate
+    _WORKER["shared"] = shared
+
+
+def _worker_call(payload: dict) -> tuple[int, dict]:
+    return os.getpid(), _WORKER["evaluate"](_WORKER["shared"], payload)
+
+
+def pool_context():
+    """forkserver where there is one (a fresh, small server process forks the workers: no
+    copy of a parent that may hold Qt threads, and a restart after a dead worker is quick);
+    spawn elsewhere."""
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+class LocalPool:
+    """A process pool of `workers` processes (default: every core). A worker that dies
+    (killed, out of memory) breaks a ProcessPoolExecutor; the pool is then rebuilt and the
+    points not yet yielded are submitted again, so none is lost and none is yielded twice."""
+
+    name = "local"
+
+    def __init__(self, workers: int | None = None):
+        from core.registry import ParamError
+
+        count = (os.cpu_count() or 1) if workers is None else workers
+        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_WORKERS:
+            raise ParamError("--workers", f"got {workers!r}; valid: a whole number in [1, {MAX_WORKERS}]")
+        self.workers = count
+        self.restarts = 0  # pools rebuilt after a dead worker (over the executor's life)
+        self._pool: ProcessPoolExecutor | None = None
+        self._for: tuple[int, int] | None = None  # id(evaluate), id(shared) the pool was started with
+        self.worker_pids: set[int] = set()  # processes that have returned a point (tests kill one)
+
+    def _ensure_pool(self, evaluate: Evaluate, shared: Any) -> ProcessPoolExecutor:
+        ident = (id(evaluate), id(shared))
+        if self._pool is not None and self._for != ident:
+            self._shutdown(kill=False)
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=pool_context(), initializer=_worker_init,
+                                             initargs=(evaluate, shared))
+            self._for = ident
+        return self._pool
+
+    def live_pids(self) -> list[int]:
+        """The pool's worker processes now (for a test that kills one by pid)."""
+        procs = getattr(self._pool, "_processes", None) or {}  # pid -> Process (the stdlib's own map)
+        return list(procs)
+
+    def run(self, evaluate: Evaluate, shared: Any, tasks: list[Task],
+            cancel: CancelToken = NEVER) -> Iterator[tuple[str, dict]]:
+        pending = dict(tasks)  # key -> payload, until yielded
+        if len(pending) != len(tasks):
+            raise ValueError("duplicate point keys in tasks")
+        restarts = 0
+        finished_normally = False
+        try:
+            while pending:
+                pool = self._ensure_pool(evaluate, shared)
+                futures = {pool.submit(_worker_call, payload): key for key, payload in pending.items()}
+                try:
+                    while futures:
+                        if cancel.cancelled:
+                            raise Cancelled()
+                        done, _ = wait(futures, timeout=POLL_S, return_when=FIRST_COMPLETED)
+                        for future in done:
+                            key = futures.pop(future)
+                            pid, row = future.result()  # BrokenProcessPool when a worker died
+                            self.worker_pids.add(pid)
+                            del pending[key]
+                            yield key, row
+                except BrokenProcessPool:
+                    restarts += 1
+                    self.restarts += 1
+                    self._shutdown(kill=True)
+                    if restarts > MAX_RESTARTS:
+                        raise RuntimeError(f"sweep workers died {restarts} times; {len(pending)} points left "
+                                           "(a point that kills its worker each time?)") from None
+            finished_normally = True
+        finally:
+            if not finished_normally:  # cancelled, Ctrl+C, an error, or the consumer stopped early
+                self._shutdown(kill=True)
+
+    def _shutdown(self, kill: bool) -> None:
+        pool, self._pool, self._for = self._pool, None, None
+        if pool is None:
+            return
+        if kill:  # a running replay would otherwise finish first: stop now
+            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                try:
+                    proc.terminate()
+                except (OSError, AttributeError):
+                    pass
+        pool.shutdown(wait=True, cancel_futures=True)
+
+    def close(self) -> None:
+        self._shutdown(kill=False)
+
+
+def make_executor(engine: str = "local", workers: int | None = None, address: str | None = None) -> Executor:
+    """The executor for --engine: "local" (a LocalPool of `workers`, default every core) or
+    "ray" (core.sweep.ray_executor, imported only then: Ray is an optional extra)."""
+    from core.registry import ParamError
+
+    if engine == "local":
+        if address is not None:
+            raise ParamError("--address", "a cluster address goes with the Ray engine; valid: --engine ray --address HOST:PORT")
+        return LocalPool(workers)
+    if engine == "ray":
+        from core.sweep.ray_executor import RayExecutor
+
+        return RayExecutor(address=address, workers=workers)
+    raise ParamError("--engine", f"got {engine!r}; valid: {', '.join(ENGINES)}")
