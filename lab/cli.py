@@ -215,7 +215,7 @@ def _run(argv: list[str]) -> int:
         except SystemExit as done:  # --help and --version print, then exit 0
             return EXIT_OK if done.code in (None, 0) else EXIT_USAGE
         command = args.command or "gui"
-        if extras and command not in ("calc", "simulate"):
+        if extras and command not in ("calc", "simulate", "sweep"):
             raise input_error(extras[0], f"unknown option; valid: see `lab {command} --help`")
         if command == "gui":
             return cmd_gui()
@@ -227,6 +227,11 @@ def _run(argv: list[str]) -> int:
             return cmd_verify(args.json)
         if command == "talk":
             return cmd_talk(args.file)
+        if command == "sweep":
+            from lab.sweep import cmd_sweep
+
+            return cmd_sweep(args.kind, parameter_values(args, extras), args.out, args.engine, args.workers,
+                             args.address, args.json, args.force)
         if command == "snapshot":
             return cmd_snapshot(args.panel, args.out, args.size, args.list, fmt=args.fmt, lang=args.lang,
                                 theme=args.theme, zoom=args.zoom, talk=args.talk, scene=args.scene)

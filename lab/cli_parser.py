@@ -9,7 +9,7 @@ import argparse
 import re
 from typing import Any, Sequence
 
-COMMANDS = ("gui", "list", "calc", "verify", "simulate", "snapshot", "talk")
+COMMANDS = ("gui", "list", "calc", "verify", "simulate", "sweep", "snapshot", "talk")
 _PARAM = "param."  # namespace prefix of the --key options generated from Params
 _ARGS = "key=value | --key value"
 
@@ -214,6 +214,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     kinds = p_sim.add_subparsers(dest="kind", metavar="KIND", required=True)
     if command == "simulate":
         _simulate_parsers(kinds)
+    from lab.sweep import add_parser as add_sweep_parser
+
+    add_sweep_parser(sub, _Formatter)
     p_snap = sub.add_parser("snapshot", help="render a panel offscreen to a PNG, SVG or PDF",
                             usage="lab snapshot PANEL --out FILE [--size WxH] [--format png|svg|pdf] [--lang zh|en|both] "
                                   "[--theme T] [--zoom Z] | lab snapshot --talk FILE.toml --scene N --out FILE | lab snapshot --list")

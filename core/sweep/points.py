@@ -42,6 +42,10 @@ def file_digest(path: str | Path) -> str:
     return h.hexdigest()
 
 
-def make_point(kind: str, raw: dict, params: dict, seed: int | None, search: dict | None, inputs: str) -> Point:
-    base = {"v": KEY_VERSION, "kind": kind, "params": params, "search": search, "inputs": inputs}
-    return Point(key=digest(dict(base, seed=seed)), setting=digest(base), seed=seed, raw=dict(raw), params=params)
+def make_point(kind: str, setting: dict, raw: dict, params: dict, seed: int | None, search: dict | None,
+               inputs: str) -> Point:
+    """setting: the grid setting's keys as text (no seed); it names the group of seeds in
+    the summary (the point's own key is by its resolved parameters)."""
+    base = {"v": KEY_VERSION, "kind": kind, "search": search, "inputs": inputs}
+    return Point(key=digest(dict(base, params=params, seed=seed)), setting=digest(dict(base, setting=setting)),
+                 seed=seed, raw=dict(raw), params=params)

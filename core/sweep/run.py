@@ -47,6 +47,8 @@ def parse_sweep(kind: str, raw: dict[str, str]) -> SweepSpec:
             spec.inputs_digest = "sha256:" + file_digest(trace)
         except OSError as err:
             raise ParamError("trace", f"cannot read {trace!r} ({err.strerror}); valid: a readable trace file") from None
+    if hasattr(k, "check_spec"):
+        k.check_spec(spec)
     if spec.search is not None:
         k.check_search(spec.fixed)
     search = None if spec.search is None else spec.search.as_json()
@@ -56,7 +58,7 @@ def parse_sweep(kind: str, raw: dict[str, str]) -> SweepSpec:
         for seed in seeds:
             raw_point = dict(setting) if seed is None else dict(setting, seed=str(seed))
             params = k.resolve(raw_point)
-            points.append(make_point(kind, raw_point, params, seed, search, spec.inputs_digest))
+            points.append(make_point(kind, setting, raw_point, params, seed, search, spec.inputs_digest))
     if len({p.key for p in points}) != len(points):
         raise ParamError(spec.axes[0][0] if spec.axes else "seeds",
                          "two grid values resolve to the same point; valid: values that differ once resolved")
@@ -84,8 +86,8 @@ def run_sweep(spec: SweepSpec, out_dir: str | None, executor: Executor, *, force
     total = len(spec.points)
     reused = 0
     for point in spec.points:
-        if point.key in finished:
-            rows[point.key] = finished[point.key]
+        if point.key in finished:  # the same point; its setting is named as this sweep names it
+            rows[point.key] = dict(finished[point.key], point=point.key, setting=point.setting, seed=point.seed)
             reused += 1
             if on_row is not None:
                 on_row(rows[point.key])

@@ -1,0 +1,153 @@
+"""A sweep's folder, resumable:
+
+  sweep.json       the sweep (its keys as given, its identity and the identity's hash);
+                   a folder of another sweep is refused unless force
+  points.jsonl     one line {"key": ..., "row": {...}} per finished point, appended and
+                   flushed as each finishes (Ctrl+C or a crash keeps them; a torn last line
+                   is skipped when read)
+  results.csv      one row per point of the sweep (finished ones), written at the end and
+  results.parquet  when a sweep stops early; the same columns in both
+  summary.json     core/sweep/summary.py's summary
+
+Rows are JSON-able dicts of scalars (floats as they are: repr round-trips exactly).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from pathlib import Path
+
+from core.atomic_file import write_atomic
+from core.registry import ParamError
+from core.sweep.points import canonical, digest
+
+SPEC_FILE = "sweep.json"
+POINTS_FILE = "points.jsonl"
+FILES = ("results.csv", "results.parquet", "summary.json")
+
+
+class Store:
+    def __init__(self, folder: str | os.PathLike, spec, force: bool = False):
+        self.folder = Path(folder)
+        self.spec = spec
+        identity = spec.identity()
+        record = {"kind": spec.kind, "given": spec.given, "identity": identity, "identity_sha256": digest(identity)}
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            path = self.folder / SPEC_FILE
+            if path.exists() and not force:
+                old = _read_json(path)
+                if old.get("identity_sha256") != record["identity_sha256"]:
+                    raise ParamError("--out", f"{str(self.folder)!r} holds another sweep ({_difference(old, identity)}); "
+                                              "valid: a new folder, the same sweep (more values along its axes are "
+                                              "fine), or --force to take it over")
+            write_atomic(path, (json.dumps(record, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
+        except OSError as err:
+            raise ParamError("--out", f"cannot write to {str(self.folder)!r} ({err.strerror}); valid: a writable folder") from None
+
+    def load(self) -> dict[str, dict]:
+        """The finished points: key -> row (the last line of a key wins; torn lines skipped)."""
+        path = self.folder / POINTS_FILE
+        rows: dict[str, dict] = {}
+        if not path.exists():
+            return rows
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                try:
+                    item = json.loads(line)
+                    rows[str(item["key"])] = dict(item["row"])
+                except (ValueError, KeyError, TypeError):
+                    continue  # a line cut by a crash mid-write
+        return rows
+
+    def append(self, key: str, row: dict) -> None:
+        """One finished point, on disk before the next is reported."""
+        line = json.dumps({"key": key, "row": row}, ensure_ascii=False, allow_nan=True) + "\n"
+        path = self.folder / POINTS_FILE
+        needs_newline = path.exists() and path.stat().st_size > 0 and not _ends_with_newline(path)
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(("\n" if needs_newline else "") + line)
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    def write_results(self, rows: list[dict], summary: dict) -> list[str]:
+        """results.csv, results.parquet and summary.json, each written whole or not at all."""
+        try:
+            write_atomic(self.folder / "results.csv", csv_bytes(rows))
+            write_atomic(self.folder / "results.parquet", parquet_bytes(rows))
+            write_atomic(self.folder / "summary.json",
+                         (json.dumps(summary, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
+        except OSError as err:
+            raise ParamError("--out", f"cannot write to {str(self.folder)!r} ({err.strerror}); valid: a writable folder") from None
+        return list(FILES)
+
+
+def columns(rows: list[dict]) -> list[str]:
+    """Every column, in first-seen order."""
+    seen: dict[str, None] = {}
+    for row in rows:
+        for name in row:
+            seen.setdefault(name, None)
+    return list(seen)
+
+
+def csv_bytes(rows: list[dict]) -> bytes:
+    names = columns(rows)
+    out = io.StringIO()
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(names)
+    for row in rows:
+        w.writerow([_cell(row.get(n)) for n in names])
+    return out.getvalue().encode("utf-8")
+
+
+def _cell(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value)  # the exact float back with float(text)
+    return str(value)
+
+
+def parquet_bytes(rows: list[dict]) -> bytes:
+    """A parquet file of the rows: a column whose values do not share one type (numbers and
+    text, say) is stored as text, JSON of each value."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    arrays = {}
+    for name in columns(rows):
+        values = [row.get(name) for row in rows]
+        try:
+            arrays[name] = pa.array(values)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+            arrays[name] = pa.array([None if v is None else (v if isinstance(v, str) else canonical(v)) for v in values])
+    table = pa.table(arrays) if arrays else pa.table({"point": pa.array([], pa.string())})
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    return sink.getvalue().to_pybytes()
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        return dict(json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, TypeError):
+        return {}
+
+
+def _difference(old: dict, new: dict) -> str:
+    """What differs, in a few words, for the refusal."""
+    was = old.get("identity") or {}
+    changed = [k for k in ("kind", "fixed", "axes", "seeded", "search", "inputs") if was.get(k) != new.get(k)]
+    if not was:
+        return "not a sweep folder this build can read"
+    return "its " + ", ".join({"inputs": "trace content", "fixed": "fixed keys", "axes": "swept keys",
+                               "seeded": "seeds"}.get(k, k) for k in changed) + " differ"
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        fh.seek(-1, os.SEEK_END)
+        return fh.read(1) == b"\n"

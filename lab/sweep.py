@@ -1,0 +1,302 @@
+"""`lab sweep serving KEY=v1,v2 KEY=start:stop:step seeds=0-7 [trace=FILE | scenario=...]
+[slo_*=MS] [search=max_rate attainment=0.9 tolerance=0.02] --out DIR [--engine local|ray]
+[--workers N] [--address HOST:PORT] [--json] [--force]`
+
+The serving kind of core.sweep (SERVING: its keys, how a point resolves, the point
+evaluator) and the command. A point is exactly `lab simulate serving` for its keys
+(lab.simulate.simulate_serving, the trace read once and shared); its row is that report
+flattened plus the sweep's columns:
+  point, setting, seed          the point's key, its setting's key (no seed), the seed
+  param.NAME                    every resolved serving.replay parameter (lists as JSON text)
+  <report keys>                 as --json prints them; a dict or list value as JSON text
+  slo_attainment                share of requests within every SLO given (None without SLOs)
+  search.*                      with search=max_rate: the capacity found (the report is the
+                                replay at that rate)
+No Qt here.
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+from core.registry import ParamError
+
+SLO_KEYS = ("slo_ttft_ms", "slo_tpot_ms", "slo_e2el_ms")
+# Keys the whole sweep shares: the trace is read once, and the SLOs define "meets".
+FIXED_KEYS = ("trace", "format", "window", "limit", "trace_model", "trace_log_type", "hash_block_tokens") + SLO_KEYS
+ENGINE_HELP = "local: a process pool on this machine (default); ray: Ray tasks on --address or a local Ray"
+
+
+class ServingKind:
+    name = "serving"
+
+    def _params(self) -> dict:
+        from core.registry import get
+        from lab import simulate_keys as keys
+
+        params = {p.name: p for p in get("serving.replay").params}
+        params.update({p.name: p for p in keys.extra_params() if p.name != "seeds"})
+        return params
+
+    def value_kind(self, key: str) -> str | None:
+        from lab import simulate_keys as keys
+
+        p = self._params().get(key)
+        if p is not None:
+            return {"floats": "list", "float": "number", "int": "int"}.get(p.kind, "text")
+        return "text" if key in keys.TEXT_KEYS or key == "trace" else None
+
+    def unit(self, key: str) -> str | None:
+        p = self._params().get(key)
+        return None if p is None else p.unit
+
+    def valid_keys(self) -> list[str]:
+        from lab import simulate_keys as keys
+
+        return list(self._params()) + list(keys.TEXT_KEYS) + ["trace"]
+
+    def fixed_keys(self) -> tuple[str, ...]:
+        return FIXED_KEYS
+
+    def check_spec(self, spec) -> None:
+        if spec.seeds is not None and "trace" in spec.fixed:
+            raise ParamError("seeds", "a trace has fixed arrivals; valid: seeds only without trace=")
+
+    def check_search(self, fixed: dict) -> None:
+        if not any(k in fixed for k in SLO_KEYS):
+            raise ParamError("search", "needs an SLO to search against; valid: with slo_ttft_ms=, slo_tpot_ms= "
+                                       "and/or slo_e2el_ms=")
+
+    def resolve(self, raw: dict) -> dict:
+        """What the point's report depends on, as simulate_serving reads raw: the resolved
+        serving.replay values (scenario, model and hardware expanded) and the extra keys."""
+        from core.registry import get
+        from core.serving import replay as rp
+        from core.sweep.spec import as_json_value
+        from lab import simulate_keys as keys
+
+        calc = get("serving.replay")
+        raw = dict(raw)
+        got = keys.pop_extras(raw)
+        known = {p.name for p in calc.params}
+        for key in raw:
+            if key not in known:
+                raise ParamError(key, f"unknown key of lab sweep serving; valid: {', '.join(self.valid_keys())}")
+        if "scenario" in got:
+            for key, value in rp.SCENARIOS[got["scenario"]]["params"].items():
+                raw.setdefault(key, ",".join(str(v) for v in value) if isinstance(value, tuple) else str(value))
+        for key, value in keys.model_defaults(got).items():
+            if key in known:
+                raw.setdefault(key, value)
+        values = calc.resolve(raw)
+        extras = {k: as_json_value(v) for k, v in got.items() if k != "trace"}  # the trace is in by content
+        return {"values": {k: as_json_value(v) for k, v in dict(values).items()}, "extras": extras,
+                "trace": "trace" in got}
+
+    def load_shared(self, fixed: dict):
+        from lab.simulate import load_shared_trace
+
+        return load_shared_trace(fixed)
+
+
+def evaluate_point(shared, payload: dict) -> dict:
+    """One point's row (runs in a worker process or a Ray task)."""
+    if payload.get("search"):
+        return _search_row(shared, payload)
+    report, run = _simulate(payload["raw"], shared)
+    return make_row(payload, report, _attainment(run[0], payload["raw"]))
+
+
+SERVING = ServingKind()
+SERVING.evaluate = evaluate_point  # a module-level function: workers unpickle it by name
+
+
+def _simulate(raw: dict, shared):
+    from lab.simulate import simulate_serving
+
+    return simulate_serving(raw, workload=shared) if shared is not None else simulate_serving(raw)
+
+
+def _attainment(result, raw: dict) -> float | None:
+    from core.serving.vllm_metrics import meets_slo
+
+    slos = {k: float(raw[k]) for k in SLO_KEYS if k in raw}
+    if not slos:
+        return None
+    good = meets_slo(result, **slos)
+    return float(good.mean()) if good.size else 0.0
+
+
+def flat(value):
+    """A report value as one cell: scalars as they are, dicts and lists as JSON text."""
+    if isinstance(value, (dict, list, tuple)):
+        return json.dumps(value, ensure_ascii=False)
+    return value
+
+
+def make_row(payload: dict, report: dict, attainment: float | None) -> dict:
+    row = {"point": payload["key"], "setting": payload["setting"], "seed": payload["seed"]}
+    for name, value in payload["params"]["values"].items():
+        row[f"param.{name}"] = flat(value)
+    for name, value in report.items():
+        row[name] = flat(value)
+    row["slo_attainment"] = attainment
+    return row
+
+
+def _search_row(shared, payload: dict) -> dict:
+    from core.sweep.search import max_multiplier
+
+    search, raw, params = payload["search"], payload["raw"], payload["params"]
+    runs: dict[float, tuple] = {}
+
+    def attains(m: float):
+        try:
+            report, run = _simulate(scaled(raw, params, m), shared)
+        except ParamError:  # too many requests to replay at this rate: a limit, not the SLO
+            return None, None
+        share = _attainment(run[0], raw)
+        runs[m] = (report, run, share)
+        return share >= search["attainment"], m
+
+    found = max_multiplier(attains, search["tolerance"])
+    at = found.multiplier if found.found else min(runs) if runs else None
+    if at is None:
+        raise ParamError("search", "no rate of this setting could be replayed; valid: a setting that replays at 1x")
+    report, run, share = runs[at]
+    row = make_row(payload, report, share)
+    work = run[1]
+    rate = offered_rate(params, work, at)
+    row.update({"search.max_rate_multiplier": found.multiplier, "search.max_rate_per_s": rate if found.found else 0.0,
+                "search.goodput": report.get("request_goodput") if found.found else 0.0,
+                "search.attainment": share, "search.upper_multiplier": found.upper, "search.replays": found.replays,
+                "search.capped": found.capped, "search.tolerance": search["tolerance"]})
+    return row
+
+
+def scaled(raw: dict, params: dict, m: float) -> dict:
+    """raw at m times its offered rate: a trace's time_scale, or the windows' rates."""
+    out = dict(raw)
+    if params["trace"]:
+        out["time_scale"] = repr(float(params["extras"].get("time_scale", 1.0)) * m)
+    else:
+        out["rates_per_s"] = ",".join(repr(float(r) * m) for r in params["values"]["rates_per_s"])
+    return out
+
+
+def offered_rate(params: dict, work, m: float) -> float:
+    """Requests per second offered at multiplier m: Σ rate·duration / Σ duration for the
+    windows; a trace's requests over its arrival span."""
+    if not params["trace"]:
+        v = params["values"]
+        return sum(r * m * d for r, d in zip(v["rates_per_s"], v["durations_s"])) / sum(v["durations_s"])
+    span = float(work.arrival_s.max() - work.arrival_s.min()) if len(work) > 1 else 0.0
+    return len(work) / span if span > 0 else float("nan")
+
+
+# -- the command -------------------------------------------------------------------------
+def add_parser(sub, formatter) -> None:
+    """`lab sweep KIND ...` in lab's one argparse tree (lab/cli_parser.py calls this)."""
+    from core.sweep.run import KINDS
+
+    p = sub.add_parser("sweep", help="many replays on a process pool or a Ray cluster: lab sweep serving KEY=v1,v2 ...",
+                       prog="lab sweep", formatter_class=formatter, description=__doc__.split("\n\nThe serving")[0],
+                       usage="lab sweep serving [KEY=v1,v2 | KEY=start:stop:step ...] [seeds=0-7] [search=max_rate] "
+                             "--out DIR [--engine local|ray] [--workers N] [--address HOST:PORT] [--json] [--force]",
+                       epilog=SYNTAX, allow_abbrev=False)
+    p.add_argument("kind", metavar="KIND", choices=tuple(KINDS), help="what to sweep: " + ", ".join(KINDS))
+    p.add_argument("--out", metavar="DIR", help="the sweep's folder: points.jsonl (kept as points finish), "
+                                                "results.csv, results.parquet, summary.json; rerun to resume")
+    p.add_argument("--engine", default="local", help=ENGINE_HELP)
+    p.add_argument("--workers", default=None, help="worker processes (local: default every core; ray: tasks at once)")
+    p.add_argument("--address", default=None, help="the Ray cluster (HOST:PORT of its head) with --engine ray")
+    p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    p.add_argument("--force", action="store_true", help="take over a --out folder written by a different sweep")
+
+
+SYNTAX = """values: KEY=a,b,c (alternatives), KEY=start:stop:step (a number range, stop included),
+KEY=4,4;8,8 (alternatives of a list-valued key such as rates_per_s, split at ';'),
+seeds=0-7 or 0,3,9 (each setting once per seed; min/median/max bands in the summary).
+Keys: every `lab simulate serving` key (see its --help); trace=, slo_*= and the trace's
+reading keys keep one value. search=max_rate [attainment=0.9] [tolerance=0.02]: per setting,
+the highest rate (time_scale of a trace, rates_per_s of the windows) at which that share of
+requests meets every SLO, by bisection to that relative tolerance."""
+
+
+def cmd_sweep(kind: str, values: dict[str, str], out: str | None, engine: str, workers: str | None,
+              address: str | None, as_json: bool, force: bool) -> int:
+    from core.sweep.executors import make_executor
+    from core.sweep.run import parse_sweep, run_sweep
+
+    if not out:
+        raise ParamError("--out", "required; valid: a folder for the sweep's results (rerun with it to resume)")
+    count = None
+    if workers is not None:
+        try:
+            count = int(workers)
+        except ValueError:
+            raise ParamError("--workers", f"got {workers!r}; valid: a whole number >= 1") from None
+    spec = parse_sweep(kind, values)
+    executor = make_executor(engine, count, address)
+    bar = _progress_bar(len(spec.points))
+    try:
+        summary = run_sweep(spec, out, executor, force=force, progress=bar.update if bar else None)
+    except KeyboardInterrupt:
+        if bar:
+            bar.close()
+        print(f"lab sweep: stopped; the finished points are kept in {out} (rerun the same command to resume)",
+              file=sys.stderr)
+        return 130
+    finally:
+        executor.close()
+    if bar:
+        bar.close()
+    print(json.dumps(summary, ensure_ascii=False) if as_json else summary_text(summary, out))
+    return 0
+
+
+class _Bar:
+    """tqdm on stderr (rate and ETA), only on a terminal: a pipe or a log gets no noise."""
+
+    def __init__(self, total: int):
+        from tqdm import tqdm
+
+        self.tqdm = tqdm(total=total, unit="pt", file=sys.stderr, dynamic_ncols=True, desc="sweep")
+
+    def update(self, done: int, total: int) -> None:
+        self.tqdm.update(done - self.tqdm.n)
+
+    def close(self) -> None:
+        self.tqdm.close()
+
+
+def _progress_bar(total: int) -> _Bar | None:
+    return _Bar(total) if hasattr(sys.stderr, "isatty") and sys.stderr.isatty() else None
+
+
+def summary_text(summary: dict, out: str) -> str:
+    n = summary["points"]
+    lines = [f"lab sweep {summary['kind']}: {n['done']} of {n['total']} points ({n['reused']} reused, "
+             f"{n['computed']} computed) in {out}"]
+    front = summary["pareto"]["settings"]
+    if front:
+        lines.append(f"  Pareto set ({summary['pareto']['y']} vs {summary['pareto']['x']}):")
+        for item in front:
+            lines.append(f"    {_values(item['values'])}: p99 TTFT {item['p99_ttft_ms']:.1f} ms, "
+                         f"{item['cost_per_million_output_tokens']:.4g} USD per million output tokens")
+    elif summary["pareto"].get("note"):
+        lines.append("  Pareto set: " + summary["pareto"]["note"])
+    best = summary.get("cheapest_meeting_slo")
+    lines.append(f"  cheapest meeting the SLOs: {_values(best['values'])}" if best else "  cheapest meeting the SLOs: none")
+    lines.append(f"    ({summary['cheapest_note']})")
+    for item in summary.get("capacity") or []:
+        rate = item.get("search.max_rate_per_s")
+        lines.append(f"  capacity {_values(item['values'])}: {rate or 0:.3f} req/s"
+                     + (" (capped: the search's upper limit, not the SLO)" if item.get("capped") else "")
+                     + f", {item.get('search.replays') or 0:.0f} replays")
+    lines.append(f"  wrote {', '.join(summary.get('files') or [])}")
+    return "\n".join(lines)
+
+
+def _values(values: dict) -> str:
+    return " ".join(f"{k}={v}" for k, v in values.items()) or "(the one setting)"
