@@ -7,7 +7,8 @@ evaluator) and the command. A point is exactly `lab simulate serving` for its ke
 (lab.simulate.simulate_serving, the trace read once and shared); its row is that report
 flattened plus the sweep's columns:
   point, setting, seed          the point's key, its setting's key (no seed), the seed
-  param.NAME                    every resolved serving.replay parameter (lists as JSON text)
+  param.NAME                    every resolved serving.replay parameter and every extra key
+                                given (scenario, model, time_scale, slo_*...; lists as JSON text)
   <report keys>                 as --json prints them; a dict or list value as JSON text
   slo_attainment                share of requests within every SLO given (None without SLOs)
   search.*                      with search=max_rate: the capacity found (the report is the
@@ -137,6 +138,8 @@ def flat(value):
 def make_row(payload: dict, report: dict, attainment: float | None) -> dict:
     row = {"point": payload["key"], "setting": payload["setting"], "seed": payload["seed"]}
     for name, value in payload["params"]["values"].items():
+        row[f"param.{name}"] = flat(value)
+    for name, value in payload["params"]["extras"].items():  # scenario, model, time_scale, slo_*...
         row[f"param.{name}"] = flat(value)
     for name, value in report.items():
         row[name] = flat(value)

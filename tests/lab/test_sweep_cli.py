@@ -1,0 +1,124 @@
+"""`lab sweep serving`: a row equals `lab simulate serving --json` for the same values (bit
+for bit, wall_s aside), resume computes only new points, a capacity search brackets the
+SLO, and bad input ends with exit 2 and one line naming the key."""
+import json
+import math
+
+import pytest
+
+from lab.cli import main
+
+SMALL = ["durations_s=20", "rates_per_s=3", "shares_long_input=0.5"]
+
+
+def sweep(capsys, args, out):
+    code = main(["sweep", "serving", *args, "--out", str(out), "--json", "--workers", "1"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return json.loads(captured.out)
+
+
+def simulate(capsys, args):
+    assert main(["simulate", "serving", *args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def rows_of(out):
+    return [json.loads(line)["row"] for line in (out / "points.jsonl").read_text().splitlines()]
+
+
+def same(a, b):
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return a == b and type(a) is type(b)
+
+
+def assert_row_is_the_report(row, report):
+    for key, value in report.items():
+        if key == "wall_s":
+            continue
+        cell = row[key]
+        got = json.loads(cell) if isinstance(value, (dict, list)) else cell
+        assert same(got, value), (key, got, value)
+
+
+def test_rows_equal_lab_simulate_serving(tmp_path, capsys):
+    summary = sweep(capsys, SMALL + ["max_num_seqs=16,64", "token_budget=2048:8192:6144", "slo_ttft_ms=5000"], tmp_path)
+    assert summary["points"]["done"] == 4
+    rows = rows_of(tmp_path)
+    for row in rows:
+        args = SMALL + [f"max_num_seqs={row['param.max_num_seqs']}", f"token_budget={row['param.token_budget']}",
+                        "slo_ttft_ms=5000"]
+        assert_row_is_the_report(row, simulate(capsys, args))
+        assert 0.0 <= row["slo_attainment"] <= 1.0 and "wall_s" in row
+
+
+def test_trace_rows_equal_lab_simulate_serving_per_time_scale(tmp_path, capsys):
+    trace = tmp_path / "t.csv"
+    trace.write_text("arrival_s,input_tokens,output_tokens\n"
+                     + "".join(f"{i * 0.37:.2f},{300 + 17 * i},{40 + i % 9}\n" for i in range(60)))
+    out = tmp_path / "sweep"
+    sweep(capsys, [f"trace={trace}", "time_scale=1,4", "max_num_seqs=8"], out)
+    rows = rows_of(out)
+    assert sorted(r["requests"] for r in rows) == [60, 60]
+    assert sorted(r["param.time_scale"] for r in rows) == [1.0, 4.0]
+    for row in rows:
+        report = simulate(capsys, [f"trace={trace}", f"time_scale={row['param.time_scale']!r}", "max_num_seqs=8"])
+        assert_row_is_the_report(row, report)
+
+
+def test_resume_computes_only_new_points(tmp_path, capsys):
+    first = sweep(capsys, SMALL + ["max_num_seqs=16,32"], tmp_path)
+    assert (first["points"]["reused"], first["points"]["computed"]) == (0, 2)
+    again = sweep(capsys, SMALL + ["max_num_seqs=16,32,64"], tmp_path)
+    assert (again["points"]["reused"], again["points"]["computed"]) == (2, 1)
+    assert len(rows_of(tmp_path)) == 3  # appended, not rewritten
+
+
+def test_capacity_search_brackets_the_slo(tmp_path, capsys):
+    summary = sweep(capsys, ["max_num_seqs=64", "search=max_rate", "slo_ttft_ms=2000", "tolerance=0.05"], tmp_path)
+    (cap,) = summary["capacity"]
+    (row,) = rows_of(tmp_path)
+    assert row["slo_attainment"] >= 0.9 and not cap["capped"]
+    m, upper = row["search.max_rate_multiplier"], row["search.upper_multiplier"]
+    assert (upper - m) / m <= 0.05
+    assert cap["search.max_rate_per_s"] == pytest.approx(4.0 * m)  # the book's 4 req/s, scaled
+    failing = simulate(capsys, [f"rates_per_s={4.0 * upper!r},{4.0 * upper!r}", "slo_ttft_ms=2000"])
+    assert failing["request_goodput"] * failing["duration"] < 0.9 * failing["requests"]  # the rate above fails
+    assert summary["cheapest_meeting_slo"]["values"] == {}
+    assert row["search.replays"] >= 4
+
+
+@pytest.mark.parametrize("args, field, words", [
+    (["max_num_seq=16,32"], "max_num_seq", "valid: seeds, search"),
+    (["token_budget=8192:2048:1024"], "token_budget", "empty range"),
+    (["max_num_seqs=1:8:0"], "max_num_seqs", "step 0"),
+    (["seeds=7-0"], "seeds", "descending"),
+    (["max_num_seqs=0,16"], "max_num_seqs", "valid:"),
+    (["search=max_rate"], "search", "needs an SLO"),
+    (["--engine", "spark"], "--engine", "valid: local, ray"),
+    (["--workers", "0"], "--workers", "valid:"),
+])
+def test_bad_input_exits_2_naming_the_key(tmp_path, capsys, args, field, words):
+    code = main(["sweep", "serving", *SMALL, *args, "--out", str(tmp_path / "x")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(f"lab sweep serving: {field}: ") and words in err, err
+    assert not (tmp_path / "x" / "points.jsonl").exists()
+
+
+def test_out_is_required_and_another_sweep_needs_force(tmp_path, capsys):
+    assert main(["sweep", "serving", *SMALL]) == 2
+    assert "--out: required" in capsys.readouterr().err
+    sweep(capsys, SMALL + ["max_num_seqs=16"], tmp_path)
+    assert main(["sweep", "serving", *SMALL, "max_num_seqs=16", "block_size=32", "--out", str(tmp_path)]) == 2
+    assert "holds another sweep" in capsys.readouterr().err
+    forced = sweep(capsys, SMALL + ["max_num_seqs=16", "block_size=32", "--force"], tmp_path)
+    assert forced["points"]["computed"] == 1
+
+
+def test_text_summary(tmp_path, capsys):
+    assert main(["sweep", "serving", *SMALL, "max_num_seqs=16,64", "slo_ttft_ms=0.01", "--out", str(tmp_path),
+                 "--workers", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "2 of 2 points (0 reused, 2 computed)" in text
+    assert "cheapest meeting the SLOs: none" in text and "no setting meets the SLOs" in text
