@@ -9,7 +9,7 @@ import argparse
 import re
 from typing import Any, Sequence
 
-COMMANDS = ("gui", "list", "calc", "verify", "simulate", "sweep", "snapshot", "talk")
+COMMANDS = ("gui", "list", "calc", "verify", "simulate", "snapshot", "talk", "sweep")
 _PARAM = "param."  # namespace prefix of the --key options generated from Params
 _ARGS = "key=value | --key value"
 
