@@ -1,0 +1,207 @@
+"""Plan at scale (issue 12): sweep the serving replay over knobs, seeds and SLOs, and read
+the plan off the results as they stream in: a table of every finished point, cost per
+million output tokens against p99 TTFT with the Pareto front, and capacity against
+replicas when a capacity search ran. A point (a click on a dot, a double click on a row)
+opens in the Serving panel's replay A.
+
+The sweep is core.sweep.run.run_sweep, the same one `lab sweep serving` runs, on the job
+runner (widgets/plan/runner.py): a local process pool or a Ray cluster does the points, the
+GUI thread only draws the rows it is handed. The engine and the cluster address are kept
+in the window's settings. The page opens on a small sweep of the book's 9:1→1:9 run."""
+from __future__ import annotations
+
+import math
+
+import shiboken6
+from PySide6 import QtCore, QtWidgets
+
+from widgets.page import ReflowLayout, cap_to_view, caption, page_header, scroll_page
+from widgets.panels import PanelInfo
+from widgets.plan import figures as F
+from widgets.plan.form import SweepForm
+from widgets.plan.open_point import open_in_serving
+from widgets.plan.plots import PlanPlots
+from widgets.plan.runner import SweepRunner
+from widgets.plan.table import RowsTable
+
+LEAD = ("规划问题:多少张卡、什么引擎设置,能在 SLO 内服务这份流量,花多少钱?每个点是一次完整回放;"
+        "结果边算边到 · How many cards, with which settings, serve this traffic within the SLO, at what cost? "
+        "Each point is one full replay; results stream in as they finish.")
+LEGEND = (("prefill", "扫描点 · a point"), ("decode", "帕累托前沿 · Pareto front"),
+          ("tool", "容量 · capacity"))
+# The sweep the page opens on: in the calling thread's job, no pool to start.
+FIRST_ENGINE = "inprocess"
+HEADER_MARGIN_PX = 110  # the page's title, lead and margins above the figures
+FIGURE_COLUMN_EM = 18  # a scatter plot stays readable down to about this many line heights
+
+
+class PlanPanel(QtWidgets.QWidget):
+    """The Plan panel. `settings` (get/set of values, the window's) keeps the engine; with
+    none the panel uses its window's when it is shown."""
+
+    point_opened = QtCore.Signal(object)  # {"values": replay values, "row": the row}: a point to open in Serving
+
+    def __init__(self, state=None, parent=None, settings=None, first_sweep: bool = True):
+        super().__init__(parent)
+        self.state = state  # no PanelModel: the form's text is the sweep, the rows its result
+        self._settings = settings
+        self.runner = SweepRunner(self)
+        self.summary: dict | None = None
+        self._first_sweep = first_sweep
+        self._started_once = False
+        self._build_ui()
+        self._connect()
+        if settings is not None:
+            self.form.bind_settings(settings)
+
+    # ---- construction -------------------------------------------------------------
+    def _build_ui(self) -> None:
+        layout = scroll_page(self, "")
+        layout.addWidget(page_header("规划:成本、尾延迟与容量 · Plan at scale", LEGEND, LEAD))
+        self.form = SweepForm()
+        self.plots = PlanPlots(self)
+        self.table = RowsTable()
+        self.summary_label = caption("", name="plan_summary")
+        self.summary_label.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        table_card = QtWidgets.QFrame()
+        table_card.setProperty("role", "card")
+        box = QtWidgets.QVBoxLayout(table_card)
+        box.setContentsMargins(8, 6, 8, 6)
+        heading = QtWidgets.QLabel("<b>结果 · results</b> (双击一行:在 Serving 打开 · double-click a row: open it in Serving)")
+        heading.setWordWrap(True)
+        box.addWidget(heading)
+        box.addWidget(self.summary_label)
+        box.addWidget(self.table, 1)
+        # The form on the left; the figures side by side above the table on the right.
+        figures = QtWidgets.QHBoxLayout()
+        figures.setSpacing(12)
+        figures.addWidget(self.plots.pareto_card)
+        figures.addWidget(self.plots.capacity_card)
+        results = QtWidgets.QWidget()
+        col = QtWidgets.QVBoxLayout(results)
+        col.setContentsMargins(0, 0, 0, 0)
+        col.setSpacing(12)
+        col.addLayout(figures, 3)
+        col.addWidget(table_card, 2)
+        page = ReflowLayout(columns=2, min_column_em=FIGURE_COLUMN_EM, stretch=(2, 3))
+        page.addWidget(self.form)
+        page.addWidget(results)
+        layout.addLayout(page)
+        # Figures and table fit the screen under the page's header; the page scrolls for the rest.
+        cap_to_view(results, self.findChild(QtWidgets.QScrollArea).viewport(), margin=HEADER_MARGIN_PX)
+        layout.addStretch(1)
+
+    def _connect(self) -> None:
+        self.form.run_requested.connect(self.run)
+        self.form.cancel_requested.connect(self.cancel)
+        r = self.runner
+        r.parsed.connect(self._on_parsed)
+        r.row_arrived.connect(self._on_row)
+        r.progressed.connect(self.form.set_progress)
+        r.finished.connect(self._on_finished)
+        r.failed.connect(self._on_failed)
+        r.cancelled.connect(self._on_cancelled)
+        r.running_changed.connect(self.form.set_running)
+        self.plots.point_clicked.connect(self._on_point_clicked)
+        self.table.row_opened.connect(self.open_row)
+        self.table.clicked.connect(lambda index: self.plots.select(F.point_key(self.table.rows_model.rows[index.row()])))
+
+    # ---- behaviour ----------------------------------------------------------------
+    def run(self, engine: str | None = None) -> bool:
+        """Start the sweep the form describes; False (errors under the fields) when refused."""
+        self.form.clear_errors()
+        try:
+            raw = self.form.raw()
+        except ValueError as err:
+            self.form.show_error("other", str(err))
+            return False
+        engine = engine or self.form.engine()
+        address = self.form.address() if engine == "ray" else None
+        self.form.status.setText("解析中… · checking the sweep…")
+        self.runner.start(raw, engine, self.form.workers(), address)
+        return True
+
+    def cancel(self) -> None:
+        self.runner.cancel()
+
+    def is_ready(self) -> bool:
+        """The first sweep has finished (or failed, or was never asked for): snapshots wait on it."""
+        return not self._first_sweep or (self._started_once and not self.runner.running)
+
+    def rows(self) -> list[dict]:
+        return list(self.runner.rows)
+
+    def open_row(self, row: dict) -> None:
+        """Open row in the Serving panel's replay A (the window's, when this panel is in one)."""
+        values = open_in_serving(self, row)
+        self.form.status.setText("已在 Serving 打开 · opened in Serving (replay A)" if values is not None
+                                 else "没有 Serving 面板可打开 · no Serving panel to open it in")
+
+    # ---- runner -> widgets ------------------------------------------------------------
+    def _on_parsed(self, spec) -> None:
+        self.table.rows_model.set_knobs([key for key, _values in spec.axes])
+        self.plots.draw([])
+        self.summary_label.setText("")
+        self.form.set_progress(0, len(spec.points))
+        self.form.status.setText(f"{len(spec.points)} 个点运行中 · {len(spec.points)} points running")
+
+    def _on_row(self, row: dict) -> None:
+        self.table.rows_model.append(row)
+        fig = self.plots.draw(self.runner.rows)
+        self.table.rows_model.set_front(set(fig["front_keys"]))
+
+    def _on_finished(self, summary: dict) -> None:
+        self.summary = summary
+        self.form.status.setText(summary_status(summary, len(self.runner.rows)))
+        self.summary_label.setText(summary_text(summary))
+
+    def _on_failed(self, field: str, message: str) -> None:
+        self.form.status.setText("")
+        self.form.show_error(field, message)
+
+    def _on_cancelled(self) -> None:
+        self.form.status.setText(f"已取消,保留 {len(self.runner.rows)} 个完成的点 · cancelled; "
+                                 f"{len(self.runner.rows)} finished points kept")
+
+    def _on_point_clicked(self, key: str) -> None:
+        self.table.select_key(key)
+        row = next((r for r in self.runner.rows if F.point_key(r) == key), None)
+        if row is not None:
+            self.open_row(row)
+
+    # ---- Qt ------------------------------------------------------------------------------
+    def showEvent(self, event):  # noqa: N802
+        super().showEvent(event)
+        if self._settings is None and getattr(self.window(), "settings", None) is not None:
+            self._settings = self.window().settings
+            self.form.bind_settings(self._settings)
+        if self._first_sweep and not self._started_once:
+            self._started_once = True
+            self.run(FIRST_ENGINE)
+
+    def closeEvent(self, event):  # noqa: N802
+        self.runner.close()
+        super().closeEvent(event)
+
+
+def summary_status(summary: dict, rows: int) -> str:
+    points = summary.get("points") or {}
+    done, reused = points.get("done", rows), points.get("reused", 0)
+    left = points.get("left", 0)
+    tail = f",{left} 个未完成 · {left} left" if left else ""
+    return f"完成 {done} 个点(复用 {reused})· {done} points done, {reused} reused{tail}"
+
+
+def summary_text(summary: dict) -> str:
+    """The summary's answer in one line: the cheapest setting meeting the SLOs, or why none."""
+    best = summary.get("cheapest_meeting_slo")
+    note = summary.get("cheapest_note") or ""
+    if isinstance(best, dict):
+        setting = ", ".join(f"{k}={v}" for k, v in (best.get("values") or {}).items()) or "the fixed keys"
+        cost = F.number(best.get(F.COST[0]))
+        cost_text = f" · ${cost:.3g} / M output tokens" if math.isfinite(cost) else ""
+        return f"<b>最便宜且达标 · cheapest meeting the SLOs</b>: {setting}{cost_text} ({note})"
+    return note
+
+
+PANEL = PanelInfo(key="plan", title="规划 · Plan at scale", section="3.1.3", order=1.6, factory=PlanPanel)

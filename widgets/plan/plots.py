@@ -1,0 +1,98 @@
+"""The Plan panel's two figures: cost per million output tokens against p99 TTFT (every
+finished point, the Pareto front drawn over them), and capacity against replicas once a
+capacity search ran. Items are made once and fed with setData (STYLE.md §6); a click on a
+point names its point key (`point_clicked`)."""
+from __future__ import annotations
+
+import math
+
+import pyqtgraph as pg
+from PySide6 import QtCore
+
+from widgets.agents.kit import still_plot
+from widgets.plan import figures as F
+from widgets.page import plot_text
+from widgets.theme import brush, pen
+
+
+def _dots(card, key: str, kind: str, size: float, alpha: int = 200) -> pg.PlotDataItem:
+    """Symbols without a line as a PlotDataItem: it follows the plot's log mode (a bare
+    ScatterPlotItem would not)."""
+    return card.add_curve(key, pen=None, symbol="o", symbolSize=size, symbolBrush=brush(kind, alpha),
+                          symbolPen=pen("paper", 1))
+
+
+class PlanPlots(QtCore.QObject):
+    """Holds both plot cards (`pareto_card`, `capacity_card`) and draws rows into them."""
+
+    point_clicked = QtCore.Signal(str)  # point key
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.pareto_card = still_plot("成本与尾延迟 · cost vs p99 TTFT",
+                                      "a dot per point · line: the Pareto front · click: open in Serving",
+                                      "USD per million output tokens", "p99 TTFT (s)")
+        self.pareto_card.setObjectName("plan_pareto")
+        p = self.pareto_card.plot
+        p.setMouseEnabled(x=True, y=True)  # zoom into a crowded front
+        p.setLogMode(x=False, y=True)  # p99 TTFT spans an overloaded run's minutes to a second
+        self.front_line = self.pareto_card.add_curve("front", pen=pen("decode", 2.5))
+        self.points = _dots(self.pareto_card, "points", "prefill", 9, 150)
+        self.front_points = _dots(self.pareto_card, "front_points", "decode", 13, 230)
+        self.selected = self.pareto_card.add_curve("selected", pen=None, symbol="o", symbolSize=20,
+                                                   symbolBrush=pg.mkBrush(None), symbolPen=pen("backlog", 2.5))
+        for item in (self.points, self.front_points):
+            item.sigPointsClicked.connect(self._on_clicked)
+        self.pareto_text = plot_text(anchor=(1, 0))
+        p.addItem(self.pareto_text, ignoreBounds=True)
+        self.capacity_card = still_plot("容量与副本数 · capacity vs replicas",
+                                        "max rate meeting the SLOs · line: best per replica count",
+                                        "replicas", "max rate (requests/s)")
+        self.capacity_card.setObjectName("plan_capacity")
+        c = self.capacity_card.plot
+        self.capacity_line = self.capacity_card.add_curve("best", pen=pen("tool", 2.5), symbol="o", symbolSize=10,
+                                                          symbolBrush=brush("tool"), symbolPen=pen("paper", 1))
+        self.capacity_points = _dots(self.capacity_card, "points", "state", 8, 140)
+        self.capacity_points.sigPointsClicked.connect(self._on_clicked)
+        self.capacity_text = plot_text(anchor=(0.5, 0.5), kind="muted")
+        self.capacity_text.setHtml("<div style='text-align:center'>勾选容量搜索后运行<br>"
+                                   "tick 'search max rate' and run</div>")
+        c.addItem(self.capacity_text, ignoreBounds=True)
+        self.capacity_text.setPos(0.5, 0.5)
+        c.setXRange(0, 1)
+        c.setYRange(0, 1)
+        self.pareto: dict = F.pareto_figure([])
+        self.capacity: dict = F.capacity_figure([])
+
+    def draw(self, rows: list[dict]) -> dict:
+        """Draw every row; returns the Pareto figure (the table marks its front)."""
+        fig = self.pareto = F.pareto_figure(rows)
+        self.points.setData(x=fig["x"], y=fig["y"], data=fig["keys"])
+        self.front_points.setData(x=fig["front_x"], y=fig["front_y"], data=fig["front_keys"])
+        self.front_line.setData(fig["front_x"], fig["front_y"])
+        n, front = len(fig["x"]), len(fig["front_x"])
+        self.pareto_text.setText(f"{n} points · {front} on the front" if n else "")
+        if n:
+            self.pareto_text.setPos(max(fig["x"]), math.log10(max(max(fig["y"]), 1e-9)))
+        cap = self.capacity = F.capacity_figure(rows)
+        self.capacity_points.setData(x=cap["x"], y=cap["y"], data=cap["keys"])
+        self.capacity_line.setData(cap["best_x"], cap["best_y"])
+        self.capacity_text.setVisible(not cap["x"])
+        if cap["x"]:
+            self.capacity_card.plot.enableAutoRange()
+        return fig
+
+    def select(self, key: str) -> None:
+        """Ring the point of key (clicked here or chosen in the table)."""
+        keys = self.pareto["keys"]
+        if key in keys:
+            i = keys.index(key)
+            self.selected.setData(x=[self.pareto["x"][i]], y=[self.pareto["y"][i]])
+        else:
+            self.selected.setData(x=[], y=[])
+
+    def _on_clicked(self, _item, points, *_event) -> None:
+        if len(points):
+            key = points[0].data()
+            self.select(key)
+            self.point_clicked.emit(str(key))
