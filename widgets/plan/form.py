@@ -190,12 +190,14 @@ class SweepForm(QtWidgets.QFrame):
         """Fill fields by key (tests, a saved sweep); unknown keys go to 'other'."""
         extra = []
         for key, value in values.items():
-            if key in self.fields and key != OTHER:
+            if key in self.fields:
                 self.fields[key].edit.setText(value)
+            elif key == "search":
+                self.search_box.setChecked(value == "max_rate")
             else:
                 extra.append(f"{key}={value}")
         if extra:
-            self.fields[OTHER].edit.setText(" ".join(extra))
+            self.fields[OTHER].edit.setText(" ".join([self.fields[OTHER].text(), *extra]).strip())
 
     # ---- errors and state -----------------------------------------------------------------
     def clear_errors(self) -> None:

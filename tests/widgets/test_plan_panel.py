@@ -1,0 +1,286 @@
+"""The Plan panel: a sweep's rows stream into the table and the plots as they finish (the
+real core.sweep.run_sweep, in-process and on a local pool of one worker), the Pareto plot
+holds exactly the front of the rows, cancel stops the sweep and leaves the GUI working,
+bad input shows under its field, the engine is kept in the settings, and a clicked point
+opens in the Serving state's replay A."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import shiboken6
+import pytest
+from PySide6 import QtCore, QtWidgets
+
+from widgets.jobs import jobs
+from widgets.plan import PlanPanel
+from widgets.plan import figures as F
+from widgets.plan.form import SETTING_ADDRESS, SETTING_ENGINE, SETTING_WORKERS
+
+SMALL = {"max_num_seqs": "32,64", "token_budget": "2048,8192", "replicas": "", "scenario": "uniform",
+         "seeds": "", "slo_ttft_ms": "2000", "slo_tpot_ms": "", "other": ""}
+
+
+def _close(got, expected) -> bool:
+    """Two sets of (x, y) points equal to float precision (the plot holds log10 of y)."""
+    a, b = np.array(sorted(got), dtype=float), np.array(sorted(expected), dtype=float)
+    return a.shape == b.shape and np.allclose(a, b, rtol=1e-12)
+
+
+class MemorySettings:
+    """The window's settings as a dict (values, as lab.settings.Settings stores them)."""
+
+    def __init__(self):
+        self.values = {}
+
+    def get(self, key, default=None):
+        return self.values.get(key, default)
+
+    def set(self, key, value):
+        self.values[key] = value
+
+
+@pytest.fixture
+def panel(qtbot):
+    made = []
+
+    def make(values=None, **kwargs):
+        p = PlanPanel(first_sweep=False, **kwargs)
+        qtbot.addWidget(p)
+        p.form.set_values(dict(SMALL, **(values or {})))
+        p.resize(1280, 720)
+        p.show()
+        made.append(p)
+        return p
+
+    yield make
+    for p in made:
+        if shiboken6.isValid(p):
+            p.close()
+    jobs().wait_idle()
+
+
+def _run(qtbot, p, engine="inprocess", timeout=60_000):
+    """Run the form's sweep to its end; its summary (no error under any field)."""
+    assert p.run(engine)
+    qtbot.waitUntil(lambda: not p.runner.running, timeout=timeout)
+    errors = {k: f.error_label.text() for k, f in p.form.fields.items() if f.error_label.text()}
+    assert not errors
+    assert p.runner.summary is not None
+    return p.runner.summary
+
+
+def test_a_small_sweep_streams_its_rows_into_the_table_and_plots(qtbot, panel):
+    p = panel()
+    arrived = []
+    p.runner.row_arrived.connect(lambda row: arrived.append(p.table.rows_model.rowCount()))
+    summary = _run(qtbot, p)
+    # Row by row: the table had grown by one each time a row arrived.
+    assert arrived == [1, 2, 3, 4]
+    assert summary["points"] == {"total": 4, "done": 4, "reused": 0, "computed": 4, "left": 0}
+    model = p.table.rows_model
+    assert model.headers()[:3] == ["max_num_seqs", "token_budget", "seed"]
+    got = {(model.cell(r, 0), model.cell(r, 1)) for r in range(model.rowCount())}
+    assert got == {("32", "2048"), ("32", "8192"), ("64", "2048"), ("64", "8192")}
+    for r, row in enumerate(model.rows):
+        assert model.cell(r, 3) == F.cell_text(row["p99_ttft_ms"] / 1000)
+    # Every row with a cost is a dot at (cost, p99 TTFT in s).
+    xs, ys = p.plots.points.getData()
+    rows = p.rows()
+    assert _close(zip(xs, 10 ** ys), [(r["cost_per_million_output_tokens"], r["p99_ttft_ms"] / 1000) for r in rows])
+    assert p.form.run_button.isEnabled() and not p.form.cancel_button.isEnabled()
+    assert p.form.progress.value() == p.form.progress.maximum() == 4
+
+
+def test_the_pareto_plot_holds_exactly_the_rows_front(qtbot, panel):
+    p = panel()
+    _run(qtbot, p)
+    rows = p.rows()
+    pts = [(r["cost_per_million_output_tokens"], r["p99_ttft_ms"]) for r in rows]
+    # Brute force: a point is on the front when no other is at least as good on both and better on one.
+    expected = sorted(a for a in pts if not any(b != a and b[0] <= a[0] and b[1] <= a[1] for b in pts))
+    xs, ys = p.plots.front_points.getData()
+    assert _close(zip(xs, 10 ** ys * 1000), expected)
+    line_x, _ = p.plots.front_line.getData()
+    assert list(line_x) == sorted(line_x)  # the front is drawn left to right
+    front_keys = set(p.plots.pareto["front_keys"])
+    bold = {F.point_key(r) for r in p.table.rows_model.rows if F.point_key(r) in p.table.rows_model.front}
+    assert bold == front_keys and front_keys
+
+
+def test_a_local_pool_of_one_worker_gives_the_same_rows(qtbot, panel):
+    p = panel({"token_budget": ""})
+    p.form.engine_box.setCurrentIndex(p.form.engine_box.findData("local"))
+    p.form.workers_box.setValue(1)
+    _run(qtbot, p, engine="local", timeout=120_000)
+    pool_rows = {r["point"]: r for r in p.rows()}
+    _run(qtbot, p, engine="inprocess")
+    here = {r["point"]: r for r in p.rows()}
+    assert set(pool_rows) == set(here) and len(here) == 2
+    for key, row in here.items():
+        other = pool_rows[key]
+        assert {k: v for k, v in row.items() if k != "wall_s"} == {k: v for k, v in other.items() if k != "wall_s"}
+
+
+def test_cancel_stops_the_sweep_and_the_gui_keeps_working(qtbot, panel):
+    p = panel({"max_num_seqs": "16:256:16", "token_budget": "2048,8192", "seeds": "0-3"})  # 128 points
+    ticks = []
+    timer = QtCore.QTimer()
+    timer.setInterval(10)
+    timer.timeout.connect(lambda: ticks.append(1))
+    timer.start()
+    with qtbot.waitSignal(p.runner.row_arrived, timeout=60_000):
+        p.run("inprocess")
+    assert p.form.cancel_button.isEnabled() and not p.form.run_button.isEnabled()
+    before = len(ticks)
+    qtbot.waitUntil(lambda: len(ticks) > before + 3, timeout=10_000)  # the event loop runs during the sweep
+    with qtbot.waitSignal(p.runner.cancelled, timeout=5_000):
+        qtbot.mouseClick(p.form.cancel_button, QtCore.Qt.MouseButton.LeftButton)
+    kept = p.table.rows_model.rowCount()
+    assert 1 <= kept < 128
+    assert not p.runner.running and p.form.run_button.isEnabled()
+    assert "cancelled" in p.form.status.text()
+    jobs().wait_idle()
+    QtWidgets.QApplication.processEvents()
+    assert p.table.rows_model.rowCount() == kept  # no row in flight reached the table after the cancel
+    timer.stop()
+    # And the panel runs again.
+    p.form.set_values({"max_num_seqs": "32,64", "token_budget": "", "seeds": ""})
+    _run(qtbot, p)
+    assert p.table.rows_model.rowCount() == 2
+
+
+@pytest.mark.parametrize("field,text,words", [
+    ("max_num_seqs", "8:64:0", "step"),
+    ("seeds", "7-0", "7-0"),
+    ("max_num_seqs", "", None),  # (no error: an empty knob is left out)
+    ("token_budget", "0,8192", "token_budget"),
+])
+def test_bad_input_shows_under_its_field(qtbot, panel, field, text, words):
+    p = panel({field: text})
+    if words is None:
+        _run(qtbot, p)
+        assert not any(f.error_label.text() for f in p.form.fields.values())
+        return
+    with qtbot.waitSignal(p.runner.failed, timeout=30_000):
+        p.run("inprocess")
+    label = p.form.fields[field].error_label
+    assert label.isVisible() and label.text()
+    assert words in label.text() or "valid" in label.text()
+    assert p.form.fields[field].edit.property("invalid") == "true"
+    assert p.table.rows_model.rowCount() == 0 and p.form.run_button.isEnabled()
+    p.form.fields[field].edit.setText("")
+    qtbot.keyClicks(p.form.fields[field].edit, "64")  # an edit clears the message
+    assert not label.isVisible()
+
+
+def test_an_unknown_key_among_the_other_pairs_names_it(qtbot, panel):
+    p = panel({"other": "no_such_key=3"})
+    with qtbot.waitSignal(p.runner.failed, timeout=30_000):
+        p.run("inprocess")
+    text = p.form.fields["other"].error_label.text()
+    assert "no_such_key" in text and "max_num_seqs" in text  # names the valid keys
+    assert not p.form.fields["other"].edit.text() == ""
+
+
+def test_the_engine_and_cluster_address_are_kept_in_settings(qtbot, panel):
+    settings = MemorySettings()
+    p = panel(settings=settings)
+    form = p.form
+    form.engine_box.setCurrentIndex(form.engine_box.findData("ray"))
+    assert form.fields["--address"].isVisible() and not form.workers_box.isVisible()
+    form.fields["--address"].edit.setText("10.0.0.5:6379")
+    form.fields["--address"].edit.editingFinished.emit()
+    form.engine_box.setCurrentIndex(form.engine_box.findData("local"))
+    form.workers_box.setValue(3)
+    form.engine_box.setCurrentIndex(form.engine_box.findData("ray"))
+    assert settings.values == {SETTING_ENGINE: "ray", SETTING_WORKERS: 3, SETTING_ADDRESS: "10.0.0.5:6379"}
+    again = panel(settings=settings).form
+    assert again.engine() == "ray" and again.workers() == 3 and again.address() == "10.0.0.5:6379"
+
+
+class FakeWindow(QtWidgets.QMainWindow):
+    """The main window's panel API (show_panel, panel, panel_keys) with a Serving state."""
+
+    def __init__(self, plan):
+        super().__init__()
+        from core.serving.state import ServingState
+
+        self.setCentralWidget(plan)
+        self.serving = QtWidgets.QWidget()
+        self.serving.state = ServingState()
+        self.shown = []
+
+    def panel_keys(self):
+        return ["plan", "serving"]
+
+    def show_panel(self, key):
+        self.shown.append(key)
+
+    def panel(self, key):
+        return self.serving
+
+
+def test_clicking_a_point_opens_it_in_the_serving_replay(qtbot, panel):
+    p = panel({"max_num_seqs": "16,48", "token_budget": ""})
+    window = FakeWindow(p)
+    qtbot.addWidget(window)
+    window.resize(1280, 720)
+    window.show()
+    _run(qtbot, p)
+    QtWidgets.QApplication.processEvents()
+    row = max(p.rows(), key=lambda r: r["param.max_num_seqs"])
+    x, y = row["cost_per_million_output_tokens"], math.log10(row["p99_ttft_ms"] / 1000)
+    widget = p.plots.pareto_card.plot_widget
+    view = p.plots.pareto_card.plot.vb
+    pos = widget.mapFromScene(view.mapViewToScene(QtCore.QPointF(x, y)))
+    with qtbot.waitSignal(p.point_opened, timeout=5_000) as blocker:
+        qtbot.mouseClick(widget.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=pos)
+    assert blocker.args[0]["row"] is row
+    assert window.shown == ["serving"]
+    inputs = window.serving.state.replay("A").inputs
+    assert inputs["max_num_seqs"] == 48
+    assert inputs["token_budget"] == row["param.token_budget"]
+    assert "opened in Serving" in p.form.status.text()
+    # The table selects the clicked point and the plot rings it.
+    selected = p.table.selectionModel().selectedRows()
+    assert [p.table.rows_model.rows[i.row()] for i in selected] == [row]
+    sx, _ = p.plots.selected.getData()
+    assert list(sx) == [x]
+    # A double click on a row opens that row.
+    other = next(r for r in p.rows() if r is not row)
+    p.table.row_opened.emit(other)
+    assert window.serving.state.replay("A").inputs["max_num_seqs"] == other["param.max_num_seqs"]
+    window.takeCentralWidget()  # the panel outlives the window (the fixture closes it)
+
+
+def test_pareto_figure_leaves_out_rows_without_a_cost():
+    rows = [{"point": "a", "cost_per_million_output_tokens": 1.0, "p99_ttft_ms": 3000.0},
+            {"point": "b", "cost_per_million_output_tokens": 2.0, "p99_ttft_ms": 1000.0},
+            {"point": "c", "cost_per_million_output_tokens": 2.5, "p99_ttft_ms": 2000.0},
+            {"point": "d", "cost_per_million_output_tokens": None, "p99_ttft_ms": 10.0},
+            {"point": "e", "cost_per_million_output_tokens": 0.5, "p99_ttft_ms": float("nan")}]
+    fig = F.pareto_figure(rows)
+    assert fig["keys"] == ["a", "b", "c"]
+    assert fig["front_keys"] == ["a", "b"] and fig["front_y"] == [3.0, 1.0]
+
+
+def test_capacity_figure_takes_the_best_setting_per_replica_count():
+    rows = [{"point": str(i), "param.replicas": n, "search.max_rate_per_s": rate}
+            for i, (n, rate) in enumerate([(1, 1.3), (1, 1.1), (2, 2.3), (4, 4.7), (4, None)])]
+    fig = F.capacity_figure(rows)
+    assert fig["x"] == [1, 1, 2, 4] and fig["best_x"] == [1, 2, 4] and fig["best_y"] == [1.3, 2.3, 4.7]
+
+
+def test_the_panel_opens_on_a_first_sweep(qtbot):
+    p = PlanPanel()
+    qtbot.addWidget(p)
+    p.form.set_values({"replicas": "", "max_num_seqs": "32,64", "seeds": "", "other": ""})
+    p.resize(1280, 720)
+    assert not p.is_ready()
+    p.show()
+    qtbot.waitUntil(p.is_ready, timeout=60_000)
+    assert p.table.rows_model.rowCount() == 2 and p.summary is not None
+    assert "cheapest" in p.summary_label.text() or "SLO" in p.summary_label.text()
+    p.close()
+    jobs().wait_idle()
