@@ -64,8 +64,10 @@ def weighted_stats(values, weights=None) -> dict[str, float]:
     total = int(weights.sum())
     if total == 0:
         return {s: 0.0 for s in STATS}
-    mean = float(np.dot(values, weights) / total)
-    var = float(np.dot((values - mean) ** 2, weights) / total)
+    # np.sum, not np.dot: BLAS's dot splits long sums by thread count and CPU kernel, so a
+    # point would differ in its last bits between machines (and Ray workers, one thread).
+    mean = float(np.sum(values * weights) / total)
+    var = float(np.sum((values - mean) ** 2 * weights) / total)
     out = {"mean": mean, "median": weighted_percentile(values, weights, 50), "std": math.sqrt(max(var, 0.0))}
     for p in PERCENTILES:
         out[f"p{p}"] = weighted_percentile(values, weights, p)
@@ -141,7 +143,7 @@ def itl_samples(result, cost=None) -> tuple[np.ndarray, np.ndarray]:
     live = (rows > 0) & (steps > 0)
     dur, steps, rows = dur[live], steps[live], rows[live]
     gaps, weights = _run_gaps(dur, steps, rows, cost)
-    decode_total = float(np.dot(gaps, weights))
+    decode_total = float(np.sum(gaps * weights))  # not np.dot: see weighted_stats
     g = result.output_tokens.astype(np.int64)
     missing = int(np.sum(np.maximum(g - 1, 0)) - weights.sum())
     if missing > 0:
