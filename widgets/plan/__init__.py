@@ -31,6 +31,7 @@ LEGEND = (("prefill", "扫描点 · a point"), ("decode", "帕累托前沿 · Pa
           ("tool", "容量 · capacity"))
 # The sweep the page opens on: in the calling thread's job, no pool to start.
 FIRST_ENGINE = "inprocess"
+REDRAW_MS = 100  # figures follow streaming rows at most this often (each redraw looks at every row)
 HEADER_MARGIN_PX = 110  # the page's title, lead and margins above the figures
 FIGURE_COLUMN_EM = 18  # a scatter plot stays readable down to about this many line heights
 
@@ -70,7 +71,6 @@ class PlanPanel(QtWidgets.QWidget):
         heading = QtWidgets.QLabel("<b>结果 · results</b> (双击一行:在 Serving 打开 · double-click a row: open it in Serving)")
         heading.setWordWrap(True)
         box.addWidget(heading)
-        box.addWidget(self.summary_label)
         box.addWidget(self.table, 1)
         # The form on the left; the figures side by side above the table on the right.
         figures = QtWidgets.QHBoxLayout()
@@ -83,6 +83,7 @@ class PlanPanel(QtWidgets.QWidget):
         col.setSpacing(12)
         col.addLayout(figures, 3)
         col.addWidget(table_card, 2)
+        self.form.layout().insertWidget(self.form.layout().indexOf(self.form.status) + 1, self.summary_label)
         page = ReflowLayout(columns=2, min_column_em=FIGURE_COLUMN_EM, stretch=(2, 3))
         page.addWidget(self.form)
         page.addWidget(results)
@@ -92,6 +93,10 @@ class PlanPanel(QtWidgets.QWidget):
         layout.addStretch(1)
 
     def _connect(self) -> None:
+        self._redraw = QtCore.QTimer(self)
+        self._redraw.setSingleShot(True)
+        self._redraw.setInterval(REDRAW_MS)
+        self._redraw.timeout.connect(self._draw)
         self.form.run_requested.connect(self.run)
         self.form.cancel_requested.connect(self.cancel)
         r = self.runner
@@ -141,25 +146,34 @@ class PlanPanel(QtWidgets.QWidget):
     def _on_parsed(self, spec) -> None:
         self.table.rows_model.set_knobs([key for key, _values in spec.axes])
         self.plots.draw([])
+        self.plots.set_slo_ttft_ms(F.number(spec.fixed.get("slo_ttft_ms")))
         self.summary_label.setText("")
         self.form.set_progress(0, len(spec.points))
         self.form.status.setText(f"{len(spec.points)} 个点运行中 · {len(spec.points)} points running")
 
     def _on_row(self, row: dict) -> None:
         self.table.rows_model.append(row)
+        if not self._redraw.isActive():
+            self._redraw.start()  # rows can come faster than the figures need redrawing
+
+    def _draw(self) -> None:
+        self._redraw.stop()
         fig = self.plots.draw(self.runner.rows)
         self.table.rows_model.set_front(set(fig["front_keys"]))
 
     def _on_finished(self, summary: dict) -> None:
+        self._draw()
         self.summary = summary
         self.form.status.setText(summary_status(summary, len(self.runner.rows)))
         self.summary_label.setText(summary_text(summary))
 
     def _on_failed(self, field: str, message: str) -> None:
+        self._draw()
         self.form.status.setText("")
         self.form.show_error(field, message)
 
     def _on_cancelled(self) -> None:
+        self._draw()
         self.form.status.setText(f"已取消,保留 {len(self.runner.rows)} 个完成的点 · cancelled; "
                                  f"{len(self.runner.rows)} finished points kept")
 

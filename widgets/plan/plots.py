@@ -11,7 +11,7 @@ from PySide6 import QtCore
 
 from widgets.agents.kit import still_plot
 from widgets.plan import figures as F
-from widgets.page import plot_text
+from widgets.page import marker_line, plot_text
 from widgets.theme import brush, pen
 
 
@@ -43,6 +43,9 @@ class PlanPlots(QtCore.QObject):
                                                    symbolBrush=pg.mkBrush(None), symbolPen=pen("backlog", 2.5))
         for item in (self.points, self.front_points):
             item.sigPointsClicked.connect(self._on_clicked)
+        self.slo_line = marker_line(p, "backlog", vertical=False, label="TTFT SLO", position=0.97,
+                                    anchors=((1, 1), (1, 1)))
+        self.slo_line.setVisible(False)
         self.pareto_text = plot_text(anchor=(1, 0))
         p.addItem(self.pareto_text, ignoreBounds=True)
         self.capacity_card = still_plot("容量与副本数 · capacity vs replicas",
@@ -54,9 +57,7 @@ class PlanPlots(QtCore.QObject):
                                                           symbolBrush=brush("tool"), symbolPen=pen("paper", 1))
         self.capacity_points = _dots(self.capacity_card, "points", "state", 8, 140)
         self.capacity_points.sigPointsClicked.connect(self._on_clicked)
-        self.capacity_text = plot_text(anchor=(0.5, 0.5), kind="muted")
-        self.capacity_text.setHtml("<div style='text-align:center'>勾选容量搜索后运行<br>"
-                                   "tick 'search max rate' and run</div>")
+        self.capacity_text = plot_text(anchor=(0.5, 0.5), kind="muted", text="容量搜索后出现 · after a capacity search")
         c.addItem(self.capacity_text, ignoreBounds=True)
         self.capacity_text.setPos(0.5, 0.5)
         c.setXRange(0, 1)
@@ -81,6 +82,13 @@ class PlanPlots(QtCore.QObject):
         if cap["x"]:
             self.capacity_card.plot.enableAutoRange()
         return fig
+
+    def set_slo_ttft_ms(self, slo_ms: float) -> None:
+        """A dashed line at the TTFT SLO (the requests' target, beside their p99); none when NaN."""
+        shown = math.isfinite(slo_ms) and slo_ms > 0
+        self.slo_line.setVisible(shown)
+        if shown:
+            self.slo_line.setValue(math.log10(slo_ms / 1000.0))
 
     def select(self, key: str) -> None:
         """Ring the point of key (clicked here or chosen in the table)."""

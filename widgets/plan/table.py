@@ -113,6 +113,7 @@ class RowsTable(QtWidgets.QTableView):
         self.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Stretch)
         self.horizontalHeader().setMinimumSectionSize(30)
         self.rows_model.modelReset.connect(self._fit_columns)
+        self.rows_model.rowsInserted.connect(self._hide_empty_columns)
 
     def _fit_columns(self) -> None:
         """The swept knobs and the seed as wide as their names; the metrics share the rest."""
@@ -120,8 +121,17 @@ class RowsTable(QtWidgets.QTableView):
         for c in range(self.rows_model.columnCount()):
             mode = "ResizeToContents" if c <= len(self.rows_model.knobs) else "Stretch"
             header.setSectionResizeMode(c, getattr(QtWidgets.QHeaderView.ResizeMode, mode))
+            self.setColumnHidden(c, mode == "Stretch")  # until a row has a value there
         self.setMinimumHeight(200)
         self.doubleClicked.connect(lambda index: self.row_opened.emit(self.rows_model.rows[index.row()]))
+
+    def _hide_empty_columns(self, _parent=None, first: int = 0, last: int = -1) -> None:
+        """A metric no row has (max rate without a search) takes no room: hidden until a row
+        brings a value (only the new rows are looked at)."""
+        model = self.rows_model
+        for c in range(len(model.knobs) + 1, model.columnCount()):
+            if self.isColumnHidden(c) and any(model.cell(r, c) not in ("", "—") for r in range(first, last + 1)):
+                self.setColumnHidden(c, False)
 
     def select_key(self, key: str) -> None:
         """Select and show the row of point key (a point clicked in a plot)."""
