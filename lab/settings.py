@@ -8,6 +8,13 @@ from typing import Any
 from PySide6 import QtCore
 
 SCHEMA_VERSION = 1
+# Keys a panel keeps here through its window's settings (widgets cannot import lab, so each
+# panel names its own keys; listed so this file says what it holds).
+PANEL_KEYS = {
+    "plan/engine": "the Plan panel's sweep engine: local or ray (widgets/plan/form.py)",
+    "plan/workers": "the Plan panel's local pool size",
+    "plan/cluster_address": "the Plan panel's Ray cluster address (empty: a local Ray instance)",
+}
 
 
 class Settings:

@@ -284,3 +284,21 @@ def test_the_panel_opens_on_a_first_sweep(qtbot):
     assert "cheapest" in p.summary_label.text() or "SLO" in p.summary_label.text()
     p.close()
     jobs().wait_idle()
+
+
+def test_an_unreachable_cluster_address_is_refused_under_its_field(qtbot, panel):
+    pytest.importorskip("ray", reason="ray is not installed (pip install '.[cluster]')")
+    pytest.importorskip("core.sweep.ray_executor", reason="the Ray executor is not in this tree")
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    p = panel({"token_budget": ""})
+    p.form.engine_box.setCurrentIndex(p.form.engine_box.findData("ray"))
+    p.form.fields["--address"].edit.setText(f"127.0.0.1:{port}")
+    with qtbot.waitSignal(p.runner.failed, timeout=15_000):  # the probe answers within 10 s
+        p.run()
+    label = p.form.fields["--address"].error_label
+    assert label.isVisible() and f"127.0.0.1:{port}" in label.text()
+    assert p.form.run_button.isEnabled() and p.table.rows_model.rowCount() == 0

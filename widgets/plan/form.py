@@ -205,9 +205,9 @@ class SweepForm(QtWidgets.QFrame):
             f.show_error(None)
 
     def show_error(self, field: str, message: str) -> None:
-        """message under field's line: a knob, an SLO, '--address'; a key typed among the
-        other pairs, or none, shows under 'other'."""
-        key = field if field in self.fields else field.lstrip("-")
+        """message under field's line: a knob, an SLO, '--address' (and '--engine', in the
+        engine's row); a key typed among the other pairs, or none, shows under 'other'."""
+        key = "--address" if field == "--engine" else field if field in self.fields else field.lstrip("-")
         if key in self.fields and key != OTHER:
             self.fields[key].show_error(message)
         else:
