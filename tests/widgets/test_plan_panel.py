@@ -302,3 +302,30 @@ def test_an_unreachable_cluster_address_is_refused_under_its_field(qtbot, panel)
     label = p.form.fields["--address"].error_label
     assert label.isVisible() and f"127.0.0.1:{port}" in label.text()
     assert p.form.run_button.isEnabled() and p.table.rows_model.rowCount() == 0
+
+
+def test_in_the_main_window_a_point_opens_in_the_serving_panel(qtbot):
+    from lab.main_window import MainWindow
+    from lab.settings import PANEL_KEYS
+
+    assert {SETTING_ENGINE, SETTING_WORKERS, SETTING_ADDRESS} <= set(PANEL_KEYS)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1280, 720)
+    window.show()
+    window.show_panel("plan")
+    plan = window.panel("plan")
+    assert plan.form._settings is window.settings  # the engine is kept in the window's settings
+    qtbot.waitUntil(lambda: window.is_ready("plan"), timeout=60_000)
+    rows = plan.rows()
+    assert rows and plan.table.rows_model.rowCount() == len(rows)
+    row = rows[-1]
+    plan.open_row(row)
+    assert window.current_key() == "serving"
+    state = window.panel("serving").state
+    for name in ("max_num_seqs", "replicas", "seed"):
+        if f"param.{name}" in row:
+            assert state.replay("A").inputs[name] == row[f"param.{name}"]
+    qtbot.waitUntil(lambda: window.is_ready("serving") and not jobs().busy_keys(), timeout=60_000)
+    window.close()
+    jobs().wait_idle()
