@@ -11,8 +11,9 @@ flattened plus the sweep's columns:
                                 given (scenario, model, time_scale, slo_*...; lists as JSON text)
   <report keys>                 as --json prints them; a dict or list value as JSON text
   slo_attainment                share of requests within every SLO given (None without SLOs)
-  search.*                      with search=max_rate: the capacity found (the report is the
-                                replay at that rate)
+  search.*                      with search=max_rate: the capacity found; the report is then
+                                the replay at search.max_rate_multiplier times the setting's
+                                rate (param.* stay the setting's own)
 No Qt here.
 """
 from __future__ import annotations

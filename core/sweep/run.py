@@ -98,16 +98,20 @@ def run_sweep(spec: SweepSpec, out_dir: str | None, executor: Executor, *, force
     try:
         if tasks:
             shared = k.load_shared(spec.fixed)
-            for key, row in executor.run(k.evaluate, shared, tasks, cancel):
-                if key not in wanted or key in rows:
-                    continue  # an executor's duplicate (a retried task): the first one counts
-                rows[key] = row
-                if store is not None:
-                    store.append(key, row)
-                if on_row is not None:
-                    on_row(row)
-                if progress is not None:
-                    progress(len(rows), total)
+            stream = executor.run(k.evaluate, shared, tasks, cancel)
+            try:
+                for key, row in stream:
+                    if key not in wanted or key in rows:
+                        continue  # an executor's duplicate (a retried task): the first one counts
+                    rows[key] = row
+                    if store is not None:
+                        store.append(key, row)
+                    if on_row is not None:
+                        on_row(row)
+                    if progress is not None:
+                        progress(len(rows), total)
+            finally:  # stopped early (Ctrl+C in on_row...): the executor stops its workers now
+                getattr(stream, "close", lambda: None)()
     except Cancelled:
         cancelled = True
     finally:

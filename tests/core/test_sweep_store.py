@@ -73,3 +73,18 @@ def test_pareto_keeps_the_non_dominated():
     items = [{"p99_ttft_ms": x, "cost_per_million_output_tokens": y, "n": i}
              for i, (x, y) in enumerate([(1, 9), (2, 5), (3, 5), (4, 1), (2, 7), (5, 2), (None, 0)])]
     assert [i["n"] for i in pareto(items)] == [0, 1, 3]
+
+
+def test_ctrl_c_keeps_the_finished_points_and_writes_the_results(tmp_path):
+    spec = parse_sweep("serving", dict(BASE, max_num_seqs="8,16,32"))
+    seen = []
+
+    def on_row(row):
+        seen.append(row)
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep(spec, str(tmp_path), InProcess(), on_row=on_row)
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["points"]["done"] == 2 and summary["points"]["left"] == 1
+    assert len(Store(tmp_path, spec).load()) == 2

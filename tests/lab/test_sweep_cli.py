@@ -122,3 +122,20 @@ def test_text_summary(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "2 of 2 points (0 reused, 2 computed)" in text
     assert "cheapest meeting the SLOs: none" in text and "no setting meets the SLOs" in text
+
+
+def test_capacity_search_on_a_trace_scales_its_time_axis(tmp_path, capsys):
+    trace = tmp_path / "t.csv"
+    trace.write_text("arrival_s,input_tokens,output_tokens\n"
+                     + "".join(f"{i * 0.5:.2f},{2000 + 37 * i},{60 + i % 7}\n" for i in range(80)))
+    out = tmp_path / "sweep"
+    summary = sweep(capsys, [f"trace={trace}", "max_num_seqs=4,32", "search=max_rate", "slo_ttft_ms=1500"], out)
+    rows = {r["param.max_num_seqs"]: r for r in rows_of(out)}
+    for row in rows.values():
+        m = row["search.max_rate_multiplier"]
+        report = simulate(capsys, [f"trace={trace}", f"time_scale={m!r}", f"max_num_seqs={row['param.max_num_seqs']}",
+                                   "slo_ttft_ms=1500"])
+        assert_row_is_the_report(row, report)  # the row is the replay at the rate found
+        assert row["search.max_rate_per_s"] == pytest.approx(80 / (79 * 0.5 / m))
+    assert rows[32]["search.max_rate_multiplier"] >= rows[4]["search.max_rate_multiplier"]  # more seats, more rate
+    assert len(summary["capacity"]) == 2
