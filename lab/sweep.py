@@ -18,6 +18,7 @@ No Qt here.
 """
 from __future__ import annotations
 
+import functools
 import json
 import sys
 
@@ -71,7 +72,24 @@ class ServingKind:
 
     def resolve(self, raw: dict) -> dict:
         """What the point's report depends on, as simulate_serving reads raw: the resolved
-        serving.replay values (scenario, model and hardware expanded) and the extra keys."""
+        serving.replay values (scenario, model and hardware expanded) and the extra keys.
+        The seeds of one setting resolve once (a seed is a checked whole number that no
+        cross-field check reads), so a seeded grid checks each setting once."""
+        seed = raw.get("seed")
+        rest = tuple(sorted((k, v) for k, v in raw.items() if k != "seed"))
+        if seed is None:
+            return self._resolve(rest)
+        params = self._resolve(rest)
+        from core.registry import get
+
+        values = dict(params["values"], seed=get("serving.replay").param("seed").parse(seed))
+        return dict(params, values=values)
+
+    @functools.lru_cache(maxsize=4096)
+    def _resolve(self, items: tuple) -> dict:
+        return self._resolve_raw(dict(items))
+
+    def _resolve_raw(self, raw: dict) -> dict:
         from core.registry import get
         from core.serving import replay as rp
         from core.sweep.spec import as_json_value
@@ -204,7 +222,12 @@ def add_parser(sub, formatter) -> None:
     from core.sweep.run import KINDS
 
     p = sub.add_parser("sweep", help="many replays on a process pool or a Ray cluster: lab sweep serving KEY=v1,v2 ...",
-                       prog="lab sweep", formatter_class=formatter, description=__doc__.split("\n\nThe serving")[0],
+                       prog="lab sweep", formatter_class=formatter,
+                       description="Many `lab simulate serving` runs (a grid of settings x seeds, or a capacity "
+                                   "search per setting) on a process pool or a Ray cluster, kept in a resumable "
+                                   "folder: results.csv, results.parquet (one row per point: every parameter, the "
+                                   "seed, every --json metric) and summary.json (Pareto set, cheapest setting "
+                                   "meeting the SLOs, seed bands, capacity).",
                        usage="lab sweep serving [KEY=v1,v2 | KEY=start:stop:step ...] [seeds=0-7] [search=max_rate] "
                              "--out DIR [--engine local|ray] [--workers N] [--address HOST:PORT] [--json] [--force]",
                        epilog=SYNTAX, allow_abbrev=False)

@@ -32,6 +32,7 @@ class Store:
     def __init__(self, folder: str | os.PathLike, spec, force: bool = False):
         self.folder = Path(folder)
         self.spec = spec
+        self._points = None  # points.jsonl, open for appending once the first point finishes
         identity = spec.identity()
         record = {"kind": spec.kind, "given": spec.given, "identity": identity, "identity_sha256": digest(identity)}
         try:
@@ -63,17 +64,27 @@ class Store:
         return rows
 
     def append(self, key: str, row: dict) -> None:
-        """One finished point, on disk before the next is reported."""
+        """One finished point, handed to the OS before the next is reported: a Ctrl+C or a
+        crash of this process keeps it (flushed, not fsync'd: a sweep of many small points
+        would wait on the disk; a power cut may lose the last few, which a rerun computes)."""
         line = json.dumps({"key": key, "row": row}, ensure_ascii=False, allow_nan=True) + "\n"
-        path = self.folder / POINTS_FILE
-        needs_newline = path.exists() and path.stat().st_size > 0 and not _ends_with_newline(path)
-        with open(path, "a", encoding="utf-8") as fh:
-            fh.write(("\n" if needs_newline else "") + line)
-            fh.flush()
-            os.fsync(fh.fileno())
+        if self._points is None:
+            path = self.folder / POINTS_FILE
+            torn = path.exists() and path.stat().st_size > 0 and not _ends_with_newline(path)
+            self._points = open(path, "a", encoding="utf-8")
+            if torn:  # a line cut by a crash: the next one starts on its own line
+                self._points.write("\n")
+        self._points.write(line)
+        self._points.flush()
+
+    def close(self) -> None:
+        if self._points is not None:
+            self._points.close()
+            self._points = None
 
     def write_results(self, rows: list[dict], summary: dict) -> list[str]:
         """results.csv, results.parquet and summary.json, each written whole or not at all."""
+        self.close()
         try:
             write_atomic(self.folder / "results.csv", csv_bytes(rows))
             write_atomic(self.folder / "results.parquet", parquet_bytes(rows))
