@@ -87,7 +87,8 @@ class SweepSpec:
         """What makes two sweeps the same sweep (a folder is refused for another one): the
         kind, the fixed keys, which keys are swept, the search and the inputs. The values
         along an axis may grow: rerunning with more of them computes only the new points."""
-        return {"kind": self.kind, "fixed": dict(sorted(self.fixed.items())),
+        fixed = {k: v for k, v in sorted(self.fixed.items()) if k != "trace"}  # the trace counts by content
+        return {"kind": self.kind, "fixed": fixed,
                 "axes": sorted(k for k, _ in self.axes), "seeded": self.seeds is not None,
                 "search": None if self.search is None else self.search.as_json(), "inputs": self.inputs_digest}
 

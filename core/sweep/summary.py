@@ -85,7 +85,7 @@ def summarize(spec, rows: list[dict], reused: int = 0, cancelled: bool = False) 
     summary["pareto"] = {"x": LATENCY, "y": COST, "settings": pareto(medians)}
     if any(m[COST] is None for m in medians):
         summary["pareto"]["note"] = f"settings without {COST} or {LATENCY} are left out"
-    summary.update(_cheapest(medians, settings, slos, need, spec.search is not None))
+    summary.update(_cheapest(medians, settings, slos, need, spec.search is not None, bool(spec.seeds)))
     summary["bands"] = [{"setting": s, "values": v, "metrics": _bands(g)} for s, v, g in settings] \
         if spec.seeds is not None and len(spec.seeds) > 1 else []
     if spec.search is not None:
@@ -93,7 +93,7 @@ def summarize(spec, rows: list[dict], reused: int = 0, cancelled: bool = False) 
     return summary
 
 
-def _cheapest(medians: list[dict], settings, slos: dict, need: float, searched: bool) -> dict:
+def _cheapest(medians: list[dict], settings, slos: dict, need: float, searched: bool, seeded: bool) -> dict:
     if not slos:
         return {"cheapest_meeting_slo": None, "cheapest_note": "no SLO given (slo_ttft_ms=, slo_tpot_ms=, slo_e2el_ms=)"}
     if searched:  # a setting meets the SLOs at some rate when its search found one on every seed
@@ -103,8 +103,8 @@ def _cheapest(medians: list[dict], settings, slos: dict, need: float, searched: 
         meeting = [m for m in medians if m.get("worst_attainment") is not None and m["worst_attainment"] >= need]
     if not meeting:
         shown = ", ".join(f"{k} <= {v:g} ms" for k, v in slos.items())
-        return {"cheapest_meeting_slo": None,
-                "cheapest_note": f"no setting meets the SLOs ({shown}) for {need:.0%} of requests on every seed"}
+        where = "at any rate searched" if searched else f"for {need:.0%} of requests" + (" on every seed" if seeded else "")
+        return {"cheapest_meeting_slo": None, "cheapest_note": f"no setting meets the SLOs ({shown}) {where}"}
     priced = [m for m in meeting if m[COST] is not None]
     if not priced:
         return {"cheapest_meeting_slo": meeting[0], "cheapest_note": f"no {COST} in the rows: the first setting meeting them"}

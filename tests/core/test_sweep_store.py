@@ -88,3 +88,16 @@ def test_ctrl_c_keeps_the_finished_points_and_writes_the_results(tmp_path):
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["points"]["done"] == 2 and summary["points"]["left"] == 1
     assert len(Store(tmp_path, spec).load()) == 2
+
+
+def test_a_moved_trace_is_the_same_sweep(tmp_path):
+    trace = tmp_path / "a.csv"
+    trace.write_text("arrival_s,input_tokens,output_tokens\n" + "".join(f"{i * 0.3:.1f},{500 + i},30\n" for i in range(20)))
+    out = tmp_path / "out"
+    first = run_sweep(parse_sweep("serving", {"trace": str(trace), "max_num_seqs": "4,8"}), str(out), InProcess())
+    moved = trace.rename(tmp_path / "b.csv")
+    again = run_sweep(parse_sweep("serving", {"trace": str(moved), "max_num_seqs": "4,8"}), str(out), InProcess())
+    assert first["points"]["computed"] == 2 and again["points"]["reused"] == 2
+    moved.write_text(moved.read_text().replace(",30\n", ",31\n"))  # edited: another trace
+    with pytest.raises(ParamError, match="trace content"):
+        run_sweep(parse_sweep("serving", {"trace": str(moved), "max_num_seqs": "4,8"}), str(out), InProcess())

@@ -139,3 +139,19 @@ def test_capacity_search_on_a_trace_scales_its_time_axis(tmp_path, capsys):
         assert row["search.max_rate_per_s"] == pytest.approx(80 / (79 * 0.5 / m))
     assert rows[32]["search.max_rate_multiplier"] >= rows[4]["search.max_rate_multiplier"]  # more seats, more rate
     assert len(summary["capacity"]) == 2
+
+
+def test_progress_bar_on_a_terminal_only(tmp_path, capsys, monkeypatch):
+    import io
+    import sys
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+    term = Terminal()
+    monkeypatch.setattr(sys, "stderr", term)
+    assert main(["sweep", "serving", *SMALL, "max_num_seqs=16,32", "--out", str(tmp_path), "--workers", "1"]) == 0
+    assert "2/2" in term.getvalue() and "pt/s" in term.getvalue()  # tqdm: count and rate
+    monkeypatch.undo()
+    assert main(["sweep", "serving", *SMALL, "max_num_seqs=16,32", "--out", str(tmp_path), "--json"]) == 0
+    assert capsys.readouterr().err == ""  # a pipe gets no bar
