@@ -43,12 +43,14 @@ def assert_row_is_the_report(row, report):
 
 
 def test_rows_equal_lab_simulate_serving(tmp_path, capsys):
-    summary = sweep(capsys, SMALL + ["max_num_seqs=16,64", "token_budget=2048:8192:6144", "slo_ttft_ms=5000"], tmp_path)
-    assert summary["points"]["done"] == 4
+    summary = sweep(capsys, SMALL + ["max_num_seqs=16,64", "token_budget=2048:8192:6144", "slo_ttft_ms=5000",
+                                     "arrival=poisson", "seeds=3,5"], tmp_path)
+    assert summary["points"]["done"] == 8
     rows = rows_of(tmp_path)
+    assert sorted({r["seed"] for r in rows}) == [3, 5]
     for row in rows:
         args = SMALL + [f"max_num_seqs={row['param.max_num_seqs']}", f"token_budget={row['param.token_budget']}",
-                        "slo_ttft_ms=5000"]
+                        "slo_ttft_ms=5000", "arrival=poisson", f"seed={row['seed']}"]
         assert_row_is_the_report(row, simulate(capsys, args))
         assert 0.0 <= row["slo_attainment"] <= 1.0 and "wall_s" in row
 
