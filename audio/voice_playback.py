@@ -99,26 +99,46 @@ def _span_bounds(turn: Any) -> tuple[float, float]:
     return start, (device[0] if device else 0.0)
 
 
+def reply_schedule(turn: Any, chunk_s: float = CHUNK_S, max_reply_s: float = MAX_REPLY_S
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float]:
+    """The reply as the player plays it, on the turn's own clock (pure):
+    (chunk arrivals, hand-over of each chunk to the device, stall before each chunk,
+    user's last word, modelled device span). At most max_reply_s of reply.
+
+    The model's own hand-overs (Turn.play_start_s) when it gives them; else the fixed
+    buffer's rule (core.audio_timing.playout) from the first audible sample."""
+    user_word_s, device_s = _span_bounds(turn)
+    arrivals = np.asarray(turn.chunk_arrivals_s, dtype=float)
+    if arrivals.size == 0:
+        raise ValueError("the turn has no reply chunks to play")
+    keep = max(1, min(arrivals.size, int(round(max_reply_s / chunk_s))))
+    arrival = arrivals[:keep]
+    modelled = np.asarray(getattr(turn, "play_start_s", ()), dtype=float)
+    if modelled.size >= keep and np.all(np.isfinite(modelled[:keep])):
+        start = modelled[:keep].copy()
+        stall = np.zeros(keep)
+        stall[1:] = np.maximum(0.0, start[1:] - (start[:-1] + chunk_s))
+        return arrival, start, stall, user_word_s, device_s
+    first_handover = user_word_s + float(turn.silence_s) - device_s
+    # Chunk 0 can be played no earlier than it arrives: a model whose gap ends before that
+    # (it cannot, if it is consistent) is played as soon as possible.
+    buffer_s = max(0.0, first_handover - float(arrival[0]))
+    start, stall, _ = playout(arrival, chunk_s, buffer_s)
+    return arrival, start, stall, user_word_s, device_s
+
+
 def turn_audio(turn: Any, rate_hz: int, label: str = "", *, chunk_s: float = CHUNK_S,
                lead_in_s: float = LEAD_IN_S, phrase_s: float = PHRASE_S,
                max_reply_s: float = MAX_REPLY_S) -> TurnAudio:
     """Lay a core.voice Turn out for playback at rate_hz (pure: no device, no threads).
 
-    The turn's chunk arrivals are shifted so that its user's last word falls at the end of
-    the phrase; the reply is cut after max_reply_s of audio."""
-    user_word_s, device_s = _span_bounds(turn)
-    arrivals = np.asarray(turn.chunk_arrivals_s, dtype=float)
-    if arrivals.size == 0:
-        raise ValueError(f"turn {label or ''} has no reply chunks to play")
-    keep = max(1, min(arrivals.size, int(round(max_reply_s / chunk_s))))
+    The turn's clock is shifted so that its user's last word falls at the end of the
+    phrase; the reply is cut after max_reply_s of audio."""
+    arrival, start, stall, user_word_s, device_s = reply_schedule(turn, chunk_s, max_reply_s)
     user_end = lead_in_s + phrase_s
     shift = user_end - user_word_s
-    arrival = arrivals[:keep] + shift
-    first_handover = user_end + float(turn.silence_s) - device_s
-    # Chunk 0 can be played no earlier than it arrives: a model whose gap ends before that
-    # (it cannot, if it is consistent) is played as soon as possible.
-    buffer_s = max(0.0, first_handover - float(arrival[0]))
-    start, stall, _ = playout(arrival, chunk_s, buffer_s)
+    arrival, start = arrival + shift, start + shift
+    keep = arrival.size
     chunk_samples = int(round(chunk_s * rate_hz))
     pcm = AGENT_VOICE.render(keep, chunk_samples, rate_hz, marker=True)
     n_phrase = int(round(phrase_s / chunk_s))
@@ -127,7 +147,7 @@ def turn_audio(turn: Any, rate_hz: int, label: str = "", *, chunk_s: float = CHU
     fade = min(phrase.size, int(0.03 * rate_hz))
     phrase[-fade:] *= np.linspace(1.0, 0.0, fade, dtype=np.float32)
     return TurnAudio(label, int(rate_hz), phrase, lead_in_s, user_end, float(turn.silence_s), device_s, pcm,
-                     arrival, buffer_s, chunk_s, start, stall)
+                     arrival, float(start[0] - arrival[0]), chunk_s, start, stall)
 
 
 class TurnRenderer:

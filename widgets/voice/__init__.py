@@ -1,0 +1,301 @@
+"""Issue 13, One clock: a voice-agent turn from the user's last word to the first sound of
+the reply, through the loaded serving engine and the jitter buffer, drawn and heard.
+
+A view of VoiceState (the load, turns, seed and the turn shown); the turns come from
+core.voice.simulate_voice on the job runner (the latest edit wins, the last good run stays
+when an edit is refused); audio.voice_playback plays them.
+
+    plots.py    the swimlane under the background's queue and KV, the silence histogram
+    hear_it.py  ▶ p50 → p95 through the sound device, barge-in on a key
+    state.py    VoiceState (a core PanelModel)
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import shiboken6
+from PySide6 import QtCore, QtWidgets
+
+from core.registry import ParamError
+from widgets.jobs import jobs
+from widgets.page import Reflow, caption, column, page_header, scroll_page
+from widgets.panels import PanelInfo
+from widgets.voice.hear_it import PLAY_ORDER, HearIt
+from widgets.voice.plots import AFTER_GAP, S_TO_MS, SilenceHistogram, TurnTimeline, stage_label
+from widgets.voice.state import RATE_MAX_PER_S, RATE_STEP_PER_S, SHOWN, VoiceState
+
+LEGEND = (("backlog", "排队/欠载 queue, underrun"), ("prefill", "预填充 prefill"), ("decode", "解码/播放 decode, reply"),
+          ("tool", "TTS"), ("state", "缓冲/KV buffer, KV"))
+LEAD = ("用户说完到听见第一个声音,每一段在同一个时钟上;排队与预填充来自与背景流量同一个引擎。"
+        " · From the user's last word to the first sound, every stage on one clock; queue and prefill "
+        "come from the same engine as the background traffic.")
+TIMELINE_MIN_EM = 24  # a column's least width, in line heights: narrower, the two stack
+
+
+class _Fitted(QtWidgets.QWidget):
+    """A column that asks for no more height than its least: the page's rows then fit a
+    talk's 1280x720 screen, and extra height goes to the plots that stretch."""
+
+    def sizeHint(self) -> QtCore.QSize:  # noqa: N802
+        hint = super().sizeHint()
+        return QtCore.QSize(hint.width(), self.minimumSizeHint().height())
+
+
+def _fitted(*widgets: QtWidgets.QWidget, stretch: int) -> QtWidgets.QWidget:
+    box = _Fitted()
+    col = QtWidgets.QVBoxLayout(box)
+    col.setContentsMargins(0, 0, 0, 0)
+    col.setSpacing(6)
+    for w in widgets:
+        col.addWidget(w)
+    col.setStretch(stretch, 1)
+    return box
+
+
+def simulate(raw: dict[str, str], cancel=None):
+    """On a worker: the model's run for the panel's values (core.voice, imported here so the
+    panel module loads even before core.voice exists in a checkout)."""
+    from core.voice import VoiceParams, simulate_voice
+
+    params = VoiceParams.from_raw(raw)
+    return simulate_voice(params) if cancel is None else simulate_voice(params, cancel=cancel)
+
+
+class VoicePanel(QtWidgets.QWidget):
+    run_drawn = QtCore.Signal(dict)  # what the figures show now (lanes, silence, marks, load)
+    run_refused = QtCore.Signal(str, str)  # field, message: an edit the model refused
+
+    def __init__(self, state: VoiceState | None = None, parent=None, engine=None):
+        super().__init__(parent)
+        self.state = state if state is not None else VoiceState()
+        self._engine = engine
+        self.run: Any = None  # the last good core.voice VoiceRun
+        self.run_values: dict[str, str] | None = None  # the values it was computed from
+        self.drawn: dict = {}
+        self._closed = False
+        self._key = f"voice.run.{id(self)}"
+        self._build_ui()
+        self._connect()
+        self._submit()
+
+    # ---- construction ---------------------------------------------------------------
+    def _build_ui(self) -> None:
+        layout = scroll_page(self, "")
+        layout.setSpacing(8)
+        layout.addWidget(page_header("一个时钟:语音智能体的一轮 · One clock: a voice-agent turn", LEGEND, LEAD))
+        layout.addWidget(self._controls())
+        self.timeline = TurnTimeline()
+        self.histogram = SilenceHistogram()
+        self.hear_it = HearIt(self._make_engine)
+        self.hear_it.set_turns_source(self._turns_to_play)
+        self.breakdown_label = caption("", name="voice_breakdown")
+        self.breakdown_label.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        left = _fitted(self.timeline.background, self.timeline.swimlane, stretch=1)
+        right = _fitted(self.histogram.card, self.breakdown_label, self.hear_it, stretch=0)
+        self.summary_label = self.histogram.card.subtitle_label  # p50/p95/p99 of this run, under the title
+        layout.addWidget(Reflow(left, right, stretch=(3, 2), min_column_em=TIMELINE_MIN_EM), 1)
+
+    def _controls(self) -> QtWidgets.QWidget:
+        box = QtWidgets.QFrame()
+        box.setProperty("role", "card")
+        row = QtWidgets.QHBoxLayout(box)
+        row.setContentsMargins(10, 6, 10, 6)
+        row.addWidget(QtWidgets.QLabel("背景负载 · load"))
+        self.load_slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
+        self.load_slider.setRange(0, int(round(RATE_MAX_PER_S / RATE_STEP_PER_S)))
+        self.load_slider.setMinimumWidth(220)
+        self.load_slider.setToolTip("Background requests per second (Poisson, the book's 1:1 mix); 0 = no background")
+        self.load_slider.setValue(int(round(self.state.view("rate_per_s") / RATE_STEP_PER_S)))
+        row.addWidget(self.load_slider, 2)
+        self.load_label = QtWidgets.QLabel()
+        self.load_label.setMinimumWidth(90)
+        row.addWidget(self.load_label)
+        row.addSpacing(12)
+        row.addWidget(QtWidgets.QLabel("轮次 turns"))
+        self.turns_spin = QtWidgets.QSpinBox()
+        self.turns_spin.setRange(0, 5000)  # 0 reaches the model, which refuses it with the valid range
+        self.turns_spin.setValue(self.state.view("turns"))
+        row.addWidget(self.turns_spin)
+        row.addWidget(QtWidgets.QLabel("seed"))
+        self.seed_spin = QtWidgets.QSpinBox()
+        self.seed_spin.setRange(0, 10_000)
+        self.seed_spin.setValue(self.state.view("seed"))
+        row.addWidget(self.seed_spin)
+        row.addSpacing(12)
+        row.addWidget(QtWidgets.QLabel("显示 show"))
+        self.shown_buttons: dict[str, QtWidgets.QPushButton] = {}
+        group = QtWidgets.QButtonGroup(self)
+        for name in SHOWN:
+            b = QtWidgets.QPushButton(name)
+            b.setCheckable(True)
+            b.setChecked(name == self.state.view("shown"))
+            b.setToolTip(f"Draw the turn at the {name} silence")
+            b.setMaximumWidth(64)
+            group.addButton(b)
+            row.addWidget(b)
+            self.shown_buttons[name] = b
+        row.addStretch(1)
+        self.error_label = QtWidgets.QLabel()
+        self.error_label.setProperty("role", "error")
+        self.error_label.setObjectName("voice_error")
+        self.error_label.setWordWrap(True)
+        self.error_label.setVisible(False)
+        outer = column(box, self.error_label, stretch_last=False)
+        self._show_load()
+        return outer
+
+    def _connect(self) -> None:
+        self.load_slider.valueChanged.connect(lambda v: self.state.set_view("rate_per_s", v * RATE_STEP_PER_S))
+        self.turns_spin.valueChanged.connect(lambda v: self.state.set_view("turns", v))
+        self.seed_spin.valueChanged.connect(lambda v: self.state.set_view("seed", v))
+        for name, b in self.shown_buttons.items():
+            b.toggled.connect(lambda on, name=name: on and self.state.set_view("shown", name))
+        self.state.changed.connect(self._on_state_changed)
+        self.hear_it.turn_started.connect(self._on_turn_playing)
+        self.hear_it.barged_in.connect(self._on_barged_in)
+        self.hear_it.playback_finished.connect(lambda _: self.timeline.set_cursor(None))
+        self.hear_it.playback_started.connect(lambda: self.timeline.set_barge_in(None))
+        self._cursor_timer = QtCore.QTimer(self)
+        self._cursor_timer.setInterval(33)
+        self._cursor_timer.timeout.connect(self._on_cursor_frame)
+        self.hear_it.playback_started.connect(self._cursor_timer.start)
+        self.hear_it.playback_finished.connect(lambda _: self._cursor_timer.stop())
+
+    # ---- state -> model -> views ----------------------------------------------------------
+    def _on_state_changed(self, path: str, value) -> None:
+        if self._closed or not shiboken6.isValid(self):
+            return
+        name = path.partition(".")[2]
+        if name == "rate_per_s":
+            self._show_load()
+            self._sync(self.load_slider, int(round(value / RATE_STEP_PER_S)))
+        elif name == "turns":
+            self._sync(self.turns_spin, value)
+        elif name == "seed":
+            self._sync(self.seed_spin, value)
+        if name == "shown":
+            self.shown_buttons[value].setChecked(True)
+            self._draw()
+        else:
+            self._submit()
+
+    @staticmethod
+    def _sync(widget, value) -> None:
+        if widget.value() != value:
+            widget.blockSignals(True)
+            widget.setValue(value)
+            widget.blockSignals(False)
+
+    def _show_load(self) -> None:
+        rate = self.state.view("rate_per_s")
+        self.load_label.setText(f"{rate:g} req/s" if rate > 0 else "无 none")
+
+    def _submit(self) -> None:
+        raw = self.state.voice_raw()
+        jobs().submit(self._key, simulate, raw, context=self,
+                      done=lambda run, raw=raw: self._on_run(raw, run), failed=self._on_failed)
+
+    def _on_run(self, raw: dict[str, str], run) -> None:
+        if self._closed:
+            return
+        self.run, self.run_values = run, raw
+        self.error_label.setVisible(False)
+        self._draw()
+
+    def _on_failed(self, message: str) -> None:
+        """A refused edit (ParamError from core.voice): its field and valid range next to the
+        controls; the figures keep the last good run."""
+        if self._closed or not message:
+            return
+        last = message.strip().splitlines()[-1]
+        field, text = "", last
+        if "ParamError" in last:
+            text = last.split(":", 1)[1].strip()
+            field = text.split(":", 1)[0].strip()
+        self.error_label.setText(f"⚠ {text}")
+        self.error_label.setVisible(True)
+        self.run_refused.emit(field, text)
+
+    def _shown_turn(self, shown: str | None = None):
+        run = self.run
+        index = run.turn_index(VoiceState.percentile_of(shown or self.state.view("shown")))
+        return index, run.turns[index]
+
+    def _draw(self) -> None:
+        run = self.run
+        if run is None:
+            return
+        shown = self.state.view("shown")
+        index, turn = self._shown_turn(shown)
+        drawn = self.timeline.show_turn(turn, run.background, self._chunk_s())
+        silences = np.array([t.silence_s for t in run.turns], dtype=float) * S_TO_MS
+        hist = self.histogram.show(silences, run.summary)
+        s = run.summary
+        self.summary_label.setText(
+            "  ".join(f"{k} <b>{s[f'silence_{k}_ms']:.0f}</b> ms" for k in ("p50", "p95", "p99") if f"silence_{k}_ms" in s)
+            + (f"  · 欠载轮次 underrun turns {s['underrun_turn_share']:.0%}" if "underrun_turn_share" in s else ""))
+        self._show_breakdown(turn, shown)
+        self.drawn = {**drawn, "shown": shown, "index": index, "marks": hist["marks"], "counts": hist["counts"],
+                      "values": dict(self.run_values or {})}
+        self.run_drawn.emit(self.drawn)
+
+    def _chunk_s(self) -> float:
+        """The run's playback chunk (core.voice's chunk_ms), in seconds."""
+        return float(getattr(self.run.params, "chunk_ms", 20.0)) / S_TO_MS
+
+    def _show_breakdown(self, turn, shown: str) -> None:
+        parts = [f"{stage_label(sp.name).split(' ')[0]} {(sp.end_s - sp.start_s) * S_TO_MS:.0f}" for sp in turn.spans
+                 if sp.name not in AFTER_GAP]
+        self.breakdown_label.setText(
+            f"<b>{shown}</b> 这一轮 · this turn: " + " + ".join(parts)
+            + f" = <b>{turn.silence_s * S_TO_MS:.0f} ms</b> · 欠载 underruns {turn.underruns}, "
+            f"卡顿 stall {turn.stall_s * S_TO_MS:.0f} ms · 数值为示意 (illustrative)")
+
+    # ---- Hear it ---------------------------------------------------------------------
+    def _make_engine(self):
+        if self._engine is None:
+            from audio.engine import StreamEngine
+            self._engine = StreamEngine()
+        return self._engine
+
+    def _turns_to_play(self) -> tuple[list[tuple[str, Any]], float]:
+        if self.run is None:
+            return [], 0.02
+        return [(name, self._shown_turn(name)[1]) for name in PLAY_ORDER], self._chunk_s()
+
+    def _on_turn_playing(self, label: str) -> None:
+        if label in self.shown_buttons:
+            self.state.set_view("shown", label)  # the swimlane shows the turn being heard
+
+    def _on_cursor_frame(self) -> None:
+        st = self.hear_it.state()
+        player = self.hear_it.player
+        if st is None or player is None or player.run is None:
+            return
+        audio = player.run.audio
+        # Playback clock -> the turn's clock: the user's last word is 0 on both axes.
+        self.timeline.set_cursor((st.clock_s - audio.user_end_s) * S_TO_MS)
+
+    def _on_barged_in(self, at_s: float) -> None:
+        player = self.hear_it.player
+        if player is not None and player.run is not None:
+            self.timeline.set_barge_in((at_s - player.run.audio.user_end_s) * S_TO_MS)
+
+    # ---- life ------------------------------------------------------------------------
+    def is_ready(self) -> bool:
+        return self.run is not None and not jobs().busy(self._key)
+
+    def close(self) -> bool:
+        self._closed = True
+        self._cursor_timer.stop()
+        jobs().cancel(self._key)
+        self.hear_it.close_player()
+        try:
+            self.state.changed.disconnect(self._on_state_changed)
+        except (RuntimeError, TypeError):
+            pass
+        return super().close()
+
+
+PANEL = PanelInfo(key="voice", title="一个时钟 · Voice turn", section="3.3.3", order=3.34, factory=VoicePanel)

@@ -1,0 +1,253 @@
+"""The Voice panel's figures: one turn's swimlane under the background load, on one clock,
+and the distribution of silence gaps over all turns with p50/p95/p99.
+
+The x axis of both timeline plots is milliseconds since the user's last word (0 = the user
+stopped speaking), so the silence gap reads off directly; the background's queue and KV
+are the replay's own series around the turn. Items are created once and updated with
+setData/setOpts (STYLE.md §6).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore
+
+from audio.voice_playback import CHUNK_S, reply_schedule
+from widgets.page import compact_plot, marker_line, plot_text
+from widgets.plot_card import PlotCard
+from widgets.theme import brush, color, pen
+
+S_TO_MS = 1e3
+BEFORE_MS = 350.0  # shown before the user's last word: the end of the phrase and the load then
+AFTER_REPLY_MS = 900.0  # shown of the reply after its first sample: its first chunks and stalls
+BACKGROUND_WINDOW_S = 3.0  # the background series kept around the turn (panning stays inside)
+
+# Stage name (core.voice) -> (lane label, colour kind). Names not listed keep their own name.
+STAGES = {
+    "vad": ("VAD 端点 endpoint", "wait"),
+    "asr": ("ASR 定稿 final", "ec"),
+    "uplink": ("上行 uplink", "arrival"),
+    "queue": ("排队 queue", "backlog"),
+    "prefill": ("预填充 prefill", "prefill"),
+    "decode": ("首句解码 decode", "decode"),
+    "tts": ("TTS 首包 first audio", "tool"),
+    "network": ("下行 downlink", "arrival"),
+    "downlink": ("下行 downlink", "arrival"),
+    "buffer": ("抖动缓冲 buffer", "state"),
+    "jitter_buffer": ("抖动缓冲 buffer", "state"),
+    "device": ("设备 device", "muted"),
+    "speaker": ("设备 device", "muted"),
+}
+REPLY_LANE = "回复播放 reply"
+AFTER_GAP = ("reply", "barge_in")  # core.voice spans after the silence gap: not lanes of the gap
+ARRIVAL_LANES = ("downlink", "network", "buffer", "jitter_buffer")
+
+
+def stage_label(name: str) -> str:
+    return STAGES.get(name, (name, "ink"))[0]
+
+
+def stage_kind(name: str) -> str:
+    return STAGES.get(name, (name, "ink"))[1]
+
+
+class TurnTimeline(QtCore.QObject):
+    """Two cards on one x axis: the background (queue, KV) above, the turn's lanes below."""
+
+    def __init__(self):
+        super().__init__()
+        self.background = compact_plot(PlotCard("背景负载 · Background load", "排队请求数(左)与 KV 占用 %(右)· "
+                                                "waiting requests (left), KV in use (right)"), 96)
+        self.swimlane = PlotCard("一个轮次,一个时钟 · One turn on one clock",
+                                 "x: 用户说完后的毫秒数 · ms since the user's last word")
+        self.swimlane.plot_widget.setMinimumHeight(305)
+        self.background.setMaximumHeight(170)
+        self._build_background()
+        self._build_swimlane()
+        self.lanes: list[str] = []
+        self.user_word_s = 0.0  # the shown turn's user's last word on the replay clock
+
+    # ---- construction -------------------------------------------------------------
+    def _build_background(self) -> None:
+        p = self.background.plot
+        p.setLabel("left", "queue")
+        p.getAxis("bottom").setStyle(showValues=False)
+        p.setMouseEnabled(y=False)
+        self.queue_curve = self.background.add_curve(
+            "queue", pen=pen("backlog", 1.5), fillLevel=0, brush=brush("backlog", 60), stepMode="right")
+        # KV in use on its own right axis (percent of the pool): a second view box on the same x.
+        p.showAxis("right")
+        p.getAxis("right").setLabel("KV %")
+        self.kv_view = pg.ViewBox()
+        self.kv_view.setMouseEnabled(x=False, y=False)
+        p.scene().addItem(self.kv_view)
+        p.getAxis("right").linkToView(self.kv_view)
+        self.kv_view.setXLink(p)
+        self.kv_view.setYRange(0, 100, padding=0.02)
+        self.kv_curve = pg.PlotDataItem([], [], pen=pen("state", 2))
+        self.kv_view.addItem(self.kv_curve)
+        p.vb.sigResized.connect(self._sync_kv_view)
+        self.bg_now = marker_line(p, "cursor", label=None)
+        self.bg_now.setValue(0.0)
+
+    def _sync_kv_view(self) -> None:
+        self.kv_view.setGeometry(self.background.plot.vb.sceneBoundingRect())
+        self.kv_view.linkedViewChanged(self.background.plot.vb, self.kv_view.XAxis)
+
+    def _build_swimlane(self) -> None:
+        p = self.swimlane.plot
+        p.setLabel("bottom", "ms")
+        p.setMouseEnabled(y=False)
+        p.showGrid(x=True, y=False, alpha=0.15)
+        self.background.plot.setXLink(p)
+        self.bars = pg.BarGraphItem(x0=[], x1=[], y=[], height=0.62, brush=brush("wait"), pen=pg.mkPen(None))
+        p.addItem(self.bars)
+        self.stall_bars = pg.BarGraphItem(x0=[], x1=[], y=[], height=0.62, brush=brush("backlog", 220), pen=pg.mkPen(None))
+        p.addItem(self.stall_bars)
+        self.arrivals = self.swimlane.add_curve("chunk_arrivals", pen=None, symbol="t1", symbolSize=7,
+                                                symbolBrush=brush("arrival"), symbolPen=None)
+        self.tokens = self.swimlane.add_curve("decode_tokens", pen=None, symbol="t1", symbolSize=7,
+                                              symbolBrush=brush("decode"), symbolPen=None)
+        self.silence_curve = self.swimlane.add_curve("silence", pen=pen("ink", 2))
+        self.silence_text = plot_text(anchor=(0.5, 1.0), kind="ink", size=11)
+        p.addItem(self.silence_text)
+        self.user_line = marker_line(p, "muted", label="用户说完 user stops", position=0.5,
+                                     anchors=[(1.02, 0.5), (1.02, 0.5)])
+        self.user_line.setValue(0.0)
+        self.audible_line = marker_line(p, "decode", label="首个声音 first sound", position=0.62,
+                                        anchors=[(-0.02, 0.5), (-0.02, 0.5)])
+        self.cursor = pg.InfiniteLine(angle=90, pen=pen("cursor", 2))
+        self.cursor.setVisible(False)
+        p.addItem(self.cursor)
+        self.barge_line = marker_line(p, "backlog", label="插话 barge-in", position=0.1)
+        self.barge_line.setVisible(False)
+
+    # ---- drawing --------------------------------------------------------------------
+    def show_turn(self, turn: Any, background: Any, chunk_s: float = CHUNK_S) -> dict:
+        """Draw one core.voice Turn and the background around it. Returns what was drawn
+        (lanes, bars in ms, the silence) for tests and captions."""
+        # The gap's stages get a lane each; the reply (the model's "reply" span) is the
+        # last lane, drawn chunk by chunk with its stalls.
+        spans = [s for s in turn.spans if s.name not in AFTER_GAP]
+        names = [s.name for s in spans]
+        arrival, start, stall, user_word_s, _ = reply_schedule(turn, chunk_s)
+        self.user_word_s = user_word_s
+        if names + [REPLY_LANE] != self.lanes:
+            self.lanes = names + [REPLY_LANE]
+            ticks = [(-i, stage_label(n)) for i, n in enumerate(self.lanes)]
+            self.swimlane.plot.getAxis("left").setTicks([ticks])
+            self.swimlane.plot.setYRange(-len(self.lanes) + 0.4, 1.3, padding=0)
+        ms = lambda t: (np.asarray(t, dtype=float) - user_word_s) * S_TO_MS  # noqa: E731
+        x0 = ms([s.start_s for s in spans])
+        x1 = ms([s.end_s for s in spans])
+        y = -np.arange(len(spans), dtype=float)
+        # The reply lane: chunks played back to back, stalls (underruns) in red between them.
+        reply_y = -float(len(spans))
+        played0, played1 = ms(start), ms(start + chunk_s)
+        kinds = [stage_kind(n) for n in names]
+        self.bars.setOpts(x0=np.concatenate([x0, played0]), x1=np.concatenate([x1, played1]),
+                          y=np.concatenate([y, np.full(played0.size, reply_y)]),
+                          brushes=[brush(k, 215) for k in kinds] + [brush("decode", 150)] * played0.size)
+        stalled = stall > 1e-9
+        self.stall_bars.setOpts(x0=ms(start[stalled] - stall[stalled]), x1=ms(start[stalled]),
+                                y=np.full(int(stalled.sum()), reply_y))
+        # Chunk arrivals on the downlink's lane (they are its ends), or the buffer's.
+        down = next((i for i, n in enumerate(names) if n in ARRIVAL_LANES), len(names) - 1)
+        self.arrivals.setData(ms(arrival), np.full(arrival.size, -float(down) - 0.42))
+        tokens = np.asarray(getattr(turn, "token_times_s", ()), dtype=float)
+        lane = names.index("decode") if "decode" in names else None
+        if lane is None or tokens.size == 0:
+            self.tokens.setData([], [])
+        else:
+            self.tokens.setData(ms(tokens), np.full(tokens.size, -float(lane) - 0.42))
+        barge = getattr(turn, "barge_in", None)
+        self.set_barge_in(None if barge is None else float(ms(barge.interrupt_s)))
+        silence_ms = float(turn.silence_s) * S_TO_MS
+        top = 0.55  # the bracket over the lanes: the gap the user hears
+        self.silence_curve.setData([0.0, 0.0, silence_ms, silence_ms], [top - 0.15, top, top, top - 0.15])
+        self.silence_text.setText(f"静默 silence {silence_ms:.0f} ms")
+        self.silence_text.setPos(silence_ms / 2, top + 0.05)
+        self.audible_line.setValue(silence_ms)
+        self._draw_background(background, user_word_s)
+        self.swimlane.plot.setXRange(-BEFORE_MS, silence_ms + AFTER_REPLY_MS, padding=0.01)
+        return {"lanes": list(self.lanes), "x0_ms": x0, "x1_ms": x1, "silence_ms": silence_ms,
+                "stalls": int(stalled.sum()), "chunks": int(arrival.size), "reply_x0_ms": played0,
+                "tokens": int(tokens.size), "user_word_s": user_word_s}
+
+    def _draw_background(self, bg: Any, user_word_s: float) -> None:
+        t = np.asarray(bg.series_t, dtype=float)
+        if t.size == 0:
+            self.queue_curve.setData([], [])
+            self.kv_curve.setData([], [])
+            return
+        lo, hi = np.searchsorted(t, [user_word_s - BACKGROUND_WINDOW_S, user_word_s + BACKGROUND_WINDOW_S])
+        lo, hi = max(0, lo - 1), min(t.size, hi + 1)
+        x = (t[lo:hi] - user_word_s) * S_TO_MS
+        self.queue_curve.setData(x, np.asarray(bg.series_waiting, dtype=float)[lo:hi])
+        blocks = max(1, int(getattr(bg, "num_blocks", 0) or 1))
+        self.kv_curve.setData(x, np.asarray(bg.series_kv_blocks, dtype=float)[lo:hi] * 100.0 / blocks)
+        waiting = np.asarray(bg.series_waiting, dtype=float)[lo:hi]
+        self.background.plot.setYRange(0, max(4.0, float(waiting.max()) * 1.15 if waiting.size else 4.0), padding=0)
+
+    def set_cursor(self, t_ms: float | None) -> None:
+        """The playhead of 'Hear it' on the turn's clock (ms since the user's last word)."""
+        self.cursor.setVisible(t_ms is not None)
+        self.bg_now.setValue(0.0 if t_ms is None else t_ms)
+        if t_ms is not None:
+            self.cursor.setValue(t_ms)
+
+    def set_barge_in(self, t_ms: float | None) -> None:
+        self.barge_line.setVisible(t_ms is not None)
+        if t_ms is not None:
+            self.barge_line.setValue(t_ms)
+
+
+class SilenceHistogram:
+    """Silence gaps over all turns, with the p50, p95 and p99 the model reports."""
+
+    MARKS = (("p50", "silence_p50_ms", "prefill"), ("p95", "silence_p95_ms", "decode"),
+             ("p99", "silence_p99_ms", "backlog"))
+
+    def __init__(self):
+        self.card = PlotCard("静默分布 · Silence over all turns", "用户说完 → 第一个声音 · user stops → first sound")
+        self.card.plot_widget.setMinimumHeight(230)
+        self.card.setMaximumHeight(390)
+        p = self.card.plot
+        p.setLabel("bottom", "silence (ms)")
+        p.setLabel("left", "turns")
+        p.setMouseEnabled(y=False)
+        self.bars = self.card.add_curve("silence_hist", pen=pen("muted", 1), fillLevel=0, brush=brush("wait", 150),
+                                        stepMode="center")
+        self.lines = {}
+        for i, (name, _, kind) in enumerate(self.MARKS):
+            self.lines[name] = marker_line(p, kind, label=name, position=0.92 - 0.1 * i, width=2)
+        self.book = pg.LinearRegionItem((370, 400), movable=False, brush=brush("tool", 40), pen=pg.mkPen(None))
+        p.addItem(self.book)
+        self.book_text = plot_text(anchor=(0.5, 0), kind="tool", size=8, text="书 book 370–400")
+        p.addItem(self.book_text)
+
+    def show(self, silences_ms: np.ndarray, summary: dict) -> dict:
+        s = np.asarray(silences_ms, dtype=float)
+        s = s[np.isfinite(s)]
+        lo, hi = (float(s.min()), float(s.max())) if s.size else (0.0, 1.0)
+        width = max(5.0, (hi - lo) / 40)
+        edges = np.arange(np.floor(lo / width) * width, hi + 2 * width, width)
+        counts, edges = np.histogram(s, bins=edges)
+        self.bars.setData(edges, counts)
+        marks = {}
+        for name, key, _ in self.MARKS:
+            value = summary.get(key)
+            line = self.lines[name]
+            line.setVisible(value is not None)
+            if value is not None:
+                line.setValue(float(value))
+                line.label.setFormat(f"{name} {float(value):.0f}")
+                marks[name] = float(value)
+        top = max(1, int(counts.max()) if counts.size else 1)
+        self.book_text.setPos(385, top * 1.02)
+        right = max(hi, marks.get("p99", hi)) + 2 * width
+        self.card.plot.setXRange(min(lo, 360.0) - width, right, padding=0.02)
+        self.card.plot.setYRange(0, top * 1.15, padding=0)
+        return {"counts": counts, "edges": edges, "marks": marks}
