@@ -15,7 +15,7 @@ import math
 import shiboken6
 from PySide6 import QtCore, QtWidgets
 
-from widgets.page import ReflowLayout, cap_to_view, caption, page_header, scroll_page
+from widgets.page import ReflowLayout, caption, page_header, scroll_page
 from widgets.panels import PanelInfo
 from widgets.plan import figures as F
 from widgets.plan.form import SweepForm
@@ -32,7 +32,7 @@ LEGEND = (("prefill", "扫描点 · a point"), ("decode", "帕累托前沿 · Pa
 # The sweep the page opens on: in the calling thread's job, no pool to start.
 FIRST_ENGINE = "inprocess"
 REDRAW_MS = 100  # figures follow streaming rows at most this often (each redraw looks at every row)
-HEADER_MARGIN_PX = 110  # the page's title, lead and margins above the figures
+BOTTOM_MARGIN_PX = 16  # the page's own bottom margin
 FIGURE_COLUMN_EM = 18  # a scatter plot stays readable down to about this many line heights
 
 
@@ -48,6 +48,7 @@ class PlanPanel(QtWidgets.QWidget):
         self._settings = settings
         self.runner = SweepRunner(self)
         self.summary: dict | None = None
+        self._scroll = None
         self._first_sweep = first_sweep
         self._started_once = False
         self._build_ui()
@@ -88,8 +89,9 @@ class PlanPanel(QtWidgets.QWidget):
         page.addWidget(self.form)
         page.addWidget(results)
         layout.addLayout(page)
-        # Figures and table fit the screen under the page's header; the page scrolls for the rest.
-        cap_to_view(results, self.findChild(QtWidgets.QScrollArea).viewport(), margin=HEADER_MARGIN_PX)
+        self.results = results
+        self._scroll = self.findChild(QtWidgets.QScrollArea)
+        self._scroll.viewport().installEventFilter(self)
         layout.addStretch(1)
 
     def _connect(self) -> None:
@@ -168,9 +170,13 @@ class PlanPanel(QtWidgets.QWidget):
         self.summary_label.setText(summary_text(summary))
 
     def _on_failed(self, field: str, message: str) -> None:
+        """Bad input under its field; anything else (a bug, a lost cluster) in the status line."""
         self._draw()
-        self.form.status.setText("")
-        self.form.show_error(field, message)
+        if field:
+            self.form.status.setText("")
+            self.form.show_error(field, message)
+        else:
+            self.form.status.setText(f"出错 · failed: {message}")
 
     def _on_cancelled(self) -> None:
         self._draw()
@@ -182,6 +188,29 @@ class PlanPanel(QtWidgets.QWidget):
         row = next((r for r in self.runner.rows if F.point_key(r) == key), None)
         if row is not None:
             self.open_row(row)
+
+    def _fill_height(self) -> None:
+        """Beside the form, the figures and the table take the screen's height under the
+        header (no more: the table scrolls, not the page); under it, in one narrow column,
+        their own."""
+        if not shiboken6.isValid(self) or self._scroll is None:
+            return
+        beside = abs(self.results.y() - self.form.y()) < 2 and self.results.x() > self.form.x()
+        page = self._scroll.widget()
+        top = self.results.mapTo(page, QtCore.QPoint(0, 0)).y()
+        height = self._scroll.viewport().height() - top - BOTTOM_MARGIN_PX
+        natural = self.results.layout().minimumSize().height()
+        if beside and height > natural:
+            self.results.setFixedHeight(height)
+        else:
+            self.results.setMinimumHeight(0)
+            self.results.setMaximumHeight(QtWidgets.QWIDGETSIZE_MAX)
+
+    def eventFilter(self, watched, event):  # noqa: N802
+        if event.type() == QtCore.QEvent.Type.Resize and self._scroll is not None \
+                and watched is self._scroll.viewport():
+            QtCore.QTimer.singleShot(0, self._fill_height)  # once the page has laid out at this width
+        return False
 
     # ---- Qt ------------------------------------------------------------------------------
     def showEvent(self, event):  # noqa: N802
