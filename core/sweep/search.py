@@ -4,7 +4,8 @@ by bracketing then bisection.
 `attains(m)` replays the setting at m times the offered rate (a trace's time axis scaled,
 or a synthetic workload's rates_per_s) and says whether the share of requests within
 every SLO is >= the attainment asked; it may return None for a rate it cannot replay (more
-requests than a replay takes): that rate counts as not met and the result is `capped`.
+requests than a replay takes): above the start that rate counts as not met and the result
+is `capped`; below it (too few requests to replay) the search stops going down.
 
 Start at 1x; double until a rate fails (or halve until one passes), then bisect the
 bracket [lo passes, hi fails] until (hi - lo) / lo <= tolerance. Assumes attainment falls
@@ -41,16 +42,14 @@ def max_multiplier(attains: Callable[[float], tuple[bool | None, Any]], toleranc
     tried: list[tuple[float, bool | None]] = []
     best: tuple[float, Any] | None = None
 
-    def test(m: float) -> bool:
+    def test(m: float) -> bool | None:
         nonlocal best
         cancel.check()
         ok, info = attains(m)
         tried.append((m, ok))
-        if ok:
-            if best is None or m > best[0]:
-                best = (m, info)
-            return True
-        return False
+        if ok and (best is None or m > best[0]):
+            best = (m, info)
+        return ok
 
     lo: float | None = None
     hi: float | None = None
@@ -67,7 +66,10 @@ def max_multiplier(attains: Callable[[float], tuple[bool | None, Any]], toleranc
         hi = m
         while m > MIN_MULTIPLIER:
             m /= 2.0
-            if test(m):
+            ok = test(m)
+            if ok is None:  # too few requests to replay this slowly: no lower rate to try
+                break
+            if ok:
                 lo = m
                 break
             hi = m

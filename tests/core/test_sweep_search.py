@@ -58,3 +58,13 @@ def test_cancel_stops_between_replays():
         return True, m
     with pytest.raises(Cancelled):
         max_multiplier(attains, 0.01, token)
+
+
+def test_a_rate_too_small_to_replay_ends_the_way_down():
+    calls = []
+
+    def attains(m):
+        calls.append(m)
+        return (None, None) if m < 0.1 else (False, m)
+    found = max_multiplier(attains, 0.02)
+    assert not found.found and not found.capped and calls == [1.0, 0.5, 0.25, 0.125, 0.0625]
