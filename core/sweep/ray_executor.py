@@ -72,6 +72,18 @@ def run_point(evaluate: Evaluate, box, payload: dict) -> dict:
         return {PARAM_ERROR: [err.param, err.message]}
 
 
+def code_folders() -> list[str]:
+    """The folders of the packages a sweep point runs: core and lab (the evaluator is
+    lab.sweep's). Found by name, not imported: core does not import lab (the layers)."""
+    import importlib.util
+
+    folders = []
+    for package in ("core", "lab"):
+        spec = importlib.util.find_spec(package)
+        folders.append(list(spec.submodule_search_locations)[0])
+    return folders
+
+
 class RayExecutor:
     """Points as Ray tasks. address: a running cluster's head (HOST:PORT of its GCS, e.g.
     10.0.0.1:6379; "auto" for the cluster this machine belongs to; ray://HOST:PORT for Ray
@@ -112,10 +124,7 @@ class RayExecutor:
             kwargs["address"] = address
             kwargs.pop("include_dashboard")  # a setting of a new instance, not of a connection
         if ship_code:
-            import core
-            import lab
-
-            kwargs["runtime_env"] = {"py_modules": [core, lab], "excludes": ["__pycache__", "*.pyc"]}
+            kwargs["runtime_env"] = {"py_modules": code_folders(), "excludes": ["__pycache__", "*.pyc"]}
         return kwargs
 
     def slots(self) -> int:
