@@ -11,6 +11,7 @@ flattened plus the sweep's columns:
                                 given (scenario, model, time_scale, slo_*...; lists as JSON text)
   <report keys>                 as --json prints them; a dict or list value as JSON text
   slo_attainment                share of requests within every SLO given (None without SLOs)
+  error                         why the replay refused the point (then no metrics)
   search.*                      with search=max_rate: the capacity found; the report is then
                                 the replay at search.max_rate_multiplier times the setting's
                                 rate (param.* stay the setting's own)
@@ -120,10 +121,16 @@ class ServingKind:
 
 
 def evaluate_point(shared, payload: dict) -> dict:
-    """One point's row (runs in a worker process or a Ray task)."""
-    if payload.get("search"):
-        return _search_row(shared, payload)
-    report, run = _simulate(payload["raw"], shared)
+    """One point's row (runs in a worker process or a Ray task). A point the replay
+    refuses (a trace request larger than this setting's KV pool...) is a row with its
+    `error` and no metrics: one impossible setting does not end a sweep of thousands; the
+    refusal is as deterministic as a result, so it is kept and reused like one."""
+    try:
+        if payload.get("search"):
+            return _search_row(shared, payload)
+        report, run = _simulate(payload["raw"], shared)
+    except ParamError as err:
+        return dict(make_row(payload, {}, None), error=str(err))
     return make_row(payload, report, _attainment(run[0], payload["raw"]))
 
 
@@ -305,6 +312,9 @@ def summary_text(summary: dict, out: str) -> str:
     n = summary["points"]
     lines = [f"lab sweep {summary['kind']}: {n['done']} of {n['total']} points ({n['reused']} reused, "
              f"{n['computed']} computed) in {out}"]
+    if n.get("refused"):
+        first = summary["refused"][0]
+        lines.append(f"  {n['refused']} points refused by the replay, e.g. {_values(first['values'])}: {first['error']}")
     front = summary["pareto"]["settings"]
     if front:
         lines.append(f"  Pareto set ({summary['pareto']['y']} vs {summary['pareto']['x']}):")

@@ -1,6 +1,7 @@
 """summary.json of a sweep: how many points (done, reused, computed, left), the Pareto set
 of cost per million output tokens vs p99 TTFT, the cheapest setting that meets the SLOs
-(or a note saying none does, or that none was given), each setting's band over seeds
+(or a note saying none does, or that none was given), the first points the replay refused
+(with why: they have no metrics and take no part), each setting's band over seeds
 (min / median / max), and with search=max_rate each setting's capacity.
 
 A setting is a grid point without its seed; over seeds its figure is the median (the band
@@ -15,6 +16,7 @@ import statistics
 
 from core.sweep.spec import DEFAULT_ATTAINMENT
 
+MAX_LISTED = 20
 COST = "cost_per_million_output_tokens"
 LATENCY = "p99_ttft_ms"
 ATTAINMENT = "slo_attainment"
@@ -77,11 +79,13 @@ def summarize(spec, rows: list[dict], reused: int = 0, cancelled: bool = False) 
     summary = {
         "kind": spec.kind, "cancelled": cancelled,
         "points": {"total": total, "done": len(rows), "reused": reused, "computed": len(rows) - reused,
-                   "left": total - len(rows)},
+                   "left": total - len(rows), "refused": sum(1 for r in rows if r.get("error"))},
         "axes": {k: v for k, v in spec.axes}, "fixed": spec.fixed, "seeds": spec.seeds,
         "slos_ms": {k[4:-3]: v for k, v in slos.items()}, "attainment": need,
         "search": None if spec.search is None else spec.search.as_json(),
     }
+    errors = [{"setting": s, "values": v, "error": r["error"]} for s, v, g in settings for r in g if r.get("error")]
+    summary["refused"] = errors[:MAX_LISTED]  # the first few points the replay refused, with why
     summary["pareto"] = {"x": LATENCY, "y": COST, "settings": pareto(medians)}
     if any(m[COST] is None for m in medians):
         summary["pareto"]["note"] = f"settings without {COST} or {LATENCY} are left out"

@@ -34,7 +34,7 @@ def test_pool_rows_equal_in_process_rows(pool):
     assert len(rows_pool) == 4
     assert sorted(map(_without_wall, rows_pool), key=lambda r: r["point"]) == \
         sorted(map(_without_wall, rows_here), key=lambda r: r["point"])
-    assert here["points"] == there["points"] == {"total": 4, "done": 4, "reused": 0, "computed": 4, "left": 0}
+    assert here["points"] == there["points"] == {"total": 4, "done": 4, "reused": 0, "computed": 4, "left": 0, "refused": 0}
     assert len(pool.worker_pids) == 2  # both workers took points
 
 
@@ -69,7 +69,7 @@ def test_cancel_keeps_finished_points_and_resume_computes_the_rest(tmp_path, poo
     assert (tmp_path / "results.csv").read_text().count("\n") == done + 1
     again = run_sweep(parse_sweep("serving", dict(SMALL, max_num_seqs="8,16,32,64")), str(tmp_path), pool)
     assert not again["cancelled"]
-    assert again["points"] == {"total": 8, "done": 8, "reused": done, "computed": 8 - done, "left": 0}
+    assert again["points"] == {"total": 8, "done": 8, "reused": done, "computed": 8 - done, "left": 0, "refused": 0}
 
 
 class Repeats:

@@ -19,7 +19,7 @@ def test_extending_an_axis_reuses_and_another_sweep_is_refused(tmp_path):
     first = run_sweep(parse_sweep("serving", dict(BASE, max_num_seqs="16,32")), str(tmp_path), InProcess())
     assert first["points"]["computed"] == 2
     more = run_sweep(parse_sweep("serving", dict(BASE, max_num_seqs="16,32,64")), str(tmp_path), InProcess())
-    assert more["points"] == {"total": 3, "done": 3, "reused": 2, "computed": 1, "left": 0}
+    assert more["points"] == {"total": 3, "done": 3, "reused": 2, "computed": 1, "left": 0, "refused": 0}
     other = parse_sweep("serving", dict(BASE, max_num_seqs="16,32", token_budget="4096"))
     with pytest.raises(ParamError) as err:
         run_sweep(other, str(tmp_path), InProcess())

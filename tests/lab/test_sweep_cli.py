@@ -157,3 +157,17 @@ def test_progress_bar_on_a_terminal_only(tmp_path, capsys, monkeypatch):
     monkeypatch.undo()
     assert main(["sweep", "serving", *SMALL, "max_num_seqs=16,32", "--out", str(tmp_path), "--json"]) == 0
     assert capsys.readouterr().err == ""  # a pipe gets no bar
+
+
+def test_a_point_the_replay_refuses_is_a_row_with_its_error(tmp_path, capsys):
+    trace = tmp_path / "t.csv"
+    trace.write_text("arrival_s,input_tokens,output_tokens\n" + "".join(f"{i * 0.5:.1f},{20000 + i},50\n" for i in range(20)))
+    code = main(["simulate", "serving", f"trace={trace}", "kv_pool_bytes=2GB", "--json"])
+    expected = capsys.readouterr().err.strip().split(": ", 1)[1]
+    assert code == 2
+    summary = sweep(capsys, [f"trace={trace}", "kv_pool_bytes=2GB,24GiB"], tmp_path / "out")
+    assert summary["points"]["refused"] == 1 and summary["points"]["done"] == 2
+    (refused,) = summary["refused"]
+    assert refused["values"] == {"kv_pool_bytes": "2GB"} and refused["error"] == expected
+    rows = {r["param.kv_pool_bytes"]: r for r in rows_of(tmp_path / "out")}
+    assert "p99_ttft_ms" not in rows[2e9] and rows[24 * 2**30]["requests"] == 20
