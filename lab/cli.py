@@ -1,4 +1,4 @@
-"""The `lab` command line: gui, list, calc, verify, simulate, snapshot, talk.
+"""The `lab` command line: gui, list, calc, verify, simulate, snapshot, talk, sweep.
 
 One argparse tree; `lab calc NAME` and `lab simulate KIND` get one sub-command per
 calculator and simulation, generated from the registry, so `--help` lists every parameter
