@@ -15,6 +15,8 @@ class Hardware:
     memory_bytes: float | None = None
     bandwidth_bytes_per_s: float | None = None
     bf16_dense_flops: float | None = None
+    price_per_card_hour: float | None = None  # USD, an on-demand list price (core.serving.cost)
+    price_source: str = ""  # where and when that price was listed
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ The file (every size in one of its units; unknown keys are refused, so a typo is
     memory_gib = 141             # or memory_gb (10^9) or memory_bytes
     bandwidth_tb_s = 4.8         # or bandwidth_gb_s or bandwidth_bytes_per_s
     source = "vendor datasheet"  # optional
+    price_per_card_hour = 3.5    # optional, USD per card-hour (the replay's cost); price_source = "..."
     [peak_tflops]                # dense peak per dtype, TFLOP/s; or [peak_flops] in FLOP/s
     bf16 = 989.4
     fp8 = 1978.9
@@ -32,13 +33,14 @@ VALID = ("a card's TOML (memory_gib | memory_gb | memory_bytes, bandwidth_tb_s |
 MEMORY_UNITS = {"memory_bytes": 1.0, "memory_gb": 1e9, "memory_gib": float(GiB)}
 BANDWIDTH_UNITS = {"bandwidth_bytes_per_s": 1.0, "bandwidth_gb_s": 1e9, "bandwidth_tb_s": 1e12}
 PEAK_TABLES = {"peak_flops": 1.0, "peak_tflops": 1e12}
-TOP_KEYS = {"name", "source", *MEMORY_UNITS, *BANDWIDTH_UNITS, *PEAK_TABLES}
+TOP_KEYS = {"name", "source", "price_per_card_hour", "price_source", *MEMORY_UNITS, *BANDWIDTH_UNITS, *PEAK_TABLES}
 DTYPE_NAME = re.compile(r"[a-z][a-z0-9_]{0,15}")
 # Bounds: far beyond any card, finite so nothing downstream divides by zero or overflows.
 MAX_MEMORY_BYTES = 1e15
 MAX_BANDWIDTH = 1e16
 MAX_PEAK_FLOPS = 1e19
 MAX_DTYPES = 32
+MAX_PRICE_PER_CARD_HOUR = 1e4  # USD; far beyond any card's rent
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,8 @@ class HardwareSpec:
     bandwidth_bytes_per_s: float | None
     peak_flops: Mapping[str, float] = field(default_factory=dict)  # dtype -> dense FLOP/s
     source: str = ""
+    price_per_card_hour: float | None = None  # USD (None: the file or catalog gives none)
+    price_source: str = ""
 
 
 def load_hardware(path_or_key: str, *, param: str = "hardware") -> HardwareSpec:
@@ -56,7 +60,8 @@ def load_hardware(path_or_key: str, *, param: str = "hardware") -> HardwareSpec:
     if key in catalog.hardware_keys():
         card = catalog.hardware(key)
         peaks = {"bf16": float(card.bf16_dense_flops)} if card.bf16_dense_flops else {}
-        return HardwareSpec(key, card.memory_bytes, card.bandwidth_bytes_per_s, peaks, card.source)
+        return HardwareSpec(key, card.memory_bytes, card.bandwidth_bytes_per_s, peaks, card.source,
+                            card.price_per_card_hour, card.price_source)
     text, _ = read_small_file(key, param, VALID)
     where = shown_path(key)
     try:
@@ -81,6 +86,12 @@ def hardware_replay_params(key_or_path: str, dtype: str = "bf16", *, param: str 
     return {"bandwidth_bytes_per_s": float(card.bandwidth_bytes_per_s),
             "peak_flops": float(card.peak_flops[dtype]),
             "memory_bytes": float(card.memory_bytes)}
+
+
+def hardware_price(key_or_path: str, *, param: str = "hardware") -> tuple[float | None, str]:
+    """(price per card-hour in USD or None, its source note) of a catalog card or a TOML."""
+    card = load_hardware(key_or_path, param=param)
+    return card.price_per_card_hour, card.price_source
 
 
 def _complete(key: str, dtype: str) -> bool:
@@ -109,7 +120,9 @@ def _from_table(f: Fields, path: str) -> HardwareSpec:
         if peaks[dtype] <= 0:
             raise peaks_field.refuse(dtype, "got 0", "a positive peak")
     name = f.text("name") or os.path.splitext(os.path.basename(path))[0]
-    return HardwareSpec(name, memory, bandwidth, peaks, f.text("source", "", max_chars=1000) or path)
+    price = f.number("price_per_card_hour", 0, MAX_PRICE_PER_CARD_HOUR) if f.has("price_per_card_hour") else None
+    return HardwareSpec(name, memory, bandwidth, peaks, f.text("source", "", max_chars=1000) or path,
+                        price, f.text("price_source", "", max_chars=1000) or ("your card file" if price is not None else ""))
 
 
 def _one_of(f: Fields, units: Mapping[str, float], high: float) -> float:

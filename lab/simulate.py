@@ -116,6 +116,7 @@ def simulate_serving(raw: dict[str, str], out: str | None = None, aiperf: bool =
     for key, value in keys.model_defaults(got).items():
         if key in known:
             raw.setdefault(key, value)
+    price_note = _price_default(raw, got)
     trace = got.get("trace")
     if workload is not None and trace is None:
         raise ParamError("trace", "a preloaded workload needs the trace= it was read from; valid: trace=FILE")
@@ -134,6 +135,7 @@ def simulate_serving(raw: dict[str, str], out: str | None = None, aiperf: bool =
     if slos:
         report["goodput_slos_ms"] = {k[4:-3]: v for k, v in slos.items()}
     report["percentiles"] = PERCENTILE_LABELS
+    report.update(_cost_and_replicas(result, values, price_note))
     report.update(_cache_report(result, values, work))
     if trace is not None:
         report["trace"] = _trace_report(work)
@@ -174,7 +176,7 @@ def _replay_trace(calc, raw: dict, got: dict, preloaded=None):
     """A trace replaces the windows, so their cross-checks do not apply."""
     from core.serving import replay as rp
     from core.serving import traces
-    from core.serving.engine import replay, validate
+    from core.serving.engine import validate
     from core.serving.traces.transforms import time_scaled
 
     values = calc.resolve(raw)
@@ -189,7 +191,7 @@ def _replay_trace(calc, raw: dict, got: dict, preloaded=None):
                 progress.close()
     config = rp.config_from(values)
     validate(config, work)
-    return replay(work, config), work, config, values
+    return rp.replay_workload(work, config, values), work, config, values
 
 
 def _cache_report(result, values, work) -> dict:
@@ -198,13 +200,60 @@ def _cache_report(result, values, work) -> dict:
 
     cached = 0 if result.cached_tokens is None else int(np.sum(result.cached_tokens))
     prompt = int(np.sum(result.input_tokens))
-    extras = dict(result.extras or {})
+    extras = {k: v for k, v in dict(result.extras or {}).items() if k not in ("replicas", "replica_of")}
     rate = extras.pop("cache_hit_rate", cached / prompt if prompt else 0.0)
     report = {"prefix_caching": bool(values["prefix_caching"]), "cached_tokens_total": cached,
               "cache_hit_rate": float(rate),
               "prefix_information": getattr(work, "prefix", None) is not None or getattr(work, "sessions", None) is not None}
     if extras:
         report["engine_extras"] = {k: _plain(v) for k, v in extras.items()}
+    return report
+
+
+def _price_default(raw: dict, got: dict) -> str | None:
+    """hardware= sets the price too (its catalog or TOML figure); returns the price's
+    source note, or None when that card has no price and none was given (no cost then)."""
+    from core.serving import replay as rp
+
+    if "price_per_card_hour" in raw:
+        return "given (price_per_card_hour=)"
+    if "hardware" not in got:
+        return f"{rp.BOOK_CARD_KEY}: {rp.BOOK_CARD_PRICE_SOURCE}"
+    from core.hardware_config import hardware_price
+
+    price, source = hardware_price(got["hardware"])
+    if price is None:
+        return None
+    raw["price_per_card_hour"] = repr(float(price))
+    return source
+
+
+def _cost_and_replicas(result, values, price_note: str | None) -> dict:
+    """replicas, router, the price and its source, cost per hour and per million output
+    tokens (core.serving.cost), and with replicas > 1 a summary of each replica."""
+    import numpy as np
+
+    from core.serving import replay as rp
+    from core.serving.cost import cost_report
+
+    price = None if price_note is None else float(values["price_per_card_hour"])
+    report = cost_report(result, int(values["replicas"]), price)
+    report["router"] = str(values["router"])
+    report["price_source"] = price_note or "this card has no price; give price_per_card_hour= (USD per card-hour)"
+    extras = result.extras or {}
+    if "replicas" in extras:
+        replica_of = np.asarray(extras["replica_of"])
+        rows = []
+        for entry in extras["replicas"]:
+            mine = replica_of == entry["replica"]
+            row = {"replica": entry["replica"], "requests": entry["requests"], "engine_steps": entry["engine_steps"],
+                   "preemptions": entry["preemptions"],
+                   "kv_peak_fraction": entry["kv_peak_blocks"] / entry["num_blocks"] if entry["num_blocks"] else 0.0}
+            if mine.any():
+                row["ttft_p95_s"] = rp.nearest_rank_p95(result.ttft_s[mine])
+                row["last_completion_s"] = float(np.max(result.finish_s[mine]))
+            rows.append(row)
+        report["per_replica"] = rows
     return report
 
 
@@ -267,6 +316,7 @@ def report_text(report: dict) -> str:
             line += f"   {calc.format_output(name, lo)} / {calc.format_output(name, mid)} / {calc.format_output(name, hi)}"
         lines.append(line)
     lines += _vllm_lines(report)
+    lines += _cost_lines(report)
     lines.append(_cache_line(report))
     extras = report.get("engine_extras") or {}
     if extras.get("hit_rate_by_turn"):
@@ -298,6 +348,26 @@ def _vllm_lines(report: dict) -> list[str]:
     if report.get("request_goodput") is not None:
         slos = ", ".join(f"{k} <= {v:g} ms" for k, v in report["goodput_slos_ms"].items())
         lines.append(f"  request_goodput {report['request_goodput']:.3f} req/s ({slos})")
+    return lines
+
+
+def _cost_lines(report: dict) -> list[str]:
+    """Replicas, router and what the cards cost (USD), then one line per replica."""
+    fleet = (f"  {report['replicas']} replica{'s' if report['replicas'] != 1 else ''} x "
+             f"{report['cards_per_replica']} card" + (f" behind {report['router']}" if report["replicas"] > 1 else ""))
+    if report.get("cost_per_hour") is None:
+        lines = [fleet + f"; cost: {report['price_source']}"]
+    else:
+        per_million = report["cost_per_million_output_tokens"]
+        lines = [fleet + f" at ${report['price_per_card_hour']:.2f}/card-hour: ${report['cost_per_hour']:.2f}/hour, "
+                 + (f"${per_million:.4f} per million output tokens" if per_million is not None else "no output tokens")]
+        lines.append(f"    price: {report['price_source']}")
+    for row in report.get("per_replica") or []:
+        line = (f"    replica {row['replica']}: {row['requests']:,} requests, {row['engine_steps']:,} steps, "
+                f"{row['preemptions']} preemptions, KV peak {row['kv_peak_fraction'] * 100:.0f}%")
+        if "ttft_p95_s" in row:
+            line += f", TTFT p95 {row['ttft_p95_s']:.2f} s, last done {row['last_completion_s']:.1f} s"
+        lines.append(line)
     return lines
 
 

@@ -19,13 +19,17 @@ from core.serving import workload as wl
 from core.serving.decode_rate import decode_rate
 from core.serving.engine import EngineConfig, ReplayResult, replay, validate
 from core.serving.mix import class_params, classes_from
+from core.serving.replicas import MAX_REPLICAS, check_routed_work, replay_replicas
+from core.serving.routers import ROUTER_NOTES, ROUTERS
 from core.serving.step_cost import (BANDWIDTH_EFFICIENCY, PREFILL_MFU, STEP_OVERHEAD_S, StepCost,
                                     default_token_budget)
 from core.units import GiB
 
 _HAS_PREFIX_CACHING = "prefix_caching" in getattr(EngineConfig, "__dataclass_fields__", {})
 _QWEN = catalog.model("qwen3-8b")
-_CARD = catalog.hardware("rtx-pro-6000-blackwell")
+BOOK_CARD_KEY = "rtx-pro-6000-blackwell"
+_CARD = catalog.hardware(BOOK_CARD_KEY)
+BOOK_CARD_PRICE_SOURCE = _CARD.price_source  # the default price_per_card_hour's note
 
 # The two runs of the book and what vLLM 0.23 showed (真实回放 table).
 SCENARIOS: dict[str, dict] = {
@@ -60,7 +64,7 @@ def matching_scenario(values) -> str | None:
     defaults = _book_inputs()
     for key, scenario in SCENARIOS.items():
         expected = dict(defaults, **scenario["params"])
-        if all(values.get(k) == v for k, v in expected.items() if k != "seed"):
+        if all(values.get(k) == v for k, v in expected.items() if k not in ("seed", "price_per_card_hour")):
             return key
     return None
 
@@ -129,7 +133,15 @@ def run_replay(values, cancel: CancelToken = NEVER) -> tuple[ReplayResult, wl.Wo
     (result, workload, config); used by the panel and the CLI. Not checked again."""
     config = config_from(values)
     work = workload_from(values)
-    return replay(work, config, cancel=cancel), work, config
+    return replay_workload(work, config, values, cancel), work, config
+
+
+def replay_workload(work: wl.Workload, config: EngineConfig, values, cancel: CancelToken = NEVER) -> ReplayResult:
+    """One engine, or values' replicas (> 1) behind values' router (a trace's replay too)."""
+    replicas = int(values.get("replicas", 1))
+    if replicas > 1:
+        return replay_replicas(work, config, replicas, str(values.get("router", ROUTERS[0])), cancel)
+    return replay(work, config, cancel=cancel)
 
 
 def _compute(**values) -> dict:
@@ -168,6 +180,7 @@ def _check(values: dict) -> None:
         least = int(prompt_tokens / MAX_PREFILL_STEPS) + 1
         raise ParamError("token_budget", f"got {values['token_budget']:,} for {prompt_tokens:,.0f} prompt tokens: over "
                          f"{MAX_PREFILL_STEPS:,} prefill steps; valid: >= {least:,} tokens per step here")
+    check_routed_work(int(values["replicas"]), str(values["router"]), int(expected))
     config = config_from(values)
     largest = max(a.input_tokens + a.output_tokens, b.input_tokens + b.output_tokens)
     probe = wl.Workload(np.zeros(1), np.array([largest - 1]), np.array([1]))
@@ -204,6 +217,12 @@ PARAMS = (
     Param("matrix_flops_per_token", "FLOPs", _COST.matrix_flops_per_token, "matrix FLOPs per processed token, 2 per weight without embedding and lm_head (Qwen3-8B)", 0, 1e16),
     Param("lm_head_flops_per_row", "FLOPs", _COST.lm_head_flops_per_row, "lm_head FLOPs per row that produces a token, 2 · hidden · vocab (Qwen3-8B)", 0, 1e15),
     Param("attention_flops_per_pair", "FLOPs", _COST.attention_flops_per_pair, "attention FLOPs per query-key pair over all layers, 4 · heads · head_dim · layers (Qwen3-8B)", 0, 1e12),
+    Param("replicas", "engines", 1, "engines of this config behind a router, each with its own card(s) and KV pool "
+          "(1: the book's one engine)", 1, MAX_REPLICAS, kind="int"),
+    Param("router", "", ROUTERS[0], "which replica a request goes to: " + "; ".join(f"{k} = {v}" for k, v in ROUTER_NOTES.items()),
+          kind="choice", choices=ROUTERS),
+    Param("price_per_card_hour", "USD/h", float(_CARD.price_per_card_hour), "what one card costs per hour (cost per hour and "
+          "per million output tokens); default: the book's card, " + BOOK_CARD_PRICE_SOURCE, 0, 1e4),
     Param("prefix_caching", "", True, "reuse cached full blocks of a shared prompt prefix (vLLM automatic prefix caching; only with prefix or session information)", kind="bool"),
 )
 
