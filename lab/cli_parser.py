@@ -155,6 +155,11 @@ def _simulate_parsers(sub) -> None:
     from lab.simulate_keys import TEXT_KEYS
 
     for kind, (calc_name, about) in KINDS.items():
+        if calc_name is None:  # a simulation with its own keys (voice)
+            from lab.simulate_voice import add_parser
+
+            add_parser(sub, kind)
+            continue
         calc = get(calc_name)
         vllm_names = _wrapped(", ".join(NAMES))
         p = sub.add_parser(kind, prog=f"lab simulate {kind}", help=_help_text(about),

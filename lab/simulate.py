@@ -26,7 +26,9 @@ from lab import simulate_keys as keys
 
 # The simulations `lab simulate KIND` runs, with the calculator whose parameters they take.
 KINDS = {"serving": ("serving.replay", "the serving replay: the book's 480 requests through a vLLM-like engine "
-                                       "(or a trace), with TTFT, request time and KV use")}
+                                       "(or a trace), with TTFT, request time and KV use"),
+         "voice": (None, "voice-agent turns on one clock through the loaded serving engine and the jitter buffer "
+                         "(lab/simulate_voice.py)")}
 TRACE_HELP = ("replay a trace file instead of the windows (the windows' parameters then do not apply): "
               "CSV or JSONL with arrival_s, input_tokens, output_tokens, or a public trace as it ships "
               "(Azure, BurstGPT, Mooncake, Vidur, vllm bench --save-result; see format=)")
@@ -44,6 +46,10 @@ def extra_params(kind: str) -> tuple:
 def simulate(kind: str, raw: dict[str, str], out: str | None = None, fmt: str = "text") -> tuple[dict, str]:
     """Run simulation `kind` (a key of KINDS) on text parameters: (report, what to print
     for fmt: the text report, or for aiperf without `out` the JSONL records)."""
+    if kind == "voice":  # its own keys and report (lab/simulate_voice.py)
+        from lab.simulate_voice import simulate_voice_report
+
+        return simulate_voice_report(raw, out, fmt)
     if fmt not in OUTPUT_FORMATS:
         from core.registry import ParamError
 
