@@ -23,6 +23,7 @@ Task = tuple[str, dict]
 ENGINES = ("local", "ray")
 MAX_WORKERS = 1024
 POLL_S = 0.1  # how often a waiting executor looks at the cancel token
+IN_FLIGHT_PER_WORKER = 4  # queued ahead so a worker never waits for the parent
 MAX_RESTARTS = 8  # pools rebuilt after a dead worker, per run(): a point that always kills its worker is an error
 
 
@@ -121,9 +122,19 @@ class LocalPool:
         try:
             while pending:
                 pool = self._ensure_pool(evaluate, shared)
-                futures = {pool.submit(_worker_call, payload): key for key, payload in pending.items()}
+                queue = iter(list(pending))  # in task order
+                futures: dict = {}
                 try:
-                    while futures:
+                    while True:
+                        # A few tasks per worker in flight, not all: wait() walks every future it
+                        # is given, so 100,000 submitted at once would cost O(n) per finished point.
+                        while len(futures) < IN_FLIGHT_PER_WORKER * self.workers:
+                            key = next(queue, None)
+                            if key is None:
+                                break
+                            futures[pool.submit(_worker_call, pending[key])] = key
+                        if not futures:
+                            break
                         if cancel.cancelled:
                             raise Cancelled()
                         done, _ = wait(futures, timeout=POLL_S, return_when=FIRST_COMPLETED)

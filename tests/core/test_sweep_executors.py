@@ -99,3 +99,23 @@ def test_bad_engine_choices(args, field):
     with pytest.raises(ParamError) as err:
         make_executor(*args)
     assert err.value.param == field and "valid:" in str(err.value)
+
+
+def test_the_pool_keeps_a_few_tasks_per_worker_in_flight(monkeypatch):
+    import core.sweep.executors as ex
+
+    seen = []
+    real_wait = ex.wait
+
+    def counting_wait(futures, **kw):
+        seen.append(len(futures))
+        return real_wait(futures, **kw)
+    monkeypatch.setattr(ex, "wait", counting_wait)
+    spec = parse_sweep("serving", dict(SMALL, max_num_seqs="8:64:8"))
+    executor = LocalPool(1)
+    try:
+        rows = list(executor.run(sweep_kind("serving").evaluate, None, [(p.key, payload(spec, p)) for p in spec.points]))
+    finally:
+        executor.close()
+    assert len(rows) == 16 and len({k for k, _ in rows}) == 16
+    assert max(seen) == ex.IN_FLIGHT_PER_WORKER  # never all 16 at once
