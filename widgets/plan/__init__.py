@@ -32,6 +32,7 @@ LEGEND = (("prefill", "扫描点 · a point"), ("decode", "帕累托前沿 · Pa
 # The sweep the page opens on: in the calling thread's job, no pool to start.
 FIRST_ENGINE = "inprocess"
 REDRAW_MS = 100  # figures follow streaming rows at most this often (each redraw looks at every row)
+WIDGET_SIZE_MAX = (1 << 24) - 1  # Qt's QWIDGETSIZE_MAX (not exported by PySide6)
 BOTTOM_MARGIN_PX = 16  # the page's own bottom margin
 FIGURE_COLUMN_EM = 18  # a scatter plot stays readable down to about this many line heights
 
@@ -204,7 +205,7 @@ class PlanPanel(QtWidgets.QWidget):
             self.results.setFixedHeight(height)
         else:
             self.results.setMinimumHeight(0)
-            self.results.setMaximumHeight(QtWidgets.QWIDGETSIZE_MAX)
+            self.results.setMaximumHeight(WIDGET_SIZE_MAX)
 
     def eventFilter(self, watched, event):  # noqa: N802
         if event.type() == QtCore.QEvent.Type.Resize and self._scroll is not None \
@@ -230,8 +231,9 @@ class PlanPanel(QtWidgets.QWidget):
 def summary_status(summary: dict, rows: int) -> str:
     points = summary.get("points") or {}
     done, reused = points.get("done", rows), points.get("reused", 0)
-    left = points.get("left", 0)
+    left, refused = points.get("left", 0), points.get("refused", 0)
     tail = f",{left} 个未完成 · {left} left" if left else ""
+    tail += f",{refused} 个被拒 · {refused} refused by the replay" if refused else ""
     return f"完成 {done} 个点(复用 {reused})· {done} points done, {reused} reused{tail}"
 
 

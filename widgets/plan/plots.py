@@ -22,6 +22,9 @@ def _dots(card, key: str, kind: str, size: float, alpha: int = 200) -> pg.PlotDa
                           symbolPen=pen("paper", 1))
 
 
+SUBTITLE = "a dot per point · line: the Pareto front · click: open in Serving"
+
+
 class PlanPlots(QtCore.QObject):
     """Holds both plot cards (`pareto_card`, `capacity_card`) and draws rows into them."""
 
@@ -30,7 +33,7 @@ class PlanPlots(QtCore.QObject):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.pareto_card = still_plot("成本与尾延迟 · cost vs p99 TTFT",
-                                      "a dot per point · line: the Pareto front · click: open in Serving",
+                                      SUBTITLE,
                                       "USD per million output tokens", "p99 TTFT (s)")
         self.pareto_card.setObjectName("plan_pareto")
         p = self.pareto_card.plot
@@ -46,8 +49,6 @@ class PlanPlots(QtCore.QObject):
         self.slo_line = marker_line(p, "backlog", vertical=False, label="TTFT SLO", position=0.97,
                                     anchors=((1, 1), (1, 1)))
         self.slo_line.setVisible(False)
-        self.pareto_text = plot_text(anchor=(1, 0))
-        p.addItem(self.pareto_text, ignoreBounds=True)
         self.capacity_card = still_plot("容量与副本数 · capacity vs replicas",
                                         "max rate meeting the SLOs · line: best per replica count",
                                         "replicas", "max rate (requests/s)")
@@ -57,7 +58,7 @@ class PlanPlots(QtCore.QObject):
                                                           symbolBrush=brush("tool"), symbolPen=pen("paper", 1))
         self.capacity_points = _dots(self.capacity_card, "points", "state", 8, 140)
         self.capacity_points.sigPointsClicked.connect(self._on_clicked)
-        self.capacity_text = plot_text(anchor=(0.5, 0.5), kind="muted", text="容量搜索后出现 · after a capacity search")
+        self.capacity_text = plot_text(anchor=(0.5, 0.5), kind="muted", text="需容量搜索 · needs a search")
         c.addItem(self.capacity_text, ignoreBounds=True)
         self.capacity_text.setPos(0.5, 0.5)
         c.setXRange(0, 1)
@@ -72,9 +73,8 @@ class PlanPlots(QtCore.QObject):
         self.front_points.setData(x=fig["front_x"], y=fig["front_y"], data=fig["front_keys"])
         self.front_line.setData(fig["front_x"], fig["front_y"])
         n, front = len(fig["x"]), len(fig["front_x"])
-        self.pareto_text.setText(f"{n} points · {front} on the front" if n else "")
-        if n:
-            self.pareto_text.setPos(max(fig["x"]), math.log10(max(max(fig["y"]), 1e-9)))
+        self.pareto_card.set_subtitle(f"{n} points, {front} on the Pareto front (line) · click a dot: open in Serving"
+                                      if n else SUBTITLE)
         cap = self.capacity = F.capacity_figure(rows)
         self.capacity_points.setData(x=cap["x"], y=cap["y"], data=cap["keys"])
         self.capacity_line.setData(cap["best_x"], cap["best_y"])

@@ -10,13 +10,20 @@ the user pressed Cancel never reaches the table of the next run.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import NamedTuple
 
 import shiboken6
 from PySide6 import QtCore
 
 from core.registry import ParamError
 from widgets.jobs import jobs
+
+
+class Refused(NamedTuple):
+    """The job's answer to bad input (a ParamError is not a bug: no traceback, no log)."""
+
+    field: str
+    message: str
 
 
 class _Relay(QtCore.QObject):
@@ -28,7 +35,7 @@ class _Relay(QtCore.QObject):
 
 
 def run_in_job(raw: dict[str, str], out_dir: str | None, engine: str, workers: int, address: str | None,
-               relay: _Relay, force: bool = False, cancel=None) -> dict:
+               relay: _Relay, force: bool = False, cancel=None) -> dict | Refused:
     """The job: parse the sweep, make the executor, run the sweep, close the executor
     (even on cancel)."""
     from core.sweep.executors import InProcess, make_executor
@@ -39,7 +46,7 @@ def run_in_job(raw: dict[str, str], out_dir: str | None, engine: str, workers: i
         relay.parsed.emit(spec)
         executor = InProcess() if engine == "inprocess" else make_executor(engine, workers, address or None)
     except ParamError as err:  # bad input, not a bug: shown under its field
-        return {"refused": [err.param, err.message]}
+        return Refused(err.param, err.message)
     if cancel is not None and cancel.cancelled:
         executor.close()
         return {"cancelled": True}
@@ -125,8 +132,8 @@ class SweepRunner(QtCore.QObject):
         # The rows were posted before the job returned: they have all been delivered.
         self._drop(relay)
         self.running_changed.emit(False)
-        if "refused" in summary:
-            self.failed.emit(*summary["refused"])
+        if isinstance(summary, Refused):
+            self.failed.emit(summary.field, summary.message)
             return
         self.summary = summary
         self.finished.emit(summary)

@@ -79,6 +79,8 @@ class RowsModel(QtCore.QAbstractTableModel):
             return font
         if role == QtCore.Qt.ItemDataRole.ForegroundRole and F.point_key(self.rows[r]) in self.front:
             return QtGui.QColor(COLORS["decode"])
+        if role == QtCore.Qt.ItemDataRole.ToolTipRole and self.rows[r].get("error"):
+            return f"refused by the replay: {self.rows[r]['error']}"
         if role == QtCore.Qt.ItemDataRole.ToolTipRole:
             mark = " (on the Pareto front)" if F.point_key(self.rows[r]) in self.front else ""
             return f"{self.cell(r, c)}{mark}: double-click to open this point in Serving"
