@@ -14,6 +14,7 @@ from widgets.jobs import jobs
 from widgets.panels import discover_panels
 from widgets.voice import PANEL, VoicePanel
 from widgets.voice.plots import REPLY_LANE
+from widgets.voice.state import RATE_STEP_PER_S
 
 WAIT_MS = 60_000
 TURNS = 40  # enough for the percentiles to differ; small enough to replay quickly
@@ -92,11 +93,11 @@ def test_load_slider_moves_the_spans_latest_edit_wins(qtbot, panel):
     # A drag: several values in a row; only the last one's run is drawn.
     last = panel.load_slider.maximum() // 2
     with qtbot.waitSignal(panel.run_drawn, timeout=WAIT_MS,
-                          check_params_cb=lambda d: d["values"]["rate"] == f"{last * 0.5:g}"):
+                          check_params_cb=lambda d: d["values"]["rate"] == f"{last * RATE_STEP_PER_S:g}"):
         for v in range(1, last + 1):
             panel.load_slider.setValue(v)
     qtbot.waitUntil(panel.is_ready, timeout=WAIT_MS)
-    assert panel.run_values["rate"] == f"{last * 0.5:g}"
+    assert panel.run_values["rate"] == f"{last * RATE_STEP_PER_S:g}"
     loaded = _model(panel.run_values)
     turn = loaded.turns[loaded.turn_index(95)]
     assert panel.drawn["silence_ms"] == turn.silence_s * 1e3
@@ -105,7 +106,7 @@ def test_load_slider_moves_the_spans_latest_edit_wins(qtbot, panel):
     assert panel.drawn["x1_ms"][i] - panel.drawn["x0_ms"][i] == pytest.approx((queue.end_s - queue.start_s) * 1e3)
     # More background never shortens the p95 silence (the model's monotonicity, drawn).
     assert panel.drawn["marks"]["p95"] >= _model({**panel.run_values, "rate": "0"}).summary["silence_p95_ms"]
-    assert panel.load_label.text().startswith(f"{last * 0.5:g}")
+    assert panel.load_label.text().startswith(f"{last * RATE_STEP_PER_S:g}")
     assert unloaded > 0
 
 

@@ -146,7 +146,7 @@ class VoicePanel(QtWidgets.QWidget):
         return outer
 
     def _connect(self) -> None:
-        self.load_slider.valueChanged.connect(lambda v: self.state.set_view("rate_per_s", v * RATE_STEP_PER_S))
+        self.load_slider.valueChanged.connect(lambda v: self.state.set_view("rate_per_s", round(v * RATE_STEP_PER_S, 6)))
         self.turns_spin.valueChanged.connect(lambda v: self.state.set_view("turns", v))
         self.seed_spin.valueChanged.connect(lambda v: self.state.set_view("seed", v))
         for name, b in self.shown_buttons.items():
@@ -234,7 +234,9 @@ class VoicePanel(QtWidgets.QWidget):
         s = run.summary
         self.summary_label.setText(
             "  ".join(f"{k} <b>{s[f'silence_{k}_ms']:.0f}</b> ms" for k in ("p50", "p95", "p99") if f"silence_{k}_ms" in s)
-            + (f"  · 欠载轮次 underrun turns {s['underrun_turn_share']:.0%}" if "underrun_turn_share" in s else ""))
+            + (f"  · 欠载轮次 underrun turns {s['underrun_turn_share']:.0%}" if "underrun_turn_share" in s else "")
+            + (f"  · 尾部主因 tail: {stage_label(s['tail_stage'])} {s.get('tail_stage_share', 0):.0%}"
+               if "tail_stage" in s else ""))
         self._show_breakdown(turn, shown)
         self.drawn = {**drawn, "shown": shown, "index": index, "marks": hist["marks"], "counts": hist["counts"],
                       "values": dict(self.run_values or {})}

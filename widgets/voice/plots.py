@@ -22,6 +22,7 @@ from widgets.theme import brush, color, pen
 S_TO_MS = 1e3
 BEFORE_MS = 350.0  # shown before the user's last word: the end of the phrase and the load then
 AFTER_REPLY_MS = 900.0  # shown of the reply after its first sample: its first chunks and stalls
+BOOK_MS = (370.0, 400.0)  # the book's two measured voice runs: user stops -> first chunk
 BACKGROUND_WINDOW_S = 3.0  # the background series kept around the turn (panning stays inside)
 
 # Stage name (core.voice) -> (lane label, colour kind). Names not listed keep their own name.
@@ -113,8 +114,8 @@ class TurnTimeline(QtCore.QObject):
         self.silence_curve = self.swimlane.add_curve("silence", pen=pen("ink", 2))
         self.silence_text = plot_text(anchor=(0.5, 1.0), kind="ink", size=11)
         p.addItem(self.silence_text)
-        self.user_line = marker_line(p, "muted", label="用户说完 user stops", position=0.5,
-                                     anchors=[(1.02, 0.5), (1.02, 0.5)])
+        self.user_line = marker_line(p, "muted", label="用户说完 user stops", position=0.3,
+                                     anchors=[(-0.02, 0.5), (-0.02, 0.5)])
         self.user_line.setValue(0.0)
         self.audible_line = marker_line(p, "decode", label="首个声音 first sound", position=0.62,
                                         anchors=[(-0.02, 0.5), (-0.02, 0.5)])
@@ -223,9 +224,9 @@ class SilenceHistogram:
         self.lines = {}
         for i, (name, _, kind) in enumerate(self.MARKS):
             self.lines[name] = marker_line(p, kind, label=name, position=0.92 - 0.1 * i, width=2)
-        self.book = pg.LinearRegionItem((370, 400), movable=False, brush=brush("tool", 40), pen=pg.mkPen(None))
+        self.book = pg.LinearRegionItem(BOOK_MS, movable=False, brush=brush("tool", 40), pen=pg.mkPen(None))
         p.addItem(self.book)
-        self.book_text = plot_text(anchor=(0.5, 0), kind="tool", size=8, text="书 book 370–400")
+        self.book_text = plot_text(anchor=(1, 0), kind="tool", size=8, text="书 book\n370–400")
         p.addItem(self.book_text)
 
     def show(self, silences_ms: np.ndarray, summary: dict) -> dict:
@@ -246,8 +247,10 @@ class SilenceHistogram:
                 line.label.setFormat(f"{name} {float(value):.0f}")
                 marks[name] = float(value)
         top = max(1, int(counts.max()) if counts.size else 1)
-        self.book_text.setPos(385, top * 1.02)
         right = max(hi, marks.get("p99", hi)) + 2 * width
-        self.card.plot.setXRange(min(lo, 360.0) - width, right, padding=0.02)
+        left = min(lo, BOOK_MS[0])
+        left -= 0.15 * (right - left)  # room for the book's label left of its band
+        self.book_text.setPos(BOOK_MS[0] - 2, top * 0.9)
+        self.card.plot.setXRange(left, right, padding=0.02)
         self.card.plot.setYRange(0, top * 1.15, padding=0)
         return {"counts": counts, "edges": edges, "marks": marks}

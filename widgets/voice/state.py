@@ -8,15 +8,15 @@ from __future__ import annotations
 
 from core.state_model import PanelModel
 
-RATE_MAX_PER_S = 24.0  # the slider's top: well past the point where the book's pool saturates
-RATE_STEP_PER_S = 0.5
+RATE_MAX_PER_S = 2.0  # the slider's top: past where the book's pool saturates (about 1.3-1.5 req/s)
+RATE_STEP_PER_S = 0.05
 SHOWN = ("p50", "p95", "p99")  # the turn drawn in the swimlane: the one at that silence percentile
 
 
 class VoiceState(PanelModel):
     key = "voice"
     VIEW = {
-        "rate_per_s": 4.0,  # background requests/s (Poisson, the book's 1:1 mix); 0 = none
+        "rate_per_s": 1.0,  # background requests/s (Poisson, the book's 1:1 mix); 0 = none
         "turns": 200,  # voice turns injected across the replay
         "seed": 0,
         "shown": "p95",
