@@ -11,10 +11,9 @@ import pytest
 from core.registry import ParamError
 from core.serving import replay as rp
 from core.serving import traces
-from core.serving.engine import EngineConfig, replay
+from core.serving.engine import replay
 from core.serving.replicas import MAX_ROUTED_WORK, replay_replicas, subset
 from core.serving.routers import ROUTERS, make_router
-from core.serving.step_cost import StepCost
 from core.serving.workload import PrefixBlocks, Workload
 
 sys.path.insert(0, "bench")

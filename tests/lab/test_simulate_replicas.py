@@ -3,7 +3,6 @@ gives, bit for bit; replicas, router and cost in every report."""
 from __future__ import annotations
 
 import json
-import math
 
 import numpy as np
 import pytest
@@ -71,3 +70,77 @@ def test_preloaded_workload_needs_its_trace_and_scales_once():
         time_scaled(time_scaled(shared, 2.0), 2.0)
     assert err.value.param == "time_scale"
     assert load_shared_trace({"max_num_seqs": "8"}) is None
+
+
+COST_KEYS = ("replicas", "router", "price_per_card_hour", "cost_per_hour", "cost_per_million_output_tokens")
+
+
+def _cost_from_report(report: dict) -> float:
+    return report["cost_per_hour"] * report["duration"] / 3600 / report["total_output_tokens"] * 1e6
+
+
+def test_every_report_has_replicas_router_and_cost():
+    report, _ = simulate_serving({"scenario": "uniform"})
+    for key in COST_KEYS:
+        assert key in report
+    assert report["replicas"] == 1 and report["router"] == "round_robin" and "per_replica" not in report
+    from core import catalog
+    from core.serving import replay as rp
+
+    price = catalog.hardware(rp.BOOK_CARD_KEY).price_per_card_hour
+    assert report["price_per_card_hour"] == price == report["cost_per_hour"]
+    assert report["cost_per_million_output_tokens"] == pytest.approx(_cost_from_report(report), rel=1e-12)
+    assert "deploybase" in report["price_source"] and report["book_observed"]["scenario"] == "uniform"
+    # a price of your own does not change the run, and the book's comparison stays
+    mine, _ = simulate_serving({"scenario": "uniform", "price_per_card_hour": "4"})
+    assert mine["cost_per_hour"] == 4.0 and mine["book_observed"] == report["book_observed"]
+    assert mine["ttft_p95_s"] == report["ttft_p95_s"]
+
+
+def test_replicas_report_per_replica_and_cost_scales():
+    report, (result, work) = simulate_serving({"replicas": "3", "router": "least_outstanding"})
+    rows = report["per_replica"]
+    assert [r["replica"] for r in rows] == [0, 1, 2]
+    assert sum(r["requests"] for r in rows) == report["requests"] == 480
+    assert sum(r["preemptions"] for r in rows) == report["preemptions"]
+    assert max(r["last_completion_s"] for r in rows) == report["last_completion_s"]
+    assert report["cost_per_hour"] == pytest.approx(3 * report["price_per_card_hour"], rel=1e-15)
+    assert report["cost_per_million_output_tokens"] == pytest.approx(_cost_from_report(report), rel=1e-12)
+    assert "engine_extras" not in report or "replicas" not in report["engine_extras"]
+    json.dumps(report)  # plain JSON
+    text = simulate("serving", {"replicas": "3", "router": "least_outstanding"})[1]
+    assert "3 replicas x 1 card behind least_outstanding" in text and "per million output tokens" in text
+    assert text.count("    replica ") == 3
+
+
+def test_hardware_sets_its_price_and_a_card_without_one_has_no_cost(tmp_path):
+    h100, _ = simulate_serving({"hardware": "h100-sxm", "max_num_seqs": "16", "durations_s": "30", "rates_per_s": "2",
+                                "shares_long_input": "0.5"})
+    assert h100["price_per_card_hour"] == 2.99 and "Lambda" in h100["price_source"]
+    card = tmp_path / "card.toml"
+    card.write_text('memory_gib = 141\nbandwidth_tb_s = 4.8\n[peak_tflops]\nbf16 = 989.4\n')
+    raw = {"hardware": str(card), "durations_s": "30", "rates_per_s": "2", "shares_long_input": "0.5"}
+    report, _ = simulate_serving(dict(raw))
+    assert report["cost_per_hour"] is None and report["cost_per_million_output_tokens"] is None
+    assert "price_per_card_hour=" in report["price_source"]
+    assert "cost: this card has no price" in simulate("serving", dict(raw))[1]
+    given, _ = simulate_serving(dict(raw, price_per_card_hour="3.5"))
+    assert given["cost_per_hour"] == 3.5
+
+
+@pytest.mark.parametrize("router", ["round_robin", "prefix_aware"])
+def test_preloaded_trace_with_replicas_equals_reading_the_file(router):
+    raw = {"trace": MOONCAKE, "limit": "300", "time_scale": "2", "replicas": "2", "router": router}
+    a, (ra, _) = simulate_serving(dict(raw))
+    b, (rb, _) = simulate_serving(dict(raw), workload=load_shared_trace(raw))
+    _same(a, b)
+    assert a["replicas"] == 2 and len(a["per_replica"]) == 2
+    assert np.array_equal(ra.extras["replica_of"], rb.extras["replica_of"])
+
+
+def test_bad_replicas_and_router_are_refused():
+    for raw, field in (({"replicas": "0"}, "replicas"), ({"replicas": "257"}, "replicas"),
+                       ({"router": "random"}, "router"), ({"price_per_card_hour": "-1"}, "price_per_card_hour")):
+        with pytest.raises(ParamError) as err:
+            simulate_serving(raw)
+        assert err.value.param == field
