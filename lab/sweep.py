@@ -178,11 +178,13 @@ def _search_row(shared, payload: dict) -> dict:
 
     search, raw, params = payload["search"], payload["raw"], payload["params"]
     runs: dict[float, tuple] = {}
+    refusals: list[ParamError] = []
 
     def attains(m: float):
         try:
             report, run = _simulate(scaled(raw, params, m), shared)
-        except ParamError:  # too many requests to replay at this rate: a limit, not the SLO
+        except ParamError as err:  # too many (or too few) requests to replay at this rate: a limit, not the SLO
+            refusals.append(err)
             return None, None
         share = _attainment(run[0], raw)
         runs[m] = (report, run, share)
@@ -190,8 +192,8 @@ def _search_row(shared, payload: dict) -> dict:
 
     found = max_multiplier(attains, search["tolerance"])
     at = found.multiplier if found.found else min(runs) if runs else None
-    if at is None:
-        raise ParamError("search", "no rate of this setting could be replayed; valid: a setting that replays at 1x")
+    if at is None:  # refused at every rate tried: the setting itself (evaluate_point makes it an error row)
+        raise refusals[0]
     report, run, share = runs[at]
     row = make_row(payload, report, share)
     work = run[1]

@@ -171,3 +171,14 @@ def test_a_point_the_replay_refuses_is_a_row_with_its_error(tmp_path, capsys):
     assert refused["values"] == {"kv_pool_bytes": "2GB"} and refused["error"] == expected
     rows = {r["param.kv_pool_bytes"]: r for r in rows_of(tmp_path / "out")}
     assert "p99_ttft_ms" not in rows[2e9] and rows[24 * 2**30]["requests"] == 20
+
+
+def test_a_search_on_a_setting_the_replay_refuses_keeps_the_reason(tmp_path, capsys):
+    trace = tmp_path / "t.csv"
+    trace.write_text("arrival_s,input_tokens,output_tokens\n" + "".join(f"{i * 0.5:.1f},{20000 + i},50\n" for i in range(20)))
+    summary = sweep(capsys, [f"trace={trace}", "kv_pool_bytes=2GB,24GiB", "search=max_rate", "slo_ttft_ms=60000"],
+                    tmp_path / "out")
+    (refused,) = summary["refused"]
+    assert refused["values"] == {"kv_pool_bytes": "2GB"} and refused["error"].startswith("kv_pool_bytes: ")
+    (found,) = [c for c in summary["capacity"] if c["values"] == {"kv_pool_bytes": "24GiB"}]
+    assert found["search.max_rate_per_s"] > 0
