@@ -104,6 +104,10 @@ def test_the_pareto_plot_holds_exactly_the_rows_front(qtbot, panel):
     assert _close(zip(xs, 10 ** ys * 1000), expected)
     line_x, _ = p.plots.front_line.getData()
     assert list(line_x) == sorted(line_x)  # the front is drawn left to right
+    # Each front point is labelled with its knobs' values (no two labels on top of each other).
+    labels = [item.textItem.toPlainText() for item in p.plots.front_labels if item.isVisible()]
+    by_key = {F.point_key(r): f"{r['param.max_num_seqs']} · {r['param.token_budget']}" for r in rows}
+    assert labels and set(labels) <= {by_key[k] for k in p.plots.pareto["front_keys"]}
     front_keys = set(p.plots.pareto["front_keys"])
     bold = {F.point_key(r) for r in p.table.rows_model.rows if F.point_key(r) in p.table.rows_model.front}
     assert bold == front_keys and front_keys
@@ -261,8 +265,10 @@ def test_pareto_figure_leaves_out_rows_without_a_cost():
             {"point": "c", "cost_per_million_output_tokens": 2.5, "p99_ttft_ms": 2000.0},
             {"point": "d", "cost_per_million_output_tokens": None, "p99_ttft_ms": 10.0},
             {"point": "e", "cost_per_million_output_tokens": 0.5, "p99_ttft_ms": float("nan")}]
-    fig = F.pareto_figure(rows)
-    assert fig["keys"] == ["a", "b", "c"]
+    for r, knobs in zip(rows, [(4, 64), (8, 64), (8, 128), (1, 1), (1, 1)]):
+        r.update({"param.replicas": knobs[0], "param.max_num_seqs": knobs[1]})
+    fig = F.pareto_figure(rows, ["replicas", "max_num_seqs"])
+    assert fig["keys"] == ["a", "b", "c"] and fig["front_labels"] == ["4 · 64", "8 · 64"]
     assert fig["front_keys"] == ["a", "b"] and fig["front_y"] == [3.0, 1.0]
 
 

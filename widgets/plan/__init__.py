@@ -161,7 +161,7 @@ class PlanPanel(QtWidgets.QWidget):
 
     def _draw(self) -> None:
         self._redraw.stop()
-        fig = self.plots.draw(self.runner.rows)
+        fig = self.plots.draw(self.runner.rows, self.table.rows_model.knobs)
         self.table.rows_model.set_front(set(fig["front_keys"]))
 
     def _on_finished(self, summary: dict) -> None:

@@ -44,22 +44,24 @@ def point_key(row: Mapping[str, Any]) -> str:
     return str(first(row, POINT_KEY, ""))
 
 
-def pareto_figure(rows: list[Mapping[str, Any]]) -> dict[str, Any]:
+def pareto_figure(rows: list[Mapping[str, Any]], knobs: Iterable[str] = ()) -> dict[str, Any]:
     """Every finished point (x = cost per million output tokens in USD, y = p99 TTFT in s)
     and the front, by core.sweep.summary's own rule (nothing both cheaper and faster):
-    {'x', 'y', 'keys', 'front_x', 'front_y', 'front_keys'}, the front ordered by cost."""
+    {'x', 'y', 'keys', 'front_x', 'front_y', 'front_keys', 'front_labels'}, the front
+    ordered by cost; a front point's label is its swept knobs' values ('4 · 64')."""
     from core.sweep.summary import pareto
 
     shown = []
     for r in rows:
         x, y = number(first(r, COST)), number(first(r, P99_TTFT))
         if math.isfinite(x) and math.isfinite(y):
-            shown.append({COST[0]: x, P99_TTFT[0]: y, "key": point_key(r)})
+            shown.append({COST[0]: x, P99_TTFT[0]: y, "key": point_key(r),
+                          "label": " · ".join(cell_text(param(r, k)) for k in knobs)})
     front = sorted(pareto(shown), key=lambda i: (i[COST[0]], i[P99_TTFT[0]]))
     return {"x": [i[COST[0]] for i in shown], "y": [i[P99_TTFT[0]] / 1000.0 for i in shown],
             "keys": [i["key"] for i in shown],
             "front_x": [i[COST[0]] for i in front], "front_y": [i[P99_TTFT[0]] / 1000.0 for i in front],
-            "front_keys": [i["key"] for i in front]}
+            "front_keys": [i["key"] for i in front], "front_labels": [i["label"] for i in front]}
 
 
 def capacity_figure(rows: list[Mapping[str, Any]]) -> dict[str, Any]:

@@ -22,6 +22,23 @@ def _dots(card, key: str, kind: str, size: float, alpha: int = 200) -> pg.PlotDa
                           symbolPen=pen("paper", 1))
 
 
+MAX_LABELS = 8  # front points labelled at most: more would hide the dots
+
+
+def _apart(xs: list[float], ys: list[float], most: int, gap: float = 0.08) -> list[int]:
+    """Up to `most` indices of points (x, log y) at least `gap` apart as a share of the
+    points' span, in order: a label for each, none printed over another."""
+    if not xs:
+        return []
+    ly = [math.log10(max(y, 1e-9)) for y in ys]
+    sx, sy = (max(xs) - min(xs)) or 1.0, (max(ly) - min(ly)) or 1.0
+    kept: list[int] = []
+    for i in range(len(xs)):
+        if all(abs(xs[i] - xs[k]) / sx >= gap or abs(ly[i] - ly[k]) / sy >= gap for k in kept):
+            kept.append(i)
+    return kept[:most]
+
+
 SUBTITLE = "a dot per point · line: the Pareto front · click: open in Serving"
 
 
@@ -46,6 +63,10 @@ class PlanPlots(QtCore.QObject):
                                                    symbolBrush=pg.mkBrush(None), symbolPen=pen("backlog", 2.5))
         for item in (self.points, self.front_points):
             item.sigPointsClicked.connect(self._on_clicked)
+        # Labels of the front's points (made once, the extras hidden): which setting each is.
+        self.front_labels = [plot_text(anchor=(-0.15, 1.1), kind="decode", size=9) for _ in range(MAX_LABELS)]
+        for label in self.front_labels:
+            p.addItem(label, ignoreBounds=True)
         self.slo_line = marker_line(p, "backlog", vertical=False, label="TTFT SLO", position=0.97,
                                     anchors=((1, 1), (1, 1)))
         self.slo_line.setVisible(False)
@@ -66,14 +87,22 @@ class PlanPlots(QtCore.QObject):
         self.pareto: dict = F.pareto_figure([])
         self.capacity: dict = F.capacity_figure([])
 
-    def draw(self, rows: list[dict]) -> dict:
-        """Draw every row; returns the Pareto figure (the table marks its front)."""
-        fig = self.pareto = F.pareto_figure(rows)
+    def draw(self, rows: list[dict], knobs: list[str] = ()) -> dict:
+        """Draw every row, the front's points labelled with their knobs' values; returns the
+        Pareto figure (the table marks its front)."""
+        fig = self.pareto = F.pareto_figure(rows, knobs)
+        shown = _apart(fig["front_x"], fig["front_y"], MAX_LABELS) if knobs else []
+        for label, i in zip(self.front_labels, shown + [None] * MAX_LABELS):
+            label.setVisible(i is not None)
+            if i is not None:
+                label.setText(fig["front_labels"][i])
+                label.setPos(fig["front_x"][i], math.log10(max(fig["front_y"][i], 1e-9)))
         self.points.setData(x=fig["x"], y=fig["y"], data=fig["keys"])
         self.front_points.setData(x=fig["front_x"], y=fig["front_y"], data=fig["front_keys"])
         self.front_line.setData(fig["front_x"], fig["front_y"])
         n, front = len(fig["x"]), len(fig["front_x"])
-        self.pareto_card.set_subtitle(f"{n} points, {front} on the Pareto front (line) · click a dot: open in Serving"
+        named = f" · labels: {' · '.join(knobs)}" if knobs and front else ""
+        self.pareto_card.set_subtitle(f"{n} points, {front} on the Pareto front{named} · click a dot: open in Serving"
                                       if n else SUBTITLE)
         cap = self.capacity = F.capacity_figure(rows)
         self.capacity_points.setData(x=cap["x"], y=cap["y"], data=cap["keys"])
