@@ -26,7 +26,7 @@ from core.serving import backlog as bl
 from core.serving import gantt
 from core.serving import replay as rp
 from core.serving import workload as wl
-from core.serving.engine import replay, validate
+from core.serving.engine import validate
 from core.serving.mix import classes_from, mix_rates
 
 # The banner's three segments (each a minute at the mix's rate): 均匀, then the two minutes of ②.
@@ -206,7 +206,7 @@ def replay_side(inputs, cancel: CancelToken = NEVER, workload: wl.Workload | Non
             config = dataclasses.replace(config, prefix_caching=prefix_caching)
         validate(config, workload)
         work = workload
-        result = replay(work, config, cancel=cancel)
+        result = rp.replay_workload(work, config, inputs, cancel)  # replicas > 1: behind the router
     cancel.check()
     summary = rp.summarize(result, work, config)
     scenario = rp.matching_scenario(inputs) if workload is None else None
