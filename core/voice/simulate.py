@@ -108,34 +108,46 @@ def _drive(engine: Engine, p, turn_r: np.ndarray, cancel: CancelToken) -> dict:
         engine.submit(r)
         if r in watch_of_r:
             watching[r] = watch_of_r[r]
+    until(math.inf)  # with the feed still open: the engine stops at each hop and cancel
     engine.close()
-    until(math.inf)
     engine.advance(math.inf, cancel)
     return done
 
 
 def _look(engine: Engine, p, watching: dict, heap: list, K: int) -> None:
-    """Turns whose first clause is out: their backend stop goes on the heap."""
+    """Turns whose first clause is out: their backend stop goes on the heap. Read from the
+    engine's first-token times and its step series (one token per step after the first)."""
     if not watching:
         return
     series = None
     for r in list(watching):
-        if int(engine.out[r]) < K and math.isnan(engine.finish[r]):
-            continue
-        k = watching.pop(r)
         t1 = float(engine.first_token[r])
+        finished = not math.isnan(float(engine.finish[r]))
         if math.isnan(t1):
-            continue  # finished without a token: nothing to interrupt
-        if series is None:
-            series = _series_view(engine)
-        t_k = t1 if K == 1 else float(step_ends(*series, t1, K - 1, engine.cost)[-1])
+            if finished:
+                watching.pop(r)  # gone without a token: nothing to interrupt
+            continue
+        if K == 1:
+            t_k = t1
+        else:
+            if series is None:
+                series = _series_view(engine)
+            ends = step_ends(*series, t1, K - 1, engine.cost)
+            if ends.size < K - 1:
+                if not finished:
+                    continue  # the clause is not out yet
+                t_k = float(engine.finish[r])
+            else:
+                t_k = float(ends[-1])
+        k = watching.pop(r)
         audible = pb.audible_s(_first_ready(t_k, p), p, turn_seed(p.seed, k))
         moments = pb.barge_moments(audible, p)
         heapq.heappush(heap, (moments.backend_stop_at_s, r, k))
 
 
 def _series_view(engine: Engine):
-    """The engine's step series so far, without copying (its typed arrays)."""
+    """The engine's step series so far, without copying (its typed arrays; the same
+    numbers result() copies out at the end)."""
     return (np.frombuffer(engine._s_t, dtype=np.float64), np.frombuffer(engine._s_steps, dtype=np.int64),
             np.frombuffer(engine._s_tok, dtype=np.int64))
 
