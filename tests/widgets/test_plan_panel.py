@@ -336,3 +336,22 @@ def test_in_the_main_window_a_point_opens_in_the_serving_panel(qtbot):
     qtbot.waitUntil(lambda: window.is_ready("serving") and not jobs().busy_keys(), timeout=60_000)
     window.close()
     jobs().wait_idle()
+
+
+def test_a_results_folder_is_written_resumed_and_kept_for_its_own_sweep(qtbot, panel, tmp_path):
+    folder = tmp_path / "sweep"
+    p = panel({"token_budget": "", "--out": str(folder)})
+    first = _run(qtbot, p)
+    assert first["points"]["reused"] == 0 and (folder / "results.csv").exists() and (folder / "summary.json").exists()
+    # One more value: the two finished points are reused (they stream in first), one is new.
+    p.form.set_values({"max_num_seqs": "32,64,96"})
+    again = _run(qtbot, p)
+    assert again["points"]["reused"] == 2 and again["points"]["done"] == 3
+    assert p.table.rows_model.rowCount() == 3 and "2 reused" in p.form.status.text()
+    # Another sweep (other fixed keys) is refused in that folder, under its field, unless --force.
+    p.form.set_values({"scenario": "shift"})
+    with qtbot.waitSignal(p.runner.failed, timeout=30_000):
+        p.run("inprocess")
+    assert "another sweep" in p.form.fields["--out"].error_label.text()
+    p.form.force_box.setChecked(True)
+    _run(qtbot, p)

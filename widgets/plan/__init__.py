@@ -126,7 +126,8 @@ class PlanPanel(QtWidgets.QWidget):
         engine = engine or self.form.engine()
         address = self.form.address() if engine == "ray" else None
         self.form.status.setText("解析中… · checking the sweep…")
-        self.runner.start(raw, engine, self.form.workers(), address)
+        self.runner.start(raw, engine, self.form.workers(), address, out_dir=self.form.out_dir(),
+                          force=self.form.force_box.isChecked())
         return True
 
     def cancel(self) -> None:

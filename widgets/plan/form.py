@@ -102,6 +102,7 @@ class SweepForm(QtWidgets.QFrame):
         search_row.addWidget(self.fields["attainment"], 1)
         col.addLayout(search_row)
         col.addLayout(self._engine_row())
+        col.addLayout(self._folder_row())
         col.addLayout(self._run_row())
         self.status = caption("", name="plan_status")
         col.addWidget(self.status)
@@ -143,6 +144,23 @@ class SweepForm(QtWidgets.QFrame):
         self._on_engine_changed()
         return row
 
+    def _folder_row(self) -> QtWidgets.QHBoxLayout:
+        """Where results.csv / .parquet and summary.json go (empty: kept in memory only); a
+        folder of the same sweep is resumed, its finished points reused."""
+        row = QtWidgets.QHBoxLayout()
+        name = QtWidgets.QLabel("结果文件夹 · folder")
+        name.setToolTip("lab sweep --out: results.csv, results.parquet, summary.json; run again to resume")
+        self.fields["--out"] = Field("--out", "results folder (empty: memory only)")
+        self.force_box = QtWidgets.QCheckBox("--force")
+        self.force_box.setToolTip("take over a folder written by a different sweep")
+        row.addWidget(name)
+        row.addWidget(self.fields["--out"], 1)
+        row.addWidget(self.force_box)
+        return row
+
+    def out_dir(self) -> str | None:
+        return self.fields["--out"].text() or None
+
     def _run_row(self) -> QtWidgets.QHBoxLayout:
         row = QtWidgets.QHBoxLayout()
         self.run_button = QtWidgets.QPushButton("▶ 运行 · Run")
@@ -174,7 +192,7 @@ class SweepForm(QtWidgets.QFrame):
         """The `lab sweep serving` keys as text (empty fields left out); a malformed
         'other' pair raises ValueError naming it."""
         raw = {key: f.text() for key, f in self.fields.items()
-               if key not in (OTHER, "attainment", "--address") and f.text()}
+               if key not in (OTHER, "attainment", "--address", "--out") and f.text()}
         for pair in shlex.split(self.fields[OTHER].text()):
             key, eq, value = pair.partition("=")
             if not eq or not key:

@@ -54,6 +54,8 @@ def run_in_job(raw: dict[str, str], out_dir: str | None, engine: str, workers: i
         kwargs = {"cancel": cancel} if cancel is not None else {}
         return run_sweep(spec, out_dir, executor, force=force, on_row=relay.row.emit,
                          progress=relay.progress.emit, **kwargs)
+    except ParamError as err:  # the results folder holds another sweep, or cannot be written
+        return Refused(err.param, err.message)
     finally:
         executor.close()
 
