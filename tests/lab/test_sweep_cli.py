@@ -182,3 +182,44 @@ def test_a_search_on_a_setting_the_replay_refuses_keeps_the_reason(tmp_path, cap
     assert refused["values"] == {"kv_pool_bytes": "2GB"} and refused["error"].startswith("kv_pool_bytes: ")
     (found,) = [c for c in summary["capacity"] if c["values"] == {"kv_pool_bytes": "24GiB"}]
     assert found["search.max_rate_per_s"] > 0
+
+
+def test_ctrl_c_keeps_finished_points_in_a_real_process(tmp_path, capsys):
+    """SIGINT to a running `lab sweep` (waiting on its progress bar through a pseudo-terminal,
+    not on a clock): exit 130, the finished points kept, a rerun computes only the rest."""
+    import os
+    import pty
+    import re
+    import fcntl
+    import signal
+    import struct
+    import subprocess
+    import sys
+    import termios
+    from pathlib import Path
+
+    root = Path(__file__).absolute().parents[2]
+    out = tmp_path / "out"
+    args = [*SMALL, "max_num_seqs=8:64:8", "token_budget=2048,8192"]
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # a terminal 100 columns wide
+    proc = subprocess.Popen([sys.executable, "-m", "lab", "sweep", "serving", *args, "--out", str(out), "--workers", "2"],
+                            cwd=root, env=dict(os.environ, PYTHONPATH=str(root)), stdout=subprocess.PIPE,
+                            stderr=slave, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    os.close(slave)
+    seen = b""
+    while not re.search(rb"\b[1-9]\d*/16\b", seen):  # tqdm's count: a point has finished
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # EIO: the process closed the terminal (it ended)
+            chunk = b""
+        assert chunk, (seen, proc.wait(), proc.stdout.read())
+        seen += chunk
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=120) == 130
+    os.close(master)
+    kept = len((out / "points.jsonl").read_text().splitlines())
+    summary = json.loads((out / "summary.json").read_text())
+    assert 1 <= kept < 16 and summary["points"]["done"] == kept and summary["points"]["left"] == 16 - kept
+    again = sweep(capsys, args, out)
+    assert (again["points"]["reused"], again["points"]["computed"]) == (kept, 16 - kept)
