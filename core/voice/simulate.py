@@ -103,7 +103,10 @@ def _drive(engine: Engine, p, turn_r: np.ndarray, cancel: CancelToken) -> dict:
             if engine.now >= t or idle:
                 return
 
-    for r in range(engine.n):
+    # A session's later turns wait for their predecessor: the engine places them itself.
+    routable = engine.arrivals.fixed if engine.arrivals is not None else range(engine.n)
+    for r in routable:
+        r = int(r)
         until(float(engine.arrival[r]))
         engine.submit(r)
         if r in watch_of_r:
