@@ -22,7 +22,7 @@ from core.voice import playback as pb
 from core.voice.background import background_workload, engine_config, with_turns
 from core.voice.model import BargeIn, Span, Turn, VoiceRun
 from core.voice.summary import summarize
-from core.voice.tokens import step_ends, token_times
+from core.voice.tokens import request_tokens, token_times
 
 
 def turn_seed(seed: int, k: int) -> int:
@@ -76,7 +76,7 @@ def _drive(engine: Engine, p, turn_r: np.ndarray, cancel: CancelToken) -> dict:
     engine.route()
     watch_of_r = {int(r): k for k, r in enumerate(turn_r)} if p.barge_in_ms is not None else {}
     watching: dict[int, int] = {}  # r -> turn: submitted, first clause not yet out
-    heap: list[tuple[float, int, int]] = []  # (backend stop, r, turn)
+    heap: list[tuple[float, int, int, float]] = []  # (backend stop, r, turn, its first clause)
     done: dict[int, tuple] = {}
     # The backend stop comes at least this long after the first clause's last token, so
     # hops this long see that token before its cancel is due (up to one engine event).
@@ -86,9 +86,9 @@ def _drive(engine: Engine, p, turn_r: np.ndarray, cancel: CancelToken) -> dict:
 
     def cancel_due(idle: bool) -> None:
         while heap and (idle or heap[0][0] <= engine.now):
-            t_stop, r, k = heapq.heappop(heap)
+            t_stop, r, k, t_k = heapq.heappop(heap)
             freed = engine.cancel(r)
-            done[k] = (t_stop, float(engine.now), freed)
+            done[k] = (t_stop, float(engine.now), freed, t_k)
 
     def until(t: float) -> None:
         while True:
@@ -130,22 +130,18 @@ def _look(engine: Engine, p, watching: dict, heap: list, K: int) -> None:
             if finished:
                 watching.pop(r)  # gone without a token: nothing to interrupt
             continue
-        if K == 1:
-            t_k = t1
-        else:
-            if series is None:
-                series = _series_view(engine)
-            ends = step_ends(*series, t1, K - 1, engine.cost)
-            if ends.size < K - 1:
-                if not finished:
-                    continue  # the clause is not out yet
-                t_k = float(engine.finish[r])
-            else:
-                t_k = float(ends[-1])
+        if series is None:
+            series = _series_view(engine)
+        preempted = [(float(e[1]), float(e[2])) for e in engine.preempt_log if int(e[0]) == r]
+        t_k = float(request_tokens(*series, t1, float(engine.finish[r]), K, engine.cost, preempted)[K - 1])
+        if math.isnan(t_k):
+            if not finished:
+                continue  # the clause is not out yet
+            t_k = float(engine.finish[r])
         k = watching.pop(r)
         audible = pb.audible_s(_first_ready(t_k, p), p, turn_seed(p.seed, k))
         moments = pb.barge_moments(audible, p)
-        heapq.heappush(heap, (moments.backend_stop_at_s, r, k))
+        heapq.heappush(heap, (moments.backend_stop_at_s, r, k, t_k))
 
 
 def _series_view(engine: Engine):
@@ -164,6 +160,8 @@ def _turn(k, row, result, p, cost, rtf, ends, preempted, barge, pre) -> Turn:
     cancelled_early = barge is not None and barge[2]
     tokens = token_times(result, row, int(p.reply_tokens), cost, preempted, cancelled=cancelled_early)
     clause_done = tokens[ends - 1]
+    if barge is not None and math.isnan(clause_done[0]):
+        clause_done[0] = barge[3]  # as the run saw it (the request cut before the series shows it)
     seed = turn_seed(p.seed, k)
     t_sched, t_first = float(result.first_schedule_s[row]), float(result.first_token_s[row])
     t_clause = float(clause_done[0])

@@ -47,14 +47,25 @@ def token_times(result, row: int, upto: int, cost, preempted: list[tuple[float, 
                 cancelled: bool = False) -> np.ndarray:
     """Times of tokens 1..upto of request `row` of a ReplayResult (NaN where it never got
     them: cancelled or never run). Token 1 is the first token (from its prefill)."""
-    t1 = float(result.first_token_s[row])
+    times = request_tokens(result.series_t, result.series_steps, result.series_tokens,
+                           float(result.first_token_s[row]), float(result.finish_s[row]), upto, cost, preempted)
+    finish = float(result.finish_s[row])
+    G = int(result.output_tokens[row])
+    if not cancelled and not math.isnan(finish) and upto >= G:
+        times[G - 1] = finish  # the last token is the finish, by definition
+    return times
+
+
+def request_tokens(series_t, series_steps, series_tokens, t1: float, finish: float, upto: int, cost,
+                   preempted=()) -> np.ndarray:
+    """Tokens 1..upto of a request whose first token came at t1, from a step series (the
+    whole run's or the part so far); NaN for tokens not (yet) produced."""
     times = np.full(upto, np.nan)
     if math.isnan(t1) or upto < 1:
         return times
     times[0] = t1
-    finish = float(result.finish_s[row])
-    steps = step_ends(result.series_t, result.series_steps, result.series_tokens, t1,
-                      upto - 1 + _lost_steps(result, t1, preempted), cost)
+    steps = step_ends(series_t, series_steps, series_tokens, t1,
+                      upto - 1 + _lost_steps(series_t, series_steps, preempted), cost)
     for t_pre, t_back in preempted:
         back = math.inf if math.isnan(t_back) else t_back
         steps = steps[(steps <= t_pre) | (steps > back)]
@@ -62,18 +73,14 @@ def token_times(result, row: int, upto: int, cost, preempted: list[tuple[float, 
         steps = steps[steps <= finish + 1e-12]
     got = steps[: upto - 1]
     times[1:1 + got.size] = got
-    G = int(result.output_tokens[row])
-    if not cancelled and not math.isnan(finish) and upto >= G:
-        times[G - 1] = finish  # the last token is the finish, by definition
     return times
 
 
-def _lost_steps(result, t1: float, preempted) -> int:
+def _lost_steps(t, series_steps, preempted) -> int:
     """Steps that give the request no token (while preempted): read past them."""
     lost = 0
-    t = result.series_t
     for t_pre, t_back in preempted:
         back = float(t[-1]) if math.isnan(t_back) else t_back
         lo, hi = np.searchsorted(t, [t_pre, back], side="right")
-        lost += int(np.sum(result.series_steps[lo:hi + 1]))
+        lost += int(np.sum(series_steps[lo:hi + 1]))
     return lost
