@@ -179,6 +179,10 @@ class ServingPanel(QtWidgets.QWidget):
     def _build_overlay(self) -> None:
         self.overlay = in_language(OverlayPlots(self._overlay_key))
         self._replay_column.addWidget(self.overlay)
+        from widgets.serving.replicas_view import ReplicasView  # shown only for replicas > 1
+
+        self.replicas_view = ReplicasView()
+        self._replay_column.addWidget(self.replicas_view)
 
     def _finish_build(self) -> None:
         p = self.plots
@@ -316,6 +320,8 @@ class ServingPanel(QtWidgets.QWidget):
     def _draw_replay(self, side: str, fig: F.ReplaySide) -> None:
         self.plots.draw_side(side, fig)
         figs = {s: (self.state.replay(s).result or {}).get("figure") for s in REPLAY_SIDES}
+        if getattr(self, "replicas_view", None) is not None:
+            self.replicas_view.draw(figs)
         self.controls.draw_table(F.compare_rows(figs))
         self.controls.replay_status.setText(F.replay_status(figs))
         t_end = max(f.t_end for f in figs.values() if f is not None)
