@@ -11,7 +11,11 @@ Keys are serving.replay's parameters (see `lab simulate serving --help`), plus
   slo_ttft_ms= slo_tpot_ms= slo_e2el_ms=   goodput SLOs (vLLM's request_goodput)
   model=KEY|config.json  hardware=KEY|card.toml   defaults for the replay's model and card
 The report keeps the book's names (p95 by nearest rank, seconds) and adds `vllm bench
-serve`'s (core/serving/vllm_metrics.py). --out DIR writes requests.csv, series.csv,
+serve`'s (core/serving/vllm_metrics.py), and what the cards cost (core/serving/cost.py):
+replicas, router, price_per_card_hour (hardware= sets it from the card; price_source says
+where it is from), cost_per_hour, cost_per_million_output_tokens, and with replicas > 1
+per_replica rows (core/serving/replicas.py; KV fractions of the merged run are of the
+pooled KV of all replicas). --out DIR writes requests.csv, series.csv,
 preemptions.csv and summary.json (lab/simulate_files.py); --format aiperf also
 profile_export.jsonl there, or prints its records to stdout without --out. Bad input
 raises ParamError naming the field and its valid range. No Qt here.

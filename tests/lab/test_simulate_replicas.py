@@ -144,3 +144,22 @@ def test_bad_replicas_and_router_are_refused():
         with pytest.raises(ParamError) as err:
             simulate_serving(raw)
         assert err.value.param == field
+
+
+def test_out_dir_names_each_requests_replica_and_writes_replica_series(tmp_path):
+    import csv
+
+    report, (result, _) = simulate_serving({"replicas": "2", "router": "least_kv"}, out=str(tmp_path))
+    assert "replicas.csv" in report["files"]
+    with open(tmp_path / "requests.csv", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [int(r["replica"]) for r in rows] == result.extras["replica_of"].tolist()
+    with open(tmp_path / "replicas.csv", encoding="utf-8") as fh:
+        series = list(csv.DictReader(fh))
+    for entry in result.extras["replicas"]:
+        mine = [r for r in series if int(r["replica"]) == entry["replica"]]
+        assert [int(r["kv_blocks"]) for r in mine] == entry["series_kv_blocks"].tolist()
+    single, _ = simulate_serving({}, out=str(tmp_path / "one"))
+    assert "replicas.csv" not in single["files"]
+    with open(tmp_path / "one" / "requests.csv", encoding="utf-8") as fh:
+        assert "replica" not in next(csv.reader(fh))
