@@ -130,6 +130,11 @@ class VoiceParams:
             values[key] = p.parse(text)
         params = cls(**values)
         params.check()
+        if "time_scale" in raw and params.trace is None:
+            raise ParamError("time_scale", "applies to a trace; valid: with trace=FILE")
+        if "duration_s" in raw and params.background() != "rate":
+            raise ParamError("duration_s", f"applies to rate=; valid: leave it out with {params.background()}= "
+                             "(the turns spread over the background's own span)")
         return params
 
     def with_(self, **changes: Any) -> "VoiceParams":

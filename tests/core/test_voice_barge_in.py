@@ -76,6 +76,8 @@ def test_same_run_without_barge_in_finishes_every_turn():
     ({"tts_rtf": "-1"}, "tts_rtf"),
     ({"chunk_ms": "0.01"}, "chunk_ms"),
     ({"warp": "9"}, "warp"),
+    ({"time_scale": "2"}, "time_scale"),
+    ({"scenario": "shift", "duration_s": "60"}, "duration_s"),
     ({"turns": "20000", "reply_tokens": "100000", "first_clause_tokens": "1"}, "reply_tokens"),
 ])
 def test_bad_input_names_the_field(raw, field):

@@ -127,7 +127,7 @@ def test_more_load_never_shortens_p95(seed):
 def test_turn_index_is_the_percentile_turn():
     run = simulate_voice(VoiceParams(rate=0.5, turns=40, duration_s=30))
     for q, key in ((50, "silence_p50_ms"), (95, "silence_p95_ms"), (99, "silence_p99_ms")):
-        assert run.turns[run.turn_index(q)].silence_s * 1000 == run.summary[key]
+        assert run.turns[run.turn_index(q)].silence_s * 1000 == pytest.approx(run.summary[key], abs=1e-6)
     with pytest.raises(ValueError):
         run.turn_index(101)
 
@@ -136,10 +136,19 @@ def test_summary_means_sum_to_the_mean_silence():
     s = simulate_voice(VoiceParams(rate=1, turns=30, duration_s=30)).summary
     means = [k for k in s if k.startswith("mean_")]
     assert means == [f"mean_{name}_ms" for name in STAGES]
-    assert sum(s[k] for k in means) == pytest.approx(s["silence_mean_ms"], rel=1e-9)
+    assert sum(s[k] for k in means) == pytest.approx(s["silence_mean_ms"], abs=1e-5)  # each to the ns
     assert s["tail_stage"] in STAGES
     for key in ("silence_p50_ms", "silence_p95_ms", "silence_p99_ms", "underrun_turn_share", "stall_p95_ms"):
         assert key in s
+
+
+def test_cancel_stops_the_run():
+    from core.cancel import Cancelled, CancelToken
+
+    token = CancelToken()
+    token.cancel()
+    with pytest.raises(Cancelled):
+        simulate_voice(VoiceParams(scenario="uniform", turns=100), cancel=token)
 
 
 def test_frames_tts_takes_audio_frames_real_time_factor():
