@@ -147,8 +147,12 @@ def _look(engine: Engine, p, watching: dict, heap: list, K: int) -> None:
 def _series_view(engine: Engine):
     """The engine's step series so far, without copying (its typed arrays; the same
     numbers result() copies out at the end)."""
-    return (np.frombuffer(engine._s_t, dtype=np.float64), np.frombuffer(engine._s_steps, dtype=np.int64),
-            np.frombuffer(engine._s_tok, dtype=np.int64))
+    try:
+        return (np.frombuffer(engine._s_t, dtype=np.float64), np.frombuffer(engine._s_steps, dtype=np.int64),
+                np.frombuffer(engine._s_tok, dtype=np.int64))
+    except AttributeError:  # an engine that keeps its series otherwise: the public copy (slower)
+        res = engine.result()
+        return res.series_t, res.series_steps, res.series_tokens
 
 
 def _first_ready(t_clause: float, p) -> float:

@@ -60,6 +60,17 @@ def test_barge_in_under_load_frees_only_the_turns_blocks():
     assert np.all(np.isfinite(res.finish_s[bg]))
 
 
+def test_a_barge_in_after_the_reply_changes_nothing():
+    """Watching the turns (the engine stopped at each hop) leaves the replay's timing as it
+    was: a barge-in after every reply has ended cancels nothing and moves no turn."""
+    p = VoiceParams(rate=0.5, turns=12, duration_s=30, seed=5)
+    plain = simulate_voice(p)
+    late = simulate_voice(p.with_(barge_in_ms=3_600_000))
+    assert not any(t.cancelled for t in late.turns)
+    assert [t.silence_s for t in late.turns] == pytest.approx([t.silence_s for t in plain.turns], rel=1e-9)
+    assert late.summary["silence_p95_ms"] == pytest.approx(plain.summary["silence_p95_ms"], rel=1e-9)
+
+
 def test_same_run_without_barge_in_finishes_every_turn():
     run = simulate_voice(VoiceParams(turns=5, rate=0.5, duration_s=30))
     assert not any(t.cancelled for t in run.turns)
