@@ -109,7 +109,16 @@ class RayExecutor:
         self.max_retries = int(max_retries)
         self._owns_ray = not ray.is_initialized()  # a caller's own Ray session is left running
         if self._owns_ray:
-            ray.init(**self._init_kwargs(address, workers, address is not None if ship_code is None else ship_code))
+            kwargs = self._init_kwargs(address, workers, address is not None if ship_code is None else ship_code)
+            try:
+                ray.init(**kwargs)
+            except (ConnectionError, RuntimeError, ValueError) as err:  # Ray's own refusal, in one line
+                text = " ".join(str(err).split())[:400]
+                if address is None:
+                    raise ParamError("--engine", f"a local Ray instance did not start ({text}); "
+                                                 "valid: --engine local, or a Ray that starts here") from None
+                raise ParamError("--address", f"Ray refused to connect to {address} ({text}); "
+                                              "valid: the address of a running Ray head you may join") from None
         self._remote = ray.remote(run_point).options(num_cpus=1, max_retries=self.max_retries, retry_exceptions=False)
         self._shared: tuple[Any, Any] | None = None  # (the object, its ref): put once
 

@@ -7,13 +7,15 @@ The check, all under one deadline (a few seconds):
 2. a TCP connection opens (refused / unroutable / no such host end here);
 3. for a GCS address: one gRPC call a Ray head answers, NodeInfoGcsService/GetClusterId,
    spoken by hand over HTTP/2 (ray's wheel does not ship grpcio): a reply with data means
-   a Ray GCS; an HTTP/1 server (the dashboard's port), a gRPC server without that service
-   (the Ray Client port) or silence is refused with what was seen.
+   a Ray GCS, and so does UNAUTHENTICATED (a head with Ray's token auth: accepted when
+   RAY_AUTH_MODE=token, else refused saying so); an HTTP/1 server (the dashboard's port), a gRPC server without that service
+   (the Ray Client port: UNIMPLEMENTED) or silence is refused with what was seen.
 No ray import here: this runs before ray.init, in a daemon thread (a name lookup cannot
 be interrupted, so the thread is abandoned on timeout rather than waited for).
 """
 from __future__ import annotations
 
+import os
 import re
 import socket
 import struct
@@ -43,8 +45,14 @@ def parse_address(address: str) -> tuple[str, str, int] | None:
     return match["scheme"] or "", match["v6"] or match["host"], port
 
 
+TOKEN = "token"  # what _probe returns for a head that wants Ray's auth token
+
+
 def check_address(address: str, timeout_s: float = 8.0) -> None:
-    """Return if a Ray head answers at address within timeout_s, else ParamError("--address")."""
+    """Return if a Ray head answers at address within timeout_s, else ParamError("--address").
+    A head with Ray's token auth is refused too unless RAY_AUTH_MODE=token (Ray's switch; the
+    token then comes from ~/.ray/auth_token, RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH): without
+    it ray.init fails only after its own 30 s of retries."""
     parsed = parse_address(address)
     if parsed is None:
         return  # auto: ray.init reads this machine's own cluster file (and fails fast without one)
@@ -55,6 +63,11 @@ def check_address(address: str, timeout_s: float = 8.0) -> None:
     thread.start()
     thread.join(timeout_s + 0.5)
     reason = outcome[0] if outcome else f"no answer within {timeout_s:g} s"
+    if reason == TOKEN:
+        if os.environ.get("RAY_AUTH_MODE", "").lower() == "token":
+            return
+        raise ParamError("--address", f"the Ray head at {address} wants Ray's auth token; valid: RAY_AUTH_MODE=token "
+                                      "with the cluster's token in ~/.ray/auth_token or RAY_AUTH_TOKEN")
     if reason is not None:
         raise ParamError("--address", f"no Ray head at {address} ({reason}); valid: {VALID}")
 
@@ -108,6 +121,17 @@ def _request_headers(authority: bytes) -> bytes:
             + b"\x00" + _hpack_str(b"te") + _hpack_str(b"trailers"))
 
 
+def _grpc_status(block: bytes) -> int | None:
+    """grpc-status from a header block, where it is a plain literal (gRPC's C core, which
+    Ray's GCS uses, writes the trailers without Huffman coding); None if not found."""
+    at = block.find(b"grpc-status")
+    if at < 0 or at + 12 > len(block):
+        return None
+    size = block[at + 11] & 0x7F
+    value = block[at + 12:at + 12 + size]
+    return int(value) if value.isdigit() else None
+
+
 def _read_exact(sock: socket.socket, n: int, deadline: float) -> bytes:
     data = b""
     while len(data) < n:
@@ -144,8 +168,11 @@ def _gcs_answers(sock: socket.socket, host: str, port: int, deadline: float) -> 
             sock.sendall(_frame(PING, ACK, 0, payload))
         elif kind == DATA and stream == 1 and length >= 5:
             return None  # a GetClusterId reply: a Ray GCS
-        elif kind == HEADERS and stream == 1 and flags & END_STREAM:
-            return ("connected, but the gRPC server there is not a Ray head's GCS "
-                    "(the Ray Client port? then use ray://HOST:PORT)")
+        elif kind == HEADERS and stream == 1 and flags & END_STREAM:  # an error, no reply
+            status = _grpc_status(payload)
+            if status == 16:  # UNAUTHENTICATED: a Ray head with token auth
+                return TOKEN
+            return (f"connected, but the gRPC server there is not a Ray head's GCS (grpc-status {status}; "
+                    "the Ray Client port? then use ray://HOST:PORT)")
         elif kind in (RST_STREAM, GOAWAY):
             return "connected, but the server refused the Ray call"

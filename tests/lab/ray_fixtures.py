@@ -52,7 +52,10 @@ def ray_cluster():
                "--include-dashboard=false", "--disable-usage-stats", f"--temp-dir={temp}",
                *(f"--{flag}={value}" for flag, value in ports.items())]
     log = open(os.path.join(temp, "ray-start.log"), "w+")
-    head = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    # Ray 2.60 turns token auth on for `ray start` once ~/.ray/auth_token exists (any local
+    # ray.init writes one): the test head says explicitly that it has none.
+    env = dict(os.environ, RAY_AUTH_MODE="disabled")
+    head = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
                             start_new_session=True)  # its own process group: stopped as one
     try:
         _wait_ready(head, log)
