@@ -156,3 +156,28 @@ def test_frames_tts_takes_audio_frames_real_time_factor():
     rtf = 1.0 / get("audio.frames").run()["audio_s_per_s"]
     gaps = np.diff(turn.tts_chunk_arrivals_s)
     assert np.median(gaps) == pytest.approx(rtf * 0.2, abs=1e-9)
+
+
+def test_token_times_through_preemption():
+    """Under the book's load some turns are preempted (recompute): they get no token while
+    out, and counting one token per step outside those windows lands on their finish."""
+    from core.voice.tokens import request_tokens
+
+    run = simulate_voice(VoiceParams(scenario="uniform", turns=300))
+    res = run.replay
+    cost = engine_config().cost
+    windows = {}
+    for row, t_pre, t_back in res.preempt_log:
+        windows.setdefault(int(row), []).append((t_pre, t_back))
+    preempted = [t for t in run.turns if t.request in windows]
+    assert preempted  # the book's pool runs dry: turns are among the victims
+    for t in run.turns:
+        tt = t.token_times_s
+        assert np.all(np.isfinite(tt)) and np.all(np.diff(tt) >= 0)
+        assert tt[-1] == res.finish_s[t.request]
+    for t in preempted:
+        counted = request_tokens(res.series_t, res.series_steps, res.series_tokens, float(res.first_token_s[t.request]),
+                                 float(res.finish_s[t.request]), t.token_times_s.size, cost, windows[t.request])
+        assert counted[-1] == pytest.approx(res.finish_s[t.request], abs=1e-9)  # no step too many or too few
+        for t_pre, t_back in windows[t.request]:
+            assert not np.any((t.token_times_s > t_pre) & (t.token_times_s <= t_back))
