@@ -8,6 +8,7 @@ import sys
 import numpy as np
 import pytest
 
+from core.cancel import NEVER
 from core.registry import ParamError
 from core.serving import replay as rp
 from core.serving import traces
@@ -199,3 +200,31 @@ def test_run_replay_dispatches_on_replicas():
     result, work, config = rp.run_replay(values)
     assert result.extras["replicas"] and result.num_blocks == 2 * config.num_blocks
     _equal(rp.run_replay(rp.REPLAY.resolve())[0], replay(work, config))
+
+
+def test_round_robin_split_equals_round_robin_cosimulated():
+    """The shortcut (split, replay each part) gives the schedule driving N routed engines
+    gives; times agree to rounding only: a routed engine stops its closed-form decode runs
+    at every arrival (the other replicas' too), which sums the same steps in pieces."""
+    from core.serving.replicas import _cosimulated, merge
+
+    work = synthetic_trace(400, seed=8, rate_per_s=10.0)
+    split = replay_replicas(work, SMALL_POOL, 3, "round_robin")
+    engines, replica_of = _cosimulated(work, SMALL_POOL, 3, "round_robin", NEVER, True)
+    cosim = merge(work, [e.result() for e in engines], replica_of)
+    assert np.array_equal(split.extras["replica_of"], replica_of)
+    for name in ("first_schedule_s", "first_token_s", "finish_s"):
+        assert np.allclose(getattr(split, name), getattr(cosim, name), rtol=1e-12, atol=1e-12), name
+    assert np.array_equal(split.preemptions, cosim.preemptions)
+    assert split.engine_steps == cosim.engine_steps and split.prefill_tokens == cosim.prefill_tokens
+
+
+@pytest.mark.parametrize("router", ROUTERS)
+def test_more_replicas_than_requests(router):
+    work = Workload(np.array([0.0, 0.5, 1.0]), np.array([100, 200, 300]), np.array([10, 20, 30]))
+    res = replay_replicas(work, BOOK, 5, router)
+    assert res.extras["replica_of"].tolist() == [0, 1, 2]
+    assert [e["requests"] for e in res.extras["replicas"]] == [1, 1, 1, 0, 0]
+    alone = replay(work, BOOK)  # far apart enough that nobody waits: the same times as one engine
+    assert np.array_equal(res.finish_s, alone.finish_s)
+    assert res.num_blocks == 5 * BOOK.num_blocks
