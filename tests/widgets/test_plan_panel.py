@@ -106,7 +106,7 @@ def test_the_pareto_plot_holds_exactly_the_rows_front(qtbot, panel):
     assert list(line_x) == sorted(line_x)  # the front is drawn left to right
     # Each front point is labelled with its knobs' values (no two labels on top of each other).
     labels = [item.textItem.toPlainText() for item in p.plots.front_labels if item.isVisible()]
-    by_key = {F.point_key(r): f"{r['param.max_num_seqs']} · {r['param.token_budget']}" for r in rows}
+    by_key = {F.point_key(r): f"{r['param.max_num_seqs']} / {r['param.token_budget']}" for r in rows}
     assert labels and set(labels) <= {by_key[k] for k in p.plots.pareto["front_keys"]}
     front_keys = set(p.plots.pareto["front_keys"])
     bold = {F.point_key(r) for r in p.table.rows_model.rows if F.point_key(r) in p.table.rows_model.front}
@@ -268,7 +268,7 @@ def test_pareto_figure_leaves_out_rows_without_a_cost():
     for r, knobs in zip(rows, [(4, 64), (8, 64), (8, 128), (1, 1), (1, 1)]):
         r.update({"param.replicas": knobs[0], "param.max_num_seqs": knobs[1]})
     fig = F.pareto_figure(rows, ["replicas", "max_num_seqs"])
-    assert fig["keys"] == ["a", "b", "c"] and fig["front_labels"] == ["4 · 64", "8 · 64"]
+    assert fig["keys"] == ["a", "b", "c"] and fig["front_labels"] == ["4 / 64", "8 / 64"]
     assert fig["front_keys"] == ["a", "b"] and fig["front_y"] == [3.0, 1.0]
 
 
@@ -288,7 +288,11 @@ def test_the_panel_opens_on_a_first_sweep(qtbot):
     p.show()
     qtbot.waitUntil(p.is_ready, timeout=60_000)
     assert p.table.rows_model.rowCount() == 2 and p.summary is not None
-    assert "cheapest" in p.summary_label.text() or "SLO" in p.summary_label.text()
+    if p.summary["cheapest_meeting_slo"] is not None:
+        assert "cheapest meeting the SLOs" in p.summary_label.text() and "max_num_seqs=" in p.setting_label.text()
+    else:
+        assert "no setting meets the SLOs" in p.summary_label.text() and not p.setting_label.text()
+    assert p.summary_label.toolTip() == p.summary["cheapest_note"]
     p.close()
     jobs().wait_idle()
 

@@ -65,27 +65,32 @@ class PlanPanel(QtWidgets.QWidget):
         self.plots = PlanPlots(self)
         self.table = RowsTable()
         self.summary_label = caption("", name="plan_summary")
-        self.summary_label.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        self.summary_label.setStyleSheet("font-weight: 600;")
+        self.setting_label = caption("", name="plan_cheapest")
+        self.setting_label.setTextFormat(QtCore.Qt.TextFormat.RichText)
         table_card = QtWidgets.QFrame()
         table_card.setProperty("role", "card")
         box = QtWidgets.QVBoxLayout(table_card)
         box.setContentsMargins(8, 6, 8, 6)
-        heading = QtWidgets.QLabel("<b>结果 · results</b> (双击一行:在 Serving 打开 · double-click a row: open it in Serving)")
+        heading = QtWidgets.QLabel("结果(双击一行:在 §3.1.3 打开)· results (double-click a row: open it in Serving)")
+        heading.setStyleSheet("font-weight: 600;")
         heading.setWordWrap(True)
         box.addWidget(heading)
         box.addWidget(self.table, 1)
         # The form on the left; the figures side by side above the table on the right.
         figures = QtWidgets.QHBoxLayout()
         figures.setSpacing(12)
-        figures.addWidget(self.plots.pareto_card)
-        figures.addWidget(self.plots.capacity_card)
+        figures.addWidget(self.plots.pareto_card, 3)  # shares by stretch, whatever the subtitles' length
+        figures.addWidget(self.plots.capacity_card, 2)
         results = QtWidgets.QWidget()
         col = QtWidgets.QVBoxLayout(results)
         col.setContentsMargins(0, 0, 0, 0)
         col.setSpacing(12)
         col.addLayout(figures, 3)
         col.addWidget(table_card, 2)
-        self.form.layout().insertWidget(self.form.layout().indexOf(self.form.status) + 1, self.summary_label)
+        at = self.form.layout().indexOf(self.form.status) + 1
+        self.form.layout().insertWidget(at, self.summary_label)
+        self.form.layout().insertWidget(at + 1, self.setting_label)
         page = ReflowLayout(columns=2, min_column_em=FIGURE_COLUMN_EM, stretch=(2, 3))
         page.addWidget(self.form)
         page.addWidget(results)
@@ -152,6 +157,7 @@ class PlanPanel(QtWidgets.QWidget):
         self.plots.draw([])
         self.plots.set_slo_ttft_ms(F.number(spec.fixed.get("slo_ttft_ms")))
         self.summary_label.setText("")
+        self.setting_label.setText("")
         self.form.set_progress(0, len(spec.points))
         self.form.status.setText(f"{len(spec.points)} 个点运行中 · {len(spec.points)} points running")
 
@@ -169,7 +175,11 @@ class PlanPanel(QtWidgets.QWidget):
         self._draw()
         self.summary = summary
         self.form.status.setText(summary_status(summary, len(self.runner.rows)))
-        self.summary_label.setText(summary_text(summary))
+        text, setting, note = summary_text(summary)
+        self.summary_label.setText(text)
+        self.setting_label.setText(setting)
+        for label in (self.summary_label, self.setting_label):
+            label.setToolTip(note)
 
     def _on_failed(self, field: str, message: str) -> None:
         """Bad input under its field; anything else (a bug, a lost cluster) in the status line."""
@@ -238,16 +248,22 @@ def summary_status(summary: dict, rows: int) -> str:
     return f"完成 {done} 个点(复用 {reused})· {done} points done, {reused} reused{tail}"
 
 
-def summary_text(summary: dict) -> str:
-    """The summary's answer in one line: the cheapest setting meeting the SLOs, or why none."""
+def summary_text(summary: dict) -> tuple[str, str, str]:
+    """(answer, setting, tooltip): the cheapest setting meeting the SLOs and its cost (its
+    values apart, as <code>: identifiers in either language), or that none does; core's
+    note as the tooltip."""
     best = summary.get("cheapest_meeting_slo")
     note = summary.get("cheapest_note") or ""
     if isinstance(best, dict):
-        setting = ", ".join(f"{k}={v}" for k, v in (best.get("values") or {}).items()) or "the fixed keys"
+        setting = ", ".join(f"{k}={v}" for k, v in (best.get("values") or {}).items())
+        code = f"<code>{setting}</code>" if setting else ""
         cost = F.number(best.get(F.COST[0]))
-        cost_text = f" · ${cost:.3g} / M output tokens" if math.isfinite(cost) else ""
-        return f"<b>最便宜且达标 · cheapest meeting the SLOs</b>: {setting}{cost_text} ({note})"
-    return note
+        zh_cost, en_cost = (f",每百万输出 token ${cost:.3g}", f", ${cost:.3g} per million output tokens") \
+            if math.isfinite(cost) else ("", "")
+        return f"最便宜且达标{zh_cost} · cheapest meeting the SLOs{en_cost}", code, note
+    if not summary.get("slos_ms"):
+        return "未设 SLO · no SLO given", "", note
+    return "没有设置达标(见提示)· no setting meets the SLOs (see the tooltip)", "", note
 
 
 PANEL = PanelInfo(key="plan", title="规划 · Plan at scale", section="3.1.3", order=1.6, factory=PlanPanel)

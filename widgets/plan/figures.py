@@ -48,7 +48,7 @@ def pareto_figure(rows: list[Mapping[str, Any]], knobs: Iterable[str] = ()) -> d
     """Every finished point (x = cost per million output tokens in USD, y = p99 TTFT in s)
     and the front, by core.sweep.summary's own rule (nothing both cheaper and faster):
     {'x', 'y', 'keys', 'front_x', 'front_y', 'front_keys', 'front_labels'}, the front
-    ordered by cost; a front point's label is its swept knobs' values ('4 · 64')."""
+    ordered by cost; a front point's label is its swept knobs' values ('4 / 64')."""
     from core.sweep.summary import pareto
 
     shown = []
@@ -56,7 +56,7 @@ def pareto_figure(rows: list[Mapping[str, Any]], knobs: Iterable[str] = ()) -> d
         x, y = number(first(r, COST)), number(first(r, P99_TTFT))
         if math.isfinite(x) and math.isfinite(y):
             shown.append({COST[0]: x, P99_TTFT[0]: y, "key": point_key(r),
-                          "label": " · ".join(cell_text(param(r, k)) for k in knobs)})
+                          "label": " / ".join(cell_text(param(r, k)) for k in knobs)})
     front = sorted(pareto(shown), key=lambda i: (i[COST[0]], i[P99_TTFT[0]]))
     return {"x": [i[COST[0]] for i in shown], "y": [i[P99_TTFT[0]] / 1000.0 for i in shown],
             "keys": [i["key"] for i in shown],

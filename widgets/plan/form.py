@@ -32,7 +32,7 @@ SLOS = (
     ("slo_e2el_ms", "E2EL ≤ (ms)", ""),
 )
 OTHER = "other"  # free KEY=VALUE pairs (trace=..., rates_per_s=..., …)
-ENGINES = (("local", "本机进程池 · local pool"), ("ray", "Ray 集群 · Ray cluster"))
+ENGINES = (("local", "本机进程池 · local pool"), ("ray", "集群 · Ray cluster"))
 # Keys in the window's settings (values, not widget indices).
 SETTING_ENGINE, SETTING_WORKERS, SETTING_ADDRESS = "plan/engine", "plan/workers", "plan/cluster_address"
 
@@ -83,7 +83,7 @@ class SweepForm(QtWidgets.QFrame):
         col.setSpacing(6)
         title = QtWidgets.QLabel("<b>扫描设置 · What to sweep</b>")
         col.addWidget(title)
-        col.addWidget(caption("每格写 v1,v2,… 或 start:stop:step,组合成网格 · "
+        col.addWidget(caption("每格写 v1,v2,… 或 起:止:步,组合成网格 · "
                               "each knob takes v1,v2,… or start:stop:step; lists multiply into a grid"))
         col.addLayout(self._grid([(k, label, ph, text) for k, label, ph, text in KNOBS]))
         self.fields[OTHER] = Field(OTHER, "trace=… rates_per_s=8,8 kv_pool_bytes=…", "arrival=poisson")
@@ -151,7 +151,7 @@ class SweepForm(QtWidgets.QFrame):
         name = QtWidgets.QLabel("结果文件夹 · folder")
         name.setToolTip("lab sweep --out: results.csv, results.parquet, summary.json; run again to resume")
         self.fields["--out"] = Field("--out", "results folder (empty: memory only)")
-        self.force_box = QtWidgets.QCheckBox("--force")
+        self.force_box = QtWidgets.QCheckBox("覆盖 · --force")
         self.force_box.setToolTip("take over a folder written by a different sweep")
         row.addWidget(name)
         row.addWidget(self.fields["--out"], 1)

@@ -39,7 +39,7 @@ def _apart(xs: list[float], ys: list[float], most: int, gap: float = 0.08) -> li
     return kept[:most]
 
 
-SUBTITLE = "a dot per point · line: the Pareto front · click: open in Serving"
+SUBTITLE = "每点一次回放;线:帕累托前沿;点击:在 §3.1.3 打开 · a dot per point · line: the Pareto front · click: open in Serving"
 
 
 class PlanPlots(QtCore.QObject):
@@ -101,8 +101,9 @@ class PlanPlots(QtCore.QObject):
         self.front_points.setData(x=fig["front_x"], y=fig["front_y"], data=fig["front_keys"])
         self.front_line.setData(fig["front_x"], fig["front_y"])
         n, front = len(fig["x"]), len(fig["front_x"])
-        named = f" · labels: {' · '.join(knobs)}" if knobs and front else ""
-        self.pareto_card.set_subtitle(f"{n} points, {front} on the Pareto front{named} · click a dot: open in Serving"
+        zh, en = ("(标注按表格列序)", " (labels: the table's knobs)") if knobs and front else ("", "")
+        self.pareto_card.set_subtitle(f"{n} 个点,前沿 {front} 个{zh} · {n} points, {front} on the front{en} · "
+                                      "click: open in Serving"
                                       if n else SUBTITLE)
         cap = self.capacity = F.capacity_figure(rows)
         self.capacity_points.setData(x=cap["x"], y=cap["y"], data=cap["keys"])
