@@ -20,11 +20,17 @@ from core.serving.workload import PrefixBlocks, Sessions, Workload
 MAX_BACKGROUND = 2_000_000
 
 
-def engine_config(scenario: str | None = None):
+def engine_config():
     """The serving replay's engine with the book's defaults (Qwen3-8B on the RTX PRO 6000)."""
-    from core.serving import replay as rp
+    global _CONFIG
+    if _CONFIG is None:
+        from core.serving import replay as rp
 
-    return rp.config_from(rp.REPLAY.resolve())
+        _CONFIG = rp.config_from(rp.REPLAY.resolve())
+    return _CONFIG
+
+
+_CONFIG = None
 
 
 def background_workload(p, config, cancel: CancelToken = NEVER) -> tuple[Workload, float, str]:

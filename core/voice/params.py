@@ -161,6 +161,17 @@ class VoiceParams:
             raise ParamError("first_clause_tokens", f"got {self.first_clause_tokens} for a reply of {self.reply_tokens} "
                              f"tokens: the chunker never completes a clause; valid: 1..{self.reply_tokens} "
                              "(at most reply_tokens)")
+        if self.background() == "rate" and self.rate * self.duration_s > MAX_BACKGROUND_REQUESTS:
+            raise ParamError("rate", f"{self.rate:g}/s over {self.duration_s:g} s is {self.rate * self.duration_s:,.0f} "
+                             f"background requests; valid: rate · duration_s <= {MAX_BACKGROUND_REQUESTS:,} "
+                             "(the serving replay's bound)")
+        from core.serving.traces import request_token_limit
+        from core.voice.background import engine_config
+
+        limit = request_token_limit(engine_config())
+        if self.prompt_tokens + self.reply_tokens > limit:
+            raise ParamError("prompt_tokens", f"{self.prompt_tokens:,} + {self.reply_tokens:,} reply tokens; valid: "
+                             f"prompt_tokens + reply_tokens <= {limit:,} (the KV pool holds no more for one request)")
         samples = 24_000 * self.chunk_ms / 1000.0
         if abs(samples - round(samples)) > 1e-6:
             raise ParamError("chunk_ms", f"got {self.chunk_ms:g} ms = {samples:g} samples at 24 kHz; valid: a whole "
@@ -179,6 +190,7 @@ class VoiceParams:
         return sum(chunks_of(n, self) for n in clause_sizes(self))
 
 
+MAX_BACKGROUND_REQUESTS = 100_000  # core.serving.replay.MAX_REPLAY_REQUESTS
 MAX_REPLY_CHUNKS = 200_000  # over an hour of 20 ms chunks
 MAX_CHUNKS_TOTAL = 20_000_000  # about 160 MB of per-chunk arrays
 

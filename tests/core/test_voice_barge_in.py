@@ -88,6 +88,8 @@ def test_same_run_without_barge_in_finishes_every_turn():
     ({"chunk_ms": "0.01"}, "chunk_ms"),
     ({"warp": "9"}, "warp"),
     ({"time_scale": "2"}, "time_scale"),
+    ({"rate": "1000", "duration_s": "1000"}, "rate"),
+    ({"prompt_tokens": "500000"}, "prompt_tokens"),
     ({"scenario": "shift", "duration_s": "60"}, "duration_s"),
     ({"turns": "20000", "reply_tokens": "100000", "first_clause_tokens": "1"}, "reply_tokens"),
 ])
