@@ -3,7 +3,8 @@
     uniform_1000   scenario=uniform turns=1000 (480 background requests + 1,000 turns in one
                    engine): wall time of simulate_voice, REPEATS (5) times; target <= 2 s.
     uniform_barge  the same with barge_in_ms=300 (every turn watched while it runs, its
-                   request cancelled at the backend stop): the cost of barge-in.
+                   request cancelled at the backend stop): the cost of barge-in, and how
+                   long after the backend stop the engine let the request go (cancel_lag_ms).
     rate_sweep     the Voice panel's load slider: rate=0..8 req/s, 200 turns each, one
                    simulate_voice per position (what a drag asks for), wall per position.
 
@@ -63,6 +64,8 @@ def main() -> None:
     walls, summary = _wall(uniform, a.repeats)
     barge = VoiceParams(scenario="uniform", turns=a.turns, barge_in_ms=300)
     barge_walls, barge_summary = _wall(barge, a.repeats)
+    barge_run = simulate_voice(barge)
+    lag = [(t.barge_in.engine_cancel_s - t.barge_in.backend_stop_s) for t in barge_run.turns if t.cancelled]
     slider = []
     for rate in (0, 0.5, 1, 2, 4, 8):
         w, _ = _wall(VoiceParams(rate=rate, turns=200), a.repeats)
@@ -74,7 +77,10 @@ def main() -> None:
         "uniform_1000": {"turns": a.turns, "wall_s": stats(walls, target=TARGET_S),
                          "summary": {k: summary[k] for k in keys}, "where": _where(uniform)},
         "uniform_barge": {"turns": a.turns, "wall_s": stats(barge_walls, target=TARGET_S),
-                          "summary": {k: barge_summary[k] for k in keys}},
+                          "summary": {k: barge_summary[k] for k in keys},
+                          # backend stop -> the engine's cancel (the end of the step, or of the
+                          # closed-form decode run, under way then): a model figure, not timing
+                          "cancel_lag_ms": stats(lag, scale=1e3, digits=1)},
         "rate_sweep_200_turns": slider,
         "unloaded_anchors": {"silence_p50_ms": round(unloaded["silence_p50_ms"], 1),
                              "first_arrival_p50_ms": round(unloaded["first_arrival_p50_ms"], 1),

@@ -5,7 +5,10 @@ arrival order. A barge-in needs the engine while it runs: the reply's first audi
 follows from the first clause's last token, so a turn with a barge-in is watched (the
 engine advanced in short hops) until that token is out; its backend-stop moment is then a
 cancel, applied when the engine's clock reaches it (at the end of the step running then:
-an engine aborts between steps).
+an engine aborts between steps). Known limit: while requests wait and none can be admitted,
+the engine advances a run of pure-decode steps in one go and stops only at its end, so a
+stop falling inside such a run takes effect at the run's end (BargeIn.engine_cancel_s says
+when; bench_voice's cancel_lag_ms: median 178 ms under the book's load, 12 ms at rate=1).
 """
 from __future__ import annotations
 
