@@ -6,11 +6,16 @@ opens in the Serving state's replay A."""
 from __future__ import annotations
 
 import math
+import sys
+from pathlib import Path
 
 import numpy as np
 import shiboken6
 import pytest
 from PySide6 import QtCore, QtWidgets
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lab"))  # the Ray head fixture lives there
+from ray_fixtures import ray_cluster  # noqa: E402,F401 (a fixture)
 
 from widgets.jobs import jobs
 from widgets.plan import PlanPanel
@@ -359,3 +364,17 @@ def test_a_results_folder_is_written_resumed_and_kept_for_its_own_sweep(qtbot, p
     assert "another sweep" in p.form.fields["--out"].error_label.text()
     p.form.force_box.setChecked(True)
     _run(qtbot, p)
+
+
+def test_on_a_ray_cluster_the_rows_equal_the_in_process_ones(qtbot, panel, ray_cluster):
+    """The engine choice reaches the cluster: a real local head (tests/lab/ray_fixtures.py)."""
+    address = ray_cluster
+    p = panel({"token_budget": "", "--address": address})
+    p.form.engine_box.setCurrentIndex(p.form.engine_box.findData("ray"))
+    _run(qtbot, p, engine="ray", timeout=240_000)
+    on_ray = {r["point"]: r for r in p.rows()}
+    _run(qtbot, p, engine="inprocess")
+    here = {r["point"]: r for r in p.rows()}
+    assert set(on_ray) == set(here) and len(here) == 2
+    for key, row in here.items():
+        assert {k: v for k, v in row.items() if k != "wall_s"} == {k: v for k, v in on_ray[key].items() if k != "wall_s"}
