@@ -118,7 +118,10 @@ def run_sweep(spec: SweepSpec, out_dir: str | None, executor: Executor, *, force
         ordered = [rows[p.key] for p in spec.points if p.key in rows]
         summary = summarize(spec, ordered, reused=reused, cancelled=cancelled)
         if store is not None:
-            summary["files"] = store.write_results(ordered, summary)
+            try:
+                summary["files"] = store.write_results(ordered, summary)
+            finally:
+                store.release()
     return summary
 
 

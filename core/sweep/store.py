@@ -8,6 +8,7 @@
   results.csv      one row per point of the sweep (finished ones), written at the end and
   results.parquet  when a sweep stops early; the same columns in both
   summary.json     core/sweep/summary.py's summary
+  .lock            held while a sweep writes the folder (a second one is refused)
 
 Rows are JSON-able dicts of scalars (floats as they are: repr round-trips exactly).
 """
@@ -25,6 +26,7 @@ from core.sweep.points import canonical, digest
 
 SPEC_FILE = "sweep.json"
 POINTS_FILE = "points.jsonl"
+LOCK_FILE = ".lock"
 FILES = ("results.csv", "results.parquet", "summary.json")
 
 
@@ -35,8 +37,10 @@ class Store:
         self._points = None  # points.jsonl, open for appending once the first point finishes
         identity = spec.identity()
         record = {"kind": spec.kind, "given": spec.given, "identity": identity, "identity_sha256": digest(identity)}
+        self._lock = None
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
+            self._take_lock()
             path = self.folder / SPEC_FILE
             if path.exists() and not force:
                 old = _read_json(path)
@@ -46,7 +50,28 @@ class Store:
                                               "fine), or --force to take it over")
             write_atomic(path, (json.dumps(record, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
         except OSError as err:
+            self.release()
             raise ParamError("--out", f"cannot write to {str(self.folder)!r} ({err.strerror}); valid: a writable folder") from None
+        except BaseException:  # refused (another sweep's folder): let go of it at once
+            self.release()
+            raise
+
+    def _take_lock(self) -> None:
+        """One sweep writes a folder at a time (two would interleave points.jsonl and race on
+        results): an exclusive lock on DIR/.lock, held until close; the OS drops it if the
+        process dies."""
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: no lock, as before
+            return
+        handle = open(self.folder / LOCK_FILE, "a")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            raise ParamError("--out", f"another sweep is writing {str(self.folder)!r} now; valid: wait for it, "
+                                      "or another folder") from None
+        self._lock = handle
 
     def load(self) -> dict[str, dict]:
         """The finished points: key -> row (the last line of a key wins; torn lines skipped)."""
@@ -81,6 +106,13 @@ class Store:
         if self._points is not None:
             self._points.close()
             self._points = None
+
+    def release(self) -> None:
+        """Done with the folder: points closed, the lock let go."""
+        self.close()
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     def write_results(self, rows: list[dict], summary: dict) -> list[str]:
         """results.csv, results.parquet and summary.json, each written whole or not at all."""

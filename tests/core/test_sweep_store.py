@@ -101,3 +101,13 @@ def test_a_moved_trace_is_the_same_sweep(tmp_path):
     moved.write_text(moved.read_text().replace(",30\n", ",31\n"))  # edited: another trace
     with pytest.raises(ParamError, match="trace content"):
         run_sweep(parse_sweep("serving", {"trace": str(moved), "max_num_seqs": "4,8"}), str(out), InProcess())
+
+
+def test_one_sweep_writes_a_folder_at_a_time(tmp_path):
+    spec = parse_sweep("serving", dict(BASE, max_num_seqs="16"))
+    holder = Store(tmp_path, spec)
+    with pytest.raises(ParamError, match="another sweep is writing"):
+        run_sweep(spec, str(tmp_path), InProcess())
+    holder.release()
+    assert run_sweep(spec, str(tmp_path), InProcess())["points"]["computed"] == 1
+    assert run_sweep(spec, str(tmp_path), InProcess())["points"]["reused"] == 1  # released after each run
