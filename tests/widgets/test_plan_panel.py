@@ -96,6 +96,7 @@ def test_a_small_sweep_streams_its_rows_into_the_table_and_plots(qtbot, panel):
     assert _close(zip(xs, 10 ** ys), [(r["cost_per_million_output_tokens"], r["p99_ttft_ms"] / 1000) for r in rows])
     assert p.form.run_button.isEnabled() and not p.form.cancel_button.isEnabled()
     assert p.form.progress.value() == p.form.progress.maximum() == 4
+    assert p.table.isColumnHidden(model.headers().index("max req/s"))  # no search: no room for its column
 
 
 def test_the_pareto_plot_holds_exactly_the_rows_front(qtbot, panel):
@@ -378,3 +379,20 @@ def test_on_a_ray_cluster_the_rows_equal_the_in_process_ones(qtbot, panel, ray_c
     assert set(on_ray) == set(here) and len(here) == 2
     for key, row in here.items():
         assert {k: v for k, v in row.items() if k != "wall_s"} == {k: v for k, v in on_ray[key].items() if k != "wall_s"}
+
+
+def test_a_capacity_search_draws_capacity_against_replicas(qtbot, panel):
+    p = panel({"replicas": "1,2", "max_num_seqs": "", "token_budget": "", "search": "max_rate"})
+    assert p.form.search_box.isChecked()
+    _run(qtbot, p, timeout=120_000)
+    rows = p.rows()
+    assert len(rows) == 2 and all(r["search.max_rate_per_s"] > 0 for r in rows)
+    xs, ys = p.plots.capacity_points.getData()
+    assert sorted(zip(xs, ys)) == sorted((r["param.replicas"], r["search.max_rate_per_s"]) for r in rows)
+    line_x, line_y = p.plots.capacity_line.getData()
+    assert list(line_x) == [1, 2] and line_y[1] > line_y[0]  # two replicas carry more
+    assert not p.plots.capacity_text.isVisible()
+    model = p.table.rows_model
+    column = model.headers().index("max req/s")
+    assert not p.table.isColumnHidden(column)
+    assert [model.cell(r, column) for r in range(2)] == [F.cell_text(r["search.max_rate_per_s"]) for r in rows]

@@ -235,7 +235,10 @@ class PlanPanel(QtWidgets.QWidget):
             self.run(FIRST_ENGINE)
 
     def closeEvent(self, event):  # noqa: N802
+        self._redraw.stop()
         self.runner.close()
+        if self._scroll is not None:
+            self._scroll.viewport().removeEventFilter(self)
         super().closeEvent(event)
 
 
