@@ -3,7 +3,7 @@ up at its schedule, take the cached blocks it hits, cache blocks as they fill, g
 back to the pool's LRU queue when a request finishes or is preempted.
 
 A mixin of engine.Engine (its state: P, out, computed, blocks, free, now, waiting,
-running, cfg); every method here runs only when the workload carries prefix information
+running, cfg, the lockstep group); every method here runs only when the workload carries prefix information
 and config.prefix_caching is on (self.cache is not None).
 """
 from __future__ import annotations
@@ -54,7 +54,7 @@ class PrefixSteps:
         bs = self.cfg.block_size
         cache = self.cache
         cache.settle(self.free, self.now)
-        total = int(self.P[h] + self.out[h])
+        total = self._p[h] + self.out[h]
         most = (total - 1) // bs
         keys: list = []
         hit = idle = 0
@@ -102,40 +102,33 @@ class PrefixSteps:
         chunks.extend(computing)
         self._admit(admitted)
 
-    def _steps_before_watched_eviction(self, offsets: np.ndarray, k: int) -> int:
+    def _steps_before_watched_eviction(self, k: int) -> int:
         """Lockstep decode steps (at most k) before one would evict a block held for a
-        running tool wait. offsets: steps before each request's next new block, minus one."""
-        bs = self.cfg.block_size
-        needs = int(np.sum(np.maximum(0, (k - offsets - 1) // bs + 1)))
+        running tool wait (the group's block needs over k steps)."""
+        needs = self._crossings(k)
         safe = self.cache.blocks_before_watched(self.free, self.now, needs)
         if safe >= needs:
             return k
         # The (safe+1)-th block need comes at step q·bs + (sorted offsets)[idx] + 1.
-        q, idx = divmod(safe, offsets.size)
-        return q * bs + int(np.sort(offsets)[idx])
+        q, idx = divmod(safe, self._ng)
+        return q * self._bs + self._kth_offset(idx)
 
     def _register(self, rows) -> None:
         """Cache the blocks these requests just filled (prompt or generated tokens)."""
         bs = self.cfg.block_size
-        cache, identity, computed, held = self.cache, self.identity, self.computed, self.held
+        cache, identity, computed_of, held = self.cache, self.identity, self._computed_of, self.held
         for r in rows:
-            r = int(r)
             h = held[r]
-            full = int(computed[r]) // bs
+            full = computed_of(r) // bs
             if full > len(h):
                 h.extend(cache.register(identity.keys(r, len(h), full, bs)))
-
-    def _register_decodes(self, rows: np.ndarray) -> None:
-        rows = rows[self._eager_out[rows]]
-        if rows.size:
-            self._register(rows)
 
     def _release(self, r: int, finished: bool) -> None:
         """Give r's blocks back. A finished turn followed by a tool wait keeps its KV cached
         (counted in byte·s until the wait ends or it is evicted) or drops it."""
         self._register((r,))
         held = self.held[r]
-        plain = int(self.blocks[r]) - len(held)
+        plain = self.blocks[r] - len(held)
         drop, watch_until = False, None
         if finished and self._tool is not None and self._tool[r] > 0:
             if self._keep[r]:
@@ -153,9 +146,10 @@ class PrefixSteps:
         if self.cache is not None:  # blocks allocated in the last step leave the queue
             self.cache.settle(self.free, self.now)
         prompt = float(self.P.sum())
-        extras = {"cache_hit_rate": float(self.cached.sum()) / prompt if prompt else 0.0,
+        cached = np.array(self.cached, np.int64)
+        extras = {"cache_hit_rate": float(cached.sum()) / prompt if prompt else 0.0,
                   "evicted_blocks": self.cache.evicted if self.cache is not None else 0}
         if self._turn is not None:
-            extras["hit_rate_by_turn"] = hit_rate_by_turn(self._turn, self.cached, self.P)
+            extras["hit_rate_by_turn"] = hit_rate_by_turn(self._turn, cached, self.P)
             extras["tool_wait_kv_byte_s"] = self.cache.tool_wait_kv_byte_s if self.cache is not None else 0.0
         return extras

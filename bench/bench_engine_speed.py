@@ -1,0 +1,98 @@
+"""Issue 12 "A faster engine": today's engine (core/serving/engine.py) against the engine
+frozen at the issue's start (bench/frozen_engine), in the same process and run, on the
+hard path (a queue that builds up and a pool small enough to preempt), a prefix-caching
+workload (multi-turn sessions with tool waits) and, if the traces are here, Mooncake's
+conversation trace (hash_ids). Every pair of results is checked bit for bit first.
+
+Prints JSON: per workload the frozen and the new wall time (median/min/max over the runs),
+the ratio of the medians (target >= 5 at 200k requests), microseconds per engine event.
+
+    .venv/bin/python bench/bench_engine_speed.py [--quick] [--runs N] [--big-runs N]
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from benchstats import stats  # noqa: E402
+from frozen_engine import replay as frozen_replay  # noqa: E402
+from serving_workloads import TRACES, mooncake_workload, sessions_workload, synthetic_trace  # noqa: E402
+
+from core.serving.engine import EngineConfig, replay, validate  # noqa: E402
+from core.units import GiB  # noqa: E402
+
+TARGET_RATIO = 5.0
+
+
+def _timed(fn, work, config, runs: int):
+    walls, result = [], None
+    for _ in range(runs):
+        gc.collect()
+        t0 = time.perf_counter()
+        result = fn(work, config)
+        walls.append(time.perf_counter() - t0)
+    return walls, result
+
+
+def _identical(new, old) -> bool:
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "core"))
+    from test_engine_frozen import assert_identical
+    try:
+        assert_identical(new, old)
+    except AssertionError:
+        return False
+    return True
+
+
+def compare(label: str, work, config, runs: int) -> dict:
+    validate(config, work)
+    # Alternate the engines run by run so drift of the machine (2 cores shared) hits both.
+    old_walls, new_walls, old, new = [], [], None, None
+    for _ in range(runs):
+        w, old = _timed(frozen_replay, work, config, 1)
+        old_walls += w
+        w, new = _timed(replay, work, config, 1)
+        new_walls += w
+    old_med = stats(old_walls)["median"]
+    new_med = stats(new_walls)["median"]
+    ratio = old_med / new_med
+    return {"workload": label, "requests": len(work), "events": new.events, "engine_steps": new.engine_steps,
+            "preemptions": int(new.preemptions.sum()), "cache_hit_rate": new.extras.get("cache_hit_rate"),
+            "bit_identical": _identical(new, old),
+            "frozen_wall_s": stats(old_walls, unit="s"), "new_wall_s": stats(new_walls, unit="s"),
+            "ratio_of_medians": round(ratio, 2),
+            "frozen_us_per_event": round(old_med / old.events * 1e6, 2),
+            "new_us_per_event": round(new_med / new.events * 1e6, 2)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="20k requests instead of 200k (a smoke run)")
+    ap.add_argument("--runs", type=int, default=5, help="runs of each engine on the smaller workloads")
+    ap.add_argument("--big-runs", type=int, default=3, help="runs of each engine at 200k requests")
+    args = ap.parse_args()
+    big = 20_000 if args.quick else 200_000
+    hard = EngineConfig(kv_pool_bytes=6 * GiB, max_num_seqs=64)
+    rows = [
+        compare("synthetic_queue_preempting_20k", synthetic_trace(20_000, seed=1, rate_per_s=8.0), hard, args.runs),
+        compare(f"synthetic_queue_preempting_{big // 1000}k", synthetic_trace(big, seed=1, rate_per_s=8.0), hard,
+                args.big_runs),
+        compare(f"sessions_prefix_caching_{big // 1000}k", sessions_workload(sessions=big // 10, turns=10, seed=2),
+                EngineConfig(), args.big_runs),
+    ]
+    if os.path.exists(os.path.join(TRACES, "mooncake_conversation_trace.jsonl")):
+        rows.append(compare("mooncake_hash_ids_12k", mooncake_workload(), EngineConfig(), args.runs))
+    at_big = [r for r in rows if r["requests"] == big and r["workload"].startswith("synthetic")][0]
+    print(json.dumps({"target_ratio_at_200k": TARGET_RATIO, "ratio_at_200k": at_big["ratio_of_medians"],
+                      "over_target": at_big["ratio_of_medians"] < TARGET_RATIO, "workloads": rows}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,187 @@
+"""Today's engine against the engine frozen at issue 12's start (bench/frozen_engine):
+every record bit for bit (arrays with NaN in the same places, events, steps, the preemption
+log, extras), on the book's two scenarios and on held-out workloads none of the speed work
+was tuned on (other seeds, a preempting pool, sessions with tool waits, hash_ids), fast and
+step by step; and routed with one replica (each request submitted at its arrival) == replay."""
+from __future__ import annotations
+
+import math
+import os
+import sys
+
+import numpy as np
+import pytest
+
+from core.registry import get
+from core.serving import replay as rp
+from core.serving.engine import Engine, EngineConfig, replay, validate
+from core.serving.step_cost import StepCost
+from core.serving.workload import PrefixBlocks, Workload
+from core.units import GiB
+
+BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "bench")
+sys.path.insert(0, BENCH)
+from frozen_engine import replay as frozen_replay  # noqa: E402
+from serving_workloads import sessions_workload, synthetic_trace  # noqa: E402
+
+BLOCK_BYTES = 16 * StepCost().kv_bytes_per_token
+ARRAYS = ("arrival_s", "input_tokens", "output_tokens", "first_schedule_s", "first_token_s", "finish_s",
+          "preemptions", "series_t", "series_waiting", "series_running", "series_kv_blocks", "series_tokens",
+          "cached_tokens", "series_steps", "series_decode_rows")
+SCALARS = ("num_blocks", "engine_steps", "decode_tokens", "prefill_tokens", "kv_peak_blocks", "events",
+           "closed_form_steps")
+
+
+def assert_identical(new, old) -> None:
+    for name in ARRAYS:
+        a, b = getattr(new, name), getattr(old, name)
+        assert a.dtype == b.dtype and a.shape == b.shape, name
+        assert np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), name
+    for name in SCALARS:
+        assert getattr(new, name) == getattr(old, name), name
+    assert len(new.preempt_log) == len(old.preempt_log)
+    for x, y in zip(new.preempt_log, old.preempt_log):
+        assert x[0] == y[0] and x[1] == y[1] and (x[2] == y[2] or (math.isnan(x[2]) and math.isnan(y[2])))
+    assert new.extras == old.extras
+
+
+def hash_id_workload(n: int, seed: int) -> Workload:
+    """Mooncake-like: prompts built from a few shared system prefixes plus own blocks,
+    hash blocks of 64 tokens (so engine blocks of 16 share a hash block's id)."""
+    rng = np.random.default_rng(seed)
+    t = np.cumsum(rng.exponential(1 / 6.0, n))
+    prefixes = [list(range(1000 * k, 1000 * k + int(rng.integers(2, 20)))) for k in range(5)]
+    ids, offsets, prompt = [], [0], []
+    for i in range(n):
+        own = int(rng.integers(1, 30))
+        run = prefixes[int(rng.integers(0, 5))] + list(range(10**6 + 100 * i, 10**6 + 100 * i + own))
+        ids.extend(run)
+        offsets.append(len(ids))
+        prompt.append(len(run) * 64 - int(rng.integers(0, 64)))
+    out = np.clip(rng.lognormal(4.5, 1.0, n), 1, 2000).astype(np.int64)
+    return Workload(t, np.array(prompt, np.int64), out, label="hash ids",
+                    prefix=PrefixBlocks(np.array(ids, np.int64), np.array(offsets, np.int64), 64))
+
+
+def fixed_turns_workload(sessions: int, seed: int) -> Workload:
+    """Sessions whose odd turns arrive at a fixed time (no think time) while the previous
+    turn may still run: its generated blocks are cached as they fill (the eager path)."""
+    w = sessions_workload(sessions=sessions, turns=4, seed=seed, rate_per_s=0.5)
+    s = w.sessions
+    fixed = s.turn % 2 == 1
+    s.think_time_s[fixed] = np.nan
+    w.arrival_s[fixed] = w.arrival_s[fixed] + 0.5
+    return w
+
+
+def book(shares: str):
+    values = get("serving.replay").resolve({"shares_long_input": shares} if shares else {})
+    return rp.workload_from(values), rp.config_from(values)
+
+
+CASES = {
+    "book_uniform": lambda: book(""),
+    "book_shift": lambda: book("0.9,0.1"),
+    "synthetic_seed7": lambda: (synthetic_trace(1500, seed=7, rate_per_s=6.0), EngineConfig()),
+    "synthetic_preempting_seed3": lambda: (synthetic_trace(1500, seed=3, rate_per_s=8.0),
+                                           EngineConfig(kv_pool_bytes=6 * GiB, max_num_seqs=48)),
+    "synthetic_no_gate_seed11": lambda: (synthetic_trace(1200, seed=11, rate_per_s=9.0),
+                                         EngineConfig(kv_pool_bytes=5 * GiB, max_num_seqs=32, token_budget=2048,
+                                                      reserve_full_prompt=False)),
+    "sessions_tool_waits": lambda: (sessions_workload(sessions=60, turns=6, seed=5, rate_per_s=1.0),
+                                    EngineConfig(kv_pool_bytes=8 * GiB, max_num_seqs=24)),
+    "sessions_fixed_turns": lambda: (fixed_turns_workload(50, seed=6), EngineConfig(kv_pool_bytes=5 * GiB, max_num_seqs=16)),
+    "sessions_small_pool": lambda: (sessions_workload(sessions=40, turns=5, seed=9, rate_per_s=2.0),
+                                    EngineConfig(kv_pool_bytes=3000 * BLOCK_BYTES, max_num_seqs=16)),
+    "hash_ids": lambda: (hash_id_workload(800, seed=4), EngineConfig(kv_pool_bytes=2 * GiB, max_num_seqs=32)),
+    "hash_ids_no_caching": lambda: (hash_id_workload(500, seed=8),
+                                    EngineConfig(kv_pool_bytes=2 * GiB, max_num_seqs=32, prefix_caching=False)),
+}
+
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_engine_equals_frozen_bit_for_bit(case, fast):
+    if not fast and case.startswith("book"):
+        pytest.skip("the book runs step by step take tens of seconds; the held-out ones cover fast=False")
+    work, config = CASES[case]()
+    validate(config, work)
+    new = replay(work, config, fast=fast)
+    old = frozen_replay(work, config, fast=fast)
+    assert_identical(new, old)
+
+
+def test_the_held_out_workloads_exercise_every_path():
+    # Without these the comparison above would prove less than it says.
+    work, config = CASES["synthetic_preempting_seed3"]()
+    assert replay(work, config).preemptions.sum() > 0
+    work, config = CASES["sessions_tool_waits"]()
+    r = replay(work, config)
+    assert r.extras["tool_wait_kv_byte_s"] > 0 and r.extras["cache_hit_rate"] > 0.1 and r.preemptions.sum() > 0
+    work, config = CASES["sessions_fixed_turns"]()
+    e = Engine(work, config)
+    assert e._eager is not None and sum(e._eager) > 0
+    assert replay(work, config).extras["cache_hit_rate"] > 0.1
+    work, config = CASES["hash_ids"]()
+    r = replay(work, config)
+    assert r.extras["cache_hit_rate"] > 0.1 and r.preemptions.sum() > 0
+
+
+def routed(work, config, fast=True):
+    """One routed engine, each request submitted at its arrival (what replicas=1 does)."""
+    e = Engine(work, config, fast)
+    e.route()
+    fixed = [r for r in range(e.n) if not math.isnan(e.arrival[r])]
+    if e.arrivals is not None:
+        fixed = [r for r in fixed if not e.arrivals.dynamic[r]]
+    for r in fixed:
+        e.advance(float(e.arrival[r]))
+        e.submit(r)
+    e.close()
+    e.advance(math.inf)
+    return e.result()
+
+
+@pytest.mark.parametrize("case", ["book_uniform", "synthetic_preempting_seed3", "sessions_tool_waits", "hash_ids"])
+def test_routed_single_engine_equals_replay(case):
+    work, config = CASES[case]()
+    assert_identical(routed(work, config), replay(work, config))
+
+
+def test_routed_state_for_routers_while_it_runs():
+    work, config = CASES["hash_ids"]()
+    e = Engine(work, config)
+    e.route()
+    seen_kv = seen_hit = 0
+    for r in range(200):
+        e.advance(float(e.arrival[r]))
+        assert e.now >= e.arrival[r] or e.outstanding() == 0
+        seen_hit = max(seen_hit, e.cached_prefix_blocks(r))
+        e.submit(r)
+        seen_kv = max(seen_kv, e.kv_used_blocks())
+        assert 0 <= e.kv_used_blocks() <= config.num_blocks
+    assert seen_kv > 0 and seen_hit > 0 and e.outstanding() > 0
+    e.close()
+    e.advance(math.inf)
+    assert e.outstanding() == 0
+
+
+def test_cancel_frees_blocks_and_marks_the_request():
+    work, config = CASES["synthetic_preempting_seed3"]()
+    e = Engine(work, config)
+    e.route()
+    for r in range(40):
+        e.advance(float(e.arrival[r]))
+        e.submit(r)
+    e.advance(float(e.arrival[39]) + 0.5)
+    victim = e.running[-1] if e.running else e.waiting[0]
+    before = e.kv_used_blocks()
+    assert e.cancel(victim)
+    assert e.cancelled[victim] and e.finish[victim] == e.now
+    assert e.kv_used_blocks() <= before
+    assert not e.cancel(victim)
+    e.close()
+    e.advance(math.inf)
+    res = e.result()
+    assert np.isfinite(res.finish_s[e.order[:40]]).all()  # engine ids -> workload rows
+    assert e.kv_used_blocks() == 0
