@@ -3,7 +3,7 @@
 - overhead_per_point_ms: empty points (an evaluation that returns at once) through each
   executor with 2 workers, wall / points; `ray_minus_local` is what Ray adds per point
   (target <= 20 ms). Start-up (a private local Ray instance, a pool's first point) apart.
-- real_sweep: a 16-point sweep of short windows on each engine, s per point.
+- real_sweep: a 16-point sweep of short windows (4 settings x 4 new seeds) on each engine, ms per point.
 - refusal_s: how long `--address` takes to refuse a closed port and a silent listener
   (target < 10 s; ray.init itself waits minutes there).
 - with --million: one sweep point of a 1M-request trace (bench/serving_workloads'
@@ -31,8 +31,8 @@ from benchstats import stats  # noqa: E402
 
 WORKERS = 2
 EMPTY_POINTS = 200
-SWEEP = {"durations_s": "10", "rates_per_s": "3", "shares_long_input": "0.5",
-         "max_num_seqs": "8,16,32,64", "token_budget": "1024,2048,4096,8192"}
+SWEEP = {"durations_s": "10", "rates_per_s": "3", "shares_long_input": "0.5", "max_num_seqs": "8,16,32,64"}
+SEEDS = 4  # per repeat: new seeds each time, so no point is one a process has seen
 
 
 def empty_point(shared, payload: dict) -> dict:
@@ -73,12 +73,13 @@ def overhead(engines: dict, repeats: int) -> dict:
 def real_sweep(engines: dict, repeats: int) -> dict:
     from core.sweep.run import parse_sweep, run_sweep
 
-    spec = parse_sweep("serving", SWEEP)
-    n = len(spec.points)
-    per = {}
-    for name, executor in engines.items():
+    per, n = {}, 0
+    for e, (name, executor) in enumerate(engines.items()):
         walls = []
-        for _ in range(repeats):
+        for r in range(repeats):
+            first = (e * repeats + r) * SEEDS
+            spec = parse_sweep("serving", dict(SWEEP, seeds=f"{first}-{first + SEEDS - 1}"))
+            n = len(spec.points)
             t0 = time.perf_counter()
             summary = run_sweep(spec, None, executor)
             walls.append(time.perf_counter() - t0)

@@ -167,13 +167,15 @@ def closed_port() -> int:
         return s.getsockname()[1]  # nothing listens once it is closed
 
 
-def test_an_unreachable_address_is_refused_by_the_cli(capsys):
+def test_an_unreachable_address_is_refused_by_the_cli(capsys, tmp_path):
     pytest.importorskip("ray", reason="ray is not installed: pip install '.[cluster]' (CI installs it)")
     address = f"127.0.0.1:{closed_port()}"
-    code = main(["sweep", "serving", "max_num_seqs=16", "--out", "unused", "--engine", "ray", "--address", address])
+    out = tmp_path / "sweep"
+    code = main(["sweep", "serving", "max_num_seqs=16", "--out", str(out), "--engine", "ray", "--address", address])
     err = capsys.readouterr().err
     assert code == 2
     assert "--address" in err and address in err and "Connection refused" in err
+    assert not out.exists()  # refused before anything was written
 
 
 class Listener:
