@@ -94,17 +94,18 @@ class LocalPool:
         self.workers = count
         self.restarts = 0  # pools rebuilt after a dead worker (over the executor's life)
         self._pool: ProcessPoolExecutor | None = None
-        self._for: tuple[int, int] | None = None  # id(evaluate), id(shared) the pool was started with
+        # (evaluate, shared) the workers hold: kept referenced, so a new object cannot take a
+        # freed one's id and be mistaken for the input the workers already have.
+        self._for: tuple[Any, Any] | None = None
         self.worker_pids: set[int] = set()  # processes that have returned a point (tests kill one)
 
     def _ensure_pool(self, evaluate: Evaluate, shared: Any) -> ProcessPoolExecutor:
-        ident = (id(evaluate), id(shared))
-        if self._pool is not None and self._for != ident:
-            self._shutdown(kill=False)
+        if self._pool is not None and not (self._for[0] is evaluate and self._for[1] is shared):
+            self._shutdown(kill=False)  # another input: workers get it from a fresh pool's initializer
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=pool_context(), initializer=_worker_init,
                                              initargs=(evaluate, shared))
-            self._for = ident
+            self._for = (evaluate, shared)
         return self._pool
 
     def live_pids(self) -> list[int]:

@@ -119,3 +119,16 @@ def test_the_pool_keeps_a_few_tasks_per_worker_in_flight(monkeypatch):
         executor.close()
     assert len(rows) == 16 and len({k for k, _ in rows}) == 16
     assert max(seen) == ex.IN_FLIGHT_PER_WORKER  # never all 16 at once
+
+
+def test_a_new_trace_reaches_the_workers(tmp_path, pool):
+    """The pool keeps its workers between runs with the same shared input, and starts fresh
+    ones for another (two traces, one after the other, each gives its own rows)."""
+    rows = {}
+    for n in (20, 30):
+        trace = tmp_path / f"t{n}.csv"
+        trace.write_text("arrival_s,input_tokens,output_tokens\n" + "".join(f"{i * 0.4:.1f},{400 + i},30\n" for i in range(n)))
+        got = []
+        run_sweep(parse_sweep("serving", {"trace": str(trace), "max_num_seqs": "4,8"}), None, pool, on_row=got.append)
+        rows[n] = got
+    assert {r["requests"] for r in rows[20]} == {20} and {r["requests"] for r in rows[30]} == {30}
