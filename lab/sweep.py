@@ -63,6 +63,8 @@ class ServingKind:
         return FIXED_KEYS
 
     def check_spec(self, spec) -> None:
+        """Called once per parse_sweep, before its points resolve."""
+        self._resolve.cache_clear()  # a model config or card TOML may have changed since the last sweep
         if spec.seeds is not None and "trace" in spec.fixed:
             raise ParamError("seeds", "a trace has fixed arrivals; valid: seeds only without trace=")
 
