@@ -22,15 +22,43 @@ from widgets.jobs import jobs
 from widgets.page import Reflow, caption, column, page_header, scroll_page
 from widgets.panels import PanelInfo
 from widgets.voice.hear_it import PLAY_ORDER, HearIt
-from widgets.voice.plots import AFTER_GAP, S_TO_MS, SilenceHistogram, TurnTimeline, stage_label
+from widgets.voice.plots import AFTER_GAP, S_TO_MS, SilenceHistogram, TurnTimeline, stage_names
 from widgets.voice.state import RATE_MAX_PER_S, RATE_STEP_PER_S, SHOWN, VoiceState
 
-LEGEND = (("backlog", "排队/欠载 queue, underrun"), ("prefill", "预填充 prefill"), ("decode", "解码/播放 decode, reply"),
-          ("tool", "TTS"), ("state", "缓冲/KV buffer, KV"))
+LEGEND = (("backlog", "排队/欠载 · queue, underrun"), ("prefill", "预填充 · prefill"),
+          ("decode", "解码/播放 · decode, reply"), ("tool", "TTS"), ("state", "缓冲/KV · buffer, KV"))
 LEAD = ("用户说完到听见第一个声音,每一段在同一个时钟上;排队与预填充来自与背景流量同一个引擎。"
         " · From the user's last word to the first sound, every stage on one clock; queue and prefill "
         "come from the same engine as the background traffic.")
 TIMELINE_MIN_EM = 24  # a column's least width, in line heights: narrower, the two stack
+
+
+def summary_text(s: dict) -> str:
+    """The run's percentiles, underrun share and tail stage: one "中文 · English" pair."""
+    marks = "  ".join(f"{k} {s[f'silence_{k}_ms']:.0f} ms" for k in ("p50", "p95", "p99") if f"silence_{k}_ms" in s)
+    zh, en = [marks], []
+    if "underrun_turn_share" in s:
+        zh.append(f"欠载轮次 {s['underrun_turn_share']:.0%}")
+        en.append(f"turns with an underrun {s['underrun_turn_share']:.0%}")
+    if "tail_stage" in s:
+        stage_zh, stage_en = stage_names(s["tail_stage"])
+        share = s.get("tail_stage_share", 0.0)
+        zh.append(f"尾部主因:{stage_zh} {share:.0%}")
+        en.append(f"tail: {stage_en} {share:.0%}")
+    return "  ".join(zh) + (" · " + ", ".join(en) if en else "")
+
+
+def breakdown_text(turn, shown: str) -> str:
+    """The shown turn's stages summing to its silence: one "中文 · English" pair."""
+    gap = [sp for sp in turn.spans if sp.name not in AFTER_GAP]
+    ms = [f"{(sp.end_s - sp.start_s) * S_TO_MS:.0f}" for sp in gap]
+    total = f"{turn.silence_s * S_TO_MS:.0f} ms"
+    stall = f"{turn.stall_s * S_TO_MS:.0f} ms"
+    zh = (f"{shown} 这一轮:" + " + ".join(f"{stage_names(sp.name)[0]} {v}" for sp, v in zip(gap, ms))
+          + f" = {total};欠载 {turn.underruns} 次,卡顿 {stall}(示意)")
+    en = (f"{shown} turn: " + " + ".join(f"{stage_names(sp.name)[1]} {v}" for sp, v in zip(gap, ms))
+          + f" = {total}; underruns {turn.underruns}, stall {stall} (illustrative)")
+    return f"{zh} · {en}"
 
 
 class _Fitted(QtWidgets.QWidget):
@@ -50,6 +78,15 @@ def _fitted(*widgets: QtWidgets.QWidget, stretch: int) -> QtWidgets.QWidget:
     for w in widgets:
         col.addWidget(w)
     col.setStretch(stretch, 1)
+    return box
+
+
+def _row(*widgets: QtWidgets.QWidget, stretch: int | None = None) -> QtWidgets.QWidget:
+    box = QtWidgets.QWidget()
+    row = QtWidgets.QHBoxLayout(box)
+    row.setContentsMargins(0, 0, 0, 0)
+    for i, w in enumerate(widgets):
+        row.addWidget(w, 1 if i == stretch else 0)
     return box
 
 
@@ -90,42 +127,29 @@ class VoicePanel(QtWidgets.QWidget):
         self.hear_it = HearIt(self._make_engine)
         self.hear_it.set_turns_source(self._turns_to_play)
         self.breakdown_label = caption("", name="voice_breakdown")
-        self.breakdown_label.setTextFormat(QtCore.Qt.TextFormat.RichText)
         left = _fitted(self.timeline.background, self.timeline.swimlane, stretch=1)
         right = _fitted(self.histogram.card, self.breakdown_label, self.hear_it, stretch=0)
         self.summary_label = self.histogram.card.subtitle_label  # p50/p95/p99 of this run, under the title
         layout.addWidget(Reflow(left, right, stretch=(3, 2), min_column_em=TIMELINE_MIN_EM), 1)
 
     def _controls(self) -> QtWidgets.QWidget:
-        box = QtWidgets.QFrame()
-        box.setProperty("role", "card")
-        row = QtWidgets.QHBoxLayout(box)
-        row.setContentsMargins(10, 6, 10, 6)
-        row.addWidget(QtWidgets.QLabel("背景负载 · load"))
+        """Load, turns and seed, and which turn is drawn: three groups that wrap on a narrow page."""
         self.load_slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
         self.load_slider.setRange(0, int(round(RATE_MAX_PER_S / RATE_STEP_PER_S)))
-        self.load_slider.setMinimumWidth(220)
+        self.load_slider.setMinimumWidth(160)
         self.load_slider.setToolTip("Background requests per second (Poisson, the book's 1:1 mix); 0 = no background")
         self.load_slider.setValue(int(round(self.state.view("rate_per_s") / RATE_STEP_PER_S)))
-        row.addWidget(self.load_slider, 2)
         self.load_label = QtWidgets.QLabel()
-        self.load_label.setMinimumWidth(90)
-        row.addWidget(self.load_label)
-        row.addSpacing(12)
-        row.addWidget(QtWidgets.QLabel("轮次 turns"))
+        self.load_label.setMinimumWidth(70)
         self.turns_spin = QtWidgets.QSpinBox()
         self.turns_spin.setRange(0, 5000)  # 0 reaches the model, which refuses it with the valid range
         self.turns_spin.setValue(self.state.view("turns"))
-        row.addWidget(self.turns_spin)
-        row.addWidget(QtWidgets.QLabel("seed"))
         self.seed_spin = QtWidgets.QSpinBox()
         self.seed_spin.setRange(0, 10_000)
         self.seed_spin.setValue(self.state.view("seed"))
-        row.addWidget(self.seed_spin)
-        row.addSpacing(12)
-        row.addWidget(QtWidgets.QLabel("显示 show"))
         self.shown_buttons: dict[str, QtWidgets.QPushButton] = {}
         group = QtWidgets.QButtonGroup(self)
+        shown = []
         for name in SHOWN:
             b = QtWidgets.QPushButton(name)
             b.setCheckable(True)
@@ -133,17 +157,23 @@ class VoicePanel(QtWidgets.QWidget):
             b.setToolTip(f"Draw the turn at the {name} silence")
             b.setMaximumWidth(64)
             group.addButton(b)
-            row.addWidget(b)
+            shown.append(b)
             self.shown_buttons[name] = b
-        row.addStretch(1)
+        groups = [_row(QtWidgets.QLabel("背景负载 · load"), self.load_slider, self.load_label, stretch=1),
+                  _row(QtWidgets.QLabel("轮次 turns"), self.turns_spin, QtWidgets.QLabel("种子 seed"), self.seed_spin),
+                  _row(QtWidgets.QLabel("显示 show"), *shown)]
+        box = QtWidgets.QFrame()
+        box.setProperty("role", "card")
+        inner = QtWidgets.QVBoxLayout(box)
+        inner.setContentsMargins(10, 6, 10, 6)
+        inner.addWidget(Reflow(*groups, columns=3, natural=True, grow=0, spacing=16))
         self.error_label = QtWidgets.QLabel()
         self.error_label.setProperty("role", "error")
         self.error_label.setObjectName("voice_error")
         self.error_label.setWordWrap(True)
         self.error_label.setVisible(False)
-        outer = column(box, self.error_label, stretch_last=False)
         self._show_load()
-        return outer
+        return column(box, self.error_label, stretch_last=False)
 
     def _connect(self) -> None:
         self.load_slider.valueChanged.connect(lambda v: self.state.set_view("rate_per_s", round(v * RATE_STEP_PER_S, 6)))
@@ -231,12 +261,7 @@ class VoicePanel(QtWidgets.QWidget):
         drawn = self.timeline.show_turn(turn, run.background, self._chunk_s())
         silences = np.array([t.silence_s for t in run.turns], dtype=float) * S_TO_MS
         hist = self.histogram.show(silences, run.summary)
-        s = run.summary
-        self.summary_label.setText(
-            "  ".join(f"{k} <b>{s[f'silence_{k}_ms']:.0f}</b> ms" for k in ("p50", "p95", "p99") if f"silence_{k}_ms" in s)
-            + (f"  · 欠载轮次 underrun turns {s['underrun_turn_share']:.0%}" if "underrun_turn_share" in s else "")
-            + (f"  · 尾部主因 tail: {stage_label(s['tail_stage'])} {s.get('tail_stage_share', 0):.0%}"
-               if "tail_stage" in s else ""))
+        self.summary_label.setText(summary_text(run.summary))
         self._show_breakdown(turn, shown)
         self.drawn = {**drawn, "shown": shown, "index": index, "marks": hist["marks"], "counts": hist["counts"],
                       "values": dict(self.run_values or {})}
@@ -247,12 +272,7 @@ class VoicePanel(QtWidgets.QWidget):
         return float(getattr(self.run.params, "chunk_ms", 20.0)) / S_TO_MS
 
     def _show_breakdown(self, turn, shown: str) -> None:
-        parts = [f"{stage_label(sp.name).split(' ')[0]} {(sp.end_s - sp.start_s) * S_TO_MS:.0f}" for sp in turn.spans
-                 if sp.name not in AFTER_GAP]
-        self.breakdown_label.setText(
-            f"<b>{shown}</b> 这一轮 · this turn: " + " + ".join(parts)
-            + f" = <b>{turn.silence_s * S_TO_MS:.0f} ms</b> · 欠载 underruns {turn.underruns}, "
-            f"卡顿 stall {turn.stall_s * S_TO_MS:.0f} ms · 数值为示意 (illustrative)")
+        self.breakdown_label.setText(breakdown_text(turn, shown))
 
     # ---- Hear it ---------------------------------------------------------------------
     def _make_engine(self):

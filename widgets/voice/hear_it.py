@@ -150,13 +150,15 @@ class HearIt(QtWidgets.QFrame):
         if not was or self.player is None:
             return
         summaries = [r.summary() for r in self.player.runs]
-        parts = []
+        zh, en = [], []
         for s in summaries:
             first = s["first_handover_s"]
             lag = "—" if first is None else f"{(first - s['model_first_handover_s']) * 1e3:+.0f} ms"
-            parts.append(f"{s['label']}: 静默 silence {s['model_silence_s'] * 1e3:.0f} ms, 设备比模型 vs model {lag}, "
-                         f"欠载 underruns {s['underruns']}/{s['model_underruns']}")
-        self.status_label.setText(" · ".join(parts))
+            silence = f"{s['model_silence_s'] * 1e3:.0f} ms"
+            runs = f"{s['underruns']}/{s['model_underruns']}"
+            zh.append(f"{s['label']}:静默 {silence},实测比模型 {lag},欠载 {runs}")
+            en.append(f"{s['label']}: silence {silence}, played vs model {lag}, underruns {runs}")
+        self.status_label.setText(";".join(zh) + " · " + "; ".join(en))
         self.playback_finished.emit(summaries)
 
     def _update_buttons(self) -> None:

@@ -25,33 +25,40 @@ AFTER_REPLY_MS = 900.0  # shown of the reply after its first sample: its first c
 BOOK_MS = (370.0, 400.0)  # the book's two measured voice runs: user stops -> first chunk
 BACKGROUND_WINDOW_S = 3.0  # the background series kept around the turn (panning stays inside)
 
-# Stage name (core.voice) -> (lane label, colour kind). Names not listed keep their own name.
+# Stage name (core.voice) -> (中文, English, colour kind). Names not listed keep their own name.
 STAGES = {
-    "vad": ("VAD 端点 endpoint", "wait"),
-    "asr": ("ASR 定稿 final", "ec"),
-    "uplink": ("上行 uplink", "arrival"),
-    "queue": ("排队 queue", "backlog"),
-    "prefill": ("预填充 prefill", "prefill"),
-    "decode": ("首句解码 decode", "decode"),
-    "tts": ("TTS 首包 first audio", "tool"),
-    "network": ("下行 downlink", "arrival"),
-    "downlink": ("下行 downlink", "arrival"),
-    "buffer": ("抖动缓冲 buffer", "state"),
-    "jitter_buffer": ("抖动缓冲 buffer", "state"),
-    "device": ("设备 device", "muted"),
-    "speaker": ("设备 device", "muted"),
+    "vad": ("VAD 端点", "VAD endpoint", "wait"),
+    "asr": ("ASR 定稿", "ASR final", "ec"),
+    "uplink": ("上行", "uplink", "arrival"),
+    "queue": ("排队", "queue", "backlog"),
+    "prefill": ("预填充", "prefill", "prefill"),
+    "decode": ("首句解码", "first clause", "decode"),
+    "tts": ("TTS 首包", "TTS first audio", "tool"),
+    "network": ("下行", "downlink", "arrival"),
+    "downlink": ("下行", "downlink", "arrival"),
+    "buffer": ("抖动缓冲", "jitter buffer", "state"),
+    "jitter_buffer": ("抖动缓冲", "jitter buffer", "state"),
+    "device": ("设备", "device", "muted"),
+    "speaker": ("设备", "device", "muted"),
 }
-REPLY_LANE = "回复播放 reply"
+REPLY_LANE = "回复播放 · reply"
 AFTER_GAP = ("reply", "barge_in")  # core.voice spans after the silence gap: not lanes of the gap
 ARRIVAL_LANES = ("downlink", "network", "buffer", "jitter_buffer")
 
 
+def stage_names(name: str) -> tuple[str, str]:
+    """(中文, English) of a stage."""
+    zh, en, _ = STAGES.get(name, (name, name, "ink"))
+    return zh, en
+
+
 def stage_label(name: str) -> str:
-    return STAGES.get(name, (name, "ink"))[0]
+    zh, en = stage_names(name)
+    return zh if zh == en else f"{zh} · {en}"
 
 
 def stage_kind(name: str) -> str:
-    return STAGES.get(name, (name, "ink"))[1]
+    return STAGES.get(name, (name, name, "ink"))[2]
 
 
 class TurnTimeline(QtCore.QObject):
@@ -59,7 +66,7 @@ class TurnTimeline(QtCore.QObject):
 
     def __init__(self):
         super().__init__()
-        self.background = compact_plot(PlotCard("背景负载 · Background load", "排队请求数(左)与 KV 占用 %(右)· "
+        self.background = compact_plot(PlotCard("背景负载 · Background load", "排队请求数(左)与 KV 占用 %(右) · "
                                                 "waiting requests (left), KV in use (right)"), 96)
         self.swimlane = PlotCard("一个轮次,一个时钟 · One turn on one clock",
                                  "x: 用户说完后的毫秒数 · ms since the user's last word")
@@ -73,7 +80,7 @@ class TurnTimeline(QtCore.QObject):
     # ---- construction -------------------------------------------------------------
     def _build_background(self) -> None:
         p = self.background.plot
-        p.setLabel("left", "queue")
+        p.setLabel("left", "排队 queue")
         p.getAxis("bottom").setStyle(showValues=False)
         p.setMouseEnabled(y=False)
         self.queue_curve = self.background.add_curve(
@@ -99,7 +106,7 @@ class TurnTimeline(QtCore.QObject):
 
     def _build_swimlane(self) -> None:
         p = self.swimlane.plot
-        p.setLabel("bottom", "ms")
+        p.setLabel("bottom", "time (ms)")
         p.setMouseEnabled(y=False)
         p.showGrid(x=True, y=False, alpha=0.15)
         self.background.plot.setXLink(p)
@@ -216,8 +223,8 @@ class SilenceHistogram:
         self.card.plot_widget.setMinimumHeight(230)
         self.card.setMaximumHeight(390)
         p = self.card.plot
-        p.setLabel("bottom", "silence (ms)")
-        p.setLabel("left", "turns")
+        p.setLabel("bottom", "静默 silence (ms)")
+        p.setLabel("left", "轮次 turns")
         p.setMouseEnabled(y=False)
         self.bars = self.card.add_curve("silence_hist", pen=pen("muted", 1), fillLevel=0, brush=brush("wait", 150),
                                         stepMode="center")
