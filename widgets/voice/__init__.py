@@ -25,11 +25,10 @@ from widgets.voice.hear_it import PLAY_ORDER, HearIt
 from widgets.voice.plots import AFTER_GAP, S_TO_MS, SilenceHistogram, TurnTimeline, stage_names
 from widgets.voice.state import RATE_MAX_PER_S, RATE_STEP_PER_S, SHOWN, VoiceState
 
-LEGEND = (("backlog", "排队/欠载 · queue, underrun"), ("prefill", "预填充 · prefill"),
-          ("decode", "解码/播放 · decode, reply"), ("tool", "TTS"), ("state", "缓冲/KV · buffer, KV"))
-LEAD = ("用户说完到听见第一个声音,每一段在同一个时钟上;排队与预填充来自与背景流量同一个引擎。"
-        " · From the user's last word to the first sound, every stage on one clock; queue and prefill "
-        "come from the same engine as the background traffic.")
+LEGEND = (("backlog", "排队 · queue"), ("prefill", "预填充 · prefill"), ("decode", "解码 · decode"), ("tool", "TTS"),
+          ("state", "缓冲 · buffer"))
+LEAD = ("每一段在同一个时钟上;排队与预填充来自服务背景流量的同一个引擎。"
+        " · Every stage on one clock; queue and prefill come from the engine serving the background.")
 TIMELINE_MIN_EM = 24  # a column's least width, in line heights: narrower, the two stack
 
 
@@ -49,16 +48,13 @@ def summary_text(s: dict) -> str:
 
 
 def breakdown_text(turn, shown: str) -> str:
-    """The shown turn's stages summing to its silence: one "中文 · English" pair."""
+    """The shown turn in one line (its stages are labelled on the swimlane): a pair."""
     gap = [sp for sp in turn.spans if sp.name not in AFTER_GAP]
-    ms = [f"{(sp.end_s - sp.start_s) * S_TO_MS:.0f}" for sp in gap]
     total = f"{turn.silence_s * S_TO_MS:.0f} ms"
     stall = f"{turn.stall_s * S_TO_MS:.0f} ms"
-    zh = (f"{shown} 这一轮:" + " + ".join(f"{stage_names(sp.name)[0]} {v}" for sp, v in zip(gap, ms))
-          + f" = {total};欠载 {turn.underruns} 次,卡顿 {stall}(示意)")
-    en = (f"{shown} turn: " + " + ".join(f"{stage_names(sp.name)[1]} {v}" for sp, v in zip(gap, ms))
-          + f" = {total}; underruns {turn.underruns}, stall {stall} (illustrative)")
-    return f"{zh} · {en}"
+    return (f"{shown} 这一轮:静默 {total} = {len(gap)} 段之和;欠载 {turn.underruns} 次,卡顿 {stall}(示意)"
+            f" · {shown} turn: silence {total} = the sum of {len(gap)} stages; underruns {turn.underruns}, "
+            f"stall {stall} (illustrative)")
 
 
 class _Fitted(QtWidgets.QWidget):

@@ -75,6 +75,7 @@ class TurnTimeline(QtCore.QObject):
         self._build_background()
         self._build_swimlane()
         self.lanes: list[str] = []
+        self.lane_texts: list[pg.TextItem] = []  # each stage's length beside its bar (rebuilt only with the lanes)
         self.user_word_s = 0.0  # the shown turn's user's last word on the replay clock
 
     # ---- construction -------------------------------------------------------------
@@ -146,7 +147,12 @@ class TurnTimeline(QtCore.QObject):
             self.lanes = names + [REPLY_LANE]
             ticks = [(-i, stage_label(n)) for i, n in enumerate(self.lanes)]
             self.swimlane.plot.getAxis("left").setTicks([ticks])
-            self.swimlane.plot.setYRange(-len(self.lanes) + 0.4, 1.3, padding=0)
+            self.swimlane.plot.setYRange(-len(self.lanes) + 0.4, 1.5, padding=0)
+            for item in self.lane_texts:
+                self.swimlane.plot.removeItem(item)
+            self.lane_texts = [plot_text(anchor=(0, 0.5), kind="muted", size=8) for _ in names]
+            for item in self.lane_texts:
+                self.swimlane.plot.addItem(item)
         ms = lambda t: (np.asarray(t, dtype=float) - user_word_s) * S_TO_MS  # noqa: E731
         x0 = ms([s.start_s for s in spans])
         x1 = ms([s.end_s for s in spans])
@@ -155,6 +161,9 @@ class TurnTimeline(QtCore.QObject):
         reply_y = -float(len(spans))
         played0, played1 = ms(start), ms(start + chunk_s)
         kinds = [stage_kind(n) for n in names]
+        for item, a, b, yy in zip(self.lane_texts, x0, x1, y):
+            item.setText(f"{b - a:.0f}")
+            item.setPos(b + 8, yy)
         self.bars.setOpts(x0=np.concatenate([x0, played0]), x1=np.concatenate([x1, played1]),
                           y=np.concatenate([y, np.full(played0.size, reply_y)]),
                           brushes=[brush(k, 215) for k in kinds] + [brush("decode", 150)] * played0.size)
