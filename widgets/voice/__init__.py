@@ -108,6 +108,7 @@ class VoicePanel(QtWidgets.QWidget):
         self.drawn: dict = {}
         self._closed = False
         self._key = f"voice.run.{id(self)}"
+        self._stale = False  # the state changed while a replay ran: replay again when it returns
         self._build_ui()
         self._connect()
         self._submit()
@@ -218,9 +219,21 @@ class VoicePanel(QtWidgets.QWidget):
         self.load_label.setText(f"{rate:g} req/s" if rate > 0 else "无 none")
 
     def _submit(self) -> None:
+        """Replay the state's values. While a replay runs, an edit only marks it stale: when
+        it returns it is drawn and the latest values go next (a drag draws as fast as the
+        replays come back, and ends on its last value; cancelling on every step would draw
+        nothing until the drag stops)."""
+        if jobs().busy(self._key):
+            self._stale = True
+            return
+        self._stale = False
         raw = self.state.voice_raw()
         jobs().submit(self._key, simulate, raw, context=self,
                       done=lambda run, raw=raw: self._on_run(raw, run), failed=self._on_failed)
+
+    def _next(self) -> None:
+        if self._stale and not self._closed:
+            QtCore.QTimer.singleShot(0, self, self._submit)  # after the runner has let go of the key
 
     def _on_run(self, raw: dict[str, str], run) -> None:
         if self._closed:
@@ -228,20 +241,26 @@ class VoicePanel(QtWidgets.QWidget):
         self.run, self.run_values = run, raw
         self.error_label.setVisible(False)
         self._draw()
+        self._next()
 
     def _on_failed(self, message: str) -> None:
         """A refused edit (ParamError from core.voice): its field and valid range next to the
         controls; the figures keep the last good run."""
-        if self._closed or not message:
+        if self._closed:
+            return
+        if not message:  # cancelled
+            self._next()
             return
         last = message.strip().splitlines()[-1]
         field, text = "", last
         if "ParamError" in last:
             text = last.split(":", 1)[1].strip()
             field = text.split(":", 1)[0].strip()
-        self.error_label.setText(f"⚠ {text}")
-        self.error_label.setVisible(True)
-        self.run_refused.emit(field, text)
+        if not self._stale:  # a later edit is on its way: this refusal is already history
+            self.error_label.setText(f"⚠ {text}")
+            self.error_label.setVisible(True)
+            self.run_refused.emit(field, text)
+        self._next()
 
     def _shown_turn(self, shown: str | None = None):
         run = self.run
@@ -302,7 +321,7 @@ class VoicePanel(QtWidgets.QWidget):
 
     # ---- life ------------------------------------------------------------------------
     def is_ready(self) -> bool:
-        return self.run is not None and not jobs().busy(self._key)
+        return self.run is not None and not jobs().busy(self._key) and not self._stale
 
     def close(self) -> bool:
         self._closed = True
