@@ -44,6 +44,7 @@ import numpy as np
 
 from core.cancel import NEVER, CancelToken
 from core.serving.engine_prefix import PrefixSteps
+from core.serving.engine_cost import StepTimes
 from core.serving.engine_feed import RoutedFeed
 from core.serving.engine_lockstep import LockstepGroup
 from core.serving.engine_records import EngineConfig, ReplayResult, validate
@@ -55,6 +56,7 @@ from core.serving.workload import Workload
 __all__ = ["EngineConfig", "ReplayResult", "StepCost", "replay", "validate"]
 
 
+SERIES_FLUSH = 4096  # events buffered as tuples before they go to the typed arrays
 CANCEL_EVERY = 32  # loop iterations (events or skipped runs of decode steps) between checks
 # A replay on a worker thread gives the GIL away for this long at each check, at most every
 # YIELD_EVERY_S: the engine's many short numpy calls release and retake the GIL so often
@@ -85,6 +87,7 @@ class Engine(StepPlanning, PrefixSteps, LockstepGroup):
         self.fast = fast
         self.cfg = config
         self.cost = config.cost
+        self._times = StepTimes(config.cost)
         n = len(workload)
         order = np.argsort(workload.arrival_s, kind="stable")
         self.order = order
@@ -109,6 +112,7 @@ class Engine(StepPlanning, PrefixSteps, LockstepGroup):
         self._num_blocks = config.num_blocks
         self._budget = config.token_budget
         self._max_seqs = config.max_num_seqs
+        self._reserve_full = config.reserve_full_prompt
         self.preempt_log: list[list] = []
         self._pending_resume: dict[int, int] = {}
         self.free = config.num_blocks
@@ -124,7 +128,9 @@ class Engine(StepPlanning, PrefixSteps, LockstepGroup):
         self.next_arrival = 0
         self.done = 0
         # Series in typed arrays (8 bytes a value, not a Python object each): a long trace
-        # has tens of events per request.
+        # has tens of events per request. Each event appends one tuple to _buf, moved into
+        # the arrays every SERIES_FLUSH events (one append per event, not seven).
+        self._buf: list[tuple] = []
         self._s_t = array("d", [0.0])
         self._s_w = array("q", [0])
         self._s_r = array("q", [0])
@@ -210,13 +216,20 @@ class Engine(StepPlanning, PrefixSteps, LockstepGroup):
 
     # -- helpers -------------------------------------------------------------------
     def _record(self, tokens: int, steps: int = 1, decode_rows: int = 0) -> None:
-        self._s_steps.append(steps)
-        self._s_dec.append(decode_rows)
-        self._s_t.append(self.now)
-        self._s_w.append(len(self.waiting))
-        self._s_r.append(len(self.running))
-        self._s_kv.append(self._num_blocks - self.free)
-        self._s_tok.append(tokens)
+        self._buf.append((self.now, len(self.waiting), len(self.running), self._num_blocks - self.free,
+                          tokens, steps, decode_rows))
+
+    def _flush_series(self) -> None:
+        if self._buf:
+            t, w, r, kv, tok, steps, dec = zip(*self._buf)
+            self._s_t.extend(t)
+            self._s_w.extend(w)
+            self._s_r.extend(r)
+            self._s_kv.extend(kv)
+            self._s_tok.extend(tok)
+            self._s_steps.extend(steps)
+            self._s_dec.extend(dec)
+            self._buf.clear()
 
     def _next_arrival_s(self) -> float:
         if self.feed is not None:
@@ -257,6 +270,8 @@ class Engine(StepPlanning, PrefixSteps, LockstepGroup):
         as in a replay that knew it from the start."""
         cooperative = cancel is not NEVER  # run as a job beside a GUI thread
         fast = self.fast
+        self._plain_arrivals = self.feed is None and self.arrivals is None
+        arr, n_req = self._arr, self.n
         if self.feed is not None:
             self.feed.horizon = horizon
         while self.now < horizon and (self.done < self.n if self.feed is None else self._routed_work_left()):
@@ -264,11 +279,18 @@ class Engine(StepPlanning, PrefixSteps, LockstepGroup):
             self._tick += 1
             if self._tick >= CANCEL_EVERY:
                 self._tick = 0
+                if len(self._buf) >= SERIES_FLUSH:
+                    self._flush_series()
                 cancel.check()
                 if cooperative and time.perf_counter() - self._last_yield > YIELD_EVERY_S:
                     time.sleep(YIELD_S)
                     self._last_yield = time.perf_counter()
-            self._admit_arrivals()
+            if self._plain_arrivals:  # inline: the common case of a replay without sessions
+                i = self.next_arrival
+                if i < n_req and arr[i] <= self.now:
+                    self._admit_arrivals()
+            else:
+                self._admit_arrivals()
             if self.cache is not None:  # blocks taken in the last step leave the queue now
                 self.cache.settle(self.free, self.now)
             if not self.running and not self.waiting:
@@ -295,6 +317,8 @@ class Engine(StepPlanning, PrefixSteps, LockstepGroup):
             h = self.waiting[0]
             if self.cache is not None:
                 gate = self._gate_cached(h, budget_left)
+            elif self._reserve_full:
+                gate = -(-(self._p[h] + self.out[h]) // bs)
             else:
                 gate = self._gate_blocks(h, min(self._p[h] + self.out[h] - self.computed[h], budget_left), bs)
             if gate <= free - need_now:
@@ -319,7 +343,7 @@ class Engine(StepPlanning, PrefixSteps, LockstepGroup):
     def _steps_until(self, n: int, context_sum: float, t_target: float) -> int:
         """Fewest lockstep steps after which the clock is at or past t_target (>= 1)."""
         gap = t_target - self.now
-        cost = self.cost
+        cost = self._times
         if gap <= 0:
             return 1
         lo, hi = 1, 1
@@ -337,7 +361,7 @@ class Engine(StepPlanning, PrefixSteps, LockstepGroup):
 
     def _advance_decode(self, n: int, k: int) -> None:
         self.closed_form_steps += k
-        self.now += self.cost.decode_time(n, float(self._sumcb + n * self._D), k)
+        self.now += self._times.decode_time(n, float(self._sumcb + n * self._D), k)
         self.free -= self._crossings(k)
         self._D += k
         if self._eager_members:
@@ -347,9 +371,10 @@ class Engine(StepPlanning, PrefixSteps, LockstepGroup):
         used = self._num_blocks - self.free
         if used > self.peak_used:
             self.peak_used = used
-        finished = self._finished_members()
-        if finished:
-            self._finish(finished)
+        if self._fin[0][0] <= self._D:
+            finished = self._finished_members()
+            if finished:
+                self._finish(finished)
         self._record(n, k, n)  # tokens per step of the run
 
     def _finish(self, ids) -> None:
@@ -366,12 +391,17 @@ class Engine(StepPlanning, PrefixSteps, LockstepGroup):
             blocks[i] = 0
             if self.arrivals is not None:
                 self.arrivals.finished(i, self.now, self._tool_wait_s(i))
-        self.running = [r for r in self.running if r not in gone]
+        running = self.running
+        for i in gone:  # a few of at most max_num_seqs: remove() runs at C speed
+            running.remove(i)
         self.done += len(gone)
 
-    def _execute(self, n_dec: int, ids: list[int], chunks: list[int]) -> None:
+    def _execute(self, n_dec: int, ids: list[int], chunks: list[int], exact: bool = False) -> None:
         """Run the step: its time from the roofline, then tokens, first tokens, finishes.
-        n_dec: the lockstep group (running[:n_dec]) decodes in this step too."""
+        n_dec: the lockstep group (running[:n_dec]) decodes in this step too. exact: the
+        step was planned request by request, as the frozen engine's _plan_exact, which
+        caches every scheduled request's filled blocks (a fast step only the eager ones).
+        The float sums below add integer-valued terms, exact in any grouping."""
         P, G, out, computed = self._p, self._g, self.out, self.computed
         rows = n_dec
         logits = n_dec
@@ -397,7 +427,7 @@ class Engine(StepPlanning, PrefixSteps, LockstepGroup):
         used = self._num_blocks - self.free
         if used > self.peak_used:
             self.peak_used = used
-        self.now += self.cost.step_time(rows, logits, kv_tokens, pairs)
+        self.now += self._times.step_time(rows, logits, kv_tokens, pairs)
         self.steps += 1
         self.prefill_tokens += prefill_rows
         self.decode_tokens += rows - prefill_rows - n_dec
@@ -409,9 +439,12 @@ class Engine(StepPlanning, PrefixSteps, LockstepGroup):
         for r, L in zip(ids, chunks):
             computed[r] += L
         if self.cache is not None:
-            self._register(ids)
-            if n_dec and self._eager_members:
-                self._register(self._eager_crossed(1))
+            if exact:
+                self._register(self.running[:n_dec] + ids if n_dec else ids)
+            else:
+                self._register(ids)
+                if n_dec and self._eager_members:
+                    self._register(self._eager_crossed(1))
         now = self.now
         has_token = self._has_token
         for r in completes:
@@ -431,6 +464,7 @@ class Engine(StepPlanning, PrefixSteps, LockstepGroup):
         self._record(rows, 1, rows - prefill_rows)
 
     def _result(self) -> ReplayResult:
+        self._flush_series()
         inv = np.empty_like(self.order)
         inv[self.order] = np.arange(self.n)
 

@@ -104,8 +104,14 @@ class LockstepGroup:
     def _crossings(self, k: int) -> int:
         """New blocks the members need over the next k lockstep steps."""
         full, rem = divmod(k, self._bs)
-        cnt, D, bs = self._cnt, self._D, self._bs
-        return self._ng * full + sum(cnt[(-o - D) % bs] for o in range(rem))
+        if not rem:
+            return self._ng * full
+        # Offsets 0..rem-1 are the residues s0, s0-1, ..., s0-rem+1 (mod bs): one or two slices.
+        cnt = self._cnt
+        s0 = -self._D % self._bs
+        lo = s0 - rem + 1
+        part = sum(cnt[lo:s0 + 1]) if lo >= 0 else sum(cnt[:s0 + 1]) + sum(cnt[lo:])
+        return self._ng * full + part
 
     def _kth_offset(self, idx: int) -> int:
         """The idx-th smallest (0-based) offset to a member's next block boundary."""

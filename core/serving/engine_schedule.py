@@ -16,12 +16,16 @@ import math
 class StepPlanning:
     # -- one step, exactly as the scheduler would take it -----------------------------
     def _step(self) -> None:
-        plan = self._plan_without_preemption() if self.fast else None
-        if plan is None:
-            self._dissolve()
+        if self.fast:
+            plan = self._plan_without_preemption()
+            exact = plan is None
+            if exact:
+                plan = self._plan_preempting()
+        else:
             plan = self._plan_exact()
+            exact = True
         n_dec, ids, chunks = plan
-        self._execute(n_dec, ids, chunks)
+        self._execute(n_dec, ids, chunks, exact)
 
     def _plan_without_preemption(self):
         """The schedule when every running request gets its blocks (the common case).
@@ -104,6 +108,86 @@ class StepPlanning:
             if pending is not None:
                 self.preempt_log[pending][2] = self.now
 
+    def _plan_preempting(self):
+        """_plan_exact with the lockstep group kept: its members take one token each in
+        running order and only those at a block boundary need a block, so only they are
+        visited; when the pool runs dry the most recently admitted are preempted (the
+        tail of running), down to the member itself. Then the requests in prefill,
+        request by request as in _plan_exact. Same schedule, same order of preemptions."""
+        running = self.running
+        ng = self._ng
+        cb, D, bs = self._cb, self._D, self._bs
+        needy = [p for p, r in enumerate(running[:ng]) if (cb[r] + D) % bs == 0]
+        preempted = False
+        scheduled = ng  # members that get their token: running[:scheduled]
+        for p in needy:
+            if p >= len(running):  # preempted already: the loop ends before it
+                scheduled = len(running)
+                break
+            while self.free < 1:
+                victim = running.pop()
+                self._preempt(victim)
+                preempted = True
+                if len(running) == p:  # the member itself
+                    scheduled = p
+                    break
+            if scheduled < ng:
+                break
+            self.free -= 1
+        scheduled = min(scheduled, len(running))  # members past the last needy one may be gone too
+        budget = self._budget - scheduled
+        P, out, computed, blocks = self._p, self.out, self.computed, self.blocks
+        ids: list[int] = []
+        chunks: list[int] = []
+        i = scheduled
+        go_on = scheduled == ng  # else the loop ended among the members
+        while go_on and i < len(running) and budget > 0:
+            r = running[i]
+            num = min(P[r] + out[r] - computed[r], budget)
+            need = -(-(computed[r] + num) // bs) - blocks[r]
+            stop = False
+            while need > self.free:
+                victim = running.pop()
+                self._preempt(victim)
+                preempted = True
+                if victim == r:
+                    stop = True
+                    break
+            if stop:
+                break
+            self.free -= need
+            blocks[r] += need
+            ids.append(r)
+            chunks.append(num)
+            budget -= num
+            i += 1
+        if not preempted:
+            self._admit_after_exact(budget, ids, chunks)
+        return (scheduled, ids, chunks)
+
+    def _admit_after_exact(self, budget: int, ids: list[int], chunks: list[int]) -> None:
+        if self.cache is not None:
+            self._admit_cached(budget, ids, chunks)
+            return
+        P, out, computed, blocks, bs = self._p, self.out, self.computed, self.blocks, self._bs
+        admitted: list[int] = []
+        running_count = len(self.running)
+        for h in self.waiting:
+            if budget <= 0 or running_count >= self._max_seqs:
+                break
+            num = min(P[h] + out[h] - computed[h], budget)
+            need = -(-num // bs)
+            if self._gate_blocks(h, num, bs) > self.free:
+                break
+            self.free -= need
+            blocks[h] += need
+            admitted.append(h)
+            ids.append(h)
+            chunks.append(num)
+            budget -= num
+            running_count += 1
+        self._admit(admitted)
+
     def _plan_exact(self):
         """vLLM V1's loop over running requests with preemption, request by request."""
         budget = self._budget
@@ -133,29 +217,13 @@ class StepPlanning:
             chunks.append(num)
             budget -= num
             i += 1
-        if not preempted and self.cache is not None:
-            self._admit_cached(budget, ids, chunks)
-        elif not preempted:
-            admitted: list[int] = []
-            running_count = len(self.running)
-            for h in self.waiting:
-                if budget <= 0 or running_count >= self._max_seqs:
-                    break
-                num = min(P[h] + out[h] - computed[h], budget)
-                need = -(-num // bs)
-                if self._gate_blocks(h, num, bs) > self.free:
-                    break
-                self.free -= need
-                blocks[h] += need
-                admitted.append(h)
-                ids.append(h)
-                chunks.append(num)
-                budget -= num
-                running_count += 1
-            self._admit(admitted)
+        if not preempted:
+            self._admit_after_exact(budget, ids, chunks)
         return (0, ids, chunks)
 
     def _preempt(self, r: int) -> None:
+        if self._jid[r] >= 0:
+            self._leave(r)
         if self.cache is not None:
             self._release(r, finished=False)
         else:

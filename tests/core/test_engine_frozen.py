@@ -185,3 +185,18 @@ def test_cancel_frees_blocks_and_marks_the_request():
     res = e.result()
     assert np.isfinite(res.finish_s[e.order[:40]]).all()  # engine ids -> workload rows
     assert e.kv_used_blocks() == 0
+
+
+def test_step_times_equal_step_cost_bit_for_bit():
+    from core.serving.engine_cost import StepTimes
+    cost = StepCost()
+    fast = StepTimes(cost)
+    rng = np.random.default_rng(0)
+    for _ in range(2000):
+        n = int(rng.integers(1, 256))
+        ctx = float(rng.integers(0, 10**7))
+        k = int(rng.integers(0, 5000))
+        assert fast.decode_time(n, ctx, k) == cost.decode_time(n, ctx, k)
+        rows, logits = float(rng.integers(1, 8192)), float(rng.integers(0, 256))
+        kv, pairs = float(rng.integers(0, 10**7)), float(rng.integers(0, 10**9))
+        assert fast.step_time(rows, logits, kv, pairs) == cost.step_time(rows, logits, kv, pairs)
