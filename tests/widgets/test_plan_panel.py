@@ -396,3 +396,24 @@ def test_a_capacity_search_draws_capacity_against_replicas(qtbot, panel):
     column = model.headers().index("max req/s")
     assert not p.table.isColumnHidden(column)
     assert [model.cell(r, column) for r in range(2)] == [F.cell_text(r["search.max_rate_per_s"]) for r in rows]
+
+
+def test_the_sweep_is_the_panels_state(qtbot, panel):
+    from core.plan_state import PlanState
+
+    p = panel()
+    state = p.state
+    assert isinstance(state, PlanState) and state.view("max_num_seqs") == "32,64"  # SMALL, typed in
+    qtbot.keyClicks(p.form.fields["seeds"].edit, "0-3")
+    assert state.view("seeds") == "0-3"
+    p.form.search_box.setChecked(True)
+    assert state.view("search") is True
+    saved = state.to_json()
+    fresh = PlanState()  # a session opened: the fields show its sweep
+    fresh.load_json(saved)
+    state.reset()
+    assert p.form.fields["max_num_seqs"].edit.text() == PlanState.VIEW["max_num_seqs"]
+    assert not p.form.search_box.isChecked()
+    state.load_json(saved)
+    assert p.form.fields["seeds"].edit.text() == "0-3" and p.form.search_box.isChecked()
+    assert p.form.raw()["seeds"] == "0-3" and p.form.raw()["search"] == "max_rate"

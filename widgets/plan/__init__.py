@@ -15,6 +15,7 @@ import math
 import shiboken6
 from PySide6 import QtCore, QtWidgets
 
+from core.plan_state import PlanState
 from widgets.page import ReflowLayout, caption, page_header, scroll_page
 from widgets.panels import PanelInfo
 from widgets.plan import figures as F
@@ -45,7 +46,7 @@ class PlanPanel(QtWidgets.QWidget):
 
     def __init__(self, state=None, parent=None, settings=None, first_sweep: bool = True):
         super().__init__(parent)
-        self.state = state  # no PanelModel: the form's text is the sweep, the rows its result
+        self.state = state if state is not None else PlanState()  # the sweep as written; the rows are its result
         self._settings = settings
         self.runner = SweepRunner(self)
         self.summary: dict | None = None
@@ -54,6 +55,7 @@ class PlanPanel(QtWidgets.QWidget):
         self._started_once = False
         self._build_ui()
         self._connect()
+        self.form.bind_state(self.state)
         if settings is not None:
             self.form.bind_settings(settings)
 
@@ -237,6 +239,7 @@ class PlanPanel(QtWidgets.QWidget):
     def closeEvent(self, event):  # noqa: N802
         self._redraw.stop()
         self.runner.close()
+        self.form.unbind_state()
         if self._scroll is not None:
             self._scroll.viewport().removeEventFilter(self)
         super().closeEvent(event)

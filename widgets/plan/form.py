@@ -15,21 +15,22 @@ from PySide6 import QtCore, QtWidgets
 
 from widgets.page import caption
 
-# (key, label, placeholder, default text): the knobs swept most often, in the form's order.
+# (key, label, placeholder): the knobs swept most often, in the form's order (their texts
+# live in core.plan_state.PlanState's view options).
 KNOBS = (
-    ("replicas", "副本数 · replicas", "1,2,4", "1,2,4"),
-    ("router", "路由 · router", "round_robin,least_kv", ""),
-    ("max_num_seqs", "并发上限 · max_num_seqs", "32,64,128", "64,128"),
-    ("token_budget", "每步 token · token_budget", "2048,8192", ""),
-    ("model", "模型 · model", "qwen3-8b or a config.json", ""),
-    ("hardware", "显卡 · hardware", "h100-sxm,a100-80gb", ""),
-    ("scenario", "场景 · scenario", "uniform | shift", "shift"),
-    ("seeds", "种子 · seeds", "0-3", "0-1"),
+    ("replicas", "副本数 · replicas", "1,2,4"),
+    ("router", "路由 · router", "round_robin,least_kv"),
+    ("max_num_seqs", "并发上限 · max_num_seqs", "32,64,128"),
+    ("token_budget", "每步 token · token_budget", "2048,8192"),
+    ("model", "模型 · model", "qwen3-8b or a config.json"),
+    ("hardware", "显卡 · hardware", "h100-sxm,a100-80gb"),
+    ("scenario", "场景 · scenario", "uniform | shift"),
+    ("seeds", "种子 · seeds", "0-3"),
 )
 SLOS = (
     ("slo_ttft_ms", "TTFT ≤ (ms)", "2000"),
     ("slo_tpot_ms", "TPOT ≤ (ms)", "100"),
-    ("slo_e2el_ms", "E2EL ≤ (ms)", ""),
+    ("slo_e2el_ms", "E2EL ≤ (ms)", "30000"),
 )
 OTHER = "other"  # free KEY=VALUE pairs (trace=..., rates_per_s=..., …)
 ENGINES = (("local", "本机进程池 · local pool"), ("ray", "集群 · Ray cluster"))
@@ -85,18 +86,18 @@ class SweepForm(QtWidgets.QFrame):
         col.addWidget(title)
         col.addWidget(caption("每格写 v1,v2,… 或 起:止:步,组合成网格 · "
                               "each knob takes v1,v2,… or start:stop:step; lists multiply into a grid"))
-        col.addLayout(self._grid([(k, label, ph, text) for k, label, ph, text in KNOBS]))
-        self.fields[OTHER] = Field(OTHER, "trace=… rates_per_s=8,8 kv_pool_bytes=…", "arrival=poisson")
+        col.addLayout(self._grid(KNOBS))
+        self.fields[OTHER] = Field(OTHER, "trace=… rates_per_s=8,8 kv_pool_bytes=…")
         other = QtWidgets.QFormLayout()
         other.addRow("其他 · other keys", self.fields[OTHER])
         col.addLayout(other)
         col.addWidget(caption("<b>SLO</b> · 目标与容量搜索 · targets and capacity search"))
-        col.addLayout(self._grid([(k, label, "", text) for k, label, text in SLOS], columns=3))
+        col.addLayout(self._grid(SLOS, columns=3))
         search_row = QtWidgets.QHBoxLayout()
         self.search_box = QtWidgets.QCheckBox("容量搜索 · search max rate")
         self.search_box.setToolTip("search=max_rate: per setting, the highest arrival rate whose SLO attainment "
                                    "stays at or above the share given (bisection)")
-        self.fields["attainment"] = Field("attainment", "0.9", "0.9")
+        self.fields["attainment"] = Field("attainment", "0.9")
         search_row.addWidget(self.search_box)
         search_row.addWidget(QtWidgets.QLabel("达标率 · attainment"))
         search_row.addWidget(self.fields["attainment"], 1)
@@ -113,9 +114,9 @@ class SweepForm(QtWidgets.QFrame):
         grid = QtWidgets.QGridLayout()
         grid.setHorizontalSpacing(8)
         grid.setVerticalSpacing(4)
-        for i, (key, label, placeholder, text) in enumerate(specs):
+        for i, (key, label, placeholder) in enumerate(specs):
             r, c = divmod(i, columns)
-            field = self.fields[key] = Field(key, placeholder, text)
+            field = self.fields[key] = Field(key, placeholder)
             name = QtWidgets.QLabel(label)
             name.setProperty("role", "caption")
             grid.addWidget(name, 2 * r, c)
@@ -239,6 +240,33 @@ class SweepForm(QtWidgets.QFrame):
         self.progress.setRange(0, max(1, total))
         self.progress.setValue(done)
 
+    # ---- state ----------------------------------------------------------------------------
+    def bind_state(self, state: Any) -> None:
+        """Show state's sweep (a core.plan_state.PlanState) and write every edit back to it;
+        a change of the state (a session, reset, undo) shows in the fields."""
+        self._state = state
+        for key, field in self.fields.items():
+            name = _view_name(key)
+            if name in state.VIEW:
+                field.edit.setText(state.view(name))
+                field.edit.textChanged.connect(lambda text, n=name: self._state.set_view(n, text.strip()))
+        self.search_box.setChecked(bool(state.view("search")))
+        self.search_box.toggled.connect(lambda on: self._state.set_view("search", bool(on)))
+        state.changed.connect(self._on_state_changed)
+
+    def unbind_state(self) -> None:
+        if getattr(self, "_state", None) is not None:
+            self._state.changed.disconnect(self._on_state_changed)
+
+    def _on_state_changed(self, path: str, value: Any) -> None:
+        name = path.removeprefix("view.")
+        if name == "search":
+            self.search_box.setChecked(bool(value))
+            return
+        field = self.fields.get("--out" if name == "out" else name)
+        if path.startswith("view.") and field is not None and field.edit.text().strip() != value:
+            field.edit.setText(value)
+
     # ---- settings ------------------------------------------------------------------------
     def bind_settings(self, settings: Any) -> None:
         """Take the engine, workers and address saved in settings (get/set of values), and
@@ -263,3 +291,8 @@ class SweepForm(QtWidgets.QFrame):
         self.fields["--address"].setVisible(ray)
         self.workers_box.setVisible(not ray)
         self._save(SETTING_ENGINE, self.engine())
+
+
+def _view_name(key: str) -> str:
+    """The state's view option of a field ('--out' is 'out'; '--address' is a setting)."""
+    return "out" if key == "--out" else key
