@@ -56,7 +56,8 @@ def ray_cluster():
     # ray.init writes one): the test head says explicitly that it has none.
     env = dict(os.environ, RAY_AUTH_MODE="disabled")
     head = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-                            start_new_session=True)  # its own process group: stopped as one
+                            start_new_session=True,  # its own process group: stopped as one
+                            preexec_fn=_stop_with_parent)
     try:
         _wait_ready(head, log)
         yield f"127.0.0.1:{port}"
@@ -64,6 +65,18 @@ def ray_cluster():
         _stop(head)
         log.close()
         shutil.rmtree(temp, ignore_errors=True)
+
+
+def _stop_with_parent() -> None:
+    """In the child before exec: SIGTERM when the test process dies (Linux), so a pytest
+    killed outright (a CI timeout) does not leave the head running; the fixture's own
+    teardown covers every other end."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def _wait_ready(head: subprocess.Popen, log) -> None:
