@@ -70,6 +70,11 @@ def test_swimlane_draws_the_shown_turns_spans_on_the_replays_clock(panel):
     assert d["silence_ms"] == turn.silence_s * 1e3
     bars = panel.timeline.bars.opts
     np.testing.assert_array_equal(np.asarray(bars["x0"])[:len(gap)], d["x0_ms"])
+    # The reply lane: the model's hand-overs, back to back but for its stalls.
+    played = np.asarray(bars["x1"])[len(gap):] - np.asarray(bars["x0"])[len(gap):]
+    chunk_ms = run.params.chunk_ms
+    assert played.sum() == pytest.approx(d["chunks"] * chunk_ms)
+    assert np.asarray(bars["x0"])[len(gap)] == pytest.approx((turn.play_start_s[0] - origin) * 1e3)
     # The background is the same replay's series, on the same axis (0 = the user's last word).
     x, q = panel.timeline.queue_curve.getData()
     t = run.background.series_t

@@ -66,8 +66,9 @@ class TurnTimeline(QtCore.QObject):
 
     def __init__(self):
         super().__init__()
+        # No grid above the swimlane: its x grid serves both (the axes paint grids, a drag repaints often).
         self.background = compact_plot(PlotCard("背景负载 · Background load", "排队请求数(左)与 KV 占用 %(右) · "
-                                                "waiting requests (left), KV in use (right)"), 96)
+                                                "waiting requests (left), KV in use (right)"), 96, live=True)
         self.swimlane = PlotCard("一个轮次,一个时钟 · One turn on one clock",
                                  "x: 用户说完后的毫秒数 · ms since the user's last word")
         self.swimlane.plot_widget.setMinimumHeight(305)
@@ -159,7 +160,11 @@ class TurnTimeline(QtCore.QObject):
         y = -np.arange(len(spans), dtype=float)
         # The reply lane: chunks played back to back, stalls (underruns) in red between them.
         reply_y = -float(len(spans))
-        played0, played1 = ms(start), ms(start + chunk_s)
+        # Chunks played back to back are one bar (a few bars to paint, not one per chunk).
+        stalled = stall > 1e-9
+        first = np.flatnonzero(np.concatenate([[True], stalled[1:]]))
+        last = np.concatenate([first[1:] - 1, [start.size - 1]])
+        played0, played1 = ms(start[first]), ms(start[last] + chunk_s)
         kinds = [stage_kind(n) for n in names]
         for item, a, b, yy in zip(self.lane_texts, x0, x1, y):
             item.setText(f"{b - a:.0f}")
@@ -167,7 +172,6 @@ class TurnTimeline(QtCore.QObject):
         self.bars.setOpts(x0=np.concatenate([x0, played0]), x1=np.concatenate([x1, played1]),
                           y=np.concatenate([y, np.full(played0.size, reply_y)]),
                           brushes=[brush(k, 215) for k in kinds] + [brush("decode", 150)] * played0.size)
-        stalled = stall > 1e-9
         self.stall_bars.setOpts(x0=ms(start[stalled] - stall[stalled]), x1=ms(start[stalled]),
                                 y=np.full(int(stalled.sum()), reply_y))
         # Chunk arrivals on the downlink's lane (they are its ends), or the buffer's.
