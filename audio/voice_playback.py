@@ -301,8 +301,10 @@ class TurnPlayer:
     def _play(self, audios: list[TurnAudio], pause_s: float, halt: threading.Event) -> None:
         sink = self.engine.sink
         sink.wait_ready(5.0)
-        gc.collect()
-        gc.freeze()  # as the engine does: no full collection holds the GIL past a block
+        # As the engine does: what exists now leaves the collector's reach while the turns
+        # play (a full collection holds the GIL past a device block); no collection now
+        # either, the device is already calling back.
+        gc.freeze()
         try:
             for i, audio in enumerate(audios):
                 if halt.is_set():
