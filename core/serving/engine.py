@@ -29,9 +29,11 @@ times are sums of lines, their block needs follow each request's offset to its n
 block boundary). Events that need a step of their own are prefill chunks, admissions,
 finishes and the step where the pool runs dry (preemption). The decoding requests are one
 lockstep group with a shared clock (engine_lockstep.py), so an event costs O(1) Python
-work, not numpy calls over every running request (issue 12: ~6x fewer µs per event, same
-results bit for bit as the engine frozen in bench/frozen_engine). Per-request counts are
-plain Python lists: the engine reads and writes them one at a time.
+work, not numpy calls over every running request (issue 12: about 5x fewer µs per event on
+a queued, preempting load, results bit for bit those of the engine frozen in
+bench/frozen_engine; bench/bench_engine_speed.py). Per-request counts are plain Python
+lists: the engine reads and writes them one at a time. With prefix caching the cost is in
+the block cache (prefix_cache.py), per block, not per event.
 """
 from __future__ import annotations
 
