@@ -48,6 +48,7 @@ from core.cancel import NEVER, CancelToken
 from core.serving.engine_prefix import PrefixSteps
 from core.serving.engine_cost import StepTimes
 from core.serving.engine_feed import RoutedFeed
+from core.serving.engine_routed import RoutedUse
 from core.serving.engine_lockstep import LockstepGroup
 from core.serving.engine_records import EngineConfig, ReplayResult, validate
 from core.serving.engine_schedule import StepPlanning
@@ -79,7 +80,7 @@ def replay(workload: Workload, config: EngineConfig = EngineConfig(), fast: bool
     return Engine(workload, config, fast).run(cancel)
 
 
-class Engine(StepPlanning, PrefixSteps, LockstepGroup):
+class Engine(StepPlanning, PrefixSteps, LockstepGroup, RoutedUse):
     """One engine. `replay` runs it over a whole workload; core.serving.replicas drives
     several, routed: route() first, then advance(t) / submit(r) in time order, close(),
     advance(inf) and result(). Request ids r are in the engine's order (`self.order`:
@@ -149,72 +150,7 @@ class Engine(StepPlanning, PrefixSteps, LockstepGroup):
         self._tick = 0
         self._last_yield = time.perf_counter()
         self.feed: RoutedFeed | None = None  # set by route(): requests come from a router
-
-    # -- routed use (core.serving.replicas) ----------------------------------------------
-    def route(self) -> None:
-        """From now on only submitted requests arrive (and their sessions' later turns)."""
-        self.feed = RoutedFeed(self.arrival)
-        if self.arrivals is not None:  # fixed arrivals come from the router, not the list
-            self.arrivals.fixed_t = []
-            self.arrivals.fixed_ids = []
-
-    def submit(self, r: int) -> None:
-        self.feed.submit(r)
-
-    def close(self) -> None:
-        """No more submissions: the engine may now run past any time to finish its work."""
-        self.feed.open = False
-
-    def _routed_work_left(self) -> bool:
-        return bool(self.running or self.waiting) or self.feed.has_pending(self.arrivals)
-
-    def outstanding(self) -> int:
-        """Requests submitted here and not finished (queued, running, not yet arrived)."""
-        return len(self.running) + len(self.waiting) + len(self.feed.pending)
-
-    def kv_used_blocks(self) -> int:
-        return self.cfg.num_blocks - self.free
-
-    def cached_prefix_blocks(self, r: int) -> int:
-        """Full blocks of r's prompt this engine's prefix cache holds now (0 without one);
-        looks, takes nothing."""
-        if self.cache is None:
-            return 0
-        bs = self._bs
-        most = (self._p[r] - 1) // bs
-        return self.cache.lookup(self.identity.keys(r, 0, most, bs))[0] if most > 0 else 0
-
-    def cancel(self, r: int) -> bool:
-        """The client went away (a voice barge-in): r leaves the engine now, its blocks go
-        back to the pool (cached full blocks stay cached, as vLLM frees an aborted request).
-        Its finish time is the cancel time and `cancelled[r]` is set. False if r had
-        already finished or was never submitted here."""
-        if not math.isnan(self.finish[r]):
-            return False
-        if r in self.running:
-            if self._jid[r] >= 0:
-                self._leave(r)
-            if self.cache is not None:
-                self._release(r, finished=False)
-            else:
-                self.free += self.blocks[r]
-            self.blocks[r] = 0
-            self.running.remove(r)
-        elif r in self.waiting:
-            self.waiting.remove(r)
-        elif self.feed is not None and r in self.feed.pending:
-            self.feed.pending.remove(r)
-        else:
-            return False
-        self._pending_resume.pop(r, None)
-        self.finish[r] = self.now
-        self.cancelled[r] = True
-        self.done += 1
-        self._record(0, 0)
-        return True
-
-    def result(self) -> ReplayResult:
-        return self._result()
+        self._exact_until = math.inf  # advance(exact=True): closed-form runs stop here
 
     # -- helpers -------------------------------------------------------------------
     def _record(self, tokens: int, steps: int = 1, decode_rows: int = 0) -> None:
@@ -262,14 +198,17 @@ class Engine(StepPlanning, PrefixSteps, LockstepGroup):
         result.wall_s = time.perf_counter() - wall
         return result
 
-    def advance(self, horizon: float, cancel: CancelToken = NEVER) -> None:  # noqa: C901
+    def advance(self, horizon: float, cancel: CancelToken = NEVER, exact: bool = False) -> None:  # noqa: C901
         """Run the event loop while the clock is before `horizon` and work is left.
 
         A routed engine (core.serving.replicas) learns its requests only as the router
         submits them: it stops at the horizon (the router's next decision) with its clock
         at or past it, and never runs a closed-form decode run past it while a request
         could still be admitted, so a request submitted there is admitted at the same step
-        as in a replay that knew it from the start."""
+        as in a replay that knew it from the start. exact: no closed-form run crosses the
+        horizon even with a queue (a cancel due then lands at the first step boundary past
+        it; the times differ from a run without the stop only by rounding)."""
+        self._exact_until = horizon if exact else math.inf
         cooperative = cancel is not NEVER  # run as a job beside a GUI thread
         fast = self.fast
         self._plain_arrivals = self.feed is None and self.arrivals is None
@@ -337,6 +276,8 @@ class Engine(StepPlanning, PrefixSteps, LockstepGroup):
             t_next = self._next_arrival_s()
             if t_next < math.inf:
                 k = min(k, self._steps_until(n, float(self._sumcb + n * self._D), t_next))
+        elif self._exact_until < math.inf:
+            k = min(k, self._steps_until(n, float(self._sumcb + n * self._D), self._exact_until))
         if k < 1:
             return False
         self._advance_decode(n, k)

@@ -98,7 +98,8 @@ def _drive(engine: Engine, p, turn_r: np.ndarray, cancel: CancelToken) -> dict:
             nxt = min(t, heap[0][0] if heap else math.inf, engine.now + hop if watching else math.inf)
             if nxt == math.inf:
                 return
-            engine.advance(nxt, cancel)
+            # A cancel due at nxt: stop there even inside a run of decode steps.
+            engine.advance(nxt, cancel, exact=bool(heap) and heap[0][0] <= nxt)
             _look(engine, p, watching, heap, K)
             # The engine stops short of nxt only when it has no work: nothing to wait for.
             idle = engine.now < nxt and engine.outstanding() == 0
@@ -148,14 +149,8 @@ def _look(engine: Engine, p, watching: dict, heap: list, K: int) -> None:
 
 
 def _series_view(engine: Engine):
-    """The engine's step series so far, without copying (its typed arrays; the same
-    numbers result() copies out at the end)."""
-    try:
-        return (np.frombuffer(engine._s_t, dtype=np.float64), np.frombuffer(engine._s_steps, dtype=np.int64),
-                np.frombuffer(engine._s_tok, dtype=np.int64))
-    except AttributeError:  # an engine that keeps its series otherwise: the public copy (slower)
-        res = engine.result()
-        return res.series_t, res.series_steps, res.series_tokens
+    """The engine's step series so far (its own arrays, flushed; no copy)."""
+    return engine.step_series()
 
 
 def _first_ready(t_clause: float, p) -> float:

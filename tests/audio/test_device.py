@@ -14,7 +14,7 @@ from audio import events as ev
 from audio.engine import StreamEngine
 from audio.markers import MARKER_SLOTS, marker_runs, silent_gaps
 from audio.sinks import DeviceSink, VirtualSink
-from conftest import callback_lag
+from conftest import _device_skip_reason, callback_lag  # at import: later `conftest`s shadow the name
 
 pytestmark = pytest.mark.audio_device
 
@@ -111,8 +111,6 @@ def test_interrupt_goes_silent_within_control_delay_quantum_and_block(device_sin
 
 
 def test_device_that_stops_mid_stream_falls_back_to_the_virtual_sink():
-    reason = None
-    from conftest import _device_skip_reason
     reason = _device_skip_reason()
     if reason:
         pytest.skip(reason)
