@@ -30,9 +30,11 @@ from core.registry import ParamError
 STATE_MODELS = {
     "request": "core.request_state:RequestState",
     "serving": "core.serving.state:ServingState",
+    "plan": "core.plan_state:PlanState",
     "agents": "core.agents_state:AgentsState",
     "vision": "core.vision_state:VisionState",
     "audio": "core.audio_state:AudioState",
+    "voice": "core.voice_state:VoiceState",
     "training": "core.training_state:TrainingState",
     "scaling": "core.scaling_state:ScalingState",
     "verify": "core.verify_state:VerifyState",

@@ -23,7 +23,7 @@ from widgets.page import Reflow, caption, column, page_header, scroll_page
 from widgets.panels import PanelInfo
 from widgets.voice.hear_it import PLAY_ORDER, HearIt
 from widgets.voice.plots import AFTER_GAP, S_TO_MS, SilenceHistogram, TurnTimeline, stage_names
-from widgets.voice.state import RATE_MAX_PER_S, RATE_STEP_PER_S, SHOWN, VoiceState
+from core.voice_state import RATE_MAX_PER_S, RATE_STEP_PER_S, SHOWN, VoiceState
 
 LEGEND = (("backlog", "排队 · queue"), ("prefill", "预填充 · prefill"), ("decode", "解码 · decode"), ("tool", "TTS"),
           ("state", "缓冲 · buffer"))
