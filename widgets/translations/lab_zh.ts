@@ -504,7 +504,7 @@
         <translation type="vanished">变换</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="66"/>
+        <location filename="strings_zh_lab.py" line="67"/>
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
@@ -537,95 +537,95 @@
         <translation type="vanished">你的 %1 个值:p95 是第 %2 个 = %3。分别排序(示意):排队:p95 = %4 s(第 %5 个)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="68"/>
+        <location filename="strings_zh_lab.py" line="69"/>
         <source>Zoom in</source>
         <translation>放大</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="69"/>
+        <location filename="strings_zh_lab.py" line="70"/>
         <source>Zoom out</source>
         <translation>缩小</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="70"/>
+        <location filename="strings_zh_lab.py" line="71"/>
         <source>a = %1 → n = %2: %3×%4¹⁵ FLOPs (%5× keeping all)</source>
         <translation>a = %1 → n = %2:%3×%4¹⁵ FLOPs(全部保留的 %5×)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="71"/>
+        <location filename="strings_zh_lab.py" line="72"/>
         <source>a copy per branch</source>
         <translation>每分支一份</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="72"/>
+        <location filename="strings_zh_lab.py" line="73"/>
         <source>advantage = reward − group mean</source>
         <translation>优势 = 奖励 − 组内均值</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="73"/>
+        <location filename="strings_zh_lab.py" line="74"/>
         <source>against one document</source>
         <translation>对比单文档</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="74"/>
+        <location filename="strings_zh_lab.py" line="75"/>
         <source>answers generated n</source>
         <translation>生成回答数 n</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="75"/>
+        <location filename="strings_zh_lab.py" line="76"/>
         <source>audio</source>
         <translation>音频</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="76"/>
+        <location filename="strings_zh_lab.py" line="77"/>
         <source>audio (s)</source>
         <translation>音频 (s)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="77"/>
+        <location filename="strings_zh_lab.py" line="78"/>
         <source>backlog</source>
         <translation>积压</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="78"/>
+        <location filename="strings_zh_lab.py" line="79"/>
         <source>bars: A100 hours · ○ as reported · DeepSeek-V3: pre-training only</source>
         <translation>柱:A100 小时 · ○ 报告值 · DeepSeek-V3:仅预训练</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="79"/>
+        <location filename="strings_zh_lab.py" line="80"/>
         <source>bars: decode steps/s as % of the cards&apos; bandwidth bound</source>
         <translation>柱:decode 步/s 占各卡带宽上限的 %</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="80"/>
+        <location filename="strings_zh_lab.py" line="81"/>
         <source>bars: prompt and measured hits per round (first copy); dots: the engine&apos;s hits</source>
         <translation>柱:每轮提示与实测命中(第一份);点:引擎的命中</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="81"/>
+        <location filename="strings_zh_lab.py" line="82"/>
         <location filename="strings_extra.py" line="13"/>
         <source>book prints</source>
         <translation>书中印出</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="82"/>
+        <location filename="strings_zh_lab.py" line="83"/>
         <location filename="strings_extra.py" line="11"/>
         <source>book ref</source>
         <translation>书中位置</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="83"/>
+        <location filename="strings_zh_lab.py" line="84"/>
         <location filename="strings_extra.py" line="14"/>
         <source>book value</source>
         <translation>书中数值</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="84"/>
+        <location filename="strings_zh_lab.py" line="85"/>
         <source>break-even p2</source>
         <translation>盈亏平衡 p2</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="85"/>
+        <location filename="strings_zh_lab.py" line="86"/>
         <source>buffered audio (ms)</source>
         <translation>已缓冲音频 (ms)</translation>
     </message>
@@ -634,7 +634,7 @@
         <translation type="vanished">字节(对数)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="86"/>
+        <location filename="strings_zh_lab.py" line="87"/>
         <source>b·v = batch · weights version</source>
         <translation>b·v = 批次 · 权重版本</translation>
     </message>
@@ -643,73 +643,73 @@
         <translation type="vanished">c、p 取自上方卡片</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="89"/>
+        <location filename="strings_zh_lab.py" line="90"/>
         <source>call (%1 = prefill, then decode step j+%2)</source>
         <translation>调用(%1 = prefill,之后为 decode 第 j+%2 步)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="90"/>
+        <location filename="strings_zh_lab.py" line="91"/>
         <source>calls served (millions)</source>
         <translation>服务调用量(百万)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="91"/>
+        <location filename="strings_zh_lab.py" line="92"/>
         <source>cap = f = %1%</source>
         <translation>上限 = f = %1%</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="92"/>
+        <location filename="strings_zh_lab.py" line="93"/>
         <source>cards (state split evenly)</source>
         <translation>卡数(状态均分)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="93"/>
+        <location filename="strings_zh_lab.py" line="94"/>
         <source>checking…</source>
         <translation>检查中…</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="94"/>
+        <location filename="strings_zh_lab.py" line="95"/>
         <source>chunk</source>
         <translation>块</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="95"/>
+        <location filename="strings_zh_lab.py" line="96"/>
         <source>cold %1 → cached %2 TFLOPs · %3 of %4 prompt tokens hit</source>
         <translation>冷启动 %1 → 缓存 %2 TFLOPs · %4 个提示 token 中命中 %3</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="96"/>
+        <location filename="strings_zh_lab.py" line="97"/>
         <location filename="strings_extra.py" line="15"/>
         <source>computed</source>
         <translation>计算值</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="97"/>
+        <location filename="strings_zh_lab.py" line="98"/>
         <source>computing…</source>
         <translation>计算中…</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="98"/>
+        <location filename="strings_zh_lab.py" line="99"/>
         <source>context at the start of each call</source>
         <translation>每次调用开始时的上下文</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="99"/>
+        <location filename="strings_zh_lab.py" line="100"/>
         <source>context tokens</source>
         <translation>上下文 token</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="100"/>
+        <location filename="strings_zh_lab.py" line="101"/>
         <source>copy CLI</source>
         <translation>复制命令行</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="101"/>
+        <location filename="strings_zh_lab.py" line="102"/>
         <source>cost of %1 attempts</source>
         <translation>%1 次尝试的成本</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="102"/>
+        <location filename="strings_zh_lab.py" line="103"/>
         <source>cost per success</source>
         <translation>每次成功的成本</translation>
     </message>
@@ -718,32 +718,32 @@
         <translation type="vanished">计数</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="103"/>
+        <location filename="strings_zh_lab.py" line="104"/>
         <source>datablations C4: loss vs tokens</source>
         <translation>datablations C4:损失 vs token</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="104"/>
+        <location filename="strings_zh_lab.py" line="105"/>
         <source>decode demand</source>
         <translation>decode 需求</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="105"/>
+        <location filename="strings_zh_lab.py" line="106"/>
         <source>decode j=%1: context S+P+j = %2</source>
         <translation>decode j=%1:上下文 S+P+j = %2</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="106"/>
+        <location filename="strings_zh_lab.py" line="107"/>
         <source>device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="107"/>
+        <location filename="strings_zh_lab.py" line="108"/>
         <source>drag the queue&apos;s edge</source>
         <translation>拖动排队段的边界</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="108"/>
+        <location filename="strings_zh_lab.py" line="109"/>
         <source>drag the red line to the edit</source>
         <translation>把红线拖到改动处</translation>
     </message>
@@ -752,97 +752,97 @@
         <translation type="vanished">dy/dx</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="112"/>
+        <location filename="strings_zh_lab.py" line="113"/>
         <source>filter: calculator, output or figure…</source>
         <translation>筛选:计算器、输出或图号…</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="113"/>
+        <location filename="strings_zh_lab.py" line="114"/>
         <source>first document (tokens); second = total − first</source>
         <translation>第一份文档(token);第二份 = 总长 − 第一份</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="114"/>
+        <location filename="strings_zh_lab.py" line="115"/>
         <source>fit points</source>
         <translation>拟合点</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="115"/>
+        <location filename="strings_zh_lab.py" line="116"/>
         <source>follow ▶</source>
         <translation>跟随 ▶</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="116"/>
+        <location filename="strings_zh_lab.py" line="117"/>
         <source>fraction of requests</source>
         <translation>请求占比</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="117"/>
+        <location filename="strings_zh_lab.py" line="118"/>
         <source>fraction of requests with TTFT ≤ x; dashed: the book&apos;s p95</source>
         <translation>TTFT ≤ x 的请求占比;虚线:书中的 p95</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="118"/>
+        <location filename="strings_zh_lab.py" line="119"/>
         <source>gap between two tokens (ms)</source>
         <translation>两个 token 之间的间隔 (ms)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="119"/>
+        <location filename="strings_zh_lab.py" line="120"/>
         <source>generated sample; its file size is the book&apos;s %1 MB screenshot (给定输入)</source>
         <translation>生成的样例;文件大小取书中 %1 MB 截图(给定输入)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="120"/>
+        <location filename="strings_zh_lab.py" line="121"/>
         <source>group mean</source>
         <translation>组内均值</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="121"/>
+        <location filename="strings_zh_lab.py" line="123"/>
         <source>held out</source>
         <translation>留出</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="122"/>
+        <location filename="strings_zh_lab.py" line="124"/>
         <source>is A with these shares of long-input requests per window:</source>
         <translation>即 A,各时段长输入占比如下:</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="123"/>
+        <location filename="strings_zh_lab.py" line="125"/>
         <source>large model</source>
         <translation>大模型</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="124"/>
+        <location filename="strings_zh_lab.py" line="126"/>
         <source>layer</source>
         <translation>整层</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="125"/>
+        <location filename="strings_zh_lab.py" line="127"/>
         <source>loading §%1 请求与指标</source>
         <translation>载入中 §%1 请求与指标</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="126"/>
+        <location filename="strings_zh_lab.py" line="128"/>
         <source>loss (nats/token)</source>
         <translation>损失 (nats/token)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="127"/>
+        <location filename="strings_zh_lab.py" line="131"/>
         <source>mean of means</source>
         <translation>均值的均值</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="128"/>
+        <location filename="strings_zh_lab.py" line="132"/>
         <source>measured: press ▶ to stream</source>
         <translation>实测:按 ▶ 开始播放</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="129"/>
+        <location filename="strings_zh_lab.py" line="133"/>
         <source>median</source>
         <translation>中位数</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="130"/>
+        <location filename="strings_zh_lab.py" line="134"/>
         <source>method %1&apos;s cost per success as p2 moves</source>
         <translation>p2 变化时方法 %1 的每次成功成本</translation>
     </message>
@@ -851,17 +851,17 @@
         <translation type="vanished">micro-batch 数 a</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="131"/>
+        <location filename="strings_zh_lab.py" line="135"/>
         <source>model (filled) · measured in the callback (thin line) · after the mute, arrived audio waits until release</source>
         <translation>模型(填充)· 回调中实测(细线)· 静音后已到达的音频等到释放</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="132"/>
+        <location filename="strings_zh_lab.py" line="136"/>
         <source>model → tools → model; shaded: state held</source>
         <translation>模型 → 工具 → 模型;阴影:占用的状态</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="133"/>
+        <location filename="strings_zh_lab.py" line="137"/>
         <source>ms before now</source>
         <translation>距现在 ms</translation>
     </message>
@@ -870,7 +870,7 @@
         <translation type="vanished">n 个请求</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="134"/>
+        <location filename="strings_zh_lab.py" line="138"/>
         <source>no</source>
         <translation>否</translation>
     </message>
@@ -879,38 +879,38 @@
         <translation type="vanished">无设备:没有输出设备(声音服务在运行吗?)· 虚拟时钟输出保持相同时序</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="135"/>
+        <location filename="strings_zh_lab.py" line="139"/>
         <source>one task: M0·τ = %1 GiB·s</source>
         <translation>单个任务:M0·τ = %1 GiB·s</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="136"/>
+        <location filename="strings_zh_lab.py" line="140"/>
         <source>opening the device…</source>
         <translation>正在打开设备…</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="137"/>
+        <location filename="strings_zh_lab.py" line="141"/>
         <location filename="strings_extra.py" line="12"/>
         <source>output</source>
         <translation>输出</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="138"/>
+        <location filename="strings_zh_lab.py" line="142"/>
         <source>p2 (success rate of method %1)</source>
         <translation>p2(方法 %1 的成功率)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="139"/>
+        <location filename="strings_zh_lab.py" line="143"/>
         <source>parameter state resident; activations rise and fall</source>
         <translation>参数状态常驻;激活随步起落</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="140"/>
+        <location filename="strings_zh_lab.py" line="144"/>
         <source>per hour, one agent running the task again and again</source>
         <translation>每小时,一个 agent 反复执行该任务</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="141"/>
+        <location filename="strings_zh_lab.py" line="145"/>
         <source>per micro-batch</source>
         <translation>每个 micro-batch</translation>
     </message>
@@ -919,17 +919,17 @@
         <translation type="vanished">§%1.2 打包 ·</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="194"/>
+        <location filename="strings_zh_lab.py" line="203"/>
         <source>· %1 layer activations alive (—) ·</source>
         <translation>· %1 层激活存活(—)·</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="204"/>
+        <location filename="strings_zh_lab.py" line="213"/>
         <source>异步 asynchronous · 生成与更新重叠,数据可能滞后</source>
         <translation>异步 · 生成与更新重叠,数据可能滞后</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="142"/>
+        <location filename="strings_zh_lab.py" line="146"/>
         <source>preemptions</source>
         <translation>抢占</translation>
     </message>
@@ -949,9 +949,8 @@
         <translation>%1% 用例通过</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="32"/>
         <source>Ctrl+%1…%2 switch panels</source>
-        <translation>Ctrl+%1…%2 切换面板</translation>
+        <translation type="vanished">Ctrl+%1…%2 切换面板</translation>
     </message>
     <message>
         <location filename="strings_zh_lab.py" line="33"/>
@@ -967,38 +966,38 @@
         <translation type="vanished">F11 演示</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="67"/>
+        <location filename="strings_zh_lab.py" line="68"/>
         <source>Your %1 values: p95 is the %2-th = %3 s.  Ranked separately (示意): queue: p95 = %4 s (rank %5)</source>
         <translation>你的 %1 个值:p95 是第 %2 个 = %3 s。分别排序(示意):排队:p95 = %4 s(第 %5 个)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="87"/>
+        <location filename="strings_zh_lab.py" line="88"/>
         <source>c, p of both methods: 练习 %1-%2 card below</source>
         <translation>两种方法的 c、p:见下方练习 %1-%2 卡片</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="88"/>
+        <location filename="strings_zh_lab.py" line="89"/>
         <location filename="strings_extra.py" line="10"/>
         <source>calculator</source>
         <translation>计算器</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="109"/>
+        <location filename="strings_zh_lab.py" line="110"/>
         <source>engine %1 vs measured %2 cached tokens · %3/%4 rounds equal</source>
         <translation>引擎 %1 vs 实测 %2 缓存 token · %3/%4 轮相同</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="110"/>
+        <location filename="strings_zh_lab.py" line="111"/>
         <source>expert layers each prompt token passes: %1 vs %2 + %3·min(P,%4)/P</source>
         <translation>每个提示 token 经过的专家层:%1 vs %2 + %3·min(P,%4)/P</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="111"/>
+        <location filename="strings_zh_lab.py" line="112"/>
         <source>expert-layer passes per prompt token</source>
         <translation>每个提示 token 的专家层次数</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="143"/>
+        <location filename="strings_zh_lab.py" line="147"/>
         <source>prompt tokens, in order</source>
         <translation>prompt token(按顺序)</translation>
     </message>
@@ -1007,17 +1006,17 @@
         <translation type="vanished">query ↓ key →</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="144"/>
+        <location filename="strings_zh_lab.py" line="149"/>
         <source>rank (ascending)</source>
         <translation>秩(升序)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="145"/>
+        <location filename="strings_zh_lab.py" line="151"/>
         <source>replaying…</source>
         <translation>回放中…</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="146"/>
+        <location filename="strings_zh_lab.py" line="152"/>
         <source>request</source>
         <translation>请求</translation>
     </message>
@@ -1026,17 +1025,17 @@
         <translation type="vanished">请求</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="147"/>
+        <location filename="strings_zh_lab.py" line="154"/>
         <source>reused %1 · recompute %2 tokens (%3% hit)</source>
         <translation>复用 %1 · 重算 %2 token(命中 %3%)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="148"/>
+        <location filename="strings_zh_lab.py" line="155"/>
         <source>round</source>
         <translation>轮</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="149"/>
+        <location filename="strings_zh_lab.py" line="156"/>
         <source>rows: requests by arrival · 灰 waiting · 蓝 prefill · 橙 decode · 红 preempted</source>
         <translation>行:按到达排序的请求 · 灰 等待 · 蓝 prefill · 橙 decode · 红 被抢占</translation>
     </message>
@@ -1045,223 +1044,273 @@
         <translation type="vanished">rtx-pro-%1-blackwell · %2 GB</translation>
     </message>
     <message>
+        <location filename="strings_zh_lab.py" line="32"/>
+        <source>Ctrl+%1…%2 Alt+%3…%4 switch panels</source>
+        <translation>Ctrl+%1…%2 Alt+%3…%4 切换面板</translation>
+    </message>
+    <message>
+        <location filename="strings_zh_lab.py" line="66"/>
+        <source>USD per million output tokens</source>
+        <translation>每百万输出 token 美元</translation>
+    </message>
+    <message>
+        <location filename="strings_zh_lab.py" line="122"/>
+        <source>h100-sxm,a100-%1gb</source>
+        <translation>h100-sxm,a100-%1gb</translation>
+    </message>
+    <message>
+        <location filename="strings_zh_lab.py" line="129"/>
+        <source>max rate (requests/s)</source>
+        <translation>最高速率 (请求/s)</translation>
+    </message>
+    <message>
+        <location filename="strings_zh_lab.py" line="130"/>
+        <source>max rate meeting the SLOs · line: best per replica count</source>
+        <translation>满足 SLO 的最高速率 · 线:每个副本数的最优</translation>
+    </message>
+    <message>
+        <location filename="strings_zh_lab.py" line="148"/>
+        <source>qwen3-%1b or a config.json</source>
+        <translation>qwen3-%1b 或一个 config.json</translation>
+    </message>
+    <message>
         <location filename="strings_zh_lab.py" line="150"/>
+        <source>ray://head:%1 or %2.0.5:%3 (empty: a local Ray)</source>
+        <translation>ray://head:%1 或 %2.0.5:%3(空:本机 Ray)</translation>
+    </message>
+    <message>
+        <location filename="strings_zh_lab.py" line="153"/>
+        <source>results folder (empty: memory only)</source>
+        <translation>结果文件夹(空:只在内存)</translation>
+    </message>
+    <message>
+        <location filename="strings_zh_lab.py" line="157"/>
         <source>running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="151"/>
+        <location filename="strings_zh_lab.py" line="158"/>
         <source>same stream, two buffers</source>
         <translation>同一条流,两种缓冲</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="152"/>
+        <location filename="strings_zh_lab.py" line="159"/>
         <source>saved share of the task vs local speed-up</source>
         <translation>任务节省比例 vs 局部加速</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="153"/>
+        <location filename="strings_zh_lab.py" line="160"/>
         <source>saved share of the whole task (%)</source>
         <translation>整个任务节省的比例 (%)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="154"/>
+        <location filename="strings_zh_lab.py" line="161"/>
         <source>seconds</source>
         <translation>秒</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="155"/>
+        <location filename="strings_zh_lab.py" line="162"/>
         <source>share of gaps (%)</source>
         <translation>间隔占比 (%)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="156"/>
+        <location filename="strings_zh_lab.py" line="163"/>
         <source>share of gaps per bin, every call of every copy · median %1 ms · p99 %2 ms · %3/%4 calls meet the SLO</source>
         <translation>每格间隔占比,所有副本的每次调用 · 中位数 %1 ms · p99 %2 ms · %3/%4 次调用满足 SLO</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="157"/>
+        <location filename="strings_zh_lab.py" line="164"/>
         <source>shared prefix</source>
         <translation>共享前缀</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="158"/>
+        <location filename="strings_zh_lab.py" line="165"/>
         <source>simulated A: %1 requests, %2 steps in %3 ms · B: %4 requests, %5 steps in %6 ms. Δ within ±%7% of the book&apos;s vLLM run shown green, beyond it orange.</source>
         <translation>模拟 A:%1 个请求,%2 步,用时 %3 ms · B:%4 个请求,%5 步,用时 %6 ms。与书中 vLLM 实测相差 ±%7% 以内显示绿色,超出显示橙色。</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="159"/>
+        <location filename="strings_zh_lab.py" line="166"/>
         <source>small model</source>
         <translation>小模型</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="160"/>
+        <location filename="strings_zh_lab.py" line="167"/>
         <source>source</source>
         <translation>音源</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="161"/>
+        <location filename="strings_zh_lab.py" line="168"/>
         <source>speed-up of the part (×, log)</source>
         <translation>局部加速(×,对数)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="162"/>
+        <location filename="strings_zh_lab.py" line="169"/>
         <source>stalls %1 · %2 s · interrupt → mute %3 ms</source>
         <translation>停顿 %1 次 · %2 s · 打断 → 静音 %3 ms</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="163"/>
+        <location filename="strings_zh_lab.py" line="170"/>
         <source>state %1 GB + activations %2 GB =</source>
         <translation>状态 %1 GB + 激活 %2 GB =</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="164"/>
+        <location filename="strings_zh_lab.py" line="171"/>
         <source>state held (GiB)</source>
         <translation>占用的状态 (GiB)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="165"/>
+        <location filename="strings_zh_lab.py" line="172"/>
         <source>t =  %1 s · waiting    %2 · running   %3 · KV   %4%</source>
         <translation>t =  %1 s · 等待    %2 · 运行   %3 · KV   %4%</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="166"/>
+        <location filename="strings_zh_lab.py" line="173"/>
         <source>tasks per hour</source>
         <translation>每小时任务数</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="167"/>
+        <location filename="strings_zh_lab.py" line="174"/>
         <source>the last %1 ms the callback wrote</source>
         <translation>回调最近写出的 %1 ms</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="168"/>
+        <location filename="strings_zh_lab.py" line="175"/>
         <source>time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="169"/>
+        <location filename="strings_zh_lab.py" line="176"/>
         <source>time (ms)</source>
         <translation>时间 (ms)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="170"/>
+        <location filename="strings_zh_lab.py" line="177"/>
         <source>time (s)</source>
         <translation>时间 (s)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="171"/>
+        <location filename="strings_zh_lab.py" line="178"/>
         <source>time in the step (s)</source>
         <translation>步内时间 (s)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="172"/>
+        <location filename="strings_zh_lab.py" line="179"/>
         <source>time since arrival t_a (s)</source>
         <translation>自到达起的时间 t_a (s)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="173"/>
+        <location filename="strings_zh_lab.py" line="180"/>
         <source>time since chunk %1 began (ms)</source>
         <translation>自第 %1 块开始的时间 (ms)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="174"/>
+        <location filename="strings_zh_lab.py" line="181"/>
         <source>token mean (Σ n 作分母)</source>
         <translation>token 均值(Σ n 作分母)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="175"/>
+        <location filename="strings_zh_lab.py" line="182"/>
         <source>token mean = %1,mean of means = %2。先各自求均值再平均,有效 token 少的 micro-batch 里每个 token 权重大 %3 倍;累计各 micro-batch 时分母应是整个 batch 的有效 token 总数。</source>
         <translation>token 均值 = %1,均值的均值 = %2。先各自求均值再平均,有效 token 少的 micro-batch 里每个 token 权重大 %3 倍;累计各 micro-batch 时分母应是整个 batch 的有效 token 总数。</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="176"/>
+        <location filename="strings_zh_lab.py" line="183"/>
         <source>token position</source>
         <translation>token 位置</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="177"/>
+        <location filename="strings_zh_lab.py" line="184"/>
         <location filename="strings_extra.py" line="16"/>
         <source>tolerance</source>
         <translation>容差</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="178"/>
+        <location filename="strings_zh_lab.py" line="185"/>
         <source>total GPU hours vs calls served</source>
         <translation>总 GPU 小时 vs 服务调用量</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="179"/>
+        <location filename="strings_zh_lab.py" line="186"/>
+        <source>trace=… rates_per_s=%1 kv_pool_bytes=…</source>
+        <translation>trace=… rates_per_s=%1 kv_pool_bytes=…</translation>
+    </message>
+    <message>
+        <location filename="strings_zh_lab.py" line="187"/>
         <source>training tokens D (log)</source>
         <translation>训练 token D(对数)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="180"/>
+        <location filename="strings_zh_lab.py" line="188"/>
         <source>training tokens per parameter (log)</source>
         <translation>每参数训练 token(对数)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="181"/>
+        <location filename="strings_zh_lab.py" line="189"/>
+        <source>uniform | shift</source>
+        <translation>uniform | shift</translation>
+    </message>
+    <message>
+        <location filename="strings_zh_lab.py" line="190"/>
         <source>used blocks / pool</source>
         <translation>已用块 / 池</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="182"/>
+        <location filename="strings_zh_lab.py" line="191"/>
         <source>uses the form;</source>
         <translation>使用表单;</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="183"/>
+        <location filename="strings_zh_lab.py" line="192"/>
         <source>value</source>
         <translation>值</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="184"/>
+        <location filename="strings_zh_lab.py" line="193"/>
         <source>view</source>
         <translation>视图</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="185"/>
+        <location filename="strings_zh_lab.py" line="194"/>
         <source>virtual clock (no device)</source>
         <translation>虚拟时钟(无设备)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="186"/>
+        <location filename="strings_zh_lab.py" line="195"/>
         <source>vs the split</source>
         <translation>对比切分</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="187"/>
+        <location filename="strings_zh_lab.py" line="196"/>
         <source>waiting</source>
         <translation>等待</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="188"/>
+        <location filename="strings_zh_lab.py" line="197"/>
         <source>waiting queue · running sequences</source>
         <translation>等待队列 · 运行序列</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="189"/>
+        <location filename="strings_zh_lab.py" line="198"/>
         <source>weight of one token</source>
         <translation>单个 token 的权重</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="190"/>
+        <location filename="strings_zh_lab.py" line="199"/>
         <source>weight reads</source>
         <translation>权重读取</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="191"/>
+        <location filename="strings_zh_lab.py" line="200"/>
         <source>yes</source>
         <translation>是</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="192"/>
+        <location filename="strings_zh_lab.py" line="201"/>
         <source>yours</source>
         <translation>你的</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="193"/>
+        <location filename="strings_zh_lab.py" line="202"/>
         <source>zoom %1 %</source>
         <translation>缩放 %1 %</translation>
     </message>
@@ -1274,7 +1323,7 @@
         <translation type="vanished">§%1.2 Fish Audio S2 Pro ·</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="195"/>
+        <location filename="strings_zh_lab.py" line="204"/>
         <source>· 原图 %1×%2 (%3 MP, %4 kB, generated RGB) → 模型看到 %5×%6</source>
         <translation>· 原图 %1×%2(%3 MP,%4 kB,生成的 RGB)→ 模型看到 %5×%6</translation>
     </message>
@@ -1287,32 +1336,32 @@
         <translation type="vanished">μb2:%1 token</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="196"/>
+        <location filename="strings_zh_lab.py" line="205"/>
         <source>↺ book</source>
         <translation>↺ 书中值</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="197"/>
+        <location filename="strings_zh_lab.py" line="206"/>
         <source>■ Stop</source>
         <translation>■ 停止</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="198"/>
+        <location filename="strings_zh_lab.py" line="207"/>
         <source>▲ forward, ▼ backward (%1×); magenta: activations alive</source>
         <translation>▲ 前向,▼ 反向(%1×);品红:存活的激活</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="199"/>
+        <location filename="strings_zh_lab.py" line="208"/>
         <source>▶ Play</source>
         <translation>▶ 播放</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="200"/>
+        <location filename="strings_zh_lab.py" line="209"/>
         <source>✕ Interrupt</source>
         <translation>✕ 打断</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="201"/>
+        <location filename="strings_zh_lab.py" line="210"/>
         <source>✕ cancel</source>
         <translation>✕ 取消</translation>
     </message>
@@ -1321,17 +1370,17 @@
         <translation type="vanished">⤓ 导出</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="202"/>
+        <location filename="strings_zh_lab.py" line="211"/>
         <source>同步 synchronous · 等新权重就绪再生成</source>
         <translation>同步 · 等新权重就绪再生成</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="203"/>
+        <location filename="strings_zh_lab.py" line="212"/>
         <source>圆点 = 到达 · 短竖线 = 原定播放 · 色条 = 实际播放 (model; live run drawn over it)</source>
         <translation>圆点 = 到达 · 短竖线 = 原定播放 · 色条 = 实际播放(模型;实时运行叠加其上)</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="205"/>
+        <location filename="strings_zh_lab.py" line="214"/>
         <source>样例 %1×%2 (generated)</source>
         <translation>样例 %1×%2(生成)</translation>
     </message>
@@ -1344,12 +1393,12 @@
         <translation type="vanished">练习 %1-%2 · 只屏蔽标签 vs 只对监督 token 做词表投影</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="206"/>
+        <location filename="strings_zh_lab.py" line="215"/>
         <source>问题在前 before: 换问题后保留 %1 B,重算 %2 MiB</source>
         <translation>问题在前:换问题后保留 %1 B,重算 %2 MiB</translation>
     </message>
     <message>
-        <location filename="strings_zh_lab.py" line="207"/>
+        <location filename="strings_zh_lab.py" line="216"/>
         <source>问题在后 after: 换问题后保留 %1 MiB,重算 %2 MiB</source>
         <translation>问题在后:换问题后保留 %1 MiB,重算 %2 MiB</translation>
     </message>
@@ -3291,341 +3340,351 @@
     </message>
     <message>
         <location filename="strings_zh_param.py" line="116"/>
+        <source>price_per_card_hour</source>
+        <translation>每卡每小时价格</translation>
+    </message>
+    <message>
+        <location filename="strings_zh_param.py" line="117"/>
         <source>process_ms</source>
         <translation>每块处理时间</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="117"/>
+        <location filename="strings_zh_param.py" line="118"/>
         <source>prompt_tokens</source>
         <translation>prompt token</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="118"/>
+        <location filename="strings_zh_param.py" line="119"/>
         <source>q</source>
         <translation>分位数</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="119"/>
+        <location filename="strings_zh_param.py" line="120"/>
         <source>question</source>
         <translation>问题位置</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="120"/>
+        <location filename="strings_zh_param.py" line="121"/>
         <source>queue_s</source>
         <translation>排队时间</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="121"/>
+        <location filename="strings_zh_param.py" line="122"/>
         <source>rate_per_s</source>
         <translation>请求到达率</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="122"/>
+        <location filename="strings_zh_param.py" line="123"/>
         <source>rates_per_s</source>
         <translation>各时段到达率</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="123"/>
+        <location filename="strings_zh_param.py" line="124"/>
         <source>recompute</source>
         <translation>重算激活</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="124"/>
+        <location filename="strings_zh_param.py" line="125"/>
         <source>refeed_tokens</source>
         <translation>回灌 token</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="125"/>
+        <location filename="strings_zh_param.py" line="126"/>
         <source>reference_s</source>
         <translation>参考模型前向</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="126"/>
+        <location filename="strings_zh_param.py" line="127"/>
         <source>release_ms</source>
         <translation>释放耗时</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="127"/>
+        <location filename="strings_zh_param.py" line="128"/>
         <source>replicas</source>
         <translation>推理副本数</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="128"/>
+        <location filename="strings_zh_param.py" line="129"/>
         <source>requests</source>
         <translation>请求数</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="129"/>
+        <location filename="strings_zh_param.py" line="130"/>
         <source>reserve_full_prompt</source>
         <translation>整段 prompt 预留</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="130"/>
+        <location filename="strings_zh_param.py" line="131"/>
         <source>resize</source>
         <translation>缩放方式</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="131"/>
+        <location filename="strings_zh_param.py" line="132"/>
         <source>reward_s</source>
         <translation>奖励计算</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="132"/>
+        <location filename="strings_zh_param.py" line="133"/>
         <source>rewards</source>
         <translation>组内各回答奖励</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="133"/>
+        <location filename="strings_zh_param.py" line="134"/>
         <source>rollout_s</source>
         <translation>每批生成</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="134"/>
+        <location filename="strings_zh_param.py" line="135"/>
         <source>routed_experts_per_token</source>
         <translation>每 token 路由专家</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="135"/>
+        <location filename="strings_zh_param.py" line="136"/>
+        <source>router</source>
+        <translation>路由策略</translation>
+    </message>
+    <message>
+        <location filename="strings_zh_param.py" line="137"/>
         <source>sample_rate_hz</source>
         <translation>采样率</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="136"/>
+        <location filename="strings_zh_param.py" line="138"/>
         <source>saving_per_task_gpu_s</source>
         <translation>每任务节省</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="137"/>
+        <location filename="strings_zh_param.py" line="139"/>
         <source>scale_by_std</source>
         <translation>除以标准差</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="138"/>
+        <location filename="strings_zh_param.py" line="140"/>
         <source>seed</source>
         <translation>随机种子</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="139"/>
+        <location filename="strings_zh_param.py" line="141"/>
         <source>send_ms</source>
         <translation>每块发送时间</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="140"/>
+        <location filename="strings_zh_param.py" line="142"/>
         <source>seq_len</source>
         <translation>序列长度</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="141"/>
+        <location filename="strings_zh_param.py" line="143"/>
         <source>sequences</source>
         <translation>并发序列</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="142"/>
+        <location filename="strings_zh_param.py" line="144"/>
         <source>sequences_per_micro_batch</source>
         <translation>每 micro-batch 序列</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="143"/>
+        <location filename="strings_zh_param.py" line="145"/>
         <source>setup_forwards</source>
         <translation>快路径准备前向</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="144"/>
+        <location filename="strings_zh_param.py" line="146"/>
         <source>share_long_input</source>
         <translation>长输入占比</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="145"/>
+        <location filename="strings_zh_param.py" line="147"/>
         <source>shared_experts</source>
         <translation>共享专家</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="146"/>
+        <location filename="strings_zh_param.py" line="148"/>
         <source>shared_prefix_tokens</source>
         <translation>共享前缀 token</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="147"/>
+        <location filename="strings_zh_param.py" line="149"/>
         <source>shares_long_input</source>
         <translation>各时段长输入占比</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="148"/>
+        <location filename="strings_zh_param.py" line="150"/>
         <source>slo_tpot_ms</source>
         <translation>TPOT 目标</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="149"/>
+        <location filename="strings_zh_param.py" line="151"/>
         <source>slo_ttft_ms</source>
         <translation>TTFT 目标</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="150"/>
+        <location filename="strings_zh_param.py" line="152"/>
         <source>slow_step_ms</source>
         <translation>慢路径单步</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="151"/>
+        <location filename="strings_zh_param.py" line="153"/>
         <source>slow_steps_per_frame</source>
         <translation>每帧慢路径步数</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="152"/>
+        <location filename="strings_zh_param.py" line="154"/>
         <source>small_parameters</source>
         <translation>小模型参数量</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="153"/>
+        <location filename="strings_zh_param.py" line="155"/>
         <source>speedup</source>
         <translation>局部加速倍数</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="154"/>
+        <location filename="strings_zh_param.py" line="156"/>
         <source>spike_ms</source>
         <translation>尖峰大小</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="155"/>
+        <location filename="strings_zh_param.py" line="157"/>
         <source>spike_prob</source>
         <translation>尖峰概率</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="156"/>
+        <location filename="strings_zh_param.py" line="158"/>
         <source>stagger_s</source>
         <translation>错开间隔</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="157"/>
+        <location filename="strings_zh_param.py" line="159"/>
         <source>state_bytes</source>
         <translation>每任务状态</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="158"/>
+        <location filename="strings_zh_param.py" line="160"/>
         <source>step_overhead_s</source>
         <translation>每步固定开销</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="159"/>
+        <location filename="strings_zh_param.py" line="161"/>
         <source>steps_per_s_per_card</source>
         <translation>每卡 decode 速率</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="160"/>
+        <location filename="strings_zh_param.py" line="162"/>
         <source>successes</source>
         <translation>成功次数</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="161"/>
+        <location filename="strings_zh_param.py" line="163"/>
         <source>supervised_tokens_per_sequence</source>
         <translation>每序列监督 token</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="162"/>
+        <location filename="strings_zh_param.py" line="164"/>
         <source>sync_s</source>
         <translation>权重同步</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="163"/>
+        <location filename="strings_zh_param.py" line="165"/>
         <source>target_loss</source>
         <translation>目标损失</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="164"/>
+        <location filename="strings_zh_param.py" line="166"/>
         <source>tasks</source>
         <translation>任务数</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="165"/>
+        <location filename="strings_zh_param.py" line="167"/>
         <source>teacher_samples</source>
         <translation>教师前向样本</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="166"/>
+        <location filename="strings_zh_param.py" line="168"/>
         <source>text_tokens</source>
         <translation>文本 token</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="167"/>
+        <location filename="strings_zh_param.py" line="169"/>
         <source>text_tokens_per_audio_s</source>
         <translation>每秒音频文本 token</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="168"/>
+        <location filename="strings_zh_param.py" line="170"/>
         <source>thinking_tokens</source>
         <translation>思考 token</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="169"/>
+        <location filename="strings_zh_param.py" line="171"/>
         <source>token_budget</source>
         <translation>每步 token 预算</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="170"/>
+        <location filename="strings_zh_param.py" line="172"/>
         <source>token_counts</source>
         <translation>各 micro-batch 有效 token</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="171"/>
+        <location filename="strings_zh_param.py" line="173"/>
         <source>token_interval_s</source>
         <translation>token 间隔</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="172"/>
+        <location filename="strings_zh_param.py" line="174"/>
         <source>tokens</source>
         <translation>训练 token</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="173"/>
+        <location filename="strings_zh_param.py" line="175"/>
         <source>tool_a_s</source>
         <translation>工具 A</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="174"/>
+        <location filename="strings_zh_param.py" line="176"/>
         <source>tool_b_s</source>
         <translation>工具 B</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="175"/>
+        <location filename="strings_zh_param.py" line="177"/>
         <source>total_cost</source>
         <translation>总成本</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="176"/>
+        <location filename="strings_zh_param.py" line="178"/>
         <source>total_s</source>
         <translation>任务总时长</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="177"/>
+        <location filename="strings_zh_param.py" line="179"/>
         <source>trace</source>
         <translation>轨迹</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="178"/>
+        <location filename="strings_zh_param.py" line="180"/>
         <source>update_s</source>
         <translation>更新</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="179"/>
+        <location filename="strings_zh_param.py" line="181"/>
         <source>values</source>
         <translation>观测值</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="180"/>
+        <location filename="strings_zh_param.py" line="182"/>
         <source>wait_s</source>
         <translation>等待时长</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="181"/>
+        <location filename="strings_zh_param.py" line="183"/>
         <source>weight_bytes</source>
         <translation>权重字节</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="182"/>
+        <location filename="strings_zh_param.py" line="184"/>
         <source>weight_frozen</source>
         <translation>冻结权重</translation>
     </message>
     <message>
-        <location filename="strings_zh_param.py" line="183"/>
+        <location filename="strings_zh_param.py" line="185"/>
         <source>weights_bytes</source>
         <translation>权重大小</translation>
     </message>
