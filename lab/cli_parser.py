@@ -150,9 +150,9 @@ def _calc_parsers(sub) -> None:
 
 def _simulate_parsers(sub) -> None:
     from core.registry import get
+    from core.serving.simulate_keys import TEXT_KEYS
     from core.serving.vllm_metrics import NAMES
     from lab.simulate import KINDS, OUTPUT_FORMATS, TRACE_HELP, extra_params
-    from lab.simulate_keys import TEXT_KEYS
 
     for kind, (calc_name, about) in KINDS.items():
         if calc_name is None:  # a simulation with its own keys (voice)

@@ -3,7 +3,7 @@ the serving replay, headless. The command line itself is lab/cli.py's (one parse
 command); this module runs the simulation and reports it.
 
 Keys are serving.replay's parameters (see `lab simulate serving --help`), plus
-(lab/simulate_keys.py):
+(core/serving/simulate_keys.py):
   scenario=uniform|shift   the book's two runs (均匀混合 / 前 9:1 后 1:9); sets shares_long_input
   trace=FILE               replay a trace instead of the windows; read with format=, time_scale=,
                            window=START:END, limit=, trace_model=, trace_log_type=, hash_block_tokens=
@@ -18,7 +18,9 @@ per_replica rows (core/serving/replicas.py; KV fractions of the merged run are o
 pooled KV of all replicas). --out DIR writes requests.csv, series.csv,
 preemptions.csv and summary.json (lab/simulate_files.py); --format aiperf also
 profile_export.jsonl there, or prints its records to stdout without --out. Bad input
-raises ParamError naming the field and its valid range. No Qt here.
+raises ParamError naming the field and its valid range. The report itself is built in
+core/serving/headless.py (moved there from here, with load_shared_trace, re-exported here);
+this module adds the files, the progress bar and the text. No Qt here.
 """
 from __future__ import annotations
 
@@ -26,7 +28,11 @@ import json
 import sys
 from pathlib import Path
 
-from lab import simulate_keys as keys
+from core.serving import simulate_keys as keys
+from core.serving.headless import PERCENTILE_LABELS, load_shared_trace  # moved there; re-exported
+
+__all__ = ["KINDS", "OUTPUT_FORMATS", "PERCENTILE_LABELS", "TRACE_HELP", "extra_params", "load_shared_trace",
+           "report_text", "simulate", "simulate_serving"]
 
 # The simulations `lab simulate KIND` runs, with the calculator whose parameters they take.
 KINDS = {"serving": ("serving.replay", "the serving replay: the book's 480 requests through a vLLM-like engine "
@@ -37,8 +43,6 @@ TRACE_HELP = ("replay a trace file instead of the windows (the windows' paramete
               "CSV or JSONL with arrival_s, input_tokens, output_tokens, or a public trace as it ships "
               "(Azure, BurstGPT, Mooncake, Vidur, vllm bench --save-result; see format=)")
 OUTPUT_FORMATS = ("text", "json", "aiperf")
-PERCENTILE_LABELS = {"*_p95_s": "nearest rank, the book's (⌈0.95·n⌉-th smallest)",
-                     "median_/p90_/p99_*_ms": "linear interpolation, numpy's default (as vllm bench serve)"}
 
 
 def extra_params(kind: str) -> tuple:
@@ -101,194 +105,18 @@ class _Progress:
 def simulate_serving(raw: dict[str, str], out: str | None = None, aiperf: bool = False,
                      workload=None) -> tuple[dict, tuple]:
     """Run the replay for text parameters: (the summary dict --json prints, (result,
-    workload) for the files).
+    workload) for the files). The report is core.serving.headless.serving_report's (see
+    there for workload=), with a progress bar on a terminal while a trace loads; out adds
+    the `out` and `files` keys and writes the files there."""
+    from core.serving.headless import serving_report
 
-    workload: a trace the caller already read (load_shared_trace: time_scale=1, the same
-    format/window/limit/... keys as raw's); raw must still name its trace=. The file is not
-    read again; raw's time_scale is applied with the loader's own transform, so the report
-    equals the one reading the file gives, bit for bit (a sweep reads a trace once)."""
-    from core.registry import ParamError, get
-    from core.serving import replay as rp
-    from core.serving.vllm_metrics import bench_metrics
-
-    calc = get("serving.replay")
-    raw = dict(raw)
-    got = keys.pop_extras(raw)
-    known = {p.name for p in calc.params}
-    for key in raw:
-        if key not in known:
-            names = ", ".join([p.name for p in calc.params] + list(keys.names()))
-            raise ParamError(key, f"unknown parameter of lab simulate serving; valid: {names}")
-    scenario = got.get("scenario")
-    if scenario is not None:
-        for key, value in rp.SCENARIOS[scenario]["params"].items():
-            raw.setdefault(key, ",".join(str(v) for v in value) if isinstance(value, tuple) else str(value))
-    for key, value in keys.model_defaults(got).items():
-        if key in known:
-            raw.setdefault(key, value)
-    price_note = _price_default(raw, got)
-    trace = got.get("trace")
-    if workload is not None and trace is None:
-        raise ParamError("trace", "a preloaded workload needs the trace= it was read from; valid: trace=FILE")
-    if trace is not None:
-        result, work, config, values = _replay_trace(calc, raw, got, workload)
-    else:
-        values = calc.resolve(raw)
-        result, work, config = rp.run_replay(values)
-    summary = rp.summarize(result, work, config)
-    report = {k: v for k, v in summary.items() if not k.startswith("series_")}
-    report["source"] = f"trace {trace}" if trace else (f"scenario {scenario}" if scenario else "windows")
-    if "model" in got or "hardware" in got:
-        report["model"], report["hardware"] = got.get("model"), got.get("hardware")
-    slos = {k: got[k] for k in ("slo_ttft_ms", "slo_tpot_ms", "slo_e2el_ms") if k in got}
-    report.update(bench_metrics(result, work, cost=config.cost, **slos))
-    if slos:
-        report["goodput_slos_ms"] = {k[4:-3]: v for k, v in slos.items()}
-    report["percentiles"] = PERCENTILE_LABELS
-    report.update(_cost_and_replicas(result, values, price_note))
-    report.update(_cache_report(result, values, work))
-    if trace is not None:
-        report["trace"] = _trace_report(work)
-        measured = dict(getattr(work, "meta", None) or {}).get("measured")
-        if measured:  # a vllm bench serve result: its own figures beside the replay's
-            from core.serving.vllm_metrics import measured_metrics
-
-            report["measured"] = measured_metrics(measured, work.output_tokens)
-    observed = _observed_for(values, rp) if trace is None else None
-    if observed is not None:
-        report["book_observed"] = observed
-    if "seeds" in got:
-        seeds = got["seeds"]
-        report["band"] = {m: {"min": lo, "median": mid, "max": hi} for m, (lo, mid, hi) in rp.band(values, seeds).items()}
-        report["seeds"] = seeds
+    report, (result, work) = serving_report(raw, workload=workload, progress=_Progress.for_terminal)
     if out is not None:
         from lab.simulate_files import write_all
 
         report["out"] = str(Path(out))
         report["files"] = write_all(Path(out), result, work, report, aiperf=aiperf)
     return report, (result, work)
-
-
-def load_shared_trace(raw: dict[str, str]):
-    """The trace raw names, read once with time_scale=1 (raw's format/window/limit/...
-    keys applied), for simulate_serving(..., workload=) at any time_scale; None without
-    trace=. Bad keys raise ParamError as simulate_serving does."""
-    from core.serving import traces
-
-    got = keys.pop_extras(dict(raw))
-    if "trace" not in got:
-        return None
-    got.pop("time_scale", None)
-    return traces.load_trace(got["trace"], **keys.load_kwargs(got, None))
-
-
-def _replay_trace(calc, raw: dict, got: dict, preloaded=None):
-    """A trace replaces the windows, so their cross-checks do not apply."""
-    from core.serving import replay as rp
-    from core.serving import traces
-    from core.serving.engine import validate
-    from core.serving.traces.transforms import time_scaled
-
-    values = calc.resolve(raw)
-    if preloaded is not None:
-        work = time_scaled(preloaded, got.get("time_scale", 1.0))
-    else:
-        progress = _Progress.for_terminal(f"reading {Path(got['trace']).name}")
-        try:
-            work = traces.load_trace(got["trace"], **keys.load_kwargs(got, progress))
-        finally:
-            if progress is not None:
-                progress.close()
-    config = rp.config_from(values)
-    validate(config, work)
-    return rp.replay_workload(work, config, values), work, config, values
-
-
-def _cache_report(result, values, work) -> dict:
-    """Prefix caching acts only on a workload with prefix or session information."""
-    import numpy as np
-
-    cached = 0 if result.cached_tokens is None else int(np.sum(result.cached_tokens))
-    prompt = int(np.sum(result.input_tokens))
-    extras = {k: v for k, v in dict(result.extras or {}).items() if k not in ("replicas", "replica_of")}
-    rate = extras.pop("cache_hit_rate", cached / prompt if prompt else 0.0)
-    report = {"prefix_caching": bool(values["prefix_caching"]), "cached_tokens_total": cached,
-              "cache_hit_rate": float(rate),
-              "prefix_information": getattr(work, "prefix", None) is not None or getattr(work, "sessions", None) is not None}
-    if extras:
-        report["engine_extras"] = {k: _plain(v) for k, v in extras.items()}
-    return report
-
-
-def _price_default(raw: dict, got: dict) -> str | None:
-    """hardware= sets the price too (its catalog or TOML figure); returns the price's
-    source note, or None when that card has no price and none was given (no cost then)."""
-    from core.serving import replay as rp
-
-    if "price_per_card_hour" in raw:
-        return "given (price_per_card_hour=)"
-    if "hardware" not in got:
-        return f"{rp.BOOK_CARD_KEY}: {rp.BOOK_CARD_PRICE_SOURCE}"
-    from core.hardware_config import hardware_price
-
-    price, source = hardware_price(got["hardware"])
-    if price is None:
-        return None
-    raw["price_per_card_hour"] = repr(float(price))
-    return source
-
-
-def _cost_and_replicas(result, values, price_note: str | None) -> dict:
-    """replicas, router, the price and its source, cost per hour and per million output
-    tokens (core.serving.cost), and with replicas > 1 a summary of each replica."""
-    import numpy as np
-
-    from core.serving import replay as rp
-    from core.serving.cost import cost_report
-
-    price = None if price_note is None else float(values["price_per_card_hour"])
-    report = cost_report(result, int(values["replicas"]), price)
-    report["router"] = str(values["router"])
-    report["price_source"] = price_note or "this card has no price; give price_per_card_hour= (USD per card-hour)"
-    extras = result.extras or {}
-    if "replicas" in extras:
-        replica_of = np.asarray(extras["replica_of"])
-        rows = []
-        for entry in extras["replicas"]:
-            mine = replica_of == entry["replica"]
-            row = {"replica": entry["replica"], "requests": entry["requests"], "engine_steps": entry["engine_steps"],
-                   "preemptions": entry["preemptions"],
-                   "kv_peak_fraction": entry["kv_peak_blocks"] / entry["num_blocks"] if entry["num_blocks"] else 0.0}
-            if mine.any():
-                row["ttft_p95_s"] = rp.nearest_rank_p95(result.ttft_s[mine])
-                row["last_completion_s"] = float(np.max(result.finish_s[mine]))
-            rows.append(row)
-        report["per_replica"] = rows
-    return report
-
-
-def _plain(value):
-    """numpy values and containers as JSON takes them."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if hasattr(value, "tolist"):
-        return value.tolist()
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    return value
-
-
-def _trace_report(work) -> dict:
-    meta = dict(getattr(work, "meta", None) or {})
-    return {"format": meta.get("format"), "rows": meta.get("rows", len(work)),
-            "dropped": {str(k): int(v) for k, v in dict(meta.get("dropped") or {}).items()},
-            "requests": len(work)}
-
-
-def _observed_for(values: dict, rp) -> dict | None:
-    """The book's observed run when the parameters are one of its two scenarios."""
-    key = rp.matching_scenario(values)
-    return None if key is None else dict(rp.OBSERVED[key], scenario=key)
 
 
 BOOK_ROWS = ("ttft_p95_s", "request_p95_s", "first_schedule_wait_p95_s", "last_completion_s", "preemptions",

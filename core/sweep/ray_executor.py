@@ -11,7 +11,7 @@
 - An address is checked before ray.init (which waits minutes on an address where no Ray
   head answers): a TCP connect, then one gRPC call a Ray head answers (core/sweep/ray_probe.py),
   each under a few seconds, so a wrong address is refused within 10 s.
-- With an address, the driver's own `core` and `lab` packages go to the cluster with the
+- With an address, the driver's own `core` package goes to the cluster with the
   job (Ray's runtime_env py_modules), so every node replays with exactly this code: a node
   with an older install would otherwise give other numbers under the same point key.
 
@@ -73,12 +73,12 @@ def run_point(evaluate: Evaluate, box, payload: dict) -> dict:
 
 
 def code_folders() -> list[str]:
-    """The folders of the packages a sweep point runs: core and lab (the evaluator is
-    lab.sweep's). Found by name, not imported: core does not import lab (the layers)."""
+    """The folders of the packages a sweep point runs: core only (the evaluator is
+    core.sweep.serving's; it was lab/sweep.py's, which also shipped lab)."""
     import importlib.util
 
     folders = []
-    for package in ("core", "lab"):
+    for package in ("core",):
         spec = importlib.util.find_spec(package)
         folders.append(list(spec.submodule_search_locations)[0])
     return folders

@@ -4,10 +4,9 @@
     summary = run_sweep(spec, out_dir, make_executor("local", workers=2), on_row=..., progress=...)
 
 The kind of simulation (its keys, how a point is resolved and evaluated) is looked up by
-name: KINDS maps "serving" to lab.sweep's SERVING. core names it but does not import it at
-module load, so the layers stay one-way (lab -> widgets -> core) while the panel, which
-cannot import lab, still sweeps with the exact `lab simulate serving` evaluator (the
-worker processes import it the same way when they unpickle the evaluate function).
+name: KINDS maps "serving" to core.sweep.serving's SERVING (it was lab/sweep.py's; it moved to
+core, so the Plan panel and the CLI share one evaluator and core needs no lab). The
+worker processes import it by name too when they unpickle the evaluate function.
 
 run_sweep returns the summary (core/sweep/summary.py) and, with out_dir, keeps the folder
 (core/sweep/store.py). Cancelling (the token, or Ctrl+C) keeps every finished point: the
@@ -26,7 +25,7 @@ from core.sweep.points import file_digest, make_point
 from core.sweep.spec import SweepKind, SweepSpec, parse_grid
 
 # kind -> "module:attribute" of its SweepKind (resolved on first use).
-KINDS = {"serving": "lab.sweep:SERVING"}
+KINDS = {"serving": "core.sweep.serving:SERVING"}
 
 
 def sweep_kind(kind: str) -> SweepKind:

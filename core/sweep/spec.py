@@ -8,7 +8,7 @@ Value syntax:
   KEY=4,4;8,8         alternatives of a list-valued key (rates_per_s...) split at ';'
   seeds=0-7 | 0,3,9 | 0-3,8   whole seeds; a descending range (7-0) is refused
 Lists multiply into a grid (the first key varies slowest); every grid setting is run once
-per seed. The kind (serving: lab/sweep.py) says which keys exist and checks each point.
+per seed. The kind (serving: core/sweep/serving.py) says which keys exist and checks each point.
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ DEFAULT_TOLERANCE = 0.02  # relative width of the final bracket: the rate is kno
 
 
 class SweepKind(Protocol):
-    """What a kind of simulation gives the sweep (the serving one: lab.sweep.SERVING)."""
+    """What a kind of simulation gives the sweep (the serving one: core.sweep.serving.SERVING)."""
 
     name: str
 

@@ -1,6 +1,6 @@
 """core.sweep.executors: the local process pool gives the same rows as running in process,
 survives a worker killed mid-sweep (every row exactly once), and stops on cancel keeping
-what finished. Points are real serving replays (lab.sweep's evaluator, by name)."""
+what finished. Points are real serving replays (core.sweep.serving's evaluator, by name)."""
 import os
 import signal
 

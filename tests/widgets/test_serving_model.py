@@ -11,8 +11,8 @@ from core.model_config import load_model_config
 from core.registry import get
 from core.serving import replay as rp
 from core.serving.model_choice import expand_model_hardware
+from core.serving.simulate_keys import model_defaults
 from core.serving.state import ServingState
-from lab.simulate_keys import model_defaults
 from widgets.jobs import jobs
 
 CONFIGS = os.path.join(os.path.dirname(__file__), "..", "data", "model_configs")

@@ -14,7 +14,7 @@ P99_TTFT = ("p99_ttft_ms",)
 POINT_KEY = ("point", "point_key", "key")
 MAX_RATE = ("search.max_rate_per_s",)
 REPLICAS = ("param.replicas",)
-PARAM = "param."  # a row's parameter columns: param.<name> (lab/sweep.py make_row)
+PARAM = "param."  # a row's parameter columns: param.<name> (core/sweep/serving.py make_row)
 
 
 def first(row: Mapping[str, Any], names: Iterable[str], default: Any = None) -> Any:

@@ -107,7 +107,7 @@ def time_scaled(work: Workload, time_scale: float) -> Workload:
     """The last transform (3.): arrivals, the span and sessions' think times divided by
     time_scale. `work` must be a trace read with time_scale=1 (meta["time_scale"] == 1), so a
     trace loaded once and scaled here equals the one loaded with time_scale=k, bit for bit
-    (a sweep loads a trace once and scales it per point: lab.simulate.simulate_serving)."""
+    (a sweep loads a trace once and scales it per point: core.serving.headless.serving_report)."""
     scale, _, _ = check_options(time_scale, None, None)
     meta = dict(work.meta or {})
     if float(meta.get("time_scale", 1.0)) != 1.0:

@@ -2,7 +2,8 @@
 here with a ParamError naming it: the book's scenario, seeds, goodput SLOs, how a trace is
 read (format, time_scale, window, limit, trace_model, trace_log_type, hash_block_tokens),
 and model= / hardware=, which like scenario= set defaults for the replay's parameters
-(keys given explicitly win). No Qt here.
+(keys given explicitly win). Moved here from lab/simulate_keys.py (the sweep's evaluator,
+core/sweep/serving.py, reads them too). No Qt here.
 """
 from __future__ import annotations
 

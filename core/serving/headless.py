@@ -1,0 +1,211 @@
+"""The serving replay's report, headless: what `lab simulate serving --json` prints, for
+text parameters (serving.replay's plus core/serving/simulate_keys.py's). Moved here from
+lab/simulate.py so that the sweep's evaluator (core/sweep/serving.py) runs in core; lab's
+simulate_serving adds the --out files and the text on top. No Qt here.
+
+    report, (result, work) = serving_report({"scenario": "shift", "seeds": "0,1,2"})
+
+The report keeps the book's names (p95 by nearest rank, seconds) and adds `vllm bench
+serve`'s (core/serving/vllm_metrics.py), and what the cards cost (core/serving/cost.py):
+replicas, router, price_per_card_hour (hardware= sets it from the card; price_source says
+where it is from), cost_per_hour, cost_per_million_output_tokens, and with replicas > 1
+per_replica rows (core/serving/replicas.py; KV fractions of the merged run are of the
+pooled KV of all replicas). Bad input raises ParamError naming the field and its range.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from core.serving import simulate_keys as keys
+
+PERCENTILE_LABELS = {"*_p95_s": "nearest rank, the book's (⌈0.95·n⌉-th smallest)",
+                     "median_/p90_/p99_*_ms": "linear interpolation, numpy's default (as vllm bench serve)"}
+
+
+def serving_report(raw: dict[str, str], workload=None, progress=None) -> tuple[dict, tuple]:
+    """Run the replay for text parameters: (the summary dict --json prints, (result,
+    workload) for the files).
+
+    workload: a trace the caller already read (load_shared_trace: time_scale=1, the same
+    format/window/limit/... keys as raw's); raw must still name its trace=. The file is not
+    read again; raw's time_scale is applied with the loader's own transform, so the report
+    equals the one reading the file gives, bit for bit (a sweep reads a trace once).
+    progress: progress(label) -> a bar (called with the fraction read; its close(), if
+    any, runs once the trace is read) or None, asked only when a trace file is read."""
+    from core.registry import ParamError, get
+    from core.serving import replay as rp
+    from core.serving.vllm_metrics import bench_metrics
+
+    calc = get("serving.replay")
+    raw = dict(raw)
+    got = keys.pop_extras(raw)
+    known = {p.name for p in calc.params}
+    for key in raw:
+        if key not in known:
+            names = ", ".join([p.name for p in calc.params] + list(keys.names()))
+            raise ParamError(key, f"unknown parameter of lab simulate serving; valid: {names}")
+    scenario = got.get("scenario")
+    if scenario is not None:
+        for key, value in rp.SCENARIOS[scenario]["params"].items():
+            raw.setdefault(key, ",".join(str(v) for v in value) if isinstance(value, tuple) else str(value))
+    for key, value in keys.model_defaults(got).items():
+        if key in known:
+            raw.setdefault(key, value)
+    price_note = _price_default(raw, got)
+    trace = got.get("trace")
+    if workload is not None and trace is None:
+        raise ParamError("trace", "a preloaded workload needs the trace= it was read from; valid: trace=FILE")
+    if trace is not None:
+        result, work, config, values = _replay_trace(calc, raw, got, workload, progress)
+    else:
+        values = calc.resolve(raw)
+        result, work, config = rp.run_replay(values)
+    summary = rp.summarize(result, work, config)
+    report = {k: v for k, v in summary.items() if not k.startswith("series_")}
+    report["source"] = f"trace {trace}" if trace else (f"scenario {scenario}" if scenario else "windows")
+    if "model" in got or "hardware" in got:
+        report["model"], report["hardware"] = got.get("model"), got.get("hardware")
+    slos = {k: got[k] for k in ("slo_ttft_ms", "slo_tpot_ms", "slo_e2el_ms") if k in got}
+    report.update(bench_metrics(result, work, cost=config.cost, **slos))
+    if slos:
+        report["goodput_slos_ms"] = {k[4:-3]: v for k, v in slos.items()}
+    report["percentiles"] = PERCENTILE_LABELS
+    report.update(_cost_and_replicas(result, values, price_note))
+    report.update(_cache_report(result, values, work))
+    if trace is not None:
+        report["trace"] = _trace_report(work)
+        measured = dict(getattr(work, "meta", None) or {}).get("measured")
+        if measured:  # a vllm bench serve result: its own figures beside the replay's
+            from core.serving.vllm_metrics import measured_metrics
+
+            report["measured"] = measured_metrics(measured, work.output_tokens)
+    observed = _observed_for(values, rp) if trace is None else None
+    if observed is not None:
+        report["book_observed"] = observed
+    if "seeds" in got:
+        seeds = got["seeds"]
+        report["band"] = {m: {"min": lo, "median": mid, "max": hi} for m, (lo, mid, hi) in rp.band(values, seeds).items()}
+        report["seeds"] = seeds
+    return report, (result, work)
+
+
+def load_shared_trace(raw: dict[str, str]):
+    """The trace raw names, read once with time_scale=1 (raw's format/window/limit/...
+    keys applied), for serving_report(..., workload=) at any time_scale; None without
+    trace=. Bad keys raise ParamError as serving_report does."""
+    from core.serving import traces
+
+    got = keys.pop_extras(dict(raw))
+    if "trace" not in got:
+        return None
+    got.pop("time_scale", None)
+    return traces.load_trace(got["trace"], **keys.load_kwargs(got, None))
+
+
+def _replay_trace(calc, raw: dict, got: dict, preloaded=None, progress=None):
+    """A trace replaces the windows, so their cross-checks do not apply."""
+    from core.serving import replay as rp
+    from core.serving import traces
+    from core.serving.engine import validate
+    from core.serving.traces.transforms import time_scaled
+
+    values = calc.resolve(raw)
+    if preloaded is not None:
+        work = time_scaled(preloaded, got.get("time_scale", 1.0))
+    else:
+        bar = progress(f"reading {Path(got['trace']).name}") if progress is not None else None
+        try:
+            work = traces.load_trace(got["trace"], **keys.load_kwargs(got, bar))
+        finally:
+            if bar is not None and hasattr(bar, "close"):
+                bar.close()
+    config = rp.config_from(values)
+    validate(config, work)
+    return rp.replay_workload(work, config, values), work, config, values
+
+
+def _cache_report(result, values, work) -> dict:
+    """Prefix caching acts only on a workload with prefix or session information."""
+    import numpy as np
+
+    cached = 0 if result.cached_tokens is None else int(np.sum(result.cached_tokens))
+    prompt = int(np.sum(result.input_tokens))
+    extras = {k: v for k, v in dict(result.extras or {}).items() if k not in ("replicas", "replica_of")}
+    rate = extras.pop("cache_hit_rate", cached / prompt if prompt else 0.0)
+    report = {"prefix_caching": bool(values["prefix_caching"]), "cached_tokens_total": cached,
+              "cache_hit_rate": float(rate),
+              "prefix_information": getattr(work, "prefix", None) is not None or getattr(work, "sessions", None) is not None}
+    if extras:
+        report["engine_extras"] = {k: _plain(v) for k, v in extras.items()}
+    return report
+
+
+def _price_default(raw: dict, got: dict) -> str | None:
+    """hardware= sets the price too (its catalog or TOML figure); returns the price's
+    source note, or None when that card has no price and none was given (no cost then)."""
+    from core.serving import replay as rp
+
+    if "price_per_card_hour" in raw:
+        return "given (price_per_card_hour=)"
+    if "hardware" not in got:
+        return f"{rp.BOOK_CARD_KEY}: {rp.BOOK_CARD_PRICE_SOURCE}"
+    from core.hardware_config import hardware_price
+
+    price, source = hardware_price(got["hardware"])
+    if price is None:
+        return None
+    raw["price_per_card_hour"] = repr(float(price))
+    return source
+
+
+def _cost_and_replicas(result, values, price_note: str | None) -> dict:
+    """replicas, router, the price and its source, cost per hour and per million output
+    tokens (core.serving.cost), and with replicas > 1 a summary of each replica."""
+    import numpy as np
+
+    from core.serving import replay as rp
+    from core.serving.cost import cost_report
+
+    price = None if price_note is None else float(values["price_per_card_hour"])
+    report = cost_report(result, int(values["replicas"]), price)
+    report["router"] = str(values["router"])
+    report["price_source"] = price_note or "this card has no price; give price_per_card_hour= (USD per card-hour)"
+    extras = result.extras or {}
+    if "replicas" in extras:
+        replica_of = np.asarray(extras["replica_of"])
+        rows = []
+        for entry in extras["replicas"]:
+            mine = replica_of == entry["replica"]
+            row = {"replica": entry["replica"], "requests": entry["requests"], "engine_steps": entry["engine_steps"],
+                   "preemptions": entry["preemptions"],
+                   "kv_peak_fraction": entry["kv_peak_blocks"] / entry["num_blocks"] if entry["num_blocks"] else 0.0}
+            if mine.any():
+                row["ttft_p95_s"] = rp.nearest_rank_p95(result.ttft_s[mine])
+                row["last_completion_s"] = float(np.max(result.finish_s[mine]))
+            rows.append(row)
+        report["per_replica"] = rows
+    return report
+
+
+def _plain(value):
+    """numpy values and containers as JSON takes them."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _trace_report(work) -> dict:
+    meta = dict(getattr(work, "meta", None) or {})
+    return {"format": meta.get("format"), "rows": meta.get("rows", len(work)),
+            "dropped": {str(k): int(v) for k, v in dict(meta.get("dropped") or {}).items()},
+            "requests": len(work)}
+
+
+def _observed_for(values: dict, rp) -> dict | None:
+    """The book's observed run when the parameters are one of its two scenarios."""
+    key = rp.matching_scenario(values)
+    return None if key is None else dict(rp.OBSERVED[key], scenario=key)

@@ -1,0 +1,221 @@
+"""The serving kind of core.sweep (SERVING: its keys, how a point resolves, the point
+evaluator), moved here from lab/sweep.py, which keeps the command (`lab sweep serving`).
+A point is exactly `lab simulate serving` for its keys (core.serving.headless.serving_report,
+the trace read once and shared); its row is that report flattened plus the sweep's columns:
+  point, setting, seed          the point's key, its setting's key (no seed), the seed
+  param.NAME                    every resolved serving.replay parameter and every extra key
+                                given (scenario, model, time_scale, slo_*...; lists as JSON text)
+  <report keys>                 as --json prints them; a dict or list value as JSON text
+  slo_attainment                share of requests within every SLO given (None without SLOs)
+  error                         why the replay refused the point (then no metrics)
+  search.*                      with search=max_rate: the capacity found; the report is then
+                                the replay at search.max_rate_multiplier times the setting's
+                                rate (param.* stay the setting's own)
+No Qt here.
+"""
+from __future__ import annotations
+
+import functools
+import json
+
+from core.registry import ParamError
+
+SLO_KEYS = ("slo_ttft_ms", "slo_tpot_ms", "slo_e2el_ms")
+# Keys the whole sweep shares: the trace is read once, and the SLOs define "meets".
+FIXED_KEYS = ("trace", "format", "window", "limit", "trace_model", "trace_log_type", "hash_block_tokens") + SLO_KEYS
+
+
+class ServingKind:
+    name = "serving"
+
+    def _params(self) -> dict:
+        from core.registry import get
+        from core.serving import simulate_keys as keys
+
+        params = {p.name: p for p in get("serving.replay").params}
+        params.update({p.name: p for p in keys.extra_params() if p.name != "seeds"})
+        return params
+
+    def value_kind(self, key: str) -> str | None:
+        from core.serving import simulate_keys as keys
+
+        p = self._params().get(key)
+        if p is not None:
+            return {"floats": "list", "float": "number", "int": "int"}.get(p.kind, "text")
+        return "text" if key in keys.TEXT_KEYS or key == "trace" else None
+
+    def unit(self, key: str) -> str | None:
+        p = self._params().get(key)
+        return None if p is None else p.unit
+
+    def valid_keys(self) -> list[str]:
+        from core.serving import simulate_keys as keys
+
+        return list(self._params()) + list(keys.TEXT_KEYS) + ["trace"]
+
+    def fixed_keys(self) -> tuple[str, ...]:
+        return FIXED_KEYS
+
+    def check_spec(self, spec) -> None:
+        """Called once per parse_sweep, before its points resolve."""
+        self._resolve.cache_clear()  # a model config or card TOML may have changed since the last sweep
+        if spec.seeds is not None and "trace" in spec.fixed:
+            raise ParamError("seeds", "a trace has fixed arrivals; valid: seeds only without trace=")
+
+    def check_search(self, fixed: dict) -> None:
+        if not any(k in fixed for k in SLO_KEYS):
+            raise ParamError("search", "needs an SLO to search against; valid: with slo_ttft_ms=, slo_tpot_ms= "
+                                       "and/or slo_e2el_ms=")
+
+    def resolve(self, raw: dict) -> dict:
+        """What the point's report depends on, as simulate_serving reads raw: the resolved
+        serving.replay values (scenario, model and hardware expanded) and the extra keys.
+        The seeds of one setting resolve once (a seed is a checked whole number that no
+        cross-field check reads), so a seeded grid checks each setting once."""
+        seed = raw.get("seed")
+        rest = tuple(sorted((k, v) for k, v in raw.items() if k != "seed"))
+        if seed is None:
+            return self._resolve(rest)
+        params = self._resolve(rest)
+        from core.registry import get
+
+        values = dict(params["values"], seed=get("serving.replay").param("seed").parse(seed))
+        return dict(params, values=values)
+
+    @functools.lru_cache(maxsize=4096)
+    def _resolve(self, items: tuple) -> dict:
+        return self._resolve_raw(dict(items))
+
+    def _resolve_raw(self, raw: dict) -> dict:
+        from core.registry import get
+        from core.serving import replay as rp
+        from core.sweep.spec import as_json_value
+        from core.serving import simulate_keys as keys
+
+        calc = get("serving.replay")
+        raw = dict(raw)
+        got = keys.pop_extras(raw)
+        known = {p.name for p in calc.params}
+        for key in raw:
+            if key not in known:
+                raise ParamError(key, f"unknown key of lab sweep serving; valid: {', '.join(self.valid_keys())}")
+        if "scenario" in got:
+            for key, value in rp.SCENARIOS[got["scenario"]]["params"].items():
+                raw.setdefault(key, ",".join(str(v) for v in value) if isinstance(value, tuple) else str(value))
+        for key, value in keys.model_defaults(got).items():
+            if key in known:
+                raw.setdefault(key, value)
+        values = calc.resolve(raw)
+        extras = {k: as_json_value(v) for k, v in got.items() if k != "trace"}  # the trace is in by content
+        return {"values": {k: as_json_value(v) for k, v in dict(values).items()}, "extras": extras,
+                "trace": "trace" in got}
+
+    def load_shared(self, fixed: dict):
+        from core.serving.headless import load_shared_trace
+
+        return load_shared_trace(fixed)
+
+
+def evaluate_point(shared, payload: dict) -> dict:
+    """One point's row (runs in a worker process or a Ray task). A point the replay
+    refuses (a trace request larger than this setting's KV pool...) is a row with its
+    `error` and no metrics: one impossible setting does not end a sweep of thousands; the
+    refusal is as deterministic as a result, so it is kept and reused like one."""
+    try:
+        if payload.get("search"):
+            return _search_row(shared, payload)
+        report, run = _simulate(payload["raw"], shared)
+    except ParamError as err:
+        return dict(make_row(payload, {}, None), error=str(err))
+    return make_row(payload, report, _attainment(run[0], payload["raw"]))
+
+
+SERVING = ServingKind()
+SERVING.evaluate = evaluate_point  # a module-level function: workers unpickle it by name
+
+
+def _simulate(raw: dict, shared):
+    from core.serving.headless import serving_report
+
+    return serving_report(raw, workload=shared) if shared is not None else serving_report(raw)
+
+
+def _attainment(result, raw: dict) -> float | None:
+    from core.serving.vllm_metrics import meets_slo
+
+    slos = {k: float(raw[k]) for k in SLO_KEYS if k in raw}
+    if not slos:
+        return None
+    good = meets_slo(result, **slos)
+    return float(good.mean()) if good.size else 0.0
+
+
+def flat(value):
+    """A report value as one cell: scalars as they are, dicts and lists as JSON text."""
+    if isinstance(value, (dict, list, tuple)):
+        return json.dumps(value, ensure_ascii=False)
+    return value
+
+
+def make_row(payload: dict, report: dict, attainment: float | None) -> dict:
+    row = {"point": payload["key"], "setting": payload["setting"], "seed": payload["seed"]}
+    for name, value in payload["params"]["values"].items():
+        row[f"param.{name}"] = flat(value)
+    for name, value in payload["params"]["extras"].items():  # scenario, model, time_scale, slo_*...
+        row[f"param.{name}"] = flat(value)
+    for name, value in report.items():
+        row[name] = flat(value)
+    row["slo_attainment"] = attainment
+    return row
+
+
+def _search_row(shared, payload: dict) -> dict:
+    from core.sweep.search import max_multiplier
+
+    search, raw, params = payload["search"], payload["raw"], payload["params"]
+    runs: dict[float, tuple] = {}
+    refusals: list[ParamError] = []
+
+    def attains(m: float):
+        try:
+            report, run = _simulate(scaled(raw, params, m), shared)
+        except ParamError as err:  # too many (or too few) requests to replay at this rate: a limit, not the SLO
+            refusals.append(err)
+            return None, None
+        share = _attainment(run[0], raw)
+        runs[m] = (report, run, share)
+        return share >= search["attainment"], m
+
+    found = max_multiplier(attains, search["tolerance"])
+    at = found.multiplier if found.found else min(runs) if runs else None
+    if at is None:  # refused at every rate tried: the setting itself (evaluate_point makes it an error row)
+        raise refusals[0]
+    report, run, share = runs[at]
+    row = make_row(payload, report, share)
+    work = run[1]
+    rate = offered_rate(params, work, at)
+    row.update({"search.max_rate_multiplier": found.multiplier, "search.max_rate_per_s": rate if found.found else 0.0,
+                "search.goodput": report.get("request_goodput") if found.found else 0.0,
+                "search.attainment": share, "search.upper_multiplier": found.upper, "search.replays": found.replays,
+                "search.capped": found.capped, "search.tolerance": search["tolerance"]})
+    return row
+
+
+def scaled(raw: dict, params: dict, m: float) -> dict:
+    """raw at m times its offered rate: a trace's time_scale, or the windows' rates."""
+    out = dict(raw)
+    if params["trace"]:
+        out["time_scale"] = repr(float(params["extras"].get("time_scale", 1.0)) * m)
+    else:
+        out["rates_per_s"] = ",".join(repr(float(r) * m) for r in params["values"]["rates_per_s"])
+    return out
+
+
+def offered_rate(params: dict, work, m: float) -> float:
+    """Requests per second offered at multiplier m: Σ rate·duration / Σ duration for the
+    windows; a trace's requests over its arrival span."""
+    if not params["trace"]:
+        v = params["values"]
+        return sum(r * m * d for r, d in zip(v["rates_per_s"], v["durations_s"])) / sum(v["durations_s"])
+    span = float(work.arrival_s.max() - work.arrival_s.min()) if len(work) > 1 else 0.0
+    return len(work) / span if span > 0 else float("nan")
