@@ -94,6 +94,7 @@ def run_sweep(spec: SweepSpec, out_dir: str | None, executor: Executor, *, force
         progress(len(rows), total)
     tasks = [(p.key, payload(spec, p)) for p in spec.points if p.key not in rows]
     cancelled = False
+    pending = None
     try:
         if tasks:
             shared = k.load_shared(spec.fixed)
@@ -102,9 +103,13 @@ def run_sweep(spec: SweepSpec, out_dir: str | None, executor: Executor, *, force
                 for key, row in stream:
                     if key not in wanted or key in rows:
                         continue  # an executor's duplicate (a retried task): the first one counts
-                    rows[key] = row
+                    # On file first, then counted: a Ctrl+C between the two is mended below,
+                    # so the summary never counts a point points.jsonl lacks.
+                    pending = (key, row)
                     if store is not None:
                         store.append(key, row)
+                    rows[key] = row
+                    pending = None
                     if on_row is not None:
                         on_row(row)
                     if progress is not None:
@@ -114,6 +119,8 @@ def run_sweep(spec: SweepSpec, out_dir: str | None, executor: Executor, *, force
     except Cancelled:
         cancelled = True
     finally:
+        if pending is not None and store is not None and getattr(store, "last_key", None) == pending[0]:
+            rows[pending[0]] = pending[1]
         ordered = [rows[p.key] for p in spec.points if p.key in rows]
         summary = summarize(spec, ordered, reused=reused, cancelled=cancelled)
         if store is not None:

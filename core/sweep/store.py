@@ -101,6 +101,7 @@ class Store:
                 self._points.write("\n")
         self._points.write(line)
         self._points.flush()
+        self.last_key = key  # run_sweep's check after a Ctrl+C: did this one reach the file?
 
     def close(self) -> None:
         if self._points is not None:

@@ -181,7 +181,7 @@ class ServingPanel(QtWidgets.QWidget):
         self._replay_column.addWidget(self.overlay)
         from widgets.serving.replicas_view import ReplicasView  # shown only for replicas > 1
 
-        self.replicas_view = ReplicasView()
+        self.replicas_view = in_language(ReplicasView())
         self._replay_column.addWidget(self.replicas_view)
 
     def _finish_build(self) -> None:
