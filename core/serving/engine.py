@@ -339,16 +339,9 @@ class Engine(StepPlanning, PrefixSteps, LockstepGroup, RoutedUse):
 
     def _finish(self, ids) -> None:
         gone = set(ids)  # the frozen engine's order of release (the pool's LRU queue sees it)
-        jid, blocks = self._jid, self.blocks
         for i in gone:
-            if jid[i] >= 0:
-                self._leave(i)
             self.finish[i] = self.now
-            if self.cache is not None:
-                self._release(i, finished=True)
-            else:
-                self.free += blocks[i]
-            blocks[i] = 0
+            self._give_back(i, finished=True)
             if self.arrivals is not None:
                 self.arrivals.finished(i, self.now, self._tool_wait_s(i))
         running = self.running

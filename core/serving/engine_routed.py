@@ -54,13 +54,7 @@ class RoutedUse:
         if not math.isnan(self.finish[r]):
             return False
         if r in self.running:
-            if self._jid[r] >= 0:
-                self._leave(r)
-            if self.cache is not None:
-                self._release(r, finished=False)
-            else:
-                self.free += self.blocks[r]
-            self.blocks[r] = 0
+            self._give_back(r, finished=False)
             self.running.remove(r)
         elif r in self.waiting:
             self.waiting.remove(r)

@@ -221,14 +221,19 @@ class StepPlanning:
             self._admit_after_exact(budget, ids, chunks)
         return (0, ids, chunks)
 
-    def _preempt(self, r: int) -> None:
+    def _give_back(self, r: int, finished: bool) -> None:
+        """r's blocks go back to the pool (finished, preempted or cancelled): with prefix
+        caching to the LRU queue, its full blocks still cached; r leaves the lockstep group."""
         if self._jid[r] >= 0:
             self._leave(r)
         if self.cache is not None:
-            self._release(r, finished=False)
+            self._release(r, finished=finished)
         else:
             self.free += self.blocks[r]
         self.blocks[r] = 0
+
+    def _preempt(self, r: int) -> None:
+        self._give_back(r, finished=False)
         self.computed[r] = 0
         self.is_dec[r] = False
         self.npreempt[r] += 1
