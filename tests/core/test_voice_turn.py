@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from core.audio_timing import network_delays_s, playout
@@ -118,10 +118,21 @@ def test_background_rate_is_nested():
 
 @settings(max_examples=8, deadline=None)
 @given(st.integers(0, 2**31 - 1))
+@example(76225)
+@example(89413096)
+@example(1830941901)
 def test_more_load_never_shortens_p95(seed):
+    """More load never shortens the p95 silence by more than a few ms. Not strictly never:
+    FCFS continuous batching is not monotonic in its load (an extra request can move
+    which step a turn's prefill lands in); over 200 seeds the p95 shortened twice, by
+    2.6 and 4.1 ms (seeds 89413096, 1830941901), against 20 ms audio blocks."""
     p95 = [simulate_voice(VoiceParams(rate=rate, turns=30, duration_s=30, seed=seed)).summary["silence_p95_ms"]
            for rate in (0.0, 0.5, 1.0, 2.0)]
-    assert p95 == sorted(p95), p95
+    assert all(later >= earlier - HALF_A_BLOCK_MS for earlier, later in zip(p95, p95[1:])), p95
+    assert p95[-1] > p95[0], p95
+
+
+HALF_A_BLOCK_MS = 10.0  # below what the jitter buffer or a listener can tell apart
 
 
 def test_turn_index_is_the_percentile_turn():
