@@ -2,7 +2,9 @@
 takes them and the Serving panel's pickers show them. Each is a catalog key or a file (a
 Hugging Face config.json; a small TOML of the card's figures) and sets defaults for
 serving.replay's parameters: weights and KV per token, the step cost's FLOPs, bandwidth,
-peak FLOP/s and (from the card's memory) vLLM's default token budget. No Qt here.
+peak FLOP/s and (from the card's memory) vLLM's default token budget. A card with a
+price per card-hour (catalog or TOML) sets price_per_card_hour too, with its source note
+(card_price: the CLI's hardware= and the panel's picker read it alike). No Qt here.
 """
 from __future__ import annotations
 
@@ -66,6 +68,20 @@ def expand_model_hardware(got: Mapping[str, Any]) -> dict[str, float]:
     return values
 
 
+def card_price(hardware: str) -> tuple[float | None, str]:
+    """(USD per card-hour or None, its source note) of a catalog card or a card's TOML,
+    errors named hardware: what hardware= sets price_per_card_hour to."""
+    from core.hardware_config import hardware_price
+
+    try:
+        price, source = hardware_price(str(hardware))
+    except ParamError as err:
+        if err.param == "hardware":
+            raise
+        raise ParamError("hardware", f"{err.param}: {err.message}") from None
+    return (None if price is None else float(price)), source
+
+
 def _named(key: str, load: Callable[[str], Mapping], text: str) -> dict:
     """load(text) with its errors named after the key the user typed."""
     try:
@@ -85,13 +101,19 @@ def _compute(model: str, hardware: str) -> dict:
     from core.model_config import model_spec
 
     values = expand_model_hardware({"model": model, "hardware": hardware})
-    return {"replay_values": values,
+    price, source = card_price(hardware)
+    if price is not None:  # a card without a list price leaves the form's price as it is
+        values["price_per_card_hour"] = price
+    return {"replay_values": values, "price_source": source,
             "model_name": BOOK_NAMES.get(model) or model_spec(model).name,
             "hardware_name": BOOK_NAMES.get(hardware) or load_hardware(hardware).name}
 
 
 def choice_text(result: Mapping[str, Any] | None) -> str:
-    """One line on what a choice sets in the replays (English values: not a label pair)."""
+    """Lines on what a choice sets in the replays: the model's, the card's, its price and
+    where that is from (English values: not a label pair)."""
+    from html import escape
+
     if not result:
         return ""
     v = result["replay_values"]
@@ -99,7 +121,13 @@ def choice_text(result: Mapping[str, Any] | None) -> str:
              f"{format_bytes(v['kv_bytes_per_token'])}/token · {format_flops(v['matrix_flops_per_token'])}/token")
     card = (f"<b>{result['hardware_name']}</b>: {format_bytes(v['bandwidth_bytes_per_s'], 'si')}/s · "
             f"{format_flops(v['peak_flops']).replace('FLOPs', 'FLOP/s')} BF16 · token budget {int(v['token_budget']):,}")
-    return f"{model}<br>{card}"
+    price = v.get("price_per_card_hour")
+    note = result.get("price_source", "")
+    if price is None:
+        cost = "no list price for this card: the form's price_per_card_hour stays (USD per card-hour)"
+    else:
+        cost = f"${price:.2f}/card-hour" + (f" ({escape(note, quote=False)})" if note else "")
+    return f"{model}<br>{card}<br>{cost}"
 
 
 def _calculator() -> Calculator:
@@ -114,12 +142,13 @@ def _calculator() -> Calculator:
                   "weights, KV per token and the step cost's FLOPs", kind="path", choices=model_keys(),
                   label="模型 · model"),
             Param("hardware", "", BOOK_HARDWARE, "the card: a catalog card or a small TOML (memory, bandwidth, peak "
-                  "FLOP/s); sets bandwidth, peak FLOP/s and the token budget", kind="path", choices=hardware_keys(),
-                  label="硬件 · hardware"),
+                  "FLOP/s); sets bandwidth, peak FLOP/s, the token budget and its price per card-hour", kind="path",
+                  choices=hardware_keys(), label="硬件 · hardware"),
         ),
         outputs=(Output("replay_values", "", "serving.replay's values the choice sets", kind="series"),
                  Output("model_name", "", "the model's name", kind="series"),
-                 Output("hardware_name", "", "the card's name", kind="series")),
+                 Output("hardware_name", "", "the card's name", kind="series"),
+                 Output("price_source", "", "where the card's price per card-hour is from", kind="series")),
         compute=_compute,
     )
 

@@ -154,3 +154,43 @@ def test_a_refused_trace_leaves_the_path_line_on_the_file_replayed(panel, qtbot,
     section.open_path(good)  # the good file again: the line and message follow
     qtbot.waitUntil(lambda: not panel.state.trace_message and ready(panel), timeout=60_000)
     assert section.path_label.text() == good and not section.message.isVisible()
+
+
+def test_picking_a_card_sets_its_price_as_the_cli_does(panel, qtbot, tmp_path):
+    from core.serving.headless import serving_report
+
+    pick(panel.model_section.hardware_field, "h100-sxm")
+    cli, _ = serving_report({"hardware": "h100-sxm"})
+    assert cli["price_per_card_hour"] == 2.99
+    for side in ("A", "B"):  # B follows A
+        assert panel.state.replay(side).inputs["price_per_card_hour"] == cli["price_per_card_hour"]
+    assert panel.replay_form.field("price_per_card_hour").edit.text() == "2.99"
+    sets = panel.model_section.sets_label.text()
+    assert "$2.99/card-hour" in sets and cli["price_source"] in sets  # the CLI's source note
+    qtbot.waitUntil(lambda: ready(panel), timeout=60_000)
+    # Editable afterwards: the form's price wins and is named as edited since the choice.
+    price = panel.replay_form.field("price_per_card_hour")
+    price.edit.setText("4.5")
+    price.edit.editingFinished.emit()
+    assert panel.state.replay("A").inputs["price_per_card_hour"] == 4.5
+    assert panel.state.replay("B").inputs["price_per_card_hour"] == 4.5
+    assert "price_per_card_hour" in panel.model_section.edited_label.text()
+    qtbot.waitUntil(lambda: ready(panel), timeout=60_000)
+    # A card file with its own price and note sets both; one without a price leaves the form's.
+    priced = tmp_path / "priced.toml"
+    priced.write_text('memory_gib = 141\nbandwidth_tb_s = 4.8\nprice_per_card_hour = 3.25\n'
+                      'price_source = "our contract, 2026"\n[peak_tflops]\nbf16 = 989.4\n')
+    pick(panel.model_section.hardware_field, str(priced))
+    assert panel.state.replay("A").inputs["price_per_card_hour"] == 3.25
+    assert serving_report({"hardware": str(priced)})[0]["price_source"] == "our contract, 2026"
+    assert "$3.25/card-hour (our contract, 2026)" in panel.model_section.sets_label.text()
+    assert panel.model_section.edited_label.text() == ""
+    qtbot.waitUntil(lambda: ready(panel), timeout=60_000)
+    bare = tmp_path / "bare.toml"
+    bare.write_text('memory_gib = 141\nbandwidth_tb_s = 4.8\n[peak_tflops]\nbf16 = 989.4\n')
+    pick(panel.model_section.hardware_field, str(bare))
+    assert panel.state.replay("A").inputs["price_per_card_hour"] == 3.25
+    assert panel.state.replay("A").inputs["bandwidth_bytes_per_s"] == 4.8e12
+    assert "no list price" in panel.model_section.sets_label.text()
+    assert serving_report({"hardware": str(bare)})[0]["cost_per_hour"] is None  # the CLI reports no cost
+    qtbot.waitUntil(lambda: ready(panel), timeout=60_000)

@@ -2,7 +2,8 @@
 config.json / TOML typed or browsed) beside the model.config card of the chosen model.
 
 A choice fills replay A's model and hardware fields as `lab simulate serving model=
-hardware=` does (B follows A) and the replays run again on the job runner; a refused file
+hardware=` does (B follows A), the card's price per card-hour too (its source note under
+the pickers; the field stays editable) and the replays run again on the job runner; a refused file
 shows why next to its field and the last good choice and replays stay
 (core.serving.state.ServingState holds the choice; core.serving.model_choice expands it)."""
 from __future__ import annotations
@@ -53,7 +54,8 @@ class ModelPickerSection(QtWidgets.QWidget):
         self.sets_label.setProperty("role", "caption")
         self.sets_label.setWordWrap(True)
         self.sets_label.setToolTip("What the choice sets in both replays' forms (serving.replay's weights_bytes, "
-                                   "kv_bytes_per_token, FLOPs, bandwidth_bytes_per_s, peak_flops, token_budget)")
+                                   "kv_bytes_per_token, FLOPs, bandwidth_bytes_per_s, peak_flops, token_budget, and "
+                                   "price_per_card_hour when the card has a list price)")
         self.edited_label = QtWidgets.QLabel("")
         self.edited_label.setObjectName("model_edited")
         self.edited_label.setProperty("role", "caption")
