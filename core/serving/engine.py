@@ -46,6 +46,7 @@ from collections import deque
 import numpy as np
 
 from core.cancel import NEVER, CancelToken
+from core.serving.engine_flat import FlatLoop
 from core.serving.engine_prefix import PrefixSteps
 from core.serving.engine_cost import StepTimes
 from core.serving.engine_feed import RoutedFeed
@@ -81,7 +82,7 @@ def replay(workload: Workload, config: EngineConfig = EngineConfig(), fast: bool
     return Engine(workload, config, fast).run(cancel)
 
 
-class Engine(StepPlanning, PrefixSteps, LockstepGroup, RoutedUse):
+class Engine(FlatLoop, StepPlanning, PrefixSteps, LockstepGroup, RoutedUse):
     """One engine. `replay` runs it over a whole workload; core.serving.replicas drives
     several, routed: route() first, then advance(t) / submit(r) in time order, close(),
     advance(inf) and result(). Request ids r are in the engine's order (`self.order`:
@@ -230,6 +231,9 @@ class Engine(StepPlanning, PrefixSteps, LockstepGroup, RoutedUse):
         fast = self.fast
         self._plain_arrivals = self.feed is None and self.arrivals is None
         arr, n_req = self._arr, self.n
+        if self._flat_applies():
+            self._advance_flat(horizon, cancel, exact, CANCEL_EVERY, SERIES_FLUSH, YIELD_S, YIELD_EVERY_S, cooperative)
+            return
         if self.feed is not None:
             self.feed.horizon = horizon
         while self.now < horizon and (self.done < self.n if self.feed is None else self._routed_work_left()):
@@ -292,17 +296,16 @@ class Engine(StepPlanning, PrefixSteps, LockstepGroup, RoutedUse):
         if not self.waiting and n < self._max_seqs:
             t_next = self._next_arrival_s()
             if t_next < math.inf:
-                k = min(k, self._steps_until(n, float(self._sumcb + n * self._D), t_next))
+                k = min(k, self._steps_until(n, float(self._sumcb + n * self._D), t_next - self.now))
         elif self._exact_until < math.inf:
-            k = min(k, self._steps_until(n, float(self._sumcb + n * self._D), self._exact_until))
+            k = min(k, self._steps_until(n, float(self._sumcb + n * self._D), self._exact_until - self.now))
         if k < 1:
             return False
         self._advance_decode(n, k)
         return True
 
-    def _steps_until(self, n: int, context_sum: float, t_target: float) -> int:
-        """Fewest lockstep steps after which the clock is at or past t_target (>= 1)."""
-        gap = t_target - self.now
+    def _steps_until(self, n: int, context_sum: float, gap: float) -> int:
+        """Fewest lockstep steps after which the clock has moved on by at least gap (>= 1)."""
         cost = self._times
         if gap <= 0:
             return 1
