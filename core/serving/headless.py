@@ -37,20 +37,9 @@ def serving_report(raw: dict[str, str], workload=None, progress=None) -> tuple[d
     from core.serving.vllm_metrics import bench_metrics
 
     calc = get("serving.replay")
-    raw = dict(raw)
-    got = keys.pop_extras(raw)
-    known = {p.name for p in calc.params}
-    for key in raw:
-        if key not in known:
-            names = ", ".join([p.name for p in calc.params] + list(keys.names()))
-            raise ParamError(key, f"unknown parameter of lab simulate serving; valid: {names}")
+    raw, got = keys.expand(raw, lambda: "unknown parameter of lab simulate serving; valid: "
+                           + ", ".join([p.name for p in calc.params] + list(keys.names())))
     scenario = got.get("scenario")
-    if scenario is not None:
-        for key, value in rp.SCENARIOS[scenario]["params"].items():
-            raw.setdefault(key, ",".join(str(v) for v in value) if isinstance(value, tuple) else str(value))
-    for key, value in keys.model_defaults(got).items():
-        if key in known:
-            raw.setdefault(key, value)
     price_note = _price_default(raw, got)
     trace = got.get("trace")
     if workload is not None and trace is None:
@@ -149,9 +138,9 @@ def _price_default(raw: dict, got: dict) -> str | None:
         return "given (price_per_card_hour=)"
     if "hardware" not in got:
         return f"{rp.BOOK_CARD_KEY}: {rp.BOOK_CARD_PRICE_SOURCE}"
-    from core.hardware_config import hardware_price
+    from core.serving.model_choice import card_price
 
-    price, source = hardware_price(got["hardware"])
+    price, source = card_price(got["hardware"])
     if price is None:
         return None
     raw["price_per_card_hour"] = repr(float(price))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import sys
+from typing import Callable
 
 TRACE_FORMATS_FALLBACK = ("auto", "csv", "jsonl")
 MAX_TEXT_CHARS = 200
@@ -123,6 +124,29 @@ def pop_extras(raw: dict) -> dict:
             if name in got:
                 raise ParamError(name, "applies to a trace; valid: with trace=FILE")
     return got
+
+
+def expand(raw: dict, unknown: Callable[[], str]) -> tuple[dict, dict]:
+    """raw (text values) as serving.replay takes it: (its replay keys, the extra keys
+    checked: pop_extras). A key neither knows is refused with the message unknown() gives
+    (each command words its own); scenario=, model= and hardware= then fill the replay
+    keys raw leaves unset (keys given win). raw itself is not changed."""
+    from core.registry import ParamError, get
+    from core.serving import replay as rp
+
+    raw = dict(raw)
+    got = pop_extras(raw)
+    known = {p.name for p in get("serving.replay").params}
+    for key in raw:
+        if key not in known:
+            raise ParamError(key, unknown())
+    if "scenario" in got:
+        for key, value in rp.SCENARIOS[got["scenario"]]["params"].items():
+            raw.setdefault(key, ",".join(str(v) for v in value) if isinstance(value, tuple) else str(value))
+    for key, value in model_defaults(got).items():
+        if key in known:
+            raw.setdefault(key, value)
+    return raw, got
 
 
 def model_defaults(got: dict) -> dict:

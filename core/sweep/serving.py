@@ -88,24 +88,11 @@ class ServingKind:
 
     def _resolve_raw(self, raw: dict) -> dict:
         from core.registry import get
-        from core.serving import replay as rp
-        from core.sweep.spec import as_json_value
         from core.serving import simulate_keys as keys
+        from core.sweep.spec import as_json_value
 
-        calc = get("serving.replay")
-        raw = dict(raw)
-        got = keys.pop_extras(raw)
-        known = {p.name for p in calc.params}
-        for key in raw:
-            if key not in known:
-                raise ParamError(key, f"unknown key of lab sweep serving; valid: {', '.join(self.valid_keys())}")
-        if "scenario" in got:
-            for key, value in rp.SCENARIOS[got["scenario"]]["params"].items():
-                raw.setdefault(key, ",".join(str(v) for v in value) if isinstance(value, tuple) else str(value))
-        for key, value in keys.model_defaults(got).items():
-            if key in known:
-                raw.setdefault(key, value)
-        values = calc.resolve(raw)
+        raw, got = keys.expand(raw, lambda: f"unknown key of lab sweep serving; valid: {', '.join(self.valid_keys())}")
+        values = get("serving.replay").resolve(raw)
         extras = {k: as_json_value(v) for k, v in got.items() if k != "trace"}  # the trace is in by content
         return {"values": {k: as_json_value(v) for k, v in dict(values).items()}, "extras": extras,
                 "trace": "trace" in got}
