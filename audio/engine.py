@@ -16,7 +16,7 @@ import gc
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, TypeVar
 
 import numpy as np
 
@@ -195,6 +195,34 @@ class StreamRun:
         return out
 
 
+R = TypeVar("R")
+
+
+def start_stream(sink: Sink, renderer, playout: Playout, arrival_s: np.ndarray, processed_s: np.ndarray,
+                 buffer_s: float, delays: tuple[float, float, float, float],
+                 make_run: Callable[[float, NetworkStage, InterruptController], R],
+                 on_release: Callable[[R], None]) -> R:
+    """The wiring every live stream starts with (the Audio panel's and a voice turn's):
+    one clock from now for all its threads, the network thread handing chunks to the
+    playout at their arrivals, a barge-in controller (delays: control delay, device
+    quantum, backend stop, release, in s) that mutes the playout, stops the network at the
+    backend stop and calls on_release(run) at release. make_run(origin, network, control)
+    builds the run; then the renderer goes on the sink and the network starts. Returns the run."""
+    holder: dict[str, R] = {}
+    origin = time.perf_counter()
+    clock = lambda: time.perf_counter() - origin  # noqa: E731 - one clock, shared by every thread
+    network = NetworkStage(playout, arrival_s, processed_s, buffer_s, clock)
+    control = InterruptController(
+        clock, *delays, on_command=playout.request_mute,
+        on_backend_stop=lambda t: setattr(network, "stop_at", t),
+        on_release=lambda: on_release(holder["run"]) if "run" in holder else None)
+    run = make_run(origin, network, control)
+    holder["run"] = run
+    sink.attach(renderer, origin)
+    network.start()
+    return run
+
+
 class StreamEngine:
     """Owns the sink (kept open between streams) and the current run."""
 
@@ -255,21 +283,14 @@ class StreamEngine:
         sink = self.sink
         tl = plan.timeline
         playout = Playout(pcm, sink.rate_hz, tl.chunk_s, adaptive=plan.adaptive)
-        holder: dict[str, StreamRun] = {}
-        origin = time.perf_counter()
-        clock = lambda: time.perf_counter() - origin  # noqa: E731 - engine time, shared by every thread
-        network = NetworkStage(playout, tl.arrival, tl.processed, tl.buffer_s, clock)
-        control = InterruptController(
-            clock, plan.control_delay_s, plan.quantum_s, plan.backend_stop_s, plan.release_s,
-            on_command=playout.request_mute,
-            on_backend_stop=lambda t: setattr(network, "stop_at", t),
-            on_release=lambda: self._release(holder["run"]))
-        run = StreamRun(inputs, tl, playout, network, control, sink, origin)
-        holder["run"] = run
-        self.run = run
-        sink.attach(playout, origin)
-        network.start()
-        return run
+
+        def make_run(origin: float, network: NetworkStage, control: InterruptController) -> StreamRun:
+            self.run = StreamRun(inputs, tl, playout, network, control, sink, origin)
+            return self.run
+
+        return start_stream(sink, playout, playout, tl.arrival, tl.processed, tl.buffer_s,
+                            (plan.control_delay_s, plan.quantum_s, plan.backend_stop_s, plan.release_s),
+                            make_run, self._release)
 
     def prepare(self, inputs: Inputs | Mapping[str, Any] | None = None, source=None) -> StreamPlan:
         """Open the sink, lay out the stream and render its audio ahead of start(): the slow

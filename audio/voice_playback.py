@@ -32,6 +32,7 @@ import numpy as np
 
 from audio import events as ev
 from audio.events import Events
+from audio.engine import start_stream
 from audio.interrupt import InterruptController
 from audio.network import NetworkStage
 from audio.playout import Playout
@@ -242,23 +243,12 @@ def start_turn(sink, audio: TurnAudio) -> TurnRun:
     if sink.rate_hz != audio.rate_hz:
         raise ValueError(f"turn laid out at {audio.rate_hz} Hz, the sink runs at {sink.rate_hz} Hz")
     renderer = TurnRenderer(audio)
-    pl = renderer.playout
-    origin = time.perf_counter()
-    clock = lambda: time.perf_counter() - origin  # noqa: E731 - one clock for every thread of the turn
     # The chunks' generation ends at their arrival here (the TTS and the network are one
     # stage for playback), so a backend stop drops exactly the chunks not yet arrived.
-    network = NetworkStage(pl, audio.arrival_s, audio.arrival_s, audio.buffer_s, clock)
-    control_delay, quantum, backend_stop, release = _barge_in_delays()
-    holder: dict[str, TurnRun] = {}
-    control = InterruptController(
-        clock, control_delay, quantum, backend_stop, release, on_command=pl.request_mute,
-        on_backend_stop=lambda t: setattr(network, "stop_at", t),
-        on_release=lambda: holder["run"].stop(sink) if "run" in holder else None)
-    run = TurnRun(audio, renderer, network, control, origin)
-    holder["run"] = run
-    sink.attach(renderer, origin)
-    network.start()
-    return run
+    return start_stream(sink, renderer, renderer.playout, audio.arrival_s, audio.arrival_s, audio.buffer_s,
+                        _barge_in_delays(),
+                        lambda origin, network, control: TurnRun(audio, renderer, network, control, origin),
+                        lambda run: run.stop(sink))
 
 
 @dataclass
