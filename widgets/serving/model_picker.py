@@ -14,7 +14,7 @@ from PySide6 import QtWidgets
 from core.serving.model_choice import choice_text
 from core.serving.state import ServingState
 from widgets.calculator_card import CalculatorCard
-from widgets.page import PAGE_COLUMN_EM, ReflowLayout, narrow_headers
+from widgets.page import PAGE_COLUMN_EM, ReflowLayout, caption, narrow_headers
 from widgets.param_form import ParamForm
 from widgets.serving.trace_source import in_language
 
@@ -40,26 +40,18 @@ class ModelPickerSection(QtWidgets.QWidget):
         heading = QtWidgets.QLabel(HEADING)
         heading.setObjectName("model_heading")
         heading.setStyleSheet("font-weight: 600;")
-        lead = QtWidgets.QLabel(LEAD)
-        lead.setProperty("role", "caption")
-        lead.setWordWrap(True)
+        lead = caption(LEAD)
         self.form = ParamForm(state.card("model_choice"))
         for name in PICKER_FIELDS:
             field = self.form.field(name)
             field.label.setProperty("i18n_key", None)  # the pair itself: no catalog entry for these names
             field.edit.setObjectName(f"pick_{name}")
         self.model_field, self.hardware_field = self.form.field("model"), self.form.field("hardware")
-        self.sets_label = QtWidgets.QLabel("")
-        self.sets_label.setObjectName("model_sets")
-        self.sets_label.setProperty("role", "caption")
-        self.sets_label.setWordWrap(True)
+        self.sets_label = caption(name="model_sets")
         self.sets_label.setToolTip("What the choice sets in both replays' forms (serving.replay's weights_bytes, "
                                    "kv_bytes_per_token, FLOPs, bandwidth_bytes_per_s, peak_flops, token_budget, and "
                                    "price_per_card_hour when the card has a list price)")
-        self.edited_label = QtWidgets.QLabel("")
-        self.edited_label.setObjectName("model_edited")
-        self.edited_label.setProperty("role", "caption")
-        self.edited_label.setWordWrap(True)
+        self.edited_label = caption(name="model_edited")
         self.edited_label.setVisible(False)
         for w in (heading, lead, self.form, self.sets_label, self.edited_label):
             col.addWidget(w)
