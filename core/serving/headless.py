@@ -37,10 +37,9 @@ def serving_report(raw: dict[str, str], workload=None, progress=None) -> tuple[d
     from core.serving.vllm_metrics import bench_metrics
 
     calc = get("serving.replay")
-    raw, got = keys.expand(raw, lambda: "unknown parameter of lab simulate serving; valid: "
-                           + ", ".join([p.name for p in calc.params] + list(keys.names())))
+    raw, got, price_note = keys.expand(raw, lambda: "unknown parameter of lab simulate serving; valid: "
+                                       + ", ".join([p.name for p in calc.params] + list(keys.names())))
     scenario = got.get("scenario")
-    price_note = _price_default(raw, got)
     trace = got.get("trace")
     if workload is not None and trace is None:
         raise ParamError("trace", "a preloaded workload needs the trace= it was read from; valid: trace=FILE")
@@ -127,24 +126,6 @@ def _cache_report(result, values, work) -> dict:
     if extras:
         report["engine_extras"] = {k: _plain(v) for k, v in extras.items()}
     return report
-
-
-def _price_default(raw: dict, got: dict) -> str | None:
-    """hardware= sets the price too (its catalog or TOML figure); returns the price's
-    source note, or None when that card has no price and none was given (no cost then)."""
-    from core.serving import replay as rp
-
-    if "price_per_card_hour" in raw:
-        return "given (price_per_card_hour=)"
-    if "hardware" not in got:
-        return f"{rp.BOOK_CARD_KEY}: {rp.BOOK_CARD_PRICE_SOURCE}"
-    from core.serving.model_choice import card_price
-
-    price, source = card_price(got["hardware"])
-    if price is None:
-        return None
-    raw["price_per_card_hour"] = repr(float(price))
-    return source
 
 
 def _cost_and_replicas(result, values, price_note: str | None) -> dict:

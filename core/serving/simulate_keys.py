@@ -126,11 +126,12 @@ def pop_extras(raw: dict) -> dict:
     return got
 
 
-def expand(raw: dict, unknown: Callable[[], str]) -> tuple[dict, dict]:
+def expand(raw: dict, unknown: Callable[[], str]) -> tuple[dict, dict, str | None]:
     """raw (text values) as serving.replay takes it: (its replay keys, the extra keys
-    checked: pop_extras). A key neither knows is refused with the message unknown() gives
-    (each command words its own); scenario=, model= and hardware= then fill the replay
-    keys raw leaves unset (keys given win). raw itself is not changed."""
+    checked: pop_extras, the price's source note: price_default). A key neither knows is
+    refused with the message unknown() gives (each command words its own); scenario=,
+    model= and hardware= then fill the replay keys raw leaves unset (keys given win), the
+    card's price included. raw itself is not changed."""
     from core.registry import ParamError, get
     from core.serving import replay as rp
 
@@ -146,7 +147,25 @@ def expand(raw: dict, unknown: Callable[[], str]) -> tuple[dict, dict]:
     for key, value in model_defaults(got).items():
         if key in known:
             raw.setdefault(key, value)
-    return raw, got
+    return raw, got, price_default(raw, got)
+
+
+def price_default(raw: dict, got: dict) -> str | None:
+    """hardware= sets price_per_card_hour too (its catalog or TOML figure, into raw);
+    returns the price's source note, or None when that card has no price and none was
+    given (no cost then)."""
+    from core.serving import replay as rp
+    from core.serving.model_choice import card_price
+
+    if "price_per_card_hour" in raw:
+        return "given (price_per_card_hour=)"
+    if "hardware" not in got:
+        return f"{rp.BOOK_CARD_KEY}: {rp.BOOK_CARD_PRICE_SOURCE}"
+    price, source = card_price(got["hardware"])
+    if price is None:
+        return None
+    raw["price_per_card_hour"] = repr(float(price))
+    return source
 
 
 def model_defaults(got: dict) -> dict:

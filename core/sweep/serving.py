@@ -91,7 +91,7 @@ class ServingKind:
         from core.serving import simulate_keys as keys
         from core.sweep.spec import as_json_value
 
-        raw, got = keys.expand(raw, lambda: f"unknown key of lab sweep serving; valid: {', '.join(self.valid_keys())}")
+        raw, got, _ = keys.expand(raw, lambda: f"unknown key of lab sweep serving; valid: {', '.join(self.valid_keys())}")
         values = get("serving.replay").resolve(raw)
         extras = {k: as_json_value(v) for k, v in got.items() if k != "trace"}  # the trace is in by content
         return {"values": {k: as_json_value(v) for k, v in dict(values).items()}, "extras": extras,
