@@ -23,7 +23,7 @@ TEXT_KEYS = {
     "model": "the served model: a catalog key or a Hugging Face config.json; sets weights, KV per token and the "
              "step cost's FLOPs (explicit keys win)",
     "hardware": "the card: a catalog key or a small TOML (memory, bandwidth, peak FLOP/s); sets bandwidth, peak "
-                "FLOP/s and the token budget (explicit keys win)",
+                "FLOP/s, the token budget and price_per_card_hour when the card has a price (explicit keys win)",
 }
 TRACE_KEYS = ("format", "time_scale", "window", "limit", "trace_model", "trace_log_type", "hash_block_tokens")
 
