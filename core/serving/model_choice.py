@@ -126,7 +126,7 @@ def choice_text(result: Mapping[str, Any] | None) -> str:
     if price is None:
         cost = "no list price for this card: the form's price_per_card_hour stays (USD per card-hour)"
     else:
-        cost = f"${price:.2f}/card-hour" + (f" ({escape(note, quote=False)})" if note else "")
+        cost = f"price ${price:.2f}/card-hour" + (f" ({escape(note, quote=False)})" if note else "")
     return f"{model}<br>{card}<br>{cost}"
 
 
