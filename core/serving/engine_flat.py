@@ -36,7 +36,7 @@ class FlatLoop:
         arr, n_req = self._arr, self.n
         P, G, out, computed, blocks, is_dec = self._p, self._g, self.out, self.computed, self.blocks, self.is_dec
         running, waiting = self.running, self.waiting
-        cnt, cbs, obs, jid, fin = self._cnt, self._cb, self._ob, self._jid, self._fin
+        cnt, cbs, obs, jid, fin, phases = self._cnt, self._cb, self._ob, self._jid, self._fin, self._res
         first_sched, first_token, finish, has_token = self.first_sched, self.first_token, self.finish, self._has_token
         cached, pending_resume, preempt_log = self.cached, self._pending_resume, self.preempt_log
         bs, nb, budget_all, max_seqs = self._bs, self._num_blocks, self._budget, self._max_seqs
@@ -298,7 +298,9 @@ class FlatLoop:
                         cbs[r] = cb
                         obs[r] = ob
                         jid[r] = joins
-                        cnt[cb % bs] += 1
+                        res = cb % bs
+                        phases[r] = res
+                        cnt[res] += 1
                         sumcb += cb
                         heappush(fin, (G[r] - ob, r, joins))
                         joins += 1

@@ -32,6 +32,7 @@ class LockstepGroup:
         self._jid = [-1] * n  # the member's join id, -1 when not a member
         self._joins = 0
         self._cnt = [0] * bs  # members by (computed - D) mod bs
+        self._res = [0] * n  # a member's (computed - D) mod bs: its block boundaries' phase
         self._sumcb = 0
         self._fin: list[tuple[int, int, int]] = []  # (clock at which it finishes, r, join id)
         self._grouped = False  # False: the lists hold every running request's counts
@@ -49,7 +50,9 @@ class LockstepGroup:
         j = self._joins
         self._joins = j + 1
         self._jid[r] = j
-        self._cnt[cb % self._bs] += 1
+        res = cb % self._bs
+        self._res[r] = res
+        self._cnt[res] += 1
         self._sumcb += cb
         heapq.heappush(self._fin, (self._g[r] - ob, r, j))
         self._ng += 1

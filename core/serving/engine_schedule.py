@@ -116,8 +116,16 @@ class StepPlanning:
         request by request as in _plan_exact. Same schedule, same order of preemptions."""
         running = self.running
         ng = self._ng
-        cb, D, bs = self._cb, self._D, self._bs
-        needy = [p for p, r in enumerate(running[:ng]) if (cb[r] + D) % bs == 0]
+        bs = self._bs
+        # Positions of the members at a block boundary ((cb + D) % bs == 0): found at C
+        # speed in their phases (the group counts how many there are).
+        phase = -self._D % bs
+        phases = list(map(self._res.__getitem__, running[:ng]))
+        needy = []
+        p = -1
+        for _ in range(self._cnt[phase]):
+            p = phases.index(phase, p + 1)
+            needy.append(p)
         preempted = False
         scheduled = ng  # members that get their token: running[:scheduled]
         for p in needy:
