@@ -107,10 +107,10 @@ class Engine(FlatLoop, StepPlanning, PrefixSteps, LockstepGroup, RoutedUse):
         self.out = [0] * n  # output tokens produced so far
         self.blocks = [0] * n
         self.is_dec = [False] * n  # prompt (and any recompute) done: one token per step
-        self.first_sched = np.full(n, np.nan)
-        self.first_token = np.full(n, np.nan)
+        self.first_sched = [math.nan] * n  # times as lists too (numpy's item access is slower)
+        self.first_token = [math.nan] * n
         self._has_token = [False] * n
-        self.finish = np.full(n, np.nan)
+        self.finish = [math.nan] * n
         self.npreempt = [0] * n
         self.cancelled = np.zeros(n, bool)
         self._bs = config.block_size
@@ -161,14 +161,9 @@ class Engine(FlatLoop, StepPlanning, PrefixSteps, LockstepGroup, RoutedUse):
 
     def _flush_series(self) -> None:
         if self._buf:
-            t, w, r, kv, tok, steps, dec = zip(*self._buf)
-            self._s_t.extend(t)
-            self._s_w.extend(w)
-            self._s_r.extend(r)
-            self._s_kv.extend(kv)
-            self._s_tok.extend(tok)
-            self._s_steps.extend(steps)
-            self._s_dec.extend(dec)
+            columns = zip(*self._buf)
+            for series in (self._s_t, self._s_w, self._s_r, self._s_kv, self._s_tok, self._s_steps, self._s_dec):
+                series.fromlist(list(next(columns)))  # fromlist: a third faster than extend
             self._buf.clear()
 
     def _next_arrival_s(self) -> float:
@@ -427,7 +422,8 @@ class Engine(FlatLoop, StepPlanning, PrefixSteps, LockstepGroup, RoutedUse):
         def back(a):  # arrays are in arrival order; give them back in workload order
             return np.asarray(a)[inv]
 
-        log = [(int(self.order[r]), t0, t1) for r, t0, t1 in self.preempt_log]
+        order = self.order.tolist()
+        log = [(order[r], t0, t1) for r, t0, t1 in self.preempt_log]
         return ReplayResult(
             arrival_s=back(self.arrival), input_tokens=back(self.P), output_tokens=back(self.G),
             first_schedule_s=back(self.first_sched), first_token_s=back(self.first_token),

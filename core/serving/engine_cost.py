@@ -38,4 +38,10 @@ class StepTimes:
         b1 = kvb * n * spb
         a2 = (self.mf_lm * n + att * context_sum) * spf
         b2 = att * n * spf
+        # _sum_of_max written out for the usual case (one line above the other over all k
+        # steps: _sum_lin(a, b, 1, k)); lines that cross go through it.
+        if a1 + b1 >= a2 + b2 and a1 + b1 * k >= a2 + b2 * k:
+            return self.overhead * k + (a1 * k + b1 * (1 + k) * k / 2.0)
+        if a2 + b2 >= a1 + b1 and a2 + b2 * k >= a1 + b1 * k:
+            return self.overhead * k + (a2 * k + b2 * (1 + k) * k / 2.0)
         return self.overhead * k + _sum_of_max(a1, b1, a2, b2, k)
