@@ -8,6 +8,7 @@ price per card-hour (catalog or TOML) sets price_per_card_hour too, with its sou
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Mapping
 
 from core import catalog
@@ -21,6 +22,7 @@ BOOK_HARDWARE = "rtx-pro-6000-blackwell"
 MODEL_FIELDS = ("weights_bytes", "kv_bytes_per_token", "matrix_flops_per_token", "lm_head_flops_per_row",
                 "attention_flops_per_pair")
 HARDWARE_FIELDS = ("bandwidth_bytes_per_s", "peak_flops", "token_budget")
+_CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")  # a note with Chinese stays out of a pair's English side
 
 
 def model_keys() -> tuple[str, ...]:
@@ -110,8 +112,10 @@ def _compute(model: str, hardware: str) -> dict:
 
 
 def choice_text(result: Mapping[str, Any] | None) -> str:
-    """Lines on what a choice sets in the replays: the model's, the card's, its price and
-    where that is from (English values: not a label pair)."""
+    """Lines on what a choice sets in the replays: the model's and the card's (English
+    values, translated by the panel's catalog), then its price as a "中文 · English" pair:
+    the English side says where the price is from (a note in Chinese only in the
+    tooltip, price_note: a pair's English side holds no Chinese)."""
     from html import escape
 
     if not result:
@@ -122,12 +126,19 @@ def choice_text(result: Mapping[str, Any] | None) -> str:
     card = (f"<b>{result['hardware_name']}</b>: {format_bytes(v['bandwidth_bytes_per_s'], 'si')}/s · "
             f"{format_flops(v['peak_flops']).replace('FLOPs', 'FLOP/s')} BF16 · token budget {int(v['token_budget']):,}")
     price = v.get("price_per_card_hour")
-    note = result.get("price_source", "")
     if price is None:
-        cost = "no list price for this card: the form's price_per_card_hour stays (USD per card-hour)"
+        cost = ("此卡无标价,表单的 price_per_card_hour 不变 · no list price for this card: the form's "
+                "price_per_card_hour stays (USD per card-hour)")
     else:
-        cost = f"price ${price:.2f}/card-hour" + (f" ({escape(note, quote=False)})" if note else "")
+        note = str(result.get("price_source") or "")
+        shown = f" ({escape(note, quote=False)})" if note and not _CJK.search(note) else ""
+        cost = f"每卡时价格 ${price:.2f}(来源见提示) · price ${price:.2f}/card-hour{shown}"
     return f"{model}<br>{card}<br>{cost}"
+
+
+def price_note(result: Mapping[str, Any] | None) -> str:
+    """Where the chosen card's price is from ("" without a choice or a note): the tooltip."""
+    return str((result or {}).get("price_source") or "")
 
 
 def _calculator() -> Calculator:

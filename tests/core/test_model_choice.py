@@ -41,3 +41,4 @@ def test_a_bad_card_file_is_refused_naming_hardware(tmp_path):
     with pytest.raises(ParamError) as err:
         card_price(str(bad))
     assert err.value.param == "hardware" and "price_per_card_hour" in str(err.value)
+

@@ -10,9 +10,10 @@ import pytest
 from core.model_config import load_model_config
 from core.registry import get
 from core.serving import replay as rp
-from core.serving.model_choice import expand_model_hardware
+from core.serving.model_choice import MODEL_CHOICE, choice_text, expand_model_hardware, price_note
 from core.serving.simulate_keys import model_defaults
 from core.serving.state import ServingState
+from widgets.i18n import translate_text
 from widgets.jobs import jobs
 
 CONFIGS = os.path.join(os.path.dirname(__file__), "..", "data", "model_configs")
@@ -167,6 +168,7 @@ def test_picking_a_card_sets_its_price_as_the_cli_does(panel, qtbot, tmp_path):
     assert panel.replay_form.field("price_per_card_hour").edit.text() == "2.99"
     sets = panel.model_section.sets_label.text()
     assert "$2.99/card-hour" in sets and cli["price_source"] in sets  # the CLI's source note
+    assert cli["price_source"] in panel.model_section.sets_label.toolTip()
     qtbot.waitUntil(lambda: ready(panel), timeout=60_000)
     # Editable afterwards: the form's price wins and is named as edited since the choice.
     price = panel.replay_form.field("price_per_card_hour")
@@ -194,3 +196,21 @@ def test_picking_a_card_sets_its_price_as_the_cli_does(panel, qtbot, tmp_path):
     assert "no list price" in panel.model_section.sets_label.text()
     assert serving_report({"hardware": str(bare)})[0]["cost_per_hour"] is None  # the CLI reports no cost
     qtbot.waitUntil(lambda: ready(panel), timeout=60_000)
+
+
+def choice(hardware: str) -> dict:
+    return MODEL_CHOICE.compute(**MODEL_CHOICE.resolve({"hardware": hardware}))
+
+
+def test_the_price_line_is_a_pair_whose_english_side_names_the_source(tmp_path):
+    text = choice_text(choice("a100-80gb"))
+    price_line = text.split("<br>")[-1]
+    chinese, english = translate_text(price_line, "zh"), translate_text(price_line, "en")
+    assert chinese == "每卡时价格 $1.79(来源见提示)"
+    assert english.startswith("price $1.79/card-hour (Lambda on-demand list price")
+    card = tmp_path / "card.toml"
+    card.write_text('memory_gib = 141\nbandwidth_tb_s = 4.8\nprice_per_card_hour = 2\n'
+                    'price_source = "合同价"\n[peak_tflops]\nbf16 = 989.4\n')
+    result = choice(str(card))
+    assert translate_text(choice_text(result).split("<br>")[-1], "en") == "price $2.00/card-hour"
+    assert price_note(result) == "合同价"  # the tooltip's

@@ -11,7 +11,7 @@ from __future__ import annotations
 import shiboken6
 from PySide6 import QtWidgets
 
-from core.serving.model_choice import choice_text
+from core.serving.model_choice import choice_text, price_note
 from core.serving.state import ServingState
 from widgets.calculator_card import CalculatorCard
 from widgets.page import PAGE_COLUMN_EM, ReflowLayout, caption, narrow_headers
@@ -19,9 +19,13 @@ from widgets.param_form import ParamForm
 from widgets.serving.trace_source import in_language
 
 HEADING = "你的模型与硬件 · your model and card"
-LEAD = ("选一个目录里的模型或 config.json、一张卡或它的 TOML,两个回放的权重、KV、FLOPs、带宽与峰值随之改变 · "
+LEAD = ("选一个目录里的模型或 config.json、一张卡或它的 TOML,两个回放的权重、KV、FLOPs、带宽、峰值与每卡时价格随之改变 · "
         "pick a catalog model or a Hugging Face config.json, a catalog card or a TOML of its figures: both "
-        "replays take its weights, KV per token, FLOPs, bandwidth and peak (the KV pool stays the form's)")
+        "replays take its weights, KV per token, FLOPs, bandwidth, peak and price per card-hour (the KV pool "
+        "stays the form's)")
+SETS_TIP = ("What the choice sets in both replays' forms (serving.replay's weights_bytes, kv_bytes_per_token, "
+            "FLOPs, bandwidth_bytes_per_s, peak_flops, token_budget, and price_per_card_hour when the card has a "
+            "list price)")
 EDITED = "表单已手改 {fields} · edited in the form since: {fields}"
 PICKER_FIELDS = ("model", "hardware")
 
@@ -48,9 +52,6 @@ class ModelPickerSection(QtWidgets.QWidget):
             field.edit.setObjectName(f"pick_{name}")
         self.model_field, self.hardware_field = self.form.field("model"), self.form.field("hardware")
         self.sets_label = caption(name="model_sets")
-        self.sets_label.setToolTip("What the choice sets in both replays' forms (serving.replay's weights_bytes, "
-                                   "kv_bytes_per_token, FLOPs, bandwidth_bytes_per_s, peak_flops, token_budget, and "
-                                   "price_per_card_hour when the card has a list price)")
         self.edited_label = caption(name="model_edited")
         self.edited_label.setVisible(False)
         for w in (heading, lead, self.form, self.sets_label, self.edited_label):
@@ -83,6 +84,8 @@ class ModelPickerSection(QtWidgets.QWidget):
                 if combo.findText(value) < 0:
                     combo.addItem(value)  # a browsed or typed file: in the list from now on
         self.sets_label.setText(choice_text(choice.result))
+        note = price_note(choice.result)
+        self.sets_label.setToolTip(SETS_TIP + (f"\nprice_per_card_hour: {note}" if note else ""))
         edited = self.state.model_choice_edited()
         text = EDITED.format(fields=", ".join(edited)) if edited else ""
         if text != self.edited_label.text():
