@@ -20,6 +20,7 @@ import time
 from heapq import heappop, heappush
 
 from core.cancel import CancelToken
+from core.serving.engine_events import CANCEL_EVERY, SERIES_FLUSH, YIELD_EVERY_S, YIELD_S
 
 INF = math.inf
 
@@ -28,9 +29,7 @@ class FlatLoop:
     def _flat_applies(self) -> bool:
         return self.fast and self.feed is None and self.arrivals is None and self.cache is None
 
-    def _advance_flat(self, horizon: float, cancel: CancelToken, exact: bool,  # noqa: C901
-                      cancel_every: int, flush_at: int, yield_s: float, yield_every_s: float,
-                      cooperative: bool) -> None:
+    def _advance_flat(self, horizon: float, cancel: CancelToken, cooperative: bool) -> None:  # noqa: C901
         if not self._grouped:
             self._regroup()
         arr, n_req = self._arr, self.n
@@ -53,13 +52,13 @@ class FlatLoop:
             while now < horizon and done < n_req:
                 events += 1
                 tick += 1
-                if tick >= cancel_every:
+                if tick >= CANCEL_EVERY:
                     tick = 0
-                    if len(buf) >= flush_at:
+                    if len(buf) >= SERIES_FLUSH:
                         self._flush_series()
                     cancel.check()
-                    if cooperative and time.perf_counter() - self._last_yield > yield_every_s:
-                        time.sleep(yield_s)
+                    if cooperative and time.perf_counter() - self._last_yield > YIELD_EVERY_S:
+                        time.sleep(YIELD_S)
                         self._last_yield = time.perf_counter()
                 while na < n_req and arr[na] <= now:
                     waiting.append(na)
