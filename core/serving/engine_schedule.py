@@ -57,35 +57,12 @@ class StepPlanning:
             ids.append(r)
             chunks.append(num)
             budget -= num
-        if self.cache is not None:  # no preemption in this step: commit, then admit with lookups
-            for r, need in allocs:
-                blocks[r] += need
-            self.free = free
-            self._admit_cached(budget, ids, chunks)
-            return (n_dec, ids, chunks)
-        # Admission: FCFS, the head blocks the queue.
-        admitted: list[int] = []
-        max_seqs = self._max_seqs
-        running_count = len(self.running)
-        for h in self.waiting:
-            if budget <= 0 or running_count >= max_seqs:
-                break
-            num = min(P[h] + out[h] - computed[h], budget)
-            need = -(-num // bs)
-            if self._gate_blocks(h, num, bs) > free:
-                break
-            free -= need
-            allocs.append((h, need))
-            admitted.append(h)
-            ids.append(h)
-            chunks.append(num)
-            budget -= num
-            running_count += 1
-        # Commit (the group's blocks follow its computed counts).
+        # No preemption in this step: commit (the group's blocks follow its computed
+        # counts), then admit.
         for r, need in allocs:
             blocks[r] += need
         self.free = free
-        self._admit(admitted)
+        self._admit_waiting(budget, ids, chunks)
         return (n_dec, ids, chunks)
 
     def _gate_blocks(self, h: int, chunk: int, bs: int) -> int:
@@ -170,10 +147,13 @@ class StepPlanning:
             budget -= num
             i += 1
         if not preempted:
-            self._admit_after_exact(budget, ids, chunks)
+            self._admit_waiting(budget, ids, chunks)
         return (scheduled, ids, chunks)
 
-    def _admit_after_exact(self, budget: int, ids: list[int], chunks: list[int]) -> None:
+    def _admit_waiting(self, budget: int, ids: list[int], chunks: list[int]) -> None:
+        """FCFS admission after a step's running requests are planned without a preemption:
+        waiting requests, the head first (it blocks the queue), while budget, seats and
+        blocks last; each takes the blocks of its first chunk (ids, chunks grow)."""
         if self.cache is not None:
             self._admit_cached(budget, ids, chunks)
             return
@@ -226,7 +206,7 @@ class StepPlanning:
             budget -= num
             i += 1
         if not preempted:
-            self._admit_after_exact(budget, ids, chunks)
+            self._admit_waiting(budget, ids, chunks)
         return (0, ids, chunks)
 
     def _give_back(self, r: int, finished: bool) -> None:
