@@ -5,9 +5,12 @@ workload (multi-turn sessions with tool waits) and, if the traces are here, Moon
 conversation trace (hash_ids). Every pair of results is checked bit for bit first.
 
 Prints JSON: per workload the frozen and the new wall time (median/min/max over the runs),
-the ratio of the medians (target >= 5 at 200k requests), microseconds per engine event.
+the ratio frozen/new of each pair of runs taken back to back (median/min/max; target >= 5
+at 200k requests) and of the medians, microseconds per engine event.
+--book-step-by-step adds the book's two scenarios step by step (fast=False: tens of
+seconds per run, so the tests leave them to this bench).
 
-    .venv/bin/python bench/bench_engine_speed.py [--quick] [--runs N] [--big-runs N]
+    .venv/bin/python bench/bench_engine_speed.py [--quick] [--runs N] [--big-runs N] [--book-step-by-step]
 """
 from __future__ import annotations
 
@@ -25,20 +28,19 @@ from benchstats import stats  # noqa: E402
 from frozen_engine import replay as frozen_replay  # noqa: E402
 from serving_workloads import TRACES, mooncake_workload, sessions_workload, synthetic_trace  # noqa: E402
 
+from core.registry import get  # noqa: E402
+from core.serving import replay as rp  # noqa: E402
 from core.serving.engine import EngineConfig, replay, validate  # noqa: E402
 from core.units import GiB  # noqa: E402
 
 TARGET_RATIO = 5.0
 
 
-def _timed(fn, work, config, runs: int):
-    walls, result = [], None
-    for _ in range(runs):
-        gc.collect()
-        t0 = time.perf_counter()
-        result = fn(work, config)
-        walls.append(time.perf_counter() - t0)
-    return walls, result
+def _timed(fn, work, config, fast: bool):
+    gc.collect()
+    t0 = time.perf_counter()
+    result = fn(work, config, fast=fast)
+    return time.perf_counter() - t0, result
 
 
 def _identical(new, old) -> bool:
@@ -51,23 +53,26 @@ def _identical(new, old) -> bool:
     return True
 
 
-def compare(label: str, work, config, runs: int) -> dict:
+def compare(label: str, work, config, runs: int, fast: bool = True) -> dict:
     validate(config, work)
-    # Alternate the engines run by run so drift of the machine (2 cores shared) hits both.
+    # Alternate the engines run by run so drift of the machine (2 cores shared) hits both;
+    # each pair's ratio is taken from two runs back to back.
     old_walls, new_walls, old, new = [], [], None, None
     for _ in range(runs):
-        w, old = _timed(frozen_replay, work, config, 1)
-        old_walls += w
-        w, new = _timed(replay, work, config, 1)
-        new_walls += w
+        w, old = _timed(frozen_replay, work, config, fast)
+        old_walls.append(w)
+        w, new = _timed(replay, work, config, fast)
+        new_walls.append(w)
     old_med = stats(old_walls)["median"]
     new_med = stats(new_walls)["median"]
-    ratio = old_med / new_med
-    return {"workload": label, "requests": len(work), "events": new.events, "engine_steps": new.engine_steps,
+    ratios = [o / n for o, n in zip(old_walls, new_walls)]
+    return {"workload": label, "fast": fast, "requests": len(work), "events": new.events,
+            "engine_steps": new.engine_steps,
             "preemptions": int(new.preemptions.sum()), "cache_hit_rate": new.extras.get("cache_hit_rate"),
             "bit_identical": _identical(new, old),
             "frozen_wall_s": stats(old_walls, unit="s"), "new_wall_s": stats(new_walls, unit="s"),
-            "ratio_of_medians": round(ratio, 2),
+            "ratio": stats(ratios, digits=2),
+            "ratio_of_medians": round(old_med / new_med, 2),
             "frozen_us_per_event": round(old_med / old.events * 1e6, 2),
             "new_us_per_event": round(new_med / new.events * 1e6, 2)}
 
@@ -77,6 +82,8 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="20k requests instead of 200k (a smoke run)")
     ap.add_argument("--runs", type=int, default=5, help="runs of each engine on the smaller workloads")
     ap.add_argument("--big-runs", type=int, default=3, help="runs of each engine at 200k requests")
+    ap.add_argument("--book-step-by-step", action="store_true",
+                    help="also the book's two scenarios with fast=False (one run each: minutes)")
     args = ap.parse_args()
     big = 20_000 if args.quick else 200_000
     hard = EngineConfig(kv_pool_bytes=6 * GiB, max_num_seqs=64)
@@ -91,9 +98,14 @@ def main() -> None:
     ]
     if os.path.exists(os.path.join(TRACES, "mooncake_conversation_trace.jsonl")):
         rows.append(compare("mooncake_hash_ids_12k", mooncake_workload(), EngineConfig(), args.runs))
+    if args.book_step_by_step:
+        for shares in ("", "0.9,0.1"):
+            values = get("serving.replay").resolve({"shares_long_input": shares} if shares else {})
+            rows.append(compare(f"book_{'shift' if shares else 'uniform'}_step_by_step", rp.workload_from(values),
+                                rp.config_from(values), 1, fast=False))
     at_big = [r for r in rows if r["requests"] == big and r["workload"].startswith("synthetic")][0]
-    print(json.dumps({"target_ratio_at_200k": TARGET_RATIO, "ratio_at_200k": at_big["ratio_of_medians"],
-                      "over_target": at_big["ratio_of_medians"] < TARGET_RATIO, "workloads": rows}, indent=1))
+    at_target = {**at_big["ratio"], "target": TARGET_RATIO, "over_target": at_big["ratio"]["median"] < TARGET_RATIO}
+    print(json.dumps({"ratio_at_200k": at_target, "workloads": rows}, indent=1))
 
 
 if __name__ == "__main__":
