@@ -23,7 +23,7 @@ while an equal one was already cached stays uncached (vLLM keeps both copies cac
 """
 from __future__ import annotations
 
-from collections import OrderedDict, deque
+from collections import Counter, OrderedDict, deque
 
 import numpy as np
 
@@ -111,41 +111,70 @@ class HashIdIdentity:
 class BlockCache:
     """Cached blocks (key -> reference count) and the free-block queue in LRU order.
 
-    The queue holds cached free blocks (key -> None) and runs of uncached free blocks
-    (negative run id -> count). The engine keeps its own count of free blocks and only
-    lowers it when it allocates; `settle` then takes those blocks from the queue's head,
-    evicting the cached ones among them, before anything looks the cache up."""
+    The queue (`_fifo`) holds cached free blocks (their key, >= 0) and runs of uncached
+    free blocks (minus their count). A cached block taken back into use from the middle
+    of the queue stays there, counted in `_dead`, and is skipped when the head reaches it:
+    a deque append and popleft per block instead of an ordered dict's insert and delete
+    (a long trace frees and evicts millions). The engine keeps its own count of free
+    blocks and only lowers it when it allocates; `settle` then takes those blocks from
+    the queue's head, evicting the cached ones among them, before anything looks the
+    cache up."""
+
+    COMPACT_AT = 4096  # dead entries before the queue may be rebuilt without them
 
     def __init__(self, num_blocks: int, block_bytes: float):
         self.ref: dict[int, int] = {}
-        self.queue: OrderedDict[int, int | None] = OrderedDict({-1: num_blocks})
+        self._fifo: deque[int] = deque([-num_blocks] if num_blocks > 0 else [])
+        self._dead: Counter = Counter()  # key -> its entries in _fifo no longer free
+        self._ndead = 0
         self.queued = num_blocks
-        self._runs = 1
         self.evicted = 0
         self.block_bytes = block_bytes
         self.tool_watch: dict[int, float] = {}  # key -> end of the tool wait it is counted in
         self.tool_block_s = 0.0
 
     # -- the queue ---------------------------------------------------------------------
+    @property
+    def queue(self) -> OrderedDict:
+        """The free queue from its head, as a copy: key -> None for a cached block, a run
+        id (< 0) -> count for plain ones (for tests and a look inside)."""
+        dead, out = Counter(self._dead), OrderedDict()
+        for e in self._fifo:
+            if e < 0:
+                out[-1 - len(out)] = -e
+            elif dead[e]:
+                dead[e] -= 1
+            else:
+                out[e] = None
+        return out
+
     def settle(self, free: int, now: float) -> None:
         """Take the blocks allocated since the last call from the head of the queue."""
         owed = self.queued - free
-        queue, ref, watch = self.queue, self.ref, self.tool_watch
+        fifo, ref, watch, dead = self._fifo, self.ref, self.tool_watch, self._dead
         self.queued = free
         while owed > 0:
-            key, count = queue.popitem(last=False)
-            if key < 0:
-                take = min(count, owed)
-                owed -= take
-                if count > take:
-                    queue[key] = count - take
-                    queue.move_to_end(key, last=False)
+            e = fifo.popleft()
+            if e < 0:
+                if -e > owed:
+                    fifo.appendleft(e + owed)
+                    break
+                owed += e
                 continue
+            if dead:
+                d = dead.get(e)
+                if d:  # taken back into use since it joined the queue here
+                    self._ndead -= 1
+                    if d == 1:
+                        del dead[e]
+                    else:
+                        dead[e] = d - 1
+                    continue
             owed -= 1
-            del ref[key]
+            del ref[e]
             self.evicted += 1
             if watch:
-                end = watch.pop(key, None)
+                end = watch.pop(e, None)
                 if end is not None and end > now:
                     self.tool_block_s -= end - now
 
@@ -156,14 +185,20 @@ class BlockCache:
         if not self.tool_watch:
             return limit
         skip = self.queued - free  # allocated already, not yet taken from the queue
-        watch = self.tool_watch
+        watch, dead = self.tool_watch, self._dead
+        skipped: dict[int, int] = {}  # dead entries passed so far, per key
         seen = 0
-        for key, count in self.queue.items():
-            if key < 0:
-                seen += count
+        for e in self._fifo:
+            if e < 0:
+                seen -= e
             else:
+                if e in dead:
+                    k = skipped.get(e, 0)
+                    if k < dead[e]:
+                        skipped[e] = k + 1
+                        continue
                 if seen >= skip:
-                    end = watch.get(key)
+                    end = watch.get(e)
                     if end is not None and end > now:
                         return seen - skip
                 seen += 1
@@ -174,14 +209,11 @@ class BlockCache:
     def _append_plain(self, count: int) -> None:
         if count <= 0:
             return
-        queue = self.queue
-        if queue:
-            last = next(reversed(queue))
-            if last < 0:
-                queue[last] += count
-                return
-        self._runs += 1
-        queue[-self._runs] = count
+        fifo = self._fifo
+        if fifo and fifo[-1] < 0:
+            fifo[-1] -= count
+        else:
+            fifo.append(-count)
 
     # -- requests ------------------------------------------------------------------------
     def lookup(self, keys: list[int]) -> tuple[int, int]:
@@ -193,21 +225,43 @@ class BlockCache:
 
     def touch(self, keys: list[int]) -> int:
         """A request takes cached blocks; returns how many left the free queue."""
-        ref, queue = self.ref, self.queue
+        ref, dead = self.ref, self._dead
         counts = list(map(ref.__getitem__, keys))
         if not any(counts):  # the common case: nobody else holds them
-            deque(map(queue.__delitem__, keys), maxlen=0)  # a loop at C speed
+            dead.update(keys)  # their entries in the queue are skipped from now on
             ref.update(dict.fromkeys(keys, 1))
             taken = len(keys)
         else:
             taken = 0
             for key, count in zip(keys, counts):
                 if count == 0:
-                    del queue[key]
+                    dead[key] += 1
                     taken += 1
                 ref[key] = count + 1
         self.queued -= taken
+        self._ndead += taken
+        if self._ndead > self.COMPACT_AT and 2 * self._ndead > len(self._fifo):
+            self._compact()
         return taken
+
+    def _compact(self) -> None:
+        """The queue without its dead entries (when they are half of it), same order."""
+        dead, fifo = self._dead, deque()
+        for e in self._fifo:
+            if e < 0:
+                if fifo and fifo[-1] < 0:
+                    fifo[-1] += e
+                else:
+                    fifo.append(e)
+            elif e in dead:
+                if dead[e] == 1:
+                    del dead[e]
+                else:
+                    dead[e] -= 1
+            else:
+                fifo.append(e)
+        self._fifo = fifo
+        self._ndead = 0
 
     def register(self, keys: list[int]) -> list:
         """A request's blocks just became full: cache them. Returns the keys, None where an
@@ -232,7 +286,7 @@ class BlockCache:
         join the queue still cached, or as plain blocks with drop=True. watch_until: a tool
         wait ends then; the cached blocks count toward the byte·s held until then or until
         evicted. Returns the blocks that joined the queue."""
-        ref, queue, watch = self.ref, self.queue, self.tool_watch
+        ref, fifo, watch = self.ref, self._fifo, self.tool_watch
         freed = plain
         self._append_plain(plain)
         rev = held[::-1]
@@ -245,7 +299,7 @@ class BlockCache:
                 last = [key for key, count in zip(rev, counts) if count == 1]
                 ref.update((key, count - 1) for key, count in zip(rev, counts) if count > 1)
             ref.update(dict.fromkeys(last, 0))
-            queue.update(dict.fromkeys(last))
+            fifo.extend(last)
             if watch_until is not None:
                 watch.update(dict.fromkeys(last, watch_until))
                 self.tool_block_s += len(rev) * (watch_until - now)
@@ -268,7 +322,7 @@ class BlockCache:
                 self._append_plain(1)
                 continue
             ref[key] = 0
-            queue[key] = None
+            fifo.append(key)
             still_cached += 1
             if watch_until is not None:
                 watch[key] = watch_until
