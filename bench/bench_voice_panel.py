@@ -36,6 +36,7 @@ def drag_once(app, panel) -> dict:
     values = list(range(slider.minimum(), slider.maximum() + 1)) + list(range(slider.maximum() - 1, -1, -1))
     drawn = []
     panel.run_drawn.connect(lambda d: drawn.append(d["values"]["rate"]))
+    panel.live_drawn.connect(lambda d: drawn.append(d["values"]["rate"]))
     frames = []
     for v in values:
         t0 = time.perf_counter()

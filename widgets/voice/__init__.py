@@ -5,12 +5,18 @@ A view of VoiceState (the load, turns, seed and the turn shown); the turns come 
 core.voice.simulate_voice on the job runner (the latest edit wins, the last good run stays
 when an edit is refused); audio.voice_playback plays them.
 
+A drag of the load slider must stay smooth (a frame within 16 ms, issue 13): a run that comes
+back while the drag goes on (another replay is due, or the slider is held) is drawn live, one
+figure per display frame and data only (plots.py); the last run is drawn in full once the
+drag is over, so what stays on screen is what a fresh panel at that value shows.
+
     plots.py    the swimlane under the background's queue and KV, the silence histogram
     hear_it.py  ▶ p50 → p95 through the sound device, barge-in on a key
     state.py    VoiceState (a core PanelModel)
 """
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -19,7 +25,7 @@ from PySide6 import QtCore, QtWidgets
 
 from core.registry import ParamError
 from widgets.jobs import jobs
-from widgets.page import Reflow, caption, column, page_header, scroll_page
+from widgets.page import Reflow, caption, column, follow_font, page_header, scroll_page
 from widgets.panels import PanelInfo
 from widgets.voice.hear_it import PLAY_ORDER, HearIt
 from widgets.voice.plots import AFTER_GAP, S_TO_MS, SilenceHistogram, TurnTimeline, stage_names
@@ -30,6 +36,9 @@ LEGEND = (("backlog", "排队 · queue"), ("prefill", "预填充 · prefill"), (
 LEAD = ("每一段在同一个时钟上;排队与预填充来自服务背景流量的同一个引擎。"
         " · Every stage on one clock; queue and prefill come from the engine serving the background.")
 TIMELINE_MIN_EM = 24  # a column's least width, in line heights: narrower, the two stack
+FRAME_MS = 16  # live figures: at most one per display frame
+SETTLE_S = 0.08  # no edit for this long (and the slider let go): the drag is over, draw in full
+LIVE_FIGURES = ("timeline", "histogram")  # drawn in turn; the timeline holds the swimlane and the background
 
 
 def summary_text(s: dict) -> str:
@@ -98,6 +107,7 @@ def simulate(raw: dict[str, str], cancel=None):
 class VoicePanel(QtWidgets.QWidget):
     run_drawn = QtCore.Signal(dict)  # what the figures show now (lanes, silence, marks, load)
     run_refused = QtCore.Signal(str, str)  # field, message: an edit the model refused
+    live_drawn = QtCore.Signal(dict)  # every figure shows this run's values, drawn live during a drag
 
     def __init__(self, state: VoiceState | None = None, parent=None, engine=None):
         super().__init__(parent)
@@ -109,6 +119,10 @@ class VoicePanel(QtWidgets.QWidget):
         self._closed = False
         self._key = f"voice.run.{id(self)}"
         self._stale = False  # the state changed while a replay ran: replay again when it returns
+        self._live_todo: list[str] = []  # figures still to draw live for self.run
+        self._live_next = 0  # the figure a new live run starts with (round robin: none starves)
+        self._needs_full = False  # live figures are on screen: the full draw is still due
+        self._last_edit = 0.0  # time.monotonic() of the last edit of the run's values
         self._build_ui()
         self._connect()
         self._submit()
@@ -137,7 +151,10 @@ class VoicePanel(QtWidgets.QWidget):
         self.load_slider.setToolTip("Background requests per second (Poisson, the book's 1:1 mix); 0 = no background")
         self.load_slider.setValue(int(round(self.state.view("rate_per_s") / RATE_STEP_PER_S)))
         self.load_label = QtWidgets.QLabel()
-        self.load_label.setMinimumWidth(70)
+        # A fixed size: its text changes at every step of a drag, and a label whose size may
+        # change has the whole page laid out again each time.
+        follow_font(self.load_label, lambda w: w.setFixedSize(
+            max(70, w.fontMetrics().horizontalAdvance("0.00 req/s") + 6), w.fontMetrics().height() + 4))
         self.turns_spin = QtWidgets.QSpinBox()
         self.turns_spin.setRange(0, 5000)  # 0 reaches the model, which refuses it with the valid range
         self.turns_spin.setValue(self.state.view("turns"))
@@ -186,6 +203,13 @@ class VoicePanel(QtWidgets.QWidget):
         self._cursor_timer = QtCore.QTimer(self)
         self._cursor_timer.setInterval(33)
         self._cursor_timer.timeout.connect(self._on_cursor_frame)
+        self._frame_timer = QtCore.QTimer(self)
+        self._frame_timer.setInterval(FRAME_MS)
+        self._frame_timer.timeout.connect(self._on_live_frame)
+        self.load_slider.sliderReleased.connect(self._settle)
+        self._settle_timer = QtCore.QTimer(self)
+        self._settle_timer.setSingleShot(True)
+        self._settle_timer.timeout.connect(self._settle)
         self.hear_it.playback_started.connect(self._cursor_timer.start)
         self.hear_it.playback_finished.connect(lambda _: self._cursor_timer.stop())
 
@@ -194,6 +218,8 @@ class VoicePanel(QtWidgets.QWidget):
         if self._closed or not shiboken6.isValid(self):
             return
         name = path.partition(".")[2]
+        if name != "shown":
+            self._last_edit = time.monotonic()
         if name == "rate_per_s":
             self._show_load()
             self._sync(self.load_slider, int(round(value / RATE_STEP_PER_S)))
@@ -240,7 +266,10 @@ class VoicePanel(QtWidgets.QWidget):
             return
         self.run, self.run_values = run, raw
         self.error_label.setVisible(False)
-        self._draw()
+        if self._dragging():
+            self._draw_live()  # the drag goes on: keep each frame cheap
+        else:
+            self._draw()
         self._next()
 
     def _on_failed(self, message: str) -> None:
@@ -260,6 +289,7 @@ class VoicePanel(QtWidgets.QWidget):
             self.error_label.setText(f"⚠ {text}")
             self.error_label.setVisible(True)
             self.run_refused.emit(field, text)
+        self._settle()  # a drag that ended on a refused value: the last good run, in full
         self._next()
 
     def _shown_turn(self, shown: str | None = None):
@@ -267,15 +297,72 @@ class VoicePanel(QtWidgets.QWidget):
         index = run.turn_index(VoiceState.percentile_of(shown or self.state.view("shown")))
         return index, run.turns[index]
 
+    def _draw_live(self) -> None:
+        """Queue this run's figures for the next frames (a newer run replaces the queue)."""
+        if not self._needs_full:
+            self.timeline.set_live(True)
+            self.histogram.set_live(True)
+        self._needs_full = True
+        n = len(LIVE_FIGURES)
+        self._live_todo = [LIVE_FIGURES[(self._live_next + i) % n] for i in range(n)]
+        if not self._frame_timer.isActive():
+            self._frame_timer.start()
+
+    def _on_live_frame(self) -> None:
+        """One live figure per frame: data only, fixed or growing ranges, no labels."""
+        if not self._live_todo or self._closed or self.run is None:
+            self._frame_timer.stop()
+            return
+        figure = self._live_todo.pop(0)
+        self._live_next = (LIVE_FIGURES.index(figure) + 1) % len(LIVE_FIGURES)
+        run = self.run
+        if figure == "timeline":
+            self.timeline.show_turn(self._shown_turn()[1], run.background, self._chunk_s(), live=True)
+        else:
+            self.histogram.show(self._silences_ms(), run.summary, live=True)
+        if not self._live_todo:
+            self._frame_timer.stop()
+            self.live_drawn.emit({"values": dict(self.run_values or {})})
+            self._settle()
+
+    def _dragging(self) -> bool:
+        """Edits still coming: a replay is due, the slider is held, or the last edit is recent."""
+        return (self._stale or self.load_slider.isSliderDown()
+                or time.monotonic() - self._last_edit < SETTLE_S)
+
+    def _settle(self) -> None:
+        """The drag is over (slider let go, the last replay back, no edit for SETTLE_S): the
+        full draw. Until then, look again when SETTLE_S has passed (a later run's arrival or
+        the slider's release also look)."""
+        if not self._needs_full or self._closed or self._stale or jobs().busy(self._key):
+            return
+        quiet_s = time.monotonic() - self._last_edit
+        if self.load_slider.isSliderDown():
+            return
+        if quiet_s < SETTLE_S:
+            self._settle_timer.start(max(1, int((SETTLE_S - quiet_s) * 1e3) + 1))
+        else:
+            self._draw()
+
+    def _silences_ms(self) -> np.ndarray:
+        return np.array([t.silence_s for t in self.run.turns], dtype=float) * S_TO_MS
+
     def _draw(self) -> None:
+        """Every figure and label for self.run, in full (ranges, labels): a fresh panel's picture."""
         run = self.run
         if run is None:
             return
+        self._live_todo = []
+        self._frame_timer.stop()
+        self._settle_timer.stop()
+        if self._needs_full:
+            self._needs_full = False
+            self.timeline.set_live(False)
+            self.histogram.set_live(False)
         shown = self.state.view("shown")
         index, turn = self._shown_turn(shown)
         drawn = self.timeline.show_turn(turn, run.background, self._chunk_s())
-        silences = np.array([t.silence_s for t in run.turns], dtype=float) * S_TO_MS
-        hist = self.histogram.show(silences, run.summary)
+        hist = self.histogram.show(self._silences_ms(), run.summary)
         self.summary_label.setText(summary_text(run.summary))
         self._show_breakdown(turn, shown)
         self.drawn = {**drawn, "shown": shown, "index": index, "marks": hist["marks"], "counts": hist["counts"],
@@ -321,11 +408,13 @@ class VoicePanel(QtWidgets.QWidget):
 
     # ---- life ------------------------------------------------------------------------
     def is_ready(self) -> bool:
-        return self.run is not None and not jobs().busy(self._key) and not self._stale
+        return self.run is not None and not jobs().busy(self._key) and not self._stale and not self._needs_full
 
     def close(self) -> bool:
         self._closed = True
         self._cursor_timer.stop()
+        self._frame_timer.stop()
+        self._settle_timer.stop()
         jobs().cancel(self._key)
         self.hear_it.close_player()
         try:

@@ -5,6 +5,12 @@ The x axis of both timeline plots is milliseconds since the user's last word (0 
 stopped speaking), so the silence gap reads off directly; the background's queue and KV
 are the replay's own series around the turn. Items are created once and updated with
 setData/setOpts (STYLE.md §6).
+
+While the load slider is dragged the figures are drawn "live": data only (setData/setOpts on
+the existing items), axis ranges that only grow (an axis whose range changes re-lays all its
+tick labels: the costliest part of a frame), labels left as they are, and each axis painted
+from a cached pixmap. The panel then draws the run once more in full, exactly as a fresh
+panel would.
 """
 from __future__ import annotations
 
@@ -12,7 +18,7 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore
+from PySide6 import QtCore, QtWidgets
 
 from audio.voice_playback import CHUNK_S, reply_schedule
 from widgets.page import compact_plot, marker_line, plot_text
@@ -24,6 +30,11 @@ BEFORE_MS = 350.0  # shown before the user's last word: the end of the phrase an
 AFTER_REPLY_MS = 900.0  # shown of the reply after its first sample: its first chunks and stalls
 BOOK_MS = (370.0, 400.0)  # the book's two measured voice runs: user stops -> first chunk
 BACKGROUND_WINDOW_S = 3.0  # the background series kept around the turn (panning stays inside)
+# Live ranges change only when the data leaves them or fills less than 1/LIVE_SHRINK of them,
+# and then span LIVE_GROWTH times the data: a drag from no load to saturation (silences from
+# 0.4 s to a minute) changes each a few times, not at every frame.
+LIVE_GROWTH = 2.0
+LIVE_SHRINK = 4.0
 
 # Stage name (core.voice) -> (中文, English, colour kind). Names not listed keep their own name.
 STAGES = {
@@ -59,6 +70,38 @@ def stage_label(name: str) -> str:
 
 def stage_kind(name: str) -> str:
     return STAGES.get(name, (name, name, "ink"))[2]
+
+
+def cache_axes(plot: pg.PlotItem, on: bool) -> None:
+    """Axes (with their grid) painted from a pixmap while on: a live frame whose ranges hold
+    still repaints its data, not every tick label. Off for the full draw, exports and
+    screenshots, which then paint exactly as before."""
+    mode = QtWidgets.QGraphicsItem.CacheMode
+    for axis in plot.axes.values():
+        axis["item"].setCacheMode(mode.DeviceCoordinateCache if on else mode.NoCache)
+
+
+def live_range(now: tuple[float, float], need: tuple[float, float]) -> tuple[float, float] | None:
+    """The range to set during a drag: None while need fits in now and fills enough of it;
+    else need's low end to LIVE_GROWTH times need's span (the ranges here grow upwards:
+    time, counts, silences)."""
+    span = need[1] - need[0]
+    if need[0] >= now[0] and need[1] <= now[1] and span * LIVE_SHRINK >= now[1] - now[0]:
+        return None
+    return need[0], need[0] + LIVE_GROWTH * span
+
+
+def set_live_range(plot: pg.PlotItem, axis: str, need: tuple[float, float], *views: pg.ViewBox) -> None:
+    """Set plot's x or y range if live_range says so, and bring the view boxes' transforms
+    up to date at once: pyqtgraph defers that to the paint, whose items then ask for a second
+    paint of the whole view."""
+    now = plot.viewRange()[0 if axis == "x" else 1]
+    new = live_range((now[0], now[1]), need)
+    if new is None:
+        return
+    (plot.setXRange if axis == "x" else plot.setYRange)(*new, padding=0)
+    for vb in (plot.vb, *views):
+        vb.prepareForPaint()
 
 
 class TurnTimeline(QtCore.QObject):
@@ -135,9 +178,20 @@ class TurnTimeline(QtCore.QObject):
         self.barge_line.setVisible(False)
 
     # ---- drawing --------------------------------------------------------------------
-    def show_turn(self, turn: Any, background: Any, chunk_s: float = CHUNK_S) -> dict:
+    def set_live(self, on: bool) -> None:
+        for card in (self.background, self.swimlane):
+            cache_axes(card.plot, on)
+
+    def show_turn(self, turn: Any, background: Any, chunk_s: float = CHUNK_S, live: bool = False) -> dict:
         """Draw one core.voice Turn and the background around it. Returns what was drawn
         (lanes, bars in ms, the silence) for tests and captions."""
+        drawn = self.show_lanes(turn, chunk_s, live)
+        self.show_background(background, live)
+        return drawn
+
+    def show_lanes(self, turn: Any, chunk_s: float = CHUNK_S, live: bool = False) -> dict:
+        """The swimlane of one turn. live: data only; the x range only grows, the lane
+        lengths and the silence's label are hidden until the full draw."""
         # The gap's stages get a lane each; the reply (the model's "reply" span) is the
         # last lane, drawn chunk by chunk with its stalls.
         spans = [s for s in turn.spans if s.name not in AFTER_GAP]
@@ -166,9 +220,10 @@ class TurnTimeline(QtCore.QObject):
         last = np.concatenate([first[1:] - 1, [start.size - 1]])
         played0, played1 = ms(start[first]), ms(start[last] + chunk_s)
         kinds = [stage_kind(n) for n in names]
-        for item, a, b, yy in zip(self.lane_texts, x0, x1, y):
-            item.setText(f"{b - a:.0f}")
-            item.setPos(b + 8, yy)
+        if not live:
+            for item, a, b, yy in zip(self.lane_texts, x0, x1, y):
+                item.setText(f"{b - a:.0f}")
+                item.setPos(b + 8, yy)
         self.bars.setOpts(x0=np.concatenate([x0, played0]), x1=np.concatenate([x1, played1]),
                           y=np.concatenate([y, np.full(played0.size, reply_y)]),
                           brushes=[brush(k, 215) for k in kinds] + [brush("decode", 150)] * played0.size)
@@ -188,16 +243,29 @@ class TurnTimeline(QtCore.QObject):
         silence_ms = float(turn.silence_s) * S_TO_MS
         top = 0.55  # the bracket over the lanes: the gap the user hears
         self.silence_curve.setData([0.0, 0.0, silence_ms, silence_ms], [top - 0.15, top, top, top - 0.15])
-        self.silence_text.setText(f"静默 silence {silence_ms:.0f} ms")
-        self.silence_text.setPos(silence_ms / 2, top + 0.05)
         self.audible_line.setValue(silence_ms)
-        self._draw_background(background, user_word_s)
-        self.swimlane.plot.setXRange(-BEFORE_MS, silence_ms + AFTER_REPLY_MS, padding=0.01)
+        x_range = (-BEFORE_MS, silence_ms + AFTER_REPLY_MS)
+        if live:
+            # Their numbers would lag the bars: hidden until the full draw puts them back.
+            self.silence_text.setVisible(False)
+            for item in self.lane_texts:
+                item.setVisible(False)
+            set_live_range(self.swimlane.plot, "x", x_range, self.background.plot.vb, self.kv_view)
+        else:
+            self.silence_text.setText(f"静默 silence {silence_ms:.0f} ms")
+            self.silence_text.setPos(silence_ms / 2, top + 0.05)
+            self.silence_text.setVisible(True)
+            for item in self.lane_texts:
+                item.setVisible(True)
+            self.swimlane.plot.setXRange(*x_range, padding=0.01)
         return {"lanes": list(self.lanes), "x0_ms": x0, "x1_ms": x1, "silence_ms": silence_ms,
                 "stalls": int(stalled.sum()), "chunks": int(arrival.size), "reply_x0_ms": played0,
                 "tokens": int(tokens.size), "user_word_s": user_word_s}
 
-    def _draw_background(self, bg: Any, user_word_s: float) -> None:
+    def show_background(self, bg: Any, live: bool = False) -> None:
+        """The background's queue and KV around the shown turn (show_lanes first: it sets
+        the turn's clock). live: the queue's y range only grows."""
+        user_word_s = self.user_word_s
         t = np.asarray(bg.series_t, dtype=float)
         if t.size == 0:
             self.queue_curve.setData([], [])
@@ -210,7 +278,12 @@ class TurnTimeline(QtCore.QObject):
         blocks = max(1, int(getattr(bg, "num_blocks", 0) or 1))
         self.kv_curve.setData(x, np.asarray(bg.series_kv_blocks, dtype=float)[lo:hi] * 100.0 / blocks)
         waiting = np.asarray(bg.series_waiting, dtype=float)[lo:hi]
-        self.background.plot.setYRange(0, max(4.0, float(waiting.max()) * 1.15 if waiting.size else 4.0), padding=0)
+        y_range = (0.0, max(4.0, float(waiting.max()) * 1.15 if waiting.size else 4.0))
+        p = self.background.plot
+        if live:
+            set_live_range(p, "y", y_range)
+        else:
+            p.setYRange(*y_range, padding=0)
 
     def set_cursor(self, t_ms: float | None) -> None:
         """The playhead of 'Hear it' on the turn's clock (ms since the user's last word)."""
@@ -249,7 +322,12 @@ class SilenceHistogram:
         self.book_text = plot_text(anchor=(1, 0), kind="tool", size=8, text="书 book\n370–400")
         p.addItem(self.book_text)
 
-    def show(self, silences_ms: np.ndarray, summary: dict) -> dict:
+    def set_live(self, on: bool) -> None:
+        cache_axes(self.card.plot, on)
+
+    def show(self, silences_ms: np.ndarray, summary: dict, live: bool = False) -> dict:
+        """live: the bars and the marks move, their labels and the ranges (which only grow)
+        wait for the full draw."""
         s = np.asarray(silences_ms, dtype=float)
         s = s[np.isfinite(s)]
         lo, hi = (float(s.min()), float(s.max())) if s.size else (0.0, 1.0)
@@ -264,13 +342,20 @@ class SilenceHistogram:
             line.setVisible(value is not None)
             if value is not None:
                 line.setValue(float(value))
-                line.label.setFormat(f"{name} {float(value):.0f}")
+                line.label.setVisible(not live)
+                if not live:
+                    line.label.setFormat(f"{name} {float(value):.0f}")
                 marks[name] = float(value)
         top = max(1, int(counts.max()) if counts.size else 1)
         right = max(hi, marks.get("p99", hi)) + 2 * width
         left = min(lo, BOOK_MS[0])
         left -= 0.15 * (right - left)  # room for the book's label left of its band
-        self.book_text.setPos(BOOK_MS[0] - 2, top * 0.9)
-        self.card.plot.setXRange(left, right, padding=0.02)
-        self.card.plot.setYRange(0, top * 1.15, padding=0)
+        p = self.card.plot
+        if live:
+            set_live_range(p, "x", (left, right))
+            set_live_range(p, "y", (0.0, top * 1.15))
+        else:
+            self.book_text.setPos(BOOK_MS[0] - 2, top * 0.9)
+            p.setXRange(left, right, padding=0.02)
+            p.setYRange(0, top * 1.15, padding=0)
         return {"counts": counts, "edges": edges, "marks": marks}
