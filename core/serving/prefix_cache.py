@@ -125,7 +125,7 @@ class BlockCache:
     def __init__(self, num_blocks: int, block_bytes: float):
         self.ref: dict[int, int] = {}
         self._fifo: deque[int] = deque([-num_blocks] if num_blocks > 0 else [])
-        self._dead: Counter = Counter()  # key -> its entries in _fifo no longer free
+        self._dead: dict[int, int] = {}  # key -> its entries in _fifo no longer free
         self._ndead = 0
         self.queued = num_blocks
         self.evicted = 0
@@ -227,15 +227,15 @@ class BlockCache:
         """A request takes cached blocks; returns how many left the free queue."""
         ref, dead = self.ref, self._dead
         counts = list(map(ref.__getitem__, keys))
-        if not any(counts):  # the common case: nobody else holds them
-            dead.update(keys)  # their entries in the queue are skipped from now on
+        if not any(counts) and dead.keys().isdisjoint(keys):  # the common case, at C speed
+            dead.update(dict.fromkeys(keys, 1))  # their entries in the queue are skipped now
             ref.update(dict.fromkeys(keys, 1))
             taken = len(keys)
         else:
             taken = 0
             for key, count in zip(keys, counts):
                 if count == 0:
-                    dead[key] += 1
+                    dead[key] = dead.get(key, 0) + 1
                     taken += 1
                 ref[key] = count + 1
         self.queued -= taken
@@ -253,13 +253,14 @@ class BlockCache:
                     fifo[-1] += e
                 else:
                     fifo.append(e)
-            elif e in dead:
-                if dead[e] == 1:
+            else:
+                d = dead.get(e)
+                if d is None:
+                    fifo.append(e)
+                elif d == 1:
                     del dead[e]
                 else:
-                    dead[e] -= 1
-            else:
-                fifo.append(e)
+                    dead[e] = d - 1
         self._fifo = fifo
         self._ndead = 0
 
