@@ -200,3 +200,66 @@ def test_step_times_equal_step_cost_bit_for_bit():
         rows, logits = float(rng.integers(1, 8192)), float(rng.integers(0, 256))
         kv, pairs = float(rng.integers(0, 10**7)), float(rng.integers(0, 10**9))
         assert fast.step_time(rows, logits, kv, pairs) == cost.step_time(rows, logits, kv, pairs)
+
+
+def _queue_view(queue) -> list:
+    """The free queue as (key, None) and ("run", count) with adjacent runs merged."""
+    out: list = []
+    for key, count in queue.items():
+        if key >= 0:
+            out.append((key, None))
+        elif out and out[-1][0] == "run":
+            out[-1] = ("run", out[-1][1] + count)
+        else:
+            out.append(("run", count))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_block_cache_equals_the_frozen_one_under_random_use(seed, monkeypatch):
+    # Requests take cached prefixes (hits, shared blocks), compute and cache the rest,
+    # leave (kept, dropped, watched for a tool wait) while the pool evicts; the lazy
+    # queue (compacted often here) matches the frozen ordered dict at every step.
+    from frozen_engine.prefix_cache import BlockCache as FrozenCache
+
+    from core.serving.prefix_cache import BlockCache
+    monkeypatch.setattr(BlockCache, "COMPACT_AT", 4)
+    compactions = []
+    compact = BlockCache._compact
+    monkeypatch.setattr(BlockCache, "_compact", lambda self: compactions.append(self._ndead) or compact(self))
+    rng = np.random.default_rng(seed)
+    blocks = int(rng.integers(20, 60))
+    new, old = BlockCache(blocks, 2.0), FrozenCache(blocks, 2.0)
+    docs = [[(d + 1) << 32 | j for j in range(int(rng.integers(2, 14)))] for d in range(6)]
+    free, now, held = blocks, 0.0, {}
+    for r in range(600):
+        now += float(rng.random())
+        if rng.random() < 0.55 and len(held) < 8:  # a request arrives
+            new.settle(free, now)
+            old.settle(free, now)
+            keys = docs[int(rng.integers(0, len(docs)))][:int(rng.integers(1, 14))]
+            assert new.lookup(keys) == old.lookup(keys)
+            hit, hit_free = new.lookup(keys)
+            plain = int(rng.integers(0, 3))
+            if len(keys) - hit + plain > free - hit_free:
+                continue
+            taken = new.touch(keys[:hit])
+            assert taken == old.touch(keys[:hit])
+            free -= taken + len(keys) - hit + plain
+            new.settle(free, now)
+            old.settle(free, now)
+            registered = new.register(keys[hit:])
+            assert registered == old.register(keys[hit:])
+            held[r] = (keys[:hit] + registered, plain)
+        elif held:  # one leaves
+            h, plain = held.pop(list(held)[int(rng.integers(0, len(held)))])
+            drop = bool(rng.random() < 0.2)
+            watch = now + 5 * float(rng.random()) if not drop and rng.random() < 0.4 else None
+            freed = new.release(h, plain, drop, watch, now)
+            assert freed == old.release(h, plain, drop, watch, now)
+            free += freed
+        limit = int(rng.integers(0, free + 1))
+        assert new.blocks_before_watched(free, now, limit) == old.blocks_before_watched(free, now, limit)
+        assert (new.evicted, new.queued, new.tool_block_s, new.ref) == (old.evicted, old.queued, old.tool_block_s, old.ref)
+        assert _queue_view(new.queue) == _queue_view(old.queue)
+    assert new.evicted > 0 and compactions and new.tool_block_s > 0  # every path was taken
