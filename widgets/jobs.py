@@ -18,6 +18,7 @@ import itertools
 import logging
 import os
 import queue
+import sys
 import threading
 import time
 import traceback
@@ -29,6 +30,12 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from core.cancel import CancelToken, Cancelled
 
 log = logging.getLogger("lab.jobs")
+
+# A job in pure Python keeps the GIL until the interpreter's switch interval (5 ms by
+# default) runs out each time the GUI thread asks for it, and a repaint asks many times
+# (Qt calls back into pyqtgraph's items): a 4 ms repaint took 12-26 ms (p50-p95) beside a
+# thread busy in Python, 6-10 ms at 0.5 ms (see bench/bench_voice_panel.py: a slider drag).
+GUI_SWITCH_INTERVAL_S = 0.0005
 
 
 class _Relay(QtCore.QObject):
@@ -104,6 +111,8 @@ class JobRunner(QtCore.QObject):
         self._running: dict[int, Job] = {}  # serial -> every job not yet returned
         self._returned: set[int] = set()  # serials whose worker has finished (any thread)
         _pin_garbage_collection_to_gui_thread()
+        if sys.getswitchinterval() > GUI_SWITCH_INTERVAL_S:
+            sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)
 
     def submit(self, key: str, fn: Callable[..., Any], *args: Any,
                done: Callable[[Any], None] | None = None,

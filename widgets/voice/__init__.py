@@ -38,7 +38,9 @@ LEAD = ("每一段在同一个时钟上;排队与预填充来自服务背景流�
 TIMELINE_MIN_EM = 24  # a column's least width, in line heights: narrower, the two stack
 FRAME_MS = 16  # live figures: at most one per display frame
 SETTLE_S = 0.08  # no edit for this long (and the slider let go): the drag is over, draw in full
-LIVE_FIGURES = ("timeline", "histogram")  # drawn in turn; the timeline holds the swimlane and the background
+# Drawn in turn during a drag, one a frame (each repaints one view): the swimlane's bars,
+# its chunk and token marks, the background above it, the silence histogram.
+LIVE_FIGURES = ("lanes", "marks", "background", "histogram")
 
 
 def summary_text(s: dict) -> str:
@@ -107,7 +109,7 @@ def simulate(raw: dict[str, str], cancel=None):
 class VoicePanel(QtWidgets.QWidget):
     run_drawn = QtCore.Signal(dict)  # what the figures show now (lanes, silence, marks, load)
     run_refused = QtCore.Signal(str, str)  # field, message: an edit the model refused
-    live_drawn = QtCore.Signal(dict)  # every figure shows this run's values, drawn live during a drag
+    live_drawn = QtCore.Signal(dict)  # a figure drawn live during a drag: values, run (serial), figure, complete
 
     def __init__(self, state: VoiceState | None = None, parent=None, engine=None):
         super().__init__(parent)
@@ -123,6 +125,7 @@ class VoicePanel(QtWidgets.QWidget):
         self._live_next = 0  # the figure a new live run starts with (round robin: none starves)
         self._needs_full = False  # live figures are on screen: the full draw is still due
         self._last_edit = 0.0  # time.monotonic() of the last edit of the run's values
+        self._run_serial = 0  # runs received: live_drawn says which one a figure shows
         self._build_ui()
         self._connect()
         self._submit()
@@ -265,6 +268,7 @@ class VoicePanel(QtWidgets.QWidget):
         if self._closed:
             return
         self.run, self.run_values = run, raw
+        self._run_serial += 1
         self.error_label.setVisible(False)
         if self._dragging():
             self._draw_live()  # the drag goes on: keep each frame cheap
@@ -315,14 +319,19 @@ class VoicePanel(QtWidgets.QWidget):
             return
         figure = self._live_todo.pop(0)
         self._live_next = (LIVE_FIGURES.index(figure) + 1) % len(LIVE_FIGURES)
-        run = self.run
-        if figure == "timeline":
-            self.timeline.show_turn(self._shown_turn()[1], run.background, self._chunk_s(), live=True)
+        run, turn, chunk_s = self.run, self._shown_turn()[1], self._chunk_s()
+        if figure == "lanes":
+            self.timeline.show_lanes(turn, chunk_s, live=True)
+        elif figure == "marks":
+            self.timeline.show_marks(turn, chunk_s)
+        elif figure == "background":
+            self.timeline.show_background(run.background, live=True, turn=turn, chunk_s=chunk_s)
         else:
             self.histogram.show(self._silences_ms(), run.summary, live=True)
+        self.live_drawn.emit({"values": dict(self.run_values or {}), "run": self._run_serial, "figure": figure,
+                              "complete": not self._live_todo})
         if not self._live_todo:
             self._frame_timer.stop()
-            self.live_drawn.emit({"values": dict(self.run_values or {})})
             self._settle()
 
     def _dragging(self) -> bool:
@@ -366,7 +375,7 @@ class VoicePanel(QtWidgets.QWidget):
         self.summary_label.setText(summary_text(run.summary))
         self._show_breakdown(turn, shown)
         self.drawn = {**drawn, "shown": shown, "index": index, "marks": hist["marks"], "counts": hist["counts"],
-                      "values": dict(self.run_values or {})}
+                      "values": dict(self.run_values or {}), "run": self._run_serial}
         self.run_drawn.emit(self.drawn)
 
     def _chunk_s(self) -> float:

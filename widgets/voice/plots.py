@@ -72,6 +72,11 @@ def stage_kind(name: str) -> str:
     return STAGES.get(name, (name, name, "ink"))[2]
 
 
+def ms_since(t, origin_s: float) -> np.ndarray:
+    """Times on the replay's clock (s) as ms since origin_s (the user's last word)."""
+    return (np.asarray(t, dtype=float) - origin_s) * S_TO_MS
+
+
 def cache_axes(plot: pg.PlotItem, on: bool) -> None:
     """Axes (with their grid) painted from a pixmap while on: a live frame whose ranges hold
     still repaints its data, not every tick label. Off for the full draw, exports and
@@ -81,22 +86,24 @@ def cache_axes(plot: pg.PlotItem, on: bool) -> None:
         axis["item"].setCacheMode(mode.DeviceCoordinateCache if on else mode.NoCache)
 
 
-def live_range(now: tuple[float, float], need: tuple[float, float]) -> tuple[float, float] | None:
+def live_range(now: tuple[float, float], need: tuple[float, float], low_pad: float = 0.0
+               ) -> tuple[float, float] | None:
     """The range to set during a drag: None while need fits in now and fills enough of it;
-    else need's low end to LIVE_GROWTH times need's span (the ranges here grow upwards:
-    time, counts, silences)."""
+    else from low_pad of need's span below its low end to LIVE_GROWTH spans above it (the
+    ranges here grow upwards: time, counts, silences; low_pad for a low end that follows)."""
     span = need[1] - need[0]
     if need[0] >= now[0] and need[1] <= now[1] and span * LIVE_SHRINK >= now[1] - now[0]:
         return None
-    return need[0], need[0] + LIVE_GROWTH * span
+    return need[0] - low_pad * span, need[0] + LIVE_GROWTH * span
 
 
-def set_live_range(plot: pg.PlotItem, axis: str, need: tuple[float, float], *views: pg.ViewBox) -> None:
+def set_live_range(plot: pg.PlotItem, axis: str, need: tuple[float, float], *views: pg.ViewBox,
+                   low_pad: float = 0.0) -> None:
     """Set plot's x or y range if live_range says so, and bring the view boxes' transforms
     up to date at once: pyqtgraph defers that to the paint, whose items then ask for a second
     paint of the whole view."""
     now = plot.viewRange()[0 if axis == "x" else 1]
-    new = live_range((now[0], now[1]), need)
+    new = live_range((now[0], now[1]), need, low_pad)
     if new is None:
         return
     (plot.setXRange if axis == "x" else plot.setYRange)(*new, padding=0)
@@ -186,17 +193,26 @@ class TurnTimeline(QtCore.QObject):
         """Draw one core.voice Turn and the background around it. Returns what was drawn
         (lanes, bars in ms, the silence) for tests and captions."""
         drawn = self.show_lanes(turn, chunk_s, live)
+        self.show_marks(turn, chunk_s)
         self.show_background(background, live)
         return drawn
 
+    @staticmethod
+    def _schedule(turn: Any, chunk_s: float) -> tuple[list, np.ndarray, np.ndarray, np.ndarray, float]:
+        """The gap's spans (a lane each), the reply's chunk arrivals, hand-overs and stalls,
+        and the user's last word: the turn's clock origin."""
+        spans = [s for s in turn.spans if s.name not in AFTER_GAP]
+        arrival, start, stall, user_word_s, _ = reply_schedule(turn, chunk_s)
+        return spans, arrival, start, stall, user_word_s
+
     def show_lanes(self, turn: Any, chunk_s: float = CHUNK_S, live: bool = False) -> dict:
-        """The swimlane of one turn. live: data only; the x range only grows, the lane
-        lengths and the silence's label are hidden until the full draw."""
+        """The swimlane of one turn, without its chunk and token marks (show_marks). live:
+        data only; the x range changes seldom, the lane lengths and the silence's label are
+        hidden until the full draw."""
         # The gap's stages get a lane each; the reply (the model's "reply" span) is the
         # last lane, drawn chunk by chunk with its stalls.
-        spans = [s for s in turn.spans if s.name not in AFTER_GAP]
+        spans, arrival, start, stall, user_word_s = self._schedule(turn, chunk_s)
         names = [s.name for s in spans]
-        arrival, start, stall, user_word_s, _ = reply_schedule(turn, chunk_s)
         self.user_word_s = user_word_s
         if names + [REPLY_LANE] != self.lanes:
             self.lanes = names + [REPLY_LANE]
@@ -208,7 +224,7 @@ class TurnTimeline(QtCore.QObject):
             self.lane_texts = [plot_text(anchor=(0, 0.5), kind="muted", size=8) for _ in names]
             for item in self.lane_texts:
                 self.swimlane.plot.addItem(item)
-        ms = lambda t: (np.asarray(t, dtype=float) - user_word_s) * S_TO_MS  # noqa: E731
+        ms = lambda t: ms_since(t, user_word_s)  # noqa: E731
         x0 = ms([s.start_s for s in spans])
         x1 = ms([s.end_s for s in spans])
         y = -np.arange(len(spans), dtype=float)
@@ -229,15 +245,6 @@ class TurnTimeline(QtCore.QObject):
                           brushes=[brush(k, 215) for k in kinds] + [brush("decode", 150)] * played0.size)
         self.stall_bars.setOpts(x0=ms(start[stalled] - stall[stalled]), x1=ms(start[stalled]),
                                 y=np.full(int(stalled.sum()), reply_y))
-        # Chunk arrivals on the downlink's lane (they are its ends), or the buffer's.
-        down = next((i for i, n in enumerate(names) if n in ARRIVAL_LANES), len(names) - 1)
-        self.arrivals.setData(ms(arrival), np.full(arrival.size, -float(down) - 0.42))
-        tokens = np.asarray(getattr(turn, "token_times_s", ()), dtype=float)
-        lane = names.index("decode") if "decode" in names else None
-        if lane is None or tokens.size == 0:
-            self.tokens.setData([], [])
-        else:
-            self.tokens.setData(ms(tokens), np.full(tokens.size, -float(lane) - 0.42))
         barge = getattr(turn, "barge_in", None)
         self.set_barge_in(None if barge is None else float(ms(barge.interrupt_s)))
         silence_ms = float(turn.silence_s) * S_TO_MS
@@ -260,12 +267,28 @@ class TurnTimeline(QtCore.QObject):
             self.swimlane.plot.setXRange(*x_range, padding=0.01)
         return {"lanes": list(self.lanes), "x0_ms": x0, "x1_ms": x1, "silence_ms": silence_ms,
                 "stalls": int(stalled.sum()), "chunks": int(arrival.size), "reply_x0_ms": played0,
-                "tokens": int(tokens.size), "user_word_s": user_word_s}
+                "tokens": len(getattr(turn, "token_times_s", ())), "user_word_s": user_word_s}
 
-    def show_background(self, bg: Any, live: bool = False) -> None:
-        """The background's queue and KV around the shown turn (show_lanes first: it sets
-        the turn's clock). live: the queue's y range only grows."""
-        user_word_s = self.user_word_s
+    def show_marks(self, turn: Any, chunk_s: float = CHUNK_S) -> None:
+        """The reply's chunk arrivals and the decode's tokens, on their lanes (scatter items:
+        the costliest data to set, so a drag sets them in a frame of their own)."""
+        spans, arrival, _, _, user_word_s = self._schedule(turn, chunk_s)
+        names = [s.name for s in spans]
+        ms = lambda t: ms_since(t, user_word_s)  # noqa: E731
+        # Chunk arrivals on the downlink's lane (they are its ends), or the buffer's.
+        down = next((i for i, n in enumerate(names) if n in ARRIVAL_LANES), len(names) - 1)
+        self.arrivals.setData(ms(arrival), np.full(arrival.size, -float(down) - 0.42))
+        tokens = np.asarray(getattr(turn, "token_times_s", ()), dtype=float)
+        lane = names.index("decode") if "decode" in names else None
+        if lane is None or tokens.size == 0:
+            self.tokens.setData([], [])
+        else:
+            self.tokens.setData(ms(tokens), np.full(tokens.size, -float(lane) - 0.42))
+
+    def show_background(self, bg: Any, live: bool = False, turn: Any = None, chunk_s: float = CHUNK_S) -> None:
+        """The background's queue and KV around the shown turn (turn, or the one show_lanes
+        drew last). live: the queue's y range changes seldom."""
+        user_word_s = self.user_word_s if turn is None else self._schedule(turn, chunk_s)[4]
         t = np.asarray(bg.series_t, dtype=float)
         if t.size == 0:
             self.queue_curve.setData([], [])
@@ -352,7 +375,7 @@ class SilenceHistogram:
         left -= 0.15 * (right - left)  # room for the book's label left of its band
         p = self.card.plot
         if live:
-            set_live_range(p, "x", (left, right))
+            set_live_range(p, "x", (left, right), low_pad=0.3)  # left follows right (room for the book's label)
             set_live_range(p, "y", (0.0, top * 1.15))
         else:
             self.book_text.setPos(BOOK_MS[0] - 2, top * 0.9)
