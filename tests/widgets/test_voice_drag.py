@@ -80,6 +80,7 @@ def figures(w: VoicePanel) -> dict:
         "marks": {k: _line(line) for k, line in hist.lines.items()}, "book_text": _text(hist.book_text),
         "summary": w.summary_label.text(), "breakdown": w.breakdown_label.text(), "load": w.load_label.text(),
         "slider": w.load_slider.value(), "error": w.error_label.isVisible(),
+        "captions_enabled": (w.summary_label.isEnabled(), w.breakdown_label.isEnabled()),
     }
     cache = QtWidgets.QGraphicsItem.CacheMode.NoCache
     out["axes_cached"] = [name for card in (tl.background, tl.swimlane, hist.card)

@@ -304,8 +304,7 @@ class VoicePanel(QtWidgets.QWidget):
     def _draw_live(self) -> None:
         """Queue this run's figures for the next frames (a newer run replaces the queue)."""
         if not self._needs_full:
-            self.timeline.set_live(True)
-            self.histogram.set_live(True)
+            self._set_live(True)
         self._needs_full = True
         n = len(LIVE_FIGURES)
         self._live_todo = [LIVE_FIGURES[(self._live_next + i) % n] for i in range(n)]
@@ -333,6 +332,14 @@ class VoicePanel(QtWidgets.QWidget):
         if not self._live_todo:
             self._frame_timer.stop()
             self._settle()
+
+    def _set_live(self, on: bool) -> None:
+        """Into or out of live drawing: cached axes; the captions greyed (their numbers are
+        the last full draw's; new text would lay the page out again at every frame)."""
+        self.timeline.set_live(on)
+        self.histogram.set_live(on)
+        for label in (self.summary_label, self.breakdown_label):
+            label.setEnabled(not on)
 
     def _dragging(self) -> bool:
         """Edits still coming: a replay is due, the slider is held, or the last edit is recent."""
@@ -366,8 +373,7 @@ class VoicePanel(QtWidgets.QWidget):
         self._settle_timer.stop()
         if self._needs_full:
             self._needs_full = False
-            self.timeline.set_live(False)
-            self.histogram.set_live(False)
+            self._set_live(False)
         shown = self.state.view("shown")
         index, turn = self._shown_turn(shown)
         drawn = self.timeline.show_turn(turn, run.background, self._chunk_s())
