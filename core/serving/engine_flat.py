@@ -29,6 +29,28 @@ class FlatLoop:
     def _flat_applies(self) -> bool:
         return self.fast and self.feed is None and self.arrivals is None and self.cache is None
 
+    def _flat_preempt(self, r: int, D: int, now: float) -> tuple[int, int | None]:
+        """engine_schedule.py's _preempt with the group's clock passed in: r's blocks go
+        back, its counts restart, it returns to the queue's head. Returns (blocks freed,
+        r's cb if it was a member, else None); the loop keeps the group's sum and size."""
+        cb = None
+        if self._jid[r] >= 0:  # a member leaves: its output count back to the list
+            cb = self._cb[r]
+            self.out[r] = self._ob[r] + D
+            self._jid[r] = -1
+            self._cnt[cb % self._bs] -= 1
+            freed = -(-(cb + D) // self._bs)  # a decoder holds exactly the blocks of its KV
+        else:
+            freed = self.blocks[r]
+        self.blocks[r] = 0
+        self.computed[r] = 0
+        self.is_dec[r] = False
+        self.npreempt[r] += 1
+        self.waiting.appendleft(r)
+        self._pending_resume[r] = len(self.preempt_log)
+        self.preempt_log.append([r, now, math.nan])
+        return freed, cb
+
     def _advance_flat(self, horizon: float, cancel: CancelToken, cooperative: bool) -> None:  # noqa: C901
         if not self._grouped:
             self._regroup()
@@ -186,28 +208,85 @@ class FlatLoop:
                         ids.append(r)
                         chunks.append(num)
                         budget -= num
-                if planned:
+                if planned:  # every running request gets its blocks: commit
+                    for r, need in allocs:
+                        blocks[r] += need
+                    free = room
+                    n_dec = ng
+                else:  # the pool runs dry: engine_schedule.py's _plan_preempting written out
+                    ids = []
+                    chunks = []
+                    victims = []  # preempted in this step, in order
+                    n_dec = ng0 = ng
+                    phase = -D % bs  # members at a block boundary need a block, in running order
+                    member_phases = list(map(phases.__getitem__, running[:ng0]))
+                    p = -1
+                    for _ in range(cnt[phase]):
+                        p = member_phases.index(phase, p + 1)
+                        if p >= len(running):  # preempted already: the loop ends before it
+                            n_dec = len(running)
+                            break
+                        while free < 1:  # the most recently admitted goes, down to p itself
+                            victims.append(running.pop())
+                            freed, cb = self._flat_preempt(victims[-1], D, now)
+                            free += freed
+                            if cb is not None:  # a member left the group
+                                sumcb -= cb
+                                ng -= 1
+                            if len(running) == p:
+                                n_dec = p
+                                break
+                        if n_dec < ng0:
+                            break
+                        free -= 1
+                    if n_dec > len(running):  # members past the last needy one may be gone too
+                        n_dec = len(running)
+                    budget = budget_all - n_dec
+                    i = n_dec
+                    while n_dec == ng0 and i < len(running) and budget > 0:
+                        r = running[i]
+                        c = computed[r]
+                        num = P[r] + out[r] - c
+                        if num > budget:
+                            num = budget
+                        need = -(-(c + num) // bs) - blocks[r]
+                        while need > free:
+                            victims.append(running.pop())
+                            freed, cb = self._flat_preempt(victims[-1], D, now)
+                            free += freed
+                            if cb is not None:
+                                sumcb -= cb
+                                ng -= 1
+                            if victims[-1] == r:
+                                break
+                        if victims and victims[-1] == r:
+                            break
+                        free -= need
+                        blocks[r] += need
+                        ids.append(r)
+                        chunks.append(num)
+                        budget -= num
+                        i += 1
+                    planned = not victims
+                if planned:  # no preemption in this step: FCFS admission, the head blocks the queue
                     admitted = []
-                    seats = max_seqs - n_run
-                    for h in waiting:  # FCFS: the head blocks the queue
+                    seats = max_seqs - len(running)
+                    for h in waiting:
                         if budget <= 0 or seats <= 0:
                             break
                         num = P[h] + out[h] - computed[h]
                         if num > budget:
                             num = budget
                         need = -(-num // bs)
-                        if (-(-(P[h] + out[h]) // bs) if reserve_full else need) > room:
+                        if (-(-(P[h] + out[h]) // bs) if reserve_full else need) > free:
                             break
-                        room -= need
-                        allocs.append((h, need))
+                        free -= need
+                        blocks[h] += need
                         admitted.append(h)
                         ids.append(h)
                         chunks.append(num)
                         budget -= num
                         seats -= 1
-                    for r, need in allocs:
-                        blocks[r] += need
-                    free = room
                     for h in admitted:
                         waiting.popleft()
                         running.append(h)
@@ -218,11 +297,6 @@ class FlatLoop:
                             pending = pending_resume.pop(h, None)
                             if pending is not None:
                                 preempt_log[pending][2] = now
-                    n_dec = ng
-                else:  # the pool runs dry: the engine's own preempting plan
-                    self.now, self.free, self._D, self._ng, self._sumcb = now, free, D, ng, sumcb
-                    n_dec, ids, chunks = self._plan_preempting()
-                    free, ng, sumcb = self.free, self._ng, self._sumcb
                 # Execute it: its time from the roofline, then tokens, first tokens, finishes.
                 rows = logits = n_dec
                 kv_tokens = 0.0
