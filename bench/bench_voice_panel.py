@@ -9,6 +9,9 @@ frame, or in full), and the lag from the drag's end to its last value drawn in f
 drag starts from an idle panel. Repeated --repeat times; median/min/max (benchstats).
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_voice_panel.py [--repeat N]
+
+To time an older checkout's panel with this bench (old/new alternated, one machine state):
+    PYTHONPATH=<old tree> .venv/bin/python bench/bench_voice_panel.py
 """
 from __future__ import annotations
 
@@ -49,14 +52,16 @@ def drag_once(app, panel) -> dict:
     idle(app, IDLE_S)
     full, live = [], []  # (time, run serial, rate, every figure) of each full draw / live figure
 
-    def on_full(d):
-        full.append((time.perf_counter(), d["run"], d["values"]["rate"], True))
+    def on_full(d):  # (a panel from before live drawing has no run serial: each draw is a run)
+        full.append((time.perf_counter(), d.get("run", -len(full) - 1), d["values"]["rate"], True))
 
     def on_live(d):
         live.append((time.perf_counter(), d["run"], d["values"]["rate"], d["complete"]))
 
+    live_signal = getattr(panel, "live_drawn", None)
     panel.run_drawn.connect(on_full)
-    panel.live_drawn.connect(on_live)
+    if live_signal is not None:
+        live_signal.connect(on_live)
     frames = []
     for v in values:
         t0 = time.perf_counter()
@@ -70,7 +75,8 @@ def drag_once(app, panel) -> dict:
     while not panel.is_ready() or jobs().busy_keys():
         app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 5)
     panel.run_drawn.disconnect(on_full)
-    panel.live_drawn.disconnect(on_live)
+    if live_signal is not None:
+        live_signal.disconnect(on_live)
     last = full[-1] if full else (math.nan, None, None, True)
     during = [d for d in full + live if d[0] < t_end]
     return {"frame_p50_ms": float(np.percentile(frames, 50)) * 1e3,

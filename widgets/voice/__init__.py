@@ -11,8 +11,10 @@ figure per display frame and data only (plots.py); the last run is drawn in full
 drag is over, so what stays on screen is what a fresh panel at that value shows.
 
     plots.py    the swimlane under the background's queue and KV, the silence histogram
+    captions.py the run's percentiles and the shown turn's breakdown in words
+    boxes.py    the page's column and row boxes
     hear_it.py  ▶ p50 → p95 through the sound device, barge-in on a key
-    state.py    VoiceState (a core PanelModel)
+    core/voice_state.py  VoiceState (a core PanelModel)
 """
 from __future__ import annotations
 
@@ -23,12 +25,13 @@ import numpy as np
 import shiboken6
 from PySide6 import QtCore, QtWidgets
 
-from core.registry import ParamError
 from widgets.jobs import jobs
 from widgets.page import Reflow, caption, column, follow_font, page_header, scroll_page
 from widgets.panels import PanelInfo
+from widgets.voice.boxes import fitted_column, row
+from widgets.voice.captions import breakdown_text, summary_text
 from widgets.voice.hear_it import PLAY_ORDER, HearIt
-from widgets.voice.plots import AFTER_GAP, S_TO_MS, SilenceHistogram, TurnTimeline, stage_names
+from widgets.voice.plots import S_TO_MS, SilenceHistogram, TurnTimeline
 from core.voice_state import RATE_MAX_PER_S, RATE_STEP_PER_S, SHOWN, VoiceState
 
 LEGEND = (("backlog", "排队 · queue"), ("prefill", "预填充 · prefill"), ("decode", "解码 · decode"), ("tool", "TTS"),
@@ -41,60 +44,6 @@ SETTLE_S = 0.08  # no edit for this long (and the slider let go): the drag is ov
 # Drawn in turn during a drag, one a frame (each repaints one view): the swimlane's bars,
 # its chunk and token marks, the background above it, the silence histogram.
 LIVE_FIGURES = ("lanes", "marks", "background", "histogram")
-
-
-def summary_text(s: dict) -> str:
-    """The run's percentiles, underrun share and tail stage: one "中文 · English" pair."""
-    marks = "  ".join(f"{k} {s[f'silence_{k}_ms']:.0f} ms" for k in ("p50", "p95", "p99") if f"silence_{k}_ms" in s)
-    zh, en = [marks], []
-    if "underrun_turn_share" in s:
-        zh.append(f"欠载轮次 {s['underrun_turn_share']:.0%}")
-        en.append(f"turns with an underrun {s['underrun_turn_share']:.0%}")
-    if "tail_stage" in s:
-        stage_zh, stage_en = stage_names(s["tail_stage"])
-        share = s.get("tail_stage_share", 0.0)
-        zh.append(f"尾部主因:{stage_zh} {share:.0%}")
-        en.append(f"tail: {stage_en} {share:.0%}")
-    return "  ".join(zh) + (" · " + ", ".join(en) if en else "")
-
-
-def breakdown_text(turn, shown: str) -> str:
-    """The shown turn in one line (its stages are labelled on the swimlane): a pair."""
-    gap = [sp for sp in turn.spans if sp.name not in AFTER_GAP]
-    total = f"{turn.silence_s * S_TO_MS:.0f} ms"
-    stall = f"{turn.stall_s * S_TO_MS:.0f} ms"
-    return (f"{shown} 这一轮:静默 {total} = {len(gap)} 段之和;欠载 {turn.underruns} 次,卡顿 {stall}(示意)"
-            f" · {shown} turn: silence {total} = the sum of {len(gap)} stages; underruns {turn.underruns}, "
-            f"stall {stall} (illustrative)")
-
-
-class _Fitted(QtWidgets.QWidget):
-    """A column that asks for no more height than its least: the page's rows then fit a
-    talk's 1280x720 screen, and extra height goes to the plots that stretch."""
-
-    def sizeHint(self) -> QtCore.QSize:  # noqa: N802
-        hint = super().sizeHint()
-        return QtCore.QSize(hint.width(), self.minimumSizeHint().height())
-
-
-def _fitted(*widgets: QtWidgets.QWidget, stretch: int) -> QtWidgets.QWidget:
-    box = _Fitted()
-    col = QtWidgets.QVBoxLayout(box)
-    col.setContentsMargins(0, 0, 0, 0)
-    col.setSpacing(6)
-    for w in widgets:
-        col.addWidget(w)
-    col.setStretch(stretch, 1)
-    return box
-
-
-def _row(*widgets: QtWidgets.QWidget, stretch: int | None = None) -> QtWidgets.QWidget:
-    box = QtWidgets.QWidget()
-    row = QtWidgets.QHBoxLayout(box)
-    row.setContentsMargins(0, 0, 0, 0)
-    for i, w in enumerate(widgets):
-        row.addWidget(w, 1 if i == stretch else 0)
-    return box
 
 
 def simulate(raw: dict[str, str], cancel=None):
@@ -141,8 +90,8 @@ class VoicePanel(QtWidgets.QWidget):
         self.hear_it = HearIt(self._make_engine)
         self.hear_it.set_turns_source(self._turns_to_play)
         self.breakdown_label = caption("", name="voice_breakdown")
-        left = _fitted(self.timeline.background, self.timeline.swimlane, stretch=1)
-        right = _fitted(self.histogram.card, self.breakdown_label, self.hear_it, stretch=0)
+        left = fitted_column(self.timeline.background, self.timeline.swimlane, stretch=1)
+        right = fitted_column(self.histogram.card, self.breakdown_label, self.hear_it, stretch=0)
         self.summary_label = self.histogram.card.subtitle_label  # p50/p95/p99 of this run, under the title
         layout.addWidget(Reflow(left, right, stretch=(3, 2), min_column_em=TIMELINE_MIN_EM), 1)
 
@@ -176,9 +125,9 @@ class VoicePanel(QtWidgets.QWidget):
             group.addButton(b)
             shown.append(b)
             self.shown_buttons[name] = b
-        groups = [_row(QtWidgets.QLabel("背景负载 · load"), self.load_slider, self.load_label, stretch=1),
-                  _row(QtWidgets.QLabel("轮次 turns"), self.turns_spin, QtWidgets.QLabel("种子 seed"), self.seed_spin),
-                  _row(QtWidgets.QLabel("显示 show"), *shown)]
+        groups = [row(QtWidgets.QLabel("背景负载 · load"), self.load_slider, self.load_label, stretch=1),
+                  row(QtWidgets.QLabel("轮次 turns"), self.turns_spin, QtWidgets.QLabel("种子 seed"), self.seed_spin),
+                  row(QtWidgets.QLabel("显示 show"), *shown)]
         box = QtWidgets.QFrame()
         box.setProperty("role", "card")
         inner = QtWidgets.QVBoxLayout(box)
