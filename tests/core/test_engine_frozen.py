@@ -85,6 +85,7 @@ CASES = {
     "synthetic_seed7": lambda: (synthetic_trace(1500, seed=7, rate_per_s=6.0), EngineConfig()),
     "synthetic_preempting_seed3": lambda: (synthetic_trace(1500, seed=3, rate_per_s=8.0),
                                            EngineConfig(kv_pool_bytes=6 * GiB, max_num_seqs=48)),
+    "synthetic_sparse_idles": lambda: (synthetic_trace(400, seed=3, rate_per_s=0.05), EngineConfig()),
     "synthetic_no_gate_seed11": lambda: (synthetic_trace(1200, seed=11, rate_per_s=9.0),
                                          EngineConfig(kv_pool_bytes=5 * GiB, max_num_seqs=32, token_budget=2048,
                                                       reserve_full_prompt=False)),
@@ -115,6 +116,9 @@ def test_the_held_out_workloads_exercise_every_path():
     # Without these the comparison above would prove less than it says.
     work, config = CASES["synthetic_preempting_seed3"]()
     assert replay(work, config).preemptions.sum() > 0
+    work, config = CASES["synthetic_sparse_idles"]()
+    r = replay(work, config)
+    assert (r.series_running == 0).sum() > 100  # the engine empties between arrivals
     work, config = CASES["sessions_tool_waits"]()
     r = replay(work, config)
     assert r.extras["tool_wait_kv_byte_s"] > 0 and r.extras["cache_hit_rate"] > 0.1 and r.preemptions.sum() > 0
