@@ -7,8 +7,8 @@ conversation trace (hash_ids). Every pair of results is checked bit for bit firs
 Prints JSON: per workload the frozen and the new wall time (median/min/max over the runs),
 the ratio frozen/new of each pair of runs taken back to back (median/min/max; target >= 5
 at 200k requests) and of the medians, microseconds per engine event.
---book-step-by-step adds the book's two scenarios step by step (fast=False: tens of
-seconds per run, so the tests leave them to this bench).
+--book-step-by-step adds the book's two scenarios step by step (fast=False, one run each;
+the tests compare them too).
 
     .venv/bin/python bench/bench_engine_speed.py [--quick] [--runs N] [--big-runs N] [--book-step-by-step]
 """
@@ -83,7 +83,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5, help="runs of each engine on the smaller workloads")
     ap.add_argument("--big-runs", type=int, default=3, help="runs of each engine at 200k requests")
     ap.add_argument("--book-step-by-step", action="store_true",
-                    help="also the book's two scenarios with fast=False (one run each: minutes)")
+                    help="also the book's two scenarios with fast=False (one run each)")
     args = ap.parse_args()
     big = 20_000 if args.quick else 200_000
     hard = EngineConfig(kv_pool_bytes=6 * GiB, max_num_seqs=64)
