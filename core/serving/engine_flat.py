@@ -177,98 +177,68 @@ class FlatLoop:
                                 done += len(gone)
                         record((now, len(waiting), len(running), nb - free, n_dec, k, n_dec))
                         continue
-                # One step of its own: plan it (running first, then FCFS admission).
-                budget = budget_all
-                room = free
+                # One step of its own, planned as engine_schedule.py's _plan_preempting (the
+                # same schedule as _plan_without_preemption when nothing is preempted):
+                # the members, then the request in prefill, then FCFS admission.
                 ids: list[int] = []
                 chunks: list[int] = []
-                allocs: list[tuple[int, int]] = []
-                planned = True
+                victims: list[int] = []  # preempted in this step, most recently admitted first
+                n_dec = ng0 = ng
                 if ng:
-                    need = cnt[-D % bs]  # decodes at a block boundary take a block each
-                    if need > room:
-                        planned = False
-                    else:
-                        room -= need
-                        budget -= ng
-                if planned:
-                    for r in running[ng:]:
-                        if budget <= 0:
-                            break
-                        c = computed[r]
-                        num = P[r] + out[r] - c
-                        if num > budget:
-                            num = budget
-                        need = -(-(c + num) // bs) - blocks[r]
-                        if need > room:
-                            planned = False
-                            break
-                        room -= need
-                        allocs.append((r, need))
-                        ids.append(r)
-                        chunks.append(num)
-                        budget -= num
-                if planned:  # every running request gets its blocks: commit
-                    for r, need in allocs:
-                        blocks[r] += need
-                    free = room
-                    n_dec = ng
-                else:  # the pool runs dry: engine_schedule.py's _plan_preempting written out
-                    ids = []
-                    chunks = []
-                    victims = []  # preempted in this step, in order
-                    n_dec = ng0 = ng
-                    phase = -D % bs  # members at a block boundary need a block, in running order
-                    member_phases = list(map(phases.__getitem__, running[:ng0]))
-                    p = -1
-                    for _ in range(cnt[phase]):
-                        p = member_phases.index(phase, p + 1)
-                        if p >= len(running):  # preempted already: the loop ends before it
-                            n_dec = len(running)
-                            break
-                        while free < 1:  # the most recently admitted goes, down to p itself
-                            victims.append(running.pop())
-                            freed, cb = self._flat_preempt(victims[-1], D, now)
-                            free += freed
-                            if cb is not None:  # a member left the group
-                                sumcb -= cb
-                                ng -= 1
-                            if len(running) == p:
-                                n_dec = p
-                                break
-                        if n_dec < ng0:
-                            break
-                        free -= 1
-                    if n_dec > len(running):  # members past the last needy one may be gone too
-                        n_dec = len(running)
-                    budget = budget_all - n_dec
-                    i = n_dec
-                    while n_dec == ng0 and i < len(running) and budget > 0:
-                        r = running[i]
-                        c = computed[r]
-                        num = P[r] + out[r] - c
-                        if num > budget:
-                            num = budget
-                        need = -(-(c + num) // bs) - blocks[r]
-                        while need > free:
-                            victims.append(running.pop())
-                            freed, cb = self._flat_preempt(victims[-1], D, now)
-                            free += freed
-                            if cb is not None:
-                                sumcb -= cb
-                                ng -= 1
-                            if victims[-1] == r:
-                                break
-                        if victims and victims[-1] == r:
-                            break
+                    phase = -D % bs  # members at a block boundary need a block each
+                    need = cnt[phase]
+                    if need <= free:
                         free -= need
-                        blocks[r] += need
-                        ids.append(r)
-                        chunks.append(num)
-                        budget -= num
-                        i += 1
-                    planned = not victims
-                if planned:  # no preemption in this step: FCFS admission, the head blocks the queue
+                    else:  # the pool runs dry among them: the tail goes, in running order
+                        member_phases = list(map(phases.__getitem__, running[:ng0]))
+                        p = -1
+                        for _ in range(need):
+                            p = member_phases.index(phase, p + 1)
+                            if p >= len(running):  # preempted already: the loop ends before it
+                                n_dec = len(running)
+                                break
+                            while free < 1:  # the most recently admitted goes, down to p itself
+                                victims.append(running.pop())
+                                freed, cb = self._flat_preempt(victims[-1], D, now)
+                                free += freed
+                                if cb is not None:  # a member left the group
+                                    sumcb -= cb
+                                    ng -= 1
+                                if len(running) == p:
+                                    n_dec = p
+                                    break
+                            if n_dec < ng0:
+                                break
+                            free -= 1
+                        if n_dec > len(running):  # members past the last needy one may be gone too
+                            n_dec = len(running)
+                budget = budget_all - n_dec
+                i = n_dec
+                while n_dec == ng0 and i < len(running) and budget > 0:
+                    r = running[i]
+                    c = computed[r]
+                    num = P[r] + out[r] - c
+                    if num > budget:
+                        num = budget
+                    need = -(-(c + num) // bs) - blocks[r]
+                    while need > free:
+                        victims.append(running.pop())
+                        freed, cb = self._flat_preempt(victims[-1], D, now)
+                        free += freed
+                        if cb is not None:
+                            sumcb -= cb
+                            ng -= 1
+                        if victims[-1] == r:
+                            break
+                    if victims and victims[-1] == r:
+                        break
+                    free -= need
+                    blocks[r] += need
+                    ids.append(r)
+                    chunks.append(num)
+                    budget -= num
+                    i += 1
+                if not victims:  # no preemption in this step: FCFS admission, the head blocks the queue
                     admitted = []
                     seats = max_seqs - len(running)
                     for h in waiting:
