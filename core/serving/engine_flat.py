@@ -3,13 +3,13 @@ list (no sessions, no router), no prefix cache. Its events are all alike (a run 
 lockstep decode steps, or one step with prefill chunks and admissions) and cost a few µs
 each, so what is left is Python's call overhead: here the planning, the step, the
 closed-form run, finishes and the lockstep group's joins and leaves are written out in
-one function, the engine's state in local variables (written back on the way out, and
-before the rare step that preempts, which the engine's own methods plan).
+one function, the engine's state in local variables (written back on the way out; a
+preemption is one helper call).
 
-The methods this inlines (engine_schedule.py's _plan_without_preemption and _admit,
-engine.py's _try_fast_forward, _advance_decode, _execute and _finish, engine_lockstep.py's
-_join, _leave, _crossings, _kth_offset, _finished_members) stay the reference and run every
-other kind of replay; the operations are the same in the same order, so the results are
+The methods this inlines (engine_schedule.py's _plan_grouped, _admit_waiting, _admit and
+_preempt, engine_events.py's _try_fast_forward, _advance_decode, _execute and _finish,
+engine_lockstep.py's _join, _leave, _crossings, _kth_offset, _finished_members) stay the
+reference and run every other kind of replay; the operations are the same in the same order, so the results are
 bit for bit theirs (tests/core/test_engine_frozen.py compares both with the frozen engine).
 A mixin of engine.Engine (its state lives there).
 """
@@ -177,9 +177,8 @@ class FlatLoop:
                                 done += len(gone)
                         record((now, len(waiting), len(running), nb - free, n_dec, k, n_dec))
                         continue
-                # One step of its own, planned as engine_schedule.py's _plan_preempting (the
-                # same schedule as _plan_without_preemption when nothing is preempted):
-                # the members, then the request in prefill, then FCFS admission.
+                # One step of its own, planned as engine_schedule.py's _plan_grouped: the
+                # members, then the request in prefill, then FCFS admission.
                 ids: list[int] = []
                 chunks: list[int] = []
                 victims: list[int] = []  # preempted in this step, most recently admitted first

@@ -4,9 +4,9 @@ the most recently admitted when the pool runs dry), then FCFS admission from the
 queue while budget, seats and blocks last.
 
 A mixin of engine.Engine (its state lives there); split out so each file reads on its own.
-The decoding requests are the lockstep group (engine_lockstep.py): the common plan counts
-their block needs from the group; the exact plan (preemption, fast=False) dissolves it and
-goes request by request.
+The decoding requests are the lockstep group (engine_lockstep.py): the grouped plan (fast
+mode) counts their block needs from the group and visits them only when the pool runs dry
+among them; the exact plan (fast=False) goes request by request.
 """
 from __future__ import annotations
 
@@ -17,53 +17,12 @@ class StepPlanning:
     # -- one step, exactly as the scheduler would take it -----------------------------
     def _step(self) -> None:
         if self.fast:
-            plan = self._plan_without_preemption()
-            exact = plan is None
-            if exact:
-                plan = self._plan_preempting()
+            n_dec, ids, chunks, preempted = self._plan_grouped()
+            exact = preempted  # such a step caches blocks as _plan_exact's (the frozen engine's)
         else:
-            plan = self._plan_exact()
+            n_dec, ids, chunks = self._plan_exact()
             exact = True
-        n_dec, ids, chunks = plan
         self._execute(n_dec, ids, chunks, exact)
-
-    def _plan_without_preemption(self):
-        """The schedule when every running request gets its blocks (the common case).
-        Returns None, touching nothing, if some request would need a preemption."""
-        budget = self._budget
-        bs = self._bs
-        n_dec = self._ng
-        free = self.free
-        ids: list[int] = []
-        chunks: list[int] = []
-        if n_dec:
-            need = self._at_offset(0)  # decodes at a block boundary take a block each
-            if need > free:
-                return None
-            free -= need
-            budget -= n_dec
-        P, out, computed, blocks = self._p, self.out, self.computed, self.blocks
-        allocs: list[tuple[int, int]] = []
-        for r in self.running[n_dec:]:
-            if budget <= 0:
-                break
-            c = computed[r]
-            num = min(P[r] + out[r] - c, budget)
-            need = -(-(c + num) // bs) - blocks[r]
-            if need > free:
-                return None
-            free -= need
-            allocs.append((r, need))
-            ids.append(r)
-            chunks.append(num)
-            budget -= num
-        # No preemption in this step: commit (the group's blocks follow its computed
-        # counts), then admit.
-        for r, need in allocs:
-            blocks[r] += need
-        self.free = free
-        self._admit_waiting(budget, ids, chunks)
-        return (n_dec, ids, chunks)
 
     def _gate_blocks(self, h: int, chunk: int, bs: int) -> int:
         """Free blocks a waiting request needs to be admitted: its first chunk, or with
@@ -85,40 +44,42 @@ class StepPlanning:
             if pending is not None:
                 self.preempt_log[pending][2] = self.now
 
-    def _plan_preempting(self):
-        """_plan_exact with the lockstep group kept: its members take one token each in
-        running order and only those at a block boundary need a block, so only they are
-        visited; when the pool runs dry the most recently admitted are preempted (the
-        tail of running), down to the member itself. Then the requests in prefill,
-        request by request as in _plan_exact. Same schedule, same order of preemptions."""
+    def _plan_grouped(self):
+        """The step's plan with the lockstep group kept (fast mode), as _plan_exact plans
+        it: its members take one token each in running order and only those at a block
+        boundary need a block, so they are counted (the group keeps them by phase) and
+        only visited when the pool runs dry among them: then the most recently admitted
+        are preempted (the tail of running), down to the member itself. Then the request
+        in prefill, request by request as in _plan_exact, and FCFS admission if nothing
+        was preempted. Returns (members scheduled, ids, chunks, whether any was preempted)."""
         running = self.running
         ng = self._ng
         bs = self._bs
-        # Positions of the members at a block boundary ((cb + D) % bs == 0): found at C
-        # speed in their phases (the group counts how many there are).
-        phase = -self._D % bs
-        phases = list(map(self._res.__getitem__, running[:ng]))
-        needy = []
-        p = -1
-        for _ in range(self._cnt[phase]):
-            p = phases.index(phase, p + 1)
-            needy.append(p)
+        phase = -self._D % bs  # (cb + D) % bs == 0: at a block boundary
+        need = self._cnt[phase]
         preempted = False
         scheduled = ng  # members that get their token: running[:scheduled]
-        for p in needy:
-            if p >= len(running):  # preempted already: the loop ends before it
-                scheduled = len(running)
-                break
-            while self.free < 1:
-                victim = running.pop()
-                self._preempt(victim)
-                preempted = True
-                if len(running) == p:  # the member itself
-                    scheduled = p
+        if need <= self.free:
+            self.free -= need
+        else:
+            # Their positions found at C speed in the members' phases.
+            phases = list(map(self._res.__getitem__, running[:ng]))
+            p = -1
+            for _ in range(need):
+                p = phases.index(phase, p + 1)
+                if p >= len(running):  # preempted already: the loop ends before it
+                    scheduled = len(running)
                     break
-            if scheduled < ng:
-                break
-            self.free -= 1
+                while self.free < 1:
+                    victim = running.pop()
+                    self._preempt(victim)
+                    preempted = True
+                    if len(running) == p:  # the member itself
+                        scheduled = p
+                        break
+                if scheduled < ng:
+                    break
+                self.free -= 1
         scheduled = min(scheduled, len(running))  # members past the last needy one may be gone too
         budget = self._budget - scheduled
         P, out, computed, blocks = self._p, self.out, self.computed, self.blocks
@@ -148,7 +109,7 @@ class StepPlanning:
             i += 1
         if not preempted:
             self._admit_waiting(budget, ids, chunks)
-        return (scheduled, ids, chunks)
+        return (scheduled, ids, chunks, preempted)
 
     def _admit_waiting(self, budget: int, ids: list[int], chunks: list[int]) -> None:
         """FCFS admission after a step's running requests are planned without a preemption:
