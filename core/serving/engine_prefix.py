@@ -41,6 +41,8 @@ class PrefixSteps:
             nxt = self.arrivals.next
             has = nxt >= 0
             self._eager_out[has] = ~self.arrivals.dynamic[nxt[has]]
+        # A request asks keys for at most (prompt + output) // block_size blocks.
+        self.identity.blocks_hint = ((self.P + self.G) // self.cfg.block_size + 1).tolist()
         self.cache = BlockCache(self.cfg.num_blocks, self.cfg.block_bytes)
         self.held: list[list] = [[] for _ in range(self.n)]  # keys of each request's leading full blocks
 

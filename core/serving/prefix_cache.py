@@ -30,8 +30,16 @@ import numpy as np
 _SHIFT = 32  # key = origin << _SHIFT | block index
 
 
+def _hint(identity, r: int) -> int:
+    """Blocks r can ever ask keys for (the engine's hint; 0 without one): its array is
+    built once at that size, not regrown as its prompt and output fill."""
+    return identity.blocks_hint[r] if identity.blocks_hint is not None else 0
+
+
 class SessionIdentity:
     """Block keys of a sessions workload (arrays in the engine's request order)."""
+
+    blocks_hint: list[int] | None = None
 
     def __init__(self, prev: np.ndarray, shared_tokens: np.ndarray, turn_order: np.ndarray):
         n = prev.size
@@ -55,7 +63,7 @@ class SessionIdentity:
     def keys(self, r: int, j0: int, j1: int, bs: int) -> list[int]:
         arr = self._arrays.get(r)
         if arr is None or arr.size < j1:
-            size = max(j1, 2 * (arr.size if arr is not None else 0))
+            size = max(j1, 2 * arr.size if arr is not None else _hint(self, r))
             origin = np.full(size, r + 1, np.int64)
             start = 0
             for end, owner in self.segments[r]:
@@ -72,6 +80,8 @@ class SessionIdentity:
 
 class HashIdIdentity:
     """Block keys from Mooncake hash_ids (arrays in the engine's request order)."""
+
+    blocks_hint: list[int] | None = None
 
     def __init__(self, ids: np.ndarray, offsets: np.ndarray, block_tokens: int, order: np.ndarray,
                  prompt_tokens: np.ndarray):
@@ -96,7 +106,7 @@ class HashIdIdentity:
     def keys(self, r: int, j0: int, j1: int, bs: int) -> list[int]:
         arr = self._arrays.get(r)
         if arr is None or arr.size < j1:
-            j = np.arange(max(j1, 2 * (arr.size if arr is not None else 0)), dtype=np.int64)
+            j = np.arange(max(j1, 2 * arr.size if arr is not None else _hint(self, r)), dtype=np.int64)
             chain = np.asarray(self.chains[r] or [0], np.int64)
             shared = j < int(self.covered[r]) // bs
             holder = np.minimum(((j + 1) * bs - 1) // self.block_tokens, chain.size - 1)
