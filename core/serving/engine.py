@@ -34,10 +34,11 @@ per event: the common replay (no sessions, router or prefix cache) runs one flat
 loop, its state in local variables (engine_flat.py); every other replay runs the general
 loop (engine_events.py). Per-request counts and times are plain Python lists: the engine
 reads and writes them one at a time. Issue 12, bench/bench_engine_speed.py on 2 shared
-cores: at 200k requests on a queued, preempting load 6.25x (6.12-6.75) faster than the
-engine frozen in bench/frozen_engine (12.8 s -> 2.06 s, 32.1 -> 5.2 µs per event), results
-bit for bit the same. With prefix caching the cost is in the block cache
-(prefix_cache.py), per block, not per event: 1.4-1.6x.
+cores: at 200k requests on a queued, preempting load about 6x faster than the engine
+frozen in bench/frozen_engine (median of back-to-back pairs 6.0-6.25 in three runs, worst
+pair 5.4; 12.8 s -> 2.06 s, 32 -> 5.2 µs per event), results bit for bit the same. With
+prefix caching the cost is in the block cache (prefix_cache.py), per block, not per
+event: 1.5x (sessions) and 1.7x (Mooncake's hash ids).
 """
 from __future__ import annotations
 
