@@ -137,7 +137,9 @@ class PrefixSteps:
                 watch_until = self.now + float(self._tool[r])
             else:
                 drop = True
-        self.free += self.cache.release(held, plain, drop, watch_until, self.now)
+        unreachable = getattr(self.identity, "unreachable_from", None) if finished else None
+        self.free += self.cache.release(held, plain, drop, watch_until, self.now,
+                                        unreachable(r, self._bs) if unreachable is not None else None)
         self.held[r] = []
         if finished:
             self.identity.forget(r)

@@ -28,6 +28,9 @@ from collections import Counter, OrderedDict, deque
 import numpy as np
 
 _SHIFT = 32  # key = origin << _SHIFT | block index
+# A run of cached blocks nobody can ask for again (a finished request's own) is queued as
+# -(_UNREACHABLE + count): evicted like cached blocks, counted, but not one by one.
+_UNREACHABLE = 1 << 40
 
 
 def _hint(identity, r: int) -> int:
@@ -100,6 +103,11 @@ class HashIdIdentity:
                 chain.append(prev)
             self.chains.append(chain)
             self.covered[r] = min(int(prompt_tokens[r]), len(raw) * self.block_tokens)
+        # Chain codes only one request holds: from the first of them on its chain, every
+        # block is its own (a later code extends that one).
+        self._users = Counter()
+        for chain in self.chains:
+            self._users.update(chain)
 
         self._arrays: dict[int, np.ndarray] = {}  # keys of requests in flight, built once
 
@@ -117,6 +125,17 @@ class HashIdIdentity:
     def forget(self, r: int) -> None:
         self._arrays.pop(r, None)
 
+    def unreachable_from(self, r: int, bs: int) -> int:
+        """The first engine block of r no other request can have (its own, or of a chain
+        code only r holds): once r has finished, nobody asks for blocks from there on."""
+        users = self._users
+        first = len(self.chains[r])
+        for b, code in enumerate(self.chains[r]):
+            if users[code] == 1:
+                first = b
+                break
+        return min(int(self.covered[r]) // bs, first * self.block_tokens // bs)
+
 
 class BlockCache:
     """Cached blocks (key -> reference count) and the free-block queue in LRU order.
@@ -125,7 +144,9 @@ class BlockCache:
     free blocks (minus their count). A cached block taken back into use from the middle
     of the queue stays there, counted in `_dead`, and is skipped when the head reaches it:
     a deque append and popleft per block instead of an ordered dict's insert and delete
-    (a long trace frees and evicts millions). The engine keeps its own count of free
+    (a long trace frees and evicts millions). A finished request's blocks nobody can ask
+    for again join as one run (release's `unreachable_from`), evicted and counted as the
+    cached blocks they are, but not one by one. The engine keeps its own count of free
     blocks and only lowers it when it allocates; `settle` then takes those blocks from
     the queue's head, evicting the cached ones among them, before anything looks the
     cache up."""
@@ -147,10 +168,13 @@ class BlockCache:
     @property
     def queue(self) -> OrderedDict:
         """The free queue from its head, as a copy: key -> None for a cached block, a run
-        id (< 0) -> count for plain ones (for tests and a look inside)."""
+        id (< 0) -> count for plain ones, ("unreachable", i) -> count for cached ones
+        nobody asks for (for tests and a look inside)."""
         dead, out = Counter(self._dead), OrderedDict()
         for e in self._fifo:
-            if e < 0:
+            if e <= -_UNREACHABLE:
+                out[("unreachable", len(out))] = -e - _UNREACHABLE
+            elif e < 0:
                 out[-1 - len(out)] = -e
             elif dead[e]:
                 dead[e] -= 1
@@ -166,10 +190,18 @@ class BlockCache:
         while owed > 0:
             e = fifo.popleft()
             if e < 0:
-                if -e > owed:
-                    fifo.appendleft(e + owed)
-                    break
-                owed += e
+                if e > -_UNREACHABLE:  # plain blocks
+                    if -e > owed:
+                        fifo.appendleft(e + owed)
+                        break
+                    owed += e
+                    continue
+                count = -e - _UNREACHABLE  # cached ones nobody asks for: evicted, counted
+                take = min(count, owed)
+                self.evicted += take
+                owed -= take
+                if count > take:
+                    fifo.appendleft(e + take)
                 continue
             if dead:
                 d = dead.get(e)
@@ -200,7 +232,7 @@ class BlockCache:
         seen = 0
         for e in self._fifo:
             if e < 0:
-                seen -= e
+                seen += -e if e > -_UNREACHABLE else -e - _UNREACHABLE
             else:
                 if e in dead:
                     k = skipped.get(e, 0)
@@ -220,10 +252,17 @@ class BlockCache:
         if count <= 0:
             return
         fifo = self._fifo
-        if fifo and fifo[-1] < 0:
+        if fifo and -_UNREACHABLE < fifo[-1] < 0:
             fifo[-1] -= count
         else:
             fifo.append(-count)
+
+    def _append_unreachable(self, count: int) -> None:
+        fifo = self._fifo
+        if fifo and fifo[-1] <= -_UNREACHABLE:
+            fifo[-1] -= count
+        else:
+            fifo.append(-_UNREACHABLE - count)
 
     # -- requests ------------------------------------------------------------------------
     def lookup(self, keys: list[int]) -> tuple[int, int]:
@@ -259,8 +298,8 @@ class BlockCache:
         dead, fifo = self._dead, deque()
         for e in self._fifo:
             if e < 0:
-                if fifo and fifo[-1] < 0:
-                    fifo[-1] += e
+                if fifo and fifo[-1] < 0 and (fifo[-1] > -_UNREACHABLE) == (e > -_UNREACHABLE):
+                    fifo[-1] += e + (0 if e > -_UNREACHABLE else _UNREACHABLE)
                 else:
                     fifo.append(e)
             else:
@@ -291,18 +330,26 @@ class BlockCache:
         return out
 
     def release(self, held: list, plain: int, drop: bool = False, watch_until: float | None = None,
-                now: float = 0.0) -> int:
+                now: float = 0.0, unreachable_from: int | None = None) -> int:
         """A request frees its blocks: `held` (its leading full blocks' keys, None where
         uncached) and `plain` more after them, tail first. Cached blocks nobody else uses
         join the queue still cached, or as plain blocks with drop=True. watch_until: a tool
         wait ends then; the cached blocks count toward the byte·s held until then or until
-        evicted. Returns the blocks that joined the queue."""
+        evicted. unreachable_from: held[unreachable_from:] are blocks nobody can ask for
+        again (held by this request alone): they join as one run. Returns the blocks
+        that joined the queue."""
         ref, fifo, watch = self.ref, self._fifo, self.tool_watch
         freed = plain
         self._append_plain(plain)
         rev = held[::-1]
         if not drop and None not in rev:
             # The common case, at C speed: no uncached copies among the held blocks.
+            if unreachable_from is not None and watch_until is None and unreachable_from < len(held):
+                gone = len(held) - unreachable_from  # the tail, which goes first
+                deque(map(ref.__delitem__, rev[:gone]), maxlen=0)
+                self._append_unreachable(gone)
+                freed += gone
+                rev = rev[gone:]
             counts = list(map(ref.__getitem__, rev))
             if counts.count(1) == len(rev):
                 last = rev

@@ -206,24 +206,31 @@ def test_step_times_equal_step_cost_bit_for_bit():
         assert fast.step_time(rows, logits, kv, pairs) == cost.step_time(rows, logits, kv, pairs)
 
 
-def _queue_view(queue) -> list:
-    """The free queue as (key, None) and ("run", count) with adjacent runs merged."""
+def _queue_view(queue, unreachable=frozenset()) -> list:
+    """The free queue as (key, None), ("run", count) and ("unreachable", count) (cached
+    blocks nobody asks for again, queued one by one or as a run), adjacent runs merged."""
     out: list = []
     for key, count in queue.items():
-        if key >= 0:
+        if isinstance(key, tuple) or key in unreachable:
+            kind, count = "unreachable", count if isinstance(key, tuple) else 1
+        elif key >= 0:
             out.append((key, None))
-        elif out and out[-1][0] == "run":
-            out[-1] = ("run", out[-1][1] + count)
+            continue
         else:
-            out.append(("run", count))
+            kind = "run"
+        if out and out[-1][0] == kind:
+            out[-1] = (kind, out[-1][1] + count)
+        else:
+            out.append((kind, count))
     return out
 
 
 @pytest.mark.parametrize("seed", range(6))
 def test_block_cache_equals_the_frozen_one_under_random_use(seed, monkeypatch):
-    # Requests take cached prefixes (hits, shared blocks), compute and cache the rest,
-    # leave (kept, dropped, watched for a tool wait) while the pool evicts; the lazy
-    # queue (compacted often here) matches the frozen ordered dict at every step.
+    # Requests take cached prefixes (hits, shared blocks), compute and cache the rest and
+    # blocks of their own, leave (kept, dropped, watched for a tool wait, their own blocks
+    # queued as one unreachable run) while the pool evicts; the lazy queue (compacted
+    # often here) matches the frozen ordered dict at every step.
     from frozen_engine.prefix_cache import BlockCache as FrozenCache
 
     from core.serving.prefix_cache import BlockCache
@@ -235,13 +242,15 @@ def test_block_cache_equals_the_frozen_one_under_random_use(seed, monkeypatch):
     blocks = int(rng.integers(20, 60))
     new, old = BlockCache(blocks, 2.0), FrozenCache(blocks, 2.0)
     docs = [[(d + 1) << 32 | j for j in range(int(rng.integers(2, 14)))] for d in range(6)]
-    free, now, held = blocks, 0.0, {}
+    free, now, held, unreachable = blocks, 0.0, {}, set()
     for r in range(600):
         now += float(rng.random())
         if rng.random() < 0.55 and len(held) < 8:  # a request arrives
             new.settle(free, now)
             old.settle(free, now)
             keys = docs[int(rng.integers(0, len(docs)))][:int(rng.integers(1, 14))]
+            shared = len(keys)
+            keys = keys + [(1000 + r) << 32 | j for j in range(int(rng.integers(0, 4)))]  # its own
             assert new.lookup(keys) == old.lookup(keys)
             hit, hit_free = new.lookup(keys)
             plain = int(rng.integers(0, 3))
@@ -254,19 +263,23 @@ def test_block_cache_equals_the_frozen_one_under_random_use(seed, monkeypatch):
             old.settle(free, now)
             registered = new.register(keys[hit:])
             assert registered == old.register(keys[hit:])
-            held[r] = (keys[:hit] + registered, plain)
+            held[r] = (keys[:hit] + registered, plain, shared)
         elif held:  # one leaves
-            h, plain = held.pop(list(held)[int(rng.integers(0, len(held)))])
+            h, plain, shared = held.pop(list(held)[int(rng.integers(0, len(held)))])
             drop = bool(rng.random() < 0.2)
             watch = now + 5 * float(rng.random()) if not drop and rng.random() < 0.4 else None
-            freed = new.release(h, plain, drop, watch, now)
+            own = shared if rng.random() < 0.7 else None
+            freed = new.release(h, plain, drop, watch, now, own)
             assert freed == old.release(h, plain, drop, watch, now)
             free += freed
+            if own is not None and not drop and watch is None and None not in h:
+                unreachable.update(h[own:])
         limit = int(rng.integers(0, free + 1))
         assert new.blocks_before_watched(free, now, limit) == old.blocks_before_watched(free, now, limit)
-        assert (new.evicted, new.queued, new.tool_block_s, new.ref) == (old.evicted, old.queued, old.tool_block_s, old.ref)
-        assert _queue_view(new.queue) == _queue_view(old.queue)
-    assert new.evicted > 0 and compactions and new.tool_block_s > 0  # every path was taken
+        assert (new.evicted, new.queued, new.tool_block_s) == (old.evicted, old.queued, old.tool_block_s)
+        assert new.ref == {key: count for key, count in old.ref.items() if key not in unreachable}
+        assert _queue_view(new.queue) == _queue_view(old.queue, unreachable)
+    assert new.evicted > 0 and compactions and new.tool_block_s > 0 and unreachable  # every path was taken
 
 
 @pytest.mark.parametrize("case", ["synthetic_preempting_seed3", "synthetic_sparse_idles", "sessions_tool_waits"])
