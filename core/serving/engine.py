@@ -35,10 +35,10 @@ loop, its state in local variables (engine_flat.py); every other replay runs the
 loop (engine_events.py). Per-request counts and times are plain Python lists: the engine
 reads and writes them one at a time. Issue 12, bench/bench_engine_speed.py on 2 shared
 cores: at 200k requests on a queued, preempting load about 6x faster than the engine
-frozen in bench/frozen_engine (median of back-to-back pairs 6.0-6.25 in three runs, worst
+frozen in bench/frozen_engine (median of back-to-back pairs 5.9-6.25 in four runs, worst
 pair 5.4; 12.8 s -> 2.06 s, 32 -> 5.2 µs per event), results bit for bit the same. With
 prefix caching the cost is in the block cache (prefix_cache.py), per block, not per
-event: 1.5x (sessions) and 1.7x (Mooncake's hash ids).
+event: 1.5x (sessions) and 2.4x (Mooncake's hash ids).
 """
 from __future__ import annotations
 
