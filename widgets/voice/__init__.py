@@ -49,10 +49,12 @@ LIVE_FIGURES = ("lanes", "marks", "background", "histogram")
 def simulate(raw: dict[str, str], cancel=None):
     """On a worker: the model's run for the panel's values (core.voice, imported here so the
     panel module loads even before core.voice exists in a checkout)."""
+    from core.cancel import NEVER
     from core.voice import VoiceParams, simulate_voice
+    from widgets.helper_process import helper
 
     params = VoiceParams.from_raw(raw)
-    return simulate_voice(params) if cancel is None else simulate_voice(params, cancel=cancel)
+    return helper().call(simulate_voice, params, cancel=cancel or NEVER)
 
 
 class VoicePanel(QtWidgets.QWidget):
