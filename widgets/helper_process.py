@@ -16,7 +16,6 @@ starts another); a process that dies or cannot start is an error the job reports
 from __future__ import annotations
 
 import atexit
-import multiprocessing
 import threading
 import traceback
 from typing import Any, Callable
