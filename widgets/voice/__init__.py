@@ -47,8 +47,8 @@ LIVE_FIGURES = ("lanes", "marks", "background", "histogram")
 
 
 def simulate(raw: dict[str, str], cancel=None):
-    """On a worker: the model's run for the panel's values (core.voice, imported here so the
-    panel module loads even before core.voice exists in a checkout)."""
+    """On a worker: the values checked here (a refusal names its field), the model's run in
+    the helper process (a replay on this thread held the GIL against the GUI's repaints)."""
     from core.cancel import NEVER
     from core.voice import VoiceParams, simulate_voice
     from widgets.helper_process import helper
