@@ -30,3 +30,13 @@ def open_serving_panel(qtbot):
     for w in made:
         w.close()
     jobs().wait_idle()
+
+
+@pytest.fixture
+def engine():
+    """An audio engine on its virtual clock (no sound device): the Audio and Voice panels' tests."""
+    from audio.engine import StreamEngine
+
+    eng = StreamEngine(prefer_device=False)
+    yield eng
+    eng.close()

@@ -7,7 +7,6 @@ import json
 import numpy as np
 import pytest
 
-from audio.engine import StreamEngine
 from audio.sinks import output_devices
 from core.audio_presets import PRESETS, preset_params
 from core.audio_state import VIRTUAL_DEVICE, AudioState
@@ -18,13 +17,6 @@ from widgets.jobs import jobs
 from widgets.panels import discover_panels
 
 WAIT_MS = 30_000
-
-
-@pytest.fixture
-def engine():
-    eng = StreamEngine(prefer_device=False)
-    yield eng
-    eng.close()
 
 
 def _ready(qtbot, w):

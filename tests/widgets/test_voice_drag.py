@@ -9,7 +9,6 @@ from PySide6 import QtWidgets
 
 pytest.importorskip("core.voice", reason="core.voice (issue 13's model) is not in this checkout yet")
 
-from audio.engine import StreamEngine
 from core.voice_state import RATE_STEP_PER_S, VoiceState
 from widgets.jobs import jobs
 from widgets.voice import LIVE_FIGURES, VoicePanel
@@ -17,13 +16,6 @@ from widgets.voice.plots import LIVE_GROWTH, LIVE_SHRINK, live_range
 
 WAIT_MS = 60_000
 TURNS = 40
-
-
-@pytest.fixture
-def engine():
-    eng = StreamEngine(prefer_device=False)
-    yield eng
-    eng.close()
 
 
 def _panel(qtbot, engine, rate_step: int | None = None) -> VoicePanel:

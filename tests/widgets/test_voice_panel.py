@@ -5,7 +5,6 @@ drawn, and what the player logged against the model; waits are on signals and co
 import numpy as np
 import pytest
 
-from audio.engine import StreamEngine
 
 voice = pytest.importorskip("core.voice", reason="core.voice (issue 13's model) is not in this checkout yet")
 VoiceParams, simulate_voice = voice.VoiceParams, voice.simulate_voice
@@ -18,13 +17,6 @@ from core.voice_state import RATE_STEP_PER_S
 
 WAIT_MS = 60_000
 TURNS = 40  # enough for the percentiles to differ; small enough to replay quickly
-
-
-@pytest.fixture
-def engine():
-    eng = StreamEngine(prefer_device=False)
-    yield eng
-    eng.close()
 
 
 @pytest.fixture
