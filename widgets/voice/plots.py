@@ -14,6 +14,8 @@ panel would.
 """
 from __future__ import annotations
 
+import math
+
 from typing import Any
 
 import numpy as np
@@ -162,6 +164,11 @@ class TurnTimeline(QtCore.QObject):
         p.setMouseEnabled(y=False)
         p.showGrid(x=True, y=False, alpha=0.15)
         self.background.plot.setXLink(p)
+        # One clock, one left edge: the background's axis takes the lane labels' width, so the
+        # two time axes line up on screen. Its own width would follow its tick labels, and an
+        # axis narrows only by more than 10 px (pyqtgraph), so after a drag through a long queue
+        # it would remember labels it no longer shows (and the link would shift its range).
+        p.getAxis("left").geometryChanged.connect(self._align_left_axes)
         self.bars = pg.BarGraphItem(x0=[], x1=[], y=[], height=0.62, brush=brush("wait"), pen=pg.mkPen(None))
         p.addItem(self.bars)
         self.stall_bars = pg.BarGraphItem(x0=[], x1=[], y=[], height=0.62, brush=brush("backlog", 220), pen=pg.mkPen(None))
@@ -183,6 +190,12 @@ class TurnTimeline(QtCore.QObject):
         p.addItem(self.cursor)
         self.barge_line = marker_line(p, "backlog", label="插话 barge-in", position=0.1)
         self.barge_line.setVisible(False)
+
+    def _align_left_axes(self) -> None:
+        width = int(math.ceil(self.swimlane.plot.getAxis("left").width()))
+        axis = self.background.plot.getAxis("left")
+        if width > 0 and axis.fixedWidth != width:
+            axis.setWidth(width)
 
     # ---- drawing --------------------------------------------------------------------
     def set_live(self, on: bool) -> None:
