@@ -58,6 +58,15 @@ def weighted_cdf(values: np.ndarray, weights: np.ndarray | None = None,
     return x, y
 
 
+def cdf_steps(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The empirical CDF as drawn: flat between samples, a rise at each, from 0 at the first
+    (points joined by straight lines would start a 3-sample CDF at 1/3 and slope between)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.size == 0:
+        return x, y
+    return np.repeat(x, 2), np.concatenate(([0.0], np.repeat(y, 2)[:-1]))
+
+
 def _quantiles(values: np.ndarray, weights: np.ndarray | None) -> list[float]:
     if values.size == 0:
         return [float("nan")] * len(QUANTILES)
@@ -76,6 +85,7 @@ def _panel(name: str, measured: np.ndarray, simulated: np.ndarray, weights: np.n
     x_max = max(max(tails, default=1.0) * 1.1, 1e-3)
     parts = [f"p{q}: measured {_fmt(a)} · simulated {_fmt(b)} ms" for q, a, b in zip(QUANTILES, mq, sq)]
     return {"name": name, "measured": (mx, my), "simulated": (sx, sy), "x_range": (0.0, x_max),
+            "measured_steps": cdf_steps(mx, my), "simulated_steps": cdf_steps(sx, sy),
             "measured_n": int(m_ms.size), "simulated_n": int(s_ms.size if weights is None else np.sum(weights)),
             "quantiles": {"measured": mq, "simulated": sq}, "note": "\n".join(parts)}
 

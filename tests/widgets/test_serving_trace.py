@@ -103,7 +103,7 @@ def test_open_a_trace_file_replays_it_with_a_progress_bar(panel, qtbot, monkeypa
     a = figure(panel)
     assert a is not book and a.name == AZURE_200.name and a.summary["requests"] == 200
     assert "200 requests" in panel.trace_section.summary.text() and "format azure" in panel.trace_section.summary.text()
-    assert panel.compare_table.horizontalHeaderItem(0).text() == "A 模拟 · trace"
+    assert panel.compare_table.horizontalHeaderItem(0).text() == "A 模拟 · A simulated · trace"
     assert panel.compare_table.isColumnHidden(1) and not panel.compare_table.isColumnHidden(3)  # no book run
     assert not panel.replay_form.field("durations_s").isEnabled()  # the trace replaces the windows
     m = vllm_metrics.bench_metrics(a.result, a.workload, cost=a.config.cost)
@@ -227,13 +227,20 @@ def test_a_vllm_bench_result_draws_measured_against_simulated(panel, qtbot, tmp_
     qtbot.waitUntil(lambda: panel.overlay.isVisible(), timeout=10_000)
     a = figure(panel)
     expected = OV.overlay_figure(a.workload.meta, a.result, a.config.cost)
+    # Drawn as steps: flat between samples, a rise at each, from 0 at the first sample.
     x, y = panel.overlay.cards["ttft"].curves["measured"].getData()
-    assert np.allclose(x, np.sort(result["ttfts"]) * 1e3) and y[-1] == 1.0
+    ttfts = np.sort(result["ttfts"]) * 1e3
+    assert np.allclose(x, np.repeat(ttfts, 2)) and y[0] == 0.0 and y[-1] == 1.0
+    assert np.allclose(y[1::2], np.arange(1, ttfts.size + 1) / ttfts.size) and np.allclose(y[2::2], y[1:-1:2])
     sx, _ = panel.overlay.cards["itl"].curves["simulated"].getData()
-    assert np.allclose(sx, expected["itl"]["simulated"][0])
+    assert np.allclose(sx, np.repeat(expected["itl"]["simulated"][0], 2))
     mx, my = panel.overlay.cards["itl"].curves["measured"].getData()
     gaps = np.sort(np.concatenate(result["itls"])) * 1e3
-    assert mx.size == OV.CDF_POINTS and mx[0] == pytest.approx(gaps[0]) and mx[-1] == pytest.approx(gaps[-1])
+    assert mx.size == 2 * OV.CDF_POINTS and mx[0] == pytest.approx(gaps[0]) and mx[-1] == pytest.approx(gaps[-1])
+    assert my[0] == 0.0 and my[-1] == 1.0 and np.all(np.diff(my) >= 0) and np.all(np.diff(mx) >= 0)
+    # The legend sits in the top left corner, clear of curves that rise to the right.
+    legend = panel.overlay.cards["ttft"].plot.legend
+    assert legend.opts["offset"] == (10, 10)
     assert f"{gaps.size:,} measured vs" in panel.overlay.cards["itl"].subtitle_label.text()
     assert "p50" in panel.overlay.notes["ttft"].text()
     # Back to a trace without measured values: the overlay goes.
@@ -279,3 +286,27 @@ def test_gui_answers_while_a_large_trace_loads_and_replays(panel, qtbot, tmp_pat
         timer.stop()
         assert figure(panel).summary["requests"] == count
         assert sum(ticks) >= 10  # the GUI thread ran its timer while jobs were busy
+
+
+def test_a_traces_labels_read_in_one_language(panel, qtbot):
+    """A trace's name is in no catalog: the labels that carry it, and the A/B note, still
+    switch language whole, and A's and B's columns keep their side in English."""
+    from widgets.i18n import english_words, has_cjk, set_language, translate_tree
+
+    open_trace(panel, qtbot, AZURE_200)
+    texts = lambda: (panel.controls.a_label.text(), panel.queue_plots["A"].title_label.text(),  # noqa: E731
+                     panel.compare_table.horizontalHeaderItem(0).text(), panel.compare_table.horizontalHeaderItem(3).text())
+    try:
+        set_language("en")
+        translate_tree(panel)
+        note, title, a_head, b_head = texts()
+        assert not any(has_cjk(t) for t in texts()), texts()
+        assert "both replay the trace" in note and AZURE_200.name in title and "waiting queue" in title
+        assert a_head.startswith("A simulated") and b_head.startswith("B simulated")
+        set_language("zh")
+        translate_tree(panel)
+        note, title, a_head, b_head = texts()
+        assert not english_words(note) and "等待队列与运行序列" in title and "waiting" not in title
+        assert (a_head, b_head) == ("A 模拟", "B 模拟")
+    finally:
+        set_language("both")

@@ -34,7 +34,7 @@ class OverlayPlots(QtWidgets.QWidget):
             p.setLabel("bottom", f"{axis} (ms)")
             p.setYRange(0, 1.02, padding=0)
             p.setMouseEnabled(x=False, y=False)
-            p.addLegend(offset=(-10, -40))
+            p.addLegend(offset=(10, 10))  # top left: the one corner a CDF leaves empty
             card.add_curve("measured", pen=pen("ink", 2.5, dashed=True), name="实测 measured (vllm bench)")
             card.add_curve("simulated", pen=pen("prefill", 2.5), name="模拟 simulated (A)")
             note = QtWidgets.QLabel("")
@@ -70,8 +70,8 @@ class OverlayPlots(QtWidgets.QWidget):
             return
         for key, card in self.cards.items():
             panel = fig[key]
-            card.curves["measured"].setData(*panel["measured"])
-            card.curves["simulated"].setData(*panel["simulated"])
+            card.curves["measured"].setData(*panel["measured_steps"])
+            card.curves["simulated"].setData(*panel["simulated_steps"])
             lo, hi = panel["x_range"]
             card.plot.setXRange(lo, hi, padding=0.01)
             card.set_subtitle(f"CDF of {panel['measured_n']:,} measured vs {panel['simulated_n']:,} simulated samples")

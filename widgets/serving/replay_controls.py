@@ -24,14 +24,24 @@ CAPTION = caption()
 
 
 A_AND_B = "<b>A</b> uses the form; <b>B</b> is A with these shares of long-input requests per window:"
-A_AND_B_TRACE = ("<b>A</b> 与 <b>B</b> 回放 trace · both replay the trace with the form's engine; <b>B</b> with prefix "
-                 "caching the other way (the same run without prefix information)")
+# One "中文 · English" pair of plain text (rich text is translated piece by piece between
+# its tags, which would split the pair).
+A_AND_B_TRACE = ("A 与 B 用表单的引擎回放同一轨迹文件,B 的前缀缓存与 A 相反(没有前缀信息时两者相同) · "
+                 "A and B both replay the trace with the form's engine; B with prefix caching the other way "
+                 "(the same run without prefix information)")
 BAND_TIP = ("Re-run A and B with Poisson arrivals and random class order for seeds 0-4: each metric as "
             "min – max (median), a band rather than one number; while on, every edit recomputes it")
 BAND_TRACE_TIP = "The band over seeds redraws the book's windows; a trace's arrivals are fixed (Clear the trace first)"
 # The form's fields that make the book's windows: a trace replaces them.
 WINDOW_FIELDS = ("durations_s", "rates_per_s", "shares_long_input", "long_input_in_tokens", "long_input_out_tokens",
                  "long_output_in_tokens", "long_output_out_tokens", "arrival", "cv", "seed", "class_order")
+
+
+def side_header(header: str) -> str:
+    """"A 模拟 · trace" with its side on the English side too ("A simulated · trace"): as a pair
+    the English side would read just "trace", the same over A's and B's columns."""
+    side, sep, rest = header.partition(" 模拟 · ")
+    return f"{side} 模拟 · {side} simulated · {rest}" if sep and side in ("A", "B") else header
 
 
 def _keep_place(widget: QtWidgets.QWidget) -> QtWidgets.QWidget:
@@ -144,7 +154,7 @@ class ReplayControls(QtWidgets.QWidget):
                     # Looked up as drawn: the theme may have changed since the module loaded.
                     tint = ("good_tint" if ok else "bad_tint") if (k == 2 and ok is not None) else "paper"
                     item.setBackground(color(tint))
-        self.compare_table.setHorizontalHeaderLabels(table["headers"])
+        self.compare_table.setHorizontalHeaderLabels([side_header(h) for h in table["headers"]])
         for c in (1, 2, 4, 5):  # the book's columns, when there is a book run to compare with
             self.compare_table.setColumnHidden(c, not table.get("book", True))
         self.compare_table.setUpdatesEnabled(True)

@@ -11,6 +11,7 @@ from PySide6 import QtCore, QtWidgets
 
 from core.serving import figures as F
 from core.serving.state import REPLAY_SIDES
+from widgets.i18n import has_cjk
 from widgets.page import plot_text
 from widgets.plot_card import PlotCard
 from widgets.theme import color, pen
@@ -43,6 +44,17 @@ def live_card(title: str, subtitle: str, height: int) -> PlotCard:
     card.plot.setMouseEnabled(x=False, y=False)
     card.plot.hideButtons()
     return card
+
+
+QUEUE_TITLE = "等待队列与运行序列"
+QUEUE_TITLE_EN = "waiting queue and running sequences"
+
+
+def queue_title(side: str, name: str) -> str:
+    """The queue plot's title for a scenario: the book's names are in the catalogs; a
+    trace's file name is not, so its title is a "中文 · English" pair of its own."""
+    title = f"{side} · {name} · {QUEUE_TITLE}"
+    return title if has_cjk(name) else f"{title} · {QUEUE_TITLE_EN}"
 
 
 class ReplayPlots(QtWidgets.QWidget):
@@ -175,7 +187,7 @@ class ReplayPlots(QtWidgets.QWidget):
         q.curves["waiting_all"].setData(fig.disp_t, fig.disp_waiting)
         q.curves["running_all"].setData(fig.disp_t, fig.disp_running)
         kv.curves["kv_all"].setData(fig.disp_t, fig.disp_kv_pct)
-        q.title_label.setText(f"<b>{side} · {fig.name} · 等待队列与运行序列</b>")
+        q.title_label.setText(f"<b>{queue_title(side, fig.name)}</b>")
         image = self.gantt_images[side]
         image.setImage(fig.gantt_codes, levels=(0, 4), autoLevels=False)
         image.setRect(QtCore.QRectF(0, 0, fig.t_end, fig.gantt_codes.shape[0]))
