@@ -206,9 +206,10 @@ def _pairs(n: np.ndarray) -> np.ndarray:
 
 def round_costs(t: Trajectory, model: str = DEFAULT_MODEL) -> dict[str, np.ndarray]:
     """Per round: cold and cached prefill FLOPs, decode FLOPs and the KV bytes held after
-    the call (P + G − 1 positions), with the model's figures from the catalog."""
+    the call (P + G − 1 positions), with the model's figures from the catalog or its
+    config.json (refused naming the file and field, as ParamError('model'))."""
     m = shape(model)
-    kv_per_token = float(catalog.model(model)["kv_bytes_per_token"])
+    kv_per_token = float(catalog.model_or_config(model)["kv_bytes_per_token"])
     i, k, g = t.input_tokens.astype(float), t.cached_tokens.astype(float), t.output_tokens.astype(float)
     head = m.lm_head_forward_flops(1)
     steps = g - 1
@@ -272,8 +273,8 @@ def trace_param(help_text: str = "") -> Param:
                  "columns " + ", ".join(COLUMNS), kind="path", choices=TRACES)
 
 
-MODEL = Param("model", "", DEFAULT_MODEL, "the model the FLOPs and KV are counted for (the runs used Qwen3-8B)",
-              kind="choice", choices=dense_model_keys())
+MODEL = Param("model", "", DEFAULT_MODEL, "the model the FLOPs and KV are counted for (the runs used Qwen3-8B): "
+              "a catalog model or a dense decoder's config.json path", kind="path", choices=dense_model_keys())
 OFF = {"trace": "thinking_off"}
 TFLOP = 1e12
 _MS = dict(abs_tol=0.0005)  # the book prints seconds to the millisecond

@@ -8,7 +8,6 @@ import numpy as np
 
 from core.agent_trajectory import TRACES, load_trajectory, round_costs
 from core.agents_ced import ced_curve, goodput
-from core.units import format_seconds
 
 Figure = dict[str, Any]
 LANE_Y = {"thinking_on": 1.0, "thinking_off": 0.0}  # 思考开启 above, 关闭 below
@@ -48,11 +47,28 @@ def timeline_figure(traces: tuple[str, ...] = TRACES) -> Figure:
             "tool": _spans(model_end.tolist(), ends.tolist(), y),
             "other": _spans([float(ends[-1])], [total], y),
             "labels": [(text, ((a + b) / 2, y)) for text, a, b in zip(labels, model_start, model_end) if b - a > 0],
-            "total_text": f"{t.rounds} rounds · {format_seconds(total)}", "total_pos": (0.0, y + LANE_HALF + 0.05),
+            "total_text": lane_total_text(t.rounds, total, float(t.model_s.sum()), float(t.tool_s.sum()),
+                                          other if s else None),
+            "total_pos": (0.0, y + LANE_HALF + 0.05),
         }
         x_end = max(x_end, total)
     ticks = [(LANE_Y.get(n, 0.0), LANE_NAMES.get(n, n)) for n in traces]
     return {"lanes": lanes, "x_range": (0, x_end * 1.02 or 1.0), "y_ticks": ticks}
+
+
+def lane_total_text(rounds: int, total_s: float, model_s: float, tool_s: float, other_s: float | None) -> str:
+    """A lane's rounds and its time split as the book prints it (76.510 = 76.294 + 0.078 +
+    0.138 s): the tools take too little of the axis to see, the sum says how little.
+    Each part to the millisecond, "other" the rest of the rounded total so the printed parts
+    add up (the book's 0.138 for 0.13893). Without a recorded elapsed time: model and tools."""
+    m, t = round(model_s, 3), round(tool_s, 3)
+    if other_s is None:
+        return (f"{rounds} 轮,模型 {m:.3f} + 工具 {t:.3f} s · "
+                f"{rounds} rounds: model {m:.3f} + tools {t:.3f} s")
+    total = round(total_s, 3)
+    other = total - m - t
+    return (f"{rounds} 轮,{total:.3f} = 模型 {m:.3f} + 工具 {t:.3f} + 其他 {other:.3f} s · "
+            f"{rounds} rounds: {total:.3f} = model {m:.3f} + tools {t:.3f} + other {other:.3f} s")
 
 
 def prefill_figure(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Figure:
@@ -109,10 +125,18 @@ def ced_figure(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Figure:
     per_token = result["ced_prompt_layer_tokens"] / p
     return {"log_p": np.log10(curve["prompt_tokens"]), "decoder_only": curve["decoder_only"], "ced": curve["ced"],
             "point": ([float(np.log10(p))], [per_token]),
+            "names": ced_names(inputs["layers"], inputs["encoder_layers"], inputs["refeed_tokens"]),
             "text": f"P = {p:,}: {result['ced_prompt_layer_tokens']:,} vs {result['decoder_only_prompt_layer_tokens']:,}"
                     f" passes ({result['prompt_ratio']:.1%})",
             "ticks": [(float(k), f"{10 ** k:,.0f}") for k in range(0, 6)],
             "y_range": (0, inputs["layers"] * 1.15)}
+
+
+def ced_names(layers: int, encoder_layers: int, refeed_tokens: int) -> dict[str, str]:
+    """The two curves' legend entries: each model's expert-layer passes for P prompt tokens,
+    with the card's L, E and W (the book's: 40P against 20P + 20·min(P,128))."""
+    return {"decoder_only": f"纯解码器 {layers}P · decoder-only {layers}P",
+            "ced": f"CED {encoder_layers}P + {layers - encoder_layers}·min(P,{refeed_tokens})"}
 
 
 def goodput_figure(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Figure:

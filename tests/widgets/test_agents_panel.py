@@ -1,9 +1,14 @@
+from pathlib import Path
+
 import pytest
 from PySide6 import QtWidgets
 
+from core import agent_trajectory as agents_trajectory
 from core import agents
 from core.units import GiB
 from widgets.agents import AgentsPanel
+
+CONFIGS = Path(__file__).resolve().parents[1] / "data" / "model_configs"
 
 
 @pytest.fixture
@@ -116,7 +121,11 @@ def test_timeline_lanes_end_at_the_measured_times(panel):
                                                         + 0.074244 + 3.456244)
     assert on["other"].opts["x1"] == [pytest.approx(76.5102791490499)]  # elapsed: model + tools + other
     assert len(panel.timeline_bars["thinking_off"]["model"].opts["x0"]) == 12
-    assert panel.timeline_totals["thinking_off"].toPlainText() == "12 rounds · 13.8 s"
+    # The split the book prints (76.510 = 76.294 + 0.078 + 0.138 s): tools are too short to see.
+    on_text, off_text = (panel.timeline_totals[lane].toPlainText() for lane in ("thinking_on", "thinking_off"))
+    assert on_text.endswith("4 rounds: 76.510 = model 76.294 + tools 0.078 + other 0.138 s")
+    assert on_text.startswith("4 轮,76.510 = 模型 76.294 + 工具 0.078 + 其他 0.138 s · ")
+    assert off_text.endswith("12 rounds: 13.803 = model 13.156 + tools 0.476 + other 0.171 s")
 
 
 def test_prefill_bars_follow_the_trace_choice(panel):
@@ -161,6 +170,38 @@ def test_goodput_bars_and_ced_point(panel):
     assert y[0] == pytest.approx((20 * 8192 + 20 * 128) / 8192)
     edit(panel.ced_card, "prompt_tokens", "100")
     assert panel.ced_point.getData()[1][0] == 40  # P <= 128: no saving
+
+
+def test_ced_legend_names_each_curve_with_its_formula(panel):
+    names = {label.text for _, label in panel.ced_legend.items}
+    assert names == {"纯解码器 40P · decoder-only 40P", "CED 20P + 20·min(P,128)"}  # 图 3-14's two lines
+    edit(panel.ced_card, "layers", "60")
+    edit(panel.ced_card, "refeed_tokens", "256")
+    names = {label.text for _, label in panel.ced_legend.items}
+    assert names == {"纯解码器 60P · decoder-only 60P", "CED 20P + 40·min(P,256)"}
+    assert panel.dense_curve.getData()[1][0] == 60
+
+
+def test_a_config_json_counts_the_trajectory_for_that_model(panel, tmp_path):
+    """Your own model beside the catalog's: a config.json typed (or browsed) as the model."""
+    field = panel.trajectory_card.form.field("model")
+    assert field.browse_button is not None and field.edit.findText("qwen3-8b") >= 0  # the catalog's, listed
+    before = sum(panel.cold_bars.opts["height"])
+    edit(panel.trajectory_card, "model", str(CONFIGS / "llama-3.1-8b.json"))
+    result = panel.state.card("trajectory").result
+    assert result["cold_prefill_flops"] == pytest.approx(agents_trajectory.TRAJECTORY.run(
+        {"model": str(CONFIGS / "llama-3.1-8b.json")})["cold_prefill_flops"])
+    assert sum(panel.cold_bars.opts["height"]) == pytest.approx(result["cold_prefill_flops"] / 1e12)
+    assert sum(panel.cold_bars.opts["height"]) != pytest.approx(before)
+    # The longest call (the second: 1,443 in + 1,016 out), at Llama 3.1 8B's 128 KiB per token.
+    assert result["max_round_kv_bytes"] == (1443 + 1016 - 1) * 128 * 1024
+    # A config the counts cannot take: refused next to the field, the bars kept.
+    bad = tmp_path / "config.json"
+    bad.write_text('{"model_type": "llama", "num_hidden_layers": 2}')
+    kept = list(panel.cold_bars.opts["height"])
+    edit(panel.trajectory_card, "model", str(bad))
+    assert "config.json" in panel.state.card("trajectory").errors["model"] and field.has_error
+    assert list(panel.cold_bars.opts["height"]) == kept
 
 
 def test_new_cards_round_trip_through_json(ready, qtbot):
