@@ -39,6 +39,17 @@ def refused(tmp_path, name, text, param="trace", **options):
     ("d.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03.9799600,5,2\n2023-11-16 25:99:00,5,2\n",
      "row 2: TIMESTAMP is '2023-11-16 25:99:00', not a date-time"),
     ("d.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\nyesterday,5,2\n", "row 1: TIMESTAMP is 'yesterday'"),
+    # numpy's parser takes these ('5' is the year 5, wrapped around; 'today' is today)
+    ("d.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03.9799600,5,2\n5,5,2\n",
+     "row 2: TIMESTAMP is '5', not a date-time"),
+    ("d.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\ntoday,5,2\n", "row 1: TIMESTAMP is 'today'"),
+    ("d.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n20231116,5,2\n", "row 1: TIMESTAMP is '20231116'"),
+    ("d.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-02-29 00:00:00,5,2\n", "row 1: TIMESTAMP is '2023-02-29"),
+    ("d.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n1900-01-01 00:00:00,5,2\n", "year 1970..2200"),
+    ("d.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03.9+25:00,5,2\n", "not a date-time"),
+    # text fields are bounded before they are laid out in a matrix
+    ("d.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03." + "9" * 100 + ",5,2\n",
+     "row 1: TIMESTAMP is 120 characters long; valid: at most 64"),
     # hash_ids that are not integers, or not one per block
     ("h.jsonl", MOONCAKE + MOONCAKE.replace("[0, 1]", '[0, "a"]'), "line 2: hash_ids holds 'a'; valid: whole numbers"),
     ("h.jsonl", MOONCAKE.replace("[0, 1]", "[0, 1.5]"), "line 1: hash_ids holds 1.5"),
@@ -122,3 +133,18 @@ def test_an_all_failed_burstgpt_file_says_what_was_left_out(tmp_path):
     words = refused(tmp_path, "f.csv", "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
                     "1,ChatGPT,5,0,5,API log\n")
     assert "no requests" in words and "1 zero response tokens" in words
+
+
+def test_a_bad_date_time_deep_in_a_large_file_is_refused_not_a_crash(tmp_path):
+    # numpy 2.4's astype("datetime64[ns]") segfaults when one value of a large array does not parse.
+    good = "2023-11-16 18:17:03.9799600,4808,10\n" * 5000
+    words = refused(tmp_path, "big.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n" + good + "2023-11-16 25:17:04.1,1,1\n")
+    assert "row 5001: TIMESTAMP is '2023-11-16 25:17:04.1', not a date-time" in words
+
+
+def test_a_long_model_name_is_refused_before_the_filter_lays_out_its_column(tmp_path):
+    rows = "".join(f"{i},ChatGPT,100,10,110,API log\n" for i in range(3))
+    text = ("Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n" + rows
+            + "9," + "G" * 3000 + ",100,10,110,API log\n")
+    words = refused(tmp_path, "m.csv", text, param="trace", trace_model="ChatGPT")
+    assert "row 4: Model is 3,000 characters long; valid: at most 64 characters" in words

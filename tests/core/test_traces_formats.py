@@ -9,6 +9,7 @@ import pytest
 
 from core.registry import ParamError
 from core.serving import traces
+from core.serving.traces.datetimes import parse as parse_datetimes
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "traces"
 
@@ -206,3 +207,21 @@ def test_other_number_spellings_take_the_per_value_path(tmp_path):
     work = traces.load_trace(path)
     assert list(work.arrival_s) == [0, 100] and list(work.input_tokens) == [6, 5]
     assert list(work.output_tokens) == [2, 3]
+
+
+def test_date_times_read_from_bytes_equal_numpys(tmp_path):
+    # datetimes.parse reads the bytes itself; on valid values it must give numpy's nanoseconds.
+    rng = np.random.default_rng(5)
+    stamps = np.datetime_as_string(rng.integers(0, 7_000_000_000 * 10**9, 3000).astype("datetime64[ns]"), unit="ns")
+    cut = {0: 29, 1: 26, 2: 23, 3: 19, 4: 16, 5: 10}  # ns, us, ms, s, minutes, a date alone
+    texts = [s[:cut[i % 6]].replace("T", " " if i % 2 else "T") for i, s in enumerate(stamps)]
+    want = np.array(texts).astype("datetime64[ns]").astype(np.int64)
+    zones, minutes = ["", "Z", "+00:00", "-05:30", "+09:00"], [0, 0, 0, -330, 540]
+    zoned = [t + (zones[i % 5] if len(t) > 10 else "") for i, t in enumerate(texts)]
+    want -= np.array([minutes[i % 5] if len(t) > 10 else 0 for i, t in enumerate(texts)]) * 60 * 10**9
+    got, ok = parse_datetimes(np.array([z.encode() for z in zoned], dtype="S"))
+    assert ok.all() and np.array_equal(got, want)
+    path = tmp_path / "z.csv"  # and through the file: seconds since the first, in time order
+    path.write_text("TIMESTAMP,ContextTokens,GeneratedTokens\n" + "".join(f"{z},5,1\n" for z in zoned))
+    work = traces.load_trace(path)
+    assert np.allclose(work.arrival_s, (np.sort(want) - want.min()) / 1e9, rtol=1e-15, atol=1e-6)

@@ -17,12 +17,13 @@ import io
 import numpy as np
 
 from core.cancel import NEVER
+from core.serving.traces.datetimes import HINT as DATETIME_HINT, MAX_YEAR, MIN_YEAR
+from core.serving.traces.datetimes import parse as parse_datetimes
 from core.serving.traces.digits import decimals, field_bounds, texts
 from core.serving.traces.guard import MAX_FIELD_CHARS, MAX_LINE_CHARS, fail, parse_number, short, valid_text
 
 MIN_BLOCK_LINES = 65_536
 MAX_BLOCKS = 40
-TZ_HINT = "YYYY-MM-DD HH:MM:SS[.fraction][+HH:MM]"
 
 
 class CsvText:
@@ -173,8 +174,10 @@ class _Block:
             fast = decimals(self.blk, s, e)
             if fast is not None:
                 return fast
-        elif kind == "text":
-            return texts(self.blk, s, e)
+        else:  # text and date-time: bounded, then laid out from the bytes
+            _check_lengths(e - s, field, rows)
+            column = texts(self.blk, s, e)
+            return column if kind == "text" else datetimes(column, field, rows)
         values = [self.chunk[a:b] for a, b in zip(s.tolist(), e.tolist())]
         return _convert(values, kind, field, rows)
 
@@ -184,7 +187,9 @@ def _convert(values: list, kind: str, field: str, rows: np.ndarray) -> np.ndarra
         return numbers(values, field, rows, kind == "tokens")
     if kind == "datetime":
         return datetimes(values, field, rows)
-    return np.array([v.strip() if isinstance(v, bytes) else v.strip().encode() for v in values], dtype="S")
+    values = [v.strip() if isinstance(v, bytes) else v.strip().encode() for v in values]
+    _check_lengths(np.array([len(v) for v in values], np.int64), field, rows)
+    return np.array(values, dtype="S") if values else np.zeros(0, "S1")
 
 
 def numbers(values: list, field: str, rows: np.ndarray, integer: bool = False, word: str = "row") -> np.ndarray:
@@ -207,33 +212,32 @@ def numbers(values: list, field: str, rows: np.ndarray, integer: bool = False, w
     return out
 
 
-def _split_offset(value: bytes) -> tuple[bytes, int]:
-    """'2024-05-12 00:00:00.001163+00:00' -> ('2024-05-12 00:00:00.001163', 0 minutes)."""
-    v = value.strip()
-    if v.endswith(b"Z"):
-        return v[:-1], 0
-    if len(v) > 19 and v[-6:-5] in (b"+", b"-") and v[-3:-2] == b":" and v[-5:-3].isdigit() and v[-2:].isdigit():
-        sign = 1 if v[-6:-5] == b"+" else -1
-        return v[:-6], sign * (int(v[-5:-3]) * 60 + int(v[-2:]))
-    return v, 0
-
-
-def datetimes(values: list, field: str, rows: np.ndarray) -> np.ndarray:
+def datetimes(values, field: str, rows: np.ndarray) -> np.ndarray:
     """int64 nanoseconds since 1970 (UTC where the value has an offset, as the 2024 Azure
-    traces write it); a value that does not parse is refused with its row."""
-    values = [v if isinstance(v, bytes) else v.encode() for v in values]
-    parts = [_split_offset(v) for v in values]
-    offsets = np.array([p[1] for p in parts], dtype=np.int64)
-    try:
-        stamps = np.array([p[0] for p in parts], dtype="S").astype("datetime64[ns]")
-    except (ValueError, TypeError, OverflowError):
-        stamps = None
-    if stamps is None or np.isnat(stamps).any():
-        for (text, _), r, raw in zip(parts, rows, values):
-            try:
-                ok = len(text) <= MAX_FIELD_CHARS and not np.isnat(np.datetime64(text.decode("ascii"), "ns"))
-            except (ValueError, TypeError, OverflowError, UnicodeDecodeError):
-                ok = False
-            if not ok:
-                raise fail(f"row {int(r)}: {field} is {short(raw)}, not a date-time; valid: {TZ_HINT}")
-    return stamps.astype(np.int64) - offsets * 60_000_000_000
+    traces write it), read by datetimes.parse; the first value that is too long or not
+    a date-time is refused with its row. values: a bytes array (dtype S) or a list."""
+    if not isinstance(values, np.ndarray):
+        values = [v if isinstance(v, bytes) else v.encode() for v in values]
+        _check_lengths(np.array([len(v) for v in values], np.int64), field, rows)
+        values = np.array(values, dtype="S") if values else np.zeros(0, "S1")
+    stripped = values
+    if values.size:
+        mat = np.ascontiguousarray(values).view(np.uint8).reshape(values.size, values.dtype.itemsize)
+        last = mat[np.arange(values.size), np.maximum(np.count_nonzero(mat, axis=1) - 1, 0)]
+        if (mat[:, 0] == 32).any() or (last == 32).any():
+            stripped = np.char.strip(values)  # rare: blanks around a value
+    stamps, ok = parse_datetimes(stripped)
+    if not ok.all():
+        i = int(np.flatnonzero(~ok)[0])
+        raise fail(f"row {int(rows[i])}: {field} is {short(values[i])}, not a date-time; valid: {DATETIME_HINT}, "
+                   f"year {MIN_YEAR}..{MAX_YEAR}")
+    return stamps
+
+
+def _check_lengths(lengths: np.ndarray, field: str, rows: np.ndarray) -> None:
+    """A text or date-time field is at most MAX_FIELD_CHARS long (a model name, a log type, a
+    time stamp): checked before a block's fields are laid out in a matrix that wide."""
+    if lengths.size and lengths.max() > MAX_FIELD_CHARS:
+        i = int(np.argmax(lengths > MAX_FIELD_CHARS))
+        raise fail(f"row {int(rows[i])}: {field} is {int(lengths[i]):,} characters long; valid: at most "
+                   f"{MAX_FIELD_CHARS} characters")
