@@ -15,6 +15,7 @@ from core.serving.simulate_keys import model_defaults
 from core.serving.state import ServingState
 from widgets.i18n import translate_text
 from widgets.jobs import jobs
+from widgets.serving.replay_controls import CAPTION
 
 CONFIGS = os.path.join(os.path.dirname(__file__), "..", "data", "model_configs")
 LLAMA = os.path.abspath(os.path.join(CONFIGS, "llama-3.1-8b.json"))
@@ -214,3 +215,25 @@ def test_the_price_line_is_a_pair_whose_english_side_names_the_source(tmp_path):
     result = choice(str(card))
     assert translate_text(choice_text(result).split("<br>")[-1], "en") == "price $2.00/card-hour"
     assert price_note(result) == "合同价"  # the tooltip's
+
+
+def test_the_caption_names_your_model_in_one_language(panel, qtbot):
+    """The caption's catalog entry matches the book's model and card only; with your own
+    config.json it is a pair of its own and still reads whole in English and in Chinese."""
+    from widgets.i18n import english_words, has_cjk, set_language, translate_tree
+
+    pick(panel.model_section.model_field, LLAMA)
+    qtbot.waitUntil(lambda: ready(panel) and "llama-3.1-8b" in panel.caption.text(), timeout=60_000)
+    try:
+        set_language("en")
+        translate_tree(panel)
+        text = panel.caption.text()
+        assert not has_cjk(text) and text.startswith("llama-3.1-8b · 1× RTX PRO 6000 · KV pool 24 GiB")
+        set_language("zh")
+        translate_tree(panel)
+        text = panel.caption.text()
+        assert text.startswith("llama-3.1-8b,1 张 RTX PRO 6000,KV 池 24 GiB") and not english_words(text)
+    finally:
+        set_language("both")
+    # The book's model and card: the catalog's entry, as before.
+    assert translate_text(CAPTION, "en").startswith("Qwen3-8B · 1× RTX PRO 6000")

@@ -3,6 +3,8 @@ values, the band over seeds and the status line. Forms bind to the state's repla
 the table and texts draw what core.serving.figures computed."""
 from __future__ import annotations
 
+import re
+
 from PySide6 import QtCore, QtWidgets
 
 from core.serving import figures as F
@@ -13,11 +15,26 @@ from widgets.param_form import ParamForm
 from widgets.theme import color
 
 TABLE_MIN_EM = 44  # the A/B table's six columns of numbers and its row names stay whole
+# The names the catalogs' entry for the caption matches (its numbers are placeholders, its
+# words are not): the book's model and card and their siblings.
+_CATALOG_NAMES = (re.compile(r"Qwen3-\d+B"), re.compile(r"RTX PRO \d+"))
+
+
 def caption(model: str = "Qwen3-8B", card: str = "RTX PRO 6000", token_budget: int = 8192) -> str:
-    """The replays' setup; the model, card and budget follow the pickers (the book's run by default)."""
-    return (f"{model} · 1 张 {card} · KV 池 24 GiB · 64 序列 · 前缀缓存关。FCFS、16-token 块、每步先 decode 再分块 prefill"
-            f"(预算 {token_budget} token)、整段 prompt 的块空出来才接纳、块不够时抢占最近接纳的请求并重算。"
-            "步时 = 屋顶线(带宽效率、prefill MFU、每步开销为示意旋钮)。书中实测值(vLLM 0.23)列在模拟值旁。")
+    """The replays' setup; the model, card and budget follow the pickers (the book's run by default).
+    Another model or card (a config.json, a TOML) is in no catalog entry: the caption is then
+    a "中文 · English" pair of its own, so it still reads in one language."""
+    zh = (f"{model} · 1 张 {card} · KV 池 24 GiB · 64 序列 · 前缀缓存关。FCFS、16-token 块、每步先 decode 再分块 prefill"
+          f"(预算 {token_budget} token)、整段 prompt 的块空出来才接纳、块不够时抢占最近接纳的请求并重算。"
+          "步时 = 屋顶线(带宽效率、prefill MFU、每步开销为示意旋钮)。书中实测值(vLLM 0.23)列在模拟值旁。")
+    if all(pattern.fullmatch(name) for pattern, name in zip(_CATALOG_NAMES, (model, card))):
+        return zh
+    en = (f"{model} · 1× {card} · KV pool 24 GiB · 64 sequences · prefix cache off. FCFS, 16-token blocks, each "
+          f"step decodes first, then chunked prefill (budget {token_budget} tokens); a request is admitted only when "
+          "its whole prompt's blocks are free; when blocks run out the latest admitted request is preempted and "
+          "recomputed. Step time = roofline (bandwidth efficiency, prefill MFU and per-step overhead are "
+          "illustrative knobs). The book's measured values (vLLM 0.23) sit beside the simulated ones.")
+    return zh.replace(" · ", ",") + " · " + en
 
 
 CAPTION = caption()
