@@ -4,6 +4,8 @@
   (Timestamp, Model, Request tokens, Response tokens, Total tokens, Log Type; 2% failed rows
   with Response tokens 0), 1,000,000 and 1,429,737 rows; target <= 3 s;
 - burstgpt_1_43m_filtered: the same with trace_model= and trace_log_type= (two text columns more);
+- mooncake_1m: a synthetic Mooncake JSONL of 1,000,000 lines (about 8 hash ids a line; read by
+  pyarrow's JSON reader), its load time and the peak memory of a fresh process loading it;
 - azure_code_8819: the Azure 2023 code trace (8,819 rows, date-times), if /work/brief/traces has it;
 - old_vs_new: the per-row parser of 4686bd5 (read from git, not kept in the tree) against the
   new one on the 1.43M-row file without failed rows (the old one refuses them);
@@ -47,6 +49,19 @@ def burstgpt_csv(path: Path, n: int, failed_share: float = 0.02, seed: int = 0) 
     with open(path, "w") as fh:
         fh.write("Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n")
         fh.writelines(f"{a},{b},{c},{d},{c + d},{e}\n" for a, b, c, d, e in zip(t.tolist(), model, p.tolist(), g.tolist(), log))
+
+
+def mooncake_jsonl(path: Path, n: int, seed: int = 0) -> None:
+    """Lines shaped like Mooncake's traces: ms timestamps, one hash id per 512 prompt tokens."""
+    rng = np.random.default_rng(seed)
+    t = np.sort(rng.integers(0, 3_600_000, n))
+    p = np.clip(rng.lognormal(8.0, 0.8, n), 1, 120_000).astype(np.int64)
+    g = np.clip(rng.lognormal(5.3, 1.0, n), 1, 8000).astype(np.int64)
+    ends = np.cumsum(-(-p // 512))
+    with open(path, "w") as fh:
+        fh.writelines(f'{{"timestamp": {a}, "input_length": {b}, "output_length": {c}, "hash_ids": '
+                      f'[{", ".join(map(str, range(e - -(-b // 512), e)))}]}}\n'
+                      for a, b, c, e in zip(t.tolist(), p.tolist(), g.tolist(), ends.tolist()))
 
 
 def timed(fn, repeat: int) -> tuple[list[float], object]:
@@ -95,6 +110,13 @@ def main() -> None:
         walls, work = timed(lambda: traces.load_trace(files["burstgpt_1_43m"], trace_model="GPT-4",
                                                       trace_log_type="API log"), args.repeat)
         report["burstgpt_1_43m_filtered"] = {"requests": len(work), "load_s": stats(walls, target=TARGET_S)}
+        files["mooncake_1m"] = Path(tmp) / "mooncake_1m.jsonl"
+        mooncake_jsonl(files["mooncake_1m"], 1_000_000)
+        walls, work = timed(lambda: traces.load_trace(files["mooncake_1m"]), args.repeat)
+        report["mooncake_1m"] = {"requests": len(work), "hash_ids": int(work.prefix.ids.size),
+                                 "mib": round(files["mooncake_1m"].stat().st_size / 2**20, 1),
+                                 "load_s": stats(walls, target=TARGET_S),
+                                 "peak_rss_mib": peak_rss_mib(files["mooncake_1m"])}
         if AZURE_CODE.exists():
             walls, work = timed(lambda: traces.load_trace(AZURE_CODE), args.repeat)
             report["azure_code_8819"] = {"requests": len(work), "load_ms": stats(walls, scale=1e3)}

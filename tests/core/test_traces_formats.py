@@ -225,3 +225,55 @@ def test_date_times_read_from_bytes_equal_numpys(tmp_path):
     path.write_text("TIMESTAMP,ContextTokens,GeneratedTokens\n" + "".join(f"{z},5,1\n" for z in zoned))
     work = traces.load_trace(path)
     assert np.allclose(work.arrival_s, (np.sort(want) - want.min()) / 1e9, rtol=1e-15, atol=1e-6)
+
+
+JSONL_CASES = {
+    "plain.jsonl": '{"arrival_s": 0.5, "input_tokens": 10, "output_tokens": 2}\n{"arrival_s": 0, "input_tokens": 7, "output_tokens": 1}\n',
+    "aliases.jsonl": '{"t": 1, "p": 5, "g": 3}\r\n{"t": 2.25, "p": 6, "g": 4}\r\n',
+    "bom.jsonl": '\ufeff{"timestamp": 3, "input_length": 600, "output_length": 5, "hash_ids": [4, 9]}\n',
+    "blank.jsonl": '{"arrival_s": 0, "input_tokens": 1, "output_tokens": 2}\n\n{"arrival_s": 1, "input_tokens": 1, "output_tokens": x}\n',
+    "ids.jsonl": '{"timestamp": 3, "input_length": 600, "output_length": 5, "hash_ids": [4, 9]}\n'
+                 '{"timestamp": 7, "input_length": 600, "output_length": 5, "hash_ids": [4, -2]}\n',
+    "count.jsonl": '{"timestamp": 3, "input_length": 600, "output_length": 5, "hash_ids": [4]}\n',
+    "float.jsonl": '{"timestamp": 3, "input_length": 600.0, "output_length": 5, "hash_ids": [4, 5]}\n',
+    "zero.jsonl": '{"timestamp": 3, "input_length": 600, "output_length": 0}\n',
+    "string.jsonl": '{"arrival_s": "1", "input_tokens": 5, "output_tokens": 3}\n',
+    "missing.jsonl": '{"arrival_s": 1, "input_tokens": 5, "output_tokens": 3}\n{"arrival_s": 1, "input_tokens": 5}\n',
+    "negative.jsonl": '{"timestamp": -3, "input_length": 6, "output_length": 5}\n',
+}
+
+
+@pytest.mark.parametrize("name", sorted(JSONL_CASES) + ["mooncake_conversation_head.jsonl", "mooncake_synthetic_head.jsonl"])
+def test_jsonl_read_by_pyarrow_equals_json(tmp_path, monkeypatch, name):
+    # A large JSON Lines file goes through pyarrow (arrow_lines.py); the same file read with
+    # json gives the same workload, or the same refusal.
+    from core.serving.traces import arrow_lines
+
+    path = DATA / name if name not in JSONL_CASES else tmp_path / name
+    if name in JSONL_CASES:
+        path.write_bytes(JSONL_CASES[name].encode())
+
+    def load():
+        try:
+            return traces.load_trace(path)
+        except ParamError as err:
+            return str(err)
+
+    slow = load()
+    monkeypatch.setattr(arrow_lines, "MIN_BYTES", 0)
+    taken = []
+    real = arrow_lines.columns
+    monkeypatch.setattr(arrow_lines, "columns", lambda *a: taken.append(real(*a)) or taken[-1])
+    fast = load()
+    assert taken or name == "blank.jsonl"  # pyarrow was asked (a blank line: declined before)
+    if isinstance(slow, str):
+        assert fast == slow
+        return
+    for key in ("arrival_s", "input_tokens", "output_tokens"):
+        assert np.array_equal(getattr(fast, key), getattr(slow, key))
+        assert getattr(fast, key).dtype == getattr(slow, key).dtype
+    assert (fast.prefix is None) == (slow.prefix is None) and fast.meta == slow.meta
+    if fast.prefix is not None:
+        assert np.array_equal(fast.prefix.ids, slow.prefix.ids) and np.array_equal(fast.prefix.offsets, slow.prefix.offsets)
+    if name in ("plain.jsonl", "aliases.jsonl", "ids.jsonl", "zero.jsonl", "mooncake_conversation_head.jsonl"):
+        assert taken[-1] is not None  # these the fast path read itself (and refused, for ids/zero)

@@ -91,13 +91,12 @@ def parse_bytes(data: bytes, name: str, fmt: str = "auto", max_request_tokens: i
             for value, param in ((trace_model, "trace_model"), (trace_log_type, "trace_log_type")):
                 if value is not None:
                     raise ParamError(param, f"a {kind} trace has no such column; valid: only for BurstGPT traces")
-            text = data.decode("utf-8-sig")
             if kind == "vllm_bench":
-                parsed = read_vllm_bench(text)
+                parsed = read_vllm_bench(data.decode("utf-8-sig"))
             elif kind == "sessions":
-                parsed = read_sessions(text, report.part(0.9), cancel)
-            else:
-                parsed = read_jsonl(text, kind, hash_block_tokens, report.part(0.9), cancel)
+                parsed = read_sessions(data.decode("utf-8-sig"), report.part(0.9), cancel)
+            else:  # bytes: a large file may not need its text (jsonlines.read_jsonl)
+                parsed = read_jsonl(data, kind, hash_block_tokens, report.part(0.9), cancel)
         else:
             parsed = read_csv(data, kind, trace_model, trace_log_type, report.part(0.9), cancel)
         cancel.check()

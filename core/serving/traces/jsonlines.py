@@ -15,8 +15,10 @@ from itertools import chain
 import numpy as np
 
 from core.cancel import NEVER
+from core.serving.traces import arrow_lines
+from core.serving.traces.columns import _newlines
 from core.serving.traces.guard import MAX_LINE_CHARS, check_arrivals, check_tokens, fail, number, short
-from core.serving.traces.tabular import generic_columns
+from core.serving.traces.tabular import FIELDS, generic_columns
 from core.serving.traces.transforms import Parsed
 from core.serving.workload import MAX_REQUESTS
 
@@ -73,8 +75,17 @@ def values(objs: list[dict], key: str, label: str, rows: np.ndarray, integer: bo
     return out
 
 
-def read_jsonl(text: str, fmt: str = "jsonl", hash_block_tokens: int = 512, progress=None, cancel=NEVER) -> Parsed:
-    lines, numbers = split_lines(text, MAX_HASH_LINE_CHARS if fmt == "mooncake" else MAX_LINE_CHARS)
+def read_jsonl(data, fmt: str = "jsonl", hash_block_tokens: int = 512, progress=None, cancel=NEVER) -> Parsed:
+    """data: the file's bytes (or its text). A large plain file is read by pyarrow
+    (arrow_lines.py); otherwise, or if that declines, line by line with json."""
+    max_chars = MAX_HASH_LINE_CHARS if fmt == "mooncake" else MAX_LINE_CHARS
+    if isinstance(data, bytes) and len(data) >= arrow_lines.MIN_BYTES:
+        parsed = _read_arrow(data, fmt, hash_block_tokens, max_chars)
+        if parsed is not None:
+            cancel.check()
+            return parsed
+    text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
+    lines, numbers = split_lines(text, max_chars)
     if not lines:
         raise fail("the file has no requests; valid: at least one JSON line")
     objs = parse_objects(lines, numbers)
@@ -91,12 +102,54 @@ def read_jsonl(text: str, fmt: str = "jsonl", hash_block_tokens: int = 512, prog
             raise fail(f"lines name their fields differently ({sorted(mapping.values())} and "
                        f"{sorted(mapping_here.values())}); valid: the same field names on every line")
         mapping = mapping_here
-    t, p, g = (values(objs, mapping[k], k, rows, k != "arrival_s") for k in ("arrival_s", "input_tokens", "output_tokens"))
+    cols = {mapping[k]: values(objs, mapping[k], k, rows, k != "arrival_s") for k in FIELDS}
     raw = {k: (lambda i, key=mapping[k]: objs[i][key]) for k in mapping}
+    return _generic(cols, mapping, rows, raw)
+
+
+def _generic(cols: dict, mapping: dict, rows: np.ndarray, raw: dict) -> Parsed:
+    t, p, g = (cols[mapping[k]] for k in FIELDS)
     return Parsed(arrival_s=check_arrivals(t, "arrival_s", rows, raw["arrival_s"]),
                   input_tokens=check_tokens(p, "input_tokens", rows, raw["input_tokens"]),
                   output_tokens=check_tokens(g, "output_tokens", rows, raw["output_tokens"]),
-                  rows=rows, fmt="jsonl", rows_read=len(objs))
+                  rows=rows, fmt="jsonl", rows_read=int(rows.size))
+
+
+def _read_arrow(data: bytes, fmt: str, block_tokens: int, max_chars: int) -> Parsed | None:
+    """The pyarrow path, or None (a long line, blank lines, or anything arrow_lines declines:
+    the json path then names what is wrong)."""
+    body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+    ends = _newlines(body)
+    lengths = np.diff(np.concatenate(([-1], ends, [len(body)])))[:-1] - 1
+    if body and not body.endswith(b"\n"):
+        lengths = np.append(lengths, len(body) - (int(ends[-1]) + 1 if ends.size else 0))
+    if lengths.size == 0 or lengths.max() > max_chars or (lengths == 0).any() or lengths.size > MAX_REQUESTS:
+        return None
+    cols = arrow_lines.columns(body, int(lengths.size))
+    if cols is None:
+        return None
+    rows = np.arange(1, lengths.size + 1, dtype=np.int64)
+    if fmt == "mooncake":
+        if not set(cols) <= set(MOONCAKE_KEYS) or not all(k in cols for k in MOONCAKE_KEYS[:3]) \
+                or isinstance(cols["timestamp"], tuple):
+            return None
+        if any(isinstance(cols[k], tuple) or cols[k].dtype.kind != "i" for k in MOONCAKE_KEYS[1:3]):
+            return None
+        ms = cols["timestamp"].astype(float)
+        p = check_tokens(cols["input_length"].astype(float), "input_length", rows, lambda i: int(cols["input_length"][i]))
+        g = check_tokens(cols["output_length"].astype(float), "output_length", rows, lambda i: int(cols["output_length"][i]))
+        if "hash_ids" in cols and not isinstance(cols["hash_ids"], tuple):
+            return None
+        prefix = _check_ids(*cols["hash_ids"], rows, p, block_tokens) if "hash_ids" in cols else None
+        return Parsed(arrival_s=check_arrivals(ms / 1000.0, "timestamp (ms)", rows, lambda i: float(ms[i]) / 1000.0),
+                      input_tokens=p, output_tokens=g, rows=rows, fmt="mooncake", rows_read=int(rows.size),
+                      prefix=prefix, block_tokens=block_tokens)
+    if any(isinstance(v, tuple) for v in cols.values()):
+        return None
+    mapping = generic_columns(sorted(cols))
+    cols = {k: v.astype(float) for k, v in cols.items()}
+    raw = {k: (lambda i, key=mapping[k]: cols[key][i].item()) for k in mapping}
+    return _generic(cols, mapping, rows, raw)
 
 
 def _mooncake(objs: list[dict], rows: np.ndarray, block_tokens: int) -> Parsed:
@@ -127,7 +180,6 @@ def _mooncake(objs: list[dict], rows: np.ndarray, block_tokens: int) -> Parsed:
 def _hash_ids(objs: list[dict], rows: np.ndarray, p: np.ndarray, block_tokens: int) -> tuple[np.ndarray, np.ndarray]:
     lists = [o["hash_ids"] for o in objs]
     lengths = np.fromiter((len(x) if type(x) is list else -1 for x in lists), dtype=np.int64, count=len(lists))
-    expected = -(-p // block_tokens)
     flat_ok = all(type(x) is int for x in chain.from_iterable(x for x in lists if type(x) is list))
     if flat_ok and (lengths >= 0).all():
         ids = np.fromiter(chain.from_iterable(lists), dtype=object, count=int(lengths.sum()))
@@ -139,10 +191,22 @@ def _hash_ids(objs: list[dict], rows: np.ndarray, p: np.ndarray, block_tokens: i
             for v in x:
                 if type(v) is not int or not 0 <= v < _ID_LIMIT:
                     raise fail(f"line {int(r)}: hash_ids holds {short(v)}; valid: whole numbers in [0, 2^62)")
+    offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    return _check_ids(np.array(ids, dtype=np.int64), offsets, rows, p, block_tokens)
+
+
+def _check_ids(ids: np.ndarray, offsets: np.ndarray, rows: np.ndarray, p: np.ndarray,
+               block_tokens: int) -> tuple[np.ndarray, np.ndarray]:
+    """One id in [0, 2^62) per hash_block_tokens prompt tokens on every line."""
+    bad_id = np.flatnonzero((ids < 0) | (ids >= _ID_LIMIT))
+    if bad_id.size:
+        line = int(np.searchsorted(offsets, bad_id[0], side="right")) - 1
+        raise fail(f"line {int(rows[line])}: hash_ids holds {int(ids[bad_id[0]])}; valid: whole numbers in [0, 2^62)")
+    lengths = np.diff(offsets)
+    expected = -(-p // block_tokens)
     bad = np.flatnonzero(lengths != expected)
     if bad.size:
         i = int(bad[0])
         raise fail(f"line {int(rows[i])}: hash_ids has {int(lengths[i])} ids for input_length {int(p[i]):,}; valid: "
                    f"{int(expected[i])} (one id per hash_block_tokens={block_tokens} tokens)")
-    offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
-    return np.array(ids, dtype=np.int64), offsets
+    return ids, offsets

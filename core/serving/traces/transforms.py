@@ -144,6 +144,8 @@ def _prefix_subset(parsed: Parsed, keep: np.ndarray) -> PrefixBlocks | None:
     if parsed.prefix is None:
         return None
     ids, offsets = parsed.prefix
+    if keep.size == offsets.size - 1 and np.array_equal(keep, np.arange(keep.size)):  # every request, in file order
+        return PrefixBlocks(ids=ids.astype(np.int64, copy=False), offsets=offsets, block_tokens=parsed.block_tokens)
     starts, lengths = offsets[keep], offsets[keep + 1] - offsets[keep]
     new_offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
     gather = np.repeat(starts - new_offsets[:-1], lengths) + np.arange(int(new_offsets[-1]))
