@@ -83,7 +83,9 @@ def _panel(name: str, measured: np.ndarray, simulated: np.ndarray, weights: np.n
     mq, sq = _quantiles(m_ms, None), _quantiles(s_ms, weights)
     tails = [q for q in (mq[-1], sq[-1]) if np.isfinite(q)]
     x_max = max(max(tails, default=1.0) * 1.1, 1e-3)
-    parts = [f"p{q}: measured {_fmt(a)} · simulated {_fmt(b)} ms" for q, a, b in zip(QUANTILES, mq, sq)]
+    # Each line a "中文 · English" pair (the panel shows one side; no catalog entry needed).
+    parts = [f"p{q}:实测 {_fmt(a)},模拟 {_fmt(b)} ms · p{q}: measured {_fmt(a)}, simulated {_fmt(b)} ms"
+             for q, a, b in zip(QUANTILES, mq, sq)]
     return {"name": name, "measured": (mx, my), "simulated": (sx, sy), "x_range": (0.0, x_max),
             "measured_steps": cdf_steps(mx, my), "simulated_steps": cdf_steps(sx, sy),
             "measured_n": int(m_ms.size), "simulated_n": int(s_ms.size if weights is None else np.sum(weights)),

@@ -243,6 +243,18 @@ def test_a_vllm_bench_result_draws_measured_against_simulated(panel, qtbot, tmp_
     assert legend.opts["offset"] == (10, 10)
     assert f"{gaps.size:,} measured vs" in panel.overlay.cards["itl"].subtitle_label.text()
     assert "p50" in panel.overlay.notes["ttft"].text()
+    # The subtitle and the p50/p90/p99 lines read whole in either language.
+    from widgets.i18n import english_words, has_cjk, set_language, translate_tree
+
+    try:
+        for lang, wrong in (("en", has_cjk), ("zh", english_words)):
+            set_language(lang)
+            translate_tree(panel.overlay)
+            texts = [panel.overlay.cards["ttft"].subtitle_label.text(), panel.overlay.notes["itl"].text()]
+            assert not any(wrong(t.replace("<br>", " ")) for t in texts), (lang, texts)
+        assert panel.overlay.notes["itl"].text().startswith(f"p50:实测 {OV._fmt(expected['itl']['quantiles']['measured'][0])}")
+    finally:
+        set_language("both")
     # Back to a trace without measured values: the overlay goes.
     open_trace(panel, qtbot, AZURE_200)
     assert not panel.overlay.isVisible()

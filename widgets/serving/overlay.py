@@ -74,5 +74,6 @@ class OverlayPlots(QtWidgets.QWidget):
             card.curves["simulated"].setData(*panel["simulated_steps"])
             lo, hi = panel["x_range"]
             card.plot.setXRange(lo, hi, padding=0.01)
-            card.set_subtitle(f"CDF of {panel['measured_n']:,} measured vs {panel['simulated_n']:,} simulated samples")
+            m, n = f"{panel['measured_n']:,}", f"{panel['simulated_n']:,}"
+            card.set_subtitle(f"{m} 个实测样本与 {n} 个模拟样本的 CDF · CDF of {m} measured vs {n} simulated samples")
             self.notes[key].setText(panel["note"].replace("\n", "<br>"))
