@@ -231,7 +231,8 @@ JSONL_CASES = {
     "plain.jsonl": '{"arrival_s": 0.5, "input_tokens": 10, "output_tokens": 2}\n{"arrival_s": 0, "input_tokens": 7, "output_tokens": 1}\n',
     "aliases.jsonl": '{"t": 1, "p": 5, "g": 3}\r\n{"t": 2.25, "p": 6, "g": 4}\r\n',
     "bom.jsonl": '\ufeff{"timestamp": 3, "input_length": 600, "output_length": 5, "hash_ids": [4, 9]}\n',
-    "blank.jsonl": '{"arrival_s": 0, "input_tokens": 1, "output_tokens": 2}\n\n{"arrival_s": 1, "input_tokens": 1, "output_tokens": x}\n',
+    "blank.jsonl": '{"arrival_s": 0, "input_tokens": 1, "output_tokens": 2}\n\n{"arrival_s": 1, "input_tokens": 0, "output_tokens": 3}\n',
+    "blanks.jsonl": '{"arrival_s": 0, "input_tokens": 1, "output_tokens": 2}\n  \n{"arrival_s": 1, "input_tokens": 1, "output_tokens": x}\n',
     "ids.jsonl": '{"timestamp": 3, "input_length": 600, "output_length": 5, "hash_ids": [4, 9]}\n'
                  '{"timestamp": 7, "input_length": 600, "output_length": 5, "hash_ids": [4, -2]}\n',
     "count.jsonl": '{"timestamp": 3, "input_length": 600, "output_length": 5, "hash_ids": [4]}\n',
@@ -265,7 +266,7 @@ def test_jsonl_read_by_pyarrow_equals_json(tmp_path, monkeypatch, name):
     real = arrow_lines.columns
     monkeypatch.setattr(arrow_lines, "columns", lambda *a: taken.append(real(*a)) or taken[-1])
     fast = load()
-    assert taken or name == "blank.jsonl"  # pyarrow was asked (a blank line: declined before)
+    assert taken  # pyarrow was asked
     if isinstance(slow, str):
         assert fast == slow
         return
@@ -275,5 +276,5 @@ def test_jsonl_read_by_pyarrow_equals_json(tmp_path, monkeypatch, name):
     assert (fast.prefix is None) == (slow.prefix is None) and fast.meta == slow.meta
     if fast.prefix is not None:
         assert np.array_equal(fast.prefix.ids, slow.prefix.ids) and np.array_equal(fast.prefix.offsets, slow.prefix.offsets)
-    if name in ("plain.jsonl", "aliases.jsonl", "ids.jsonl", "zero.jsonl", "mooncake_conversation_head.jsonl"):
+    if name in ("plain.jsonl", "aliases.jsonl", "blank.jsonl", "ids.jsonl", "zero.jsonl", "mooncake_conversation_head.jsonl"):
         assert taken[-1] is not None  # these the fast path read itself (and refused, for ids/zero)

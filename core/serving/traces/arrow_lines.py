@@ -3,7 +3,7 @@ a Python object per line or per hash id (1M lines, 8M ids: 9 s and 1.5 GB throug
 json.loads, about 1 s and a few hundred MB here).
 
 Only the plain case is taken: every line one object with the same keys, numbers of the
-types expected (whole numbers for tokens and hash ids), no blank lines. Anything else
+types expected (whole numbers for tokens and hash ids), no line of blanks only. Anything else
 returns None and the caller parses the lines with json (jsonlines.py), which names the
 line and field at fault; a file this path takes gives the same arrays as that one.
 """
@@ -18,7 +18,7 @@ MIN_BYTES = 1 << 20  # below this json.loads is fast enough; the tests set 0 to 
 
 def columns(data: bytes, newlines: int) -> dict[str, np.ndarray] | None:
     """{key: float64 or int64 array; "hash_ids": (ids, offsets)} for every line, or None.
-    newlines: the lines the file holds (its non-blank lines, as the caller counted them)."""
+    newlines: the non-empty lines the file holds, as the caller counted them."""
     try:
         import pyarrow as pa
         import pyarrow.json as pa_json
@@ -28,7 +28,7 @@ def columns(data: bytes, newlines: int) -> dict[str, np.ndarray] | None:
         table = pa_json.read_json(io.BytesIO(data))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
         return None
-    if table.num_rows != newlines:  # blank or whitespace lines skipped: line numbers would differ
+    if table.num_rows != newlines:  # lines of blanks skipped too: line numbers would differ
         return None
     out: dict[str, np.ndarray] = {}
     for name, column in zip(table.column_names, table.columns):

@@ -123,12 +123,12 @@ def _read_arrow(data: bytes, fmt: str, block_tokens: int, max_chars: int) -> Par
     lengths = np.diff(np.concatenate(([-1], ends, [len(body)])))[:-1] - 1
     if body and not body.endswith(b"\n"):
         lengths = np.append(lengths, len(body) - (int(ends[-1]) + 1 if ends.size else 0))
-    if lengths.size == 0 or lengths.max() > max_chars or (lengths == 0).any() or lengths.size > MAX_REQUESTS:
+    rows = np.flatnonzero(lengths > 0) + 1  # line numbers of the non-empty lines (pyarrow skips empty ones)
+    if rows.size == 0 or lengths.max() > max_chars or rows.size > MAX_REQUESTS:
         return None
-    cols = arrow_lines.columns(body, int(lengths.size))
+    cols = arrow_lines.columns(body, int(rows.size))
     if cols is None:
         return None
-    rows = np.arange(1, lengths.size + 1, dtype=np.int64)
     if fmt == "mooncake":
         if not set(cols) <= set(MOONCAKE_KEYS) or not all(k in cols for k in MOONCAKE_KEYS[:3]) \
                 or isinstance(cols["timestamp"], tuple):
@@ -147,9 +147,8 @@ def _read_arrow(data: bytes, fmt: str, block_tokens: int, max_chars: int) -> Par
     if any(isinstance(v, tuple) for v in cols.values()):
         return None
     mapping = generic_columns(sorted(cols))
-    cols = {k: v.astype(float) for k, v in cols.items()}
-    raw = {k: (lambda i, key=mapping[k]: cols[key][i].item()) for k in mapping}
-    return _generic(cols, mapping, rows, raw)
+    raw = {k: (lambda i, column=cols[mapping[k]]: column[i].item()) for k in mapping}  # as the file wrote it
+    return _generic({k: v.astype(float) for k, v in cols.items()}, mapping, rows, raw)
 
 
 def _mooncake(objs: list[dict], rows: np.ndarray, block_tokens: int) -> Parsed:
