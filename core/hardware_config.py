@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from core import catalog
+from core.model_config import looks_like_a_key
 from core.model_config.reading import Fields, read_small_file, shown_path
 from core.registry import ParamError
 from core.units import GiB
@@ -62,6 +63,9 @@ def load_hardware(path_or_key: str, *, param: str = "hardware") -> HardwareSpec:
         peaks = {"bf16": float(card.bf16_dense_flops)} if card.bf16_dense_flops else {}
         return HardwareSpec(key, card.memory_bytes, card.bandwidth_bytes_per_s, peaks, card.source,
                             card.price_per_card_hour, card.price_source)
+    if looks_like_a_key(key):  # 'h100': a mistyped catalog key more likely than a file
+        raise ParamError(param, f"{key!r}: no catalog card or file of that name; valid: one of "
+                         f"{', '.join(catalog.hardware_keys())}, or a card's TOML path")
     text, _ = read_small_file(key, param, VALID)
     where = shown_path(key)
     try:

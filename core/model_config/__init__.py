@@ -11,6 +11,8 @@ Families, fields and counting rules: core/model_config/architecture.py and count
 """
 from __future__ import annotations
 
+import os
+
 from core import catalog
 from core.model_config.architecture import FAMILIES, VALID, Architecture, GroupedAttention, architecture
 from core.model_config.counting import ModelSpec, count
@@ -48,7 +50,15 @@ def model_spec(key_or_path: str, dtype_bytes: float = 2, *, param: str = "model"
     key = str(key_or_path)
     if key in catalog.model_keys():
         return _catalog_spec(key, dtype_bytes, param)
+    if looks_like_a_key(key):  # 'qwen3-8x': a mistyped catalog key more likely than a file
+        raise ParamError(param, f"{key!r}: no catalog model or file of that name; valid: one of "
+                         f"{', '.join(config_model_keys())}, or a Hugging Face config.json's path")
     return load_model_config(key, dtype_bytes, param=param)
+
+
+def looks_like_a_key(text: str) -> bool:
+    """A bare name (no folder, no file suffix) that is not a file here."""
+    return not any(c in text for c in "/\\.") and not os.path.exists(text)
 
 
 def replay_params(model_key_or_path: str, dtype_bytes: float = 2, *, param: str = "model") -> dict[str, float]:

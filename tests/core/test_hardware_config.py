@@ -90,3 +90,13 @@ def test_untrusted_files(tmp_path):
     big.write_text("#" * 2_000_000)
     with pytest.raises(ParamError, match="2,000,000 bytes"):
         load_hardware(str(big))
+
+
+def test_a_mistyped_card_key_lists_the_catalog(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ParamError) as err:
+        load_hardware("h100")
+    assert err.value.param == "hardware"
+    assert "'h100': no catalog card or file of that name; valid: one of a100-80gb, h100-sxm" in err.value.message
+    (tmp_path / "h100").write_text(H200)  # a file of that name is read
+    assert load_hardware("h100").memory_bytes == pytest.approx(141 * 2**30)

@@ -278,3 +278,15 @@ def test_mixtral_8x7b_total_and_active():
     embeddings = 2 * 32000 * 4096 + 4096  # untied (the default) + final norm
     assert s.parameters == 32 * (attention + 8 * expert + per_layer_small) + embeddings == 46_702_792_704
     assert s.active_parameters == 32 * (attention + 2 * expert + per_layer_small) + embeddings == 12_879_925_248
+
+
+def test_a_mistyped_model_key_lists_the_catalog(tmp_path, monkeypatch):
+    from core.model_config import model_spec
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ParamError) as err:
+        model_spec("qwen3-8x")
+    assert err.value.param == "model"
+    assert "'qwen3-8x': no catalog model or file of that name; valid: one of qwen3-8b, or a Hugging Face" in err.value.message
+    with pytest.raises(ParamError, match="cannot open"):  # a path stays a path
+        model_spec("qwen3-8x.json")
