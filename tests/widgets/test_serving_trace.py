@@ -305,6 +305,13 @@ def test_a_traces_labels_read_in_one_language(panel, qtbot):
     switch language whole, and A's and B's columns keep their side in English."""
     from widgets.i18n import english_words, has_cjk, set_language, translate_tree
 
+    heads = lambda: [panel.compare_table.horizontalHeaderItem(c).text() for c in (0, 3)]  # noqa: E731
+    try:  # the book's scenarios: their names are in the catalogs, with their side
+        set_language("en")
+        translate_tree(panel)
+        assert heads() == ["A simulated · even mix 1:1", "B simulated · first 9:1, then 1:9"]
+    finally:
+        set_language("both")
     open_trace(panel, qtbot, AZURE_200)
     texts = lambda: (panel.controls.a_label.text(), panel.queue_plots["A"].title_label.text(),  # noqa: E731
                      panel.compare_table.horizontalHeaderItem(0).text(), panel.compare_table.horizontalHeaderItem(3).text())

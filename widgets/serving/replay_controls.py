@@ -9,6 +9,7 @@ from PySide6 import QtCore, QtWidgets
 
 from core.serving import figures as F
 from core.serving.state import ServingState
+from widgets.i18n import has_cjk
 from widgets.jobs import BusyBadge
 from widgets.page import ReflowLayout, fit_content_width, fixed_lines
 from widgets.param_form import ParamForm
@@ -56,9 +57,10 @@ WINDOW_FIELDS = ("durations_s", "rates_per_s", "shares_long_input", "long_input_
 
 def side_header(header: str) -> str:
     """"A 模拟 · trace" with its side on the English side too ("A simulated · trace"): as a pair
-    the English side would read just "trace", the same over A's and B's columns."""
+    the English side would read just "trace", the same over A's and B's columns. The book's
+    scenario names are Chinese and in the catalogs with their side ("A 模拟 · 均匀混合 %1:%2")."""
     side, sep, rest = header.partition(" 模拟 · ")
-    return f"{side} 模拟 · {side} simulated · {rest}" if sep and side in ("A", "B") else header
+    return f"{side} 模拟 · {side} simulated · {rest}" if sep and side in ("A", "B") and not has_cjk(rest) else header
 
 
 def _keep_place(widget: QtWidgets.QWidget) -> QtWidgets.QWidget:
