@@ -148,3 +148,11 @@ def test_a_long_model_name_is_refused_before_the_filter_lays_out_its_column(tmp_
             + "9," + "G" * 3000 + ",100,10,110,API log\n")
     words = refused(tmp_path, "m.csv", text, param="trace", trace_model="ChatGPT")
     assert "row 4: Model is 3,000 characters long; valid: at most 64 characters" in words
+
+
+def test_a_file_over_the_size_limit_says_how_to_cut_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(traces, "MAX_TRACE_BYTES", 100)
+    words = refused(tmp_path, "week.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n" + "2024-05-12 00:00:00,5,2\n" * 10,
+                    limit=3)  # limit= does not lift the limit: it applies after reading
+    assert "week.csv' is 280 bytes; valid: at most 100 bytes; window= and limit= apply after reading" in words
+    assert "head -n" in words
