@@ -329,3 +329,26 @@ def test_a_traces_labels_read_in_one_language(panel, qtbot):
         assert (a_head, b_head) == ("A 模拟", "B 模拟")
     finally:
         set_language("both")
+
+
+def test_the_ab_tables_headers_wrap_whole_at_1280(panel, qtbot):
+    """In English the book's headers ("B simulated · first 9:1, then 1:9") are wider than
+    their column at 1280 px: they wrap inside the header's height instead of being cut."""
+    from widgets.i18n import set_language, translate_tree
+
+    table = panel.compare_table
+    header = table.horizontalHeader()
+    try:
+        set_language("en")
+        translate_tree(panel)
+        qtbot.waitUntil(lambda: header.sectionSize(3) > 0)
+        metrics = header.fontMetrics()
+        flags = int(QtCore.Qt.AlignmentFlag.AlignCenter) | int(QtCore.Qt.TextFlag.TextWordWrap)
+        for c in (0, 1, 3, 4):
+            text = table.horizontalHeaderItem(c).text()
+            width = header.sectionSize(c) - 8  # the style's margins
+            assert metrics.horizontalAdvance(text) > width or c in (1, 4)  # the names do not fit on one line
+            needed = metrics.boundingRect(QtCore.QRect(0, 0, width, 1000), flags, text).height()
+            assert needed <= header.height(), (text, needed, header.height())
+    finally:
+        set_language("both")

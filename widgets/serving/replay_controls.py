@@ -117,7 +117,12 @@ class ReplayControls(QtWidgets.QWidget):
         self.compare_table = QtWidgets.QTableWidget(len(F.COMPARE_ROWS), 6)
         self.compare_table.setObjectName("compare_table")
         self.compare_table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.compare_table.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Stretch)
+        header = self.compare_table.horizontalHeader()
+        header.setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.Stretch)
+        # Six columns share the table's width: a header wraps onto more lines rather
+        # than being cut ("A simulated · even mix 1:1" at 1280 px).
+        header.setDefaultAlignment(QtCore.Qt.AlignmentFlag.AlignCenter | QtCore.Qt.TextFlag.TextWordWrap)
+        header.setMinimumHeight(3 * header.fontMetrics().lineSpacing() + 6)  # "first 9:1, then 1:9" takes three
         self.compare_table.setMinimumHeight(290)
         self.compare_table.setVerticalHeaderLabels(list(F.COMPARE_ROWS))
         for r in range(len(F.COMPARE_ROWS)):
