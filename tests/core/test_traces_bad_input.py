@@ -111,6 +111,7 @@ def test_bad_sessions(tmp_path, text, words):
     ({"limit": 0}, "limit", "valid: a whole number of rows"),
     ({"time_scale": 0}, "time_scale", "2 = twice as fast"),
     ({"hash_block_tokens": 0}, "hash_block_tokens", "Mooncake: 512"),
+    ({"hash_block_tokens": 64}, "hash_block_tokens", "a trace of format burstgpt has no hash_ids; valid: only for Mooncake"),
     ({"trace_model": "Claude"}, "trace_model", "no row has Model 'Claude'; valid: one of ChatGPT, GPT-4"),
     ({"trace_log_type": "batch"}, "trace_log_type", "valid: one of API log, Conversation log"),
 ])

@@ -336,3 +336,9 @@ def test_a_sessions_trace_reports_hits_by_turn_and_aiperf_turns(capsys):
     turns = [(r["metadata"]["x_correlation_id"], r["metadata"]["turn_index"]) for r in records]
     assert len(set(turns)) == len(turns) == report["requests"]
     assert max(t for _, t in turns) >= 1  # later turns keep their session's correlation id
+
+
+def test_hash_block_tokens_for_a_trace_without_hash_ids_exits_2(capsys, trace):
+    assert run([f"trace={trace}", "hash_block_tokens=256"]) == 2
+    assert capsys.readouterr().err.strip() == ("lab simulate serving: hash_block_tokens: a trace of format csv has no "
+                                               "hash_ids; valid: only for Mooncake traces")

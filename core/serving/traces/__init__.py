@@ -47,7 +47,7 @@ __all__ = ["FORMATS", "MAX_ARRIVAL_S", "MAX_FIELD_CHARS", "MAX_LINE_CHARS", "MAX
 
 def load_trace(path, max_request_tokens: int | None = None, *, format: str = "auto", time_scale: float = 1.0,
                window=None, limit: int | None = None, trace_model=None, trace_log_type=None,
-               hash_block_tokens: int = 512, progress=None, cancel=NEVER) -> Workload:
+               hash_block_tokens: int | None = None, progress=None, cancel=NEVER) -> Workload:
     """Read a trace file; raises ParamError('trace', ...) on anything malformed (or naming
     the option: format, window, limit, time_scale, trace_model, trace_log_type,
     hash_block_tokens).
@@ -74,11 +74,11 @@ def parse_text(text: str, fmt: str = "auto", max_request_tokens: int | None = No
 
 def parse_bytes(data: bytes, name: str, fmt: str = "auto", max_request_tokens: int | None = None, *,
                 time_scale: float = 1.0, window=None, limit=None, trace_model=None, trace_log_type=None,
-                hash_block_tokens: int = 512, progress=None, cancel=NEVER) -> Workload:
+                hash_block_tokens: int | None = None, progress=None, cancel=NEVER) -> Workload:
     check_format(fmt)
     check_options(time_scale, window, limit)
-    if isinstance(hash_block_tokens, bool) or not isinstance(hash_block_tokens, int) \
-            or not 1 <= hash_block_tokens <= MAX_HASH_BLOCK_TOKENS:
+    if hash_block_tokens is not None and (isinstance(hash_block_tokens, bool) or not isinstance(hash_block_tokens, int)
+                                          or not 1 <= hash_block_tokens <= MAX_HASH_BLOCK_TOKENS):
         raise ParamError("hash_block_tokens", f"got {hash_block_tokens!r}; valid: a whole number in "
                          f"[1, {MAX_HASH_BLOCK_TOKENS:,}] (Mooncake: 512)")
     report = _Progress(progress)
@@ -87,6 +87,8 @@ def parse_bytes(data: bytes, name: str, fmt: str = "auto", max_request_tokens: i
         if not data or data.isspace():
             raise guard.fail("the file is empty; valid: a trace file with requests")
         kind = sniff(data) if fmt == "auto" else fmt
+        if hash_block_tokens is not None and kind != "mooncake":  # given for a trace that has no hash_ids
+            raise ParamError("hash_block_tokens", f"a trace of format {kind} has no hash_ids; valid: only for Mooncake traces")
         if kind in JSON_FORMATS:
             for value, param in ((trace_model, "trace_model"), (trace_log_type, "trace_log_type")):
                 if value is not None:
@@ -96,7 +98,7 @@ def parse_bytes(data: bytes, name: str, fmt: str = "auto", max_request_tokens: i
             elif kind == "sessions":
                 parsed = read_sessions(data.decode("utf-8-sig"), report.part(0.9), cancel)
             else:  # bytes: a large file may not need its text (jsonlines.read_jsonl)
-                parsed = read_jsonl(data, kind, hash_block_tokens, report.part(0.9), cancel)
+                parsed = read_jsonl(data, kind, hash_block_tokens or 512, report.part(0.9), cancel)
         else:
             parsed = read_csv(data, kind, trace_model, trace_log_type, report.part(0.9), cancel)
         cancel.check()
