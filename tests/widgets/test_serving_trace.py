@@ -327,6 +327,8 @@ def test_a_traces_labels_read_in_one_language(panel, qtbot):
         note, title, a_head, b_head = texts()
         assert not english_words(note) and "等待队列与运行序列" in title and "waiting" not in title
         assert (a_head, b_head) == ("A 模拟", "B 模拟")
+        heading = panel.findChild(QtWidgets.QLabel, "replay_heading").text()
+        assert heading == "真实回放 · KV 池满了,空着的算力也接不了新请求"  # no dash left over from the English half
     finally:
         set_language("both")
 

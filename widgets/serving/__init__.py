@@ -136,7 +136,7 @@ class ServingPanel(QtWidgets.QWidget):
         col = QtWidgets.QVBoxLayout(group)
         # The heading inside the box, wrapped: a group box's own title never wraps and would
         # make the page as wide as itself.
-        heading = QtWidgets.QLabel("真实回放 · KV 池满了,空着的算力也接不了新请求 — continuous batching, two scenarios side by side")
+        heading = QtWidgets.QLabel("真实回放 · KV 池满了,空着的算力也接不了新请求 · continuous batching, two scenarios side by side")
         heading.setObjectName("replay_heading")
         heading.setWordWrap(True)
         heading.setStyleSheet("font-weight: 600;")
