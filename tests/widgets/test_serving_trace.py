@@ -297,6 +297,11 @@ def test_gui_answers_while_a_large_trace_loads_and_replays(panel, qtbot, tmp_pat
                         and ready(panel), timeout=120_000)
         timer.stop()
         assert figure(panel).summary["requests"] == count
+        # The Gantt shows at most 2,000 strips, an evenly spaced subset; its axis counts requests.
+        rows = panel.gantt_images["A"].image.shape[0]
+        assert rows == min(count, 2000) and panel.gantt_images["A"].mapRectToParent(
+            panel.gantt_images["A"].boundingRect()).height() == pytest.approx(count)
+        assert panel.gantt_plots["A"].plot.viewRange()[1] == pytest.approx([0, count])
         assert sum(ticks) >= 10  # the GUI thread ran its timer while jobs were busy
 
 

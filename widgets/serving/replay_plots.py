@@ -190,8 +190,11 @@ class ReplayPlots(QtWidgets.QWidget):
         q.title_label.setText(f"<b>{queue_title(side, fig.name)}</b>")
         image = self.gantt_images[side]
         image.setImage(fig.gantt_codes, levels=(0, 4), autoLevels=False)
-        image.setRect(QtCore.QRectF(0, 0, fig.t_end, fig.gantt_codes.shape[0]))
-        g.plot.setYRange(0, fig.gantt_codes.shape[0], padding=0)
+        # Over 2,000 requests the strips are an evenly spaced subset (core.serving.gantt):
+        # stretched over all of them, the axis counts requests, not rows.
+        requests = max(int(fig.summary.get("requests", 0)), fig.gantt_codes.shape[0])
+        image.setRect(QtCore.QRectF(0, 0, fig.t_end, requests))
+        g.plot.setYRange(0, requests, padding=0)
         self.cdf_plot.curves[f"{side}_all"].setData(*F.cdf_curve(fig.ttft_sorted))
         line = self.book_p95_lines[side]
         line.setVisible(fig.book_ttft_p95_s is not None)
