@@ -278,3 +278,36 @@ def test_jsonl_read_by_pyarrow_equals_json(tmp_path, monkeypatch, name):
         assert np.array_equal(fast.prefix.ids, slow.prefix.ids) and np.array_equal(fast.prefix.offsets, slow.prefix.offsets)
     if name in ("plain.jsonl", "aliases.jsonl", "blank.jsonl", "ids.jsonl", "zero.jsonl", "mooncake_conversation_head.jsonl"):
         assert taken[-1] is not None  # these the fast path read itself (and refused, for ids/zero)
+
+
+@pytest.mark.parametrize("name", ["mooncake_conversation_head.jsonl", "mooncake_synthetic_head.jsonl", "plain"])
+def test_json_lines_parsed_in_blocks_equal_one_block(tmp_path, monkeypatch, name):
+    from core.serving.traces import jsonlines
+
+    path = DATA / name
+    if name == "plain":
+        path = tmp_path / "p.jsonl"
+        path.write_text("".join(f'{{"t": {i * 0.25}, "p": {i + 1}, "g": {i % 7 + 1}}}\n' for i in range(50)))
+    whole = traces.load_trace(path)
+    monkeypatch.setattr(jsonlines, "BLOCK_LINES", 7)
+    parts = traces.load_trace(path)
+    for key in ("arrival_s", "input_tokens", "output_tokens"):
+        assert np.array_equal(getattr(parts, key), getattr(whole, key))
+    assert parts.meta == whole.meta
+    if whole.prefix is not None:
+        assert np.array_equal(parts.prefix.ids, whole.prefix.ids)
+        assert np.array_equal(parts.prefix.offsets, whole.prefix.offsets)
+
+
+def test_json_lines_in_blocks_compare_each_line_with_the_first(tmp_path, monkeypatch):
+    from core.serving.traces import jsonlines
+
+    monkeypatch.setattr(jsonlines, "BLOCK_LINES", 2)
+    line = '{"timestamp": 0, "input_length": 600, "output_length": 5, "hash_ids": [1, 2]}\n'
+    path = tmp_path / "m.jsonl"
+    path.write_text(line * 3 + line.replace(', "hash_ids": [1, 2]', ""))
+    with pytest.raises(ParamError, match="line 4: hash_ids missing unlike line 1"):
+        traces.load_trace(path)
+    path.write_text('{"t": 0, "p": 1, "g": 1}\n' * 2 + '{"arrival_s": 0, "input_tokens": 1, "output_tokens": 1}\n' * 2)
+    with pytest.raises(ParamError, match="lines name their fields differently"):
+        traces.load_trace(path)

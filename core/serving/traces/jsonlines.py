@@ -23,6 +23,7 @@ from core.serving.traces.transforms import Parsed
 from core.serving.workload import MAX_REQUESTS
 
 MAX_HASH_LINE_CHARS = 1 << 20  # a line with hash_ids: 10 M tokens / 16-token blocks, ids of 8 digits
+BLOCK_LINES = 65_536  # lines parsed into Python objects at a time (json path)
 MOONCAKE_KEYS = ("timestamp", "input_length", "output_length", "hash_ids")
 _ID_LIMIT = 1 << 62
 
@@ -86,25 +87,50 @@ def read_jsonl(data, fmt: str = "jsonl", hash_block_tokens: int = 512, progress=
             return parsed
     text = data.decode("utf-8-sig") if isinstance(data, bytes) else data
     lines, numbers = split_lines(text, max_chars)
+    del text
     if not lines:
         raise fail("the file has no requests; valid: at least one JSON line")
-    objs = parse_objects(lines, numbers)
-    cancel.check()
-    if progress is not None:
-        progress(0.5)
-    rows = np.array(numbers, dtype=np.int64)
-    if fmt == "mooncake":
-        return _mooncake(objs, rows, hash_block_tokens)
-    mapping = None
+    # In blocks: a large file never holds a Python object per line and per hash id at once.
+    state: dict = {}
+    parts = []
+    for a in range(0, len(lines), BLOCK_LINES):
+        objs = parse_objects(lines[a:a + BLOCK_LINES], numbers[a:a + BLOCK_LINES])
+        rows = np.array(numbers[a:a + BLOCK_LINES], dtype=np.int64)
+        parts.append(_mooncake(objs, rows, hash_block_tokens, state) if fmt == "mooncake" else _plain(objs, rows, state))
+        del objs
+        cancel.check()
+        if progress is not None:
+            progress(min(a + BLOCK_LINES, len(lines)) / len(lines))
+    return parts[0] if len(parts) == 1 else _joined(parts)
+
+
+def _plain(objs: list[dict], rows: np.ndarray, state: dict) -> Parsed:
+    """Our own fields (the CSV aliases), named the same on every line."""
     for keys in {frozenset(o) for o in objs}:
-        mapping_here = generic_columns(sorted(keys))
-        if mapping is not None and mapping_here != mapping:
-            raise fail(f"lines name their fields differently ({sorted(mapping.values())} and "
-                       f"{sorted(mapping_here.values())}); valid: the same field names on every line")
-        mapping = mapping_here
+        mapping = generic_columns(sorted(keys))
+        first = state.setdefault("mapping", mapping)
+        if mapping != first:
+            raise fail(f"lines name their fields differently ({sorted(first.values())} and "
+                       f"{sorted(mapping.values())}); valid: the same field names on every line")
+    mapping = state["mapping"]
     cols = {mapping[k]: values(objs, mapping[k], k, rows, k != "arrival_s") for k in FIELDS}
     raw = {k: (lambda i, key=mapping[k]: objs[i][key]) for k in mapping}
     return _generic(cols, mapping, rows, raw)
+
+
+def _joined(parts: list[Parsed]) -> Parsed:
+    """One Parsed of the blocks' (in file order)."""
+    first = parts[0]
+    prefix = None
+    if first.prefix is not None:
+        ids = np.concatenate([p.prefix[0] for p in parts])
+        lengths = np.concatenate([np.diff(p.prefix[1]) for p in parts])
+        prefix = (ids, np.concatenate(([0], np.cumsum(lengths))).astype(np.int64))
+    return Parsed(arrival_s=np.concatenate([p.arrival_s for p in parts]),
+                  input_tokens=np.concatenate([p.input_tokens for p in parts]),
+                  output_tokens=np.concatenate([p.output_tokens for p in parts]),
+                  rows=np.concatenate([p.rows for p in parts]), fmt=first.fmt,
+                  rows_read=sum(p.rows_read for p in parts), prefix=prefix, block_tokens=first.block_tokens)
 
 
 def _generic(cols: dict, mapping: dict, rows: np.ndarray, raw: dict) -> Parsed:
@@ -133,11 +159,11 @@ def _read_arrow(data: bytes, fmt: str, block_tokens: int, max_chars: int) -> Par
         if not set(cols) <= set(MOONCAKE_KEYS) or not all(k in cols for k in MOONCAKE_KEYS[:3]) \
                 or isinstance(cols["timestamp"], tuple):
             return None
-        if any(isinstance(cols[k], tuple) or cols[k].dtype.kind != "i" for k in MOONCAKE_KEYS[1:3]):
+        if any(isinstance(cols[k], tuple) for k in MOONCAKE_KEYS[1:3]):
             return None
         ms = cols["timestamp"].astype(float)
-        p = check_tokens(cols["input_length"].astype(float), "input_length", rows, lambda i: int(cols["input_length"][i]))
-        g = check_tokens(cols["output_length"].astype(float), "output_length", rows, lambda i: int(cols["output_length"][i]))
+        p = check_tokens(cols["input_length"].astype(float), "input_length", rows, lambda i: cols["input_length"][i].item())
+        g = check_tokens(cols["output_length"].astype(float), "output_length", rows, lambda i: cols["output_length"][i].item())
         if "hash_ids" in cols and not isinstance(cols["hash_ids"], tuple):
             return None
         prefix = _check_ids(*cols["hash_ids"], rows, p, block_tokens) if "hash_ids" in cols else None
@@ -151,8 +177,9 @@ def _read_arrow(data: bytes, fmt: str, block_tokens: int, max_chars: int) -> Par
     return _generic({k: v.astype(float) for k, v in cols.items()}, mapping, rows, raw)
 
 
-def _mooncake(objs: list[dict], rows: np.ndarray, block_tokens: int) -> Parsed:
-    with_ids = None
+def _mooncake(objs: list[dict], rows: np.ndarray, block_tokens: int, state: dict) -> Parsed:
+    """One block of lines; state carries whether the file's first line had hash_ids."""
+    with_ids = state.get("with_ids")
     for o, r in zip(objs, rows):
         unknown = [k for k in o if k not in MOONCAKE_KEYS]
         missing = [k for k in MOONCAKE_KEYS[:3] if k not in o]
@@ -160,10 +187,11 @@ def _mooncake(objs: list[dict], rows: np.ndarray, block_tokens: int) -> Parsed:
             what = f"unknown field {unknown[0]!r}" if unknown else f"no field {missing[0]!r}"
             raise fail(f"line {int(r)}: {what} for format mooncake; valid: {', '.join(MOONCAKE_KEYS)} (hash_ids optional)")
         if with_ids is None:
-            with_ids = "hash_ids" in o
+            with_ids = state["with_ids"] = "hash_ids" in o
+            state["first_row"] = int(r)
         elif with_ids != ("hash_ids" in o):
-            raise fail(f"line {int(r)}: hash_ids {'missing' if with_ids else 'present'} unlike line {int(rows[0])}; "
-                       "valid: hash_ids on every line or on none")
+            raise fail(f"line {int(r)}: hash_ids {'missing' if with_ids else 'present'} unlike line "
+                       f"{state['first_row']}; valid: hash_ids on every line or on none")
     ms = values(objs, "timestamp", "timestamp", rows, False)
     t = check_arrivals(ms / 1000.0, "timestamp (ms)", rows, lambda i: objs[i]["timestamp"] / 1000.0
                        if type(objs[i]["timestamp"]) in (int, float) else objs[i]["timestamp"])
