@@ -114,6 +114,9 @@ def test_open_a_trace_file_replays_it_with_a_progress_bar(panel, qtbot, monkeypa
     qtbot.mouseClick(panel.trace_section.clear_button, QtCore.Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: ready(panel) and figure(panel).scenario == "uniform", timeout=60_000)
     assert panel.replay_form.field("durations_s").isEnabled() and panel.state.trace is None
+    from widgets.serving.replay_controls import CAPTION
+
+    assert panel.caption.text() == CAPTION  # the book's caption, its catalog entry (an Azure trace has no prefixes)
 
 
 def _drop(panel, path: Path) -> tuple[bool, bool]:
@@ -137,10 +140,13 @@ def test_a_dropped_mooncake_trace_replays_with_prefix_caching_on_and_off(panel, 
     assert panel.metrics_section.totals.item(0, 5).text() == f"{a.cached_share:.1%}"
     assert panel.metrics_section.totals.item(1, 5).text() == "—"  # B: prefix caching off
     # The box turns A's off, and B on.
+    # The caption says which side caches (it said "prefix cache off" for both).
+    assert "前缀缓存 A 开、B 关" in panel.caption.text() and "prefix cache A on, B off" in panel.caption.text()
     panel.trace_section.prefix_box.setChecked(False)
     assert panel.state.replay("A").inputs["prefix_caching"] is False
     qtbot.waitUntil(lambda: ready(panel) and "prefix cache off" in figure(panel, "A").name, timeout=60_000)
     assert figure(panel, "B").cached_share == pytest.approx(a.cached_share)
+    assert "prefix cache A off, B on" in panel.caption.text()
     # A drag without a local file is not taken.
     mime = QtCore.QMimeData()
     mime.setText("not a file")

@@ -234,6 +234,7 @@ class ServingPanel(QtWidgets.QWidget):
             self._show_caption()
         elif path.startswith("cards.replay_"):
             self._on_replay_card_changed(path[-1].upper())
+            self._show_caption()  # A's prefix caching
             if path == "cards.replay_a" and self.trace_section is not None:
                 self.trace_section.show_prefix_caching()
             if self.state.view("band"):
@@ -250,6 +251,7 @@ class ServingPanel(QtWidgets.QWidget):
                 self.controls.show_source(self.state.trace_workload is not None)
             for side in REPLAY_SIDES:
                 self._on_replay_card_changed(side)
+            self._show_caption()  # whether the trace has prefixes to cache
         elif path.startswith("view.slo_") and self.metrics_section is not None:
             self.metrics_section.show_slos()
             self.metrics_section.submit()
@@ -263,8 +265,11 @@ class ServingPanel(QtWidgets.QWidget):
         result = self.state.card("model_choice").result
         if self.caption is not None and result:
             budget = int(result["replay_values"].get("token_budget", 8192))
-            self.caption.setText(caption(result["model_name"], result["hardware_name"], budget))
-            in_language(self.caption)
+            text = caption(result["model_name"], result["hardware_name"], budget, self.state.replay_prefix_caching("A"))
+            if text != self.caption.property("source_text"):  # set (and laid out) only when it changes
+                self.caption.setProperty("source_text", text)
+                self.caption.setText(text)
+                in_language(self.caption)
 
     # ---- banner and backlog (cheap: drawn on the GUI thread) ---------------------------
     def _draw_banner(self) -> None:

@@ -21,18 +21,23 @@ TABLE_MIN_EM = 44  # the A/B table's six columns of numbers and its row names st
 _CATALOG_NAMES = (re.compile(r"Qwen3-\d+B"), re.compile(r"RTX PRO \d+"))
 
 
-def caption(model: str = "Qwen3-8B", card: str = "RTX PRO 6000", token_budget: int = 8192) -> str:
+def caption(model: str = "Qwen3-8B", card: str = "RTX PRO 6000", token_budget: int = 8192,
+            prefix_a: bool | None = None) -> str:
     """The replays' setup; the model, card and budget follow the pickers (the book's run by default).
-    Another model or card (a config.json, a TOML) is in no catalog entry: the caption is then
-    a "中文 · English" pair of its own, so it still reads in one language."""
-    zh = (f"{model} · 1 张 {card} · KV 池 24 GiB · 64 序列 · 前缀缓存关。FCFS、16-token 块、每步先 decode 再分块 prefill"
+    prefix_a: A's prefix caching for a trace that carries prefix information (B the other
+    way), None when there is nothing to cache (the book's windows: no hits, as if off).
+    Another model or card (a config.json, a TOML) or a prefix cache on is in no catalog
+    entry: the caption is then a "中文 · English" pair of its own, so it still reads in one language."""
+    zh_prefix, en_prefix = ("关", "off") if prefix_a is None else (
+        (" A 开、B 关", "A on, B off") if prefix_a else (" A 关、B 开", "A off, B on"))
+    zh = (f"{model} · 1 张 {card} · KV 池 24 GiB · 64 序列 · 前缀缓存{zh_prefix}。FCFS、16-token 块、每步先 decode 再分块 prefill"
           f"(预算 {token_budget} token)、整段 prompt 的块空出来才接纳、块不够时抢占最近接纳的请求并重算。"
           "步时 = 屋顶线(带宽效率、prefill MFU、每步开销为示意旋钮)。书中实测值(vLLM 0.23)列在模拟值旁。")
-    if all(pattern.fullmatch(name) for pattern, name in zip(_CATALOG_NAMES, (model, card))):
+    if prefix_a is None and all(pattern.fullmatch(name) for pattern, name in zip(_CATALOG_NAMES, (model, card))):
         return zh
-    en = (f"{model} · 1× {card} · KV pool 24 GiB · 64 sequences · prefix cache off. FCFS, 16-token blocks, each "
-          f"step decodes first, then chunked prefill (budget {token_budget} tokens); a request is admitted only when "
-          "its whole prompt's blocks are free; when blocks run out the latest admitted request is preempted and "
+    en = (f"{model} · 1× {card} · KV pool 24 GiB · 64 sequences · prefix cache {en_prefix}. FCFS, 16-token blocks, "
+          f"each step decodes first, then chunked prefill (budget {token_budget} tokens); a request is admitted only "
+          "when its whole prompt's blocks are free; when blocks run out the latest admitted request is preempted and "
           "recomputed. Step time = roofline (bandwidth efficiency, prefill MFU and per-step overhead are "
           "illustrative knobs). The book's measured values (vLLM 0.23) sit beside the simulated ones.")
     return zh.replace(" · ", ",") + " · " + en
