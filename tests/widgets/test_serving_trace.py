@@ -142,6 +142,16 @@ def test_a_dropped_mooncake_trace_replays_with_prefix_caching_on_and_off(panel, 
     # The box turns A's off, and B on.
     # The caption says which side caches (it said "prefix cache off" for both).
     assert "前缀缓存 A 开、B 关" in panel.caption.text() and "prefix cache A on, B off" in panel.caption.text()
+    from widgets.i18n import english_words, has_cjk, set_language, translate_tree
+
+    try:  # the plots' titles name the file and the cache state in one language
+        for lang, wrong, state in (("en", has_cjk, "prefix cache on"), ("zh", english_words, "前缀缓存开")):
+            set_language(lang)
+            translate_tree(panel)
+            title = panel.queue_plots["A"].title_label.text()
+            assert f"A · {MOONCAKE.name} · {state} · " in title and not wrong(title.replace(MOONCAKE.name, "")), title
+    finally:
+        set_language("both")
     panel.trace_section.prefix_box.setChecked(False)
     assert panel.state.replay("A").inputs["prefix_caching"] is False
     qtbot.waitUntil(lambda: ready(panel) and "prefix cache off" in figure(panel, "A").name, timeout=60_000)

@@ -50,11 +50,20 @@ QUEUE_TITLE = "等待队列与运行序列"
 QUEUE_TITLE_EN = "waiting queue and running sequences"
 
 
+PREFIX_STATES = {" · prefix cache on": ("前缀缓存开", "prefix cache on"),
+                 " · prefix cache off": ("前缀缓存关", "prefix cache off")}
+
+
 def queue_title(side: str, name: str) -> str:
     """The queue plot's title for a scenario: the book's names are in the catalogs; a
-    trace's file name is not, so its title is a "中文 · English" pair of its own."""
-    title = f"{side} · {name} · {QUEUE_TITLE}"
-    return title if has_cjk(name) else f"{title} · {QUEUE_TITLE_EN}"
+    trace's file name is not, so its title is a "中文 · English" pair of its own (the
+    parts before the Chinese one, side and file, show in both; a prefix cache state in each)."""
+    if has_cjk(name):
+        return f"{side} · {name} · {QUEUE_TITLE}"
+    for suffix, (zh, en) in PREFIX_STATES.items():
+        if name.endswith(suffix):
+            return f"{side} · {name[:-len(suffix)]} · {zh} · {QUEUE_TITLE} · {en} · {QUEUE_TITLE_EN}"
+    return f"{side} · {name} · {QUEUE_TITLE} · {QUEUE_TITLE_EN}"
 
 
 class ReplayPlots(QtWidgets.QWidget):
