@@ -13,6 +13,7 @@ Figure = dict[str, Any]
 LANE_Y = {"thinking_on": 1.0, "thinking_off": 0.0}  # 思考开启 above, 关闭 below
 LANE_NAMES = {"thinking_on": "思考开启 thinking on", "thinking_off": "思考关闭 thinking off"}
 LANE_HALF = 0.3
+Y_RANGE = (-0.45, 1.95)  # above the top lane, room for its text on two lines
 # §3.2.3: "四轮依次是:输出截断、写文件、运行测试、结束" (thinking on's four calls).
 ROUND_LABELS = {"thinking_on": ("1", "2", "3", "4")}
 ROUND_LEGEND = ("思考开启的四轮:1 输出截断、2 写文件、3 运行测试、4 结束;工具与交接的位置为示意 · "
@@ -52,23 +53,33 @@ def timeline_figure(traces: tuple[str, ...] = TRACES) -> Figure:
             "total_pos": (0.0, y + LANE_HALF + 0.05),
         }
         x_end = max(x_end, total)
+    for name, lane in lanes.items():
+        # A lane over less than half the axis has its text beside its end (two lines' room
+        # when "中文 · English" wraps); a longer one has it above.
+        end = lane["other"]["x1"][0]
+        if end < x_end / 2:
+            lane["total_pos"], lane["total_anchor"] = (end + x_end * 0.015, LANE_Y.get(name, 0.0)), (0, 0.5)
+            lane["total_width"] = 1 - (end + x_end * 0.015) / (x_end * 1.02)
+        else:
+            lane["total_anchor"], lane["total_width"] = (0, 1), 1.0
     ticks = [(LANE_Y.get(n, 0.0), LANE_NAMES.get(n, n)) for n in traces]
-    return {"lanes": lanes, "x_range": (0, x_end * 1.02 or 1.0), "y_ticks": ticks}
+    return {"lanes": lanes, "x_range": (0, x_end * 1.02 or 1.0), "y_ticks": ticks, "y_range": Y_RANGE}
 
 
 def lane_total_text(rounds: int, total_s: float, model_s: float, tool_s: float, other_s: float | None) -> str:
     """A lane's rounds and its time split as the book prints it (76.510 = 76.294 + 0.078 +
     0.138 s): the tools take too little of the axis to see, the sum says how little.
     Each part to the millisecond, "other" the rest of the rounded total so the printed parts
-    add up (the book's 0.138 for 0.13893). Without a recorded elapsed time: model and tools."""
+    add up (the book's 0.138 for 0.13893). Without a recorded elapsed time: model and tools.
+    A no-break space keeps each number with its unit when the text wraps."""
     m, t = round(model_s, 3), round(tool_s, 3)
     if other_s is None:
-        return (f"{rounds} 轮,模型 {m:.3f} + 工具 {t:.3f} s · "
-                f"{rounds} rounds: model {m:.3f} + tools {t:.3f} s")
+        return (f"{rounds} 轮,模型 {m:.3f} + 工具 {t:.3f}\u00a0s · "
+                f"{rounds} rounds: model {m:.3f} + tools {t:.3f}\u00a0s")
     total = round(total_s, 3)
     other = total - m - t
-    return (f"{rounds} 轮,{total:.3f} = 模型 {m:.3f} + 工具 {t:.3f} + 其他 {other:.3f} s · "
-            f"{rounds} rounds: {total:.3f} = model {m:.3f} + tools {t:.3f} + other {other:.3f} s")
+    return (f"{rounds} 轮,{total:.3f} = 模型 {m:.3f} + 工具 {t:.3f} + 其他 {other:.3f}\u00a0s · "
+            f"{rounds} rounds: {total:.3f} = model {m:.3f} + tools {t:.3f} + other {other:.3f}\u00a0s")
 
 
 def prefill_figure(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Figure:

@@ -122,10 +122,25 @@ def test_timeline_lanes_end_at_the_measured_times(panel):
     assert on["other"].opts["x1"] == [pytest.approx(76.5102791490499)]  # elapsed: model + tools + other
     assert len(panel.timeline_bars["thinking_off"]["model"].opts["x0"]) == 12
     # The split the book prints (76.510 = 76.294 + 0.078 + 0.138 s): tools are too short to see.
-    on_text, off_text = (panel.timeline_totals[lane].toPlainText() for lane in ("thinking_on", "thinking_off"))
+    on_text, off_text = (panel.timeline_totals[lane].toPlainText().replace("\u00a0", " ")
+                         for lane in ("thinking_on", "thinking_off"))
     assert on_text.endswith("4 rounds: 76.510 = model 76.294 + tools 0.078 + other 0.138 s")
     assert on_text.startswith("4 轮,76.510 = 模型 76.294 + 工具 0.078 + 其他 0.138 s · ")
     assert off_text.endswith("12 rounds: 13.803 = model 13.156 + tools 0.476 + other 0.171 s")
+
+
+def test_the_lane_texts_wrap_within_the_plot(panel, qtbot):
+    """Both languages at once make a lane's text wider than the plot: it wraps inside the
+    view (beside the short lane, above the long one) instead of running off its edge."""
+    vb = panel.timeline_plot.plot.vb
+    qtbot.waitUntil(lambda: vb.width() > 100)
+    view = vb.mapRectToScene(vb.boundingRect())
+    for lane, item in panel.timeline_totals.items():
+        assert item.textItem.textWidth() > 0
+        shown = item.mapRectToScene(item.boundingRect())
+        assert shown.right() <= view.right() + 1 and shown.top() >= view.top() - 1, (lane, shown, view)
+    off = panel.timeline_totals["thinking_off"]
+    assert off.pos().x() > panel.timeline_bars["thinking_off"]["other"].opts["x1"][0]  # beside its bars
 
 
 def test_prefill_bars_follow_the_trace_choice(panel):

@@ -34,7 +34,7 @@ class TrajectorySections:
         self.timeline_plot = PlotCard("代码任务轨迹:模型、工具、再模型 · model, tools, model again", figures.ROUND_LEGEND)
         p = self.timeline_plot.plot
         p.setLabel("bottom", "time (s)")
-        p.setYRange(-0.45, 1.75)
+        p.setYRange(*figures.Y_RANGE, padding=0)
         p.setMouseEnabled(x=True, y=False)
         self.timeline_bars = {lane: {kind: _bars(color) for kind, color in
                                      (("model", "prefill"), ("tool", "tool"), ("other", "wait"))}
@@ -99,8 +99,18 @@ class TrajectorySections:
                 item.setPos(*pos)
             self.timeline_totals[lane].setText(drawn["total_text"])
             self.timeline_totals[lane].setPos(*drawn["total_pos"])
+            self.timeline_totals[lane].setAnchor(drawn["total_anchor"])
+        self._total_widths = {lane: drawn["total_width"] for lane, drawn in fig["lanes"].items()}
         self.timeline_plot.plot.getAxis("left").setTicks([fig["y_ticks"]])
         self.timeline_plot.plot.setXRange(*fig["x_range"], padding=0)
+        self.timeline_plot.plot.vb.sigResized.connect(self._wrap_timeline_totals)
+        self._wrap_timeline_totals()
+
+    def _wrap_timeline_totals(self) -> None:
+        """The lanes' texts wrap at the room they have (a 中文 · English pair is two lines)."""
+        view = self.timeline_plot.plot.vb.width()
+        for lane, share in self._total_widths.items():
+            self.timeline_totals[lane].setTextWidth(max(view * share - 6, 80))
 
     def _on_trajectory_changed(self) -> None:
         fresh = self._fresh("trajectory")
