@@ -311,3 +311,45 @@ def test_json_lines_in_blocks_compare_each_line_with_the_first(tmp_path, monkeyp
     path.write_text('{"t": 0, "p": 1, "g": 1}\n' * 2 + '{"arrival_s": 0, "input_tokens": 1, "output_tokens": 1}\n' * 2)
     with pytest.raises(ParamError, match="lines name their fields differently"):
         traces.load_trace(path)
+
+
+def test_sessions_read_by_columns_equal_line_by_line(tmp_path, monkeypatch):
+    from core.serving.traces import sessions
+
+    rng = np.random.default_rng(7)
+    lines = [(DATA / "sessions_small.jsonl").read_text()]
+    for s in range(40):
+        for t in range(int(rng.integers(1, 5))):
+            row = {"session_id": s if s % 2 else f"s{s}", "turn": t, "input_tokens": int(rng.integers(1, 900)),
+                   "output_tokens": int(rng.integers(1, 90))}
+            row.update({"arrival_s": float(s)} if t == 0 else {"think_time_s": float(rng.uniform(0, 3))})
+            if t and rng.random() < 0.3:
+                row.update(tool_wait_s=1.5, keep_kv=bool(rng.random() < 0.5))
+            lines.append(json.dumps(row) + "\n")
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(lines))
+    fast = traces.load_trace(path)
+    monkeypatch.setattr(sessions, "_fields_fast", lambda *a: False)
+    slow = traces.load_trace(path)
+    for key in ("arrival_s", "input_tokens", "output_tokens"):
+        assert np.array_equal(getattr(fast, key), getattr(slow, key))
+    for key in ("session", "turn", "new_input_tokens", "shared_prefix_tokens", "think_time_s", "tool_wait_s",
+                "keep_kv_during_tool"):
+        a, b = getattr(fast.sessions, key), getattr(slow.sessions, key)
+        assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
+
+
+@pytest.mark.parametrize("extra", ['"arrival_s": NaN', '"think_time_s": NaN', '"tool_wait_s": Infinity',
+                                   '"shared_prefix_tokens": -1', '"keep_kv": 1', '"turn": true'])
+def test_sessions_columns_leave_odd_values_to_the_line_by_line_check(tmp_path, extra):
+    first = '{"session_id": "a", "turn": 0, "arrival_s": 0, "input_tokens": 5, "output_tokens": 2}\n'
+    second = '{"session_id": "a", "turn": 1, "input_tokens": 5, "output_tokens": 2, "think_time_s": 1, ' + extra + "}\n"
+    if '"arrival_s"' in extra or '"think_time_s"' in extra or '"turn"' in extra:
+        second = second.replace('"think_time_s": 1, ', "").replace('"turn": 1, ', "")
+        if '"turn"' in extra:
+            second = second.replace("}\n", ', "think_time_s": 1}\n')
+    path = tmp_path / "s.jsonl"
+    path.write_text(first + second)
+    with pytest.raises(ParamError) as err:
+        traces.load_trace(path)
+    assert "line 2:" in str(err.value) and "valid" in str(err.value)

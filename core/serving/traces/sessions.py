@@ -26,7 +26,7 @@ import numpy as np
 
 from core.serving.mix import MAX_TOKENS
 from core.serving.traces.guard import MAX_ARRIVAL_S, MAX_LINE_CHARS, check_tokens, fail, short
-from core.serving.traces.jsonlines import parse_objects, split_lines
+from core.serving.traces.jsonlines import BLOCK_LINES, parse_objects, split_lines
 from core.serving.traces.transforms import Parsed
 from core.serving.workload import Sessions
 
@@ -54,18 +54,10 @@ def _whole(obj: dict, key: str, row: int, low: int) -> int:
     return v
 
 
-def read_sessions(text: str, progress=None, cancel=None) -> Parsed:
-    lines, numbers = split_lines(text, MAX_LINE_CHARS)
-    if not lines:
-        raise fail("the file has no requests; valid: at least one JSON line")
-    objs = parse_objects(lines, numbers)
-    if progress is not None:
-        progress(0.5)
-    n = len(objs)
-    ids: dict = {}
-    session = np.empty(n, np.int64)
-    turn = np.empty(n, np.int64)
-    for i, (o, r) in enumerate(zip(objs, numbers)):
+def _fields(objs: list[dict], numbers: list[int], ids: dict, cols: dict) -> None:
+    """Check one block of lines field by field (in file order) and append their values
+    to cols; the objects can then be dropped (a large file never holds them all)."""
+    for o, r in zip(objs, numbers):
         unknown = [k for k in o if k not in REQUIRED + OPTIONAL]
         missing = [k for k in REQUIRED if k not in o]
         if unknown or missing:
@@ -74,55 +66,131 @@ def read_sessions(text: str, progress=None, cancel=None) -> Parsed:
         sid = o["session_id"]
         if type(sid) not in (int, str) or (type(sid) is str and len(sid) > 256):
             raise fail(f"line {r}: session_id is {short(sid)}; valid: a whole number or a string")
-        session[i] = ids.setdefault(sid, len(ids))  # 0..S-1 in order of first appearance
-        turn[i] = _whole(o, "turn", r, 0)
-    order = np.lexsort((turn, session))
-    new = np.empty(n, np.int64)
-    out = np.empty(n, np.int64)
-    shared = np.zeros(n, np.int64)
-    arrival = np.empty(n)
-    think = np.full(n, np.nan)
-    tool = np.zeros(n)
-    keep_kv = np.ones(n, dtype=bool)
-    prev = -1
-    for i in order:
-        o, r = objs[i], numbers[i]
-        first = prev < 0 or session[prev] != session[i]
-        if not first and turn[i] != turn[prev] + 1:
-            raise fail(f"line {r}: session {short(o['session_id'])} turn {turn[i]} follows turn {turn[prev]}; "
-                       "valid: consecutive turns, each once")
-        new[i] = _whole(o, "input_tokens", r, 1)
-        out[i] = _whole(o, "output_tokens", r, 1)
-        tool[i] = _seconds(o, "tool_wait_s", r, 0.0)
+        cols["session"].append(ids.setdefault(sid, len(ids)))  # 0..S-1 in order of first appearance
+        cols["turn"].append(_whole(o, "turn", r, 0))
+        cols["new"].append(_whole(o, "input_tokens", r, 1))
+        cols["out"].append(_whole(o, "output_tokens", r, 1))
+        cols["tool"].append(_seconds(o, "tool_wait_s", r, 0.0))
         kv = o.get("keep_kv", True)
         if type(kv) is not bool:
             raise fail(f"line {r}: keep_kv is {short(kv)}; valid: true or false")
-        keep_kv[i] = kv
-        history = 0 if first else int(shared[prev] + new[prev] + out[prev])
-        if "shared_prefix_tokens" in o:
-            shared[i] = _whole(o, "shared_prefix_tokens", r, 0)
+        cols["keep"].append(kv)
+        cols["shared"].append(_whole(o, "shared_prefix_tokens", r, 0) if "shared_prefix_tokens" in o else -1)
+        has_arrival, has_think = "arrival_s" in o, "think_time_s" in o
+        if has_arrival == has_think:
+            which = "both arrival_s and think_time_s" if has_arrival else "neither arrival_s nor think_time_s"
+            raise fail(f"line {r}: {which}; valid: one of them")
+        cols["arrival"].append(_seconds(o, "arrival_s", r, 0.0) if has_arrival else math.nan)
+        cols["think"].append(_seconds(o, "think_time_s", r, 0.0) if has_think else math.nan)
+        cols["sid"].append(sid)
+
+
+def _fields_fast(objs: list[dict], ids: dict, cols: dict) -> bool:
+    """_fields for a block whose every value is plain, by whole columns; False (nothing
+    appended) if any is not, and _fields then names the line."""
+    for keys in {frozenset(o) for o in objs}:
+        if not keys <= _KNOWN or not keys >= _REQUIRED or ("arrival_s" in keys) == ("think_time_s" in keys):
+            return False
+    sid = [o["session_id"] for o in objs]
+    kinds = set(map(type, sid))
+    if not kinds <= {int, str} or (str in kinds and max(len(x) for x in sid if type(x) is str) > 256):
+        return False
+    whole = {k: [o[k] for o in objs] for k in ("turn", "input_tokens", "output_tokens")}
+    whole["shared_prefix_tokens"] = [o.get("shared_prefix_tokens", -1) for o in objs]
+    seconds = {k: [o.get(k, d) for o in objs] for k, d in (("tool_wait_s", 0.0), ("arrival_s", math.nan),
+                                                            ("think_time_s", math.nan))}
+    keep = [o.get("keep_kv", True) for o in objs]
+    if any(set(map(type, v)) - {int} for v in whole.values()) or set(map(type, keep)) - {bool} \
+            or any(set(map(type, v)) - {int, float} for v in seconds.values()):
+        return False
+    for key, low in (("turn", 0), ("input_tokens", 1), ("output_tokens", 1)):
+        a = np.array(whole[key], dtype=object)
+        if a.min() < low or a.max() > MAX_TOKENS:
+            return False
+    given = np.array([v for v in whole["shared_prefix_tokens"] if v != -1] or [0], dtype=object)
+    if given.min() < 0 or given.max() > MAX_TOKENS or any(v == -1 for o, v in zip(objs, whole["shared_prefix_tokens"])
+                                                           if "shared_prefix_tokens" in o):
+        return False
+    for key, v in seconds.items():
+        a = np.array(v, dtype=float)
+        if key != "tool_wait_s":  # nan marks an absent value: a NaN written in the file must not pass as one
+            a = a[~np.isnan(a)]
+            if a.size != sum(key in o for o in objs):
+                return False
+        if not np.all((a >= 0) & (a <= MAX_ARRIVAL_S)):  # NaN and inf fail too
+            return False
+    cols["session"].extend(ids.setdefault(x, len(ids)) for x in sid)  # 0..S-1 in order of first appearance
+    for key, name in (("turn", "turn"), ("input_tokens", "new"), ("output_tokens", "out"),
+                      ("shared_prefix_tokens", "shared")):
+        cols[name].extend(whole[key])
+    for key, name in (("tool_wait_s", "tool"), ("arrival_s", "arrival"), ("think_time_s", "think")):
+        cols[name].extend(map(float, seconds[key]))
+    cols["keep"].extend(keep)
+    cols["sid"].extend(sid)
+    return True
+
+
+_KNOWN, _REQUIRED = frozenset(REQUIRED + OPTIONAL), frozenset(REQUIRED)
+
+
+def read_sessions(text: str, progress=None, cancel=None) -> Parsed:
+    lines, numbers = split_lines(text, MAX_LINE_CHARS)
+    del text
+    if not lines:
+        raise fail("the file has no requests; valid: at least one JSON line")
+    ids: dict = {}
+    cols: dict[str, list] = {k: [] for k in ("session", "turn", "new", "out", "tool", "keep", "shared", "arrival",
+                                             "think", "sid")}
+    for a in range(0, len(lines), BLOCK_LINES):
+        objs = parse_objects(lines[a:a + BLOCK_LINES], numbers[a:a + BLOCK_LINES])
+        if not _fields_fast(objs, ids, cols):
+            _fields(objs, numbers[a:a + BLOCK_LINES], ids, cols)
+        if cancel is not None:
+            cancel.check()
+        if progress is not None:
+            progress(0.5 * min(a + BLOCK_LINES, len(lines)) / len(lines))
+    del lines
+    n = len(numbers)
+    session = np.array(cols["session"], np.int64)
+    turn = np.array(cols["turn"], np.int64)
+    new = np.array(cols["new"], np.int64)
+    out = np.array(cols["out"], np.int64)
+    tool = np.array(cols["tool"], float)
+    keep_kv = np.array(cols["keep"], bool)
+    given_shared, given_arrival, think = cols["shared"], cols["arrival"], np.array(cols["think"], float)
+    order = np.lexsort((turn, session))
+    # The sequential pass runs on lists (a numpy scalar per access is several times slower).
+    session_l, turn_l, new_l, out_l, tool_l, think_l = (cols[k] for k in ("session", "turn", "new", "out", "tool", "think"))
+    shared, arrival = [0] * n, [0.0] * n
+    prev = -1
+    # Each turn follows its predecessor: history, shared prefix and arrival are sequential.
+    for i in order.tolist():
+        r = numbers[i]
+        first = prev < 0 or session_l[prev] != session_l[i]
+        if not first and turn_l[i] != turn_l[prev] + 1:
+            raise fail(f"line {r}: session {short(cols['sid'][i])} turn {turn_l[i]} follows turn {turn_l[prev]}; "
+                       "valid: consecutive turns, each once")
+        history = 0 if first else shared[prev] + new_l[prev] + out_l[prev]
+        if given_shared[i] >= 0:
+            shared[i] = given_shared[i]
             if shared[i] > history:
                 raise fail(f"line {r}: shared_prefix_tokens is {shared[i]:,}, longer than the previous turn's "
                            f"prompt + output ({history:,}); valid: [0, {history:,}]")
         else:
             shared[i] = history
-        has_arrival, has_think = "arrival_s" in o, "think_time_s" in o
-        if has_arrival == has_think:
-            which = "both arrival_s and think_time_s" if has_arrival else "neither arrival_s nor think_time_s"
-            raise fail(f"line {r}: {which}; valid: one of them")
+        has_arrival = not math.isnan(given_arrival[i])
         if first and not has_arrival:
-            raise fail(f"line {r}: session {short(o['session_id'])}'s first turn has no arrival_s; "
+            raise fail(f"line {r}: session {short(cols['sid'][i])}'s first turn has no arrival_s; "
                        "valid: a first turn arrives at a time (arrival_s)")
-        earliest = 0.0 if first else arrival[prev] + tool[prev]
         if has_arrival:
-            arrival[i] = _seconds(o, "arrival_s", r, 0.0)
+            arrival[i] = given_arrival[i]
             if not first and arrival[i] < arrival[prev]:
                 raise fail(f"line {r}: arrival_s {arrival[i]:g} s is before the session's previous turn "
                            f"({arrival[prev]:g} s); valid: turns in time order")
         else:
-            think[i] = _seconds(o, "think_time_s", r, 0.0)
-            arrival[i] = earliest + think[i]
+            arrival[i] = arrival[prev] + tool_l[prev] + think_l[i]
         prev = i
+    shared, arrival = np.array(shared, np.int64), np.array(arrival, float)
     rows = np.array(numbers, dtype=np.int64)
     prompt = check_tokens((shared + new).astype(float), "shared_prefix_tokens + input_tokens", rows,
                           lambda i: int(shared[i] + new[i]))
