@@ -16,7 +16,7 @@ import os
 from core import catalog
 from core.model_config.architecture import FAMILIES, VALID, Architecture, GroupedAttention, architecture
 from core.model_config.counting import ModelSpec, count
-from core.model_config.reading import Fields, display_name, parse_json_object, read_small_file, shown_path
+from core.model_config.reading import Fields, config_file, display_name, parse_json_object, read_small_file, shown_path
 from core.registry import ParamError
 
 __all__ = ["ModelSpec", "Architecture", "FAMILIES", "load_model_config", "model_spec", "replay_params",
@@ -33,6 +33,7 @@ def load_model_config(path: str, dtype_bytes: float = 2, *, param: str = "config
     file and the field: a missing or bad field, an unknown model_type, a file that is not a
     small regular JSON file."""
     _check_dtype(dtype_bytes)
+    path = config_file(path, param)
     text, _ = read_small_file(path, param, "a Hugging Face config.json")
     where = shown_path(path)
     data = parse_json_object(text, where, param, VALID)

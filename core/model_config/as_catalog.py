@@ -6,7 +6,7 @@ import os
 
 from core.catalog import Model
 from core.model_config.architecture import GroupedAttention, LatentAttention
-from core.model_config.reading import Fields, display_name, parse_json_object, read_small_file, shown_path
+from core.model_config.reading import Fields, config_file, display_name, parse_json_object, read_small_file, shown_path
 from core.registry import ParamError
 
 # vision_config fields of a Qwen3-VL config.json (the catalog's qwen3-vl-4b-vision entry).
@@ -54,6 +54,7 @@ def config_as_model(path: str, part: str, param: str) -> Model:
 
 
 def _vision(path: str, param: str) -> Model:
+    path = config_file(path, param)
     text, _ = read_small_file(path, param, VISION_VALID)
     where = shown_path(path)
     data = parse_json_object(text, where, param, VISION_VALID)
@@ -91,6 +92,7 @@ FFN_MULT = 4  # diffusers FeedForward's default: the MLP is 4 × the hidden widt
 
 
 def _dit(path: str, param: str) -> Model:
+    path = config_file(path, param, ("config.json", os.path.join("transformer", "config.json")))  # the pipeline's folder too
     text, _ = read_small_file(path, param, DIT_VALID)
     where = shown_path(path)
     data = parse_json_object(text, where, param, DIT_VALID)

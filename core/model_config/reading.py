@@ -15,6 +15,19 @@ from core.registry import ParamError
 MAX_CONFIG_BYTES = 1_000_000
 
 
+def config_file(path: str, param: str, names: tuple[str, ...] = ("config.json",)) -> str:
+    """A model's folder, as the Hub downloads it, stands for its config.json (the first of
+    names inside it); any other path is itself. A folder without one is refused."""
+    folder = os.path.expanduser(str(path))
+    if os.path.isdir(folder):
+        for name in names:
+            if os.path.isfile(os.path.join(folder, name)):
+                return os.path.join(str(path), name)
+        raise ParamError(param, f"{shown_path(path)}: a folder without {' or '.join(names)}; valid: a Hugging Face "
+                         "config.json, or the model's folder holding it")
+    return path
+
+
 def read_small_file(path: str, param: str, what: str) -> tuple[str, tuple]:
     """(text, identity) of a regular UTF-8 file of at most MAX_CONFIG_BYTES.
 

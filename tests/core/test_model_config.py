@@ -202,7 +202,7 @@ def test_missing_model_type_and_not_an_object(tmp_path):
 
 def test_untrusted_files_are_refused_quickly(tmp_path):
     assert "not a regular file" in _refusal("/dev/zero")
-    assert "not a regular file" in _refusal(str(tmp_path))
+    assert "a folder without config.json" in _refusal(str(tmp_path))
     fifo = tmp_path / "fifo.json"
     os.mkfifo(fifo)
     assert "not a regular file" in _refusal(str(fifo))  # opened without blocking
@@ -290,3 +290,20 @@ def test_a_mistyped_model_key_lists_the_catalog(tmp_path, monkeypatch):
     assert "'qwen3-8x': no catalog model or file of that name; valid: one of qwen3-8b, or a Hugging Face" in err.value.message
     with pytest.raises(ParamError, match="cannot open"):  # a path stays a path
         model_spec("qwen3-8x.json")
+
+
+def test_a_models_folder_stands_for_its_config_json(tmp_path):
+    # As the Hub downloads a model: a folder holding config.json (and weights, tokenizer...).
+    folder = tmp_path / "Qwen3-8B"
+    folder.mkdir()
+    (folder / "config.json").write_text((CONFIGS / "qwen3-8b.json").read_text())
+    assert get("model.config").run({"config": str(folder)}) == get("model.config").run(
+        {"config": str(CONFIGS / "qwen3-8b.json")})
+    assert get("train.step").run({"model": str(folder)}) == get("train.step").run({"model": "qwen3-8b"})
+    # a diffusers pipeline's folder: its transformer/config.json (the vae beside it)
+    calc = get("image.diffusion")
+    assert calc.run({"model": str(CONFIGS / "qwen-image")})["flops"] == calc.run()["flops"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert "empty': a folder without config.json; valid: a Hugging Face config.json, or the model's folder" \
+        in _refusal(str(empty))
