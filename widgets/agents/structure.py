@@ -25,7 +25,7 @@ class StructureSections:
         # Bottom left: below E passes per token neither curve goes. The entries carry each
         # model's formula with the card's L, E and W (set as the card changes).
         self.ced_legend = p.addLegend(offset=(10, -10))
-        names = figures.ced_names(40, 20, 128)
+        names = self._ced_names = figures.ced_names(40, 20, 128)
         self.dense_curve = self.ced_plot.add_curve("decoder_only", pen=pen("wait", 2.5, dashed=True),
                                                    name=names["decoder_only"])
         self.ced_curve = self.ced_plot.add_curve("ced", pen=pen("prefill", 2.5), name=names["ced"])
@@ -62,10 +62,12 @@ class StructureSections:
         self.dense_curve.setData(fig["log_p"], fig["decoder_only"])
         self.ced_curve.setData(fig["log_p"], fig["ced"])
         self.ced_point.setData(*fig["point"])
-        for sample, label in self.ced_legend.items:
-            key = {id(self.dense_curve): "decoder_only", id(self.ced_curve): "ced"}.get(id(sample.item))
-            if key is not None and label.text != fig["names"][key]:
-                label.setText(fig["names"][key])
+        if fig["names"] != self._ced_names:  # set only when L, E or W change (the window translates what is set)
+            self._ced_names = fig["names"]
+            for sample, label in self.ced_legend.items:
+                key = {id(self.dense_curve): "decoder_only", id(self.ced_curve): "ced"}.get(id(sample.item))
+                if key is not None:
+                    label.setText(fig["names"][key])
         self.ced_text.setText(fig["text"])
         self.ced_text.setPos(fig["log_p"][-1], fig["y_range"][1] * 0.98)
         self.ced_plot.plot.getAxis("bottom").setTicks([fig["ticks"]])
