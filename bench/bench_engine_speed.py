@@ -8,9 +8,12 @@ Prints JSON: per workload the frozen and the new wall time (median/min/max over 
 the ratio frozen/new of each pair of runs taken back to back (median/min/max; target >= 5
 at 200k requests) and of the medians, microseconds per engine event.
 --book-step-by-step adds the book's two scenarios step by step (fast=False, one run each;
-the tests compare them too).
+the tests compare them too). --prefix-only: the prefix-caching hard path alone, the
+workloads bench_serving.py times (50k-request sessions, Mooncake's trace) plus hash ids on
+a pool small enough to evict and preempt.
 
     .venv/bin/python bench/bench_engine_speed.py [--quick] [--runs N] [--big-runs N] [--book-step-by-step]
+        [--prefix-only]
 """
 from __future__ import annotations
 
@@ -77,6 +80,19 @@ def compare(label: str, work, config, runs: int, fast: bool = True) -> dict:
             "new_us_per_event": round(new_med / new.events * 1e6, 2)}
 
 
+def prefix_rows(runs: int) -> list[dict]:
+    """The prefix-caching hard path: per-block work in the block pool (lookups, hits,
+    caching, LRU evictions), the frozen engine against today's, pair by pair."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "core"))
+    from test_engine_frozen import hash_id_workload
+    rows = [compare("sessions_prefix_caching_50k", sessions_workload(), EngineConfig(), runs),
+            compare("hash_ids_tight_pool_4k", hash_id_workload(4_000, seed=11),
+                    EngineConfig(kv_pool_bytes=2 * GiB, max_num_seqs=32), runs)]
+    if os.path.exists(os.path.join(TRACES, "mooncake_conversation_trace.jsonl")):
+        rows.append(compare("mooncake_hash_ids_12k", mooncake_workload(), EngineConfig(), runs))
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="20k requests instead of 200k (a smoke run)")
@@ -84,7 +100,12 @@ def main() -> None:
     ap.add_argument("--big-runs", type=int, default=3, help="runs of each engine at 200k requests")
     ap.add_argument("--book-step-by-step", action="store_true",
                     help="also the book's two scenarios with fast=False (one run each)")
+    ap.add_argument("--prefix-only", action="store_true",
+                    help="only the prefix-caching workloads (sessions 50k, Mooncake, tight hash ids)")
     args = ap.parse_args()
+    if args.prefix_only:
+        print(json.dumps({"workloads": prefix_rows(args.runs)}, indent=1))
+        return
     big = 20_000 if args.quick else 200_000
     hard = EngineConfig(kv_pool_bytes=6 * GiB, max_num_seqs=64)
     rows = [

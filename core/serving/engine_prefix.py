@@ -15,6 +15,9 @@ from core.serving.session_arrivals import hit_rate_by_turn, links, turn_order
 from core.serving.workload import Workload
 
 
+_NEVER = 1 << 62  # no lazy blocks
+
+
 class PrefixSteps:
     def _setup_prefix(self, workload: Workload) -> None:
         self.cache = None
@@ -44,7 +47,21 @@ class PrefixSteps:
         # A request asks keys for at most (prompt + output) // block_size blocks.
         self.identity.blocks_hint = ((self.P + self.G) // self.cfg.block_size + 1).tolist()
         self.cache = BlockCache(self.cfg.num_blocks, self.cfg.block_bytes)
+        # The waiting head's last lookup (h, tokens, cache epoch, keys, hit, idle): the gate
+        # of a closed-form run and the admission right after it look the head up alike.
+        self._plan_memo = None
         self.held: list[list] = [[] for _ in range(self.n)]  # keys of each request's leading full blocks
+        # Hash ids: the blocks of r from _lazy[r] on are r's alone (unreachable_from), so
+        # nobody else can hit them and they are not cached block by block as they fill:
+        # counted, and queued as one run of unreachable cached blocks when r finishes (as
+        # release queues them). Only r itself could hit them, after a preemption: then
+        # they are cached (with their keys) and r caches as it fills from then on. Not
+        # for a request with a tool wait (its blocks are watched or dropped one by one).
+        self._lazy = None
+        if isinstance(self.identity, HashIdIdentity):
+            bs, tool = self.cfg.block_size, self._tool
+            self._lazy = [_NEVER if tool is not None and tool[r] > 0 else self.identity.unreachable_from(r, bs)
+                          for r in range(self.n)]
 
     def _tool_wait_s(self, r: int) -> float:
         return float(self._tool[r]) if self._tool is not None else 0.0
@@ -57,19 +74,24 @@ class PrefixSteps:
         cache = self.cache
         cache.settle(self.free, self.now)
         total = self._p[h] + self.out[h]
-        most = (total - 1) // bs
-        keys: list = []
-        hit = idle = 0
-        step = 16  # look up in growing chunks: a long prompt usually misses early
-        while hit < most:
-            chunk = self.identity.keys(h, hit, min(most, hit + step), bs)
-            found, free_found = cache.lookup(chunk)
-            keys.extend(chunk[:found])
-            hit += found
-            idle += free_found
-            if found < len(chunk):
-                break
-            step *= 4
+        memo = self._plan_memo  # the same head, the cache unchanged since: the same lookup
+        if memo is not None and memo[0] == h and memo[1] == total and memo[2] == cache.epoch:
+            keys, hit, idle = memo[3], memo[4], memo[5]
+        else:
+            most = (total - 1) // bs
+            keys = []
+            hit = idle = 0
+            step = 16  # look up in growing chunks: a long prompt usually misses early
+            while hit < most:
+                chunk = self.identity.keys(h, hit, min(most, hit + step), bs)
+                found, free_found = cache.lookup(chunk)
+                keys.extend(chunk[:found])
+                hit += found
+                idle += free_found
+                if found < len(chunk):
+                    break
+                step *= 4
+            self._plan_memo = (h, total, cache.epoch, keys, hit, idle)
         num = min(total - hit * bs, budget)
         whole = total if self.cfg.reserve_full_prompt else hit * bs + num
         # Hit blocks that sit in the free queue leave it: they count against the free blocks.
@@ -91,6 +113,7 @@ class PrefixSteps:
             gate, keys, hit, num = self._head_plan(h, budget)
             if gate > self.free:
                 break
+            self._plan_memo = None  # its keys become h's held list
             self.free -= self.cache.touch(keys)
             need = -(-(hit * bs + num) // bs) - hit
             self.free -= need
@@ -118,10 +141,12 @@ class PrefixSteps:
     def _register(self, rows) -> None:
         """Cache the blocks these requests just filled (prompt or generated tokens)."""
         bs = self.cfg.block_size
-        cache, identity, computed_of, held = self.cache, self.identity, self._computed_of, self.held
+        cache, identity, computed_of, held, lazy = self.cache, self.identity, self._computed_of, self.held, self._lazy
         for r in rows:
             h = held[r]
             full = computed_of(r) // bs
+            if lazy is not None and full > lazy[r]:
+                full = lazy[r]
             if full > len(h):
                 h.extend(cache.register(identity.keys(r, len(h), full, bs)))
 
@@ -130,7 +155,16 @@ class PrefixSteps:
         (counted in byte·s until the wait ends or it is evicted) or drops it."""
         self._register((r,))
         held = self.held[r]
-        plain = self.blocks[r] - len(held)
+        lazy = 0  # r's own full blocks not cached one by one
+        if self._lazy is not None and self._lazy[r] < _NEVER:
+            full = self._computed_of(r) // self._bs
+            lazy = max(full - len(held), 0)
+            if not finished:  # r may hit them when it comes back: cache them now
+                if lazy:
+                    held.extend(self.cache.register(self.identity.keys(r, len(held), full, self._bs)))
+                    lazy = 0
+                self._lazy[r] = _NEVER
+        plain = self.blocks[r] - len(held) - lazy
         drop, watch_until = False, None
         if finished and self._tool is not None and self._tool[r] > 0:
             if self._keep[r]:
@@ -139,7 +173,7 @@ class PrefixSteps:
                 drop = True
         unreachable = getattr(self.identity, "unreachable_from", None) if finished else None
         self.free += self.cache.release(held, plain, drop, watch_until, self.now,
-                                        unreachable(r, self._bs) if unreachable is not None else None)
+                                        unreachable(r, self._bs) if unreachable is not None else None, lazy)
         self.held[r] = []
         if finished:
             self.identity.forget(r)

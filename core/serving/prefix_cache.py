@@ -23,14 +23,13 @@ while an equal one was already cached stays uncached (vLLM keeps both copies cac
 """
 from __future__ import annotations
 
-from collections import Counter, OrderedDict, deque
+from collections import Counter
 
 import numpy as np
 
-_SHIFT = 32  # key = origin << _SHIFT | block index
-# A run of cached blocks nobody can ask for again (a finished request's own) is queued as
-# -(_UNREACHABLE + count): evicted like cached blocks, counted, but not one by one.
-_UNREACHABLE = 1 << 40
+from core.serving.engine_block_cache import BlockCache  # noqa: F401 - the pool, imported from here too
+
+_SHIFT = 32  # key = origin << _SHIFT | block index (origin >= 1: keys are positive)
 
 
 def _hint(identity, r: int) -> int:
@@ -61,21 +60,21 @@ class SessionIdentity:
                     break
             self.segments[r] = segs
 
-        self._arrays: dict[int, np.ndarray] = {}  # keys of requests in flight, built once
+        self._arrays: dict[int, list[int]] = {}  # keys of requests in flight, built once (a list: sliced often)
 
     def keys(self, r: int, j0: int, j1: int, bs: int) -> list[int]:
         arr = self._arrays.get(r)
-        if arr is None or arr.size < j1:
-            size = max(j1, 2 * arr.size if arr is not None else _hint(self, r))
+        if arr is None or len(arr) < j1:
+            size = max(j1, 2 * len(arr) if arr is not None else _hint(self, r))
             origin = np.full(size, r + 1, np.int64)
             start = 0
             for end, owner in self.segments[r]:
                 stop = min(end // bs, size)
                 origin[start:stop] = owner + 1
                 start = max(start, stop)
-            arr = (origin << _SHIFT) | np.arange(size, dtype=np.int64)
+            arr = ((origin << _SHIFT) | np.arange(size, dtype=np.int64)).tolist()
             self._arrays[r] = arr
-        return arr[j0:j1].tolist()
+        return arr[j0:j1]
 
     def forget(self, r: int) -> None:
         self._arrays.pop(r, None)
@@ -109,18 +108,18 @@ class HashIdIdentity:
         for chain in self.chains:
             self._users.update(chain)
 
-        self._arrays: dict[int, np.ndarray] = {}  # keys of requests in flight, built once
+        self._arrays: dict[int, list[int]] = {}  # keys of requests in flight, built once (a list: sliced often)
 
     def keys(self, r: int, j0: int, j1: int, bs: int) -> list[int]:
         arr = self._arrays.get(r)
-        if arr is None or arr.size < j1:
-            j = np.arange(max(j1, 2 * arr.size if arr is not None else _hint(self, r)), dtype=np.int64)
+        if arr is None or len(arr) < j1:
+            j = np.arange(max(j1, 2 * len(arr) if arr is not None else _hint(self, r)), dtype=np.int64)
             chain = np.asarray(self.chains[r] or [0], np.int64)
             shared = j < int(self.covered[r]) // bs
             holder = np.minimum(((j + 1) * bs - 1) // self.block_tokens, chain.size - 1)
-            arr = np.where(shared, chain[holder] << _SHIFT, (r + 1) << _SHIFT) | j
+            arr = (np.where(shared, chain[holder] << _SHIFT, (r + 1) << _SHIFT) | j).tolist()
             self._arrays[r] = arr
-        return arr[j0:j1].tolist()
+        return arr[j0:j1]
 
     def forget(self, r: int) -> None:
         self._arrays.pop(r, None)
@@ -135,260 +134,3 @@ class HashIdIdentity:
                 first = b
                 break
         return min(int(self.covered[r]) // bs, first * self.block_tokens // bs)
-
-
-class BlockCache:
-    """Cached blocks (key -> reference count) and the free-block queue in LRU order.
-
-    The queue (`_fifo`) holds cached free blocks (their key, >= 0) and runs of uncached
-    free blocks (minus their count). A cached block taken back into use from the middle
-    of the queue stays there, counted in `_dead`, and is skipped when the head reaches it:
-    a deque append and popleft per block instead of an ordered dict's insert and delete
-    (a long trace frees and evicts millions). A finished request's blocks nobody can ask
-    for again join as one run (release's `unreachable_from`), evicted and counted as the
-    cached blocks they are, but not one by one. The engine keeps its own count of free
-    blocks and only lowers it when it allocates; `settle` then takes those blocks from
-    the queue's head, evicting the cached ones among them, before anything looks the
-    cache up."""
-
-    COMPACT_AT = 4096  # dead entries before the queue may be rebuilt without them
-
-    def __init__(self, num_blocks: int, block_bytes: float):
-        self.ref: dict[int, int] = {}
-        self._fifo: deque[int] = deque([-num_blocks] if num_blocks > 0 else [])
-        self._dead: dict[int, int] = {}  # key -> its entries in _fifo no longer free
-        self._ndead = 0
-        self.queued = num_blocks
-        self.evicted = 0
-        self.block_bytes = block_bytes
-        self.tool_watch: dict[int, float] = {}  # key -> end of the tool wait it is counted in
-        self.tool_block_s = 0.0
-
-    # -- the queue ---------------------------------------------------------------------
-    @property
-    def queue(self) -> OrderedDict:
-        """The free queue from its head, as a copy: key -> None for a cached block, a run
-        id (< 0) -> count for plain ones, ("unreachable", i) -> count for cached ones
-        nobody asks for (for tests and a look inside)."""
-        dead, out = Counter(self._dead), OrderedDict()
-        for e in self._fifo:
-            if e <= -_UNREACHABLE:
-                out[("unreachable", len(out))] = -e - _UNREACHABLE
-            elif e < 0:
-                out[-1 - len(out)] = -e
-            elif dead[e]:
-                dead[e] -= 1
-            else:
-                out[e] = None
-        return out
-
-    def settle(self, free: int, now: float) -> None:
-        """Take the blocks allocated since the last call from the head of the queue."""
-        owed = self.queued - free
-        fifo, ref, watch, dead = self._fifo, self.ref, self.tool_watch, self._dead
-        self.queued = free
-        while owed > 0:
-            e = fifo.popleft()
-            if e < 0:
-                if e > -_UNREACHABLE:  # plain blocks
-                    if -e > owed:
-                        fifo.appendleft(e + owed)
-                        break
-                    owed += e
-                    continue
-                count = -e - _UNREACHABLE  # cached ones nobody asks for: evicted, counted
-                take = min(count, owed)
-                self.evicted += take
-                owed -= take
-                if count > take:
-                    fifo.appendleft(e + take)
-                continue
-            if dead:
-                d = dead.get(e)
-                if d:  # taken back into use since it joined the queue here
-                    self._ndead -= 1
-                    if d == 1:
-                        del dead[e]
-                    else:
-                        dead[e] = d - 1
-                    continue
-            owed -= 1
-            del ref[e]
-            self.evicted += 1
-            if watch:
-                end = watch.pop(e, None)
-                if end is not None and end > now:
-                    self.tool_block_s -= end - now
-
-    def blocks_before_watched(self, free: int, now: float, limit: int) -> int:
-        """How many blocks can be allocated (at most `limit`) before one would evict a
-        block whose tool wait is still running; the engine ends a skipped decode run there
-        so that eviction gets its own step (and its time)."""
-        if not self.tool_watch:
-            return limit
-        skip = self.queued - free  # allocated already, not yet taken from the queue
-        watch, dead = self.tool_watch, self._dead
-        skipped: dict[int, int] = {}  # dead entries passed so far, per key
-        seen = 0
-        for e in self._fifo:
-            if e < 0:
-                seen += -e if e > -_UNREACHABLE else -e - _UNREACHABLE
-            else:
-                if e in dead:
-                    k = skipped.get(e, 0)
-                    if k < dead[e]:
-                        skipped[e] = k + 1
-                        continue
-                if seen >= skip:
-                    end = watch.get(e)
-                    if end is not None and end > now:
-                        return seen - skip
-                seen += 1
-            if seen - skip >= limit:
-                return limit
-        return limit
-
-    def _append_plain(self, count: int) -> None:
-        if count <= 0:
-            return
-        fifo = self._fifo
-        if fifo and -_UNREACHABLE < fifo[-1] < 0:
-            fifo[-1] -= count
-        else:
-            fifo.append(-count)
-
-    def _append_unreachable(self, count: int) -> None:
-        fifo = self._fifo
-        if fifo and fifo[-1] <= -_UNREACHABLE:
-            fifo[-1] -= count
-        else:
-            fifo.append(-_UNREACHABLE - count)
-
-    # -- requests ------------------------------------------------------------------------
-    def lookup(self, keys: list[int]) -> tuple[int, int]:
-        """(blocks hit: the longest run of cached keys from the first, how many of those
-        are free, i.e. leave the free queue when the request takes them)."""
-        counts = list(map(self.ref.get, keys))
-        hit = counts.index(None) if None in counts else len(counts)
-        return hit, counts[:hit].count(0)
-
-    def touch(self, keys: list[int]) -> int:
-        """A request takes cached blocks; returns how many left the free queue."""
-        ref, dead = self.ref, self._dead
-        counts = list(map(ref.__getitem__, keys))
-        if not any(counts) and dead.keys().isdisjoint(keys):  # the common case, at C speed
-            dead.update(dict.fromkeys(keys, 1))  # their entries in the queue are skipped now
-            ref.update(dict.fromkeys(keys, 1))
-            taken = len(keys)
-        else:
-            taken = 0
-            for key, count in zip(keys, counts):
-                if count == 0:
-                    dead[key] = dead.get(key, 0) + 1
-                    taken += 1
-                ref[key] = count + 1
-        self.queued -= taken
-        self._ndead += taken
-        if self._ndead > self.COMPACT_AT and 2 * self._ndead > len(self._fifo):
-            self._compact()
-        return taken
-
-    def _compact(self) -> None:
-        """The queue without its dead entries (when they are half of it), same order."""
-        dead, fifo = self._dead, deque()
-        for e in self._fifo:
-            if e < 0:
-                if fifo and fifo[-1] < 0 and (fifo[-1] > -_UNREACHABLE) == (e > -_UNREACHABLE):
-                    fifo[-1] += e + (0 if e > -_UNREACHABLE else _UNREACHABLE)
-                else:
-                    fifo.append(e)
-            else:
-                d = dead.get(e)
-                if d is None:
-                    fifo.append(e)
-                elif d == 1:
-                    del dead[e]
-                else:
-                    dead[e] = d - 1
-        self._fifo = fifo
-        self._ndead = 0
-
-    def register(self, keys: list[int]) -> list:
-        """A request's blocks just became full: cache them. Returns the keys, None where an
-        equal block was cached already (this copy stays uncached)."""
-        ref = self.ref
-        if ref.keys().isdisjoint(keys):
-            ref.update(dict.fromkeys(keys, 1))
-            return keys
-        out = []
-        for key in keys:
-            if key in ref:
-                out.append(None)
-            else:
-                ref[key] = 1
-                out.append(key)
-        return out
-
-    def release(self, held: list, plain: int, drop: bool = False, watch_until: float | None = None,
-                now: float = 0.0, unreachable_from: int | None = None) -> int:
-        """A request frees its blocks: `held` (its leading full blocks' keys, None where
-        uncached) and `plain` more after them, tail first. Cached blocks nobody else uses
-        join the queue still cached, or as plain blocks with drop=True. watch_until: a tool
-        wait ends then; the cached blocks count toward the byte·s held until then or until
-        evicted. unreachable_from: held[unreachable_from:] are blocks nobody can ask for
-        again (held by this request alone): they join as one run. Returns the blocks
-        that joined the queue."""
-        ref, fifo, watch = self.ref, self._fifo, self.tool_watch
-        freed = plain
-        self._append_plain(plain)
-        rev = held[::-1]
-        if not drop and None not in rev:
-            # The common case, at C speed: no uncached copies among the held blocks.
-            if unreachable_from is not None and watch_until is None and unreachable_from < len(held):
-                gone = len(held) - unreachable_from  # the tail, which goes first
-                deque(map(ref.__delitem__, rev[:gone]), maxlen=0)
-                self._append_unreachable(gone)
-                freed += gone
-                rev = rev[gone:]
-            counts = list(map(ref.__getitem__, rev))
-            if counts.count(1) == len(rev):
-                last = rev
-            else:  # some are shared with running requests: they stay in use
-                last = [key for key, count in zip(rev, counts) if count == 1]
-                ref.update((key, count - 1) for key, count in zip(rev, counts) if count > 1)
-            ref.update(dict.fromkeys(last, 0))
-            fifo.extend(last)
-            if watch_until is not None:
-                watch.update(dict.fromkeys(last, watch_until))
-                self.tool_block_s += len(rev) * (watch_until - now)
-            self.queued += freed + len(last)
-            return freed + len(last)
-        still_cached = 0
-        for key in rev:
-            if key is None:
-                self._append_plain(1)
-                freed += 1
-                continue
-            count = ref[key] - 1
-            if count > 0:
-                ref[key] = count
-                still_cached += 1
-                continue
-            freed += 1
-            if drop:
-                del ref[key]
-                self._append_plain(1)
-                continue
-            ref[key] = 0
-            fifo.append(key)
-            still_cached += 1
-            if watch_until is not None:
-                watch[key] = watch_until
-        if watch_until is not None:
-            self.tool_block_s += still_cached * (watch_until - now)
-        self.queued += freed
-        return freed
-
-    @property
-    def tool_wait_kv_byte_s(self) -> float:
-        return self.tool_block_s * self.block_bytes

@@ -237,7 +237,7 @@ def test_block_cache_equals_the_frozen_one_under_random_use(seed, monkeypatch):
     monkeypatch.setattr(BlockCache, "COMPACT_AT", 4)
     compactions = []
     compact = BlockCache._compact
-    monkeypatch.setattr(BlockCache, "_compact", lambda self: compactions.append(self._ndead) or compact(self))
+    monkeypatch.setattr(BlockCache, "_compact", lambda self: compactions.append(self._tombs) or compact(self))
     rng = np.random.default_rng(seed)
     blocks = int(rng.integers(20, 60))
     new, old = BlockCache(blocks, 2.0), FrozenCache(blocks, 2.0)
@@ -277,7 +277,7 @@ def test_block_cache_equals_the_frozen_one_under_random_use(seed, monkeypatch):
         limit = int(rng.integers(0, free + 1))
         assert new.blocks_before_watched(free, now, limit) == old.blocks_before_watched(free, now, limit)
         assert (new.evicted, new.queued, new.tool_block_s) == (old.evicted, old.queued, old.tool_block_s)
-        assert new.ref == {key: count for key, count in old.ref.items() if key not in unreachable}
+        assert new.refcounts == {key: count for key, count in old.ref.items() if key not in unreachable}
         assert _queue_view(new.queue) == _queue_view(old.queue, unreachable)
     assert new.evicted > 0 and compactions and new.tool_block_s > 0 and unreachable  # every path was taken
 
