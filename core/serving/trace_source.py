@@ -130,6 +130,9 @@ def summary_text(source: TraceSource, workload: Workload) -> str:
         parts.append(f"dropped {sum(dropped.values()):,} ({why})")
     else:
         parts.append("dropped 0")
+    head = meta.get("head_of_file")
+    if head:  # limit= on a file over the size limit: only its head was read
+        parts.append(f"read its first {head['bytes_read'] / 1e6:,.0f} of {head['file_bytes'] / 1e6:,.0f} MB")
     parts.append(f"duration {span:,.1f} s")
     if span > 0:
         parts.append(f"rate {n / span:,.2f} req/s")

@@ -4,6 +4,7 @@ test_serving_replay.py; truncated ones are here."""
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from core.registry import ParamError
@@ -153,7 +154,30 @@ def test_a_long_model_name_is_refused_before_the_filter_lays_out_its_column(tmp_
 
 def test_a_file_over_the_size_limit_says_how_to_cut_it(tmp_path, monkeypatch):
     monkeypatch.setattr(traces, "MAX_TRACE_BYTES", 100)
-    words = refused(tmp_path, "week.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n" + "2024-05-12 00:00:00,5,2\n" * 10,
-                    limit=3)  # limit= does not lift the limit: it applies after reading
-    assert "week.csv' is 280 bytes; valid: at most 100 bytes; window= and limit= apply after reading" in words
-    assert "head -n" in words
+    words = refused(tmp_path, "week.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n" + "2024-05-12 00:00:00,5,2\n" * 10)
+    assert "week.csv' is 280 bytes; valid: at most 100 bytes; limit=N reads only a larger file's first N rows" in words
+
+
+def test_limit_reads_the_head_of_a_file_over_the_size_limit(tmp_path, monkeypatch):
+    from core.serving.trace_source import TraceSource, summary_text
+
+    path = tmp_path / "week.csv"
+    rows = "".join(f"2024-05-12 00:00:{i:02d}.5+00:00,{i + 1},2\n" for i in range(60))
+    path.write_text("TIMESTAMP,ContextTokens,GeneratedTokens\n" + rows)
+    whole = traces.load_trace(path, limit=5)
+    monkeypatch.setattr(traces, "MAX_TRACE_BYTES", 400)  # the file is 2,080 bytes
+    head = traces.load_trace(path, limit=5)
+    assert np.array_equal(head.arrival_s, whole.arrival_s) and list(head.input_tokens) == [1, 2, 3, 4, 5]
+    text = path.read_text()
+    first = len("".join(text.splitlines(keepends=True)[:6]))  # the header and limit + 1 rows
+    assert head.meta["head_of_file"] == {"bytes_read": first, "file_bytes": len(text)}
+    assert "read its first 0 of 0 MB" in summary_text(TraceSource(str(path)), head)
+    assert "head_of_file" not in whole.meta
+    words = refused(tmp_path, "week.csv", path.read_text(), limit=20)  # 20 rows pass 400 bytes
+    assert "its first 21 lines pass 400 bytes; valid: a smaller limit=" in words
+    words = refused(tmp_path, "week.csv", path.read_text())
+    assert "limit=N reads only a larger file's first N rows" in words
+    sessions = tmp_path / "s.jsonl"
+    sessions.write_text('{"session_id": 1, "turn": 0, "arrival_s": 0, "input_tokens": 5, "output_tokens": 2}\n' * 9)
+    with pytest.raises(ParamError, match="only for one request per row"):
+        traces.load_trace(sessions, limit=1)

@@ -93,32 +93,58 @@ def check_arrivals(values: np.ndarray, field: str, rows: np.ndarray, raw, word: 
     return values
 
 
-def read_checked(path: Path, limit: int) -> bytes:
-    """The file's bytes, after checking that it is a regular file of at most `limit` bytes.
-    Opened without blocking and checked again on the open descriptor."""
+def read_checked(path: Path, limit: int, head_lines: int | None = None) -> tuple[bytes, bool]:
+    """(the file's bytes, whether they are only its head), after checking that it is a
+    regular file of at most `limit` bytes. Opened without blocking and checked again on
+    the open descriptor. With head_lines, a larger file is read up to the end of its
+    head_lines-th line instead, if that comes within `limit` bytes."""
     try:
         info = os.stat(path)  # follows symlinks: a link to /dev/zero is a character device
     except FileNotFoundError:
         raise fail(f"no file {str(path)!r}; valid: {_KINDS}") from None
     except OSError as exc:
         raise fail(f"cannot read {str(path)!r} ({exc.strerror or exc.__class__.__name__}); valid: a readable trace file") from None
-    _check_kind(path, info, limit)
+    _check_kind(path, info, limit if head_lines is None else None)
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         raise fail(f"cannot read {str(path)!r} ({exc.strerror or exc.__class__.__name__}); valid: a readable trace file") from None
     with os.fdopen(fd, "rb") as fh:
         info = os.fstat(fh.fileno())
-        _check_kind(path, info, limit)
+        _check_kind(path, info, limit if head_lines is None else None)
+        if head_lines is not None and info.st_size > limit:
+            return _head(fh, path, info.st_size, limit, head_lines), True
         data = fh.read(info.st_size + 1)  # its size, not the limit: no 256 MiB buffer for a small file
         if len(data) > info.st_size:  # it grew since: read on, up to the limit
             data += fh.read(limit + 1 - len(data))
     if len(data) > limit:
         raise fail(f"{str(path)!r} is larger than {limit:,} bytes; valid: at most {limit:,}")
-    return data
+    return data, False
 
 
-def _check_kind(path: Path, info: os.stat_result, limit: int) -> None:
+def _head(fh, path: Path, size: int, limit: int, lines: int) -> bytes:
+    """The file's first `lines` lines, read in 8 MiB steps; refused if they pass `limit` bytes."""
+    parts, newlines, read = [], 0, 0
+    while read < limit:
+        chunk = fh.read(min(8 * MiB, limit - read))
+        if not chunk:
+            break
+        count = chunk.count(b"\n")
+        if newlines + count >= lines:  # the lines-th newline is in this chunk: cut just after it
+            cut = -1
+            for _ in range(lines - newlines):
+                cut = chunk.index(b"\n", cut + 1)
+            parts.append(chunk[:cut + 1])
+            return b"".join(parts)
+        parts.append(chunk)
+        newlines += count
+        read += len(chunk)
+    raise fail(f"{str(path)!r} is {size:,} bytes and its first {lines:,} lines pass {limit:,} bytes; valid: "
+               f"a smaller limit=, or a file of at most {limit:,} bytes")
+
+
+def _check_kind(path: Path, info: os.stat_result, limit: int | None) -> None:
+    """A regular file of at most limit bytes (None: any size, its head is read)."""
     mode = info.st_mode
     if stat.S_ISDIR(mode):
         raise fail(f"{str(path)!r} is a directory; valid: {_KINDS}")
@@ -126,10 +152,10 @@ def _check_kind(path: Path, info: os.stat_result, limit: int) -> None:
         kind = "a fifo" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else \
             "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
         raise fail(f"{str(path)!r} is {kind}; valid: a regular file, {_KINDS}")
-    if info.st_size > limit:
-        raise fail(f"{str(path)!r} is {info.st_size:,} bytes; valid: at most {limit:,} bytes; window= and "
-                   "limit= apply after reading, so cut the rows first (e.g. head -n 1000001 the file > a "
-                   "smaller one; Azure 2024's one-week files hold 17 M and 27 M rows)")
+    if limit is not None and info.st_size > limit:
+        raise fail(f"{str(path)!r} is {info.st_size:,} bytes; valid: at most {limit:,} bytes; limit=N reads "
+                   "only a larger file's first N rows (Azure 2024's one-week files hold 17 M and 27 M rows), "
+                   "window= applies after reading")
 
 
 def decode_check(data: bytes, name: str) -> None:
