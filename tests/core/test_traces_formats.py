@@ -353,3 +353,22 @@ def test_sessions_columns_leave_odd_values_to_the_line_by_line_check(tmp_path, e
     with pytest.raises(ParamError) as err:
         traces.load_trace(path)
     assert "line 2:" in str(err.value) and "valid" in str(err.value)
+
+
+def test_quoted_csv_read_in_blocks_equals_the_plain_one(tmp_path, monkeypatch):
+    from core.serving.traces import columns
+
+    monkeypatch.setattr(columns, "MIN_BLOCK_LINES", 3)  # the csv module's rows, three at a time
+    plain = (DATA / "azure2023_code_head.csv").read_text().splitlines()
+    quoted = [plain[0]] + [f'"{a}",{b},"{c}"' for a, b, c in (line.split(",") for line in plain[1:])]
+    quoted.insert(8, "")  # a blank line keeps the row numbers after it
+    path = tmp_path / "q.csv"
+    path.write_text("\n".join(quoted) + "\n")
+    want = traces.load_trace(DATA / "azure2023_code_head.csv")
+    got = traces.load_trace(path)
+    for key in ("arrival_s", "input_tokens", "output_tokens"):
+        assert np.array_equal(getattr(got, key), getattr(want, key))
+    quoted[20] = quoted[20].replace(",", ",x", 1)
+    path.write_text("\n".join(quoted) + "\n")
+    with pytest.raises(ParamError, match="row 20: ContextTokens is 'x"):
+        traces.load_trace(path)

@@ -125,8 +125,8 @@ class CsvText:
 
     def _blocks_quoted(self):
         ncols = len(self.names)
-        text = self.data.decode("utf-8", "replace")
-        reader = csv.reader(io.StringIO(text))
+        # Decoded as it is read: no copy of the file as one string (decode_check passed: UTF-8).
+        reader = csv.reader(io.TextIOWrapper(io.BytesIO(self.data), encoding="utf-8", errors="replace", newline=""))
         next(reader, None)
         rows, lists = [], [[] for _ in range(ncols)]
         try:
@@ -139,9 +139,13 @@ class CsvText:
                 rows.append(i)
                 for c in range(ncols):
                     lists[c].append(row[c])
+                if len(rows) == MIN_BLOCK_LINES:  # a block at a time: no Python string per field of the file
+                    yield np.array(rows, dtype=np.int64), _Lists(lists), reader.line_num - 1
+                    rows, lists = [], [[] for _ in range(ncols)]
         except csv.Error as exc:
             raise fail(f"row {reader.line_num - 1} is not valid CSV ({exc}); valid: a CSV header and rows") from None
-        yield np.array(rows, dtype=np.int64), _Lists(lists), self.data_lines
+        if rows or not self.data_lines:
+            yield np.array(rows, dtype=np.int64), _Lists(lists), self.data_lines
 
 
 def _newlines(data: bytes, step: int = 1 << 23) -> np.ndarray:
