@@ -62,6 +62,8 @@ class PrefixSteps:
             bs, tool = self.cfg.block_size, self._tool
             self._lazy = [_NEVER if tool is not None and tool[r] > 0 else self.identity.unreachable_from(r, bs)
                           for r in range(self.n)]
+            # Keys are asked for up to the first lazy block at most (a sure miss).
+            self.identity.blocks_hint = list(map(min, self.identity.blocks_hint, [z + 1 for z in self._lazy]))
 
     def _tool_wait_s(self, r: int) -> float:
         return float(self._tool[r]) if self._tool is not None else 0.0
@@ -79,9 +81,11 @@ class PrefixSteps:
             keys, hit, idle = memo[3], memo[4], memo[5]
         else:
             most = (total - 1) // bs
+            if self._lazy is not None and most > self._lazy[h]:
+                most = self._lazy[h] + 1  # r's own blocks past it are not cached: a sure miss there
             keys = []
             hit = idle = 0
-            step = 16  # look up in growing chunks: a long prompt usually misses early
+            step = 16  # a long prompt usually misses early; one that hits 16 blocks, later
             while hit < most:
                 chunk = self.identity.keys(h, hit, min(most, hit + step), bs)
                 found, free_found = cache.lookup(chunk)
@@ -90,7 +94,7 @@ class PrefixSteps:
                 idle += free_found
                 if found < len(chunk):
                     break
-                step *= 4
+                step = most
             self._plan_memo = (h, total, cache.epoch, keys, hit, idle)
         num = min(total - hit * bs, budget)
         whole = total if self.cfg.reserve_full_prompt else hit * bs + num

@@ -235,6 +235,7 @@ def test_block_cache_equals_the_frozen_one_under_random_use(seed, monkeypatch):
 
     from core.serving.prefix_cache import BlockCache
     monkeypatch.setattr(BlockCache, "COMPACT_AT", 4)
+    monkeypatch.setattr(BlockCache, "REBUILD_SHARE", 0.5)
     compactions = []
     compact = BlockCache._compact
     monkeypatch.setattr(BlockCache, "_compact", lambda self: compactions.append(self._tombs) or compact(self))
