@@ -85,7 +85,7 @@ class PrefixSteps:
                 most = self._lazy[h] + 1  # r's own blocks past it are not cached: a sure miss there
             keys = []
             hit = idle = 0
-            step = 16  # a long prompt usually misses early; one that hits 16 blocks, later
+            step = 16  # look up in growing chunks: a long prompt usually misses early
             while hit < most:
                 chunk = self.identity.keys(h, hit, min(most, hit + step), bs)
                 found, free_found = cache.lookup(chunk)
@@ -94,7 +94,7 @@ class PrefixSteps:
                 idle += free_found
                 if found < len(chunk):
                     break
-                step = most
+                step *= 4
             self._plan_memo = (h, total, cache.epoch, keys, hit, idle)
         num = min(total - hit * bs, budget)
         whole = total if self.cfg.reserve_full_prompt else hit * bs + num
