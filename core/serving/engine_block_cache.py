@@ -102,9 +102,11 @@ class BlockCache:
                 else:
                     h += 1
                 continue
-            if e == _TOMB:
-                h += 1
-                self._tombs -= 1
+            if e == _TOMB:  # a run of tombs passed at C speed (compress keeps the truthy)
+                seg = fifo[h:h + 512]
+                k = next(compress(count(), seg), len(seg))
+                h += k
+                self._tombs -= k
                 continue
             if owed < 32:  # a few: one by one (the C-speed path costs more to set up)
                 h += 1
@@ -297,6 +299,18 @@ class BlockCache:
             return freed + len(last)
         if unreachable_more:
             self._append_unreachable(unreachable_more)
+        if drop and None not in rev:  # dropped (a tool wait without its KV), at C speed
+            counts = list(map(ref.__getitem__, rev))
+            ones = counts.count(1)  # nobody else uses them: uncached, one plain run
+            if ones == len(rev):
+                _drain(map(ref.pop, rev))
+            else:
+                shared = list(map(gt, counts, _ONE))
+                _drain(map(ref.pop, compress(rev, map(eq, counts, _ONE))))
+                ref.update(zip(compress(rev, shared), map(sub, compress(counts, shared), _ONE)))
+            self._append_plain(ones)
+            self.queued += freed + ones
+            return freed + ones
         still_cached = 0
         for key in rev:
             if key is None:

@@ -15,7 +15,7 @@ A full block of `block_size` tokens is identified by its content and everything 
   turn k−1 gave it (recursively, back to the turn that computed it first); every other
   block (the new input, the output) is the turn's own.
 
-The pool (BlockCache) keeps vLLM's free-block queue: freed blocks go to its tail (a
+The pool (BlockCache, engine_block_cache.py) keeps vLLM's free-block queue: freed blocks go to its tail (a
 request's blocks in reverse, so a prefix outlives its tail), allocation takes from its
 head and evicts the cached block it takes. A cached block in use has a reference count
 and is shared, not duplicated. One simplification: a block a request computed itself
