@@ -99,3 +99,14 @@ def test_sessions_dropped_counts_add_up():
     # chat-1 starts in [0, 1) s (3 turns); agent-7 does not (3 outside); chat-1 is over the limit
     # of 2 rows but the first session is always kept.
     assert len(work) == 3 and work.meta["dropped"] == {"outside window": 3}
+
+
+def test_the_engine_limit_applies_to_the_requests_kept(ten):
+    """A request too large for the pool is refused naming its row, unless limit= or window=
+    leave it out (data rows 1..10 hold 12..21 tokens)."""
+    with pytest.raises(traces.ParamError, match=r"row 10: input_tokens \+ output_tokens = 21 tokens; valid: at most 20"):
+        traces.load_trace(ten, 20)
+    assert traces.load_trace(ten, 20, limit=9).meta["requests"] == 9
+    assert traces.load_trace(ten, 20, window=(0, 9)).meta["requests"] == 9
+    with pytest.raises(traces.ParamError, match="row 10"):
+        traces.load_trace(ten, 20, window=(5, 10))  # arrivals rebased to 0..9 s: the last one is in

@@ -73,12 +73,6 @@ def finish(parsed: Parsed, max_request_tokens, time_scale=1.0, window=None, limi
     if n > MAX_REQUESTS:
         raise fail(f"more than {MAX_REQUESTS:,} rows; valid: at most {MAX_REQUESTS:,}")
     p, g = parsed.input_tokens, parsed.output_tokens
-    if max_request_tokens is not None:
-        over = np.flatnonzero(p + g > max_request_tokens)
-        if over.size:
-            i = int(over[np.argmin(parsed.rows[over])])
-            raise fail(f"{parsed.word} {int(parsed.rows[i])}: input_tokens + output_tokens = {int(p[i] + g[i]):,} tokens; "
-                       f"valid: at most {int(max_request_tokens):,}, what the KV pool holds for one request")
     t = parsed.arrival_s - parsed.arrival_s.min()
     span = float(t.max())
     order = np.lexsort((parsed.sessions.turn, parsed.sessions.session, t)) if parsed.sessions is not None \
@@ -88,6 +82,12 @@ def finish(parsed: Parsed, max_request_tokens, time_scale=1.0, window=None, limi
         raise ParamError("window", f"no request arrives in [{window[0]:g}, {window[1]:g}) s; valid: a window "
                          f"within the trace's [0, {span:,.3f}] s")
     keep = _select(order, t, parsed.sessions, window, limit)
+    if max_request_tokens is not None:  # only the requests kept: limit=/window= can leave a huge one out
+        over = keep[p[keep] + g[keep] > max_request_tokens]
+        if over.size:
+            i = int(over[np.argmin(parsed.rows[over])])
+            raise fail(f"{parsed.word} {int(parsed.rows[i])}: input_tokens + output_tokens = {int(p[i] + g[i]):,} tokens; "
+                       f"valid: at most {int(max_request_tokens):,}, what the KV pool holds for one request")
     dropped = dict(parsed.dropped)
     for reason, count in (("outside window", n - in_window.size), ("beyond limit", in_window.size - keep.size)):
         if count:
