@@ -133,6 +133,7 @@ def report_text(report: dict) -> str:
              f"simulated in {report['wall_s'] * 1e3:.1f} ms"]
     if "trace" in report:
         lines.append("  " + _trace_line(report["trace"]))
+    lines += [f"  warning: {text}" for text in report.get("warnings", ())]
     head = f"  {'metric (p95: nearest rank)':<28}{'simulated':>14}"
     if observed:
         head += f"{'book (vLLM)':>14}{'diff':>9}"

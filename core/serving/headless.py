@@ -53,6 +53,11 @@ def serving_report(raw: dict[str, str], workload=None, progress=None) -> tuple[d
     report["source"] = f"trace {trace}" if trace else (f"scenario {scenario}" if scenario else "windows")
     if "model" in got or "hardware" in got:
         report["model"], report["hardware"] = got.get("model"), got.get("hardware")
+        from core.serving.model_choice import memory_shortfall
+
+        shortfall = memory_shortfall(got.get("model"), got.get("hardware"), float(values["kv_pool_bytes"]))
+        if shortfall:
+            report["warnings"] = [shortfall]
     slos = {k: got[k] for k in ("slo_ttft_ms", "slo_tpot_ms", "slo_e2el_ms") if k in got}
     report.update(bench_metrics(result, work, cost=config.cost, **slos))
     if slos:

@@ -70,6 +70,26 @@ def expand_model_hardware(got: Mapping[str, Any]) -> dict[str, float]:
     return values
 
 
+def memory_shortfall(model: str | None, hardware: str | None, kv_pool_bytes: float) -> str | None:
+    """None when the model's weights and the KV pool fit in the card's memory; else why not,
+    in words (a real engine would not start: the replay still times one card's steps, as
+    tensor parallelism is not modelled). model/hardware: catalog keys or files; None: the book's."""
+    from core.hardware_config import load_hardware
+    from core.model_config import model_spec
+
+    try:
+        spec, card = model_spec(model or BOOK_MODEL), load_hardware(hardware or BOOK_HARDWARE)
+    except ParamError:  # already refused, naming the field, where the replay's values were made
+        return None
+    weights, memory = float(spec.weights_bytes), float(getattr(card, "memory_bytes", 0) or 0)
+    need = weights + float(kv_pool_bytes)
+    if memory <= 0 or need <= memory:
+        return None
+    return (f"{spec.name}'s weights ({weights / 1e9:,.1f} GB) and the KV pool ({kv_pool_bytes / 1e9:,.1f} GB) need "
+            f"{need / 1e9:,.1f} GB, more than one {card.name}'s {memory / 1e9:,.1f} GB: a real engine would not "
+            f"start; the replay times one card's steps (tensor parallelism is not modelled)")
+
+
 def card_price(hardware: str) -> tuple[float | None, str]:
     """(USD per card-hour or None, its source note) of a catalog card or a card's TOML,
     errors named hardware: what hardware= sets price_per_card_hour to."""
