@@ -57,8 +57,8 @@ def extra_params() -> tuple:
               choices=trace_formats()),
         Param("time_scale", "", 1.0, "speed of the trace's arrivals: 2 replays them twice as fast, 0.5 at half "
               "the rate (BurstGPT's README)", 1e-6, 1e6),
-        Param("limit", "requests", None, "replay only the trace's first N requests (after window)", 1, MAX_REQUESTS,
-              kind="int"),
+        Param("limit", "requests", None, "replay only the trace's first N requests (after window); of a file over "
+              "256 MiB only the first N rows are read", 1, MAX_REQUESTS, kind="int"),
         Param("hash_block_tokens", "tokens", 512, "prompt tokens per hash id of a Mooncake trace", 1, 1 << 20,
               kind="int"),
     )
