@@ -233,7 +233,12 @@ class ParamForm(QtWidgets.QWidget):
         for f in self._fields.values():
             f.label.setMinimumWidth(max(width, LABEL_MIN_CHARS * f.label.fontMetrics().averageCharWidth()))
             if isinstance(f.edit, QtWidgets.QLineEdit):
-                f.edit.setMinimumWidth(INPUT_CHARS * f.edit.fontMetrics().averageCharWidth())
+                # At least INPUT_CHARS, and the book's value whole (a list such as "1200,800,1500"
+                # was cut to "00,800,1500" in a narrow column), up to MAX_INPUT_CHARS.
+                metrics = f.edit.fontMetrics()
+                text = min(metrics.horizontalAdvance(f.edit.text()) + metrics.averageCharWidth(),
+                           MAX_INPUT_CHARS * metrics.averageCharWidth())
+                f.edit.setMinimumWidth(max(INPUT_CHARS * metrics.averageCharWidth(), text))
 
     def changeEvent(self, event):  # noqa: N802
         if event.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.StyleChange):
@@ -311,6 +316,7 @@ PATH_CHARS = 14  # a path field shows at least this many characters
 _REFUSED = object()
 LABEL_MIN_CHARS = 14  # the label column of a form, at least
 INPUT_CHARS = 8  # an input shows at least this many characters (a number with its unit)
+MAX_INPUT_CHARS = 24  # and its starting value whole, up to this many
 
 
 def _form_calculator(params: tuple[Param, ...], check: Callable[[dict], None] | None) -> Calculator:

@@ -92,3 +92,30 @@ def test_a_field_keeps_what_the_user_typed_until_its_value_changes(qtbot):
     assert card.result["mean_waiting_tasks"] == 60 and field.edit.text() == "30000ms"
     card.model.update({"wait_s": 15})  # changed elsewhere (a dragged handle, a scene)
     assert field.edit.text() == "15"
+
+
+def test_a_list_value_is_shown_whole_at_any_card_width(qtbot):
+    """The branch card's "1200,800,1500" was cut to "00,800,1500" in Chinese, whose longer
+    labels left its input narrow beside the outputs: an input is at least as wide as its
+    starting value, whatever the card's width and language."""
+    from PySide6 import QtWidgets
+
+    from widgets.i18n import set_language, translate_tree
+
+    card = CalculatorCard(get("agent.branch_state"))
+    qtbot.addWidget(card)
+    card.show()
+    qtbot.waitExposed(card)
+    edit = card.form.field("branch_tokens").edit
+    assert edit.text() == "1200,800,1500"
+    try:
+        for language in ("zh", "both", "en"):
+            set_language(language)
+            translate_tree(card)
+            for width in range(360, 900, 40):
+                card.resize(width, 300)
+                for _ in range(3):
+                    QtWidgets.QApplication.processEvents()
+                assert edit.width() >= edit.fontMetrics().horizontalAdvance(edit.text()), (language, width)
+    finally:
+        set_language("both")
