@@ -37,8 +37,9 @@ reads and writes them one at a time. Issue 12, bench/bench_engine_speed.py on 2 
 cores: at 200k requests on a queued, preempting load about 6x faster than the engine
 frozen in bench/frozen_engine (median of back-to-back pairs 5.9-6.25 in four runs, worst
 pair 5.4; 12.8 s -> 2.06 s, 32 -> 5.2 µs per event), results bit for bit the same. With
-prefix caching the cost is in the block cache (prefix_cache.py), per block, not per
-event: 1.5x (sessions) and 2.4x (Mooncake's hash ids).
+prefix caching the cost is in the block pool (engine_block_cache.py), per block, not per
+event, every per-block step at C speed: 1.8x (sessions, 50k requests) and 2.6x (Mooncake's
+hash ids) the frozen engine (bench_engine_speed.py --prefix-only, medians on loaded cores).
 """
 from __future__ import annotations
 
