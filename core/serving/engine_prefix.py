@@ -46,6 +46,11 @@ class PrefixSteps:
             self._eager_out[has] = ~self.arrivals.dynamic[nxt[has]]
         # A request asks keys for at most (prompt + output) // block_size blocks.
         self.identity.blocks_hint = ((self.P + self.G) // self.cfg.block_size + 1).tolist()
+        bound = max(self.identity.blocks_hint, default=1)  # no block index reaches it
+        if isinstance(self.identity, HashIdIdentity):
+            self.identity.set_bound(bound, self.cfg.block_size)
+        else:
+            self.identity.set_bound(bound)
         self.cache = BlockCache(self.cfg.num_blocks, self.cfg.block_bytes)
         # The waiting head's last lookup (h, tokens, cache epoch, keys, hit, idle): the gate
         # of a closed-form run and the admission right after it look the head up alike.
