@@ -127,3 +127,24 @@ def test_the_block_pool_queue_drops_passed_entries_and_rebuilds_without_tombs(se
         assert new.refcounts == old.ref
         assert _queue_view(new.queue) == _queue_view(old.queue)
     assert new.evicted > 100 and drops > 0 and rebuilds
+
+
+@pytest.mark.parametrize("kind", ["hash_ids", "sessions"])
+def test_packed_keys_have_the_same_equalities_as_the_wide_ones(kind):
+    # Keys below 2**30 (set_bound) name the same blocks as origin << 32 | index: two blocks
+    # share a packed key exactly when they share a wide one; past the bound is refused.
+    rng = np.random.default_rng(7)
+    work = hash_id_workload(300, seed=5) if kind == "hash_ids" else sessions_workload(sessions=30, turns=5, seed=3)
+    packed, wide = Engine(work, EngineConfig()).identity, Engine(work, EngineConfig()).identity
+    wide._mul, wide._bound = (0 if kind == "hash_ids" else 1 << 32), 1 << 30
+    assert packed._mul > 0 and packed._mul != wide._mul
+    bs, seen = 16, {}
+    for r in rng.permutation(len(work))[:150]:
+        r = int(r)
+        j1 = int(rng.integers(1, packed._bound + 1))
+        for a, b in zip(packed.keys(r, 0, j1, bs), wide.keys(r, 0, j1, bs)):
+            assert 0 < a < 1 << 30 and seen.setdefault(a, b) == b
+    assert len(set(seen.values())) == len(seen)
+    with pytest.raises(ValueError, match="bound"):
+        packed.forget(0)
+        packed.keys(0, 0, packed._bound + 1, bs)
