@@ -181,6 +181,10 @@ class PrefixSteps:
             else:
                 drop = True
         unreachable = getattr(self.identity, "unreachable_from", None) if finished else None
+        if unreachable is not None and self._tool is None:
+            # Without tool waits (no watched blocks) also the codes every other holder of
+            # has finished: nobody can ask for those blocks again either.
+            unreachable = self.identity.finished_unreachable_from
         self.free += self.cache.release(held, plain, drop, watch_until, self.now,
                                         unreachable(r, self._bs) if unreachable is not None else None, lazy)
         self.held[r] = []

@@ -121,6 +121,7 @@ class HashIdIdentity:
 
         self._arrays: dict[int, list[int]] = {}  # keys of requests in flight, built once (a list: sliced often)
         self._codes, self._first = len(interned), first
+        self._left: Counter | None = None  # unfinished holders of each code (finished_unreachable_from)
         self._mul, self._bound = 0, _SMALL  # 0: keys as origin << _SHIFT | block index
 
     def set_bound(self, bound: int, bs: int) -> None:
@@ -152,6 +153,22 @@ class HashIdIdentity:
 
     def forget(self, r: int) -> None:
         self._arrays.pop(r, None)
+
+    def finished_unreachable_from(self, r: int, bs: int) -> int:
+        """r finished (each of its codes has one unfinished holder fewer): its first engine
+        block no unfinished request can have. Later codes extend earlier ones, so their
+        holders are fewer: the blocks from there on are r's tail."""
+        left = self._left
+        if left is None:
+            left = self._left = Counter(self._users)
+        chain = self.chains[r]
+        first = len(chain)
+        for b, code in enumerate(chain):
+            n = left[code] - 1
+            left[code] = n
+            if n == 0 and b < first:
+                first = b
+        return min(int(self.covered[r]) // bs, first * self.block_tokens // bs)
 
     def unreachable_from(self, r: int, bs: int) -> int:
         """The first engine block of r no other request can have (its own, or of a chain

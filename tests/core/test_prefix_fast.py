@@ -148,3 +148,20 @@ def test_packed_keys_have_the_same_equalities_as_the_wide_ones(kind):
     with pytest.raises(ValueError, match="bound"):
         packed.forget(0)
         packed.keys(0, 0, packed._bound + 1, bs)
+
+
+def test_codes_whose_other_holders_all_finished_are_queued_as_one_run(monkeypatch):
+    # A finished request's blocks of a code every other holder of has finished go as one
+    # run too (nobody can ask for them again): the equality with the frozen engine above
+    # covers it only if it happens.
+    from core.serving.prefix_cache import HashIdIdentity
+    seen = []
+    dynamic = HashIdIdentity.finished_unreachable_from
+
+    def spy(self, r, bs):
+        seen.append((dynamic(self, r, bs), self.unreachable_from(r, bs)))
+        return seen[-1][0]
+    monkeypatch.setattr(HashIdIdentity, "finished_unreachable_from", spy)
+    work, config = _case(3)
+    assert_identical(replay(work, config), frozen_replay(work, config))
+    assert seen and all(d <= s for d, s in seen) and any(d < s for d, s in seen)
