@@ -103,17 +103,18 @@ def _replay_trace(calc, raw: dict, got: dict, preloaded=None, progress=None):
     from core.serving.traces.transforms import time_scaled
 
     values = calc.resolve(raw)
-    config = rp.config_from(values)
     if preloaded is not None:
         work = time_scaled(preloaded, got.get("time_scale", 1.0))
     else:
         bar = progress(f"reading {Path(got['trace']).name}") if progress is not None else None
         try:
-            # A request the engine's pool cannot hold is refused naming its row, as the panel does.
-            work = traces.load_trace(got["trace"], traces.request_token_limit(config), **keys.load_kwargs(got, bar))
+            work = traces.load_trace(got["trace"], **keys.load_kwargs(got, bar))
         finally:
             if bar is not None and hasattr(bar, "close"):
                 bar.close()
+    config = rp.config_from(values)
+    # A request the pool cannot hold: refused naming kv_pool_bytes and the pool it needs, the
+    # same words whether the trace was read here or once for a sweep.
     validate(config, work)
     return rp.replay_workload(work, config, values), work, config, values
 
