@@ -38,7 +38,7 @@ cores: at 200k requests on a queued, preempting load about 6x faster than the en
 frozen in bench/frozen_engine (median of back-to-back pairs 5.9-6.25 in four runs, worst
 pair 5.4; 12.8 s -> 2.06 s, 32 -> 5.2 µs per event), results bit for bit the same. With
 prefix caching the cost is in the block pool (engine_block_cache.py), per block, not per
-event, every per-block step at C speed: 1.8x (sessions, 50k requests) and 2.6x (Mooncake's
+event, every per-block step at C speed: 2.0x (sessions, 50k requests) and 3.3x (Mooncake's
 hash ids) the frozen engine (bench_engine_speed.py --prefix-only, medians on loaded cores).
 """
 from __future__ import annotations
