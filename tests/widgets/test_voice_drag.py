@@ -149,12 +149,7 @@ def test_a_drag_up_and_back_leaves_nothing_of_the_way_it_went(qtbot, engine):
     with qtbot.waitSignal(w.run_drawn, timeout=WAIT_MS,
                           check_params_cb=lambda d: d["values"]["rate"] == f"{last * RATE_STEP_PER_S:g}"):
         slider.setSliderDown(False)
-    qtbot.waitUntil(w.is_ready, timeout=WAIT_MS)
-    fresh = _panel(qtbot, engine, rate_step=last)
-    assert_same(figures(fresh), figures(w))
-    fresh.close()
-    w.close()
-    jobs().wait_idle()
+    _shows_what_a_fresh_panel_shows(qtbot, engine, w, last)
 
 
 def test_a_drag_by_steps_ends_drawn_in_full_without_a_release(qtbot, engine):
@@ -166,8 +161,12 @@ def test_a_drag_by_steps_ends_drawn_in_full_without_a_release(qtbot, engine):
                           check_params_cb=lambda d: d["values"]["rate"] == f"{last * RATE_STEP_PER_S:g}"):
         for v in range(1, last + 1):
             w.load_slider.setValue(v)
+    _shows_what_a_fresh_panel_shows(qtbot, engine, w, last)
+
+
+def _shows_what_a_fresh_panel_shows(qtbot, engine, w: VoicePanel, rate_step: int) -> None:
     qtbot.waitUntil(w.is_ready, timeout=WAIT_MS)
-    fresh = _panel(qtbot, engine, rate_step=last)
+    fresh = _panel(qtbot, engine, rate_step=rate_step)
     assert_same(figures(fresh), figures(w))
     fresh.close()
     w.close()
