@@ -133,20 +133,39 @@ def test_a_local_pool_of_one_worker_gives_the_same_rows(qtbot, panel):
         assert {k: v for k, v in row.items() if k != "wall_s"} == {k: v for k, v in other.items() if k != "wall_s"}
 
 
-def test_cancel_stops_the_sweep_and_the_gui_keeps_working(qtbot, panel):
+def test_cancel_stops_the_sweep_and_the_gui_keeps_working(qtbot, panel, monkeypatch):
+    import threading
+
+    from core.sweep.serving import SERVING
+
+    # After its first two points the sweep waits for the test (a point of the book's replay
+    # takes a few ms: 128 of them could all be done before the click, and nothing to cancel).
+    hold, real = threading.Event(), SERVING.evaluate
+    evaluated = []
+
+    def held(shared, payload):
+        if len(evaluated) >= 2:
+            hold.wait(60)
+        evaluated.append(1)
+        return real(shared, payload)
+
+    monkeypatch.setattr(SERVING, "evaluate", held)
     p = panel({"max_num_seqs": "16:256:16", "token_budget": "2048,8192", "seeds": "0-3"})  # 128 points
     ticks = []
     timer = QtCore.QTimer()
     timer.setInterval(10)
     timer.timeout.connect(lambda: ticks.append(1))
     timer.start()
-    with qtbot.waitSignal(p.runner.row_arrived, timeout=60_000):
-        p.run("inprocess")
-    assert p.form.cancel_button.isEnabled() and not p.form.run_button.isEnabled()
-    before = len(ticks)
-    qtbot.waitUntil(lambda: len(ticks) > before + 3, timeout=10_000)  # the event loop runs during the sweep
-    with qtbot.waitSignal(p.runner.cancelled, timeout=5_000):
-        qtbot.mouseClick(p.form.cancel_button, QtCore.Qt.MouseButton.LeftButton)
+    try:
+        with qtbot.waitSignal(p.runner.row_arrived, timeout=60_000):
+            p.run("inprocess")
+        assert p.form.cancel_button.isEnabled() and not p.form.run_button.isEnabled()
+        before = len(ticks)
+        qtbot.waitUntil(lambda: len(ticks) > before + 3, timeout=10_000)  # the event loop runs during the sweep
+        with qtbot.waitSignal(p.runner.cancelled, timeout=5_000):
+            qtbot.mouseClick(p.form.cancel_button, QtCore.Qt.MouseButton.LeftButton)
+    finally:
+        hold.set()  # the point in flight ends; its row is dropped
     kept = p.table.rows_model.rowCount()
     assert 1 <= kept < 128
     assert not p.runner.running and p.form.run_button.isEnabled()
