@@ -162,10 +162,21 @@ class LocalPool:
         if pool is None:
             return
         if kill:  # a running replay would otherwise finish first: stop now
-            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+            procs = list((getattr(pool, "_processes", None) or {}).values())
+            for proc in procs:
                 try:
                     proc.terminate()
                 except (OSError, AttributeError):
+                    pass
+            # Gone before the pool's shutdown: its manager thread then finds them dead at once
+            # rather than waiting on workers that are still going down.
+            for proc in procs:
+                try:
+                    proc.join(timeout=5)
+                    if proc.is_alive():
+                        proc.kill()
+                        proc.join(timeout=5)
+                except (OSError, AttributeError, ValueError):
                     pass
         pool.shutdown(wait=True, cancel_futures=True)
 

@@ -191,6 +191,7 @@ def test_ctrl_c_keeps_finished_points_in_a_real_process(tmp_path, capsys):
     import pty
     import re
     import fcntl
+    import select
     import signal
     import struct
     import subprocess
@@ -219,6 +220,14 @@ def test_ctrl_c_keeps_finished_points_in_a_real_process(tmp_path, capsys):
         assert chunk, (seen, proc.wait(), proc.stdout.read())
         seen += chunk
     proc.send_signal(signal.SIGINT)
+    # Read the terminal to its end (a writer to a full terminal would wait for us), for at
+    # most as long as the process may take to stop.
+    while select.select([master], [], [], 120)[0]:
+        try:
+            if not os.read(master, 4096):
+                break
+        except OSError:  # EIO: the process closed the terminal (it ended)
+            break
     assert proc.wait(timeout=120) == 130
     os.close(master)
     kept = len((out / "points.jsonl").read_text().splitlines())
