@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,6 +21,7 @@ from core.serving.workload import PrefixBlocks, Workload
 sys.path.insert(0, "bench")
 from serving_workloads import sessions_workload, synthetic_trace  # noqa: E402
 
+TRACES = Path(__file__).resolve().parents[1] / "data" / "traces"
 BOOK = rp.config_from(rp.REPLAY.resolve())
 SMALL_POOL = dataclasses.replace(BOOK, kv_pool_bytes=float(4 * 1024**3))  # preempts often; the largest request fits
 
@@ -41,7 +43,7 @@ def _workloads():
     yield "gamma trace", synthetic_trace(600, seed=3, rate_per_s=8.0), SMALL_POOL
     yield "sessions file", traces.load_trace("examples/sessions.jsonl"), BOOK
     yield "sessions, tool waits", sessions_workload(40, 4, seed=5, rate_per_s=2.0), SMALL_POOL
-    yield "mooncake hash_ids", traces.load_trace("/work/brief/traces/mooncake_conversation_trace.jsonl", limit=400), BOOK
+    yield "mooncake hash_ids", traces.load_trace(TRACES / "mooncake_conversation_400.jsonl"), BOOK
 
 
 WORKLOADS = list(_workloads())

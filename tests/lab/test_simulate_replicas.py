@@ -3,6 +3,7 @@ gives, bit for bit; replicas, router and cost in every report."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,8 +12,9 @@ from core.registry import ParamError
 from lab.simulate import load_shared_trace, simulate, simulate_serving
 
 SESSIONS = "examples/sessions.jsonl"
-MOONCAKE = "/work/brief/traces/mooncake_synthetic_trace.jsonl"
-AZURE = "/work/brief/traces/AzureLLMInferenceTrace_code.csv"
+TRACES = Path(__file__).resolve().parents[1] / "data" / "traces"
+MOONCAKE = str(TRACES / "mooncake_synthetic_300.jsonl")
+AZURE = str(TRACES / "azure2023_code_600.csv")
 
 
 def _same(a: dict, b: dict) -> None:
