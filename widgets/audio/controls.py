@@ -93,8 +93,10 @@ class Controls(QtWidgets.QWidget):
         col.addStretch(1)
 
         self._show_state()
+        # A "中文 · English" pair: the reason is the sound library's English, so it stays on the English side.
         self.show_status(DEVICE_STATUS if names else
-                         f"no device: {self.no_device_reason} · the virtual clock sink keeps the same timing")
+                         f"没有可用的声卡,虚拟时钟输出保持同样的时序 · no device: {self.no_device_reason}; "
+                         "the virtual clock sink keeps the same timing")
         # user -> state
         self.source_box.currentTextChanged.connect(lambda text: state.set_view("source", text))
         self.device_box.currentIndexChanged.connect(lambda _: state.set_view("device", self._device_choice()))
