@@ -28,13 +28,13 @@ sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from benchstats import stats  # noqa: E402
-from frozen_engine import replay as frozen_replay  # noqa: E402
 from serving_workloads import TRACES, mooncake_workload, sessions_workload, synthetic_trace  # noqa: E402
 
 from core.registry import get  # noqa: E402
 from core.serving import replay as rp  # noqa: E402
 from core.serving.engine import EngineConfig, replay, validate  # noqa: E402
 from core.units import GiB  # noqa: E402
+from tests.oracles.frozen_engine import replay as frozen_replay  # noqa: E402
 
 TARGET_RATIO = 5.0
 
@@ -47,8 +47,7 @@ def _timed(fn, work, config, fast: bool):
 
 
 def _identical(new, old) -> bool:
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "core"))
-    from test_engine_frozen import assert_identical
+    from tests.core.test_engine_frozen import assert_identical
     try:
         assert_identical(new, old)
     except AssertionError:
@@ -83,8 +82,7 @@ def compare(label: str, work, config, runs: int, fast: bool = True) -> dict:
 def prefix_rows(runs: int) -> list[dict]:
     """The prefix-caching hard path: per-block work in the block pool (lookups, hits,
     caching, LRU evictions), the frozen engine against today's, pair by pair."""
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "core"))
-    from test_engine_frozen import hash_id_workload
+    from tests.core.test_engine_frozen import hash_id_workload
     rows = [compare("sessions_prefix_caching_50k", sessions_workload(), EngineConfig(), runs),
             compare("hash_ids_tight_pool_4k", hash_id_workload(4_000, seed=11),
                     EngineConfig(kv_pool_bytes=2 * GiB, max_num_seqs=32), runs)]

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from core.serving.engine_feed import RoutedFeed
-from core.serving.engine_records import ReplayResult
+from core.serving.engine.records import ReplayResult
 
 
 class RoutedUse:

@@ -94,25 +94,24 @@ def _cosimulated(workload: Workload, config: EngineConfig, n: int, router_name: 
     first = engines[0]
     # The router places the requests with a fixed arrival; session turns that wait for
     # their predecessor arrive on its replica by themselves.
-    routable = first.arrivals.fixed if first.arrivals is not None else range(first.n)
-    arrival = first.arrival
+    arrival = first.arrivals_s()
     router = make_router(router_name, n)
-    placed = np.full(first.n, -1, np.int64)  # engine order
-    for r in routable:
+    placed = np.full(len(workload), -1, np.int64)  # engine order
+    for r in first.routable().tolist():
         t = float(arrival[r])
         for e in engines:
             e.advance(t, cancel)
-        i = router.pick(int(r), engines)
-        engines[i].submit(int(r))
+        i = router.pick(r, engines)
+        engines[i].submit(r)
         placed[r] = i
     for e in engines:
         e.close()
         e.advance(math.inf, cancel)
-    if first.arrivals is not None:  # a waiting turn ran where its arrival time became known
+    if workload.sessions is not None:  # a waiting turn ran where its arrival time became known
         for i, e in enumerate(engines):
-            placed[(placed < 0) & np.isfinite(e.arrival)] = i
-    replica_of = np.empty(first.n, np.int64)
-    replica_of[first.order] = placed
+            placed[(placed < 0) & np.isfinite(e.arrivals_s())] = i
+    replica_of = np.empty(len(workload), np.int64)
+    replica_of[first.rows()] = placed
     return engines, replica_of
 
 

@@ -48,7 +48,7 @@ def simulate_voice(params, cancel: CancelToken = NEVER) -> VoiceRun:
     work = with_turns(bg, arrive, p.prompt_tokens, p.reply_tokens)
     validate(config, work)
     engine = Engine(work, config)
-    rows_of_r = engine.order  # engine order -> workload row
+    rows_of_r = engine.rows()  # engine order -> workload row
     r_of_row = np.empty_like(rows_of_r)
     r_of_row[rows_of_r] = np.arange(len(work))
     turn_r = r_of_row[n_bg:]
@@ -88,30 +88,28 @@ def _drive(engine: Engine, p, turn_r: np.ndarray, cancel: CancelToken) -> dict:
     K = int(p.first_clause_tokens)
 
     def cancel_due(idle: bool) -> None:
-        while heap and (idle or heap[0][0] <= engine.now):
+        while heap and (idle or heap[0][0] <= engine.clock()):
             t_stop, r, k, t_k = heapq.heappop(heap)
             freed = engine.cancel(r)
-            done[k] = (t_stop, float(engine.now), freed, t_k)
+            done[k] = (t_stop, engine.clock(), freed, t_k)
 
     def until(t: float) -> None:
         while True:
-            nxt = min(t, heap[0][0] if heap else math.inf, engine.now + hop if watching else math.inf)
+            nxt = min(t, heap[0][0] if heap else math.inf, engine.clock() + hop if watching else math.inf)
             if nxt == math.inf:
                 return
             # A cancel due at nxt: stop there even inside a run of decode steps.
             engine.advance(nxt, cancel, exact=bool(heap) and heap[0][0] <= nxt)
             _look(engine, p, watching, heap, K)
             # The engine stops short of nxt only when it has no work: nothing to wait for.
-            idle = engine.now < nxt and engine.outstanding() == 0
+            idle = engine.clock() < nxt and engine.outstanding() == 0
             cancel_due(idle)
-            if engine.now >= t or idle:
+            if engine.clock() >= t or idle:
                 return
 
     # A session's later turns wait for their predecessor: the engine places them itself.
-    routable = engine.arrivals.fixed if engine.arrivals is not None else range(engine.n)
-    for r in routable:
-        r = int(r)
-        until(float(engine.arrival[r]))
+    for r in engine.routable().tolist():
+        until(engine.arrival_s(r))
         engine.submit(r)
         if r in watch_of_r:
             watching[r] = watch_of_r[r]
@@ -128,20 +126,20 @@ def _look(engine: Engine, p, watching: dict, heap: list, K: int) -> None:
         return
     series = None
     for r in list(watching):
-        t1 = float(engine.first_token[r])
-        finished = not math.isnan(float(engine.finish[r]))
+        t1 = engine.first_token_s(r)
+        finished = not math.isnan(engine.finish_s(r))
         if math.isnan(t1):
             if finished:
                 watching.pop(r)  # gone without a token: nothing to interrupt
             continue
         if series is None:
             series = _series_view(engine)
-        preempted = [(float(e[1]), float(e[2])) for e in engine.preempt_log if int(e[0]) == r]
-        t_k = float(request_tokens(*series, t1, float(engine.finish[r]), K, engine.cost, preempted)[K - 1])
+        preempted = engine.preemption_spans(r)
+        t_k = float(request_tokens(*series, t1, engine.finish_s(r), K, engine.cost, preempted)[K - 1])
         if math.isnan(t_k):
             if not finished:
                 continue  # the clause is not out yet
-            t_k = float(engine.finish[r])
+            t_k = engine.finish_s(r)
         k = watching.pop(r)
         audible = pb.audible_s(_first_ready(t_k, p), p, turn_seed(p.seed, k))
         moments = pb.barge_moments(audible, p)

@@ -1,4 +1,4 @@
-"""Today's engine against the engine frozen at issue 12's start (bench/frozen_engine):
+"""Today's engine against the engine frozen at issue 12's start (tests/oracles/frozen_engine):
 every record bit for bit (arrays with NaN in the same places, events, steps, the preemption
 log, extras), on the book's two scenarios and on held-out workloads none of the speed work
 was tuned on (other seeds, a preempting pool, sessions with tool waits, hash_ids), fast and
@@ -6,8 +6,8 @@ step by step; and routed with one replica (each request submitted at its arrival
 from __future__ import annotations
 
 import math
-import os
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,10 +19,10 @@ from core.serving.step_cost import StepCost
 from core.serving.workload import PrefixBlocks, Workload
 from core.units import GiB
 
-BENCH = os.path.join(os.path.dirname(__file__), "..", "..", "bench")
-sys.path.insert(0, BENCH)
-from frozen_engine import replay as frozen_replay  # noqa: E402
-from serving_workloads import sessions_workload, synthetic_trace  # noqa: E402
+from tests.oracles.frozen_engine import replay as frozen_replay
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from serving_workloads import sessions_workload, synthetic_trace  # noqa: E402 - bench/ is not a package
 
 BLOCK_BYTES = 16 * StepCost().kv_bytes_per_token
 ARRAYS = ("arrival_s", "input_tokens", "output_tokens", "first_schedule_s", "first_token_s", "finish_s",
@@ -123,8 +123,8 @@ def test_the_held_out_workloads_exercise_every_path():
     r = replay(work, config)
     assert r.extras["tool_wait_kv_byte_s"] > 0 and r.extras["cache_hit_rate"] > 0.1 and r.preemptions.sum() > 0
     work, config = CASES["sessions_fixed_turns"]()
-    e = Engine(work, config)
-    assert e._eager is not None and sum(e._eager) > 0
+    s = work.sessions  # turns with a fixed arrival after a turn that may still run
+    assert np.sum(np.isnan(s.think_time_s) & (s.turn > 0)) > 0
     assert replay(work, config).extras["cache_hit_rate"] > 0.1
     work, config = CASES["hash_ids"]()
     r = replay(work, config)
@@ -135,12 +135,9 @@ def routed(work, config, fast=True):
     """One routed engine, each request submitted at its arrival (what replicas=1 does)."""
     e = Engine(work, config, fast)
     e.route()
-    fixed = [r for r in range(e.n) if not math.isnan(e.arrival[r])]
-    if e.arrivals is not None:
-        fixed = [r for r in fixed if not e.arrivals.dynamic[r]]
-    for r in fixed:
-        e.advance(float(e.arrival[r]))
-        e.submit(r)
+    for r in e.routable():
+        e.advance(e.arrival_s(r))
+        e.submit(int(r))
     e.close()
     e.advance(math.inf)
     return e.result()
@@ -158,8 +155,8 @@ def test_routed_state_for_routers_while_it_runs():
     e.route()
     seen_kv = seen_hit = 0
     for r in range(200):
-        e.advance(float(e.arrival[r]))
-        assert e.now >= e.arrival[r] or e.outstanding() == 0
+        e.advance(e.arrival_s(r))
+        assert e.clock() >= e.arrival_s(r) or e.outstanding() == 0
         seen_hit = max(seen_hit, e.cached_prefix_blocks(r))
         e.submit(r)
         seen_kv = max(seen_kv, e.kv_used_blocks())
@@ -175,35 +172,58 @@ def test_cancel_frees_blocks_and_marks_the_request():
     e = Engine(work, config)
     e.route()
     for r in range(40):
-        e.advance(float(e.arrival[r]))
+        e.advance(e.arrival_s(r))
         e.submit(r)
-    e.advance(float(e.arrival[39]) + 0.5)
-    victim = e.running[-1] if e.running else e.waiting[0]
+    e.advance(e.arrival_s(39) + 0.5)
+    victim = e.running_ids()[-1] if e.running_ids() else e.waiting_ids()[0]
     before = e.kv_used_blocks()
     assert e.cancel(victim)
-    assert e.cancelled[victim] and e.finish[victim] == e.now
+    assert e.is_cancelled(victim) and e.finish_s(victim) == e.clock()
     assert e.kv_used_blocks() <= before
     assert not e.cancel(victim)
     e.close()
     e.advance(math.inf)
     res = e.result()
-    assert np.isfinite(res.finish_s[e.order[:40]]).all()  # engine ids -> workload rows
+    assert np.isfinite(res.finish_s[e.rows()[:40]]).all()  # engine ids -> workload rows
     assert e.kv_used_blocks() == 0
 
 
-def test_step_times_equal_step_cost_bit_for_bit():
-    from core.serving.engine_cost import StepTimes
-    cost = StepCost()
-    fast = StepTimes(cost)
+@pytest.mark.parametrize("cost", [StepCost(), StepCost(prefill_mfu=0.004)], ids=["book", "lines_cross"])
+def test_step_times_equal_step_cost_bit_for_bit(cost):
+    # The compiled step-time model against StepCost's Python formulas (with a slow compute
+    # line the memory and compute lines cross inside a run: the split sum).
+    from core.serving.engine.pricing import decode_time, step_time, steps_until
+    from core.serving.engine.step_model import coefficients
+    c = coefficients(cost)
     rng = np.random.default_rng(0)
     for _ in range(2000):
         n = int(rng.integers(1, 256))
         ctx = float(rng.integers(0, 10**7))
         k = int(rng.integers(0, 5000))
-        assert fast.decode_time(n, ctx, k) == cost.decode_time(n, ctx, k)
-        rows, logits = float(rng.integers(1, 8192)), float(rng.integers(0, 256))
+        assert decode_time(c, n, ctx, k) == cost.decode_time(n, ctx, k)
+        rows, logits = int(rng.integers(1, 8192)), int(rng.integers(0, 256))
         kv, pairs = float(rng.integers(0, 10**7)), float(rng.integers(0, 10**9))
-        assert fast.step_time(rows, logits, kv, pairs) == cost.step_time(rows, logits, kv, pairs)
+        assert step_time(c, rows, logits, kv, pairs) == cost.step_time(rows, logits, kv, pairs)
+        gap = float(rng.uniform(0, 30))
+        k = steps_until(c, n, ctx, gap)
+        assert cost.decode_time(n, ctx, k) >= gap and (k == 1 or cost.decode_time(n, ctx, k - 1) < gap)
+
+
+def test_a_step_cost_pricing_steps_its_own_way_is_refused():
+    import dataclasses
+
+    from core.serving.engine.step_model import coefficients
+
+    class Flat(StepCost):
+        def step_time(self, rows, logit_rows, kv_tokens, pairs):
+            return 1.0
+    with pytest.raises(TypeError, match="Flat.step_time prices steps its own way"):
+        replay(synthetic_trace(20, seed=1), EngineConfig(cost=Flat()))
+
+    @dataclasses.dataclass(frozen=True)
+    class Renamed(StepCost):  # other defaults, the same formulas: priced as the roofline
+        overhead_s: float = 1e-3
+    assert coefficients(Renamed())[-1] == 1e-3
 
 
 def _queue_view(queue, unreachable=frozenset()) -> list:
@@ -231,7 +251,7 @@ def test_block_cache_equals_the_frozen_one_under_random_use(seed, monkeypatch):
     # blocks of their own, leave (kept, dropped, watched for a tool wait, their own blocks
     # queued as one unreachable run) while the pool evicts; the lazy queue (compacted
     # often here) matches the frozen ordered dict at every step.
-    from frozen_engine.prefix_cache import BlockCache as FrozenCache
+    from tests.oracles.frozen_engine.prefix_cache import BlockCache as FrozenCache
 
     from core.serving.prefix_cache import BlockCache
     monkeypatch.setattr(BlockCache, "COMPACT_AT", 4)
@@ -290,9 +310,9 @@ def test_advance_in_pieces_equals_one_run(case):
     work, config = CASES[case]()
     e = Engine(work, config)
     rng = np.random.default_rng(1)
-    for t in np.sort(rng.uniform(0, float(np.nanmax(e.arrival)) * 1.2, 300)):
+    for t in np.sort(rng.uniform(0, float(np.nanmax(e.arrivals_s())) * 1.2, 300)):
         e.advance(float(t))
-        assert e.now >= t or e.done == e.n
+        assert e.clock() >= t or e.finished() == len(work)
     e.advance(math.inf)
     assert_identical(e.result(), replay(work, config))
 

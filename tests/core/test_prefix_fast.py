@@ -1,12 +1,12 @@
-"""The fast prefix-caching paths against the engine frozen in bench/frozen_engine, bit for
+"""The fast prefix-caching paths against the engine frozen in tests/oracles/frozen_engine, bit for
 bit: the block pool's list queue (tombs, passed entries dropped, rebuilds), a hash-id
 request's own blocks counted instead of cached one by one (and cached after all when it
 is preempted), the waiting head's lookup reused. Random workloads with hash_ids and
 sessions, caching on, pools small enough to evict and preempt."""
 from __future__ import annotations
 
-import os
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,9 +16,11 @@ from core.serving.engine import Engine, EngineConfig, replay, validate
 from core.serving.engine_prefix import _NEVER
 from core.units import GiB
 
-sys.path.insert(0, os.path.dirname(__file__))
-from test_engine_frozen import _queue_view, assert_identical, frozen_replay, hash_id_workload  # noqa: E402
-from serving_workloads import sessions_workload  # noqa: E402 - bench/ is on the path now
+from tests.core.test_engine_frozen import _queue_view, assert_identical, hash_id_workload
+from tests.oracles.frozen_engine import replay as frozen_replay
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from serving_workloads import sessions_workload  # noqa: E402 - bench/ is not a package
 
 
 def _tight(rng, work):
@@ -86,7 +88,7 @@ def test_the_block_pool_queue_drops_passed_entries_and_rebuilds_without_tombs(se
     # A long random use of the pool with small limits: the head passes many entries (the
     # list's front is dropped, places kept) and tombs pile up (rebuilt), and the pool
     # matches the frozen one at every step.
-    from frozen_engine.prefix_cache import BlockCache as FrozenCache
+    from tests.oracles.frozen_engine.prefix_cache import BlockCache as FrozenCache
 
     from core.serving.engine_block_cache import BlockCache
     monkeypatch.setattr(BlockCache, "COMPACT_AT", 8)

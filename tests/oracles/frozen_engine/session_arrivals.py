@@ -9,11 +9,9 @@ import math
 
 import numpy as np
 
-from core.registry import ParamError
-from core.serving.workload import Sessions
 
 
-def links(sessions: Sessions, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def links(sessions, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(prev, next) in the engine's request order (arrival-sorted ids; -1: none):
     the same session's turn − 1 and turn + 1."""
     session = sessions.session[order]
@@ -28,53 +26,15 @@ def links(sessions: Sessions, order: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return prev, nxt
 
 
-def turn_order(sessions: Sessions, order: np.ndarray) -> np.ndarray:
+def turn_order(sessions, order: np.ndarray) -> np.ndarray:
     """Engine ids sorted so every turn comes after its predecessor."""
     return np.lexsort((sessions.turn[order], sessions.session[order]))
-
-
-def check(sessions: Sessions, input_tokens: np.ndarray, output_tokens: np.ndarray) -> None:
-    """Sessions the engine cannot replay raise ParamError('trace', ...) naming the request."""
-    n = input_tokens.size
-    for name in ("session", "turn", "new_input_tokens", "shared_prefix_tokens", "think_time_s",
-                 "tool_wait_s", "keep_kv_during_tool"):
-        if np.asarray(getattr(sessions, name)).shape != (n,):
-            raise ParamError("trace", f"sessions.{name} has {np.asarray(getattr(sessions, name)).size} "
-                             f"entries for {n} requests; valid: one per request")
-    shared = sessions.shared_prefix_tokens
-    bad = np.flatnonzero((shared < 0) | (shared > input_tokens))
-    if bad.size:
-        i = int(bad[0])
-        raise ParamError("trace", f"request {i}: shared_prefix_tokens {int(shared[i])} with a prompt of "
-                         f"{int(input_tokens[i])}; valid: 0..input_tokens")
-    wait = sessions.tool_wait_s
-    if np.any(~np.isfinite(wait) | (wait < 0)):
-        i = int(np.flatnonzero(~np.isfinite(wait) | (wait < 0))[0])
-        raise ParamError("trace", f"request {i}: tool_wait_s {wait[i]}; valid: >= 0 seconds")
-    think = sessions.think_time_s
-    if np.any(think < 0):
-        i = int(np.flatnonzero(think < 0)[0])
-        raise ParamError("trace", f"request {i}: think_time_s {think[i]}; valid: >= 0 seconds or empty")
-    ident = np.arange(n)
-    prev, _ = links(sessions, ident)
-    orphan = np.flatnonzero(np.isfinite(think) & (prev < 0) & (sessions.turn > 0))
-    if orphan.size:
-        i = int(orphan[0])
-        raise ParamError("trace", f"request {i} (session {int(sessions.session[i])}, turn {int(sessions.turn[i])}) "
-                         "waits for a previous turn that is not in the trace; valid: consecutive turns from 0")
-    history = np.where(prev >= 0, input_tokens[prev] + output_tokens[prev], 0)
-    bad = np.flatnonzero(shared > history)
-    if bad.size:
-        i = int(bad[0])
-        raise ParamError("trace", f"request {i} (session {int(sessions.session[i])}, turn {int(sessions.turn[i])}): "
-                         f"shares {int(shared[i])} tokens of a history of {int(history[i])}; "
-                         "valid: at most the previous turn's input + output")
 
 
 class Arrivals:
     """When each request arrives (engine order); `arrival` is filled in for dynamic turns."""
 
-    def __init__(self, arrival: np.ndarray, sessions: Sessions | None, order: np.ndarray):
+    def __init__(self, arrival: np.ndarray, sessions, order: np.ndarray):
         self.arrival = arrival
         n = arrival.size
         if sessions is None:

@@ -38,15 +38,12 @@ from collections import deque
 
 import numpy as np
 
-from core.cancel import NEVER, CancelToken
 from .engine_prefix import PrefixSteps
-from core.serving.engine_records import EngineConfig, ReplayResult, validate
 from .engine_schedule import StepPlanning
+from .records import NEVER, ReplayResult, StepCost
 from .session_arrivals import Arrivals
-from core.serving.step_cost import StepCost
-from core.serving.workload import Workload
 
-__all__ = ["EngineConfig", "ReplayResult", "StepCost", "replay", "validate"]
+__all__ = ["replay"]
 
 
 CANCEL_EVERY = 32  # loop iterations (events or skipped runs of decode steps) between checks
@@ -57,8 +54,7 @@ YIELD_S = 2e-4
 YIELD_EVERY_S = 2e-3
 
 
-def replay(workload: Workload, config: EngineConfig = EngineConfig(), fast: bool = True,
-           cancel: CancelToken = NEVER) -> ReplayResult:
+def replay(workload, config, fast: bool = True, cancel=NEVER) -> ReplayResult:
     """Run the workload through the engine. fast=False takes every step one by one (same
     schedule, same result up to rounding; the reference that checks the closed-form jumps
     and the bulk schedule).
@@ -70,10 +66,10 @@ def replay(workload: Workload, config: EngineConfig = EngineConfig(), fast: bool
 
 
 class _Engine(StepPlanning, PrefixSteps):
-    def __init__(self, workload: Workload, config: EngineConfig, fast: bool = True):
+    def __init__(self, workload, config, fast: bool = True):
         self.fast = fast
         self.cfg = config
-        self.cost = config.cost
+        self.cost = StepCost.of(config.cost)
         n = len(workload)
         order = np.argsort(workload.arrival_s, kind="stable")
         self.order = order
@@ -155,7 +151,7 @@ class _Engine(StepPlanning, PrefixSteps):
         self.next_arrival = i
 
     # -- main loop -----------------------------------------------------------------
-    def run(self, cancel: CancelToken = NEVER) -> ReplayResult:
+    def run(self, cancel=NEVER) -> ReplayResult:
         wall = last_yield = time.perf_counter()
         bs = self.cfg.block_size
         tick = 0

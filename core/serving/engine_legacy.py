@@ -59,7 +59,7 @@ from core.serving.engine_cost import StepTimes
 from core.serving.engine_feed import RoutedFeed
 from core.serving.engine_routed import RoutedUse
 from core.serving.engine_lockstep import LockstepGroup
-from core.serving.engine_records import EngineConfig, ReplayResult, validate
+from core.serving.engine.records import EngineConfig, ReplayResult, validate
 from core.serving.engine_schedule import StepPlanning
 from core.serving.session_arrivals import Arrivals
 from core.serving.step_cost import StepCost
@@ -222,3 +222,40 @@ class Engine(FlatLoop, EventLoop, StepPlanning, PrefixSteps, LockstepGroup, Rout
             series_steps=np.frombuffer(self._s_steps, dtype=np.int64).copy(),
             series_decode_rows=np.frombuffer(self._s_dec, dtype=np.int64).copy(),
         )
+
+    # -- public reads (as core.serving.engine.driver's; phase 1 of issue 24 only) ----------
+    def clock(self) -> float:
+        return float(self.now)
+
+    def rows(self) -> np.ndarray:
+        return self.order
+
+    def routable(self):
+        return self.arrivals.fixed if self.arrivals is not None else np.arange(self.n)
+
+    def arrivals_s(self) -> np.ndarray:
+        return self.arrival.copy()
+
+    def arrival_s(self, r: int) -> float:
+        return float(self.arrival[r])
+
+    def first_token_s(self, r: int) -> float:
+        return float(self.first_token[r])
+
+    def finish_s(self, r: int) -> float:
+        return float(self.finish[r])
+
+    def is_cancelled(self, r: int) -> bool:
+        return bool(self.cancelled[r])
+
+    def finished(self) -> int:
+        return int(self.done)
+
+    def preemption_spans(self, r: int) -> list[tuple[float, float]]:
+        return [(float(e[1]), float(e[2])) for e in self.preempt_log if int(e[0]) == r]
+
+    def running_ids(self) -> list[int]:
+        return list(self.running)
+
+    def waiting_ids(self) -> list[int]:
+        return list(self.waiting)

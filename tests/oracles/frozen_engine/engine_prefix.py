@@ -12,11 +12,10 @@ import numpy as np
 
 from .prefix_cache import BlockCache, HashIdIdentity, SessionIdentity
 from .session_arrivals import hit_rate_by_turn, links, turn_order
-from core.serving.workload import Workload
 
 
 class PrefixSteps:
-    def _setup_prefix(self, workload: Workload) -> None:
+    def _setup_prefix(self, workload) -> None:
         self.cache = None
         sessions = workload.sessions
         order = self.order

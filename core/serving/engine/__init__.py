@@ -1,0 +1,59 @@
+"""A request-level, discrete-event model of a vLLM-V1-style continuous-batching engine.
+
+What it models (vLLM V1's scheduler with the default FCFS policy):
+- a waiting queue in arrival order and at most `max_num_seqs` running requests;
+- KV in blocks of `block_size` tokens from a fixed pool; a request holds
+  ceil(tokens with KV / block_size) blocks and allocation is exact (no watermark);
+- a waiting request is admitted only when the blocks for its whole prompt are free
+  (reserve_full_prompt, vLLM's scheduler_reserve_full_isl; it can be switched off);
+- each step first serves the running requests in admission order (a decode takes one
+  token of the budget, a request still in prefill takes what is left of its prompt up to
+  the budget: chunked prefill), then, if nothing was preempted in this step, admits
+  waiting requests while budget, seats and blocks last (the head blocks the queue);
+- when a running request cannot get a block, the most recently admitted request is
+  preempted by recompute: its blocks are freed, it returns to the head of the queue and
+  later re-prefills its prompt plus the tokens it had generated;
+- a prefill that completes samples the request's next token; a request with G output
+  tokens is done after its G-th token;
+- with prefix information in the workload (Mooncake hash_ids or sessions), automatic
+  prefix caching: a request starts from the longest run of cached full blocks and only
+  computes the rest, which still attends to them;
+- sessions: a turn can arrive only after its predecessor finished (plus its tool wait and
+  the user's think time).
+
+The package: records.py (the config, the records, the check at the edge), state.py (the
+state, a structure of arrays declared once; layout.py names its parts), loop.py (the one
+event loop, compiled with numba), and its seams, each one implementation today:
+step_model.py + pricing.py (the step-time model: StepCost's roofline), plan.py (the
+scheduler policy: FCFS), blocks.py (the block pool: a count, or the prefix cache), and
+core.serving.replicas (the topology: replicas behind a router). driver.py is the Engine
+Python drives. tests/oracles/frozen_engine is the reference every result equals bit for bit.
+"""
+from __future__ import annotations
+
+from core.cancel import NEVER, CancelToken
+from core.serving.engine.driver import Engine as _Compiled
+from core.serving.engine.records import EngineConfig, ReplayResult, validate
+from core.serving.step_cost import StepCost
+from core.serving.workload import Workload
+
+__all__ = ["Engine", "EngineConfig", "ReplayResult", "StepCost", "replay", "validate"]
+
+
+def Engine(workload: Workload, config: EngineConfig, fast: bool = True):  # noqa: N802 - phase 1
+    """One engine over the workload (prefix caching still in the Python engine)."""
+    if config.prefix_caching and (workload.prefix is not None or workload.sessions is not None):
+        from core.serving.engine_legacy import Engine as Legacy
+        return Legacy(workload, config, fast)
+    return _Compiled(workload, config, fast)
+
+
+def replay(workload: Workload, config: EngineConfig = EngineConfig(), fast: bool = True,
+           cancel: CancelToken = NEVER) -> ReplayResult:
+    """Run the workload through the engine. fast=False takes every step one by one (same
+    schedule, same result up to rounding; the reference that checks the closed-form jumps).
+
+    The config and workload are taken as they are: check them once where they come in
+    (`validate`, which serving.replay's inputs and `traces.load_trace` callers run).
+    cancel: checked between the compiled loop's runs of events; raises Cancelled."""
+    return Engine(workload, config, fast).run(cancel)

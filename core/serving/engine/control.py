@@ -1,0 +1,40 @@
+"""What a driver does to a running engine from outside, compiled: a client going away
+(cancel, a voice barge-in) and the routers' look at a prefix cache."""
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from core.serving.engine.blocks import give_back
+from core.serving.engine.layout import CANCELLED, DONE, FEED_HEAD, FEED_TAIL, FINISH, NOW, PENDING, ROUTED
+from core.serving.engine.loop import record, remove_running
+from core.serving.engine.queues import wq_remove
+
+
+@njit(cache=True)
+def cancel_request(S, SF, I, F, run, wq, feed, ser_t, ser, pool, r):
+    """r leaves the engine now, its blocks back to the pool (cached full blocks stay cached,
+    as vLLM frees an aborted request); False if it finished or was never submitted here."""
+    if not math.isnan(F[FINISH, r]):
+        return False
+    if remove_running(S, run, r):
+        give_back(S, SF, I, F, pool, r, False)
+    elif not wq_remove(S, wq, r):
+        found = False
+        if S[ROUTED]:
+            for i in range(S[FEED_HEAD], S[FEED_TAIL]):
+                if feed[i] == r:
+                    for j in range(i, S[FEED_TAIL] - 1):
+                        feed[j] = feed[j + 1]
+                    S[FEED_TAIL] -= 1
+                    found = True
+                    break
+        if not found:
+            return False
+    I[PENDING, r] = -1
+    F[FINISH, r] = SF[NOW]
+    I[CANCELLED, r] = 1
+    S[DONE] += 1
+    record(S, SF, ser_t, ser, 0, 0, 0)
+    return True

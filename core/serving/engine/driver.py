@@ -1,0 +1,233 @@
+"""The engine as Python sees it: build the state (state.py), run the compiled loop
+(loop.py) to a horizon, read the public results. `replay` runs it over a whole workload;
+core.serving.replicas and core.voice drive it: route() first, then advance(t) / submit(r)
+in time order, close(), advance(inf) and result(); between calls they read it only
+through the methods here (clock, a request's times, preemption spans, outstanding work).
+Request ids r are in the engine's order (`rows()`: workload rows sorted by arrival).
+
+numba and the compiled loop are imported at the first advance, not with this module:
+`lab` starts without them.
+"""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from core.cancel import NEVER, CancelToken
+from core.serving.engine import layout as L
+from core.serving.engine.records import EngineConfig, ReplayResult
+from core.serving.engine.state import build
+from core.serving.session_arrivals import hit_rate_by_turn
+from core.serving.workload import Workload
+
+# Events between the loop's returns to Python: a cancel check and, beside a GUI thread, a
+# short sleep (the loop itself runs without the GIL). A replay nobody can cancel returns
+# only to grow its series.
+CHUNK_EVENTS = 256
+YIELD_S = 2e-4
+YIELD_EVERY_S = 2e-3
+_UNCANCELLABLE_EVENTS = 1 << 40
+
+_kernels = None
+
+
+def kernels():
+    """The compiled loop and its helpers (the first call compiles or loads them from disk)."""
+    global _kernels
+    if _kernels is None:
+        from core.serving.engine import control, loop
+        _kernels = (loop.run_events, control.cancel_request)
+    return _kernels
+
+
+class Engine:
+    def __init__(self, workload: Workload, config: EngineConfig, fast: bool = True):
+        self.cfg = config
+        self.fast = fast
+        self.state, self.order = build(workload, config, fast)
+        self.n = len(workload)
+        sessions = workload.sessions
+        self._turn = sessions.turn[self.order].astype(np.int64) if sessions is not None else None
+        self._prefix_info = workload.prefix is not None or sessions is not None
+        self._pool = (np.zeros(1, np.int64),)
+        self._last_yield = time.perf_counter()
+
+    # -- running it ------------------------------------------------------------------
+    def run(self, cancel: CancelToken = NEVER) -> ReplayResult:
+        wall = time.perf_counter()
+        self.advance(math.inf, cancel)
+        result = self.result()
+        result.wall_s = time.perf_counter() - wall
+        return result
+
+    def advance(self, horizon: float, cancel: CancelToken = NEVER, exact: bool = False) -> None:
+        """Run the event loop while the clock is before `horizon` and work is left.
+
+        A routed engine learns its requests only as the router submits them: it stops at
+        the horizon (the router's next decision) with its clock at or past it, and never
+        runs a closed-form decode run past it while a request could still be admitted.
+        exact: no closed-form run crosses the horizon even with a queue (a cancel due then
+        lands at the first step boundary past it)."""
+        st = self.state
+        st.SF[L.EXACT_UNTIL] = horizon if exact else math.inf
+        cooperative = cancel is not NEVER  # run as a job beside a GUI thread
+        chunk = CHUNK_EVENTS if cooperative else _UNCANCELLABLE_EVENTS
+        run_events = kernels()[0]
+        while True:
+            status = run_events(st.S, st.SF, st.I, st.F, st.run, st.wq, st.fixed, st.feed, st.ht, st.hi, st.ser_t,
+                                st.ser, st.log_r, st.log_t, st.coef, self._pool, float(horizon), chunk)
+            if status == L.ST_DONE:
+                return
+            if status == L.ST_GROW:
+                st.grow()
+                continue
+            cancel.check()
+            if cooperative and time.perf_counter() - self._last_yield > YIELD_EVERY_S:
+                time.sleep(YIELD_S)
+                self._last_yield = time.perf_counter()
+
+    # -- routed use (core.serving.replicas, core.voice) ------------------------------------
+    def route(self) -> None:
+        """From now on only submitted requests arrive (and their sessions' later turns)."""
+        S = self.state.S
+        S[L.ROUTED] = 1
+        S[L.FIX_N] = 0
+
+    def submit(self, r: int) -> None:
+        st = self.state
+        S, feed = st.S, st.feed
+        tail = S[L.FEED_TAIL]
+        if tail > S[L.FEED_HEAD] and st.F[L.ARRIVAL, r] < st.F[L.ARRIVAL, feed[tail - 1]]:
+            raise ValueError("requests must be submitted in arrival order")
+        feed[tail] = r
+        S[L.FEED_TAIL] = tail + 1
+
+    def close(self) -> None:
+        """No more submissions: the engine may now run past any time to finish its work."""
+        self.state.S[L.FEED_OPEN] = 0
+
+    def cancel(self, r: int) -> bool:
+        """The client went away (a voice barge-in): r leaves the engine now, its blocks go
+        back to the pool. Its finish time is the cancel time and is_cancelled(r) is set.
+        False if r had already finished or was never submitted here."""
+        st = self.state
+        if st.S[L.SER_LEN] + 2 > st.ser_t.size:
+            st.grow()
+        return bool(kernels()[1](st.S, st.SF, st.I, st.F, st.run, st.wq, st.feed, st.ser_t, st.ser, self._pool,
+                                 int(r)))
+
+    # -- public reads ----------------------------------------------------------------------
+    @property
+    def cost(self):
+        return self.cfg.cost
+
+    def clock(self) -> float:
+        return float(self.state.SF[L.NOW])
+
+    def rows(self) -> np.ndarray:
+        """The workload row of each engine id."""
+        return self.order
+
+    def routable(self) -> np.ndarray:
+        """Engine ids with a fixed arrival, in arrival order (what a router places; a
+        session's later turns arrive on their predecessor's engine by themselves)."""
+        return self.state.fixed
+
+    def arrivals_s(self) -> np.ndarray:
+        """Arrival times by engine id (a dynamic turn's: NaN until its predecessor finished here)."""
+        return self.state.F[L.ARRIVAL].copy()
+
+    def arrival_s(self, r: int) -> float:
+        return float(self.state.F[L.ARRIVAL, r])
+
+    def first_token_s(self, r: int) -> float:
+        return float(self.state.F[L.FIRST_TOKEN, r])
+
+    def finish_s(self, r: int) -> float:
+        return float(self.state.F[L.FINISH, r])
+
+    def is_cancelled(self, r: int) -> bool:
+        return bool(self.state.I[L.CANCELLED, r])
+
+    def finished(self) -> int:
+        """Requests finished or cancelled so far."""
+        return int(self.state.S[L.DONE])
+
+    def preemption_spans(self, r: int) -> list[tuple[float, float]]:
+        """(preempted at, rescheduled at or NaN) of each preemption of r so far."""
+        st = self.state
+        k = int(st.S[L.LOG_LEN])
+        at = np.flatnonzero(st.log_r[:k] == r)
+        return [(float(st.log_t[0, j]), float(st.log_t[1, j])) for j in at]
+
+    def outstanding(self) -> int:
+        """Requests submitted here and not finished (queued, running, not yet arrived)."""
+        S = self.state.S
+        return int(S[L.N_RUN] + S[L.WQ_LEN] + S[L.FEED_TAIL] - S[L.FEED_HEAD])
+
+    def running_ids(self) -> list[int]:
+        st = self.state
+        return st.run[:st.S[L.N_RUN]].tolist()
+
+    def waiting_ids(self) -> list[int]:
+        st = self.state
+        S, wq = st.S, st.wq
+        return [int(wq[(S[L.WQ_HEAD] + i) % wq.size]) for i in range(S[L.WQ_LEN])]
+
+    def kv_used_blocks(self) -> int:
+        S = self.state.S
+        return int(S[L.NB] - S[L.FREE])
+
+    def cached_prefix_blocks(self, r: int) -> int:
+        """Full blocks of r's prompt this engine's prefix cache holds now (0 without one)."""
+        return 0
+
+    def step_series(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(time, steps, tokens) of every event so far, as views of the engine's arrays (no
+        copy; valid until the next advance): what result() will report for them."""
+        st = self.state
+        k = int(st.S[L.SER_LEN])
+        return st.ser_t[:k], st.ser[L.S_STEPS, :k], st.ser[L.S_TOKENS, :k]
+
+    # -- the result ----------------------------------------------------------------------
+    def result(self) -> ReplayResult:
+        st = self.state
+        I, F, S = st.I, st.F, st.S
+        inv = np.empty_like(self.order)
+        inv[self.order] = np.arange(self.n)
+
+        def back(a):  # arrays are in engine order; give them back in workload order
+            return np.ascontiguousarray(a[inv])
+
+        k = int(S[L.SER_LEN])
+        nlog = int(S[L.LOG_LEN])
+        rows = self.order[st.log_r[:nlog]].tolist()
+        log = list(zip(rows, st.log_t[0, :nlog].tolist(), st.log_t[1, :nlog].tolist()))
+        ser = st.ser
+        return ReplayResult(
+            arrival_s=back(F[L.ARRIVAL]), input_tokens=back(I[L.P]), output_tokens=back(I[L.G]),
+            first_schedule_s=back(F[L.FIRST_SCHED]), first_token_s=back(F[L.FIRST_TOKEN]),
+            finish_s=back(F[L.FINISH]), preemptions=back(I[L.NPREEMPT]), preempt_log=log,
+            series_t=st.ser_t[:k].copy(), series_waiting=ser[L.S_WAITING, :k].copy(),
+            series_running=ser[L.S_RUNNING, :k].copy(), series_kv_blocks=ser[L.S_KV, :k].copy(),
+            series_tokens=ser[L.S_TOKENS, :k].copy(), num_blocks=self.cfg.num_blocks,
+            engine_steps=int(S[L.STEPS]), decode_tokens=int(S[L.DEC_TOK]), prefill_tokens=int(S[L.PRE_TOK]),
+            kv_peak_blocks=int(S[L.PEAK]), events=int(S[L.EVENTS]), closed_form_steps=int(S[L.CLOSED]),
+            cached_tokens=back(I[L.CACHED]), extras=self._extras(),
+            series_steps=ser[L.S_STEPS, :k].copy(), series_decode_rows=ser[L.S_DEC, :k].copy(),
+        )
+
+    def _extras(self) -> dict:
+        if not self._prefix_info:
+            return {}
+        st = self.state
+        P, cached = st.I[L.P], st.I[L.CACHED]
+        prompt = float(P.sum())
+        extras = {"cache_hit_rate": float(cached.sum()) / prompt if prompt else 0.0,
+                  "evicted_blocks": int(st.S[L.EVICTED])}
+        if self._turn is not None:
+            extras["hit_rate_by_turn"] = hit_rate_by_turn(self._turn, cached, P)
+            extras["tool_wait_kv_byte_s"] = float(st.SF[L.TOOL_BLOCK_S]) * self.cfg.block_bytes
+        return extras

@@ -1,0 +1,81 @@
+"""Where each piece of the engine's state lives: the rows of its per-request arrays and
+the slots of its scalar arrays. The compiled loop (loop.py) and the Python side
+(state.py, driver.py) both read these names; numba takes them as compile-time constants.
+
+Per request (engine order: workload rows sorted by arrival), an int64 row each of `I`:
+"""
+from __future__ import annotations
+
+# -- I: int64[NI, n] ---------------------------------------------------------------------
+P = 0  # prompt tokens
+G = 1  # output tokens to generate
+COMPUTED = 2  # tokens whose KV is in the pool
+OUT = 3  # output tokens produced so far
+BLOCKS = 4  # KV blocks held
+IS_DEC = 5  # 1: prompt (and any recompute) done, one token per step
+NPREEMPT = 6  # times preempted
+CACHED = 7  # prompt tokens found cached at the first schedule
+PENDING = 8  # the preemption log's entry waiting for its reschedule time, -1: none
+CANCELLED = 9  # 1: the client went away (cancel)
+NEXT = 10  # the session's next turn, -1: none
+DYNAMIC = 11  # 1: arrives after its predecessor finished (its arrival learned while running)
+EAGER = 12  # 1: its generated blocks are cached as they fill (a fixed-arrival next turn)
+KEEP = 13  # 1: KV kept cached during its tool wait
+HELD = 14  # prefix caching: leading full blocks it holds (keys in the pool's lists)
+NI = 15
+
+# -- F: float64[NF, n] -------------------------------------------------------------------
+ARRIVAL = 0  # NaN for a dynamic turn until its predecessor finishes
+FIRST_SCHED = 1
+FIRST_TOKEN = 2
+FINISH = 3
+TOOL = 4  # tool wait after this turn (s)
+AFTER = 5  # the next turn's think time (s)
+NF = 6
+
+# -- S: int64 scalars ----------------------------------------------------------------------
+FREE = 0  # free blocks (the engine's count; the pool settles lazily)
+STEPS = 1
+DEC_TOK = 2
+PRE_TOK = 3
+CLOSED = 4  # decode steps advanced in closed form
+EVENTS = 5
+PEAK = 6
+DONE = 7
+N_RUN = 8  # running[:N_RUN]
+WQ_HEAD = 9  # the waiting ring: wq[(WQ_HEAD + i) % capacity], i < WQ_LEN
+WQ_LEN = 10
+HEAP_LEN = 11  # dynamic turns due, a binary heap on (time, id)
+FIX_I = 12  # next fixed arrival in `fixed`
+FIX_N = 13  # fixed arrivals (0 once routed: they come from the feed)
+FEED_HEAD = 14  # submitted, not yet arrived: feed[FEED_HEAD:FEED_TAIL]
+FEED_TAIL = 15
+ROUTED = 16  # 1: requests come from a router's feed
+FEED_OPEN = 17  # 1: the router may still submit (its next decision is the horizon)
+SER_LEN = 18  # series entries written
+LOG_LEN = 19  # preemption log entries written
+N = 20
+BS = 21  # block size
+NB = 22  # blocks in the pool
+BUDGET = 23  # token budget of a step
+MAX_SEQS = 24
+RESERVE = 25  # 1: reserve_full_prompt
+FAST = 26  # 1: closed-form decode runs and the grouped plan
+CACHE = 27  # 1: prefix caching on
+EVICTED = 28
+NS = 29
+
+# -- SF: float64 scalars -------------------------------------------------------------------
+NOW = 0
+EXACT_UNTIL = 1  # no closed-form run crosses it (advance(exact=True)); inf: none
+TOOL_BLOCK_S = 2  # Σ blocks × seconds held cached during tool waits
+NSF = 3
+
+# -- series rows (SER: int64[NSER, cap]; times in SER_T) ------------------------------------
+S_WAITING, S_RUNNING, S_KV, S_TOKENS, S_STEPS, S_DEC = 0, 1, 2, 3, 4, 5
+NSER = 6
+
+# -- what the loop returns ------------------------------------------------------------------
+ST_DONE = 0  # the horizon is reached or no work is left
+ST_CHUNK = 1  # its share of events is used: Python checks cancel and yields, then calls again
+ST_GROW = 2  # the series or the log is nearly full: Python grows them, then calls again

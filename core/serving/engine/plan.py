@@ -1,0 +1,184 @@
+"""The scheduler policy, compiled: one engine step planned as vLLM V1's scheduler plans
+it with its default FCFS policy. The running requests first (chunked prefill, a block per
+decode that crosses a block boundary, preemption of the most recently admitted when the
+pool runs dry), then FCFS admission from the waiting queue while budget, seats and blocks
+last (the head blocks the queue). A waiting request is admitted only when the blocks of
+its whole prompt are free with reserve_full_prompt (vLLM's scheduler_reserve_full_isl).
+
+plan_step fills ids/chunks (the requests computing in this step and their tokens) and
+returns how many running decoders (running[:n_dec]) take their one token besides them.
+Another policy is another plan_step with the same contract.
+"""
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from core.serving.engine.layout import (BLOCKS, BS, BUDGET, CACHED, COMPUTED, FIRST_SCHED, FREE, G, IS_DEC,
+                                        LOG_LEN, MAX_SEQS, N_RUN, NOW, NPREEMPT, OUT, P, PENDING, RESERVE, WQ_LEN)
+from core.serving.engine.blocks import give_back
+from core.serving.engine.queues import wq_appendleft, wq_get, wq_popleft
+
+
+@njit(cache=True)
+def ceil_div(a, b):
+    return -(-a // b)
+
+
+@njit(cache=True)
+def decoding_prefix(I, run, n_run):
+    """Running requests in decode: a prefix of running (those still in prefill are always
+    the most recently admitted)."""
+    k = n_run
+    while k > 0 and not I[IS_DEC, run[k - 1]]:
+        k -= 1
+    return k
+
+
+@njit(cache=True)
+def gate_blocks(S, I, h, chunk):
+    """Free blocks a waiting request needs to be admitted: its first chunk, or with
+    reserve_full_prompt all its tokens to (re)compute."""
+    if S[RESERVE]:
+        return ceil_div(I[P, h] + I[OUT, h], S[BS])
+    return ceil_div(chunk, S[BS])
+
+
+@njit(cache=True)
+def admit(S, SF, I, F, run, wq, log_t, h):
+    """The waiting head h joins running (the caller took its blocks)."""
+    wq_popleft(S, wq)
+    run[S[N_RUN]] = h
+    S[N_RUN] += 1
+    if math.isnan(F[FIRST_SCHED, h]):
+        F[FIRST_SCHED, h] = SF[NOW]
+        I[CACHED, h] = I[COMPUTED, h]
+    p = I[PENDING, h]
+    if p >= 0:
+        log_t[1, p] = SF[NOW]
+        I[PENDING, h] = -1
+
+
+@njit(cache=True)
+def preempted(S, SF, I, wq, log_r, log_t, r):
+    """r's counts restart and it returns to the queue's head (its blocks are back already)."""
+    I[BLOCKS, r] = 0
+    I[COMPUTED, r] = 0
+    I[IS_DEC, r] = 0
+    I[NPREEMPT, r] += 1
+    wq_appendleft(S, wq, r)
+    j = S[LOG_LEN]
+    I[PENDING, r] = j
+    log_r[j] = r
+    log_t[0, j] = SF[NOW]
+    log_t[1, j] = math.nan
+    S[LOG_LEN] = j + 1
+
+
+@njit(cache=True)
+def admit_plain(S, SF, I, F, run, wq, log_t, budget, ids, chunks, m, free):
+    """FCFS admission without prefix caching: returns (ids filled, free left)."""
+    bs = S[BS]
+    running_count = S[N_RUN]
+    admitted = 0
+    while admitted < S[WQ_LEN]:
+        h = wq_get(S, wq, admitted)
+        if budget <= 0 or running_count >= S[MAX_SEQS]:
+            break
+        num = min(I[P, h] + I[OUT, h] - I[COMPUTED, h], budget)
+        need = ceil_div(num, bs)
+        if gate_blocks(S, I, h, num) > free:
+            break
+        free -= need
+        I[BLOCKS, h] += need
+        ids[m] = h
+        chunks[m] = num
+        m += 1
+        budget -= num
+        running_count += 1
+        admitted += 1
+    for _ in range(admitted):
+        admit(S, SF, I, F, run, wq, log_t, wq_get(S, wq, 0))
+    return m, free
+
+
+@njit(cache=True)
+def plan_fast(S, SF, I, F, run, wq, log_t, n_dec, ids, chunks):
+    """The schedule when every running request gets its blocks (the common case): the
+    decoders, the request in prefill, admission. Returns the ids filled, or -1, touching
+    nothing, if a request would need a preemption (plan_exact then plans the step)."""
+    bs = S[BS]
+    budget = S[BUDGET]
+    free = S[FREE]
+    if n_dec:
+        need = 0
+        for i in range(n_dec):
+            if I[COMPUTED, run[i]] % bs == 0:
+                need += 1
+        if need > free:
+            return -1
+        free -= need
+        budget -= n_dec
+    m = 0
+    for i in range(n_dec, S[N_RUN]):
+        if budget <= 0:
+            break
+        r = run[i]
+        num = min(I[P, r] + I[OUT, r] - I[COMPUTED, r], budget)
+        need = ceil_div(I[COMPUTED, r] + num, bs) - I[BLOCKS, r]
+        if need > free:
+            return -1
+        free -= need
+        ids[m] = r
+        chunks[m] = num
+        m += 1
+        budget -= num
+    # Commit: the decoders at a block boundary and the prefills take their blocks.
+    for i in range(n_dec):
+        if I[COMPUTED, run[i]] % bs == 0:
+            I[BLOCKS, run[i]] += 1
+    for j in range(m):
+        r = ids[j]
+        I[BLOCKS, r] = ceil_div(I[COMPUTED, r] + chunks[j], bs)
+    m, free = admit_plain(S, SF, I, F, run, wq, log_t, budget, ids, chunks, m, free)
+    S[FREE] = free
+    return m
+
+
+@njit(cache=True)
+def plan_exact(S, SF, I, F, run, wq, log_r, log_t, ids, chunks, pool):
+    """vLLM V1's loop over running requests with preemption, request by request; every
+    running request is a row of ids (its decode a chunk of one). Returns the ids filled."""
+    bs = S[BS]
+    budget = S[BUDGET]
+    m = 0
+    any_preempted = False
+    i = 0
+    while i < S[N_RUN] and budget > 0:
+        r = run[i]
+        num = min(I[P, r] + I[OUT, r] - I[COMPUTED, r], budget)
+        need = ceil_div(I[COMPUTED, r] + num, bs) - I[BLOCKS, r]
+        scheduled = True
+        while need > S[FREE]:
+            S[N_RUN] -= 1
+            victim = run[S[N_RUN]]
+            give_back(S, SF, I, F, pool, victim, False)
+            preempted(S, SF, I, wq, log_r, log_t, victim)
+            any_preempted = True
+            if victim == r:
+                scheduled = False
+                break
+        if not scheduled:
+            break
+        S[FREE] -= need
+        I[BLOCKS, r] += need
+        ids[m] = r
+        chunks[m] = num
+        m += 1
+        budget -= num
+        i += 1
+    if not any_preempted:
+        m, free = admit_plain(S, SF, I, F, run, wq, log_t, budget, ids, chunks, m, S[FREE])
+        S[FREE] = free
+    return m

@@ -1,0 +1,69 @@
+"""The step-time model's compiled kernels (step_model.py says what the coefficients are).
+StepCost's formulas with the same operations in the same order: the same floats bit for
+bit (tests/core/test_engine_frozen.py checks them against StepCost)."""
+from __future__ import annotations
+
+from numba import njit
+
+from core.serving.engine.step_model import ATT, KVB, LM, MF, OVERHEAD, SPB, SPF, WB
+
+
+@njit(cache=True)
+def step_time(c, rows, logit_rows, kv_tokens, pairs):
+    """One step: rows processed, logit_rows producing a token, KV tokens, query-key pairs."""
+    memory = (c[WB] + c[KVB] * kv_tokens) * c[SPB]
+    compute = (c[MF] * rows + c[LM] * logit_rows + c[ATT] * pairs) * c[SPF]
+    return c[OVERHEAD] + (memory if memory > compute else compute)
+
+
+@njit(cache=True)
+def _sum_lin(a, b, j0, j1):
+    if j1 < j0:
+        return 0.0
+    count = j1 - j0 + 1
+    return a * count + b * (j0 + j1) * count / 2.0
+
+
+@njit(cache=True)
+def decode_time(c, n, context_sum, k):
+    """k lockstep decode steps of n requests whose contexts sum to context_sum."""
+    if k <= 0:
+        return 0.0
+    spb, spf = c[SPB], c[SPF]
+    a1 = (c[WB] + c[KVB] * context_sum) * spb
+    b1 = c[KVB] * n * spb
+    a2 = ((c[MF] + c[LM]) * n + c[ATT] * context_sum) * spf
+    b2 = c[ATT] * n * spf
+    first1, last1 = a1 + b1, a1 + b1 * k
+    first2, last2 = a2 + b2, a2 + b2 * k
+    if first1 >= first2 and last1 >= last2:
+        s = _sum_lin(a1, b1, 1, k)
+    elif first2 >= first1 and last2 >= last1:
+        s = _sum_lin(a2, b2, 1, k)
+    else:
+        x = (a2 - a1) / (b1 - b2)  # the lines swap order after step int(x)
+        cross = 0 if x <= 0 else (k if x >= k else int(x))
+        if first1 >= first2:
+            s = _sum_lin(a1, b1, 1, cross) + _sum_lin(a2, b2, cross + 1, k)
+        else:
+            s = _sum_lin(a2, b2, 1, cross) + _sum_lin(a1, b1, cross + 1, k)
+    return c[OVERHEAD] * k + s
+
+
+@njit(cache=True)
+def steps_until(c, n, context_sum, gap):
+    """Fewest lockstep steps after which the clock has moved on by at least gap (>= 1)."""
+    if gap <= 0:
+        return 1
+    lo, hi = 1, 1
+    while decode_time(c, n, context_sum, hi) < gap:
+        lo, hi = hi, hi * 2
+        if hi > (1 << 40):
+            break
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if decode_time(c, n, context_sum, mid) >= gap:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo

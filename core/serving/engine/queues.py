@@ -1,0 +1,138 @@
+"""The engine's queues as compiled helpers over plain arrays (their counts in S, layout.py):
+the waiting queue (a ring with appendleft for a preempted request), the dynamic session
+turns due (a binary heap on (time, id), as heapq orders its tuples), arrivals from the
+fixed list or a router's feed merged in time order with that heap (session_arrivals.py's
+and the feed's rules: a fixed arrival goes before a session turn at the same time)."""
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from core.serving.engine.layout import (ARRIVAL, FEED_HEAD, FEED_OPEN, FEED_TAIL, FIX_I, FIX_N, HEAP_LEN, ROUTED,
+                                        WQ_HEAD, WQ_LEN)
+
+
+# -- waiting: a ring over wq ---------------------------------------------------------------
+@njit(cache=True)
+def wq_get(S, wq, i):
+    return wq[(S[WQ_HEAD] + i) % wq.size]
+
+
+@njit(cache=True)
+def wq_append(S, wq, r):
+    wq[(S[WQ_HEAD] + S[WQ_LEN]) % wq.size] = r
+    S[WQ_LEN] += 1
+
+
+@njit(cache=True)
+def wq_appendleft(S, wq, r):
+    S[WQ_HEAD] = (S[WQ_HEAD] - 1) % wq.size
+    wq[S[WQ_HEAD]] = r
+    S[WQ_LEN] += 1
+
+
+@njit(cache=True)
+def wq_popleft(S, wq):
+    r = wq[S[WQ_HEAD]]
+    S[WQ_HEAD] = (S[WQ_HEAD] + 1) % wq.size
+    S[WQ_LEN] -= 1
+    return r
+
+
+@njit(cache=True)
+def wq_remove(S, wq, r):
+    """Take r out of the queue (a cancel); False if it is not there."""
+    n = S[WQ_LEN]
+    for i in range(n):
+        if wq_get(S, wq, i) == r:
+            for j in range(i, n - 1):
+                wq[(S[WQ_HEAD] + j) % wq.size] = wq[(S[WQ_HEAD] + j + 1) % wq.size]
+            S[WQ_LEN] -= 1
+            return True
+    return False
+
+
+# -- dynamic turns: a heap on (time, id) ----------------------------------------------------
+@njit(cache=True)
+def _less(ht, hi, a, b):
+    return ht[a] < ht[b] or (ht[a] == ht[b] and hi[a] < hi[b])
+
+
+@njit(cache=True)
+def _swap(ht, hi, a, b):
+    ht[a], ht[b] = ht[b], ht[a]
+    hi[a], hi[b] = hi[b], hi[a]
+
+
+@njit(cache=True)
+def heap_push(S, ht, hi, t, r):
+    i = S[HEAP_LEN]
+    S[HEAP_LEN] = i + 1
+    ht[i] = t
+    hi[i] = r
+    while i > 0:
+        p = (i - 1) // 2
+        if not _less(ht, hi, i, p):
+            break
+        _swap(ht, hi, i, p)
+        i = p
+
+
+@njit(cache=True)
+def heap_pop(S, ht, hi):
+    r = hi[0]
+    n = S[HEAP_LEN] - 1
+    S[HEAP_LEN] = n
+    ht[0] = ht[n]
+    hi[0] = hi[n]
+    i = 0
+    while True:
+        a, b, m = 2 * i + 1, 2 * i + 2, i
+        if a < n and _less(ht, hi, a, m):
+            m = a
+        if b < n and _less(ht, hi, b, m):
+            m = b
+        if m == i:
+            return r
+        _swap(ht, hi, i, m)
+        i = m
+
+
+# -- arrivals ------------------------------------------------------------------------------
+@njit(cache=True)
+def _fixed_next(S, F, fixed, feed):
+    """The next fixed (or submitted) arrival's id, -1: none."""
+    if S[ROUTED]:
+        return feed[S[FEED_HEAD]] if S[FEED_HEAD] < S[FEED_TAIL] else -1
+    return fixed[S[FIX_I]] if S[FIX_I] < S[FIX_N] else -1
+
+
+@njit(cache=True)
+def next_arrival_s(S, F, fixed, feed, ht, horizon):
+    """When the next request may arrive (a routed engine's open feed: by the horizon)."""
+    r = _fixed_next(S, F, fixed, feed)
+    t = F[ARRIVAL, r] if r >= 0 else math.inf
+    if S[HEAP_LEN] and ht[0] < t:
+        t = ht[0]
+    if S[ROUTED] and S[FEED_OPEN] and horizon < t:
+        return horizon
+    return t
+
+
+@njit(cache=True)
+def admit_arrivals(S, F, fixed, feed, ht, hi, wq, now):
+    """Append what arrived by now to waiting, in arrival order."""
+    while True:
+        r = _fixed_next(S, F, fixed, feed)
+        tf = F[ARRIVAL, r] if r >= 0 else math.inf
+        if S[HEAP_LEN] and ht[0] < tf and ht[0] <= now:
+            wq_append(S, wq, heap_pop(S, ht, hi))
+        elif tf <= now:
+            wq_append(S, wq, r)
+            if S[ROUTED]:
+                S[FEED_HEAD] += 1
+            else:
+                S[FIX_I] += 1
+        else:
+            return

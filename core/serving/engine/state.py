@@ -1,0 +1,109 @@
+"""The engine's state, declared once: a structure of arrays the compiled loop owns
+(layout.py names the rows and slots). Built here from a workload and a config; the loop
+(loop.py) reads and writes it in place; driver.py reads it for the public results.
+
+    I    int64[NI, n]   per-request counts (engine order: workload rows sorted by arrival)
+    F    float64[NF, n] per-request times
+    S    int64[NS]      scalar counts; SF float64[NSF] the clock and other floats
+    run  int64[seats]   running requests in admission order, S[N_RUN] of them
+    wq   int64[n + 1]   the waiting queue, a ring (appendleft for a preempted request)
+    fixed               requests with a fixed arrival, in arrival order (a replay's source)
+    feed                requests a router submitted, in order (a routed engine's source)
+    ht, hi              dynamic session turns due: a heap of (time, id)
+    ser_t, ser          the series (time; waiting, running, KV blocks, tokens, steps, decode rows)
+    log_r, log_t        the preemption log (request; preempted at, rescheduled at or NaN)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.serving.engine import layout as L
+from core.serving.engine.records import EngineConfig
+from core.serving.engine.step_model import coefficients
+from core.serving.session_arrivals import links
+from core.serving.workload import Workload
+
+SERIES_START = 4096  # series entries first allocated (doubled when full)
+
+
+@dataclass
+class State:
+    I: np.ndarray
+    F: np.ndarray
+    S: np.ndarray
+    SF: np.ndarray
+    run: np.ndarray
+    wq: np.ndarray
+    fixed: np.ndarray
+    feed: np.ndarray
+    ht: np.ndarray
+    hi: np.ndarray
+    ser_t: np.ndarray
+    ser: np.ndarray
+    log_r: np.ndarray
+    log_t: np.ndarray
+    coef: np.ndarray
+
+    def grow(self) -> None:
+        """Room for the series and the log (the loop asked: ST_GROW)."""
+        S = self.S
+        if S[L.SER_LEN] + 2 > self.ser_t.size:
+            cap = 2 * self.ser_t.size
+            self.ser_t = np.concatenate((self.ser_t, np.zeros(cap - self.ser_t.size)))
+            self.ser = np.concatenate((self.ser, np.zeros((L.NSER, cap - self.ser.shape[1]), np.int64)), axis=1)
+        if S[L.LOG_LEN] + self.run.size + 1 > self.log_r.size:
+            cap = 2 * self.log_r.size + self.run.size
+            self.log_r = np.concatenate((self.log_r, np.zeros(cap - self.log_r.size, np.int64)))
+            self.log_t = np.concatenate((self.log_t, np.zeros((2, cap - self.log_t.shape[1]))), axis=1)
+
+
+def build(workload: Workload, config: EngineConfig, fast: bool) -> tuple[State, np.ndarray]:
+    """The state at t = 0 and the engine order (workload row of each engine id)."""
+    n = len(workload)
+    order = np.argsort(workload.arrival_s, kind="stable")
+    I = np.zeros((L.NI, n), np.int64)
+    F = np.zeros((L.NF, n))
+    I[L.P] = workload.input_tokens[order]
+    I[L.G] = workload.output_tokens[order]
+    I[L.PENDING] = -1
+    I[L.NEXT] = -1
+    F[L.ARRIVAL] = workload.arrival_s[order]
+    F[L.FIRST_SCHED:L.FINISH + 1] = np.nan
+    sessions = workload.sessions
+    if sessions is not None:
+        prev, nxt = links(sessions, order)
+        think = sessions.think_time_s[order]
+        dynamic = np.isfinite(think) & (prev >= 0)
+        I[L.NEXT] = nxt
+        I[L.DYNAMIC] = dynamic
+        I[L.KEEP] = sessions.keep_kv_during_tool[order]
+        F[L.TOOL] = sessions.tool_wait_s[order]
+        F[L.AFTER] = np.nan_to_num(think)  # a turn's own think time: after its predecessor's waits
+        F[L.ARRIVAL, dynamic] = np.nan
+        fixed = np.flatnonzero(~dynamic).astype(np.int64)
+    else:
+        fixed = np.arange(n, dtype=np.int64)
+    S = np.zeros(L.NS, np.int64)
+    S[L.FREE] = config.num_blocks
+    S[L.FIX_N] = fixed.size
+    S[L.FEED_OPEN] = 1
+    S[L.SER_LEN] = 1  # the series start with one entry of zeros at t = 0
+    S[L.N] = n
+    S[L.BS] = config.block_size
+    S[L.NB] = config.num_blocks
+    S[L.BUDGET] = config.token_budget
+    S[L.MAX_SEQS] = config.max_num_seqs
+    S[L.RESERVE] = int(config.reserve_full_prompt)
+    S[L.FAST] = int(fast)
+    SF = np.zeros(L.NSF)
+    SF[L.EXACT_UNTIL] = np.inf
+    seats = min(config.max_num_seqs, n) + 1
+    cap = SERIES_START
+    state = State(I=I, F=F, S=S, SF=SF, run=np.zeros(seats, np.int64), wq=np.zeros(n + 1, np.int64),
+                  fixed=fixed, feed=np.zeros(max(n, 1), np.int64), ht=np.zeros(max(n, 1)),
+                  hi=np.zeros(max(n, 1), np.int64), ser_t=np.zeros(cap), ser=np.zeros((L.NSER, cap), np.int64),
+                  log_r=np.zeros(4 * seats, np.int64), log_t=np.zeros((2, 4 * seats)),
+                  coef=coefficients(config.cost))
+    return state, order
