@@ -78,7 +78,11 @@ def load_hardware(path_or_key: str, *, param: str = "hardware") -> HardwareSpec:
 def hardware_replay_params(key_or_path: str, dtype: str = "bf16", *, param: str = "hardware") -> dict[str, float]:
     """serving.replay's card values: bandwidth_bytes_per_s, peak_flops (dense, of dtype)
     and memory_bytes; a card that lacks one is refused naming it."""
-    card = load_hardware(key_or_path, param=param)
+    return card_replay_values(load_hardware(key_or_path, param=param), dtype, param=param)
+
+
+def card_replay_values(card: HardwareSpec, dtype: str = "bf16", *, param: str = "hardware") -> dict[str, float]:
+    """hardware_replay_params of a card already loaded."""
     missing = [n for n, v in (("memory_bytes", card.memory_bytes), ("bandwidth_bytes_per_s", card.bandwidth_bytes_per_s))
                if not v]
     if dtype not in card.peak_flops:

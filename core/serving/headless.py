@@ -37,8 +37,9 @@ def serving_report(raw: dict[str, str], workload=None, progress=None) -> tuple[d
     from core.serving.vllm_metrics import bench_metrics
 
     calc = get("serving.replay")
-    raw, got, price_note = keys.expand(raw, lambda: "unknown parameter of lab simulate serving; valid: "
-                                       + ", ".join([p.name for p in calc.params] + list(keys.names())))
+    expanded = keys.expand_checked(raw, lambda: "unknown parameter of lab simulate serving; valid: "
+                                   + ", ".join([p.name for p in calc.params] + list(keys.names())))
+    raw, got, price_note = expanded.raw, expanded.got, expanded.price_note
     scenario = got.get("scenario")
     trace = got.get("trace")
     if workload is not None and trace is None:
@@ -53,9 +54,7 @@ def serving_report(raw: dict[str, str], workload=None, progress=None) -> tuple[d
     report["source"] = f"trace {trace}" if trace else (f"scenario {scenario}" if scenario else "windows")
     if "model" in got or "hardware" in got:
         report["model"], report["hardware"] = got.get("model"), got.get("hardware")
-        from core.serving.model_choice import memory_shortfall
-
-        shortfall = memory_shortfall(got.get("model"), got.get("hardware"), float(values["kv_pool_bytes"]))
+        shortfall = expanded.choice.memory_shortfall(float(values["kv_pool_bytes"]))
         if shortfall:
             report["warnings"] = [shortfall]
     slos = {k: got[k] for k in ("slo_ttft_ms", "slo_tpot_ms", "slo_e2el_ms") if k in got}

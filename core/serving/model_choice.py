@@ -8,11 +8,16 @@ price per card-hour (catalog or TOML) sets price_per_card_hour too, with its sou
 """
 from __future__ import annotations
 
+import functools
 import re
+from dataclasses import dataclass
+from html import escape
 from typing import Any, Callable, Mapping
 
 from core import catalog
 from core.format import format_bytes, format_flops
+from core.hardware_config import HardwareSpec, card_replay_values, hardware_replay_params, load_hardware
+from core.model_config import ModelSpec, config_model_keys, model_spec
 from core.registry import BookRef, Calculator, Output, Param, ParamError
 from core.serving.step_cost import default_token_budget
 
@@ -27,15 +32,13 @@ _CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")  # a note with Chinese stays 
 
 def model_keys() -> tuple[str, ...]:
     """Catalog models the counting takes (the pickers' named choices)."""
-    from core.model_config import config_model_keys
-
     return config_model_keys() or (BOOK_MODEL,)
 
 
+@functools.cache
 def hardware_keys() -> tuple[str, ...]:
-    """Catalog cards with memory, bandwidth and a BF16 peak (the pickers' named choices)."""
-    from core.hardware_config import hardware_replay_params
-
+    """Catalog cards with memory, bandwidth and a BF16 peak (the pickers' named choices).
+    The catalog is fixed for the process: computed once."""
     usable = []
     for key in catalog.hardware_keys():
         try:
@@ -46,68 +49,76 @@ def hardware_keys() -> tuple[str, ...]:
     return tuple(usable) or (BOOK_HARDWARE,)
 
 
+@dataclass(frozen=True)
+class ModelHardware:
+    """model= and hardware= checked once, at the edge: each file read and parsed once, and
+    everything downstream (the replay's values, the price, the names, the memory check)
+    read from here. A field is None where its key was not given."""
+
+    model: str | None
+    hardware: str | None
+    spec: ModelSpec | None
+    card: HardwareSpec | None
+    replay_values: Mapping[str, float]  # serving.replay's values the choice sets (no price)
+    price_per_card_hour: float | None
+    price_source: str
+
+    def memory_shortfall(self, kv_pool_bytes: float) -> str | None:
+        """None when the model's weights and the KV pool fit in the card's memory; else why
+        not, in words (a real engine would not start: the replay still times one card's
+        steps, as tensor parallelism is not modelled). The book's model or card stands in
+        for the one not given."""
+        spec = self.spec or model_spec(BOOK_MODEL)
+        card = self.card or load_hardware(BOOK_HARDWARE)
+        weights, memory = float(spec.weights_bytes), float(card.memory_bytes or 0)
+        need = weights + float(kv_pool_bytes)
+        if memory <= 0 or need <= memory:
+            return None
+        return (f"{spec.name}'s weights ({weights / 1e9:,.1f} GB) and the KV pool ({kv_pool_bytes / 1e9:,.1f} GB) "
+                f"need {need / 1e9:,.1f} GB, more than one {card.name}'s {memory / 1e9:,.1f} GB: a real engine "
+                f"would not start; the replay times one card's steps (tensor parallelism is not modelled)")
+
+
+def choose(model: str | None, hardware: str | None) -> ModelHardware:
+    """Check model= and hardware= (catalog keys or files; None or "": not given) once;
+    ParamErrors name model or hardware (and the file's field)."""
+    values: dict[str, float] = {}
+    spec = card = None
+    price, source = None, ""
+    if model:
+        spec = _named("model", model_spec, str(model))
+        values.update(spec.replay_params())
+    if hardware:
+        card = _named("hardware", load_hardware, str(hardware))
+        figures = _named("hardware", lambda _: card_replay_values(card), str(hardware))
+        memory = figures.pop("memory_bytes")
+        # vLLM's default budget is 2048 on an A100 whatever its memory (step_cost).
+        name = f"{hardware} {card.name}".lower()
+        values["token_budget"] = default_token_budget(memory, is_a100="a100" in name)
+        values.update(figures)
+        price = None if card.price_per_card_hour is None else float(card.price_per_card_hour)
+        source = card.price_source
+    return ModelHardware(model or None, hardware or None, spec, card, values, price, source)
+
+
 def expand_model_hardware(got: Mapping[str, Any]) -> dict[str, float]:
     """serving.replay parameter values that got's "model" and "hardware" (each a catalog
     key or a file's path; either may be absent) imply; errors are ParamErrors naming
     model or hardware (and the file's field)."""
-    values: dict[str, float] = {}
-    if got.get("model"):
-        from core.model_config import replay_params
-
-        values.update(_named("model", replay_params, str(got["model"])))
-    if got.get("hardware"):
-        from core.hardware_config import hardware_replay_params
-
-        card = _named("hardware", hardware_replay_params, str(got["hardware"]))
-        memory = card.pop("memory", card.pop("memory_bytes", None))
-        if memory is not None:
-            # vLLM's default budget is 2048 on an A100 whatever its memory (step_cost).
-            from core.hardware_config import load_hardware
-
-            name = f"{got['hardware']} {load_hardware(str(got['hardware'])).name}".lower()
-            values["token_budget"] = default_token_budget(float(memory), is_a100="a100" in name)
-        values.update(card)
-    return values
-
-
-def memory_shortfall(model: str | None, hardware: str | None, kv_pool_bytes: float) -> str | None:
-    """None when the model's weights and the KV pool fit in the card's memory; else why not,
-    in words (a real engine would not start: the replay still times one card's steps, as
-    tensor parallelism is not modelled). model/hardware: catalog keys or files; None: the book's."""
-    from core.hardware_config import load_hardware
-    from core.model_config import model_spec
-
-    try:
-        spec, card = model_spec(model or BOOK_MODEL), load_hardware(hardware or BOOK_HARDWARE)
-    except ParamError:  # already refused, naming the field, where the replay's values were made
-        return None
-    weights, memory = float(spec.weights_bytes), float(getattr(card, "memory_bytes", 0) or 0)
-    need = weights + float(kv_pool_bytes)
-    if memory <= 0 or need <= memory:
-        return None
-    return (f"{spec.name}'s weights ({weights / 1e9:,.1f} GB) and the KV pool ({kv_pool_bytes / 1e9:,.1f} GB) need "
-            f"{need / 1e9:,.1f} GB, more than one {card.name}'s {memory / 1e9:,.1f} GB: a real engine would not "
-            f"start; the replay times one card's steps (tensor parallelism is not modelled)")
+    return dict(choose(got.get("model"), got.get("hardware")).replay_values)
 
 
 def card_price(hardware: str) -> tuple[float | None, str]:
     """(USD per card-hour or None, its source note) of a catalog card or a card's TOML,
     errors named hardware: what hardware= sets price_per_card_hour to."""
-    from core.hardware_config import hardware_price
-
-    try:
-        price, source = hardware_price(str(hardware))
-    except ParamError as err:
-        if err.param == "hardware":
-            raise
-        raise ParamError("hardware", f"{err.param}: {err.message}") from None
-    return (None if price is None else float(price)), source
+    choice = choose(None, hardware)
+    return choice.price_per_card_hour, choice.price_source
 
 
-def _named(key: str, load: Callable[[str], Mapping], text: str) -> dict:
+def _named(key: str, load: Callable[[str], Any], text: str) -> Any:
     """load(text) with its errors named after the key the user typed."""
     try:
-        return dict(load(text))
+        return load(text)
     except ParamError as err:
         if err.param == key:
             raise
@@ -119,16 +130,14 @@ BOOK_NAMES = {BOOK_MODEL: "Qwen3-8B", BOOK_HARDWARE: "RTX PRO 6000"}
 
 
 def _compute(model: str, hardware: str) -> dict:
-    from core.hardware_config import load_hardware
-    from core.model_config import model_spec
-
-    values = expand_model_hardware({"model": model, "hardware": hardware})
-    price, source = card_price(hardware)
-    if price is not None:  # a card without a list price leaves the form's price as it is
-        values["price_per_card_hour"] = price
-    return {"replay_values": values, "price_source": source,
-            "model_name": BOOK_NAMES.get(model) or model_spec(model).name,
-            "hardware_name": BOOK_NAMES.get(hardware) or load_hardware(hardware).name}
+    choice = choose(model, hardware)
+    values = dict(choice.replay_values)
+    if choice.price_per_card_hour is not None:  # a card without a list price leaves the form's price as it is
+        values["price_per_card_hour"] = choice.price_per_card_hour
+    assert choice.spec is not None and choice.card is not None  # the pickers always give both
+    return {"replay_values": values, "price_source": choice.price_source,
+            "model_name": BOOK_NAMES.get(model) or choice.spec.name,
+            "hardware_name": BOOK_NAMES.get(hardware) or choice.card.name}
 
 
 def choice_text(result: Mapping[str, Any] | None) -> str:
@@ -136,8 +145,6 @@ def choice_text(result: Mapping[str, Any] | None) -> str:
     values, translated by the panel's catalog), then its price as a "中文 · English" pair:
     the English side says where the price is from (a note in Chinese only in the
     tooltip, price_note: a pair's English side holds no Chinese)."""
-    from html import escape
-
     if not result:
         return ""
     v = result["replay_values"]

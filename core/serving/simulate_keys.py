@@ -8,8 +8,19 @@ core/sweep/serving.py, reads them too). No Qt here.
 from __future__ import annotations
 
 import inspect
+import os
 import sys
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable
+
+from core.registry import Param, ParamError, get
+from core.serving import replay as rp
+from core.serving import traces
+from core.serving.model_choice import ModelHardware, choose
+from core.serving.vllm_metrics import MAX_SLO_MS
+from core.serving.workload import MAX_REQUESTS
+from core.units import NumberError, parse_number
 
 TRACE_FORMATS_FALLBACK = ("auto", "csv", "jsonl")
 MAX_TEXT_CHARS = 200
@@ -29,17 +40,12 @@ TRACE_KEYS = ("format", "time_scale", "window", "limit", "trace_model", "trace_l
 
 
 def trace_formats() -> tuple[str, ...]:
-    from core.serving import traces
 
     return tuple(getattr(traces, "FORMATS", TRACE_FORMATS_FALLBACK))
 
 
 def extra_params() -> tuple:
     """The Params among the extra keys (listed in --help like the replay's own)."""
-    from core.registry import Param
-    from core.serving import replay as rp
-    from core.serving.vllm_metrics import MAX_SLO_MS
-    from core.serving.workload import MAX_REQUESTS
 
     return (
         Param("scenario", "", None, "one of the book's two runs (sets shares_long_input): "
@@ -74,8 +80,6 @@ def names() -> tuple[str, ...]:
 
 def parse_window(text: str) -> tuple[float, float]:
     """'START:END' seconds (suffixes allowed, either side empty) -> (start_s, end_s)."""
-    from core.registry import ParamError
-    from core.units import NumberError, parse_number
 
     valid = "valid: START:END seconds with 0 <= START < END (e.g. 0:600, 1min:2min, 60:)"
     start_text, sep, end_text = str(text).partition(":")
@@ -92,7 +96,6 @@ def parse_window(text: str) -> tuple[float, float]:
 
 
 def parse_text_key(name: str, text: str) -> str:
-    from core.registry import ParamError
 
     value = str(text).strip()
     if not value or len(value) > MAX_TEXT_CHARS:
@@ -102,7 +105,6 @@ def parse_text_key(name: str, text: str) -> str:
 
 def pop_extras(raw: dict) -> dict:
     """Take the extra keys out of raw (text values), check each; returns name -> value."""
-    from core.registry import ParamError
 
     got = {}
     for p in extra_params():
@@ -126,15 +128,29 @@ def pop_extras(raw: dict) -> dict:
     return got
 
 
-def expand(raw: dict, unknown: Callable[[], str]) -> tuple[dict, dict, str | None]:
-    """raw (text values) as serving.replay takes it: (its replay keys, the extra keys
-    checked: pop_extras, the price's source note: price_default). A key neither knows is
-    refused with the message unknown() gives (each command words its own); scenario=,
-    model= and hardware= then fill the replay keys raw leaves unset (keys given win), the
-    card's price included. raw itself is not changed."""
-    from core.registry import ParamError, get
-    from core.serving import replay as rp
+@dataclass(frozen=True)
+class Expanded:
+    """`lab simulate serving`'s keys checked once: the replay keys (text values as given,
+    defaults from scenario=, model= and hardware= filled in), the extra keys, the price's
+    source note and the model/hardware choice itself."""
 
+    raw: dict
+    got: dict
+    price_note: str | None
+    choice: ModelHardware
+
+
+def expand(raw: dict, unknown: Callable[[], str]) -> tuple[dict, dict, str | None]:
+    """expand_checked's (raw, got, price note), for callers that need no more."""
+    e = expand_checked(raw, unknown)
+    return e.raw, e.got, e.price_note
+
+
+def expand_checked(raw: dict, unknown: Callable[[], str]) -> Expanded:
+    """raw (text values) as serving.replay takes it. A key neither serving.replay nor the
+    extra keys know is refused with the message unknown() gives (each command words its
+    own); scenario=, model= and hardware= then fill the replay keys raw leaves unset (keys
+    given win), the card's price included. raw itself is not changed."""
     raw = dict(raw)
     got = pop_extras(raw)
     known = {p.name for p in get("serving.replay").params}
@@ -144,43 +160,58 @@ def expand(raw: dict, unknown: Callable[[], str]) -> tuple[dict, dict, str | Non
     if "scenario" in got:
         for key, value in rp.SCENARIOS[got["scenario"]]["params"].items():
             raw.setdefault(key, ",".join(str(v) for v in value) if isinstance(value, tuple) else str(value))
-    for key, value in model_defaults(got).items():
+    choice = choose_cached(got.get("model"), got.get("hardware"))
+    for key, value in choice.replay_values.items():
         if key in known:
             raw.setdefault(key, value)
-    return raw, got, price_default(raw, got)
+    return Expanded(raw, got, _price_default(raw, got, choice), choice)
 
 
-def price_default(raw: dict, got: dict) -> str | None:
+def _price_default(raw: dict, got: dict, choice: ModelHardware) -> str | None:
     """hardware= sets price_per_card_hour too (its catalog or TOML figure, into raw);
     returns the price's source note, or None when that card has no price and none was
     given (no cost then)."""
-    from core.serving import replay as rp
-    from core.serving.model_choice import card_price
-
     if "price_per_card_hour" in raw:
         return "given (price_per_card_hour=)"
     if "hardware" not in got:
         return f"{rp.BOOK_CARD_KEY}: {rp.BOOK_CARD_PRICE_SOURCE}"
-    price, source = card_price(got["hardware"])
-    if price is None:
+    if choice.price_per_card_hour is None:
         return None
-    raw["price_per_card_hour"] = repr(float(price))
-    return source
+    raw["price_per_card_hour"] = choice.price_per_card_hour
+    return choice.price_source
+
+
+def choose_cached(model: str | None, hardware: str | None) -> ModelHardware:
+    """choose(model, hardware), read again only when a file changed (a sweep expands the
+    same keys at every point: each file is read and parsed once, not once a point)."""
+    return _choose(model or None, hardware or None, _stamp(model), _stamp(hardware))
+
+
+@lru_cache(maxsize=64)
+def _choose(model: str | None, hardware: str | None, model_stamp: tuple, hardware_stamp: tuple) -> ModelHardware:
+    return choose(model, hardware)
+
+
+def _stamp(path: str | None) -> tuple:
+    """A file's identity and version (() for a catalog key or nothing): the cache's key."""
+    if not path:
+        return ()
+    try:
+        info = os.stat(path)
+    except OSError:
+        return ()
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
 
 
 def model_defaults(got: dict) -> dict:
     """serving.replay parameter values model= and hardware= imply (none given: {});
     core.serving.model_choice expands them (the Serving panel's pickers do the same)."""
-    from core.serving.model_choice import expand_model_hardware
-
-    return expand_model_hardware(got)
+    return dict(choose_cached(got.get("model"), got.get("hardware")).replay_values)
 
 
 def load_kwargs(got: dict, progress) -> dict:
     """load_trace's keyword arguments for the trace keys given (and the progress bar),
     only those the loader takes; a key it does not take is refused naming it."""
-    from core.registry import ParamError
-    from core.serving import traces
 
     accepted = inspect.signature(traces.load_trace).parameters
     kwargs = {name: got[name] for name in TRACE_KEYS if name in got}

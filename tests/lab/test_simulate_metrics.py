@@ -228,40 +228,32 @@ def test_the_progress_bar_is_handed_to_the_loader_on_a_terminal(monkeypatch, cap
     assert "50%" in sys.stderr.getvalue()
 
 
-def test_model_and_hardware_set_defaults_and_explicit_keys_win(monkeypatch, capsys):
-    from core.registry import ParamError
+def test_model_and_hardware_set_defaults_and_explicit_keys_win(monkeypatch, capsys, tmp_path):
+    """A real config.json and a real card TOML: the replay gets the model's counts and the
+    card's figures, an explicit key wins, and a card under 70 GiB gets vLLM's 2048 budget."""
+    from core.model_config import model_spec
 
-    def replay_params(key):
-        if key != "tiny-model":
-            raise ParamError("config", f"no model {key!r}; valid: tiny-model")
-        return {"weights_bytes": 2e9, "kv_bytes_per_token": 32768.0, "matrix_flops_per_token": 2e9,
-                "lm_head_flops_per_row": 1e8, "attention_flops_per_pair": 1e5}
-
-    def hardware_replay_params(key):
-        return {"bandwidth_bytes_per_s": 1e12, "peak_flops": 1e14, "memory": 24 * 2**30}
-
-    import core.hardware_config as hardware_config
-    import core.model_config as model_config
-
-    monkeypatch.setattr(model_config, "replay_params", replay_params)
-    monkeypatch.setattr(hardware_config, "hardware_replay_params", hardware_replay_params)
-    monkeypatch.setattr(hardware_config, "load_hardware", lambda key, **_: hardware_config.HardwareSpec(
-        name=key, memory_bytes=24 * 2**30, bandwidth_bytes_per_s=1e12))
+    config = Path(__file__).parents[1] / "data" / "model_configs" / "llama-3.1-8b.json"
+    card = tmp_path / "small-card.toml"
+    card.write_text('name = "small card"\nmemory_gib = 24\nbandwidth_tb_s = 1\n[peak_tflops]\nbf16 = 100\n')
+    spec = model_spec(str(config))
     seen = []
     from core.serving import replay as rp
 
     real = rp.run_replay
     monkeypatch.setattr(rp, "run_replay", lambda values, cancel=None: seen.append(dict(values)) or real(values))
-    report = _json(capsys, SMALL + ["model=tiny-model", "hardware=small-card", "kv_bytes_per_token=65536"])
+    report = _json(capsys, SMALL + [f"model={config}", f"hardware={card}", "kv_bytes_per_token=65536"])
     values = seen[0]
-    assert values["weights_bytes"] == 2e9 and values["attention_flops_per_pair"] == 1e5
+    assert values["weights_bytes"] == float(spec.weights_read_per_step_bytes)
+    assert values["attention_flops_per_pair"] == spec.attention_flops_per_pair
     assert values["kv_bytes_per_token"] == 65536  # given explicitly: wins over the model's
     assert values["bandwidth_bytes_per_s"] == 1e12 and values["peak_flops"] == 1e14
     assert values["token_budget"] == 2048  # vLLM's default on a card under 70 GiB
-    assert (report["model"], report["hardware"]) == ("tiny-model", "small-card")
+    assert (report["model"], report["hardware"]) == (str(config), str(card))
     assert run(SMALL + ["model=huge-model"]) == 2
-    assert capsys.readouterr().err.strip() == ("lab simulate serving: model: config: no model 'huge-model'; "
-                                               "valid: tiny-model")
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("lab simulate serving: model: 'huge-model': no catalog model or file of that name; "
+                          "valid: one of qwen3-8b")
 
 
 def test_model_and_hardware_of_the_books_run_reproduce_it(capsys, tmp_path):
