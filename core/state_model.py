@@ -79,7 +79,7 @@ class CardModel:
         """Parse raw values (text or numbers) over the current inputs. On a real change the
         card takes them and, unless deferred, computes; emits changed either way the state
         moved. Returns True when the values were valid."""
-        inputs, errors = self.calculator.resolve_all(raw, base=self.inputs)
+        inputs, errors = self.calculator.resolve_all(raw, base=self._base())
         if inputs is None:
             new_errors = {e.param: e.message for e in errors}
             if new_errors != self.errors:
@@ -99,6 +99,10 @@ class CardModel:
         self.inputs = inputs
         self.changed.emit(self)
         return True
+
+    def _base(self) -> Mapping[str, Any]:
+        """The checked values an update applies over (only its own raw values are parsed)."""
+        return self.inputs
 
     def reset(self) -> None:
         """Back to the book's defaults."""

@@ -57,9 +57,11 @@ class FollowerCard(CardModel):
         super().__init__(leader.calculator, deferred=True)
         self.leader, self.own = leader, own
 
-    def update(self, raw) -> bool:
-        values = {k: v for k, v in self.leader.inputs.items() if k not in self.own}
-        return super().update({**values, **raw})
+    def _base(self) -> dict:
+        """The leader's values (checked already: not parsed again) with this card's own."""
+        base = dict(self.leader.inputs)
+        base.update({k: self.inputs[k] for k in self.own})
+        return base
 
 
 class ServingState(PanelModel):
