@@ -1,4 +1,5 @@
-"""Automatic prefix caching as vLLM V1 does it (block_pool.py, kv_cache_manager.py).
+"""Automatic prefix caching as vLLM V1 does it (block_pool.py, kv_cache_manager.py): how
+blocks get their keys, and the pool as Python sees it.
 
 A full block of `block_size` tokens is identified by its content and everything before it
 (vLLM chains the block hashes). Without token ids, the identity comes from the workload:
@@ -15,168 +16,187 @@ A full block of `block_size` tokens is identified by its content and everything 
   turn k−1 gave it (recursively, back to the turn that computed it first); every other
   block (the new input, the output) is the turn's own.
 
-The pool (BlockCache, engine_block_cache.py) keeps vLLM's free-block queue: freed blocks go to its tail (a
-request's blocks in reverse, so a prefix outlives its tail), allocation takes from its
-head and evicts the cached block it takes. A cached block in use has a reference count
-and is shared, not duplicated. One simplification: a block a request computed itself
-while an equal one was already cached stays uncached (vLLM keeps both copies cached).
+The identities here build the arrays the compiled engine computes keys from on the fly
+(core/serving/engine/keys.py); `keys` gives the same keys in Python. The pool itself is
+compiled (core/serving/engine/pool.py: vLLM's free-block queue in LRU order, freed blocks
+to its tail, a request's blocks in reverse so a prefix outlives its tail, allocation from
+its head evicting the cached block it takes; a cached block in use is shared, not
+duplicated). BlockCache is that pool driven from Python, one call at a time. One
+simplification: a block a request computed itself while an equal one was already cached
+stays uncached (vLLM keeps both copies cached).
 """
 from __future__ import annotations
 
-from collections import Counter
+from collections import OrderedDict
 
 import numpy as np
 
-from core.serving.engine_block_cache import BlockCache  # noqa: F401 - the pool, imported from here too
-
-_SHIFT = 32  # key = origin << _SHIFT | block index (origin >= 1: keys are positive)
-# With a bound on the block index (set_bound), keys are packed below 2**30 when they fit:
-# one-digit ints, which dicts hash and compare in about half the time of two-digit ones.
-_SMALL = 1 << 30
-
-
-def _hint(identity, r: int) -> int:
-    """Blocks r can ever ask keys for (the engine's hint; 0 without one): its array is
-    built once at that size, not regrown as its prompt and output fill."""
-    return identity.blocks_hint[r] if identity.blocks_hint is not None else 0
+_SHIFT = 32  # key = origin << _SHIFT | block index (origin r + 1 for r's own blocks)
 
 
 class SessionIdentity:
-    """Block keys of a sessions workload (arrays in the engine's request order)."""
+    """Block keys of a sessions workload (arrays in the engine's request order): request
+    r's (end token, owner) segments, seg_end/seg_owner[seg_off[r]:seg_off[r + 1]]; block j
+    belongs to the first segment whose end // bs is past j, past all of them it is r's own."""
 
-    blocks_hint: list[int] | None = None
+    kind = 1
 
     def __init__(self, prev: np.ndarray, shared_tokens: np.ndarray, turn_order: np.ndarray):
         n = prev.size
-        # segments[r]: (end_token, origin) runs; block j belongs to the first run whose end
-        # is at or past its last token + 1; past all of them it is r's own.
-        self.segments: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-        for r in turn_order:  # parents first
-            p = int(prev[r])
-            s = int(shared_tokens[r])
+        segments: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+        prev_l, shared_l = prev.tolist(), shared_tokens.tolist()
+        for r in turn_order.tolist():  # parents first
+            p, s = prev_l[r], shared_l[r]
             if p < 0 or s <= 0:
                 continue
             segs: list[tuple[int, int]] = []
-            for end, origin in self.segments[p] + [(s, p)]:
+            for end, origin in segments[p] + [(s, p)]:
                 segs.append((min(end, s), origin))
                 if end >= s:
                     break
-            self.segments[r] = segs
+            segments[r] = segs
+        counts = np.fromiter(map(len, segments), np.int64, n)
+        self.seg_off = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        flat = [x for segs in segments for x in segs]
+        self.seg_end = np.array([e for e, _ in flat], np.int64)
+        self.seg_owner = np.array([o for _, o in flat], np.int64)
 
-        self._arrays: dict[int, list[int]] = {}  # keys of requests in flight, built once (a list: sliced often)
-        self._mul, self._bound = 1 << _SHIFT, _SMALL  # key = origin * _mul + block index
-
-    def set_bound(self, bound: int) -> None:
-        """Every block index asked for is below `bound`: pack keys small if they fit."""
-        if (len(self.segments) + 2) * bound < _SMALL:
-            self._mul, self._bound = bound, bound
+    def arrays(self) -> tuple:
+        e = np.zeros(1, np.int64)
+        return (np.array([self.kind, 1], np.int64), e, e, np.zeros(self.seg_off.size - 1, np.int64), self.seg_off,
+                self.seg_end, self.seg_owner)
 
     def keys(self, r: int, j0: int, j1: int, bs: int) -> list[int]:
-        arr = self._arrays.get(r)
-        if arr is None or len(arr) < j1:
-            if j1 > self._bound:
-                raise ValueError(f"block index {j1 - 1} past the identity's bound {self._bound}")
-            size = min(max(j1, 2 * len(arr) if arr is not None else _hint(self, r)), self._bound)
-            origin = np.full(size, r + 1, np.int64)
-            start = 0
-            for end, owner in self.segments[r]:
-                stop = min(end // bs, size)
-                origin[start:stop] = owner + 1
-                start = max(start, stop)
-            arr = (origin * self._mul + np.arange(size, dtype=np.int64)).tolist()
-            self._arrays[r] = arr
-        return arr[j0:j1]
-
-    def forget(self, r: int) -> None:
-        self._arrays.pop(r, None)
+        j = np.arange(j0, j1, dtype=np.int64)
+        origin = np.full(j.size, r + 1, np.int64)
+        done = np.zeros(j.size, bool)
+        for s in range(self.seg_off[r], self.seg_off[r + 1]):
+            mine = ~done & (j < self.seg_end[s] // bs)
+            origin[mine] = self.seg_owner[s] + 1
+            done |= mine
+        return ((origin << _SHIFT) | j).tolist()
 
 
 class HashIdIdentity:
-    """Block keys from Mooncake hash_ids (arrays in the engine's request order)."""
+    """Block keys from Mooncake hash_ids (arrays in the engine's request order): request
+    r's interned chain codes codes[off[r]:off[r + 1]] (a code names the run of ids up to
+    and including that hash block) and the prompt tokens they cover."""
 
-    blocks_hint: list[int] | None = None
+    kind = 0
 
     def __init__(self, ids: np.ndarray, offsets: np.ndarray, block_tokens: int, order: np.ndarray,
                  prompt_tokens: np.ndarray):
         n = order.size
         self.block_tokens = int(block_tokens)
-        self.covered = np.zeros(n, np.int64)
-        self.chains: list[list[int]] = []
+        starts, ends = offsets[order], offsets[order + 1]
+        lengths = (ends - starts).astype(np.int64)
+        self.off = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+        gather = np.repeat(starts - self.off[:-1], lengths) + np.arange(int(self.off[-1]))
+        raw = ids[gather].tolist()
+        codes = np.empty(len(raw), np.int64)
         interned: dict[tuple[int, int], int] = {}
         first = n + 1  # chain codes above every request's own origin code
+        off = self.off.tolist()
         for r in range(n):
-            w = int(order[r])
-            raw = ids[offsets[w]:offsets[w + 1]].tolist()
-            chain, prev = [], -1
-            for h in raw:
-                prev = interned.setdefault((prev, h), first + len(interned))
-                chain.append(prev)
-            self.chains.append(chain)
-            self.covered[r] = min(int(prompt_tokens[r]), len(raw) * self.block_tokens)
-        # Chain codes only one request holds: from the first of them on its chain, every
-        # block is its own (a later code extends that one).
-        self._users = Counter()
-        for chain in self.chains:
-            self._users.update(chain)
+            prev = -1
+            for i in range(off[r], off[r + 1]):
+                prev = interned.setdefault((prev, raw[i]), first + len(interned))
+                codes[i] = prev
+        self.codes = codes
+        self.covered = np.minimum(np.asarray(prompt_tokens, np.int64), lengths * self.block_tokens)
 
-        self._arrays: dict[int, list[int]] = {}  # keys of requests in flight, built once (a list: sliced often)
-        self._codes, self._first = len(interned), first
-        self._left: Counter | None = None  # unfinished holders of each code (finished_unreachable_from)
-        self._mul, self._bound = 0, _SMALL  # 0: keys as origin << _SHIFT | block index
-
-    def set_bound(self, bound: int, bs: int) -> None:
-        """Every block index asked for is below `bound`: pack keys small if they fit. A
-        request's own block j: (r + 1)·bound + j; block j of chain code c (hash block b):
-        after those, (c − first)·w + j − b·T // bs, w the engine blocks a hash block spans."""
-        self._w = self.block_tokens // bs + 2
-        if (self._first + 1) * bound + self._codes * self._w < _SMALL:
-            self._mul, self._bound = bound, bound
+    def arrays(self) -> tuple:
+        e = np.zeros(1, np.int64)
+        return (np.array([self.kind, self.block_tokens], np.int64), self.off, self.codes, self.covered,
+                np.zeros(self.off.size, np.int64), e, e)
 
     def keys(self, r: int, j0: int, j1: int, bs: int) -> list[int]:
-        arr = self._arrays.get(r)
-        if arr is None or len(arr) < j1:
-            if j1 > self._bound:
-                raise ValueError(f"block index {j1 - 1} past the identity's bound {self._bound}")
-            j = np.arange(min(max(j1, 2 * len(arr) if arr is not None else _hint(self, r)), self._bound),
-                          dtype=np.int64)
-            chain = np.asarray(self.chains[r] or [0], np.int64)
-            shared = j < int(self.covered[r]) // bs
-            holder = np.minimum(((j + 1) * bs - 1) // self.block_tokens, chain.size - 1)
-            if self._mul:
-                m = self._mul
-                code = self._first * m + (chain[holder] - self._first) * self._w + j - holder * self.block_tokens // bs
-                arr = np.where(shared, code, (r + 1) * m + j).tolist()
+        j = np.arange(j0, j1, dtype=np.int64)
+        chain = self.codes[self.off[r]:self.off[r + 1]]
+        if chain.size == 0:
+            chain = np.zeros(1, np.int64)
+        shared = j < int(self.covered[r]) // bs
+        holder = np.minimum(((j + 1) * bs - 1) // self.block_tokens, chain.size - 1)
+        return (np.where(shared, chain[holder] << _SHIFT, (r + 1) << _SHIFT) | j).tolist()
+
+
+class BlockCache:
+    """The compiled pool (core/serving/engine/pool.py) driven from Python with lists of
+    keys (positive ints), the frozen engine's BlockCache interface: settle, lookup, touch,
+    register (None where an equal block was cached), release, blocks_before_watched."""
+
+    def __init__(self, num_blocks: int, block_bytes: float, entries: int | None = None):
+        from core.serving.engine import pool as bp
+        self._bp = bp
+        self.block_bytes = block_bytes
+        self.pool = bp.make_pool(num_blocks, entries if entries is not None else 3 * num_blocks + 4096)
+
+    @staticmethod
+    def _keys(keys) -> np.ndarray:
+        return np.asarray(keys, np.int64).reshape(-1)
+
+    def settle(self, free: int, now: float) -> None:
+        self._bp.settle(self.pool, free, now)
+
+    def lookup(self, keys: list[int]) -> tuple[int, int]:
+        k = self._keys(keys)
+        hit, idle = self._bp.lookup(self.pool, k, 0, k.size)
+        return int(hit), int(idle)
+
+    def touch(self, keys: list[int]) -> int:
+        k = self._keys(keys)
+        return int(self._bp.touch(self.pool, k, 0, k.size))
+
+    def register(self, keys: list[int]) -> list:
+        k = self._keys(keys)
+        flags = np.zeros(k.size, np.uint8)
+        self._bp.register(self.pool, k, 0, k.size, flags)
+        return [None if f else key for key, f in zip(k.tolist(), flags.tolist())]
+
+    def release(self, held: list, plain: int, drop: bool = False, watch_until: float | None = None,
+                now: float = 0.0) -> int:
+        flags = np.array([key is None for key in held], np.uint8)
+        k = np.array([0 if key is None else key for key in held], np.int64)
+        watching = watch_until is not None
+        return int(self._bp.release(self.pool, k, flags, k.size, int(plain), bool(drop), watching,
+                                    float(watch_until) if watching else 0.0, float(now)))
+
+    def blocks_before_watched(self, free: int, now: float, limit: int) -> int:
+        return int(self._bp.blocks_before_watched(self.pool, free, now, limit))
+
+    @property
+    def evicted(self) -> int:
+        return int(self.pool[0][self._bp.EVICTED])
+
+    @property
+    def queued(self) -> int:
+        return int(self.pool[0][self._bp.QUEUED])
+
+    @property
+    def tool_block_s(self) -> float:
+        return float(self.pool[1][0])
+
+    @property
+    def tool_wait_kv_byte_s(self) -> float:
+        return self.tool_block_s * self.block_bytes
+
+    @property
+    def refcounts(self) -> dict[int, int]:
+        """key -> reference count (0: free, in the queue), as a copy."""
+        e_ref = self.pool[3]
+        return {int(key): int(e_ref[e]) for key, e in self.pool[8].items()}
+
+    @property
+    def queue(self) -> OrderedDict:
+        """The free queue from its head, as a copy: key -> None for a cached block, a run id
+        (< 0) -> count for plain ones."""
+        PS, e_key, e_cnt, e_next = self.pool[0], self.pool[2], self.pool[4], self.pool[6]
+        out: OrderedDict = OrderedDict()
+        e = int(PS[self._bp.HEAD])
+        while e >= 0:
+            if e_key[e] < 0:
+                out[-1 - len(out)] = int(e_cnt[e])
             else:
-                arr = (np.where(shared, chain[holder] << _SHIFT, (r + 1) << _SHIFT) | j).tolist()
-            self._arrays[r] = arr
-        return arr[j0:j1]
-
-    def forget(self, r: int) -> None:
-        self._arrays.pop(r, None)
-
-    def finished_unreachable_from(self, r: int, bs: int) -> int:
-        """r finished (each of its codes has one unfinished holder fewer): its first engine
-        block no unfinished request can have. Later codes extend earlier ones, so their
-        holders are fewer: the blocks from there on are r's tail."""
-        left = self._left
-        if left is None:
-            left = self._left = Counter(self._users)
-        chain = self.chains[r]
-        first = len(chain)
-        for b, code in enumerate(chain):
-            n = left[code] - 1
-            left[code] = n
-            if n == 0 and b < first:
-                first = b
-        return min(int(self.covered[r]) // bs, first * self.block_tokens // bs)
-
-    def unreachable_from(self, r: int, bs: int) -> int:
-        """The first engine block of r no other request can have (its own, or of a chain
-        code only r holds): once r has finished, nobody asks for blocks from there on."""
-        users = self._users
-        first = len(self.chains[r])
-        for b, code in enumerate(self.chains[r]):
-            if users[code] == 1:
-                first = b
-                break
-        return min(int(self.covered[r]) // bs, first * self.block_tokens // bs)
+                out[int(e_key[e])] = None
+            e = int(e_next[e])
+        return out

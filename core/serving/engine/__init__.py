@@ -32,20 +32,12 @@ Python drives. tests/oracles/frozen_engine is the reference every result equals 
 from __future__ import annotations
 
 from core.cancel import NEVER, CancelToken
-from core.serving.engine.driver import Engine as _Compiled
+from core.serving.engine.driver import Engine
 from core.serving.engine.records import EngineConfig, ReplayResult, validate
 from core.serving.step_cost import StepCost
 from core.serving.workload import Workload
 
 __all__ = ["Engine", "EngineConfig", "ReplayResult", "StepCost", "replay", "validate"]
-
-
-def Engine(workload: Workload, config: EngineConfig, fast: bool = True):  # noqa: N802 - phase 1
-    """One engine over the workload (prefix caching still in the Python engine)."""
-    if config.prefix_caching and (workload.prefix is not None or workload.sessions is not None):
-        from core.serving.engine_legacy import Engine as Legacy
-        return Legacy(workload, config, fast)
-    return _Compiled(workload, config, fast)
 
 
 def replay(workload: Workload, config: EngineConfig = EngineConfig(), fast: bool = True,

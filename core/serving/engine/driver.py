@@ -37,8 +37,8 @@ def kernels():
     """The compiled loop and its helpers (the first call compiles or loads them from disk)."""
     global _kernels
     if _kernels is None:
-        from core.serving.engine import control, loop
-        _kernels = (loop.run_events, control.cancel_request)
+        from core.serving.engine import control, loop, prefix
+        _kernels = (loop.run_events, control.cancel_request, prefix.cached_prefix_blocks, loop.settle)
     return _kernels
 
 
@@ -51,7 +51,9 @@ class Engine:
         sessions = workload.sessions
         self._turn = sessions.turn[self.order].astype(np.int64) if sessions is not None else None
         self._prefix_info = workload.prefix is not None or sessions is not None
-        self._pool = (np.zeros(1, np.int64),)
+        caching = config.prefix_caching and self._prefix_info
+        self.state.S[L.CACHE] = int(caching)
+        self._pool = _prefix_cache(workload, config, self.state, self.order, caching)
         self._last_yield = time.perf_counter()
 
     # -- running it ------------------------------------------------------------------
@@ -181,8 +183,11 @@ class Engine:
         return int(S[L.NB] - S[L.FREE])
 
     def cached_prefix_blocks(self, r: int) -> int:
-        """Full blocks of r's prompt this engine's prefix cache holds now (0 without one)."""
-        return 0
+        """Full blocks of r's prompt this engine's prefix cache holds now (0 without one);
+        looks, takes nothing."""
+        if not self.state.S[L.CACHE]:
+            return 0
+        return int(kernels()[2](self.state.S, self.state.I, self._pool, int(r)))
 
     def step_series(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(time, steps, tokens) of every event so far, as views of the engine's arrays (no
@@ -223,11 +228,48 @@ class Engine:
         if not self._prefix_info:
             return {}
         st = self.state
+        pool = self._pool[0]
+        if st.S[L.CACHE]:  # blocks allocated in the last step leave the queue
+            kernels()[3](pool, st.S[L.FREE], st.SF[L.NOW])
         P, cached = st.I[L.P], st.I[L.CACHED]
         prompt = float(P.sum())
         extras = {"cache_hit_rate": float(cached.sum()) / prompt if prompt else 0.0,
-                  "evicted_blocks": int(st.S[L.EVICTED])}
+                  "evicted_blocks": int(pool[0][POOL_EVICTED])}
         if self._turn is not None:
             extras["hit_rate_by_turn"] = hit_rate_by_turn(self._turn, cached, P)
-            extras["tool_wait_kv_byte_s"] = float(st.SF[L.TOOL_BLOCK_S]) * self.cfg.block_bytes
+            extras["tool_wait_kv_byte_s"] = float(pool[1][0]) * self.cfg.block_bytes
         return extras
+
+
+POOL_EVICTED = 4  # pool.py's EVICTED slot (pool.py imports numba; this module must not)
+
+
+def _prefix_cache(workload: Workload, config: EngineConfig, state, order: np.ndarray, caching: bool) -> tuple:
+    """(pool, px) of the compiled prefix cache (prefix.py); empty ones of the same types
+    when the replay caches nothing, so the loop is compiled once."""
+    from core.serving.engine.pool import make_pool
+    from core.serving.prefix_cache import HashIdIdentity, SessionIdentity
+    from core.serving.session_arrivals import links, turn_order
+
+    I = state.I
+    sessions = workload.sessions
+    if not caching:
+        z = np.zeros(1, np.int64)
+        px = (np.array([0, 1], np.int64), z, z, z, z, z, z, np.zeros(1, np.uint8), np.zeros(2, np.int64), z)
+        return make_pool(0, 1), px
+    if workload.prefix is not None:  # hash_ids say more than the session's history
+        pb = workload.prefix
+        ident = HashIdIdentity(pb.ids, pb.offsets, pb.block_tokens, order, I[L.P])
+    else:
+        prev, _ = links(sessions, order)
+        ident = SessionIdentity(prev, sessions.shared_prefix_tokens[order], turn_order(sessions, order))
+        # Blocks a request generates are cached as they fill only where another request
+        # may ask for them while it runs: a session's next turn with a fixed arrival.
+        nxt = I[L.NEXT]
+        has = nxt >= 0
+        I[L.EAGER, has] = 1 - I[L.DYNAMIC, nxt[has]]
+    hint = (I[L.P] + I[L.G]) // config.block_size + 1  # blocks a request can ever fill
+    flag_off = np.concatenate(([0], np.cumsum(hint))).astype(np.int64)
+    px = ident.arrays() + (np.zeros(int(flag_off[-1]), np.uint8), flag_off,
+                           np.zeros(int(hint.max()) + 1, np.int64))
+    return make_pool(config.num_blocks, 3 * config.num_blocks + 64), px

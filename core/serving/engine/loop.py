@@ -23,13 +23,15 @@ import numpy as np
 from numba import njit
 
 from core.serving.engine.blocks import give_back
-from core.serving.engine.layout import (AFTER, ARRIVAL, BLOCKS, BS, BUDGET, CLOSED, COMPUTED, DEC_TOK, DONE,
-                                        DYNAMIC, EVENTS, EXACT_UNTIL, FAST, FEED_HEAD, FEED_OPEN, FEED_TAIL,
+from core.serving.engine.layout import (AFTER, ARRIVAL, BLOCKS, BS, BUDGET, CACHE, CLOSED, COMPUTED, DEC_TOK, DONE,
+                                        DYNAMIC, EAGER, EVENTS, EXACT_UNTIL, FAST, FEED_HEAD, FEED_OPEN, FEED_TAIL,
                                         FINISH, FIRST_TOKEN, FREE, G, HEAP_LEN, IS_DEC, LOG_LEN, MAX_SEQS, N,
                                         N_RUN, NB, NEXT, NOW, OUT, P, PEAK, PRE_TOK, RESERVE, ROUTED, S_DEC,
                                         S_KV, S_RUNNING, S_STEPS, S_TOKENS, S_WAITING, SER_LEN, ST_CHUNK,
                                         ST_DONE, ST_GROW, STEPS, TOOL, WQ_LEN)
 from core.serving.engine.plan import ceil_div, decoding_prefix, gate_blocks, plan_exact, plan_fast
+from core.serving.engine.pool import settle
+from core.serving.engine.prefix import head_plan, register_filled, steps_before_watched_eviction, watching_any
 from core.serving.engine.pricing import decode_time, step_time, steps_until
 from core.serving.engine.pyset import set_order
 from core.serving.engine.queues import admit_arrivals, heap_push, next_arrival_s, wq_get
@@ -115,7 +117,10 @@ def try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, coef, horizon, p
     budget_left = S[BUDGET] - n
     if S[WQ_LEN] and budget_left > 0 and n < S[MAX_SEQS]:
         h = wq_get(S, wq, 0)
-        gate = gate_blocks(S, I, h, min(I[P, h] + I[OUT, h] - I[COMPUTED, h], budget_left))
+        if S[CACHE]:
+            gate = head_plan(S, SF, I, pool, h, budget_left)[0]
+        else:
+            gate = gate_blocks(S, I, h, min(I[P, h] + I[OUT, h] - I[COMPUTED, h], budget_left))
         if gate <= free - need_now:
             return False  # the head can be admitted now
     # The (free+1)-th block need is the first one that cannot be met: at step
@@ -129,6 +134,8 @@ def try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, coef, horizon, p
             break
         o += 1
     k = min(k, q * bs + o)
+    if S[CACHE] and k > 0 and watching_any(pool):
+        k = min(k, steps_before_watched_eviction(S, SF, pool, hist, n, k))
     now = SF[NOW]
     if not S[WQ_LEN] and n < S[MAX_SEQS]:
         t_next = next_arrival_s(S, F, fixed, feed, ht, horizon)
@@ -149,6 +156,8 @@ def try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, coef, horizon, p
         free -= b - I[BLOCKS, r]
         I[BLOCKS, r] = b
         I[COMPUTED, r] = c
+        if S[CACHE] and I[EAGER, r] and c // bs > (c - k) // bs:
+            register_filled(S, I, pool, r)  # a next turn with a fixed arrival may hit them now
         I[OUT, r] += k
         if I[OUT, r] >= I[G, r]:
             gone[nf] = r
@@ -216,6 +225,13 @@ def execute(S, SF, I, F, run, coef, pool, ht, hi, ser_t, ser, n_dec, ids, chunks
             scratch[nc] = r
             nc += 1
         I[COMPUTED, r] += L
+    if S[CACHE]:
+        for j in range(m):
+            register_filled(S, I, pool, ids[j])
+        for i in range(n_dec):
+            r = run[i]
+            if I[EAGER, r] and I[COMPUTED, r] % S[BS] == 0:
+                register_filled(S, I, pool, r)
     now = SF[NOW]
     for j in range(nc):
         r = scratch[j]
@@ -261,6 +277,8 @@ def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, ser_t, ser, log_r, log
         events += 1
         S[EVENTS] += 1
         admit_arrivals(S, F, fixed, feed, ht, hi, wq, SF[NOW])
+        if S[CACHE]:  # blocks taken in the last step leave the queue now
+            settle(pool[0], S[FREE], SF[NOW])
         if S[N_RUN] == 0 and S[WQ_LEN] == 0:
             SF[NOW] = next_arrival_s(S, F, fixed, feed, ht, horizon)
             record(S, SF, ser_t, ser, 0, 0, 0)
@@ -270,7 +288,7 @@ def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, ser_t, ser, log_r, log
             if try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, coef, horizon, pool, ser_t, ser, gone,
                                 scratch, hist):
                 continue
-        m = plan_fast(S, SF, I, F, run, wq, log_t, n_dec, ids, chunks) if fast else -1
+        m = plan_fast(S, SF, I, F, run, wq, log_t, pool, n_dec, ids, chunks) if fast else -1
         if m < 0:
             m = plan_exact(S, SF, I, F, run, wq, log_r, log_t, ids, chunks, pool)
             n_dec = 0

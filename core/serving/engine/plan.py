@@ -16,8 +16,10 @@ import math
 from numba import njit
 
 from core.serving.engine.layout import (BLOCKS, BS, BUDGET, CACHED, COMPUTED, FIRST_SCHED, FREE, G, IS_DEC,
-                                        LOG_LEN, MAX_SEQS, N_RUN, NOW, NPREEMPT, OUT, P, PENDING, RESERVE, WQ_LEN)
+                                        CACHE, LOG_LEN, MAX_SEQS, N_RUN, NOW, NPREEMPT, OUT, P, PENDING, RESERVE,
+                                        WQ_LEN)
 from core.serving.engine.blocks import give_back
+from core.serving.engine.prefix import head_plan, take_hit
 from core.serving.engine.queues import wq_appendleft, wq_get, wq_popleft
 
 
@@ -104,7 +106,31 @@ def admit_plain(S, SF, I, F, run, wq, log_t, budget, ids, chunks, m, free):
 
 
 @njit(cache=True)
-def plan_fast(S, SF, I, F, run, wq, log_t, n_dec, ids, chunks):
+def admit_cached(S, SF, I, F, run, wq, log_t, cache, budget, ids, chunks, m):
+    """FCFS admission with lookups; each admission is committed before the next lookup
+    (it may take or evict blocks the next one would hit). Returns the ids filled."""
+    seats = S[MAX_SEQS] - S[N_RUN]
+    admitted = 0
+    while admitted < S[WQ_LEN]:
+        if budget <= 0 or admitted >= seats:
+            break
+        h = wq_get(S, wq, admitted)
+        gate, hit, idle, num = head_plan(S, SF, I, cache, h, budget)
+        if gate > S[FREE]:
+            break
+        take_hit(S, I, cache, h, hit, num)
+        ids[m] = h
+        chunks[m] = num
+        m += 1
+        budget -= num
+        admitted += 1
+    for _ in range(admitted):
+        admit(S, SF, I, F, run, wq, log_t, wq_get(S, wq, 0))
+    return m
+
+
+@njit(cache=True)
+def plan_fast(S, SF, I, F, run, wq, log_t, cache, n_dec, ids, chunks):
     """The schedule when every running request gets its blocks (the common case): the
     decoders, the request in prefill, admission. Returns the ids filled, or -1, touching
     nothing, if a request would need a preemption (plan_exact then plans the step)."""
@@ -141,6 +167,9 @@ def plan_fast(S, SF, I, F, run, wq, log_t, n_dec, ids, chunks):
     for j in range(m):
         r = ids[j]
         I[BLOCKS, r] = ceil_div(I[COMPUTED, r] + chunks[j], bs)
+    if S[CACHE]:
+        S[FREE] = free
+        return admit_cached(S, SF, I, F, run, wq, log_t, cache, budget, ids, chunks, m)
     m, free = admit_plain(S, SF, I, F, run, wq, log_t, budget, ids, chunks, m, free)
     S[FREE] = free
     return m
@@ -178,7 +207,9 @@ def plan_exact(S, SF, I, F, run, wq, log_r, log_t, ids, chunks, pool):
         m += 1
         budget -= num
         i += 1
-    if not any_preempted:
+    if not any_preempted and S[CACHE]:
+        m = admit_cached(S, SF, I, F, run, wq, log_t, pool, budget, ids, chunks, m)
+    elif not any_preempted:
         m, free = admit_plain(S, SF, I, F, run, wq, log_t, budget, ids, chunks, m, S[FREE])
         S[FREE] = free
     return m

@@ -1,0 +1,254 @@
+"""The block pool of automatic prefix caching, compiled (vLLM V1's block_pool.py): cached
+blocks with their reference counts and the free-block queue in LRU order. The seam the
+loop uses: settle, lookup, touch, register, release (and blocks_before_watched for tool
+waits), over arrays of block keys (keys.py gives a request's keys).
+
+The queue is a doubly-linked list of entries: a cached free block (its key) or a run of
+uncached free blocks (a count), in queue order. `ref` (a typed dict) maps each cached key
+to its entry: its reference count there, and, when the count is 0, its place in the
+queue, so a block taken back into use leaves the queue's middle in O(1). The engine keeps
+its own count of free blocks and only lowers it when it allocates; settle then takes
+those blocks from the queue's head, evicting the cached ones among them, before anything
+looks the cache up. `watch` maps a key to the end of the tool wait its KV is kept for:
+until then (or until evicted) it counts in Σ blocks × seconds. The frozen engine's
+BlockCache, operation for operation (its OrderedDict is this list).
+
+The pool is a tuple (make_pool): PS (int64 slots below), PF (float64: the Σ block·s),
+the entry arrays, the entry stack, ref, watch.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+from numba.typed import Dict
+
+HEAD, TAIL, STACK_N, QUEUED, EVICTED = range(5)
+NPS = 5
+
+
+def make_pool(num_blocks: int, entries: int):
+    """An empty pool of num_blocks free blocks with room for `entries` queue entries and
+    cached keys (at most three per block: in use, queued, and a step's not yet settled)."""
+    PS = np.zeros(NPS, np.int64)
+    PF = np.zeros(1)
+    e_key = np.full(entries, -1, np.int64)
+    e_ref = np.zeros(entries, np.int64)
+    e_cnt = np.zeros(entries, np.int64)
+    e_prev = np.full(entries, -1, np.int64)
+    e_next = np.full(entries, -1, np.int64)
+    stack = np.arange(entries - 1, -1, -1, dtype=np.int64)
+    PS[STACK_N] = entries
+    PS[HEAD] = PS[TAIL] = -1
+    ref = Dict.empty(key_type=types.int64, value_type=types.int64)
+    watch = Dict.empty(key_type=types.int64, value_type=types.float64)
+    pool = (PS, PF, e_key, e_ref, e_cnt, e_prev, e_next, stack, ref, watch)
+    start(pool, num_blocks)
+    return pool
+
+
+@njit(cache=True)
+def start(pool, num_blocks):
+    PS = pool[0]
+    _append_plain(pool, num_blocks)
+    PS[QUEUED] = num_blocks
+
+
+# -- entries and the list ----------------------------------------------------------------
+@njit(cache=True)
+def _new(pool, key):
+    PS, e_key, e_ref, e_cnt, stack = pool[0], pool[2], pool[3], pool[4], pool[7]
+    if PS[STACK_N] == 0:
+        raise MemoryError("block pool: out of entries")
+    PS[STACK_N] -= 1
+    e = stack[PS[STACK_N]]
+    e_key[e] = key
+    e_ref[e] = 0
+    e_cnt[e] = 0
+    return e
+
+
+@njit(cache=True)
+def _free(pool, e):
+    PS, stack = pool[0], pool[7]
+    stack[PS[STACK_N]] = e
+    PS[STACK_N] += 1
+
+
+@njit(cache=True)
+def _link_tail(pool, e):
+    PS, e_prev, e_next = pool[0], pool[5], pool[6]
+    t = PS[TAIL]
+    e_prev[e] = t
+    e_next[e] = -1
+    if t >= 0:
+        e_next[t] = e
+    else:
+        PS[HEAD] = e
+    PS[TAIL] = e
+
+
+@njit(cache=True)
+def _unlink(pool, e):
+    PS, e_prev, e_next = pool[0], pool[5], pool[6]
+    p, q = e_prev[e], e_next[e]
+    if p >= 0:
+        e_next[p] = q
+    else:
+        PS[HEAD] = q
+    if q >= 0:
+        e_prev[q] = p
+    else:
+        PS[TAIL] = p
+
+
+@njit(cache=True)
+def _append_plain(pool, count):
+    if count <= 0:
+        return
+    PS, e_key, e_cnt = pool[0], pool[2], pool[4]
+    t = PS[TAIL]
+    if t >= 0 and e_key[t] < 0:  # runs next to each other are one run
+        e_cnt[t] += count
+        return
+    e = _new(pool, -1)
+    e_cnt[e] = count
+    _link_tail(pool, e)
+
+
+# -- the seam --------------------------------------------------------------------------------
+@njit(cache=True)
+def settle(pool, free, now):
+    """Take the blocks allocated since the last call from the head of the queue."""
+    PS, PF, e_key, e_cnt, ref, watch = pool[0], pool[1], pool[2], pool[4], pool[8], pool[9]
+    owed = PS[QUEUED] - free
+    PS[QUEUED] = free
+    while owed > 0:
+        e = PS[HEAD]
+        key = e_key[e]
+        if key < 0:
+            take = min(e_cnt[e], owed)
+            owed -= take
+            if e_cnt[e] > take:
+                e_cnt[e] -= take
+            else:
+                _unlink(pool, e)
+                _free(pool, e)
+            continue
+        owed -= 1
+        _unlink(pool, e)
+        _free(pool, e)
+        del ref[key]
+        PS[EVICTED] += 1
+        if len(watch) and key in watch:
+            end = watch.pop(key)
+            if end > now:
+                PF[0] -= end - now
+
+
+@njit(cache=True)
+def lookup(pool, keys, j0, j1):
+    """(blocks hit: the longest run of cached keys[j0:j1] from the first, how many of
+    those are free, i.e. leave the queue when a request takes them)."""
+    e_ref, ref = pool[3], pool[8]
+    idle = 0
+    for j in range(j0, j1):
+        if keys[j] not in ref:
+            return j - j0, idle
+        if e_ref[ref[keys[j]]] == 0:
+            idle += 1
+    return j1 - j0, idle
+
+
+@njit(cache=True)
+def touch(pool, keys, j0, j1):
+    """A request takes the cached blocks keys[j0:j1]; returns how many left the queue."""
+    PS, e_ref, ref = pool[0], pool[3], pool[8]
+    taken = 0
+    for j in range(j0, j1):
+        e = ref[keys[j]]
+        if e_ref[e] == 0:
+            _unlink(pool, e)
+            taken += 1
+        e_ref[e] += 1
+    PS[QUEUED] -= taken
+    return taken
+
+
+@njit(cache=True)
+def register(pool, keys, j0, j1, uncached):
+    """A request's blocks keys[j0:j1] just became full: cache them. uncached[j] = 1 where
+    an equal block was cached already (this copy stays uncached), else 0."""
+    e_ref, ref = pool[3], pool[8]
+    for j in range(j0, j1):
+        key = keys[j]
+        if key in ref:
+            uncached[j] = 1
+        else:
+            e = _new(pool, key)
+            e_ref[e] = 1
+            ref[key] = e
+            uncached[j] = 0
+
+
+@njit(cache=True)
+def release(pool, keys, uncached, held, plain, drop, watching, until, now):
+    """A request frees its blocks: its `held` leading full blocks (keys[:held], uncached
+    where flagged) and `plain` more after them, tail first. Cached blocks nobody else uses
+    join the queue still cached, or as plain blocks with drop. watching: a tool wait ends
+    at `until`; the blocks still cached count toward the byte·s held until then or until
+    evicted. Returns the blocks that joined the queue."""
+    PS, PF, e_ref, ref, watch = pool[0], pool[1], pool[3], pool[8], pool[9]
+    freed = plain
+    _append_plain(pool, plain)
+    still = 0
+    for j in range(held - 1, -1, -1):
+        if uncached[j]:
+            _append_plain(pool, 1)
+            freed += 1
+            continue
+        key = keys[j]
+        e = ref[key]
+        if e_ref[e] > 1:
+            e_ref[e] -= 1
+            still += 1
+            continue
+        freed += 1
+        if drop:
+            del ref[key]
+            _free(pool, e)
+            _append_plain(pool, 1)
+            continue
+        e_ref[e] = 0
+        _link_tail(pool, e)
+        still += 1
+        if watching:
+            watch[key] = until
+    if watching:
+        PF[0] += still * (until - now)
+    PS[QUEUED] += freed
+    return freed
+
+
+@njit(cache=True)
+def blocks_before_watched(pool, free, now, limit):
+    """How many blocks can be allocated (at most `limit`) before one would evict a block
+    whose tool wait is still running; the engine ends a closed-form decode run there so
+    that eviction gets its own step (and its time)."""
+    PS, e_key, e_cnt, e_next, watch = pool[0], pool[2], pool[4], pool[6], pool[9]
+    if len(watch) == 0:
+        return limit
+    skip = PS[QUEUED] - free  # allocated already, not yet taken from the queue
+    seen = 0
+    e = PS[HEAD]
+    while e >= 0:
+        key = e_key[e]
+        if key < 0:
+            seen += e_cnt[e]
+        else:
+            if seen >= skip and key in watch and watch[key] > now:
+                return seen - skip
+            seen += 1
+        if seen - skip >= limit:
+            return limit
+        e = e_next[e]
+    return limit
