@@ -4,7 +4,7 @@ The GUI pulls once per frame (StreamRun.pull) and hands the batch to `LiveTrace.
 trace keeps every measured arrival, playback start, underrun, buffer-level sample and
 interrupt moment in preallocated arrays (no Python lists re-converted each frame), and
 answers with what lies inside a time window, decimated for the screen. x in milliseconds,
-y in chunks, as core.audio_figures. No Qt.
+y in chunks, as core.audio.figures. No Qt.
 """
 from __future__ import annotations
 

@@ -35,8 +35,8 @@ def _timed(fn, repeats: int = REPEATS) -> list[float]:
 
 
 def main() -> None:
-    from core import agent_trajectory as at
-    from core import agents_replay as ar
+    from core.agents import trajectory as at
+    from core.agents import replay as ar
 
     folder = tempfile.mkdtemp(prefix="lab-bench-agents-")
     rows = "".join(f"{i},{1000 + i},{1000 + i - 16},50,1.0,0.1\n" for i in range(at.MAX_ROUNDS))

@@ -36,7 +36,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from audio.engine import StreamEngine  # noqa: E402
 from audio.sinks import DeviceSink  # noqa: E402
-from core.audio_timing import TIMELINE  # noqa: E402
+from core.audio.timing import TIMELINE  # noqa: E402
 from functools import partial  # noqa: E402
 
 from benchstats import stats as summary  # noqa: E402

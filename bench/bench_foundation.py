@@ -63,7 +63,7 @@ def main() -> None:
     figures["verify_rows"] = len(verify_all())
     figures["verify_all_s"] = stats(repeat(verify_all), digits=4)
 
-    from core import request_figures
+    from core.request import figures as request_figures
     from lab.app import application
     from widgets.request_panel import RequestPanel
 

@@ -106,8 +106,8 @@ def _delete_now(app: QtWidgets.QApplication) -> None:
 
 
 def frames(app: QtWidgets.QApplication) -> dict:
-    from core.train_step import build_timeline, model_step
-    from core.training_figures import timeline_figure
+    from core.training.step import build_timeline, model_step
+    from core.training.figures import timeline_figure
     from widgets.jobs import jobs
     from widgets.training import TrainingPanel
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import importlib
 import math
+import os
 import pkgutil
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, Iterator, Mapping, Sequence
@@ -331,6 +333,10 @@ class Registry:
             self.add(calc)
 
     def add(self, calc: Calculator) -> None:
+        """Register calc; the same calculator again (a package gathering its modules') is
+        a no-op, another one of the same name an error."""
+        if self._by_name.get(calc.name) is calc:
+            return
         if calc.name in self._by_name:
             raise ValueError(f"calculator {calc.name} registered twice")
         self._by_name[calc.name] = calc
@@ -358,16 +364,44 @@ def _section_key(section: str) -> tuple:
 _REGISTRY: Registry | None = None
 
 
+# A module declares its calculators in a top-level `CALCULATORS = (...)` statement.
+_DECLARES = re.compile(r"^CALCULATORS\s*(?::[^=\n]*)?=", re.MULTILINE)
+_CORE = os.path.dirname(os.path.abspath(__file__))
+
+
+def calculator_modules(folder: str = _CORE, prefix: str = "core.") -> list[str]:
+    """Dotted names of the modules under folder, its topic packages and theirs, that
+    declare CALCULATORS, found by reading their source: discovery imports those only (not
+    the sweep executors, the compiled engine loop or anything else a calculator does not
+    need)."""
+    names: list[str] = []
+    for info in sorted(pkgutil.iter_modules([folder]), key=lambda m: m.name):
+        if info.ispkg:
+            sub = os.path.join(folder, info.name)
+            if _declares(os.path.join(sub, "__init__.py")):
+                names.append(prefix + info.name)
+            names.extend(calculator_modules(sub, f"{prefix}{info.name}."))
+        elif _declares(os.path.join(folder, f"{info.name}.py")):
+            names.append(prefix + info.name)
+    return names
+
+
+def _declares(path: str) -> bool:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return _DECLARES.search(f.read()) is not None
+    except OSError:
+        return False
+
+
 def registry() -> Registry:
-    """All calculators of every core module that exposes a CALCULATORS tuple."""
+    """All calculators of every core module, in any topic package, that declares a
+    CALCULATORS tuple (a package that gathers its modules' tuples adds nothing twice)."""
     global _REGISTRY
     if _REGISTRY is None:
-        import core
-
         found = Registry()
-        for info in sorted(pkgutil.iter_modules(core.__path__), key=lambda m: m.name):
-            module = importlib.import_module(f"core.{info.name}")
-            for calc in getattr(module, "CALCULATORS", ()):
+        for name in calculator_modules():
+            for calc in getattr(importlib.import_module(name), "CALCULATORS", ()):
                 found.add(calc)
         _REGISTRY = found
     return _REGISTRY

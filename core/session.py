@@ -20,16 +20,15 @@ Migrations: MIGRATIONS[n] turns a version-n session into version n + 1.
 from __future__ import annotations
 
 import datetime
-import importlib
 import json
 import math
 import os
-import pkgutil
 import stat
 from typing import Any, Callable, Mapping
 
 from core.atomic_file import write_atomic
 from core.look import MAX_ZOOM, MIN_ZOOM
+from core.talk import STATE_MODELS, model_class
 
 FORMAT = "load-lab-session"
 VERSION = 2
@@ -154,20 +153,9 @@ def _need(ok: bool, field: str, got: Any, valid: str) -> None:
 
 # ---- panels -------------------------------------------------------------------------------
 def panel_model_classes() -> dict[str, type]:
-    """Each panel's state model class by panel key: the PanelModel subclasses of core's
-    *_state modules and core.serving.state (a session checks panels not built yet too)."""
-    import core
-    from core.state_model import PanelModel
-
-    names = [f"core.{m.name}" for m in pkgutil.iter_modules(core.__path__) if m.name.endswith("_state")]
-    found: dict[str, type] = {}
-    for name in [*names, "core.serving.state"]:
-        module = importlib.import_module(name)
-        for value in vars(module).values():
-            if (isinstance(value, type) and issubclass(value, PanelModel) and value.key
-                    and value.__module__ == name):
-                found[value.key] = value
-    return found
+    """Each panel's state model class by panel key, as core.talk.STATE_MODELS names them
+    (a session checks panels not built yet too)."""
+    return {key: model_class(key) for key in STATE_MODELS}
 
 
 def check_panels(panels: Mapping[str, Mapping[str, Any]], models: Mapping[str, Callable[[], Any]]) -> dict[str, dict]:

@@ -28,15 +28,15 @@ from core.registry import ParamError
 
 # Panel key (as `lab snapshot --list` prints it) -> its state model, "module:Class".
 STATE_MODELS = {
-    "request": "core.request_state:RequestState",
+    "request": "core.request.state:RequestState",
     "serving": "core.serving.state:ServingState",
-    "plan": "core.plan_state:PlanState",
-    "agents": "core.agents_state:AgentsState",
-    "vision": "core.vision_state:VisionState",
-    "audio": "core.audio_state:AudioState",
-    "voice": "core.voice_state:VoiceState",
-    "training": "core.training_state:TrainingState",
-    "scaling": "core.scaling_state:ScalingState",
+    "plan": "core.sweep.plan_state:PlanState",
+    "agents": "core.agents.state:AgentsState",
+    "vision": "core.vision.state:VisionState",
+    "audio": "core.audio.state:AudioState",
+    "voice": "core.voice.state:VoiceState",
+    "training": "core.training.state:TrainingState",
+    "scaling": "core.scaling.state:ScalingState",
     "verify": "core.verify_state:VerifyState",
 }
 

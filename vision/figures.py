@@ -1,11 +1,11 @@
 """Texts and outlines of the image view that depend on a loaded picture (the numbers come
-from core.vision_math; the panel only shows these)."""
+from core.vision.calculator; the panel only shows these)."""
 from __future__ import annotations
 
 import numpy as np
 
 from core.units import format_count
-from core.vision_figures import file_size
+from core.vision.figures import file_size
 from vision.grid import PatchGrid
 from vision.loading import LoadedImage
 

@@ -28,7 +28,7 @@ from typing import Sequence
 import numpy as np
 from PIL import Image
 
-from core import vision_math as vm
+from core.vision import calculator as vm
 from core.cancel import NEVER, CancelToken, Cancelled
 from core.registry import ParamError
 

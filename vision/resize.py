@@ -1,4 +1,4 @@
-"""The model's resize policy applied to real pixels (the sizes come from core.vision_math).
+"""The model's resize policy applied to real pixels (the sizes come from core.vision.calculator).
 
 'fit' resamples the picture to the processor's size (multiples of patch·merge within the
 pixel bounds: Qwen-style dynamic resolution); 'keep' leaves the pixels alone and pads the
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image
 
-from core import vision_math as vm
+from core.vision import calculator as vm
 from core.registry import ParamError
 
 

@@ -2,15 +2,15 @@
 metrics with a draggable queue (图 3-2), p95 by nearest rank, state occupancy in byte·s
 (图 3-3) and cost per success with the attempts behind it (图 3-9, §3.2.2).
 
-The panel is a view of core.request_state.RequestState: edits go to the model, and each
-change of the model redraws what core.request_figures computed for it."""
+The panel is a view of core.request.state.RequestState: edits go to the model, and each
+change of the model redraws what core.request.figures computed for it."""
 from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from core import request_figures as figures
-from core.request_state import RequestState
+from core.request import figures
+from core.request.state import RequestState
 from widgets.binding import FigureBinding
 from widgets.calculator_card import CalculatorCard
 from widgets.page import StagedGrid, caption, column, marker_line, page_header, plot_text, scroll_page

@@ -1,15 +1,15 @@
 """§3.6 budgets: the scaling-law fit with its held-out check (例题 3-5), training as intercept
 and calls as slope (图 3-28, 练习 3-10), and how far public models go past Chinchilla.
 
-A view of core.scaling_state.ScalingState; the figures come from core.scaling_figures."""
+A view of core.scaling.state.ScalingState; the figures come from core.scaling.figures."""
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtWidgets
 
-from core import scaling_figures as figures
-from core.scaling_state import ScalingState
+from core.scaling import figures
+from core.scaling.state import ScalingState
 from widgets.binding import FigureBinding
 from widgets.calculator_card import CalculatorCard
 from widgets.page import StagedGrid, column, marker_line, plot_text, scroll_page

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.agent_trajectory import load_trajectory, trace_param
+from core.agents.trajectory import load_trajectory, trace_param
 from core.registry import BookRef, BookValue, Calculator, Output, Param, ParamError
 
 MAX_TOKENS = 10_000_000

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.agent_trajectory import Trajectory, load_trajectory, trace_param
+from core.agents.trajectory import Trajectory, load_trajectory, trace_param
 from core.cancel import NEVER, CancelToken
 from core.registry import BookRef, BookValue, Calculator, Output, Param, ParamError
 from core.serving import vllm_metrics as vm

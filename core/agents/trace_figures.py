@@ -6,8 +6,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from core.agent_trajectory import TRACES, load_trajectory, round_costs
-from core.agents_ced import ced_curve, goodput
+from core.agents.trajectory import TRACES, load_trajectory, round_costs
+from core.agents.ced import ced_curve, goodput
 
 Figure = dict[str, Any]
 LANE_Y = {"thinking_on": 1.0, "thinking_off": 0.0}  # 思考开启 above, 关闭 below

@@ -27,7 +27,7 @@ import numpy as np
 
 from core import catalog
 from core.registry import BookRef, BookValue, Calculator, Output, Param, ParamError
-from core.train_model import dense_model_keys, shape
+from core.training.model import dense_model_keys, shape
 from core.units import MiB
 
 TRACES = ("thinking_on", "thinking_off")

@@ -17,7 +17,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from core.audio_timing import Timeline, drain_series, has_timeline, stream_timeline
+from core.audio.timing import Timeline, drain_series, has_timeline, stream_timeline
 from core.units import MS, format_seconds
 
 TO_MS = 1.0 / MS

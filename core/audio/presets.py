@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from core.audio_timing import TIMELINE
+from core.audio.timing import TIMELINE
 from core.registry import Inputs, ParamError
 
 # key: (label, overrides of audio.timeline's parameters). Values not named keep the book's.

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from core.audio_presets import PRESETS, matching_preset, preset_params
+from core.audio.presets import PRESETS, matching_preset, preset_params
 from core.registry import ParamError
 from core.state_model import CardModel, PanelModel
 
@@ -34,7 +34,7 @@ class AudioState(PanelModel):
         ("frames", "audio.frames"),
     )
     VIEW = {
-        "preset": "book",  # a key of core.audio_presets.PRESETS, or "" (custom)
+        "preset": "book",  # a key of core.audio.presets.PRESETS, or "" (custom)
         "source": "voice",  # one of SOURCES
         "wav_path": "",  # the WAV file the "wav" source plays
         "device": DEFAULT_DEVICE,  # "", "virtual" or a device name

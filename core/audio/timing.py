@@ -25,7 +25,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from core.metrics import nearest_rank
+from core.request.metrics import nearest_rank
 from core.registry import BookRef, BookValue, Calculator, Output, Param, ParamError
 from core.units import MS
 

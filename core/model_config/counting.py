@@ -1,5 +1,5 @@
 """Parameters, bytes and FLOPs of an Architecture, by the chapter's counting rules
-(shared/data/README.md, as core/train_model.py and core/serving/step_cost.py count):
+(shared/data/README.md, as core/training/model.py and core/serving/step_cost.py count):
 
 - a matrix costs 2 FLOPs per weight per row; the input embedding is a lookup (no FLOPs);
   the lm_head (tied or not) costs 2·hidden·vocab on each row that produces logits;

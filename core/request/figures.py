@@ -10,7 +10,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from core import metrics, request, state
+from core.request import metrics
+from core.request import calculator as request
+from core.request import occupancy as state
 from core.format import format_value
 from core.units import GiB, format_bytes, format_seconds
 

@@ -6,7 +6,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from core import scaling
+from core.scaling import calculator as scaling
 from core.catalog import hardware
 from core.format import format_value, significant
 

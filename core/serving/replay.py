@@ -13,7 +13,7 @@ import numpy as np
 
 from core import catalog
 from core.cancel import NEVER, CancelToken
-from core.metrics import nearest_rank_value
+from core.request.metrics import nearest_rank_value
 from core.registry import BookRef, BookValue, Calculator, Output, Param, ParamError
 from core.serving import workload as wl
 from core.serving.decode_rate import decode_rate

@@ -2,7 +2,7 @@
 resident (例题 3-3), the item-by-item FLOPs beside 6ND (图 3-23), packing, and what one
 update reads and supervises (练习 3-6).
 
-Counting conventions: core/train_model.py (and shared/data/README.md).
+Counting conventions: core/training/model.py (and shared/data/README.md).
 """
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import math
 
 from core import catalog
 from core.registry import BookRef, BookValue, Calculator, Output, Param, ParamError
-from core.train_model import TRAINING_PASSES, causal_pairs, dense_model_keys, memory_hardware_keys, shape
+from core.training.model import TRAINING_PASSES, causal_pairs, dense_model_keys, memory_hardware_keys, shape
 
 MAX_TOKENS = 10_000_000
 QWEN3_8B_PARAMETERS = 8_190_735_360

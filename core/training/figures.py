@@ -14,8 +14,11 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from core import catalog, rl, train_step, training
-from core.train_step import BACKWARD, FORWARD, OPTIMIZER, STATE_KINDS, StepTimeline
+from core import catalog
+from core.training import rl
+from core.training import step as train_step
+from core.training import calculator as training
+from core.training.step import BACKWARD, FORWARD, OPTIMIZER, STATE_KINDS, StepTimeline
 from core.units import GB, TFLOP, format_bytes, format_flops
 
 MAX_STEP_BARS = 20_000  # more blocks than this are drawn one per micro-batch and pass

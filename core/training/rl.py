@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.registry import BookRef, BookValue, Calculator, Output, Param, ParamError
-from core.train_model import TRAINING_PASSES, dense_model_keys, shape
+from core.training.model import TRAINING_PASSES, dense_model_keys, shape
 
 MAX_TOKENS = 10_000_000
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from core import catalog
 from core.registry import BookRef, BookValue, Calculator, Output, Param, ParamError
-from core.train_model import TRAINING_PASSES, causal_pairs, dense_model_keys, memory_hardware_keys, shape
+from core.training.model import TRAINING_PASSES, causal_pairs, dense_model_keys, memory_hardware_keys, shape
 
 FORWARD, BACKWARD, OPTIMIZER = 0, 1, 2
 BACKWARD_RATIO = TRAINING_PASSES - 1  # input gradient + weight gradient, each like the forward

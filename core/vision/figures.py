@@ -1,5 +1,5 @@
 """What each figure of the Vision & multimodal panel draws (§3.3.1-3.3.2), computed from
-the panel's state (core.vision_state): the request table, the volume bars, where the
+the panel's state (core.vision.state): the request table, the volume bars, where the
 question sits, the handoff points, 练习 3-5 and the image-generation curve. The panel only
 draws these; `lab snapshot vision` renders the same.
 
@@ -13,8 +13,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from core import catalog, image_gen
-from core import vision_math as vm
+from core import catalog
+from core.vision import image_gen
+from core.vision import calculator as vm
 from core.units import format_bytes, format_count, format_flops
 
 LOG_FLOOR = 3  # volume bars start at 1 kB (10^3 B)

@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from core import vision_math as vm
+from core.vision import calculator as vm
 from core.registry import ParamError
 from core.state_model import PanelModel
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from core.metrics import nearest_rank
+from core.request.metrics import nearest_rank
 
 # The silence gap, stage by stage (contiguous spans, in this order).
 STAGES = ("vad", "asr", "uplink", "queue", "prefill", "decode", "tts", "downlink", "buffer", "device")

@@ -1,5 +1,5 @@
 """From the reply's text to the first audible sample and the stalls: TTS, the downlink and
-the jitter buffer, with core.audio_timing's rules.
+the jitter buffer, with core.audio.timing's rules.
 
 - TTS works clause by clause: clause c starts when its text is complete and the previous
   clause is synthesised; its first TTS chunk is ready tts_ttfb_ms later, each further one
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.audio_timing import _EPS, interrupt_moments, network_delays_s, playout
+from core.audio.timing import _EPS, interrupt_moments, network_delays_s, playout
 from core.units import MS
 from core.voice.params import chunks_of, clause_sizes
 

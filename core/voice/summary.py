@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.metrics import nearest_rank_value
+from core.request.metrics import nearest_rank_value
 from core.voice.model import STAGES
 
 

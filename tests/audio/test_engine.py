@@ -148,7 +148,7 @@ def test_a_sink_at_another_rate_gets_the_stream_resampled_with_its_markers():
 def test_the_engine_takes_checked_inputs_as_they_are(engine, monkeypatch):
     """Validate once: Inputs from TIMELINE.resolve go through prepare and start unparsed,
     and start reuses what prepare laid out and rendered."""
-    from core.audio_timing import TIMELINE
+    from core.audio.timing import TIMELINE
     from core.registry import Param
 
     inputs = TIMELINE.resolve({"chunks": 8, "chunk_ms": "10ms"})

@@ -1,9 +1,9 @@
-"""The measured code-agent runs of §3.2.3 and their arithmetic (core/agent_trajectory.py)."""
+"""The measured code-agent runs of §3.2.3 and their arithmetic (core/agents/trajectory.py)."""
 import os
 
 import pytest
 
-from core import agent_trajectory as at
+from core.agents import trajectory as at
 from core.registry import ParamError
 from core.units import KiB
 from core.verify import verify_calculator

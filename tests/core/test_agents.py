@@ -1,6 +1,6 @@
 import pytest
 
-from core import agents
+from core.agents import calculator as agents
 from core.registry import ParamError
 from core.units import GiB
 

@@ -1,8 +1,8 @@
-"""图 3-14 CED and goodput of the measured runs (core/agents_ced.py)."""
+"""图 3-14 CED and goodput of the measured runs (core/agents/ced.py)."""
 import numpy as np
 import pytest
 
-from core import agents_ced as ac
+from core.agents import ced as ac
 from core.registry import ParamError
 from core.verify import verify_calculator
 

@@ -1,9 +1,9 @@
-"""The measured trajectories replayed through the engine's prefix cache (core/agents_replay.py)."""
+"""The measured trajectories replayed through the engine's prefix cache (core/agents/replay.py)."""
 import numpy as np
 import pytest
 
-from core import agents_replay as ar
-from core.agent_trajectory import load_trajectory
+from core.agents import replay as ar
+from core.agents.trajectory import load_trajectory
 from core.registry import ParamError
 from core.verify import verify_calculator
 
@@ -65,7 +65,7 @@ def test_kv_held_during_tools_engine_counts_the_cached_full_blocks(trace):
     positions = t.input_tokens + t.output_tokens - 1
     engine = ar.REPLAY.run({"trace": trace, **ONE})["tool_wait_kv_byte_s"]
     assert engine == pytest.approx(float(np.dot(positions // 16 * 16 * 147456.0, t.tool_s)), rel=1e-9)
-    from core.agent_trajectory import TRAJECTORY
+    from core.agents.trajectory import TRAJECTORY
 
     exact = TRAJECTORY.run({"trace": trace})["tool_wait_kv_byte_s"]
     assert engine < exact <= engine + float(np.dot(np.full(t.rounds, 15 * 147456.0), t.tool_s))

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import audio_timing as at
+from core.audio import timing as at
 from core.registry import ParamError, get, registry
 from core.verify import verify_calculator
 
@@ -201,8 +201,8 @@ def test_timelines_are_shared_read_only_between_card_figure_and_engine():
 
 
 def test_figures_come_from_core():
-    from core import audio_figures as af
-    from core.audio_presets import PRESETS, matching_preset, preset_params
+    from core.audio import figures as af
+    from core.audio.presets import PRESETS, matching_preset, preset_params
 
     calc = get("audio.timeline")
     inputs = calc.resolve({"network_ms": "5,5,50,5"})

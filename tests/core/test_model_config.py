@@ -12,7 +12,7 @@ from core.model_config import load_model_config, model_spec, replay_params
 from core.model_config.reading import MAX_CONFIG_BYTES
 from core.registry import ParamError, get
 from core.serving.step_cost import StepCost
-from core.train_model import shape
+from core.training.model import shape
 
 CONFIGS = Path(__file__).resolve().parents[1] / "data" / "model_configs"
 

@@ -5,11 +5,14 @@ import json
 import numpy as np
 import pytest
 
-from core import agents_figures, request, request_figures, scaling_figures
-from core.agents_state import AgentsState
+from core.agents import figures as agents_figures
+from core.request import calculator as request
+from core.request import figures as request_figures
+from core.scaling import figures as scaling_figures
+from core.agents.state import AgentsState
 from core.registry import ParamError
-from core.request_state import RequestState
-from core.scaling_state import ScalingState
+from core.request.state import RequestState
+from core.scaling.state import ScalingState
 
 STATES = (RequestState, AgentsState, ScalingState)
 # One real edit per model: (card slot, field, new value).

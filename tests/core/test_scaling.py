@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from core import scaling
+from core.scaling import calculator as scaling
 from core.registry import ParamError
 
 

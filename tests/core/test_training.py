@@ -3,7 +3,7 @@
 import pytest
 
 from core.registry import ParamError, get
-from core.train_model import causal_pairs, shape
+from core.training.model import causal_pairs, shape
 from core.verify import verify_calculator
 
 NAMES = ("train.linear", "train.state", "train.flops", "train.packing", "train.update", "train.activations")

@@ -4,10 +4,12 @@ import json
 import numpy as np
 import pytest
 
-from core import rl, train_step, training
-from core import training_figures as figures
+from core.training import rl
+from core.training import step as train_step
+from core.training import calculator as training
+from core.training import figures
 from core.registry import ParamError
-from core.training_state import TrainingState
+from core.training.state import TrainingState
 from core.units import GB, TFLOP
 
 

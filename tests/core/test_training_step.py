@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from core.registry import ParamError, get
-from core.train_step import BACKWARD, FORWARD, OPTIMIZER, build_timeline, model_step
+from core.training.step import BACKWARD, FORWARD, OPTIMIZER, build_timeline, model_step
 
 
 def test_forward_then_backward_in_reverse_layer_order():
@@ -81,7 +81,7 @@ def test_model_step_bad_input_names_field():
 
 from hypothesis import given, settings, strategies as st
 
-from core.train_step import illustrative_timeline
+from core.training.step import illustrative_timeline
 
 
 @settings(max_examples=40, deadline=None)

@@ -2,10 +2,10 @@
 import numpy as np
 import pytest
 
-from core import vision_figures as vf
-from core import vision_math as vm
+from core.vision import figures as vf
+from core.vision import calculator as vm
 from core.registry import get
-from core.vision_state import VisionState
+from core.vision.state import VisionState
 
 MIB = 2**20
 

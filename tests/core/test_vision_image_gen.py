@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from core import image_gen
+from core.vision import image_gen
 from core.registry import ParamError, get
 from core.verify import verify_calculator
 

@@ -3,7 +3,7 @@ import math
 
 import pytest
 
-from core import vision_math as vm
+from core.vision import calculator as vm
 from core.registry import ParamError, get, registry
 from core.verify import verify_calculator
 

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from core import vision_math as vm
+from core.vision import calculator as vm
 from core.registry import ParamError
-from core.vision_state import SAMPLE, ImageEntry, VisionState
+from core.vision.state import SAMPLE, ImageEntry, VisionState
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """core.voice: one turn on one clock. Unloaded and jitter-free, every stage of the silence gap
-is its own calculator's number; the audio after TTS is core.audio_timing's model."""
+is its own calculator's number; the audio after TTS is core.audio.timing's model."""
 import math
 
 import numpy as np
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from core.audio_timing import network_delays_s, playout
+from core.audio.timing import network_delays_s, playout
 from core.registry import get
 from core.serving.engine import replay
 from core.serving.workload import Workload

@@ -8,7 +8,7 @@ import pytest
 from PySide6 import QtWidgets
 
 from core import session as core_session
-from core.agents_state import AgentsState
+from core.agents.state import AgentsState
 from lab import session as lab_session
 from lab.main_window import MainWindow
 from lab.settings import data_dir

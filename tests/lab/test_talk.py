@@ -296,7 +296,7 @@ def test_lab_talk_refuses_a_bad_file_before_any_window(tmp_path, capsys):
 def test_ctrl_r_brings_back_the_scenes_image_and_zoom(qtbot, tmp_path):
     from PIL import Image
 
-    from core.vision_state import SAMPLE
+    from core.vision.state import SAMPLE
     from lab.main_window import MainWindow
     from widgets import zoom
 

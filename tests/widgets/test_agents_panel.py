@@ -3,8 +3,8 @@ from pathlib import Path
 import pytest
 from PySide6 import QtWidgets
 
-from core import agent_trajectory as agents_trajectory
-from core import agents
+from core.agents import trajectory as agents_trajectory
+from core.agents import calculator as agents
 from core.units import GiB
 from widgets.agents import AgentsPanel
 
@@ -90,7 +90,7 @@ def test_json_round_trip_restores_the_panel(panel, qtbot):
     assert max(panel.path_bars["parallel"]["prefill"].opts["x1"]) == 11
     assert list(panel.shared_bars.opts["height"]) == pytest.approx(heights)
 
-    from core.agents_state import AgentsState
+    from core.agents.state import AgentsState
 
     state = AgentsState()
     state.load_json(saved)
@@ -225,7 +225,7 @@ def test_new_cards_round_trip_through_json(ready, qtbot):
     ready.state.card("replay").update({"copies": 2, "keep_kv_during_tool": False})
     saved = ready.state.to_json()
     assert saved["cards"]["replay"] == {"copies": 2, "keep_kv_during_tool": False}
-    from core.agents_state import AgentsState
+    from core.agents.state import AgentsState
 
     state = AgentsState()
     state.load_json(saved)

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from audio.sinks import output_devices
-from core.audio_presets import PRESETS, preset_params
-from core.audio_state import VIRTUAL_DEVICE, AudioState
-from core.audio_timing import TIMELINE, build_timeline
+from core.audio.presets import PRESETS, preset_params
+from core.audio.state import VIRTUAL_DEVICE, AudioState
+from core.audio.timing import TIMELINE, build_timeline
 from core.registry import Param
 from widgets.audio import PANEL, AudioPanel
 from widgets.jobs import jobs
@@ -366,7 +366,7 @@ def test_the_stream_is_laid_out_off_the_gui_thread(panel, qtbot, monkeypatch):
     runner; the GUI thread only slices the laid-out stream (a few ms)."""
     import threading
 
-    from core import audio_timing
+    from core.audio import timing as audio_timing
 
     where = []
     real = audio_timing.build_timeline

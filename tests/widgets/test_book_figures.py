@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from core import request_figures, scaling_figures
+from core.request import figures as request_figures
+from core.scaling import figures as scaling_figures
 from core.registry import get
 from core.serving import backlog as bl
 from core.serving import figures as F

@@ -146,7 +146,7 @@ def test_json_round_trip_restores_the_panel(panel, qtbot):
     assert panel.break_even_line.value() == pytest.approx(0.75)
     assert panel.step_cursor.value() == 101
 
-    from core.request_state import RequestState
+    from core.request.state import RequestState
 
     state = RequestState()
     state.load_json(saved)

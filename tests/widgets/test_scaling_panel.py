@@ -38,7 +38,7 @@ def test_table_bar_follows_your_model(panel):
 def test_fit_curves_pass_near_the_fit_points(panel):
     import numpy as np
 
-    from core import scaling
+    from core.scaling import calculator as scaling
 
     r = panel.fit_card.result
     law = scaling.ScalingLaw(r["E"], r["A"], r["B"], r["alpha"], r["beta"])
@@ -83,7 +83,7 @@ def test_json_round_trip_restores_the_panel(panel, qtbot):
     panel.state.load_json(saved)
     assert list(panel.small_line.getData()[1]) == pytest.approx(list(small))
 
-    from core.scaling_state import ScalingState
+    from core.scaling.state import ScalingState
 
     state = ScalingState()
     state.load_json(saved)

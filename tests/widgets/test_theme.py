@@ -111,7 +111,7 @@ def test_every_colour_a_panel_asks_for_is_in_the_palette():
 def test_kinds_named_in_core_figures_are_palette_colours():
     """Figures in core name their colours by meaning; each name must be in the palette (an
     unknown name draws black)."""
-    from core import vision_figures
+    from core.vision import figures as vision_figures
     from widgets.training.flops import SEGMENT_KINDS
     from widgets.training.pipeline import ROLE_COLORS
 

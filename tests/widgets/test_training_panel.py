@@ -4,9 +4,11 @@ import json
 import numpy as np
 import pytest
 
-from core import rl, train_step, training
+from core.training import rl
+from core.training import step as train_step
+from core.training import calculator as training
 from core.registry import ParamError
-from core.training_state import TrainingState
+from core.training.state import TrainingState
 from core.units import GB
 from widgets.panels import discover_panels
 from widgets.jobs import jobs

@@ -12,9 +12,9 @@ from PySide6 import QtCore
 
 import widgets.vision as vision_widgets
 import widgets.vision.loads as vision_loads
-from core import vision_math as vm
+from core.vision import calculator as vm
 from core.cancel import Cancelled
-from core.vision_state import ImageEntry, VisionState
+from core.vision.state import ImageEntry, VisionState
 from widgets.jobs import jobs
 from widgets.panels import discover_panels
 from widgets.vision import VisionPanel

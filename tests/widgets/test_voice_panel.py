@@ -13,7 +13,7 @@ from widgets.jobs import jobs
 from widgets.panels import discover_panels
 from widgets.voice import PANEL, VoicePanel
 from widgets.voice.plots import REPLY_LANE
-from core.voice_state import RATE_STEP_PER_S
+from core.voice.state import RATE_STEP_PER_S
 
 WAIT_MS = 60_000
 TURNS = 40  # enough for the percentiles to differ; small enough to replay quickly

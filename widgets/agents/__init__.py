@@ -3,13 +3,13 @@ cold vs cached prefill), the same run through the engine's prefix cache with its
 and goodput under an SLO, tasks that qualify, Amdahl's cap, serial vs parallel tools,
 branches sharing a prefix, and 图 3-14's CED.
 
-A view of core.agents_state.AgentsState; the figures come from core.agents_figures and
-core.agents_trace_figures. Sections live in classic.py, trajectory.py and structure.py."""
+A view of core.agents.state.AgentsState; the figures come from core.agents.figures and
+core.agents.trace_figures. Sections live in classic.py, trajectory.py and structure.py."""
 from __future__ import annotations
 
 from PySide6 import QtWidgets
 
-from core.agents_state import AgentsState
+from core.agents.state import AgentsState
 from widgets.agents.classic import ClassicSections
 from widgets.agents.structure import StructureSections
 from widgets.agents.trajectory import TrajectorySections

@@ -1,13 +1,13 @@
 """The sections of the Agents panel that were there first (§3.2.1 and §3.2.4): where an edit
 lands (drag it), serial vs parallel tools with the state they hold, Amdahl's cap on a local
 speed-up, and branches sharing a prefix. A mixin of AgentsPanel; figures come from
-core.agents_figures."""
+core.agents.figures."""
 from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from core import agents_figures as figures
+from core.agents import figures
 from widgets.calculator_card import CalculatorCard
 from widgets.page import column, marker_line, plot_text
 from widgets.plot_card import PlotCard

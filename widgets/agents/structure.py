@@ -1,12 +1,12 @@
 """图 3-14 (V4.1 Flash's CED: expert-layer passes per prompt token against the prompt
 length) and goodput of the two measured runs (tasks finished vs tasks that qualify). A
-mixin of AgentsPanel; figures come from core.agents_trace_figures."""
+mixin of AgentsPanel; figures come from core.agents.trace_figures."""
 from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6 import QtWidgets
 
-from core import agents_trace_figures as figures
+from core.agents import trace_figures as figures
 from widgets.agents.kit import still_plot
 from widgets.calculator_card import CalculatorCard
 from widgets.page import column, plot_text

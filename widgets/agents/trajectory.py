@@ -2,14 +2,14 @@
 timeline of model and tool spans per round (thinking on above, off below, one time axis),
 cold vs cached prefill per round, and the engine's cached tokens beside the measured ones
 with the gaps between tokens (ITL). A mixin of AgentsPanel; figures come from
-core.agents_trace_figures. The replay card is deferred: its CalculatorCard runs it on the
+core.agents.trace_figures. The replay card is deferred: its CalculatorCard runs it on the
 job runner."""
 from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6 import QtWidgets
 
-from core import agents_trace_figures as figures
+from core.agents import trace_figures as figures
 from widgets.agents.kit import still_plot
 from widgets.calculator_card import CalculatorCard
 from widgets.page import column, marker_line, plot_text

@@ -2,8 +2,8 @@
 sound device, with the book's figure (图 3-18/3-19) drawn from the model and the measured
 run drawn over it live.
 
-The panel is a view of an AudioState (core/audio_state.py); its figures come from
-core/audio_figures.py, computed on the job runner (a long adaptive stream takes a second
+The panel is a view of an AudioState (core/audio/state.py); its figures come from
+core/audio/figures.py, computed on the job runner (a long adaptive stream takes a second
 to lay out), and ▶ opens the device and renders the audio there too. The engine
 (audio.engine) plays the stream on its own real-time threads and logs what happened into
 rings that one ~60 Hz QTimer drains into an audio.live.LiveTrace; the plots draw the part
@@ -23,8 +23,8 @@ from PySide6 import QtCore, QtWidgets
 from audio.engine import StreamEngine, StreamRun
 from audio.live import LiveTrace, wave_columns
 from audio.sources import SourceError, WavSource, make_source
-from core.audio_figures import compare_figure, drain_figure, figure_at_hand, timeline_figure
-from core.audio_state import VIRTUAL_DEVICE, AudioState
+from core.audio.figures import compare_figure, drain_figure, figure_at_hand, timeline_figure
+from core.audio.state import VIRTUAL_DEVICE, AudioState
 from core.registry import ParamError
 from core.units import format_seconds
 from widgets.audio.controls import DEVICE_STATUS, Controls

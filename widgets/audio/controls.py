@@ -7,8 +7,8 @@ from PySide6 import QtCore, QtWidgets
 
 from audio.sinks import output_devices
 from audio.sources import SOURCE_KINDS
-from core.audio_presets import PRESETS, preset_label, preset_tooltip
-from core.audio_state import DEFAULT_DEVICE, VIRTUAL_DEVICE, AudioState
+from core.audio.presets import PRESETS, preset_label, preset_tooltip
+from core.audio.state import DEFAULT_DEVICE, VIRTUAL_DEVICE, AudioState
 from core.units import format_seconds
 from widgets.calculator_card import CalculatorCard
 from widgets.jobs import BusyBadge

@@ -1,13 +1,13 @@
 """The Audio panel's bottom row: 练习 3-5 (two buffers, one stream), the drain of a
 trickle, and the speech frame loop. Cards are views of the AudioState's card models; the
-plots draw core.audio_figures' figures."""
+plots draw core.audio.figures' figures."""
 from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6 import QtWidgets
 
-from core.audio_figures import CompareFigure, DrainFigure
-from core.audio_state import AudioState
+from core.audio.figures import CompareFigure, DrainFigure
+from core.audio.state import AudioState
 from widgets.calculator_card import CalculatorCard
 from widgets.page import ReflowLayout, column, marker_line, narrow_headers, plot_text
 from widgets.plot_card import PlotCard

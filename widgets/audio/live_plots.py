@@ -1,6 +1,6 @@
 """图 3-18/3-19 with the live run over it, B(t) and the output waveform.
 
-Every item is created once. The model is drawn from a core.audio_figures.TimelineFigure;
+Every item is created once. The model is drawn from a core.audio.figures.TimelineFigure;
 a live frame sets data only on items that have something new, only with what lies in
 view (a page of a long stream), only on plots that are on screen, and never changes a
 range or a label between page turns, so a frame repaints little and never re-lays out.
@@ -12,7 +12,7 @@ import pyqtgraph as pg
 from PySide6 import QtWidgets
 
 from audio.live import LIVE_BAR_HALF, LiveTrace
-from core.audio_figures import BAR_HALF, MOMENTS, Rows, TimelineFigure
+from core.audio.figures import BAR_HALF, MOMENTS, Rows, TimelineFigure
 from core.units import MS
 from widgets.page import compact_plot, narrow_headers, plot_text
 from widgets.plot_card import PlotCard

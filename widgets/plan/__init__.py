@@ -15,7 +15,7 @@ import math
 import shiboken6
 from PySide6 import QtCore, QtWidgets
 
-from core.plan_state import PlanState
+from core.sweep.plan_state import PlanState
 from widgets.page import ReflowLayout, caption, page_header, scroll_page
 from widgets.panels import PanelInfo
 from widgets.plan import figures as F

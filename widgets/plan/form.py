@@ -16,7 +16,7 @@ from PySide6 import QtCore, QtWidgets
 from widgets.page import caption
 
 # (key, label, placeholder): the knobs swept most often, in the form's order (their texts
-# live in core.plan_state.PlanState's view options).
+# live in core.sweep.plan_state.PlanState's view options).
 KNOBS = (
     ("replicas", "副本数 · replicas", "1,2,4"),
     ("router", "路由 · router", "round_robin,least_kv"),
@@ -242,7 +242,7 @@ class SweepForm(QtWidgets.QFrame):
 
     # ---- state ----------------------------------------------------------------------------
     def bind_state(self, state: Any) -> None:
-        """Show state's sweep (a core.plan_state.PlanState) and write every edit back to it;
+        """Show state's sweep (a core.sweep.plan_state.PlanState) and write every edit back to it;
         a change of the state (a session, reset, undo) shows in the fields."""
         self._state = state
         for key, field in self.fields.items():

@@ -8,7 +8,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from core.training_figures import Bars
+from core.training.figures import Bars
 from widgets import i18n
 from widgets.jobs import jobs
 from widgets.theme import BASE_POINTS

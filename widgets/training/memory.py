@@ -5,8 +5,8 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6 import QtWidgets
 
-from core.train_step import STATE_KINDS, STATE_LABELS
-from core.training_figures import StepFigure, StepFrame
+from core.training.step import STATE_KINDS, STATE_LABELS
+from core.training.figures import StepFigure, StepFrame
 from core.units import format_seconds
 from widgets.plot_card import PlotCard
 from widgets.training.kit import CachedLayer

@@ -4,9 +4,9 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6 import QtWidgets
 
-from core import rl
-from core import training_figures as figures
-from core.training_figures import PipelineFigure
+from core.training import rl
+from core.training import figures
+from core.training.figures import PipelineFigure
 from widgets.calculator_card import CalculatorCard
 from widgets.jobs import BusyBadge, jobs
 from widgets.page import ReflowLayout, column, plot_text

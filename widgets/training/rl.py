@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6 import QtWidgets
 
-from core import training_figures as figures
+from core.training import figures
 from widgets.calculator_card import CalculatorCard
 from widgets.page import column, plot_text
 from widgets.plot_card import PlotCard

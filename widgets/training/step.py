@@ -5,8 +5,8 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from core import training_figures as figures
-from core.training_figures import StepFigure
+from core.training import figures
+from core.training.figures import StepFigure
 from widgets.calculator_card import CalculatorCard
 from widgets.jobs import BusyBadge, jobs
 from widgets.page import ReflowLayout, cap_to_view, column, follow_font

@@ -2,8 +2,8 @@
 volumes (file, EC, KV), where the question sits and what KV survives a new one, the
 E→P→D handoff points, 练习 3-5 (640 vs 1280) and the image-generation loop.
 
-The panel is a view of a VisionState (core.vision_state): edits go to the state, the state's
-changes redraw the panel. Figures come from core.vision_figures and vision.figures. Files
+The panel is a view of a VisionState (core.vision.state): edits go to the state, the state's
+changes redraw the panel. Figures come from core.vision.figures and vision.figures. Files
 load on the app's job runner (widgets.jobs) with a busy badge and cancel; the latest load
 wins, and closing the panel cancels a decode without waiting for it.
 """
@@ -13,9 +13,9 @@ import dataclasses
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from core import vision_figures as vf
+from core.vision import figures as vf
 from core.registry import ParamError
-from core.vision_state import TABS, ImageEntry, VisionState
+from core.vision.state import TABS, ImageEntry, VisionState
 from vision.figures import image_captions, token_caption
 from vision.grid import PatchGrid
 from vision.loading import LoadedImage

@@ -64,7 +64,7 @@ class CompareTab(QtWidgets.QWidget):
         lay.addStretch(1)
 
     def draw(self, fig: dict, pixels: np.ndarray | None) -> None:
-        """fig: core.vision_figures.compare_figure; pixels: the picture shown at both sides
+        """fig: core.vision.figures.compare_figure; pixels: the picture shown at both sides
         (None: leave the pictures as they are)."""
         for view, caption, side in zip(self.compare_views, self.compare_captions, fig["sides"]):
             if pixels is not None:

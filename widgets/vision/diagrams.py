@@ -1,5 +1,5 @@
 """Two painted diagrams: the three handoff points of E → P → D (图 3-16) and the
-image-generation loop of §3.3.2. They paint what core.vision_figures computed."""
+image-generation loop of §3.3.2. They paint what core.vision.figures computed."""
 from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -22,7 +22,7 @@ class HandoffDiagram(QtWidgets.QWidget):
         self.texts: dict[str, str] = {}
 
     def set_figure(self, figure: dict) -> None:
-        """figure: core.vision_figures.handoff_figure."""
+        """figure: core.vision.figures.handoff_figure."""
         self.values, self.texts = dict(figure["values"]), dict(figure["texts"])
         self.setToolTip("<br>".join(f"{label}: {self.texts[key]} — {note}" for key, label, note, _ in self.POINTS))
         self.update()
@@ -96,7 +96,7 @@ class DiffusionLoopDiagram(QtWidgets.QWidget):
         self.texts: dict = {}
 
     def set_figure(self, loop: dict) -> None:
-        """loop: the 'loop' part of core.vision_figures.diffusion_figure."""
+        """loop: the 'loop' part of core.vision.figures.diffusion_figure."""
         self.result, self.texts = dict(loop["result"]), dict(loop)
         self.update()
 

@@ -40,7 +40,7 @@ class GenerationTab(QtWidgets.QWidget):
         lay.addStretch(1)
 
     def draw(self, fig: dict) -> None:
-        """fig: core.vision_figures.diffusion_figure."""
+        """fig: core.vision.figures.diffusion_figure."""
         self.loop_diagram.set_figure(fig["loop"])
         self.diffusion_curve.setData(fig["sides"], fig["flops"])
         self.diffusion_linear.setData(fig["sides"], fig["linear_flops"])

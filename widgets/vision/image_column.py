@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from core import vision_math as vm
+from core.vision import calculator as vm
 from core.state_model import CardModel
 from vision.figures import HOVER_HINT
 from widgets.vision.forms import PartForm

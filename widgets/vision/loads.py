@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6 import QtWidgets
 
 from core.registry import ParamError
-from core.vision_state import ImageEntry
+from core.vision.state import ImageEntry
 from vision.loading import FILE_EXTENSIONS, LoadOutcome, load_images
 from vision.sample import placeholder_image
 from widgets.jobs import jobs

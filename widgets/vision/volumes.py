@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from core import vision_figures as vf
+from core.vision import figures as vf
 from core.state_model import CardModel
 from core.units import format_bytes
 from widgets.page import plot_text

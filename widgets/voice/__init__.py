@@ -14,7 +14,7 @@ drag is over, so what stays on screen is what a fresh panel at that value shows.
     captions.py the run's percentiles and the shown turn's breakdown in words
     boxes.py    the page's column and row boxes
     hear_it.py  ▶ p50 → p95 through the sound device, barge-in on a key
-    core/voice_state.py  VoiceState (a core PanelModel)
+    core/voice/state.py  VoiceState (a core PanelModel)
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from widgets.voice.boxes import fitted_column, row
 from widgets.voice.captions import breakdown_text, summary_text
 from widgets.voice.hear_it import PLAY_ORDER, HearIt
 from widgets.voice.plots import S_TO_MS, SilenceHistogram, TurnTimeline
-from core.voice_state import RATE_MAX_PER_S, RATE_STEP_PER_S, SHOWN, VoiceState
+from core.voice.state import RATE_MAX_PER_S, RATE_STEP_PER_S, SHOWN, VoiceState
 
 LEGEND = (("backlog", "排队 · queue"), ("prefill", "预填充 · prefill"), ("decode", "解码 · decode"), ("tool", "TTS"),
           ("state", "缓冲 · buffer"))
