@@ -7,7 +7,6 @@ core/sweep/serving.py, reads them too). No Qt here.
 """
 from __future__ import annotations
 
-import inspect
 import os
 import sys
 from dataclasses import dataclass
@@ -22,7 +21,6 @@ from core.serving.vllm_metrics import MAX_SLO_MS
 from core.serving.workload import MAX_REQUESTS
 from core.units import NumberError, parse_number
 
-TRACE_FORMATS_FALLBACK = ("auto", "csv", "jsonl")
 MAX_TEXT_CHARS = 200
 OPEN_END_S = sys.float_info.max  # window=START: (the loader takes finite seconds)
 # Keys given as text and checked here (no Param kind fits): name -> help.
@@ -40,8 +38,7 @@ TRACE_KEYS = ("format", "time_scale", "window", "limit", "trace_model", "trace_l
 
 
 def trace_formats() -> tuple[str, ...]:
-
-    return tuple(getattr(traces, "FORMATS", TRACE_FORMATS_FALLBACK))
+    return tuple(traces.FORMATS)
 
 
 def extra_params() -> tuple:
@@ -210,14 +207,9 @@ def model_defaults(got: dict) -> dict:
 
 
 def load_kwargs(got: dict, progress) -> dict:
-    """load_trace's keyword arguments for the trace keys given (and the progress bar),
-    only those the loader takes; a key it does not take is refused naming it."""
-
-    accepted = inspect.signature(traces.load_trace).parameters
-    kwargs = {name: got[name] for name in TRACE_KEYS if name in got}
-    for name in kwargs:
-        if name not in accepted:
-            raise ParamError(name, "this build's trace loader does not take it; valid: leave it out")
-    if "progress" in accepted and progress is not None:
+    """load_trace's keyword arguments for the trace keys given: the options checked once
+    (traces.trace_options, naming the field) and the progress bar."""
+    kwargs: dict = {"options": traces.trace_options(**{name: got[name] for name in TRACE_KEYS if name in got})}
+    if progress is not None:
         kwargs["progress"] = progress
     return kwargs

@@ -57,11 +57,11 @@ class TraceSource:
                 "window_s": list(self.window_s), "limit": self.limit, "trace_model": self.trace_model,
                 "trace_log_type": self.trace_log_type}
 
-    def load_kwargs(self) -> dict[str, Any]:
-        """load_trace's keyword arguments for these options."""
-        return {"format": self.format, "time_scale": self.time_scale,
-                "window": tuple(self.window_s) if self.window_s else None, "limit": self.limit or None,
-                "trace_model": self.trace_model or None, "trace_log_type": self.trace_log_type or None}
+    def options(self) -> traces.TraceOptions:
+        """load_trace's checked options for these values (ParamError names load_trace's
+        field: OPTION_OF maps it back)."""
+        return traces.trace_options(self.format, self.time_scale, tuple(self.window_s) if self.window_s else None,
+                                    self.limit or None, self.trace_model or None, self.trace_log_type or None)
 
 
 def parse_trace_source(raw: Mapping[str, Any]) -> TraceSource:
@@ -107,8 +107,8 @@ def load(source: TraceSource, max_request_tokens: int | None = None,
     """Read source's file (on a worker: progress(fraction) is called from that thread).
     ParamError naming the field as PARAMS do ('trace' for the file itself)."""
     try:
-        workload = traces.load_trace(source.path, max_request_tokens, progress=progress, cancel=cancel,
-                                     **source.load_kwargs())
+        workload = traces.load_trace(source.path, max_request_tokens, options=source.options(), progress=progress,
+                                     cancel=cancel)
     except ParamError as err:
         if err.param in OPTION_OF:
             raise ParamError(OPTION_OF[err.param], err.message) from None

@@ -10,6 +10,7 @@ from core.cancel import CancelToken, Cancelled
 from core.registry import ParamError, get
 from core.serving import figures as F
 from core.serving import replay as rp
+from core.serving import traces
 from core.serving import overlay_figures as OV
 from core.serving import vllm_metrics
 from core.serving.state import B_SHARES, ServingState
@@ -127,8 +128,8 @@ def test_trace_source_parses_the_fields_and_names_the_refused_one():
     src = parse_trace_source({"path": " a/b.csv ", "time_scale": "2", "window_s": "10:70", "limit": "100",
                               "trace_model": "ChatGPT"})
     assert (src.path, src.name, src.time_scale, src.window_s, src.limit) == ("a/b.csv", "b.csv", 2.0, (10.0, 70.0), 100)
-    assert src.load_kwargs() == {"format": "auto", "time_scale": 2.0, "window": (10.0, 70.0), "limit": 100,
-                                 "trace_model": "ChatGPT", "trace_log_type": None}
+    assert src.options() == traces.TraceOptions(format="auto", time_scale=2.0, window=(10.0, 70.0), limit=100,
+                                                trace_model="ChatGPT", trace_log_type=None)
     assert parse_trace_source(src.to_json()) == src  # a session's JSON reads back the same
     for raw, field in (({"time_scale": "0"}, "time_scale"), ({"window_s": "70:10"}, "window_s"),
                        ({"window_s": "5"}, "window_s"), ({"limit": "-1"}, "limit"), ({"format": "xls"}, "format"),

@@ -161,11 +161,10 @@ def test_trace_keys_reach_the_loader(monkeypatch, capsys, trace):
     seen = {}
     real = traces.load_trace
 
-    def load_trace(path, max_request_tokens=None, *, format="auto", time_scale=1.0, window=None, limit=None,
-                   trace_model=None, trace_log_type=None, hash_block_tokens=512, progress=None, cancel=None):
-        seen.update(format=format, time_scale=time_scale, window=window, limit=limit, trace_model=trace_model,
-                    trace_log_type=trace_log_type, hash_block_tokens=hash_block_tokens, progress=progress)
+    def load_trace(path, max_request_tokens=None, *, options, progress=None, cancel=None):
+        seen.update(options=options, progress=progress)
         work = real(path)
+        limit = options.limit
         return Workload(work.arrival_s[:limit], work.input_tokens[:limit], work.output_tokens[:limit],
                         meta={"format": "csv", "rows": 40, "dropped": {"zero response tokens": 3}})
 
@@ -173,22 +172,15 @@ def test_trace_keys_reach_the_loader(monkeypatch, capsys, trace):
     argv = [f"trace={trace}", "format=csv", "time_scale=0.5", "window=1min:", "limit=7", "trace_model=ChatGPT",
             "--trace_log_type", "Conversation log", "hash_block_tokens=16"]
     report = _json(capsys, argv)
-    assert seen == {"format": "csv", "time_scale": 0.5, "window": (60.0, sys.float_info.max), "limit": 7,
-                    "trace_model": "ChatGPT", "trace_log_type": "Conversation log", "hash_block_tokens": 16,
+    assert seen == {"options": traces.TraceOptions(format="csv", time_scale=0.5, window=(60.0, sys.float_info.max),
+                                                   limit=7, trace_model="ChatGPT", trace_log_type="Conversation log",
+                                                   hash_block_tokens=16),
                     "progress": None}  # stderr is not a terminal under pytest
     assert report["requests"] == 7
     assert report["trace"] == {"format": "csv", "rows": 40, "dropped": {"zero response tokens": 3}, "requests": 7}
     assert run(argv) == 0
     text = capsys.readouterr().out
     assert "trace: csv, 40 rows read, dropped 3 (zero response tokens: 3), 7 requests replayed" in text
-
-
-def test_a_key_the_loader_does_not_take_is_refused(monkeypatch, capsys, trace):
-    real = traces.load_trace
-    monkeypatch.setattr(traces, "load_trace", lambda path, max_request_tokens=None: real(path))
-    assert run([f"trace={trace}", "limit=5"]) == 2
-    assert capsys.readouterr().err.startswith("lab simulate serving: limit: this build's trace loader does not take it")
-    assert _json(capsys, [f"trace={trace}"])["requests"] == 40
 
 
 class _Terminal(io.StringIO):

@@ -34,22 +34,25 @@ from core.serving.traces import guard
 from core.serving.traces.guard import MAX_ARRIVAL_S, MAX_FIELD_CHARS, MAX_LINE_CHARS
 from core.serving.traces.jsonlines import read_jsonl
 from core.serving.traces.sessions import read_sessions
-from core.serving.traces.sniff import FORMATS, JSON_FORMATS, check_format, sniff
+from core.serving.traces.options import DEFAULT as DEFAULT_OPTIONS
+from core.serving.traces.options import MAX_HASH_BLOCK_TOKENS, TraceOptions, trace_options
+from core.serving.traces.sniff import FORMATS, JSON_FORMATS, sniff
 from core.serving.traces.tabular import read_csv
-from core.serving.traces.transforms import check_options, finish
+from core.serving.traces.transforms import finish
 from core.serving.traces.vllm_bench import read_vllm_bench
 from core.serving.workload import Workload
 
 MAX_TRACE_BYTES = guard.MAX_TRACE_BYTES  # read at each load, so a test may lower it
-MAX_HASH_BLOCK_TOKENS = 1 << 20
 
-__all__ = ["FORMATS", "MAX_ARRIVAL_S", "MAX_FIELD_CHARS", "MAX_LINE_CHARS", "MAX_TRACE_BYTES", "load_trace", "parse_bytes", "parse_text", "request_token_limit",
-           "sniff", "write_trace"]
+__all__ = ["FORMATS", "MAX_ARRIVAL_S", "MAX_FIELD_CHARS", "MAX_HASH_BLOCK_TOKENS", "MAX_LINE_CHARS", "MAX_TRACE_BYTES",
+           "TraceOptions", "load_trace", "parse_bytes", "parse_text", "request_token_limit", "sniff", "trace_options",
+           "write_trace"]
 
 
 def load_trace(path, max_request_tokens: int | None = None, *, format: str = "auto", time_scale: float = 1.0,
                window=None, limit: int | None = None, trace_model=None, trace_log_type=None,
-               hash_block_tokens: int | None = None, progress=None, cancel=NEVER) -> Workload:
+               hash_block_tokens: int | None = None, options: TraceOptions | None = None, progress=None,
+               cancel=NEVER) -> Workload:
     """Read a trace file; raises ParamError('trace', ...) on anything malformed (or naming
     the option: format, window, limit, time_scale, trace_model, trace_log_type,
     hash_block_tokens).
@@ -58,20 +61,19 @@ def load_trace(path, max_request_tokens: int | None = None, *, format: str = "au
     `request_token_limit(config)` for the engine it will run on; None checks only MAX_TOKENS
     per field. time_scale=2 makes arrivals twice as fast; window=(start_s, end_s) keeps the
     requests arriving then (seconds from the first request), limit the first n requests.
+    options: the same, checked already (trace_options) in place of the keywords.
     progress(fraction) is called a few dozen times at most; cancel (a CancelToken) is
     checked between blocks of rows."""
     path = Path(path)
-    check_format(format)
-    _, _, rows = check_options(time_scale, window, limit)
+    options = _options(options, format, time_scale, window, limit, trace_model, trace_log_type, hash_block_tokens)
+    rows = options.limit
     # limit=N on a file over the size limit reads its first N rows (+ a CSV header): the
     # one-week Azure 2024 files are 17 M and 27 M rows, time-ordered.
     data, head = guard.read_checked(path, MAX_TRACE_BYTES, None if rows is None else rows + 1)
-    if head and (format if format != "auto" else sniff(data)) in ("sessions", "vllm_bench"):
+    if head and (options.format if options.format != "auto" else sniff(data)) in ("sessions", "vllm_bench"):
         raise ParamError("trace", f"{path.name}: {path.stat().st_size:,} bytes; valid: at most {MAX_TRACE_BYTES:,} "
                          "bytes (limit= reads the head of a larger file only for one request per row)")
-    work = parse_bytes(data, path.name, format, max_request_tokens, time_scale=time_scale, window=window,
-                       limit=limit, trace_model=trace_model, trace_log_type=trace_log_type,
-                       hash_block_tokens=hash_block_tokens, progress=progress, cancel=cancel)
+    work = _parse(data, path.name, options, max_request_tokens, progress, cancel)
     if head:  # said in the summary: not the whole file
         work = dataclasses.replace(work, meta={**work.meta, "head_of_file": {"bytes_read": len(data),
                                                                              "file_bytes": path.stat().st_size}})
@@ -85,14 +87,27 @@ def parse_text(text: str, fmt: str = "auto", max_request_tokens: int | None = No
 
 def parse_bytes(data: bytes, name: str, fmt: str = "auto", max_request_tokens: int | None = None, *,
                 time_scale: float = 1.0, window=None, limit=None, trace_model=None, trace_log_type=None,
-                hash_block_tokens: int | None = None, progress=None, cancel=NEVER) -> Workload:
-    check_format(fmt)
-    check_options(time_scale, window, limit)
-    if hash_block_tokens is not None and (isinstance(hash_block_tokens, bool) or not isinstance(hash_block_tokens, int)
-                                          or not 1 <= hash_block_tokens <= MAX_HASH_BLOCK_TOKENS):
-        raise ParamError("hash_block_tokens", f"got {hash_block_tokens!r}; valid: a whole number in "
-                         f"[1, {MAX_HASH_BLOCK_TOKENS:,}] (Mooncake: 512)")
+                hash_block_tokens: int | None = None, options: TraceOptions | None = None, progress=None,
+                cancel=NEVER) -> Workload:
+    """A trace's bytes (options as load_trace's)."""
+    options = _options(options, fmt, time_scale, window, limit, trace_model, trace_log_type, hash_block_tokens)
+    return _parse(data, name, options, max_request_tokens, progress, cancel)
+
+
+def _options(options: TraceOptions | None, *keywords) -> TraceOptions:
+    """The checked options: given, or made from the keywords (not both)."""
+    if options is None:
+        return trace_options(*keywords)
+    if tuple(keywords) != dataclasses.astuple(DEFAULT_OPTIONS):
+        raise TypeError("give the trace's options either as options= or as keywords, not both")
+    return options
+
+
+def _parse(data: bytes, name: str, options: TraceOptions, max_request_tokens: int | None, progress,
+           cancel) -> Workload:
     report = _Progress(progress)
+    fmt, trace_model, trace_log_type = options.format, options.trace_model, options.trace_log_type
+    hash_block_tokens = options.hash_block_tokens
     try:
         guard.decode_check(data, name)
         if not data or data.isspace():
@@ -113,7 +128,7 @@ def parse_bytes(data: bytes, name: str, fmt: str = "auto", max_request_tokens: i
         else:
             parsed = read_csv(data, kind, trace_model, trace_log_type, report.part(0.9), cancel)
         cancel.check()
-        work = finish(parsed, max_request_tokens, time_scale, window, limit)
+        work = finish(parsed, max_request_tokens, options.time_scale, options.window, options.limit, checked=True)
     except ParamError as exc:
         if exc.param == "trace" and not exc.message.startswith(f"{name}: "):
             raise ParamError("trace", f"{name}: {exc.message}") from None

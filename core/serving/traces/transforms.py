@@ -64,8 +64,10 @@ def check_options(time_scale, window, limit) -> tuple[float, tuple[float, float]
     return scale, window, limit
 
 
-def finish(parsed: Parsed, max_request_tokens, time_scale=1.0, window=None, limit=None) -> Workload:
-    scale, window, limit = check_options(time_scale, window, limit)
+def finish(parsed: Parsed, max_request_tokens, time_scale=1.0, window=None, limit=None,
+           checked: bool = False) -> Workload:
+    """The transforms in their order. checked: the options come from trace_options."""
+    scale, window, limit = (time_scale, window, limit) if checked else check_options(time_scale, window, limit)
     n = parsed.arrival_s.size
     if n == 0:
         raise fail(f"the file has no requests; valid: at least one {'data row' if parsed.word == 'row' else 'JSON line'}"
@@ -100,7 +102,7 @@ def finish(parsed: Parsed, max_request_tokens, time_scale=1.0, window=None, limi
                             "itls_s": [list(parsed.measured["itls_s"][i]) for i in keep]}
     work = Workload(arrival_s=t[keep] - shift, input_tokens=p[keep], output_tokens=g[keep], label="trace",
                     prefix=_prefix_subset(parsed, keep), sessions=_sessions_subset(parsed.sessions, keep), meta=meta)
-    return time_scaled(work, scale)
+    return _scaled(work, scale)
 
 
 def time_scaled(work: Workload, time_scale: float) -> Workload:
@@ -109,6 +111,10 @@ def time_scaled(work: Workload, time_scale: float) -> Workload:
     trace loaded once and scaled here equals the one loaded with time_scale=k, bit for bit
     (a sweep loads a trace once and scales it per point: core.serving.headless.serving_report)."""
     scale, _, _ = check_options(time_scale, None, None)
+    return _scaled(work, scale)
+
+
+def _scaled(work: Workload, scale: float) -> Workload:
     meta = dict(work.meta or {})
     if float(meta.get("time_scale", 1.0)) != 1.0:
         raise ParamError("time_scale", f"the workload is already scaled by {meta['time_scale']!r}; valid: "
