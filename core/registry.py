@@ -235,6 +235,14 @@ class Calculator:
         # Defaults pass through parse once, so they share the types of parsed input.
         return {p.name: p.parse(p.default) for p in self.params}
 
+    @cached_property
+    def default_inputs(self) -> "Inputs":
+        """The book's defaults, checked once (Inputs are frozen: one set serves every card)."""
+        inputs, errors = self.resolve_all(None)
+        if inputs is None:
+            raise errors[0]
+        return inputs
+
     def resolve(self, overrides: Mapping[str, Any] | None = None) -> "Inputs":
         """Defaults updated with overrides (text or numbers): a checked, frozen value set.
 

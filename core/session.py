@@ -171,9 +171,9 @@ def check_panels(panels: Mapping[str, Mapping[str, Any]], models: Mapping[str, C
     for key, factory in models.items():
         model = factory()
         if key in panels:
-            _check_cards(key, panels[key], model)
+            cards = _check_cards(key, panels[key], model)
             try:
-                model.load_json(panels[key])
+                model.load_json(panels[key], cards)
             except (ParamError, KeyError, TypeError, ValueError, AttributeError) as err:
                 raise SessionError(f"panels.{key}: {err}") from None
             refused = {f"{slot}.{field}": message for slot, card in model.cards.items()
@@ -185,13 +185,15 @@ def check_panels(panels: Mapping[str, Mapping[str, Any]], models: Mapping[str, C
     return checked
 
 
-def _check_cards(key: str, state: Mapping[str, Any], model: Any) -> None:
-    """Each card's values against its calculator, so the message names the card."""
+def _check_cards(key: str, state: Mapping[str, Any], model: Any) -> dict:
+    """Each card's values against its calculator, so the message names the card: slot ->
+    its checked Inputs (load_json takes them as they are)."""
     from core.registry import ParamError
 
     cards = state.get("cards", {})
     if not isinstance(cards, dict):
         raise SessionError(f"panels.{key}.cards: got {type(cards).__name__}; valid: an object of card -> values")
+    checked = {}
     for slot, values in cards.items():
         card = model.cards.get(slot)
         if card is None:
@@ -199,9 +201,10 @@ def _check_cards(key: str, state: Mapping[str, Any], model: Any) -> None:
         if not isinstance(values, dict):
             raise SessionError(f"panels.{key}.cards.{slot}: got {type(values).__name__}; valid: an object of values")
         try:
-            card.calculator.resolve(values)
+            checked[slot] = card.calculator.resolve(values)
         except ParamError as err:
             raise SessionError(f"panels.{key}.cards.{slot}.{err}") from None
+    return checked
 
 
 # ---- writing ------------------------------------------------------------------------------

@@ -58,7 +58,7 @@ class CardModel:
         self.calculator = get(calculator) if isinstance(calculator, str) else calculator
         self.deferred = deferred
         self.changed = Signal()  # (card): inputs, result, errors or failure changed
-        self.inputs: Inputs = self.calculator.resolve()
+        self.inputs: Inputs = self.calculator.default_inputs
         self.errors: dict[str, str] = {}  # field -> message of the refused edit
         self.failure: str | None = None  # traceback text when compute raised
         self.result: dict[str, Any] | None = None
@@ -131,13 +131,13 @@ class CardModel:
 
     def to_json(self) -> dict[str, Any]:
         """Values that differ from the book's defaults (a session stays readable)."""
-        defaults = self.calculator.resolve()
+        defaults = self.calculator.default_inputs
         return {k: _jsonable(v) for k, v in self.inputs.items() if defaults[k] != v}
 
-    def load_json(self, data: Mapping[str, Any]) -> None:
-        """Replace the inputs with the defaults overridden by data; ParamError if invalid."""
-        self.calculator.resolve(data)  # refuse before changing anything
-        self.update({**self.calculator.defaults(), **data})
+    def load_json(self, data: Mapping[str, Any] | Inputs) -> None:
+        """Replace the inputs with the defaults overridden by data (or with Inputs checked
+        already); ParamError if invalid, before anything changes."""
+        self.update(self.calculator.resolve(data))
 
 
 class PanelModel:
@@ -210,16 +210,25 @@ class PanelModel:
             "players": dict(self._players),
         }
 
-    def load_json(self, data: Mapping[str, Any]) -> None:
+    def check_card(self, slot: str, values: Mapping[str, Any]) -> Inputs:
+        """A saved card's values checked against its calculator (ParamError naming the
+        card if there is no such card, else the calculator's, naming the value)."""
+        if slot not in self.cards:
+            raise ParamError(f"cards.{slot}", f"unknown card; valid: {', '.join(self.cards)}")
+        return self.cards[slot].calculator.resolve(values)
+
+    def load_json(self, data: Mapping[str, Any], checked: Mapping[str, Inputs] | None = None) -> None:
         """Restore a saved state. Checks everything before changing anything, so a bad
-        file leaves the panel as it was; raises ParamError naming the field."""
+        file leaves the panel as it was; raises ParamError naming the field.
+        checked: the cards' values as the caller checked them already (check_card), so
+        each is parsed once; cards it lacks are checked here."""
         if data.get("panel", self.key) != self.key:
             raise ParamError("panel", f"this state is for {data.get('panel')!r}; valid: {self.key!r}")
         cards = data.get("cards", {}) or {}
+        inputs = dict(checked or {})
         for slot, values in cards.items():
-            if slot not in self.cards:
-                raise ParamError(f"cards.{slot}", f"unknown card; valid: {', '.join(self.cards)}")
-            self.cards[slot].calculator.resolve(values)
+            if slot not in inputs:
+                inputs[slot] = self.check_card(slot, values)
         view = {k: _like(self.VIEW[k], v, f"view.{k}") if k in self.VIEW else _unknown("view", k, self.VIEW)
                 for k, v in (data.get("view", {}) or {}).items()}
         players = data.get("players", {}) or {}
@@ -227,7 +236,7 @@ class PanelModel:
             if name not in self._players:
                 _unknown("players", name, self._players)
         for slot, card in self.cards.items():
-            card.load_json(cards.get(slot, {}))
+            card.load_json(inputs.get(slot) or card.calculator.default_inputs)
         for name, value in {**self.VIEW, **view}.items():
             self.set_view(name, value)
         for name in self._players:

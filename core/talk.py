@@ -191,13 +191,14 @@ def _checked_scene(number: int, title: str, table: Mapping[str, Any], base: str,
     image = texts["image"]
     if image:
         image = _image_fragment(fragment, model, os.path.normpath(os.path.join(base, image)), probe)
+    checked = {}
     for slot, values in fragment["cards"].items():  # the field named with its card
         if slot in model.cards:
             try:
-                model.cards[slot].calculator.resolve(values)
+                checked[slot] = model.check_card(slot, values)
             except ParamError as err:
                 raise ParamError(f"cards.{slot}.{err.param}", err.message) from None
-    model.load_json(fragment)  # everything the panel itself checks: cards, values, view, players
+    model.load_json(fragment, checked)  # everything the panel itself checks: cards, values, view, players
     focus = texts["focus"] or next(iter(fragment["cards"]), "")
     if focus and focus not in model.cards:
         raise ParamError("focus", f"no card {focus!r}; valid: {', '.join(model.cards) or 'none'}")

@@ -76,12 +76,12 @@ class AudioState(PanelModel):
         _check_view("preset", key)
         return self.timeline.update(preset_params(key))
 
-    def load_json(self, data: Mapping[str, Any]) -> None:
+    def load_json(self, data: Mapping[str, Any], checked: Mapping[str, Any] | None = None) -> None:
         for name, value in (data.get("view", {}) or {}).items():
             _check_view(name, value)  # before anything changes
         self._loading = True
         try:
-            super().load_json(data)
+            super().load_json(data, checked)
         finally:
             self._loading = False
         # The preset is what the loaded stream is, whatever the file says.

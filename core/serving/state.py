@@ -224,7 +224,7 @@ class ServingState(PanelModel):
             data["trace"] = self.trace.to_json()
         return data
 
-    def load_json(self, data: Mapping[str, Any]) -> None:
+    def load_json(self, data: Mapping[str, Any], checked: Mapping[str, Any] | None = None) -> None:
         raw = data.get("trace")
         try:
             source = None if raw is None else parse_trace_source(raw)
@@ -234,7 +234,7 @@ class ServingState(PanelModel):
             raise ParamError("trace", f"got {raw!r}; valid: an object with path and options") from None
         for name, value in (data.get("view", {}) or {}).items():
             _check_view(name, value)
-        super().load_json(data)
+        super().load_json(data, checked)
         if source is None:
             self.clear_trace()
         elif source != self.trace:

@@ -42,10 +42,10 @@ class TrainingState(PanelModel):
         _check_choice(name, value)
         super().set_view(name, value)
 
-    def load_json(self, data: Mapping[str, Any]) -> None:
+    def load_json(self, data: Mapping[str, Any], checked: Mapping[str, Any] | None = None) -> None:
         for name, value in (data.get("view", {}) or {}).items():
             _check_choice(name, value)  # before anything changes
-        super().load_json(data)
+        super().load_json(data, checked)
 
 
 def _check_choice(name: str, value: Any) -> None:

@@ -155,7 +155,7 @@ class VisionState(PanelModel):
         data["images"] = list(self._sources)
         return data
 
-    def load_json(self, data: Mapping[str, Any]) -> None:
+    def load_json(self, data: Mapping[str, Any], checked: Mapping[str, Any] | None = None) -> None:
         cards = data.get("cards", {}) or {}
         request = self.cards["request"].calculator.resolve(cards.get("request", {}) or {})
         count = len(vm.expand_images(request["heights"], request["widths"], request["file_bytes"]))
@@ -169,7 +169,7 @@ class VisionState(PanelModel):
         old = self._sources
         self._sources = tuple(sources)
         try:
-            super().load_json(data)
+            super().load_json(data, checked)
         except BaseException:
             self._sources = old
             raise
