@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 
+from core.serving.vllm_metrics import duration_s
 SECONDS_PER_HOUR = 3600.0
 TOKENS_PER_MILLION = 1e6
 
@@ -42,8 +43,6 @@ def finished_output_tokens(result) -> int:
 def cost_report(result, replicas: int, price_per_card_hour: float | None, cards_per_replica: int = 1) -> dict:
     """The cost keys of a `lab simulate serving` report (price None: a card without a
     price; the costs are then None too)."""
-    from core.serving.vllm_metrics import duration_s
-
     report = {"replicas": int(replicas), "cards_per_replica": int(cards_per_replica),
               "price_per_card_hour": None if price_per_card_hour is None else float(price_per_card_hour)}
     if price_per_card_hour is None:

@@ -25,6 +25,7 @@ from core.registry import ParamError
 from core.serving import backlog as bl
 from core.serving import gantt
 from core.serving import replay as rp
+from core.serving import vllm_metrics
 from core.serving import workload as wl
 from core.serving.engine import validate
 from core.serving.mix import classes_from, mix_rates
@@ -360,8 +361,6 @@ def metrics_table(sides: Mapping[str, ReplaySide | None], slo_ttft_ms: float = 0
     TPOT, ITL, E2EL; per side columns mean, median, p90, p99 in ms ('cells'); per side the
     totals: completed, the throughputs, goodput under the SLOs (0: none; — without) and the
     share of prompt tokens from the prefix cache ('totals', columns TOTAL_COLUMNS)."""
-    from core.serving import vllm_metrics
-
     slo = {"slo_ttft_ms": slo_ttft_ms or None, "slo_tpot_ms": slo_tpot_ms or None}
     headers, columns, totals, metrics = [], [], [], {}
     for side, fig in sides.items():

@@ -16,7 +16,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
+from core.registry import ParamError, get
+from core.serving import replay as rp
 from core.serving import simulate_keys as keys
+from core.serving import traces
+from core.serving.cost import cost_report
+from core.serving.engine import validate
+from core.serving.traces.transforms import time_scaled
+from core.serving.vllm_metrics import bench_metrics, measured_metrics
 
 PERCENTILE_LABELS = {"*_p95_s": "nearest rank, the book's (⌈0.95·n⌉-th smallest)",
                      "median_/p90_/p99_*_ms": "linear interpolation, numpy's default (as vllm bench serve)"}
@@ -32,9 +41,6 @@ def serving_report(raw: dict[str, str], workload=None, progress=None) -> tuple[d
     equals the one reading the file gives, bit for bit (a sweep reads a trace once).
     progress: progress(label) -> a bar (called with the fraction read; its close(), if
     any, runs once the trace is read) or None, asked only when a trace file is read."""
-    from core.registry import ParamError, get
-    from core.serving import replay as rp
-    from core.serving.vllm_metrics import bench_metrics
 
     calc = get("serving.replay")
     expanded = keys.expand_checked(raw, lambda: "unknown parameter of lab simulate serving; valid: "
@@ -68,10 +74,8 @@ def serving_report(raw: dict[str, str], workload=None, progress=None) -> tuple[d
         report["trace"] = _trace_report(work)
         measured = dict(getattr(work, "meta", None) or {}).get("measured")
         if measured:  # a vllm bench serve result: its own figures beside the replay's
-            from core.serving.vllm_metrics import measured_metrics
-
-            report["measured"] = measured_metrics(measured, work.output_tokens)
-    observed = _observed_for(values, rp) if trace is None else None
+                report["measured"] = measured_metrics(measured, work.output_tokens)
+    observed = _observed_for(values) if trace is None else None
     if observed is not None:
         report["book_observed"] = observed
     if "seeds" in got:
@@ -85,7 +89,6 @@ def load_shared_trace(raw: dict[str, str]):
     """The trace raw names, read once with time_scale=1 (raw's format/window/limit/...
     keys applied), for serving_report(..., workload=) at any time_scale; None without
     trace=. Bad keys raise ParamError as serving_report does."""
-    from core.serving import traces
 
     got = keys.pop_extras(dict(raw))
     if "trace" not in got:
@@ -96,10 +99,6 @@ def load_shared_trace(raw: dict[str, str]):
 
 def _replay_trace(calc, raw: dict, got: dict, preloaded=None, progress=None):
     """A trace replaces the windows, so their cross-checks do not apply."""
-    from core.serving import replay as rp
-    from core.serving import traces
-    from core.serving.engine import validate
-    from core.serving.traces.transforms import time_scaled
 
     values = calc.resolve(raw)
     if preloaded is not None:
@@ -120,8 +119,6 @@ def _replay_trace(calc, raw: dict, got: dict, preloaded=None, progress=None):
 
 def _cache_report(result, values, work) -> dict:
     """Prefix caching acts only on a workload with prefix or session information."""
-    import numpy as np
-
     cached = 0 if result.cached_tokens is None else int(np.sum(result.cached_tokens))
     prompt = int(np.sum(result.input_tokens))
     extras = {k: v for k, v in dict(result.extras or {}).items() if k not in ("replicas", "replica_of")}
@@ -137,11 +134,6 @@ def _cache_report(result, values, work) -> dict:
 def _cost_and_replicas(result, values, price_note: str | None) -> dict:
     """replicas, router, the price and its source, cost per hour and per million output
     tokens (core.serving.cost), and with replicas > 1 a summary of each replica."""
-    import numpy as np
-
-    from core.serving import replay as rp
-    from core.serving.cost import cost_report
-
     price = None if price_note is None else float(values["price_per_card_hour"])
     report = cost_report(result, int(values["replicas"]), price)
     report["router"] = str(values["router"])
@@ -181,7 +173,7 @@ def _trace_report(work) -> dict:
             "requests": len(work)}
 
 
-def _observed_for(values: dict, rp) -> dict | None:
+def _observed_for(values: dict) -> dict | None:
     """The book's observed run when the parameters are one of its two scenarios."""
     key = rp.matching_scenario(values)
     return None if key is None else dict(rp.OBSERVED[key], scenario=key)

@@ -26,6 +26,7 @@ from core.cancel import NEVER, CancelToken
 from core.registry import ParamError
 from core.serving.engine import Engine, EngineConfig, ReplayResult, replay
 from core.serving.routers import ROUTERS, make_router
+from core.serving.session_arrivals import hit_rate_by_turn
 from core.serving.workload import PrefixBlocks, Workload
 
 MAX_REPLICAS = 256
@@ -204,8 +205,6 @@ def _merged_extras(workload: Workload, merged: ReplayResult, live: list) -> dict
     extras = {"cache_hit_rate": float(np.sum(merged.cached_tokens)) / prompt if prompt else 0.0,
               "evicted_blocks": int(sum(int(r.extras.get("evicted_blocks", 0)) for _, r in live))}
     if workload.sessions is not None:
-        from core.serving.session_arrivals import hit_rate_by_turn
-
         extras["hit_rate_by_turn"] = hit_rate_by_turn(np.asarray(workload.sessions.turn), merged.cached_tokens,
                                                       merged.input_tokens)
         extras["tool_wait_kv_byte_s"] = float(sum(r.extras.get("tool_wait_kv_byte_s", 0.0) for _, r in live))

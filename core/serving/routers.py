@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from core.registry import ParamError
 ROUTERS = ("round_robin", "least_outstanding", "least_kv", "prefix_aware")
 ROUTER_NOTES = {
     "round_robin": "in turn, looking at nothing",
@@ -89,8 +90,6 @@ _CLASSES = {cls.name: cls for cls in (RoundRobin, LeastOutstanding, LeastKV, Pre
 
 
 def make_router(name: str, replicas: int) -> Router:
-    from core.registry import ParamError
-
     if name not in _CLASSES:
         raise ParamError("router", f"got {name!r}; valid: {', '.join(ROUTERS)}")
     return _CLASSES[name](replicas)
