@@ -19,7 +19,7 @@ MIN_BYTES = 1 << 20  # below this json.loads is fast enough; the tests set 0 to 
 def columns(data: bytes, newlines: int) -> dict[str, np.ndarray] | None:
     """{key: float64 or int64 array; "hash_ids": (ids, offsets)} for every line, or None.
     newlines: the non-empty lines the file holds, as the caller counted them."""
-    try:  # pyarrow loads in about 0.1 s: only for a large JSONL file
+    try:  # pyarrow takes a few tenths of a second to import: only for a large JSONL file
         import pyarrow as pa
         import pyarrow.json as pa_json
     except ImportError:  # pyarrow is a dependency; a stripped install still reads traces
