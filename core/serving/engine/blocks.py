@@ -5,14 +5,17 @@ from __future__ import annotations
 
 from numba import njit
 
-from core.serving.engine.layout import BLOCKS, CACHE, FREE
+from core.serving.engine.group import leave
+from core.serving.engine.layout import BLOCKS, CACHE, FREE, JID
 from core.serving.engine.prefix import release
 
 
-@njit(cache=True)
-def give_back(S, SF, I, F, cache, r, finished):
-    """r's blocks go back to the pool (finished, preempted or cancelled)."""
-    if S[CACHE]:
+@njit(cache=True, inline="always")
+def give_back(S, SF, I, F, cache, grp, r, finished):
+    """r's blocks go back to the pool (finished, preempted or cancelled); r leaves the group."""
+    if I[JID, r] >= 0:
+        leave(S, I, grp, r)
+    if cache is not None:
         release(S, SF, I, F, cache, r, finished)
     else:
         S[FREE] += I[BLOCKS, r]

@@ -13,13 +13,13 @@ from core.serving.engine.queues import wq_remove
 
 
 @njit(cache=True)
-def cancel_request(S, SF, I, F, run, wq, feed, ser_t, ser, pool, r):
+def cancel_request(S, SF, I, F, run, wq, feed, ser_t, ser, pool, grp, r):
     """r leaves the engine now, its blocks back to the pool (cached full blocks stay cached,
     as vLLM frees an aborted request); False if it finished or was never submitted here."""
     if not math.isnan(F[FINISH, r]):
         return False
     if remove_running(S, run, r):
-        give_back(S, SF, I, F, pool, r, False)
+        give_back(S, SF, I, F, pool, grp, r, False)
     elif not wq_remove(S, wq, r):
         found = False
         if S[ROUTED]:

@@ -79,7 +79,7 @@ class Engine:
         run_events = kernels()[0]
         while True:
             status = run_events(st.S, st.SF, st.I, st.F, st.run, st.wq, st.fixed, st.feed, st.ht, st.hi, st.ser_t,
-                                st.ser, st.log_r, st.log_t, st.coef, self._pool, float(horizon), chunk)
+                                st.ser, st.log_r, st.log_t, st.coef, self._pool, st.grp, st.work, float(horizon), chunk)
             if status == L.ST_DONE:
                 return
             if status == L.ST_GROW:
@@ -118,7 +118,7 @@ class Engine:
         if st.S[L.SER_LEN] + 2 > st.ser_t.size:
             st.grow()
         return bool(kernels()[1](st.S, st.SF, st.I, st.F, st.run, st.wq, st.feed, st.ser_t, st.ser, self._pool,
-                                 int(r)))
+                                 st.grp, int(r)))
 
     # -- public reads ----------------------------------------------------------------------
     @property
@@ -185,7 +185,7 @@ class Engine:
     def cached_prefix_blocks(self, r: int) -> int:
         """Full blocks of r's prompt this engine's prefix cache holds now (0 without one);
         looks, takes nothing."""
-        if not self.state.S[L.CACHE]:
+        if self._pool is None:
             return 0
         return int(kernels()[2](self.state.S, self.state.I, self._pool, int(r)))
 
@@ -228,35 +228,34 @@ class Engine:
         if not self._prefix_info:
             return {}
         st = self.state
-        pool = self._pool[0]
-        if st.S[L.CACHE]:  # blocks allocated in the last step leave the queue
+        evicted, block_s = 0, 0.0
+        if self._pool is not None:  # blocks allocated in the last step leave the queue
+            pool = self._pool[0]
             kernels()[3](pool, st.S[L.FREE], st.SF[L.NOW])
+            evicted, block_s = int(pool[0][POOL_EVICTED]), float(pool[1][0])
         P, cached = st.I[L.P], st.I[L.CACHED]
         prompt = float(P.sum())
-        extras = {"cache_hit_rate": float(cached.sum()) / prompt if prompt else 0.0,
-                  "evicted_blocks": int(pool[0][POOL_EVICTED])}
+        extras = {"cache_hit_rate": float(cached.sum()) / prompt if prompt else 0.0, "evicted_blocks": evicted}
         if self._turn is not None:
             extras["hit_rate_by_turn"] = hit_rate_by_turn(self._turn, cached, P)
-            extras["tool_wait_kv_byte_s"] = float(pool[1][0]) * self.cfg.block_bytes
+            extras["tool_wait_kv_byte_s"] = block_s * self.cfg.block_bytes
         return extras
 
 
 POOL_EVICTED = 4  # pool.py's EVICTED slot (pool.py imports numba; this module must not)
 
 
-def _prefix_cache(workload: Workload, config: EngineConfig, state, order: np.ndarray, caching: bool) -> tuple:
-    """(pool, px) of the compiled prefix cache (prefix.py); empty ones of the same types
-    when the replay caches nothing, so the loop is compiled once."""
+def _prefix_cache(workload: Workload, config: EngineConfig, state, order: np.ndarray, caching: bool):
+    """(pool, px) of the compiled prefix cache (prefix.py), or None: the block pool is a
+    count (the loop is compiled for each case, the plain one carrying no cache at all)."""
+    if not caching:
+        return None
     from core.serving.engine.pool import make_pool
     from core.serving.prefix_cache import HashIdIdentity, SessionIdentity
     from core.serving.session_arrivals import links, turn_order
 
     I = state.I
     sessions = workload.sessions
-    if not caching:
-        z = np.zeros(1, np.int64)
-        px = (np.array([0, 1], np.int64), z, z, z, z, z, z, np.zeros(1, np.uint8), np.zeros(2, np.int64), z)
-        return make_pool(0, 1), px
     if workload.prefix is not None:  # hash_ids say more than the session's history
         pb = workload.prefix
         ident = HashIdIdentity(pb.ids, pb.offsets, pb.block_tokens, order, I[L.P])

@@ -22,7 +22,12 @@ DYNAMIC = 11  # 1: arrives after its predecessor finished (its arrival learned w
 EAGER = 12  # 1: its generated blocks are cached as they fill (a fixed-arrival next turn)
 KEEP = 13  # 1: KV kept cached during its tool wait
 HELD = 14  # prefix caching: leading full blocks it holds (keys in the pool's lists)
-NI = 15
+# The lockstep group (group.py): a member's computed is CB + the clock S[D], its outputs OB + S[D].
+CB = 15
+OB = 16
+JID = 17  # the member's join id, -1: not a member
+RES = 18  # CB mod block size: the phase of its block boundaries
+NI = 19
 
 # -- F: float64[NF, n] -------------------------------------------------------------------
 ARRIVAL = 0  # NaN for a dynamic turn until its predecessor finishes
@@ -62,8 +67,14 @@ MAX_SEQS = 24
 RESERVE = 25  # 1: reserve_full_prompt
 FAST = 26  # 1: closed-form decode runs and the grouped plan
 CACHE = 27  # 1: prefix caching on
-EVICTED = 28
-NS = 29
+D = 28  # the group's decode clock: steps its members took together
+NG = 29  # members: running[:NG]
+SUMCB = 30  # Σ CB over the members
+JOINS = 31
+GROUPED = 32  # 1: the running decoders are the group (fast mode between planned-exact steps)
+FIN_LEN = 33  # entries of the members' finish heap
+EAGER_MEMBERS = 34  # members caching their generated blocks as they fill
+NS = 35
 
 # -- SF: float64 scalars -------------------------------------------------------------------
 NOW = 0

@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
 
 from core.serving.engine.blocks import give_back
-from core.serving.engine.layout import (AFTER, ARRIVAL, BLOCKS, BS, BUDGET, CACHE, CLOSED, COMPUTED, DEC_TOK, DONE,
-                                        DYNAMIC, EAGER, EVENTS, EXACT_UNTIL, FAST, FEED_HEAD, FEED_OPEN, FEED_TAIL,
+from core.serving.engine.borrow import borrow, borrow_cache
+from core.serving.engine.group import (at_offset, crossings, dissolve, extend, finished_members, first_finish,
+                                       kth_offset, regroup, sync)
+from core.serving.engine.layout import (AFTER, ARRIVAL, BS, BUDGET, CACHE, CB, CLOSED, COMPUTED, D, DEC_TOK, DONE,
+                                        DYNAMIC, EAGER, EAGER_MEMBERS, EVENTS, GROUPED, NG, SUMCB, EXACT_UNTIL, FAST, FEED_HEAD, FEED_OPEN, FEED_TAIL,
                                         FINISH, FIRST_TOKEN, FREE, G, HEAP_LEN, IS_DEC, LOG_LEN, MAX_SEQS, N,
                                         N_RUN, NB, NEXT, NOW, OUT, P, PEAK, PRE_TOK, RESERVE, ROUTED, S_DEC,
                                         S_KV, S_RUNNING, S_STEPS, S_TOKENS, S_WAITING, SER_LEN, ST_CHUNK,
@@ -37,7 +39,7 @@ from core.serving.engine.pyset import set_order
 from core.serving.engine.queues import admit_arrivals, heap_push, next_arrival_s, wq_get
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def record(S, SF, ser_t, ser, tokens, steps, decode_rows):
     j = S[SER_LEN]
     ser_t[j] = SF[NOW]
@@ -62,15 +64,15 @@ def remove_running(S, run, r):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def work_left(S, ht):
     if not S[ROUTED]:
         return S[DONE] < S[N]
     return S[N_RUN] > 0 or S[WQ_LEN] > 0 or S[FEED_HEAD] < S[FEED_TAIL] or S[HEAP_LEN] > 0
 
 
-@njit(cache=True)
-def finish(S, SF, I, F, run, pool, ht, hi, gone, k, scratch):
+@njit(cache=True, inline="always")
+def finish(S, SF, I, F, run, cache, grp, ht, hi, gone, k, scratch):
     """These requests finished at the current clock: in the frozen engine's order (a set's),
     their blocks back to the pool, a session's next turn due after its waits."""
     m = set_order(gone, k, scratch)
@@ -78,7 +80,7 @@ def finish(S, SF, I, F, run, pool, ht, hi, gone, k, scratch):
     for j in range(m):
         r = scratch[j]
         F[FINISH, r] = now
-        give_back(S, SF, I, F, pool, r, True)
+        give_back(S, SF, I, F, cache, grp, r, True)
         s = I[NEXT, r]
         if s >= 0 and I[DYNAMIC, s]:
             F[ARRIVAL, s] = now + F[TOOL, r] + F[AFTER, s]
@@ -93,103 +95,92 @@ def finish(S, SF, I, F, run, pool, ht, hi, gone, k, scratch):
     S[DONE] += m
 
 
-@njit(cache=True)
-def try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, coef, horizon, pool, ser_t, ser, gone, scratch,
-                     hist):
-    """Advance a run of pure-decode steps in one go; False if this step is an event."""
-    bs = S[BS]
-    n = S[N_RUN]
-    free = S[FREE]
-    hist[:] = 0  # members by their offset to the next block boundary, (-computed) % bs
-    csum = 0
-    k = 1 << 62
-    for i in range(n):
+@njit(cache=True, inline="always")
+def _register_eager(S, I, run, cache, k):
+    """Members caching generated blocks as they fill whose count crossed a block boundary
+    in the last k steps (the clock advanced already), in running order."""
+    bs, d = S[BS], S[D]
+    for i in range(S[NG]):
         r = run[i]
-        c = I[COMPUTED, r]
-        hist[(-c) % bs] += 1
-        csum += c
-        left = I[G, r] - I[OUT, r]
-        if left < k:
-            k = left  # the step in which the first finishes
-    need_now = hist[0]
+        if I[EAGER, r] and (I[CB, r] + d) // bs > (I[CB, r] + d - k) // bs:
+            sync(S, I, r)
+            register_filled(S, I, cache, r)
+
+
+@njit(cache=True, inline="always")
+def try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, coef, horizon, cache, grp, ser_t, ser, gone,
+                     scratch, hist):
+    """Advance a run of pure-decode steps of the group in one go; False if this step is an event."""
+    bs = S[BS]
+    n = S[NG]
+    free = S[FREE]
+    need_now = at_offset(S, grp, 0)  # members at a block boundary need a block in this step
     if need_now > free:
         return False  # the pool runs dry in this very step: preemption
     budget_left = S[BUDGET] - n
     if S[WQ_LEN] and budget_left > 0 and n < S[MAX_SEQS]:
         h = wq_get(S, wq, 0)
-        if S[CACHE]:
-            gate = head_plan(S, SF, I, pool, h, budget_left)[0]
+        if cache is not None:
+            gate = head_plan(S, SF, I, cache, h, budget_left)[0]
         else:
             gate = gate_blocks(S, I, h, min(I[P, h] + I[OUT, h] - I[COMPUTED, h], budget_left))
         if gate <= free - need_now:
             return False  # the head can be admitted now
+    k = first_finish(S, I, grp)  # the step in which the first finishes
     # The (free+1)-th block need is the first one that cannot be met: at step
-    # q·bs + (sorted offsets)[idx] + 1.
+    # q·bs + (sorted offsets)[idx] + 1, never before q·bs + 1.
     q, idx = divmod(free, n)
-    seen = 0
-    o = 0
-    while True:
-        seen += hist[o]
-        if seen > idx:
-            break
-        o += 1
-    k = min(k, q * bs + o)
-    if S[CACHE] and k > 0 and watching_any(pool):
-        k = min(k, steps_before_watched_eviction(S, SF, pool, hist, n, k))
+    if k > q * bs:
+        k = min(k, q * bs + kth_offset(S, grp, idx))
+    if cache is not None and k > 0 and watching_any(cache):
+        for o in range(bs):
+            hist[o] = at_offset(S, grp, o)
+        k = min(k, steps_before_watched_eviction(S, SF, cache, hist, n, k))
     now = SF[NOW]
+    csum = float(S[SUMCB] + n * S[D])
     if not S[WQ_LEN] and n < S[MAX_SEQS]:
         t_next = next_arrival_s(S, F, fixed, feed, ht, horizon)
         if t_next < math.inf:
-            k = min(k, steps_until(coef, n, float(csum), t_next - now))
+            k = min(k, steps_until(coef, n, csum, t_next - now))
     elif SF[EXACT_UNTIL] < math.inf:
-        k = min(k, steps_until(coef, n, float(csum), SF[EXACT_UNTIL] - now))
+        k = min(k, steps_until(coef, n, csum, SF[EXACT_UNTIL] - now))
     if k < 1:
         return False
     # The run: k steps of n decodes.
     S[CLOSED] += k
-    SF[NOW] = now + decode_time(coef, n, float(csum), k)
-    nf = 0
-    for i in range(n):
-        r = run[i]
-        c = I[COMPUTED, r] + k
-        b = ceil_div(c, bs)
-        free -= b - I[BLOCKS, r]
-        I[BLOCKS, r] = b
-        I[COMPUTED, r] = c
-        if S[CACHE] and I[EAGER, r] and c // bs > (c - k) // bs:
-            register_filled(S, I, pool, r)  # a next turn with a fixed arrival may hit them now
-        I[OUT, r] += k
-        if I[OUT, r] >= I[G, r]:
-            gone[nf] = r
-            nf += 1
+    SF[NOW] = now + decode_time(coef, n, csum, k)
+    free -= crossings(S, grp, k)
     S[FREE] = free
+    S[D] += k
+    if cache is not None and S[EAGER_MEMBERS]:
+        _register_eager(S, I, run, cache, k)
     S[STEPS] += k
     S[DEC_TOK] += n * k
     used = S[NB] - free
     if used > S[PEAK]:
         S[PEAK] = used
+    nf = finished_members(S, I, run, grp, gone, 0)
     if nf:
-        finish(S, SF, I, F, run, pool, ht, hi, gone, nf, scratch)
+        finish(S, SF, I, F, run, cache, grp, ht, hi, gone, nf, scratch)
     record(S, SF, ser_t, ser, n, k, n)  # tokens per step of the run
     return True
 
 
-@njit(cache=True)
-def execute(S, SF, I, F, run, coef, pool, ht, hi, ser_t, ser, n_dec, ids, chunks, m, gone, scratch):
+@njit(cache=True, inline="always")
+def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, chunks, m, gone, scratch):
     """Run the planned step: its time from the step-time model, then tokens, first tokens,
-    finishes. The float sums add integer-valued terms in the frozen engine's order."""
+    finishes. n_dec: the group (running[:n_dec]) decodes in this step too. The float sums
+    add integer-valued terms in the frozen engine's order."""
     rows = n_dec
     logits = n_dec
     kv_tokens = 0.0
     pairs = 0.0
     if n_dec:
-        csum = 0
-        for i in range(n_dec):
-            csum += I[COMPUTED, run[i]]
-        ctx = float(csum) + n_dec
+        ctx = float(S[SUMCB] + n_dec * S[D]) + n_dec
         kv_tokens += ctx
         pairs += ctx
     prefill_rows = 0
+    nc = 0
     for j in range(m):
         r, L = ids[j], chunks[j]
         s = I[COMPUTED, r]
@@ -198,43 +189,36 @@ def execute(S, SF, I, F, run, coef, pool, ht, hi, ser_t, ser, n_dec, ids, chunks
             prefill_rows += L
         kv_tokens += s + L
         pairs += L * s + L * (L + 1) / 2.0
+        if s + L == I[P, r] + I[OUT, r]:  # its prompt completes: it samples a token
+            logits += 1
+            scratch[nc] = r
+            nc += 1
     used = S[NB] - S[FREE]
     if used > S[PEAK]:
         S[PEAK] = used
-    SF[NOW] += step_time(coef, rows, logits + _completing(I, ids, chunks, m), kv_tokens, pairs)
+    SF[NOW] += step_time(coef, rows, logits, kv_tokens, pairs)
     S[STEPS] += 1
     S[PRE_TOK] += prefill_rows
     S[DEC_TOK] += rows - prefill_rows - n_dec
     nf = 0
     if n_dec:
-        for i in range(n_dec):
-            r = run[i]
-            I[COMPUTED, r] += 1
-            I[OUT, r] += 1
+        S[D] += 1
         S[DEC_TOK] += n_dec
-        for i in range(n_dec):
-            r = run[i]
-            if I[OUT, r] >= I[G, r]:
-                gone[nf] = r
-                nf += 1
-    # Which chunks complete a prompt (their logits), judged before computed moves on.
-    nc = 0
+        nf = finished_members(S, I, run, grp, gone, 0)
     for j in range(m):
-        r, L = ids[j], chunks[j]
-        if I[COMPUTED, r] + L == I[P, r] + I[OUT, r]:
-            scratch[nc] = r
-            nc += 1
-        I[COMPUTED, r] += L
-    if S[CACHE]:
+        I[COMPUTED, ids[j]] += chunks[j]
+    if cache is not None:
         for j in range(m):
-            register_filled(S, I, pool, ids[j])
-        for i in range(n_dec):
-            r = run[i]
-            if I[EAGER, r] and I[COMPUTED, r] % S[BS] == 0:
-                register_filled(S, I, pool, r)
+            register_filled(S, I, cache, ids[j])
+        if n_dec and S[EAGER_MEMBERS]:
+            _register_eager(S, I, run, cache, 1)
     now = SF[NOW]
+    # completes sit in scratch[:nc]; finish() reuses scratch, so they go to gone's tail
+    base = gone.size // 2
     for j in range(nc):
-        r = scratch[j]
+        gone[base + j] = scratch[j]
+    for j in range(nc):
+        r = gone[base + j]
         I[OUT, r] += 1
         if math.isnan(F[FIRST_TOKEN, r]):
             F[FIRST_TOKEN, r] = now
@@ -243,30 +227,32 @@ def execute(S, SF, I, F, run, coef, pool, ht, hi, ser_t, ser, n_dec, ids, chunks
             gone[nf] = r
             nf += 1
     if nf:
-        finish(S, SF, I, F, run, pool, ht, hi, gone, nf, scratch)
+        finish(S, SF, I, F, run, cache, grp, ht, hi, gone, nf, scratch)
+    if nc and S[GROUPED]:
+        extend(S, I, run, grp)
     record(S, SF, ser_t, ser, rows, 1, rows - prefill_rows)
 
 
-@njit(cache=True)
-def _completing(I, ids, chunks, m):
-    """Chunks that complete their request's prompt: each samples a token (a logit row)."""
-    c = 0
-    for j in range(m):
-        r = ids[j]
-        if I[COMPUTED, r] + chunks[j] == I[P, r] + I[OUT, r]:
-            c += 1
-    return c
-
-
 @njit(cache=True, nogil=True)
-def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, ser_t, ser, log_r, log_t, coef, pool, horizon, max_events):
-    """Events while the clock is before horizon and work is left, at most max_events."""
+def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, ser_t, ser, log_r, log_t, coef, cache, grp, work, horizon,
+               max_events):
+    """Events while the clock is before horizon and work is left, at most max_events. The
+    arrays are Python's for the whole call: borrowed (borrow.py), and the loop runs on them."""
+    args = (borrow(S), borrow(SF), borrow(I), borrow(F), borrow(run), borrow(wq), borrow(fixed), borrow(feed),
+            borrow(ht), borrow(hi), borrow(ser_t), borrow(ser), borrow(log_r), borrow(log_t), borrow(coef))
+    g = (borrow(grp[0]), borrow(grp[1]), borrow(grp[2]), borrow(grp[3]))
+    if cache is None:
+        return _events(*args, None, g, borrow(work), horizon, max_events)
+    return _events(*args, borrow_cache(cache), g, borrow(work), horizon, max_events)
+
+
+@njit(cache=True)
+def _events(S, SF, I, F, run, wq, fixed, feed, ht, hi, ser_t, ser, log_r, log_t, coef, cache, grp, work, horizon,
+            max_events):
     cap = run.size + 1
-    ids = np.empty(cap, np.int64)
-    chunks = np.empty(cap, np.int64)
-    gone = np.empty(2 * cap, np.int64)
-    scratch = np.empty(2 * cap, np.int64)
-    hist = np.zeros(S[BS], np.int64)
+    # scratch: ids, chunks, finished ids, a set's table, offsets
+    ids, chunks, gone = work[:cap], work[cap:2 * cap], work[2 * cap:6 * cap]
+    scratch, hist = work[6 * cap:8 * cap], work[8 * cap:8 * cap + S[BS]]
     fast = S[FAST] != 0
     events = 0
     while SF[NOW] < horizon and work_left(S, ht):
@@ -277,20 +263,23 @@ def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, ser_t, ser, log_r, log
         events += 1
         S[EVENTS] += 1
         admit_arrivals(S, F, fixed, feed, ht, hi, wq, SF[NOW])
-        if S[CACHE]:  # blocks taken in the last step leave the queue now
-            settle(pool[0], S[FREE], SF[NOW])
+        if cache is not None:  # blocks taken in the last step leave the queue now
+            settle(cache[0], S[FREE], SF[NOW])
         if S[N_RUN] == 0 and S[WQ_LEN] == 0:
             SF[NOW] = next_arrival_s(S, F, fixed, feed, ht, horizon)
             record(S, SF, ser_t, ser, 0, 0, 0)
             continue
+        if fast and not S[GROUPED]:
+            regroup(S, I, run, grp)
         n_dec = decoding_prefix(I, run, S[N_RUN])
         if fast and n_dec == S[N_RUN] and n_dec > 0:
-            if try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, coef, horizon, pool, ser_t, ser, gone,
-                                scratch, hist):
+            if try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, coef, horizon, cache, grp, ser_t, ser,
+                                gone, scratch, hist):
                 continue
-        m = plan_fast(S, SF, I, F, run, wq, log_t, pool, n_dec, ids, chunks) if fast else -1
+        m = plan_fast(S, SF, I, F, run, wq, log_t, cache, grp, n_dec, ids, chunks) if fast else -1
         if m < 0:
-            m = plan_exact(S, SF, I, F, run, wq, log_r, log_t, ids, chunks, pool)
+            dissolve(S, I, run, grp)
+            m = plan_exact(S, SF, I, F, run, wq, log_r, log_t, ids, chunks, cache, grp)
             n_dec = 0
-        execute(S, SF, I, F, run, coef, pool, ht, hi, ser_t, ser, n_dec, ids, chunks, m, gone, scratch)
+        execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, chunks, m, gone, scratch)
     return ST_DONE

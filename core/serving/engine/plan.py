@@ -5,9 +5,9 @@ pool runs dry), then FCFS admission from the waiting queue while budget, seats a
 last (the head blocks the queue). A waiting request is admitted only when the blocks of
 its whole prompt are free with reserve_full_prompt (vLLM's scheduler_reserve_full_isl).
 
-plan_step fills ids/chunks (the requests computing in this step and their tokens) and
-returns how many running decoders (running[:n_dec]) take their one token besides them.
-Another policy is another plan_step with the same contract.
+plan_fast and plan_exact fill ids/chunks (the requests computing in this step and their
+tokens, running[:n_dec], the lockstep group, taking its one token each besides them) and
+return how many ids they filled. Another policy is another pair with the same contract.
 """
 from __future__ import annotations
 
@@ -19,16 +19,17 @@ from core.serving.engine.layout import (BLOCKS, BS, BUDGET, CACHED, COMPUTED, FI
                                         CACHE, LOG_LEN, MAX_SEQS, N_RUN, NOW, NPREEMPT, OUT, P, PENDING, RESERVE,
                                         WQ_LEN)
 from core.serving.engine.blocks import give_back
+from core.serving.engine.group import at_offset
 from core.serving.engine.prefix import head_plan, take_hit
 from core.serving.engine.queues import wq_appendleft, wq_get, wq_popleft
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def ceil_div(a, b):
     return -(-a // b)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def decoding_prefix(I, run, n_run):
     """Running requests in decode: a prefix of running (those still in prefill are always
     the most recently admitted)."""
@@ -38,7 +39,7 @@ def decoding_prefix(I, run, n_run):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def gate_blocks(S, I, h, chunk):
     """Free blocks a waiting request needs to be admitted: its first chunk, or with
     reserve_full_prompt all its tokens to (re)compute."""
@@ -47,7 +48,7 @@ def gate_blocks(S, I, h, chunk):
     return ceil_div(chunk, S[BS])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def admit(S, SF, I, F, run, wq, log_t, h):
     """The waiting head h joins running (the caller took its blocks)."""
     wq_popleft(S, wq)
@@ -78,7 +79,7 @@ def preempted(S, SF, I, wq, log_r, log_t, r):
     S[LOG_LEN] = j + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def admit_plain(S, SF, I, F, run, wq, log_t, budget, ids, chunks, m, free):
     """FCFS admission without prefix caching: returns (ids filled, free left)."""
     bs = S[BS]
@@ -129,19 +130,16 @@ def admit_cached(S, SF, I, F, run, wq, log_t, cache, budget, ids, chunks, m):
     return m
 
 
-@njit(cache=True)
-def plan_fast(S, SF, I, F, run, wq, log_t, cache, n_dec, ids, chunks):
+@njit(cache=True, inline="always")
+def plan_fast(S, SF, I, F, run, wq, log_t, cache, grp, n_dec, ids, chunks):
     """The schedule when every running request gets its blocks (the common case): the
     decoders, the request in prefill, admission. Returns the ids filled, or -1, touching
     nothing, if a request would need a preemption (plan_exact then plans the step)."""
     bs = S[BS]
     budget = S[BUDGET]
     free = S[FREE]
-    if n_dec:
-        need = 0
-        for i in range(n_dec):
-            if I[COMPUTED, run[i]] % bs == 0:
-                need += 1
+    if n_dec:  # the group: members at a block boundary need a block each
+        need = at_offset(S, grp, 0)
         if need > free:
             return -1
         free -= need
@@ -160,14 +158,11 @@ def plan_fast(S, SF, I, F, run, wq, log_t, cache, n_dec, ids, chunks):
         chunks[m] = num
         m += 1
         budget -= num
-    # Commit: the decoders at a block boundary and the prefills take their blocks.
-    for i in range(n_dec):
-        if I[COMPUTED, run[i]] % bs == 0:
-            I[BLOCKS, run[i]] += 1
+    # Commit: the prefills take their blocks (a member's blocks follow from the group's clock).
     for j in range(m):
         r = ids[j]
         I[BLOCKS, r] = ceil_div(I[COMPUTED, r] + chunks[j], bs)
-    if S[CACHE]:
+    if cache is not None:
         S[FREE] = free
         return admit_cached(S, SF, I, F, run, wq, log_t, cache, budget, ids, chunks, m)
     m, free = admit_plain(S, SF, I, F, run, wq, log_t, budget, ids, chunks, m, free)
@@ -176,7 +171,7 @@ def plan_fast(S, SF, I, F, run, wq, log_t, cache, n_dec, ids, chunks):
 
 
 @njit(cache=True)
-def plan_exact(S, SF, I, F, run, wq, log_r, log_t, ids, chunks, pool):
+def plan_exact(S, SF, I, F, run, wq, log_r, log_t, ids, chunks, pool, grp):
     """vLLM V1's loop over running requests with preemption, request by request; every
     running request is a row of ids (its decode a chunk of one). Returns the ids filled."""
     bs = S[BS]
@@ -192,7 +187,7 @@ def plan_exact(S, SF, I, F, run, wq, log_r, log_t, ids, chunks, pool):
         while need > S[FREE]:
             S[N_RUN] -= 1
             victim = run[S[N_RUN]]
-            give_back(S, SF, I, F, pool, victim, False)
+            give_back(S, SF, I, F, pool, grp, victim, False)
             preempted(S, SF, I, wq, log_r, log_t, victim)
             any_preempted = True
             if victim == r:
@@ -207,7 +202,7 @@ def plan_exact(S, SF, I, F, run, wq, log_r, log_t, ids, chunks, pool):
         m += 1
         budget -= num
         i += 1
-    if not any_preempted and S[CACHE]:
+    if not any_preempted and pool is not None:
         m = admit_cached(S, SF, I, F, run, wq, log_t, pool, budget, ids, chunks, m)
     elif not any_preempted:
         m, free = admit_plain(S, SF, I, F, run, wq, log_t, budget, ids, chunks, m, S[FREE])

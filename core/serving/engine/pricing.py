@@ -8,7 +8,7 @@ from numba import njit
 from core.serving.engine.step_model import ATT, KVB, LM, MF, OVERHEAD, SPB, SPF, WB
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def step_time(c, rows, logit_rows, kv_tokens, pairs):
     """One step: rows processed, logit_rows producing a token, KV tokens, query-key pairs."""
     memory = (c[WB] + c[KVB] * kv_tokens) * c[SPB]
@@ -16,7 +16,7 @@ def step_time(c, rows, logit_rows, kv_tokens, pairs):
     return c[OVERHEAD] + (memory if memory > compute else compute)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _sum_lin(a, b, j0, j1):
     if j1 < j0:
         return 0.0
@@ -24,7 +24,7 @@ def _sum_lin(a, b, j0, j1):
     return a * count + b * (j0 + j1) * count / 2.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def decode_time(c, n, context_sum, k):
     """k lockstep decode steps of n requests whose contexts sum to context_sum."""
     if k <= 0:

@@ -45,6 +45,8 @@ class State:
     log_r: np.ndarray
     log_t: np.ndarray
     coef: np.ndarray
+    grp: tuple  # the lockstep group: members by phase, and the heap of their finish clocks
+    work: np.ndarray  # the loop's scratch (ids, chunks, finished ids, a set's table, offsets)
 
     def grow(self) -> None:
         """Room for the series and the log (the loop asked: ST_GROW)."""
@@ -69,6 +71,7 @@ def build(workload: Workload, config: EngineConfig, fast: bool) -> tuple[State, 
     I[L.G] = workload.output_tokens[order]
     I[L.PENDING] = -1
     I[L.NEXT] = -1
+    I[L.JID] = -1
     F[L.ARRIVAL] = workload.arrival_s[order]
     F[L.FIRST_SCHED:L.FINISH + 1] = np.nan
     sessions = workload.sessions
@@ -105,5 +108,8 @@ def build(workload: Workload, config: EngineConfig, fast: bool) -> tuple[State, 
                   fixed=fixed, feed=np.zeros(max(n, 1), np.int64), ht=np.zeros(max(n, 1)),
                   hi=np.zeros(max(n, 1), np.int64), ser_t=np.zeros(cap), ser=np.zeros((L.NSER, cap), np.int64),
                   log_r=np.zeros(4 * seats, np.int64), log_t=np.zeros((2, 4 * seats)),
-                  coef=coefficients(config.cost))
+                  coef=coefficients(config.cost),
+                  grp=(np.zeros(config.block_size, np.int64), np.zeros(4 * seats, np.int64),
+                       np.zeros(4 * seats, np.int64), np.zeros(4 * seats, np.int64)),
+                  work=np.zeros(8 * (seats + 1) + config.block_size, np.int64))
     return state, order
