@@ -183,8 +183,9 @@ class BlockCache:
     @property
     def refcounts(self) -> dict[int, int]:
         """key -> reference count (0: free, in the queue), as a copy."""
-        e_ref = self.pool[3]
-        return {int(key): int(e_ref[e]) for key, e in self.pool[8].items()}
+        e_ref, keys, entries = self.pool[3], self.pool[8], self.pool[9]
+        live = keys >= 0
+        return dict(zip(keys[live].tolist(), e_ref[entries[live]].tolist()))
 
     @property
     def queue(self) -> OrderedDict:

@@ -4,8 +4,8 @@ loop uses: settle, lookup, touch, register, release (and blocks_before_watched f
 waits), over arrays of block keys (keys.py gives a request's keys).
 
 The queue is a doubly-linked list of entries: a cached free block (its key) or a run of
-uncached free blocks (a count), in queue order. `ref` (a typed dict) maps each cached key
-to its entry: its reference count there, and, when the count is 0, its place in the
+uncached free blocks (a count), in queue order. `ref` (a hash table, hashtab.py) maps each
+cached key to its entry: its reference count there, and, when the count is 0, its place in the
 queue, so a block taken back into use leaves the queue's middle in O(1). The engine keeps
 its own count of free blocks and only lowers it when it allocates; settle then takes
 those blocks from the queue's head, evicting the cached ones among them, before anything
@@ -13,17 +13,24 @@ looks the cache up. `watch` maps a key to the end of the tool wait its KV is kep
 until then (or until evicted) it counts in Σ blocks × seconds. The frozen engine's
 BlockCache, operation for operation (its OrderedDict is this list).
 
-The pool is a tuple (make_pool): PS (int64 slots below), PF (float64: the Σ block·s),
-the entry arrays, the entry stack, ref, watch.
+The pool is a tuple of arrays (make_pool): PS (int64 slots below), PF (float64: the Σ
+block·s), the entry arrays, the entry stack, ref's keys and entries, watch's keys and ends.
+A watched key stays listed until it is evicted (the frozen engine's rule); one whose wait
+has ended can no longer count, so a full watch list drops those.
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
-from numba.typed import Dict
+from numba import njit
+
+from core.serving.engine import hashtab as ht
 
 HEAD, TAIL, STACK_N, QUEUED, EVICTED = range(5)
-NPS = 5
+EPOCH = 5  # counts changes to what a lookup sees (keys cached, which are free)
+# The waiting head's last lookup (prefix.head_plan): request, tokens, epoch, blocks hit, free among them.
+MEMO_H, MEMO_TOTAL, MEMO_EPOCH, MEMO_HIT, MEMO_IDLE = 6, 7, 8, 9, 10
+WATCH_N = 11  # keys in the watch list
+NPS = 12
 
 
 def make_pool(num_blocks: int, entries: int):
@@ -39,9 +46,10 @@ def make_pool(num_blocks: int, entries: int):
     stack = np.arange(entries - 1, -1, -1, dtype=np.int64)
     PS[STACK_N] = entries
     PS[HEAD] = PS[TAIL] = -1
-    ref = Dict.empty(key_type=types.int64, value_type=types.int64)
-    watch = Dict.empty(key_type=types.int64, value_type=types.float64)
-    pool = (PS, PF, e_key, e_ref, e_cnt, e_prev, e_next, stack, ref, watch)
+    PS[MEMO_H] = -1
+    ref_k, ref_v = ht.make(entries, np.int64)
+    watch_k, watch_v = ht.make(max(entries, 64), np.float64)
+    pool = (PS, PF, e_key, e_ref, e_cnt, e_prev, e_next, stack, ref_k, ref_v, watch_k, watch_v)
     start(pool, num_blocks)
     return pool
 
@@ -115,11 +123,38 @@ def _append_plain(pool, count):
     _link_tail(pool, e)
 
 
+@njit(cache=True)
+def _watch(pool, key, until, now):
+    """key's KV is kept until `until` (a tool wait)."""
+    PS, watch_k, watch_v = pool[0], pool[10], pool[11]
+    if 2 * (PS[WATCH_N] + 1) > watch_k.size:  # full: drop the keys whose wait has ended
+        _purge(pool, now)
+        if 2 * (PS[WATCH_N] + 1) > watch_k.size:
+            raise MemoryError("block pool: the tool-wait watch list is full")
+    if ht.put(watch_k, watch_v, key, until):
+        PS[WATCH_N] += 1
+
+
+@njit(cache=True)
+def _purge(pool, now):
+    PS, watch_k, watch_v = pool[0], pool[10], pool[11]
+    keep_k = watch_k.copy()
+    keep_v = watch_v.copy()
+    watch_k[:] = ht.EMPTY
+    n = 0
+    for i in range(keep_k.size):
+        if keep_k[i] != ht.EMPTY and keep_v[i] > now:
+            ht.put(watch_k, watch_v, keep_k[i], keep_v[i])
+            n += 1
+    PS[WATCH_N] = n
+
+
 # -- the seam --------------------------------------------------------------------------------
 @njit(cache=True)
 def settle(pool, free, now):
     """Take the blocks allocated since the last call from the head of the queue."""
-    PS, PF, e_key, e_cnt, ref, watch = pool[0], pool[1], pool[2], pool[4], pool[8], pool[9]
+    PS, PF, e_key, e_cnt = pool[0], pool[1], pool[2], pool[4]
+    ref_k, ref_v, watch_k, watch_v = pool[8], pool[9], pool[10], pool[11]
     owed = PS[QUEUED] - free
     PS[QUEUED] = free
     while owed > 0:
@@ -137,24 +172,30 @@ def settle(pool, free, now):
         owed -= 1
         _unlink(pool, e)
         _free(pool, e)
-        del ref[key]
+        ht.remove(ref_k, ref_v, ht.find(ref_k, key))
         PS[EVICTED] += 1
-        if len(watch) and key in watch:
-            end = watch.pop(key)
-            if end > now:
-                PF[0] -= end - now
+        PS[EPOCH] += 1
+        if PS[WATCH_N]:
+            w = ht.find(watch_k, key)
+            if w >= 0:
+                end = watch_v[w]
+                ht.remove(watch_k, watch_v, w)
+                PS[WATCH_N] -= 1
+                if end > now:
+                    PF[0] -= end - now
 
 
 @njit(cache=True)
 def lookup(pool, keys, j0, j1):
     """(blocks hit: the longest run of cached keys[j0:j1] from the first, how many of
     those are free, i.e. leave the queue when a request takes them)."""
-    e_ref, ref = pool[3], pool[8]
+    e_ref, ref_k, ref_v = pool[3], pool[8], pool[9]
     idle = 0
     for j in range(j0, j1):
-        if keys[j] not in ref:
+        i = ht.find(ref_k, keys[j])
+        if i < 0:
             return j - j0, idle
-        if e_ref[ref[keys[j]]] == 0:
+        if e_ref[ref_v[i]] == 0:
             idle += 1
     return j1 - j0, idle
 
@@ -162,10 +203,12 @@ def lookup(pool, keys, j0, j1):
 @njit(cache=True)
 def touch(pool, keys, j0, j1):
     """A request takes the cached blocks keys[j0:j1]; returns how many left the queue."""
-    PS, e_ref, ref = pool[0], pool[3], pool[8]
+    PS, e_ref, ref_k, ref_v = pool[0], pool[3], pool[8], pool[9]
     taken = 0
+    if j1 > j0:
+        PS[EPOCH] += 1
     for j in range(j0, j1):
-        e = ref[keys[j]]
+        e = ref_v[ht.find(ref_k, keys[j])]
         if e_ref[e] == 0:
             _unlink(pool, e)
             taken += 1
@@ -178,15 +221,16 @@ def touch(pool, keys, j0, j1):
 def register(pool, keys, j0, j1, uncached):
     """A request's blocks keys[j0:j1] just became full: cache them. uncached[j] = 1 where
     an equal block was cached already (this copy stays uncached), else 0."""
-    e_ref, ref = pool[3], pool[8]
+    PS, e_ref, ref_k, ref_v = pool[0], pool[3], pool[8], pool[9]
+    PS[EPOCH] += 1
     for j in range(j0, j1):
         key = keys[j]
-        if key in ref:
+        if ht.find(ref_k, key) >= 0:
             uncached[j] = 1
         else:
             e = _new(pool, key)
             e_ref[e] = 1
-            ref[key] = e
+            ht.put(ref_k, ref_v, key, e)
             uncached[j] = 0
 
 
@@ -197,7 +241,8 @@ def release(pool, keys, uncached, held, plain, drop, watching, until, now):
     join the queue still cached, or as plain blocks with drop. watching: a tool wait ends
     at `until`; the blocks still cached count toward the byte·s held until then or until
     evicted. Returns the blocks that joined the queue."""
-    PS, PF, e_ref, ref, watch = pool[0], pool[1], pool[3], pool[8], pool[9]
+    PS, PF, e_ref, ref_k, ref_v = pool[0], pool[1], pool[3], pool[8], pool[9]
+    PS[EPOCH] += 1
     freed = plain
     _append_plain(pool, plain)
     still = 0
@@ -207,14 +252,15 @@ def release(pool, keys, uncached, held, plain, drop, watching, until, now):
             freed += 1
             continue
         key = keys[j]
-        e = ref[key]
+        slot = ht.find(ref_k, key)
+        e = ref_v[slot]
         if e_ref[e] > 1:
             e_ref[e] -= 1
             still += 1
             continue
         freed += 1
         if drop:
-            del ref[key]
+            ht.remove(ref_k, ref_v, slot)
             _free(pool, e)
             _append_plain(pool, 1)
             continue
@@ -222,7 +268,7 @@ def release(pool, keys, uncached, held, plain, drop, watching, until, now):
         _link_tail(pool, e)
         still += 1
         if watching:
-            watch[key] = until
+            _watch(pool, key, until, now)
     if watching:
         PF[0] += still * (until - now)
     PS[QUEUED] += freed
@@ -234,8 +280,8 @@ def blocks_before_watched(pool, free, now, limit):
     """How many blocks can be allocated (at most `limit`) before one would evict a block
     whose tool wait is still running; the engine ends a closed-form decode run there so
     that eviction gets its own step (and its time)."""
-    PS, e_key, e_cnt, e_next, watch = pool[0], pool[2], pool[4], pool[6], pool[9]
-    if len(watch) == 0:
+    PS, e_key, e_cnt, e_next, watch_k, watch_v = pool[0], pool[2], pool[4], pool[6], pool[10], pool[11]
+    if PS[WATCH_N] == 0:
         return limit
     skip = PS[QUEUED] - free  # allocated already, not yet taken from the queue
     seen = 0
@@ -245,8 +291,10 @@ def blocks_before_watched(pool, free, now, limit):
         if key < 0:
             seen += e_cnt[e]
         else:
-            if seen >= skip and key in watch and watch[key] > now:
-                return seen - skip
+            if seen >= skip:
+                w = ht.find(watch_k, key)
+                if w >= 0 and watch_v[w] > now:
+                    return seen - skip
             seen += 1
         if seen - skip >= limit:
             return limit

@@ -22,25 +22,32 @@ def _flags(px, r):
 def head_plan(S, SF, I, cache, h, budget):
     """(free blocks needed to admit h now, blocks hit, how many of those are free, tokens
     it computes in this step). The hit is the longest run of cached full blocks, at most
-    (tokens − 1) // block_size: at least one token is computed for its logits. Leaves
-    h's keys of the hit in the key buffer."""
+    (tokens − 1) // block_size: at least one token is computed for its logits. A closed-
+    form run's gate and the admission right after it look the same head up: the last
+    lookup is kept while nothing it saw changed."""
     pool, px = cache
     bs = S[BS]
     bp.settle(pool, S[FREE], SF[NOW])
     total = I[P, h] + I[OUT, h]
-    most = (total - 1) // bs
-    buf = px[9]
-    hit = idle = 0
-    step = 16  # look up in growing chunks: a long prompt usually misses early
-    while hit < most:
-        j1 = min(most, hit + step)
-        fill(px, h, hit, j1, bs, buf)
-        found, free_found = bp.lookup(pool, buf, hit, j1)
-        hit += found
-        idle += free_found
-        if hit < j1:
-            break
-        step *= 4
+    PS = pool[0]
+    if PS[bp.MEMO_H] == h and PS[bp.MEMO_TOTAL] == total and PS[bp.MEMO_EPOCH] == PS[bp.EPOCH]:
+        hit, idle = PS[bp.MEMO_HIT], PS[bp.MEMO_IDLE]  # the same head, the cache unchanged since
+    else:
+        most = (total - 1) // bs
+        buf = px[9]
+        hit = idle = 0
+        step = 16  # look up in growing chunks: a long prompt usually misses early
+        while hit < most:
+            j1 = min(most, hit + step)
+            fill(px, h, hit, j1, bs, buf)
+            found, free_found = bp.lookup(pool, buf, hit, j1)
+            hit += found
+            idle += free_found
+            if hit < j1:
+                break
+            step *= 4
+        PS[bp.MEMO_H], PS[bp.MEMO_TOTAL], PS[bp.MEMO_EPOCH] = h, total, PS[bp.EPOCH]
+        PS[bp.MEMO_HIT], PS[bp.MEMO_IDLE] = hit, idle
     num = min(total - hit * bs, budget)
     whole = total if S[RESERVE] else hit * bs + num
     # Hit blocks that sit in the free queue leave it: they count against the free blocks.
@@ -49,9 +56,11 @@ def head_plan(S, SF, I, cache, h, budget):
 
 @njit(cache=True)
 def take_hit(S, I, cache, h, hit, num):
-    """h, admitted, takes its hit (the key buffer holds its keys) and the blocks of its chunk."""
+    """h, admitted, takes its hit and the blocks of its chunk."""
     pool, px = cache
     bs = S[BS]
+    pool[0][bp.MEMO_H] = -1
+    fill(px, h, 0, hit, bs, px[9])
     S[FREE] -= bp.touch(pool, px[9], 0, hit)
     need = -(-(hit * bs + num) // bs) - hit
     S[FREE] -= need
@@ -98,7 +107,7 @@ def release(S, SF, I, F, cache, r, finished):
 
 @njit(cache=True)
 def watching_any(cache):
-    return len(cache[0][9]) > 0
+    return cache[0][0][bp.WATCH_N] > 0
 
 
 @njit(cache=True)
