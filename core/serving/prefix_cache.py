@@ -77,6 +77,36 @@ class SessionIdentity:
         return ((origin << _SHIFT) | j).tolist()
 
 
+def _intern_chains(raw: np.ndarray, off: np.ndarray, first: int) -> np.ndarray:
+    """Each position's chain code: one integer per distinct run of ids from a request's
+    first hash block to this one, numbered from `first` in order of first appearance
+    (request by request), as interning the pairs (previous code, id) one by one does.
+    Depth by depth at numpy speed: the pairs at depth d are known once depth d − 1 is coded."""
+    total = raw.size
+    codes = np.empty(total, np.int64)
+    if total == 0:
+        return codes
+    lengths = np.diff(off)
+    starts = off[:-1]
+    low = int(raw.min())
+    narrow = int(raw.max()) - low < 1 << 32 and total < 1 << 30  # a pair packs into one int64
+    provisional = 0
+    for d in range(int(lengths.max())):
+        at = starts[lengths > d] + d
+        prev = codes[at - 1] if d else np.full(at.size, -1, np.int64)
+        if narrow:
+            _, inverse = np.unique(((prev + 1) << 32) | (raw[at] - low), return_inverse=True)
+        else:
+            _, inverse = np.unique(np.stack((prev, raw[at]), axis=1), axis=0, return_inverse=True)
+        codes[at] = provisional + inverse.reshape(-1)
+        provisional += int(inverse.max()) + 1
+    seen = np.full(provisional, total, np.int64)  # each code's first position, flat order
+    np.minimum.at(seen, codes, np.arange(total))
+    rank = np.empty(provisional, np.int64)
+    rank[np.argsort(seen, kind="stable")] = np.arange(provisional)
+    return first + rank[codes]
+
+
 class HashIdIdentity:
     """Block keys from Mooncake hash_ids (arrays in the engine's request order): request
     r's interned chain codes codes[off[r]:off[r + 1]] (a code names the run of ids up to
@@ -92,17 +122,7 @@ class HashIdIdentity:
         lengths = (ends - starts).astype(np.int64)
         self.off = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
         gather = np.repeat(starts - self.off[:-1], lengths) + np.arange(int(self.off[-1]))
-        raw = ids[gather].tolist()
-        codes = np.empty(len(raw), np.int64)
-        interned: dict[tuple[int, int], int] = {}
-        first = n + 1  # chain codes above every request's own origin code
-        off = self.off.tolist()
-        for r in range(n):
-            prev = -1
-            for i in range(off[r], off[r + 1]):
-                prev = interned.setdefault((prev, raw[i]), first + len(interned))
-                codes[i] = prev
-        self.codes = codes
+        self.codes = _intern_chains(ids[gather].astype(np.int64), self.off, first=n + 1)
         self.covered = np.minimum(np.asarray(prompt_tokens, np.int64), lengths * self.block_tokens)
 
     def arrays(self) -> tuple:
