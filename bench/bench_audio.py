@@ -88,7 +88,7 @@ class GuiBench:
         from PySide6 import QtWidgets
 
         from widgets.audio import AudioPanel
-        from widgets.theme import STYLE_SHEET
+        from widgets.kit.theme import STYLE_SHEET
 
         self.app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
         self.app.setStyleSheet(STYLE_SHEET)

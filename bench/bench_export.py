@@ -24,9 +24,9 @@ GUI_WORK_TARGET_MS = 30.0
 
 def main() -> None:
     from lab.app import application
-    from widgets.export import encode, paint_plot, paint_widget, write_atomic
-    from widgets.jobs import jobs
-    from widgets.request_panel import RequestPanel
+    from widgets.kit.export import encode, paint_plot, paint_widget, write_atomic
+    from widgets.kit.jobs import jobs
+    from widgets.request import RequestPanel
 
     app = application()
     panel = RequestPanel()

@@ -65,7 +65,7 @@ def main() -> None:
 
     from core.request import figures as request_figures
     from lab.app import application
-    from widgets.request_panel import RequestPanel
+    from widgets.request import RequestPanel
 
     app = application()
     panels = []

@@ -21,9 +21,9 @@ WALK_TARGET_MS = 30  # a re-walk runs on the GUI thread: nothing over ~30 ms the
 
 def main() -> None:
     from lab.app import application
-    from widgets.i18n import set_language, translate_tree
-    from widgets.jobs import jobs
-    from widgets.panels import discover_panels
+    from widgets.kit.i18n import set_language, translate_tree
+    from widgets.kit.jobs import jobs
+    from widgets.kit.panels import discover_panels
 
     app = application()
     report = {}

@@ -97,7 +97,7 @@ def wait_until(condition, timeout_s: float = TIMEOUT_S) -> None:
     if not condition():
         import faulthandler
 
-        from widgets.jobs import jobs
+        from widgets.kit.jobs import jobs
 
         faulthandler.dump_traceback(all_threads=True)  # where a job that never ends is stuck
 
@@ -113,7 +113,7 @@ STUCK: list[str] = []  # jobs whose result never came back (a job runner bug, re
 def settled() -> float:
     """Wait until no job has run for SETTLE_S; the time the last one ended (perf_counter).
     Jobs still running after STUCK_S are noted in STUCK and no longer waited for."""
-    from widgets.jobs import jobs
+    from widgets.kit.jobs import jobs
 
     t0 = time.perf_counter()
     state = {"idle_since": None, "ignore": set(STUCK)}
@@ -213,8 +213,8 @@ def child_visits(keys: list[str]) -> None:
 def child_verify() -> None:
     """Verify's Run again on the shown panel, REPEATS times."""
     from lab.app import application
-    from widgets.jobs import jobs
-    from widgets.verify_panel import VerifyPanel
+    from widgets.kit.jobs import jobs
+    from widgets.verify import VerifyPanel
 
     app = application()
     panel = VerifyPanel()
@@ -266,7 +266,7 @@ FAILED: list[str] = []  # children that hung or failed (reported, not averaged)
 
 
 def main() -> None:
-    from widgets.panels import panel_keys
+    from widgets.kit.panels import panel_keys
 
     keys = panel_keys()
     figures: dict = {"repeats": REPEATS, "note": "offscreen, 2 cores shared with other work: compare within one run"}

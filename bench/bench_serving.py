@@ -178,7 +178,7 @@ def bench_mooncake(repeat: int) -> dict:
 def _app():
     from PySide6 import QtWidgets
 
-    from widgets.theme import STYLE_SHEET
+    from widgets.kit.theme import STYLE_SHEET
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
     app.setStyleSheet(STYLE_SHEET)
@@ -221,7 +221,7 @@ def _pump_until(app, done, limit_s: float = 600.0) -> None:
 
 
 def bench_gui(repeat: int) -> dict:
-    from widgets.jobs import jobs
+    from widgets.kit.jobs import jobs
     from widgets.serving import ServingPanel
 
     app = _app()

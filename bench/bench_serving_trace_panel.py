@@ -41,7 +41,7 @@ def synthetic_trace(path: str, n: int = 100_000, seed: int = 0) -> str:
 def main(repeat: int) -> dict:
     from PySide6 import QtCore, QtWidgets
 
-    from widgets.jobs import jobs
+    from widgets.kit.jobs import jobs
     from widgets.serving import ServingPanel
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])

@@ -35,7 +35,7 @@ TARGET_MS = 30.0
 def main() -> None:
     from lab.app import application
     from lab.main_window import MainWindow
-    from widgets.jobs import jobs
+    from widgets.kit.jobs import jobs
 
     app = application()
     window = MainWindow()

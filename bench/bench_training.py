@@ -108,7 +108,7 @@ def _delete_now(app: QtWidgets.QApplication) -> None:
 def frames(app: QtWidgets.QApplication) -> dict:
     from core.training.step import build_timeline, model_step
     from core.training.figures import timeline_figure
-    from widgets.jobs import jobs
+    from widgets.kit.jobs import jobs
     from widgets.training import TrainingPanel
 
     panel = TrainingPanel()
@@ -151,7 +151,7 @@ def frames(app: QtWidgets.QApplication) -> dict:
 
 def main() -> dict:
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
-    from widgets.theme import STYLE_SHEET, setup_pyqtgraph
+    from widgets.kit.theme import STYLE_SHEET, setup_pyqtgraph
     from PySide6 import QtGui
 
     setup_pyqtgraph()

@@ -117,7 +117,7 @@ def panel_load(path: Path, repeats: int = REPEATS) -> dict:
     time and in the GUI thread's CPU time."""
     from PySide6 import QtCore, QtWidgets
 
-    from widgets.jobs import jobs
+    from widgets.kit.jobs import jobs
     from widgets.vision import VisionPanel
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])
@@ -169,7 +169,7 @@ def close_mid_decode(path: Path, repeats: int = REPEATS) -> dict:
     promptly; the decode is cancelled at its next block (its result, if any, is dropped)."""
     from PySide6 import QtWidgets
 
-    from widgets.jobs import jobs
+    from widgets.kit.jobs import jobs
     from widgets.vision import LOAD_KEY, VisionPanel
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])

@@ -74,7 +74,7 @@ def first_view(path: Path) -> dict:
     from PySide6 import QtCore, QtWidgets
 
     import widgets.vision.loads as loads
-    from widgets.jobs import jobs
+    from widgets.kit.jobs import jobs
     from widgets.vision import VisionPanel
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])

@@ -46,7 +46,7 @@ def idle(app, seconds: float) -> None:
 def drag_once(app, panel) -> dict:
     from PySide6 import QtCore
 
-    from widgets.jobs import jobs
+    from widgets.kit.jobs import jobs
 
     slider = panel.load_slider
     values = list(range(slider.minimum(), slider.maximum() + 1)) + list(range(slider.maximum() - 1, -1, -1))
@@ -89,7 +89,7 @@ def drag_once(app, panel) -> dict:
 def main(repeat: int) -> dict:
     from PySide6 import QtCore, QtWidgets
 
-    from widgets.theme import apply_style
+    from widgets.kit.theme import apply_style
     from widgets.voice import VoicePanel
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication([])

@@ -40,7 +40,7 @@ def _timed(app, window, change) -> float:
 
 
 def _show(app, window, key: str) -> None:
-    from widgets.jobs import jobs
+    from widgets.kit.jobs import jobs
 
     window.show_panel(key)
     deadline = time.monotonic() + 120
@@ -55,7 +55,7 @@ def main() -> None:
     repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else REPEAT
     from lab.app import application
     from lab.main_window import MainWindow
-    from widgets import theme, zoom
+    from widgets.kit import theme, zoom
 
     app = application(plots=False)
     window = MainWindow()

@@ -24,7 +24,7 @@ def _qt_message(mode, context, message: str) -> None:
 def application(plots: bool = True) -> QtWidgets.QApplication:
     """The QApplication, named and styled. plots=False leaves pyqtgraph (and numpy) unloaded:
     the main window sets it up before it builds its first panel, after it is on screen."""
-    from widgets.theme import apply_style, setup_pyqtgraph
+    from widgets.kit.theme import apply_style, setup_pyqtgraph
 
     global _previous_handler
     if _previous_handler is None:
@@ -34,12 +34,12 @@ def application(plots: bool = True) -> QtWidgets.QApplication:
     app.setOrganizationName("load-lab")
     if plots:
         setup_pyqtgraph()
-    apply_style()  # the style sheet at the current zoom and theme (widgets.zoom, widgets.theme)
+    apply_style()  # the style sheet at the current zoom and theme (widgets.kit.zoom, widgets.kit.theme)
     return app
 
 
 def panel_keys() -> list[str]:
-    from widgets.panels import panel_keys as keys
+    from widgets.kit.panels import panel_keys as keys
 
     return keys()
 
@@ -92,8 +92,8 @@ def _render_snapshot(app, panel: str, out: str, width: int, height: int, fmt: st
                      talk: str | None, scene: str | None) -> None:
     from lab.export import write_snapshot
     from lab.main_window import MainWindow
-    from widgets.jobs import jobs
-    from widgets.panels import discover_panels
+    from widgets.kit.jobs import jobs
+    from widgets.kit.panels import discover_panels
 
     if talk:  # a talk's scene, as presentation mode shows it (lab.talk)
         from lab.talk import scene_window
@@ -120,8 +120,8 @@ def _render_snapshot(app, panel: str, out: str, width: int, height: int, fmt: st
         if (idle and ready()) or time.monotonic() > deadline:
             break
     if not hasattr(widget, "presentation"):  # a lone panel: its plots to the zoom (a window does its own)
-        from widgets.theme import apply_fonts
-        from widgets.zoom import apply_plot_zoom
+        from widgets.kit.theme import apply_fonts
+        from widgets.kit.zoom import apply_plot_zoom
 
         apply_fonts(shown)
         apply_plot_zoom(shown)

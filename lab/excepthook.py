@@ -148,7 +148,7 @@ _installed: tuple[Reporter, object, object] | None = None
 def install(parent: QtWidgets.QWidget | None = None, log_path: str | None = None,
             dialog: DialogFn | None = None) -> Reporter:
     """Route uncaught exceptions (GUI thread, other threads, failed jobs) to a Reporter."""
-    from widgets.jobs import jobs
+    from widgets.kit.jobs import jobs
 
     uninstall()
     reporter = Reporter(log_path, dialog, parent)
@@ -184,7 +184,7 @@ def uninstall() -> None:
         return
     reporter, sys.excepthook, threading.excepthook = _installed
     _installed = None
-    from widgets.jobs import jobs
+    from widgets.kit.jobs import jobs
 
     try:
         jobs().job_failed.disconnect(reporter.report_job)

@@ -2,7 +2,7 @@
 or PDF, chosen by the file's suffix or the dialog's filter), the right-click Export menu on
 every plot of a built panel, and the format of `lab snapshot`.
 
-The writing (vector painters, atomic writes) is widgets/export.py's; this module decides
+The writing (vector painters, atomic writes) is widgets/kit/export.py's; this module decides
 what is exported and asks where.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from PySide6 import QtGui
 
-# widgets.export is imported where it is used: it loads pyqtgraph and numpy, which the window
+# widgets.kit.export is imported where it is used: it loads pyqtgraph and numpy, which the window
 # leaves to its first panel.
 
 
@@ -34,7 +34,7 @@ def install(window) -> None:
     window.export_actions = {"panel": panel_action, "window": window_action}
 
     def add_menus(key: str) -> None:
-        from widgets.export_menu import add_plot_menus
+        from widgets.kit.export_menu import add_plot_menus
 
         if window.is_built(key):
             add_plot_menus(window.panel(key))
@@ -45,22 +45,22 @@ def install(window) -> None:
 
 def export_panel(window, path: str, fmt: str | None = None) -> Path:
     """The current panel as shown (its cards and plots) to path as png, svg or pdf."""
-    from widgets.export import write_widget
+    from widgets.kit.export import write_widget
 
     return write_widget(window.panel(window.current_key()), path, fmt)
 
 
 def export_window(window, path: str, fmt: str | None = None) -> Path:
     """The whole window as shown (the scene a speaker shows: panel, captions, bars) to path."""
-    from widgets.export import write_widget
+    from widgets.kit.export import write_widget
 
     return write_widget(window, path, fmt)
 
 
 def export_panel_dialog(window) -> str:
     """Ask where, then write the current panel (encoded and written on a worker)."""
-    from widgets.export import IMAGE_FORMATS, paint_widget
-    from widgets.export_menu import export_with_dialog, file_name_for
+    from widgets.kit.export import IMAGE_FORMATS, paint_widget
+    from widgets.kit.export_menu import export_with_dialog, file_name_for
 
     key = window.current_key()
     return export_with_dialog(window, "Export panel", file_name_for(window.info(key).title, "png"), IMAGE_FORMATS,
@@ -69,8 +69,8 @@ def export_panel_dialog(window) -> str:
 
 def export_window_dialog(window) -> str:
     """Ask where, then write the window as shown."""
-    from widgets.export import IMAGE_FORMATS, paint_widget
-    from widgets.export_menu import export_with_dialog
+    from widgets.kit.export import IMAGE_FORMATS, paint_widget
+    from widgets.kit.export_menu import export_with_dialog
 
     return export_with_dialog(window, "Export window as shown", "load-lab.png", IMAGE_FORMATS,
                               lambda fmt: paint_widget(window, fmt))
@@ -81,7 +81,7 @@ def snapshot_format(out: str, fmt: str | None) -> str:
     """The format `lab snapshot` writes: --format when given, else the --out suffix, else
     png. A --format that differs from the suffix wins (the file is written as named) and a
     note says so on stderr. The path is checked here, before the panel is rendered."""
-    from widgets.export import check_target, export_format
+    from widgets.kit.export import check_target, export_format
 
     chosen = export_format(out, fmt)
     suffix = Path(out).suffix.lower().lstrip(".")
@@ -93,7 +93,7 @@ def snapshot_format(out: str, fmt: str | None) -> str:
 
 def write_snapshot(widget, out: str, fmt: str) -> None:
     """The snapshot's final write: widget as fmt to out, atomically (ExportError if it fails)."""
-    from widgets.export import write_widget
+    from widgets.kit.export import write_widget
 
     write_widget(widget, out, fmt)
 

@@ -1,14 +1,14 @@
 """Window feature: the language of the labels (View → Language: 中文 / English / both),
 saved in the settings. Each panel is translated when it is built, and again after its
-state changes (panels write their captions from the state; widgets/i18n keeps what they
+state changes (panels write their captions from the state; widgets/kit/i18n keeps what they
 wrote, so a caption set again is translated again)."""
 from __future__ import annotations
 
 import shiboken6
 from PySide6 import QtCore, QtGui
 
-from widgets.i18n import LANGUAGES, language, notifier, set_language, tr, translate_tree
-from widgets.i18n_tree import translate_status
+from widgets.kit.i18n import LANGUAGES, language, notifier, set_language, tr, translate_tree
+from widgets.kit.i18n_tree import translate_status
 
 __all__ = ["install", "apply_language", "language", "set_language", "tr", "translate_tree"]
 

@@ -15,10 +15,10 @@ import platform
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from lab.settings import Settings
-from widgets.jobs import BusyBadge, jobs
-from widgets.panels import LazyFactory, PanelInfo, discover_panels
-from widgets.theme import setup_pyqtgraph
-from widgets.timeline_player import TimelinePlayer
+from widgets.kit.jobs import BusyBadge, jobs
+from widgets.kit.panels import LazyFactory, PanelInfo, discover_panels
+from widgets.kit.theme import setup_pyqtgraph
+from widgets.kit.timeline_player import TimelinePlayer
 
 
 # Window features, each a module with install(window) that adds its actions and keys:

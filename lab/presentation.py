@@ -1,13 +1,13 @@
 """Window feature: zoom, presentation mode and themes (install(window) adds their actions).
 
-- One zoom for the whole UI (widgets.zoom): Ctrl+= / Ctrl+- / Ctrl+0 at any time, the
+- One zoom for the whole UI (widgets.kit.zoom): Ctrl+= / Ctrl+- / Ctrl+0 at any time, the
   status bar says the zoom, the zoom is saved in the settings. Plots follow it: the panel
   on screen at once, the others when they are next shown (a zoom step stays quick however
   many panels were built).
 - Presentation mode (F11): the zoom fits the screen (1.5 on 1920x1080), menu bar, status
   bar and navigation go, the figure owns the screen; Esc or F11 leave it and put the zoom
   and the bars back.
-- Themes (View -> Theme): light, dark, high contrast (widgets.theme), saved in the settings;
+- Themes (View -> Theme): light, dark, high contrast (widgets.kit.theme), saved in the settings;
   plots already drawn take the new colours the same way they take a zoom.
 - The keyboard model (lab.keyboard): panel keys without a click, the wheel scrolls pages.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from widgets import theme, zoom
+from widgets.kit import theme, zoom
 
 ZOOM_SETTING = "zoom"
 THEME_SETTING = "theme"
@@ -45,7 +45,7 @@ class Presentation(QtCore.QObject):
         self._poll.setInterval(READY_POLL_MS)
         self._poll.timeout.connect(self._restyle_ready)
         self._build_actions()
-        window.nav.setProperty("role", "nav")  # its text size (widgets.theme.ROLE_POINTS)
+        window.nav.setProperty("role", "nav")  # its text size (widgets.kit.theme.ROLE_POINTS)
         theme.style_root(window)
         self.zoom_label = QtWidgets.QLabel()
         self.zoom_label.setToolTip("Zoom: Ctrl+= larger, Ctrl+- smaller, Ctrl+0 actual size; F11 presentation mode")
@@ -137,7 +137,7 @@ class Presentation(QtCore.QObject):
         have = self._styled.get(key, (None, want[1]))
         if have == want or not self.window.is_built(key):
             return
-        from widgets.plot_zoom import recolor_plots
+        from widgets.kit.plot_zoom import recolor_plots
 
         panel = self.window.panel(key)
         if have[1] != want[1]:

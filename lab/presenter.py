@@ -19,7 +19,7 @@ STRIP_PT = 10
 
 
 def _zoom() -> float:
-    from widgets.zoom import zoom
+    from widgets.kit.zoom import zoom
 
     return zoom()
 
@@ -33,7 +33,7 @@ def _label(name: str) -> QtWidgets.QLabel:
 
 
 def _ink(kind: str, fallback: str) -> str:
-    from widgets.theme import COLORS
+    from widgets.kit.theme import COLORS
 
     return COLORS.get(kind, fallback)
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import shiboken6
 from PySide6 import QtCore, QtWidgets
 
-from widgets.calculator_card import CalculatorCard
-from widgets.plot_card import PlotCard
-from widgets.timeline_player import TimelinePlayer
+from widgets.kit.calculator_card import CalculatorCard
+from widgets.kit.plot_card import PlotCard
+from widgets.kit.timeline_player import TimelinePlayer
 
 TOP_MARGIN_PX = 8  # room above the section's frame
 

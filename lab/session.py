@@ -23,7 +23,7 @@ from core import session as core_session
 from core.session import SUFFIX, SessionError
 from lab.autosave import Autosave
 from lab.undo import UndoRecorder
-from widgets.jobs import jobs
+from widgets.kit.jobs import jobs
 
 RECENT_KEY = "recent_sessions"
 RECENT_MAX = 8
@@ -123,7 +123,7 @@ class _nothing:
 
 
 def _theme_module():
-    from widgets import theme
+    from widgets.kit import theme
 
     return theme
 
@@ -141,7 +141,7 @@ def _language() -> str:
 
 
 def _zoom() -> float:
-    from widgets import zoom
+    from widgets.kit import zoom
 
     return zoom.zoom()
 
@@ -150,7 +150,7 @@ def _apply_look(window, data: dict) -> None:
     """Zoom, theme and language through their owners' functions (the user's choice now,
     as if made in the View menu, where the owner offers that)."""
     from lab import language, presentation
-    from widgets import theme, zoom
+    from widgets.kit import theme, zoom
 
     # Each restyles or retranslates the whole window: only when it changes.
     if abs(zoom.zoom() - data["zoom"]) > 1e-6:

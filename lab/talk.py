@@ -19,7 +19,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from core.registry import ParamError
 from core.talk import Scene, Talk, load_talk
 from lab.presenter import BlankScreen, PresenterView, TalkBar
-from widgets import zoom as ui_zoom
+from widgets.kit import zoom as ui_zoom
 
 Key = QtCore.Qt.Key
 _CTRL = QtCore.Qt.KeyboardModifier.ControlModifier

@@ -29,7 +29,7 @@ from typing import Any, Iterable
 import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from widgets.timeline_player import TimelinePlayer
+from widgets.kit.timeline_player import TimelinePlayer
 
 PLAYER_LOOKUP_S = 0.5  # how long a panel's list of players is trusted (panels build in stages)
 SETTLE_POLL_MS = 50  # how often panels still setting up are asked whether they are ready

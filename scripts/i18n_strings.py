@@ -1,5 +1,5 @@
 """The strings the catalogs must cover: every panel built offscreen and walked in Chinese and
-in English (widgets/i18n_tree.translate_tree); a string that does not read in that language
+in English (widgets/kit/i18n_tree.translate_tree); a string that does not read in that language
 by itself (not a "中文 · English" pair) needs a catalog entry.
 
     python scripts/i18n_strings.py            # list what has no translation yet, per panel
@@ -20,7 +20,7 @@ os.environ.setdefault("LAB_SETTINGS_DIR", os.path.join(os.environ.get("TMPDIR", 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from widgets import i18n  # noqa: E402
+from widgets.kit import i18n  # noqa: E402
 
 # One file per language and role (labels, parameter names, output names): each stays short.
 OUT = os.path.join(i18n.CATALOG_DIR, "strings_{lang}_{ctx}.py")
@@ -34,8 +34,8 @@ def panel_strings(key: str) -> list[tuple]:
     from PySide6 import QtCore, QtWidgets
 
     from lab.app import application
-    from widgets.jobs import jobs
-    from widgets.panels import discover_panels
+    from widgets.kit.jobs import jobs
+    from widgets.kit.panels import discover_panels
 
     app = application()
     info = next(p for p in discover_panels() if p.key == key)
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true", help="write widgets/translations/strings_{zh,en}_*.py")
     parser.add_argument("panels", nargs="*", help="panel keys (default: all)")
     args = parser.parse_args(argv)
-    from widgets.panels import panel_keys
+    from widgets.kit.panels import panel_keys
 
     keys = args.panels or panel_keys()
     every: dict[tuple, set[str]] = {}

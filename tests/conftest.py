@@ -21,7 +21,7 @@ def _default_look():
     yield
     import sys
 
-    zoom, theme, i18n = (sys.modules.get(f"widgets.{name}") for name in ("zoom", "theme", "i18n"))
+    zoom, theme, i18n = (sys.modules.get(f"widgets.kit.{name}") for name in ("zoom", "theme", "i18n"))
     if zoom is not None and zoom.zoom() != 1.0:
         zoom.set_zoom(1.0)
     if theme is not None and theme.current_theme() != "light":

@@ -20,7 +20,7 @@ from core.units import format_bytes, format_count, format_flops
 
 LOG_FLOOR = 3  # volume bars start at 1 kB (10^3 B)
 VOLUME_KINDS = (("file", "压缩文件 file", "wait"), ("ec", "编码结果 EC", "ec"), ("kv", "语言 KV", "state"))
-QUESTION_KINDS = {"prefix": "wait", "image": "ec", "question": "decode"}  # colour keys of widgets.theme
+QUESTION_KINDS = {"prefix": "wait", "image": "ec", "question": "decode"}  # colour keys of widgets.kit.theme
 SWEEP_SIDES = np.arange(256, 4096 + 1, 64)
 TABLE_HEADER = ("", "原尺寸 → 模型尺寸", "patch", "视觉 token", "文件 file", "EC", "KV")
 

@@ -9,7 +9,7 @@ from PySide6 import QtCore, QtWidgets
 
 from lab import excepthook
 from lab.settings import data_dir
-from widgets.jobs import jobs
+from widgets.kit.jobs import jobs
 
 
 def _boom():

@@ -7,7 +7,7 @@ from PySide6 import QtGui, QtWidgets
 
 from lab import export as lab_export
 from lab.cli import main
-from widgets import export
+from widgets.kit import export
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -8,7 +8,7 @@ from PySide6 import QtGui, QtWidgets
 from lab.cli import main
 from lab.main_window import MainWindow
 from lab.settings import Settings
-from widgets.i18n import has_cjk, language, set_language
+from widgets.kit.i18n import has_cjk, language, set_language
 
 
 @pytest.fixture(autouse=True)

@@ -8,8 +8,8 @@ from core.cancel import CancelToken
 from core.state_model import PanelModel
 from lab.main_window import MainWindow
 from lab.settings import Settings
-from widgets.jobs import jobs
-from widgets.panels import discover_panels
+from widgets.kit.jobs import jobs
+from widgets.kit.panels import discover_panels
 
 # Panels still being moved onto a state model (the lead removes keys as they land).
 
@@ -216,7 +216,8 @@ def test_the_window_is_built_without_plot_libraries_or_panel_modules():
         "w = MainWindow()\n"
         "assert len(w.panel_keys()) >= 8, w.panel_keys()\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('pyqtgraph', 'numpy')\n"
-        "               or m.endswith('_panel') or m in ('widgets.training', 'widgets.vision', 'widgets.serving'))\n"
+        "               or m in ('widgets.request', 'widgets.scaling', 'widgets.verify', 'widgets.training',\n"
+        "                        'widgets.vision', 'widgets.serving'))\n"
         "print(heavy)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
@@ -224,13 +225,13 @@ def test_the_window_is_built_without_plot_libraries_or_panel_modules():
 
 
 def test_panel_metadata_is_read_from_source_and_the_factory_imports_late():
-    from widgets.panels import LazyFactory, _static_panel
+    from widgets.kit.panels import LazyFactory, _static_panel
 
     source = 'x = 1\nPANEL = PanelInfo(key="k", title="T · t", section="3.9",\n                  order=9.5, factory=KPanel)\n'
     assert _static_panel(source) == {"key": "k", "title": "T · t", "section": "3.9", "order": 9.5}
     assert _static_panel('PANEL = PanelInfo(key=KEY, title="t", section="1", order=1.0, factory=P)\n') is None
     assert _static_panel("nothing here\n") is None
-    factory = LazyFactory("widgets.verify_panel")
-    from widgets.verify_panel import VerifyPanel
+    factory = LazyFactory("widgets.verify")
+    from widgets.verify import VerifyPanel
 
     assert factory.load() is VerifyPanel and factory.loaded

@@ -9,7 +9,7 @@ from core.registry import ParamError
 from lab import presentation
 from lab.main_window import MainWindow
 from lab.settings import Settings
-from widgets import theme, zoom
+from widgets.kit import theme, zoom
 
 Key, Mod = QtCore.Qt.Key, QtCore.Qt.KeyboardModifier
 

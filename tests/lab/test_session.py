@@ -53,7 +53,7 @@ def look(window):
     """set(zoom, theme, language) as the View menu would; the defaults back afterwards
     (they are the application's, not the window's)."""
     from lab import language
-    from widgets import theme, zoom
+    from widgets.kit import theme, zoom
 
     def set_look(factor, name, lang):
         zoom.set_zoom(factor)
@@ -66,7 +66,7 @@ def look(window):
 
 def _look():
     from lab import language
-    from widgets import theme, zoom
+    from widgets.kit import theme, zoom
 
     return zoom.zoom(), theme.current_theme(), language.language()
 

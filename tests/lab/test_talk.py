@@ -11,7 +11,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from core.talk import STATE_MODELS, load_talk
 from lab.cli import main
 from lab.presenter import PresenterView
-from widgets.plot_card import PlotCard
+from widgets.kit.plot_card import PlotCard
 from lab.talk import open_talk, read_talk, scene_window
 
 CHAPTER3 = Path(__file__).resolve().parents[2] / "talks" / "chapter3.toml"
@@ -77,7 +77,7 @@ def test_every_shipped_scene_applies_and_renders(qtbot, talk_window):
 
 
 def _assert_figure_on_top(panel, text, label):
-    from widgets.plot_card import PlotCard
+    from widgets.kit.plot_card import PlotCard
 
     plots = [p for p in panel.findChildren(PlotCard) if text in p.title_label.text() and p.isVisibleTo(panel)]
     assert plots, f"{label}: no figure titled {text!r} on view"
@@ -90,7 +90,7 @@ def _assert_figure_on_top(panel, text, label):
 
 
 def _assert_card_on_screen(panel, slot, label):
-    from widgets.calculator_card import CalculatorCard
+    from widgets.kit.calculator_card import CalculatorCard
 
     model = panel.state.cards[slot]
     cards = [c for c in panel.findChildren(CalculatorCard) if c.model is model]
@@ -298,7 +298,7 @@ def test_ctrl_r_brings_back_the_scenes_image_and_zoom(qtbot, tmp_path):
 
     from core.vision.state import SAMPLE
     from lab.main_window import MainWindow
-    from widgets import zoom
+    from widgets.kit import zoom
 
     (tmp_path / "pics").mkdir()
     Image.new("RGB", (320, 200), (200, 80, 40)).save(tmp_path / "pics" / "red.png")

@@ -114,7 +114,7 @@ def test_a_panel_setting_itself_up_is_not_a_step(qtbot, window, open_panel):
 def test_ctrl_z_in_a_field_just_entered_undoes_the_edit(qtbot, window, open_panel):
     from PySide6 import QtCore
 
-    from widgets.calculator_card import CalculatorCard
+    from widgets.kit.calculator_card import CalculatorCard
 
     panel = open_panel(window, "request")
     window.activateWindow()

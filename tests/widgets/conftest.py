@@ -1,7 +1,7 @@
 """Fixtures the widget tests share."""
 import pytest
 
-from widgets.jobs import jobs
+from widgets.kit.jobs import jobs
 
 
 def serving_ready(panel) -> bool:

@@ -236,8 +236,8 @@ def test_new_cards_round_trip_through_json(ready, qtbot):
 def test_a_card_whose_results_arrive_later_is_not_squeezed_in_a_zoomed_full_screen(qtbot):
     # Sections are capped to the screen's height; the replay card's outputs arrive from a
     # job after that cap was set, and the cap must then give way to the card's new minimum.
-    from widgets.jobs import jobs
-    from widgets.zoom import set_zoom
+    from widgets.kit.jobs import jobs
+    from widgets.kit.zoom import set_zoom
 
     set_zoom(1.5)
     w = AgentsPanel()

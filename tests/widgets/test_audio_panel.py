@@ -13,8 +13,8 @@ from core.audio.state import VIRTUAL_DEVICE, AudioState
 from core.audio.timing import TIMELINE, build_timeline
 from core.registry import Param
 from widgets.audio import PANEL, AudioPanel
-from widgets.jobs import jobs
-from widgets.panels import discover_panels
+from widgets.kit.jobs import jobs
+from widgets.kit.panels import discover_panels
 
 WAIT_MS = 30_000
 

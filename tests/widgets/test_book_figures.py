@@ -11,7 +11,7 @@ from core.registry import get
 from core.serving import backlog as bl
 from core.serving import figures as F
 from core.verify import verify_calculator
-from widgets.jobs import jobs
+from widgets.kit.jobs import jobs
 
 
 # ---- 图 3-9 ------------------------------------------------------------------------------
@@ -49,7 +49,7 @@ def show(qtbot):
 
 @pytest.fixture
 def request_panel(show):
-    from widgets.request_panel import RequestPanel
+    from widgets.request import RequestPanel
 
     return show(RequestPanel)
 
@@ -87,7 +87,7 @@ def test_a100_figure_converts_by_the_books_ratio():
 
 @pytest.fixture
 def scaling_panel(show):
-    from widgets.scaling_panel import ScalingPanel
+    from widgets.scaling import ScalingPanel
 
     return show(ScalingPanel)
 

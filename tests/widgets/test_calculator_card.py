@@ -3,7 +3,7 @@ import subprocess
 import sys
 
 from core.registry import get
-from widgets.calculator_card import CalculatorCard
+from widgets.kit.calculator_card import CalculatorCard
 
 
 def test_reset_brings_back_the_book_defaults(qtbot):
@@ -64,7 +64,7 @@ def test_list_field_takes_text_as_well_as_numbers(qtbot):
 
 
 def test_field_text_round_trips_exactly():
-    from widgets.param_form import _bytes_text, _plain
+    from widgets.kit.param_form import _bytes_text, _plain
 
     for value in (15136811008, 8190735360, 1.792e12, 0.1 + 0.2, 2741.7734375, 989.4e12, 1e8):
         assert float(_plain(value)) == value
@@ -100,7 +100,7 @@ def test_a_list_value_is_shown_whole_at_any_card_width(qtbot):
     starting value, whatever the card's width and language."""
     from PySide6 import QtWidgets
 
-    from widgets.i18n import set_language, translate_tree
+    from widgets.kit.i18n import set_language, translate_tree
 
     card = CalculatorCard(get("agent.branch_state"))
     qtbot.addWidget(card)

@@ -10,10 +10,10 @@ import pyqtgraph as pg
 import pytest
 from PySide6 import QtGui, QtWidgets
 
-from widgets import export, export_menu
-from widgets.export import ExportError, export_plot, write_widget
-from widgets.plot_card import PlotCard
-from widgets.request_panel import RequestPanel
+from widgets.kit import export, export_menu
+from widgets.kit.export import ExportError, export_plot, write_widget
+from widgets.kit.plot_card import PlotCard
+from widgets.request import RequestPanel
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -261,7 +261,7 @@ def test_default_file_names_come_from_titles():
 def test_vector_exports_clip_what_a_scroll_area_hides(qtbot):
     from PySide6 import QtCore
 
-    from widgets import vector_render
+    from widgets.kit import vector_render
 
     root = QtWidgets.QWidget()
     qtbot.addWidget(root)
@@ -290,7 +290,7 @@ def test_vector_exports_clip_what_a_scroll_area_hides(qtbot):
 
 
 def test_pdf_draws_a_plot_half_out_of_view_as_an_image_and_a_whole_plot_as_vectors(qtbot):
-    from widgets import vector_render
+    from widgets.kit import vector_render
 
     root = QtWidgets.QWidget()
     qtbot.addWidget(root)

@@ -14,7 +14,7 @@ import re
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from widgets.panels import discover_panels
+from widgets.kit.panels import discover_panels
 
 SIZES = ((1280, 720), (1920, 1080))
 ZOOMS = (1.0, 1.5)
@@ -26,10 +26,10 @@ ALONE = ("vision",)  # panels tested in a window of their own (see the module's 
 
 
 def _set_zoom(factor: float) -> None:
-    """The app's zoom (widgets.zoom when it is there, else the style sheet's px and the
+    """The app's zoom (widgets.kit.zoom when it is there, else the style sheet's px and the
     application font scaled by hand, which is what a zoom does to a layout)."""
     try:
-        from widgets.zoom import set_zoom
+        from widgets.kit.zoom import set_zoom
 
         set_zoom(factor)
         return
@@ -80,7 +80,7 @@ def windows(qapp):
 
 
 def _settle(qtbot, window, key: str) -> None:
-    from widgets.jobs import jobs
+    from widgets.kit.jobs import jobs
 
     window.show_panel(key)
     window.panel(key)

@@ -8,7 +8,7 @@ import pytest
 
 from core.cancel import CancelToken, Cancelled
 from core.voice import VoiceParams, simulate_voice
-from widgets.helper_process import HelperProcess
+from widgets.kit.helper_process import HelperProcess
 
 
 @pytest.fixture

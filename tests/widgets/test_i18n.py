@@ -8,10 +8,10 @@ import re
 import pytest
 from PySide6 import QtWidgets
 
-from widgets import i18n
-from widgets.i18n import english_words, has_cjk, set_language, split_pair, split_spaced_pair, translate_text
-from widgets.jobs import jobs
-from widgets.panels import discover_panels
+from widgets.kit import i18n
+from widgets.kit.i18n import english_words, has_cjk, set_language, split_pair, split_spaced_pair, translate_text
+from widgets.kit.jobs import jobs
+from widgets.kit.panels import discover_panels
 
 _TAGS = re.compile(r"<code>.*?</code>|<[^>]+>|&nbsp;")
 
@@ -123,7 +123,7 @@ def test_catalog_translates_with_numbers_and_keeps_markup():
 
 def test_parameter_labels_read_in_the_language_and_keep_the_identifier(qtbot):
     from core.registry import get
-    from widgets.param_form import ParamForm
+    from widgets.kit.param_form import ParamForm
 
     form = ParamForm(get("request.anatomy").params)
     qtbot.addWidget(form)

@@ -5,7 +5,7 @@ import threading
 from PySide6 import QtCore, QtWidgets
 
 from core.cancel import CancelToken
-from widgets.jobs import BusyBadge, JobRunner
+from widgets.kit.jobs import BusyBadge, JobRunner
 
 
 def _gate():
@@ -92,7 +92,7 @@ def _alive(obj) -> bool:
 
 
 def test_busy_badge_shows_while_its_key_runs_and_cancels_it(qtbot, monkeypatch):
-    import widgets.jobs as jobs_module
+    import widgets.kit.jobs as jobs_module
 
     runner = JobRunner()
     monkeypatch.setattr(jobs_module, "_RUNNER", runner)

@@ -5,8 +5,8 @@ from pathlib import Path
 from PySide6 import QtCore, QtWidgets
 
 from core.registry import get
-from widgets.calculator_card import CalculatorCard
-from widgets.param_form import ParamForm
+from widgets.kit.calculator_card import CalculatorCard
+from widgets.kit.param_form import ParamForm
 
 CONFIGS = Path(__file__).resolve().parents[1] / "data" / "model_configs"
 

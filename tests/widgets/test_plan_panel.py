@@ -17,7 +17,7 @@ from PySide6 import QtCore, QtWidgets
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lab"))  # the Ray head fixture lives there
 from ray_fixtures import ray_cluster  # noqa: E402,F401 (a fixture)
 
-from widgets.jobs import jobs
+from widgets.kit.jobs import jobs
 from widgets.plan import PlanPanel
 from widgets.plan import figures as F
 from widgets.plan.form import SETTING_ADDRESS, SETTING_ENGINE, SETTING_WORKERS

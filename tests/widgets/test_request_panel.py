@@ -1,6 +1,6 @@
 import pytest
 
-from widgets.request_panel import RequestPanel
+from widgets.request import RequestPanel
 
 
 @pytest.fixture

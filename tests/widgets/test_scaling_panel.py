@@ -1,6 +1,6 @@
 import pytest
 
-from widgets.scaling_panel import ScalingPanel
+from widgets.scaling import ScalingPanel
 
 
 @pytest.fixture

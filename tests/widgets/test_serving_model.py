@@ -13,8 +13,8 @@ from core.serving import replay as rp
 from core.serving.model_choice import MODEL_CHOICE, choice_text, expand_model_hardware, price_note
 from core.serving.simulate_keys import model_defaults
 from core.serving.state import ServingState
-from widgets.i18n import translate_text
-from widgets.jobs import jobs
+from widgets.kit.i18n import translate_text
+from widgets.kit.jobs import jobs
 from widgets.serving.replay_controls import CAPTION
 
 CONFIGS = os.path.join(os.path.dirname(__file__), "..", "data", "model_configs")
@@ -220,7 +220,7 @@ def test_the_price_line_is_a_pair_whose_english_side_names_the_source(tmp_path):
 def test_the_caption_names_your_model_in_one_language(panel, qtbot):
     """The caption's catalog entry matches the book's model and card only; with your own
     config.json it is a pair of its own and still reads whole in English and in Chinese."""
-    from widgets.i18n import english_words, has_cjk, set_language, translate_tree
+    from widgets.kit.i18n import english_words, has_cjk, set_language, translate_tree
 
     pick(panel.model_section.model_field, LLAMA)
     qtbot.waitUntil(lambda: ready(panel) and "llama-3.1-8b" in panel.caption.text(), timeout=60_000)

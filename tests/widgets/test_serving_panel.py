@@ -12,8 +12,8 @@ from core.serving import replay as rp
 from core.serving.decode_rate import DECODE_RATE
 from core.serving.mix import MIX
 from core.serving.state import ServingState
-from widgets.jobs import jobs
-from widgets.panels import discover_panels
+from widgets.kit.jobs import jobs
+from widgets.kit.panels import discover_panels
 from widgets.serving import ServingPanel
 
 GANTT_BINS = F.GANTT_BINS

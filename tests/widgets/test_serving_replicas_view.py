@@ -6,7 +6,7 @@ import numpy as np
 
 from core.serving import figures as F
 from core.serving import replay as rp
-from widgets.jobs import jobs
+from widgets.kit.jobs import jobs
 
 
 def _edit(form, name, text):

@@ -14,7 +14,7 @@ from core.serving import figures as F
 from core.serving import overlay_figures as OV
 from core.serving import trace_source as ts
 from core.serving import vllm_metrics
-from widgets.jobs import jobs
+from widgets.kit.jobs import jobs
 from widgets.serving import ServingPanel
 from widgets.serving import trace_source as trace_widget
 
@@ -142,7 +142,7 @@ def test_a_dropped_mooncake_trace_replays_with_prefix_caching_on_and_off(panel, 
     # The box turns A's off, and B on.
     # The caption says which side caches (it said "prefix cache off" for both).
     assert "前缀缓存 A 开、B 关" in panel.caption.text() and "prefix cache A on, B off" in panel.caption.text()
-    from widgets.i18n import english_words, has_cjk, set_language, translate_tree
+    from widgets.kit.i18n import english_words, has_cjk, set_language, translate_tree
 
     try:  # the plots' titles name the file and the cache state in one language
         for lang, wrong, state in (("en", has_cjk, "prefix cache on"), ("zh", english_words, "前缀缓存开")):
@@ -260,7 +260,7 @@ def test_a_vllm_bench_result_draws_measured_against_simulated(panel, qtbot, tmp_
     assert f"{gaps.size:,} measured vs" in panel.overlay.cards["itl"].subtitle_label.text()
     assert "p50" in panel.overlay.notes["ttft"].text()
     # The subtitle and the p50/p90/p99 lines read whole in either language.
-    from widgets.i18n import english_words, has_cjk, set_language, translate_tree
+    from widgets.kit.i18n import english_words, has_cjk, set_language, translate_tree
 
     try:
         for lang, wrong in (("en", has_cjk), ("zh", english_words)):
@@ -324,7 +324,7 @@ def test_gui_answers_while_a_large_trace_loads_and_replays(panel, qtbot, tmp_pat
 def test_a_traces_labels_read_in_one_language(panel, qtbot):
     """A trace's name is in no catalog: the labels that carry it, and the A/B note, still
     switch language whole, and A's and B's columns keep their side in English."""
-    from widgets.i18n import english_words, has_cjk, set_language, translate_tree
+    from widgets.kit.i18n import english_words, has_cjk, set_language, translate_tree
 
     heads = lambda: [panel.compare_table.horizontalHeaderItem(c).text() for c in (0, 3)]  # noqa: E731
     try:  # the book's scenarios: their names are in the catalogs, with their side
@@ -357,7 +357,7 @@ def test_a_traces_labels_read_in_one_language(panel, qtbot):
 def test_the_ab_tables_headers_wrap_whole_at_1280(panel, qtbot):
     """In English the book's headers ("B simulated · first 9:1, then 1:9") are wider than
     their column at 1280 px: they wrap inside the header's height instead of being cut."""
-    from widgets.i18n import set_language, translate_tree
+    from widgets.kit.i18n import set_language, translate_tree
 
     table = panel.compare_table
     header = table.horizontalHeader()

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from PySide6 import QtGui
 
-from widgets import theme
-from widgets.zoom import zoom_notifier
+from widgets.kit import theme
+from widgets.kit.zoom import zoom_notifier
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -76,7 +76,7 @@ def test_one_colour_one_meaning(name):
 def test_colours_shared_in_one_theme_are_shared_in_all():
     """Re-colouring a drawn plot maps each colour to the same meaning's in the new theme:
     only possible if no colour stands for two meanings that part ways in another theme."""
-    from widgets.plot_zoom import PLOT_KEYS
+    from widgets.kit.plot_zoom import PLOT_KEYS
 
     for name, palette in theme.THEMES.items():
         by_colour = {}

@@ -5,8 +5,8 @@ import time
 from PySide6 import QtWidgets
 
 from core.registry import get
-from widgets.calculator_card import STALE_OPACITY, CalculatorCard
-from widgets.toast import SHOW_MS, Toast, show_toast
+from widgets.kit.calculator_card import STALE_OPACITY, CalculatorCard
+from widgets.kit.toast import SHOW_MS, Toast, show_toast
 
 
 def _card(qtbot, name):

@@ -10,8 +10,8 @@ from core.training import calculator as training
 from core.registry import ParamError
 from core.training.state import TrainingState
 from core.units import GB
-from widgets.panels import discover_panels
-from widgets.jobs import jobs
+from widgets.kit.panels import discover_panels
+from widgets.kit.jobs import jobs
 from widgets.training import PANEL, TrainingPanel
 
 

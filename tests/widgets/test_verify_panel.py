@@ -2,8 +2,8 @@ from PySide6 import QtCore
 
 from core.verify import verify_all
 from core.verify_state import VerifyState
-from widgets.jobs import jobs
-from widgets.verify_panel import MARK, VerifyPanel
+from widgets.kit.jobs import jobs
+from widgets.verify import MARK, VerifyPanel
 
 
 def _panel(qtbot, state=None):

@@ -13,9 +13,9 @@ ZOOMS = (1.0, 1.5)
 
 
 def _set_zoom(factor: float) -> None:
-    """The app's zoom (widgets.zoom); without it, the application font times factor."""
+    """The app's zoom (widgets.kit.zoom); without it, the application font times factor."""
     try:
-        from widgets.zoom import set_zoom
+        from widgets.kit.zoom import set_zoom
     except ImportError:
         app = QtWidgets.QApplication.instance()
         points = app.property("vision_fit_points") or app.font().pointSizeF()
@@ -46,7 +46,7 @@ def window(qapp, tmp_path_factory):
 
 
 def _settle(qtbot, window) -> None:
-    from widgets.jobs import jobs
+    from widgets.kit.jobs import jobs
 
     qtbot.waitUntil(lambda: window.is_ready("vision"), timeout=60_000)
     qtbot.waitUntil(lambda: window.panel("vision").state.sources != ("",), timeout=60_000)

@@ -15,8 +15,8 @@ import widgets.vision.loads as vision_loads
 from core.vision import calculator as vm
 from core.cancel import Cancelled
 from core.vision.state import ImageEntry, VisionState
-from widgets.jobs import jobs
-from widgets.panels import discover_panels
+from widgets.kit.jobs import jobs
+from widgets.kit.panels import discover_panels
 from widgets.vision import VisionPanel
 
 MIB = 1024 ** 2

@@ -9,7 +9,7 @@ from core.registry import get
 from vision.grid import MIN_LINE_GAP_PX
 from vision.loading import load_full_rgb
 from vision.sample import write_photo
-from widgets.theme import color
+from widgets.kit.theme import color
 from widgets.vision import VisionPanel
 
 SIZES = {"6mp": (3000, 2000), "24mp": (6000, 4000)}

@@ -10,7 +10,7 @@ from PySide6 import QtWidgets
 pytest.importorskip("core.voice", reason="core.voice (issue 13's model) is not in this checkout yet")
 
 from core.voice.state import RATE_STEP_PER_S, VoiceState
-from widgets.jobs import jobs
+from widgets.kit.jobs import jobs
 from widgets.voice import LIVE_FIGURES, VoicePanel
 from widgets.voice.plots import LIVE_GROWTH, LIVE_SHRINK, live_range
 

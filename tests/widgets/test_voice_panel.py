@@ -9,8 +9,8 @@ import pytest
 voice = pytest.importorskip("core.voice", reason="core.voice (issue 13's model) is not in this checkout yet")
 VoiceParams, simulate_voice = voice.VoiceParams, voice.simulate_voice
 
-from widgets.jobs import jobs
-from widgets.panels import discover_panels
+from widgets.kit.jobs import jobs
+from widgets.kit.panels import discover_panels
 from widgets.voice import PANEL, VoicePanel
 from widgets.voice.plots import REPLY_LANE
 from core.voice.state import RATE_STEP_PER_S

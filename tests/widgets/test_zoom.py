@@ -3,9 +3,9 @@ follow through apply_plot_zoom (ticks, labels, legends, pens, markers), exactly 
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from widgets import theme, zoom
-from widgets.plot_card import PlotCard
-from widgets.plot_zoom import recolor_plots
+from widgets.kit import theme, zoom
+from widgets.kit.plot_card import PlotCard
+from widgets.kit.plot_zoom import recolor_plots
 
 
 @pytest.fixture(autouse=True)

@@ -13,9 +13,9 @@ from core.agents.state import AgentsState
 from widgets.agents.classic import ClassicSections
 from widgets.agents.structure import StructureSections
 from widgets.agents.trajectory import TrajectorySections
-from widgets.binding import FigureBinding
-from widgets.page import StagedGrid, scroll_page
-from widgets.panels import PanelInfo
+from widgets.kit.binding import FigureBinding
+from widgets.kit.page import StagedGrid, scroll_page
+from widgets.kit.panels import PanelInfo
 
 
 class AgentsPanel(ClassicSections, TrajectorySections, StructureSections, FigureBinding, QtWidgets.QWidget):

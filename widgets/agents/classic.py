@@ -8,10 +8,10 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from core.agents import figures
-from widgets.calculator_card import CalculatorCard
-from widgets.page import column, marker_line, plot_text
-from widgets.plot_card import PlotCard
-from widgets.theme import brush, pen
+from widgets.kit.calculator_card import CalculatorCard
+from widgets.kit.page import column, marker_line, plot_text
+from widgets.kit.plot_card import PlotCard
+from widgets.kit.theme import brush, pen
 
 
 class ClassicSections:

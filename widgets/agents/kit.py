@@ -2,7 +2,7 @@
 whose view the data sets (no pan or zoom by mouse; numbers as written, no SI prefix)."""
 from __future__ import annotations
 
-from widgets.plot_card import PlotCard
+from widgets.kit.plot_card import PlotCard
 
 
 def still_plot(title: str, subtitle: str, bottom: str = "", left: str = "") -> PlotCard:

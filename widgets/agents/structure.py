@@ -8,9 +8,9 @@ from PySide6 import QtWidgets
 
 from core.agents import trace_figures as figures
 from widgets.agents.kit import still_plot
-from widgets.calculator_card import CalculatorCard
-from widgets.page import column, plot_text
-from widgets.theme import brush, pen
+from widgets.kit.calculator_card import CalculatorCard
+from widgets.kit.page import column, plot_text
+from widgets.kit.theme import brush, pen
 
 
 class StructureSections:

@@ -11,10 +11,10 @@ from PySide6 import QtWidgets
 
 from core.agents import trace_figures as figures
 from widgets.agents.kit import still_plot
-from widgets.calculator_card import CalculatorCard
-from widgets.page import column, marker_line, plot_text
-from widgets.plot_card import PlotCard
-from widgets.theme import brush, pen
+from widgets.kit.calculator_card import CalculatorCard
+from widgets.kit.page import column, marker_line, plot_text
+from widgets.kit.plot_card import PlotCard
+from widgets.kit.theme import brush, pen
 
 
 def _bars(kind: str, alpha: int = 200, outline: bool = True) -> pg.BarGraphItem:

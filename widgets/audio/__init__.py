@@ -30,9 +30,9 @@ from core.units import format_seconds
 from widgets.audio.controls import DEVICE_STATUS, Controls
 from widgets.audio.exercises import Exercises
 from widgets.audio.live_plots import LivePlots
-from widgets.jobs import jobs
-from widgets.page import Reflow, page_header, scroll_page
-from widgets.panels import PanelInfo
+from widgets.kit.jobs import jobs
+from widgets.kit.page import Reflow, page_header, scroll_page
+from widgets.kit.panels import PanelInfo
 
 FRAME_MS = 16  # the GUI pulls from the engine's rings at ~60 Hz
 PLOTS_MIN_EM = 28  # the live plots beside the controls get at least this many line heights

@@ -10,10 +10,10 @@ from audio.sources import SOURCE_KINDS
 from core.audio.presets import PRESETS, preset_label, preset_tooltip
 from core.audio.state import DEFAULT_DEVICE, VIRTUAL_DEVICE, AudioState
 from core.units import format_seconds
-from widgets.calculator_card import CalculatorCard
-from widgets.jobs import BusyBadge
-from widgets.page import caption, fixed_lines, min_chars, narrow_headers
-from widgets.theme import COLORS
+from widgets.kit.calculator_card import CalculatorCard
+from widgets.kit.jobs import BusyBadge
+from widgets.kit.page import caption, fixed_lines, min_chars, narrow_headers
+from widgets.kit.theme import COLORS
 
 # The status line under a chosen device (its name, the system's, is in the box above).
 DEVICE_STATUS = "选中的设备在 ▶ 时打开 · the chosen device opens on ▶"

@@ -8,10 +8,10 @@ from PySide6 import QtWidgets
 
 from core.audio.figures import CompareFigure, DrainFigure
 from core.audio.state import AudioState
-from widgets.calculator_card import CalculatorCard
-from widgets.page import ReflowLayout, column, marker_line, narrow_headers, plot_text
-from widgets.plot_card import PlotCard
-from widgets.theme import brush, pen
+from widgets.kit.calculator_card import CalculatorCard
+from widgets.kit.page import ReflowLayout, column, marker_line, narrow_headers, plot_text
+from widgets.kit.plot_card import PlotCard
+from widgets.kit.theme import brush, pen
 
 
 class Exercises(QtWidgets.QWidget):

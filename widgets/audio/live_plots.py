@@ -14,9 +14,9 @@ from PySide6 import QtWidgets
 from audio.live import LIVE_BAR_HALF, LiveTrace
 from core.audio.figures import BAR_HALF, MOMENTS, Rows, TimelineFigure
 from core.units import MS
-from widgets.page import compact_plot, narrow_headers, plot_text
-from widgets.plot_card import PlotCard
-from widgets.theme import COLORS, brush, pen
+from widgets.kit.page import compact_plot, narrow_headers, plot_text
+from widgets.kit.plot_card import PlotCard
+from widgets.kit.theme import COLORS, brush, pen
 
 TO_MS = 1.0 / MS
 _MOMENT_STYLE = {"interrupt": ("打断", "ink"), "mute": ("设备静音", "backlog"),

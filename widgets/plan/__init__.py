@@ -16,8 +16,8 @@ import shiboken6
 from PySide6 import QtCore, QtWidgets
 
 from core.sweep.plan_state import PlanState
-from widgets.page import ReflowLayout, caption, page_header, scroll_page
-from widgets.panels import PanelInfo
+from widgets.kit.page import ReflowLayout, caption, page_header, scroll_page
+from widgets.kit.panels import PanelInfo
 from widgets.plan import figures as F
 from widgets.plan.form import SweepForm
 from widgets.plan.open_point import open_in_serving

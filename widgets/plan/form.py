@@ -13,7 +13,7 @@ from typing import Any
 
 from PySide6 import QtCore, QtWidgets
 
-from widgets.page import caption
+from widgets.kit.page import caption
 
 # (key, label, placeholder): the knobs swept most often, in the form's order (their texts
 # live in core.sweep.plan_state.PlanState's view options).

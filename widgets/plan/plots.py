@@ -11,8 +11,8 @@ from PySide6 import QtCore
 
 from widgets.agents.kit import still_plot
 from widgets.plan import figures as F
-from widgets.page import marker_line, plot_text
-from widgets.theme import brush, pen
+from widgets.kit.page import marker_line, plot_text
+from widgets.kit.theme import brush, pen
 
 
 def _dots(card, key: str, kind: str, size: float, alpha: int = 200) -> pg.PlotDataItem:

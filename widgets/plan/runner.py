@@ -16,7 +16,7 @@ import shiboken6
 from PySide6 import QtCore
 
 from core.registry import ParamError
-from widgets.jobs import jobs
+from widgets.kit.jobs import jobs
 
 
 class Refused(NamedTuple):

@@ -8,7 +8,7 @@ from typing import Any
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from widgets.plan import figures as F
-from widgets.theme import COLORS
+from widgets.kit.theme import COLORS
 
 # (column keys, header, scale): the metrics after the swept knobs, few and short, so the
 # table fits its column without scrolling sideways (every metric is in results.csv).

@@ -18,10 +18,10 @@ from PySide6 import QtCore, QtWidgets
 
 from core.serving import figures as F
 from core.serving.state import BAND_SEEDS, REPLAY_SIDES, ServingState
-from widgets.calculator_card import CalculatorCard
-from widgets.jobs import jobs
-from widgets.page import PAGE_COLUMN_EM, ReflowLayout, column, fixed_text_width, page_header, scroll_page
-from widgets.panels import PanelInfo
+from widgets.kit.calculator_card import CalculatorCard
+from widgets.kit.jobs import jobs
+from widgets.kit.page import PAGE_COLUMN_EM, ReflowLayout, column, fixed_text_width, page_header, scroll_page
+from widgets.kit.panels import PanelInfo
 from widgets.serving.backlog import BacklogCardSection, BacklogPlot
 from widgets.serving.banner import BannerSection
 from widgets.serving.metrics_table import MetricsSection
@@ -30,8 +30,8 @@ from widgets.serving.overlay import OverlayPlots
 from widgets.serving.replay_controls import CAPTION, ReplayControls, caption
 from widgets.serving.replay_plots import ReplayPlots
 from widgets.serving.trace_source import TraceSourceSection, in_language
-from widgets.theme import LEGEND
-from widgets.timeline_player import TimelinePlayer
+from widgets.kit.theme import LEGEND
+from widgets.kit.timeline_player import TimelinePlayer
 
 LEAD = ("平均数相同,负载不一定相同:三段的平均请求率都是每秒 4 条,只有长输入(8192→256)与长输出(1024→2048)"
         "两类的占比不同。decode 能力由显存带宽给出(虚线 = 100%);前一分钟空闲的算力留不到后一分钟。")

@@ -7,10 +7,10 @@ import numpy as np
 import pyqtgraph as pg
 
 from core.serving import figures as F
-from widgets.page import plot_text
-from widgets.plot_card import PlotCard
+from widgets.kit.page import plot_text
+from widgets.kit.plot_card import PlotCard
 from widgets.serving.replay_plots import narrow_header
-from widgets.theme import brush, pen
+from widgets.kit.theme import brush, pen
 
 
 class BannerSection(PlotCard):

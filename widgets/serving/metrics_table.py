@@ -9,9 +9,9 @@ from PySide6 import QtCore, QtWidgets
 from core.registry import ParamError
 from core.serving import figures as F
 from core.serving.state import SLO_PARAMS, ServingState
-from widgets.jobs import BusyBadge, jobs
-from widgets.page import ReflowLayout, fixed_lines
-from widgets.param_form import ParamField
+from widgets.kit.jobs import BusyBadge, jobs
+from widgets.kit.page import ReflowLayout, fixed_lines
+from widgets.kit.param_form import ParamField
 
 TITLE = "vLLM 指标 · vLLM bench serve metrics (ms)"
 

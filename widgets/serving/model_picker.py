@@ -13,9 +13,9 @@ from PySide6 import QtWidgets
 
 from core.serving.model_choice import choice_text, price_note
 from core.serving.state import ServingState
-from widgets.calculator_card import CalculatorCard
-from widgets.page import PAGE_COLUMN_EM, ReflowLayout, caption, narrow_headers
-from widgets.param_form import ParamForm
+from widgets.kit.calculator_card import CalculatorCard
+from widgets.kit.page import PAGE_COLUMN_EM, ReflowLayout, caption, narrow_headers
+from widgets.kit.param_form import ParamForm
 from widgets.serving.trace_source import in_language
 
 HEADING = "你的模型与硬件 · your model and card"

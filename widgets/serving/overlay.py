@@ -7,12 +7,12 @@ from __future__ import annotations
 from PySide6 import QtWidgets
 
 from core.serving import overlay_figures
-from widgets.jobs import jobs
-from widgets.page import ReflowLayout, fixed_lines
-from widgets.plot_card import PlotCard
+from widgets.kit.jobs import jobs
+from widgets.kit.page import ReflowLayout, fixed_lines
+from widgets.kit.plot_card import PlotCard
 from widgets.serving.replay_plots import narrow_header
 from widgets.serving.trace_source import in_language
-from widgets.theme import pen
+from widgets.kit.theme import pen
 
 PANELS = (("ttft", "TTFT 分布:实测 vs 模拟 · TTFT: measured vs simulated", "TTFT"),
           ("itl", "ITL(token 间隔)分布:实测 vs 模拟 · ITL: measured vs simulated", "ITL"))

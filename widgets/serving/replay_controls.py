@@ -9,11 +9,11 @@ from PySide6 import QtCore, QtWidgets
 
 from core.serving import figures as F
 from core.serving.state import ServingState
-from widgets.i18n import has_cjk
-from widgets.jobs import BusyBadge
-from widgets.page import ReflowLayout, fit_content_width, fixed_lines
-from widgets.param_form import ParamForm
-from widgets.theme import color
+from widgets.kit.i18n import has_cjk
+from widgets.kit.jobs import BusyBadge
+from widgets.kit.page import ReflowLayout, fit_content_width, fixed_lines
+from widgets.kit.param_form import ParamForm
+from widgets.kit.theme import color
 
 TABLE_MIN_EM = 44  # the A/B table's six columns of numbers and its row names stay whole
 # The names the catalogs' entry for the caption matches (its numbers are placeholders, its

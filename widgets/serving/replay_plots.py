@@ -11,10 +11,10 @@ from PySide6 import QtCore, QtWidgets
 
 from core.serving import figures as F
 from core.serving.state import REPLAY_SIDES
-from widgets.i18n import has_cjk
-from widgets.page import plot_text
-from widgets.plot_card import PlotCard
-from widgets.theme import color, pen
+from widgets.kit.i18n import has_cjk
+from widgets.kit.page import plot_text
+from widgets.kit.plot_card import PlotCard
+from widgets.kit.theme import color, pen
 
 GANTT_LUT = np.array([
     [*color("paper").getRgb()[:3], 0],   # idle / done

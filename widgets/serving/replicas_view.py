@@ -9,9 +9,9 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtWidgets
 
-from widgets.plot_card import PlotCard
+from widgets.kit.plot_card import PlotCard
 from widgets.serving.replay_plots import narrow_header
-from widgets.theme import pen
+from widgets.kit.theme import pen
 
 MAX_SHOWN = 8
 PLOT_HEIGHT = 90

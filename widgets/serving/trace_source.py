@@ -17,11 +17,11 @@ from core.serving import replay as rp
 from core.serving import trace_source as ts
 from core.serving.state import ServingState
 from core.serving.traces import request_token_limit
-from widgets.i18n import language
-from widgets.i18n_tree import translate_tree
-from widgets.jobs import jobs
-from widgets.page import ReflowLayout, fixed_lines
-from widgets.param_form import ParamField
+from widgets.kit.i18n import language
+from widgets.kit.i18n_tree import translate_tree
+from widgets.kit.jobs import jobs
+from widgets.kit.page import ReflowLayout, fixed_lines
+from widgets.kit.param_form import ParamField
 
 PROGRESS_STEPS = 1000  # the bar's range
 PROGRESS_STEP = 0.01  # a worker reports again only this much further on

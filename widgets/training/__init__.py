@@ -16,12 +16,12 @@ import shiboken6
 from PySide6 import QtCore, QtWidgets
 
 from core.training.state import TABS, TrainingState
-from widgets.calculator_card import CalculatorCard
-from widgets.jobs import jobs
-from widgets.page import PAGE_COLUMN_EM, ReflowLayout, page_header, scroll_layout
-from widgets.panels import PanelInfo
-from widgets.param_form import ParamForm
-from widgets.theme import COLORS
+from widgets.kit.calculator_card import CalculatorCard
+from widgets.kit.jobs import jobs
+from widgets.kit.page import PAGE_COLUMN_EM, ReflowLayout, page_header, scroll_layout
+from widgets.kit.panels import PanelInfo
+from widgets.kit.param_form import ParamForm
+from widgets.kit.theme import COLORS
 from widgets.training.flops import FlopsSection, PackingSection, UpdateSection
 from widgets.training.kit import Section
 from widgets.training.memory import KIND_COLORS

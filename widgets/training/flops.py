@@ -7,10 +7,10 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from core.training import figures
-from widgets.calculator_card import CalculatorCard
-from widgets.page import column, plot_text
-from widgets.plot_card import PlotCard
-from widgets.theme import brush, color, pen
+from widgets.kit.calculator_card import CalculatorCard
+from widgets.kit.page import column, plot_text
+from widgets.kit.plot_card import PlotCard
+from widgets.kit.theme import brush, color, pen
 from widgets.training.kit import Section, caption
 
 # Parts of one total, stacked in this order: the theme's ordered ramp, so no part reads as a

@@ -9,9 +9,9 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.training.figures import Bars
-from widgets import i18n
-from widgets.jobs import jobs
-from widgets.theme import BASE_POINTS
+from widgets.kit import i18n
+from widgets.kit.jobs import jobs
+from widgets.kit.theme import BASE_POINTS
 
 if TYPE_CHECKING:
     from widgets.training import TrainingPanel
@@ -60,11 +60,11 @@ class CachedLayer(pg.GraphicsObject):
         self._version = 0
 
     def apply_zoom(self, _factor: float) -> None:
-        """widgets.plot_zoom: the items' pens changed width; draw them again."""
+        """widgets.kit.plot_zoom: the items' pens changed width; draw them again."""
         self.invalidate()
 
     def apply_theme(self, _mapping) -> None:
-        """widgets.plot_zoom: the items changed colour; draw them again."""
+        """widgets.kit.plot_zoom: the items changed colour; draw them again."""
         self.invalidate()
 
     def invalidate(self) -> None:
@@ -130,13 +130,13 @@ class PlotLabels(pg.GraphicsObject):
     _scale = 1.0
 
     def apply_zoom(self, factor: float) -> None:
-        """widgets.plot_zoom: text at factor times its size."""
+        """widgets.kit.plot_zoom: text at factor times its size."""
         self._scale = factor
         self._font.setPointSizeF(self._size * factor)
         self.update()
 
     def apply_theme(self, mapping) -> None:
-        """widgets.plot_zoom: the text in the new theme's colour of the same meaning."""
+        """widgets.kit.plot_zoom: the text in the new theme's colour of the same meaning."""
         target = mapping.get(self._pen.color().rgb())
         if target is not None:
             self._pen.setColor(target)
@@ -183,7 +183,7 @@ class Readout(QtWidgets.QWidget):
         self._doc = QtGui.QTextDocument(self)
         self._doc.setDocumentMargin(2)
         self._text = ""
-        self._source = ""  # as the panel wrote it; shown through widgets/i18n.tr
+        self._source = ""  # as the panel wrote it; shown through widgets/kit/i18n.tr
         i18n.notifier().language_changed.connect(self._on_language_changed)
 
     def text(self) -> str:

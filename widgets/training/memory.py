@@ -8,9 +8,9 @@ from PySide6 import QtWidgets
 from core.training.step import STATE_KINDS, STATE_LABELS
 from core.training.figures import StepFigure, StepFrame
 from core.units import format_seconds
-from widgets.plot_card import PlotCard
+from widgets.kit.plot_card import PlotCard
 from widgets.training.kit import CachedLayer
-from widgets.theme import COLORS, pen
+from widgets.kit.theme import COLORS, pen
 
 KIND_COLORS = {kind: COLORS[kind] for kind in STATE_KINDS}  # one colour per kind, as on every panel
 

@@ -7,12 +7,12 @@ from PySide6 import QtWidgets
 from core.training import rl
 from core.training import figures
 from core.training.figures import PipelineFigure
-from widgets.calculator_card import CalculatorCard
-from widgets.jobs import BusyBadge, jobs
-from widgets.page import ReflowLayout, column, plot_text
-from widgets.plot_card import PlotCard
-from widgets.theme import brush, color, pen
-from widgets.timeline_player import TimelinePlayer
+from widgets.kit.calculator_card import CalculatorCard
+from widgets.kit.jobs import BusyBadge, jobs
+from widgets.kit.page import ReflowLayout, column, plot_text
+from widgets.kit.plot_card import PlotCard
+from widgets.kit.theme import brush, color, pen
+from widgets.kit.timeline_player import TimelinePlayer
 from widgets.training.kit import PlayedSection, PlotLabels, caption
 
 ROLE_COLORS = {"rollout": "decode", "reward": "tool", "reference": "prefill", "update": "state", "sync": "sync"}

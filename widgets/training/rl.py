@@ -6,10 +6,10 @@ import pyqtgraph as pg
 from PySide6 import QtWidgets
 
 from core.training import figures
-from widgets.calculator_card import CalculatorCard
-from widgets.page import column, plot_text
-from widgets.plot_card import PlotCard
-from widgets.theme import COLORS, brush, pen
+from widgets.kit.calculator_card import CalculatorCard
+from widgets.kit.page import column, plot_text
+from widgets.kit.plot_card import PlotCard
+from widgets.kit.theme import COLORS, brush, pen
 from widgets.training.kit import Section, caption
 
 

@@ -7,12 +7,12 @@ from PySide6 import QtCore, QtWidgets
 
 from core.training import figures
 from core.training.figures import StepFigure
-from widgets.calculator_card import CalculatorCard
-from widgets.jobs import BusyBadge, jobs
-from widgets.page import ReflowLayout, cap_to_view, column, follow_font
-from widgets.plot_card import PlotCard
-from widgets.theme import COLORS, brush, pen
-from widgets.timeline_player import TimelinePlayer
+from widgets.kit.calculator_card import CalculatorCard
+from widgets.kit.jobs import BusyBadge, jobs
+from widgets.kit.page import ReflowLayout, cap_to_view, column, follow_font
+from widgets.kit.plot_card import PlotCard
+from widgets.kit.theme import COLORS, brush, pen
+from widgets.kit.timeline_player import TimelinePlayer
 from widgets.training.kit import CachedLayer, FastBars, PlayedSection, Readout, Section, caption
 from widgets.training.memory import MemoryView, readout_html
 

@@ -4,7 +4,7 @@ E→P→D handoff points, 练习 3-5 (640 vs 1280) and the image-generation loop
 
 The panel is a view of a VisionState (core.vision.state): edits go to the state, the state's
 changes redraw the panel. Figures come from core.vision.figures and vision.figures. Files
-load on the app's job runner (widgets.jobs) with a busy badge and cancel; the latest load
+load on the app's job runner (widgets.kit.jobs) with a busy badge and cancel; the latest load
 wins, and closing the panel cancels a decode without waiting for it.
 """
 from __future__ import annotations
@@ -21,11 +21,11 @@ from vision.grid import PatchGrid
 from vision.loading import LoadedImage
 from vision.resize import ResizePolicy
 from vision.sample import placeholder_image, sample_image
-from widgets.calculator_card import CalculatorCard
-from widgets.jobs import BusyBadge, jobs
-from widgets.panels import PanelInfo
-from widgets.param_form import ParamForm
-from widgets.theme import setup_pyqtgraph
+from widgets.kit.calculator_card import CalculatorCard
+from widgets.kit.jobs import BusyBadge, jobs
+from widgets.kit.panels import PanelInfo
+from widgets.kit.param_form import ParamForm
+from widgets.kit.theme import setup_pyqtgraph
 from widgets.vision.compare import CompareTab
 from widgets.vision.generation import GenerationTab
 from widgets.vision.image_column import ImageColumn

@@ -8,10 +8,10 @@ from PySide6 import QtCore, QtWidgets
 
 from core.state_model import CardModel
 from vision.grid import PatchGrid
-from widgets.calculator_card import CalculatorCard
-from widgets.page import plot_text
-from widgets.plot_card import PlotCard
-from widgets.theme import COLORS, brush, pen
+from widgets.kit.calculator_card import CalculatorCard
+from widgets.kit.page import plot_text
+from widgets.kit.plot_card import PlotCard
+from widgets.kit.theme import COLORS, brush, pen
 from widgets.vision.image_view import ImageGridView
 
 

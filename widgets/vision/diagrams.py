@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from widgets.theme import color
+from widgets.kit.theme import color
 
 
 class HandoffDiagram(QtWidgets.QWidget):

@@ -1,7 +1,7 @@
 """A form over some fields of a card that other forms share."""
 from __future__ import annotations
 
-from widgets.param_form import ParamForm
+from widgets.kit.param_form import ParamForm
 
 
 class PartForm(ParamForm):

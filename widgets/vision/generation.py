@@ -5,10 +5,10 @@ from __future__ import annotations
 from PySide6 import QtWidgets
 
 from core.state_model import CardModel
-from widgets.calculator_card import CalculatorCard
-from widgets.page import plot_text
-from widgets.plot_card import PlotCard
-from widgets.theme import brush, pen
+from widgets.kit.calculator_card import CalculatorCard
+from widgets.kit.page import plot_text
+from widgets.kit.plot_card import PlotCard
+from widgets.kit.theme import brush, pen
 from widgets.vision.diagrams import DiffusionLoopDiagram
 
 

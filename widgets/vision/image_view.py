@@ -9,7 +9,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from vision.figures import patch_outlines
 from vision.grid import MIN_LINE_GAP_PX, PatchGrid, line_stride
-from widgets.theme import brush, color
+from widgets.kit.theme import brush, color
 
 
 def qimage(pixels: np.ndarray) -> QtGui.QImage:

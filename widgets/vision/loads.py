@@ -9,7 +9,7 @@ from core.registry import ParamError
 from core.vision.state import ImageEntry
 from vision.loading import FILE_EXTENSIONS, LoadOutcome, load_images
 from vision.sample import placeholder_image
-from widgets.jobs import jobs
+from widgets.kit.jobs import jobs
 
 LOAD_KEY = "vision.load"  # files the user opened
 PIXELS_KEY = "vision.pixels"  # pixels of a restored state's files (the numbers are in the state)

@@ -8,9 +8,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from core.vision import figures as vf
 from core.state_model import CardModel
 from core.units import format_bytes
-from widgets.page import plot_text
-from widgets.plot_card import PlotCard
-from widgets.theme import COLORS, brush, color, pen
+from widgets.kit.page import plot_text
+from widgets.kit.plot_card import PlotCard
+from widgets.kit.theme import COLORS, brush, color, pen
 from widgets.vision.diagrams import HandoffDiagram
 from widgets.vision.forms import PartForm
 from widgets.vision.reflow import ReflowBox

@@ -25,9 +25,9 @@ import numpy as np
 import shiboken6
 from PySide6 import QtCore, QtWidgets
 
-from widgets.jobs import jobs
-from widgets.page import Reflow, caption, column, follow_font, page_header, scroll_page
-from widgets.panels import PanelInfo
+from widgets.kit.jobs import jobs
+from widgets.kit.page import Reflow, caption, column, follow_font, page_header, scroll_page
+from widgets.kit.panels import PanelInfo
 from widgets.voice.boxes import fitted_column, row
 from widgets.voice.captions import breakdown_text, summary_text
 from widgets.voice.hear_it import PLAY_ORDER, HearIt
@@ -51,7 +51,7 @@ def simulate(raw: dict[str, str], cancel=None):
     the helper process (a replay on this thread held the GIL against the GUI's repaints)."""
     from core.cancel import NEVER
     from core.voice import VoiceParams, simulate_voice
-    from widgets.helper_process import helper
+    from widgets.kit.helper_process import helper
 
     params = VoiceParams.from_raw(raw)
     return helper().call(simulate_voice, params, cancel=cancel or NEVER)

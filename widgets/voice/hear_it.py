@@ -12,8 +12,8 @@ from typing import Any, Callable
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from audio.voice_playback import PlayerState, TurnAudio, TurnPlayer, play_order, turn_audio
-from widgets.jobs import jobs
-from widgets.page import caption
+from widgets.kit.jobs import jobs
+from widgets.kit.page import caption
 
 FRAME_MS = 33  # the status line and playhead follow the playback at ~30 Hz
 BARGE_IN_KEY = "B"

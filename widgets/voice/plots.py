@@ -23,9 +23,9 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from audio.voice_playback import CHUNK_S, reply_schedule
-from widgets.page import compact_plot, marker_line, plot_text
-from widgets.plot_card import PlotCard
-from widgets.theme import brush, pen
+from widgets.kit.page import compact_plot, marker_line, plot_text
+from widgets.kit.plot_card import PlotCard
+from widgets.kit.theme import brush, pen
 
 S_TO_MS = 1e3
 BEFORE_MS = 350.0  # shown before the user's last word: the end of the phrase and the load then

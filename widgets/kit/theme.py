@@ -5,7 +5,7 @@ One semantic palette: each colour key has ONE meaning on every panel, so legends
 生成/decode, 状态驻留, 工具/环境/反馈, 等待/空闲, 积压/超限.
 COLORS always holds the current theme's colours (set_theme updates it in place), so code
 that looks a colour up when it draws follows the theme; pens made earlier are re-coloured
-by widgets.plot_zoom when the theme changes.
+by widgets.kit.plot_zoom when the theme changes.
 """
 from __future__ import annotations
 
@@ -120,7 +120,7 @@ def current_theme() -> str:
 def set_theme(name: str) -> str:
     """Switch every colour to theme name (one of THEMES): COLORS, the style sheet, Qt's
     colour scheme and palette, pyqtgraph's default colours. Plots already built are
-    re-coloured by widgets.plot_zoom.recolor_plots (the window does it on theme_changed)."""
+    re-coloured by widgets.kit.plot_zoom.recolor_plots (the window does it on theme_changed)."""
     global _theme
     if name not in THEMES:
         raise ValueError(f"theme must be one of {', '.join(THEMES)}, not {name!r}")
@@ -134,7 +134,7 @@ def set_theme(name: str) -> str:
         pg.setConfigOptions(background=COLORS["paper"], foreground=COLORS["ink"])
     apply_style()
     if changed:
-        from widgets.zoom import zoom_notifier
+        from widgets.kit.zoom import zoom_notifier
 
         zoom_notifier().theme_changed.emit(name)
     return name
@@ -240,7 +240,7 @@ _roots: list = []  # widgets that carry the style sheet themselves (the main win
 def style_root(widget) -> None:
     """widget carries the style sheet for everything inside it: a theme switch re-styles
     its widgets only (the application's sheet, re-set, re-polishes every widget there is)."""
-    from widgets.zoom import zoom
+    from widgets.kit.zoom import zoom
 
     widget.setStyleSheet(style_sheet(zoom(), _theme))
     _roots.append(widget)
@@ -253,7 +253,7 @@ def apply_style() -> None:
     import shiboken6
     from PySide6 import QtCore, QtWidgets
 
-    from widgets.zoom import zoom
+    from widgets.kit.zoom import zoom
 
     app = QtWidgets.QApplication.instance()
     if app is None:
@@ -283,7 +283,7 @@ def apply_fonts(root=None, previous: float | None = None) -> None:
     a style sheet, Qt passes a parent's font on to its children only one level down."""
     from PySide6 import QtWidgets
 
-    from widgets.zoom import zoom
+    from widgets.kit.zoom import zoom
 
     app = QtWidgets.QApplication.instance()
     if app is None:

@@ -2,7 +2,7 @@
 through Qt's own painters, and a plot's data as CSV.
 
 SVG and PDF are vector: the widgets paint themselves into QSvgGenerator / QPdfWriter, each
-clipped to what is on screen (widgets/vector_render.py), so text stays text and lines stay
+clipped to what is on screen (widgets/kit/vector_render.py), so text stays text and lines stay
 lines (pyqtgraph's own SVG exporter crashes with this PySide6, see notes/dependencies.md).
 A PNG is the widget as shown on screen, pixel for pixel.
 
@@ -24,7 +24,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from core import atomic_file
-from widgets import vector_render
+from widgets.kit import vector_render
 
 IMAGE_FORMATS = ("png", "svg", "pdf")
 PLOT_FORMATS = IMAGE_FORMATS + ("csv",)
@@ -88,7 +88,7 @@ def write_widget(widget: QtWidgets.QWidget, path: str | os.PathLike, fmt: str | 
 
 def paint_widget(widget: QtWidgets.QWidget, fmt: str) -> QtGui.QImage | bytes:
     """The GUI-thread half of an export: a PNG's pixels (a QImage, encoded by encode(),
-    which may run on a worker), or the finished SVG or PDF bytes (widgets/vector_render.py)."""
+    which may run on a worker), or the finished SVG or PDF bytes (widgets/kit/vector_render.py)."""
     title = widget.windowTitle() or "Load Lab"
     if fmt == "png":
         return widget.grab().toImage()

@@ -1,5 +1,6 @@
-"""Panel discovery: every widgets/<topic>_panel.py module or widgets/<topic>/ package with a
-PANEL = PanelInfo(...) plugs into the main window's navigation and into `lab snapshot <key>`.
+"""Panel discovery: every widgets/<topic>/ package (all but the kit) with a
+PANEL = PanelInfo(...) in its __init__.py plugs into the main window's navigation and into
+`lab snapshot <key>`.
 
 A panel widget takes its state model as `state` (a core PanelModel; it makes its own when
 none is given) and exposes it as `.state`: sessions, scenes, reset and undo go through it.
@@ -13,12 +14,15 @@ from __future__ import annotations
 
 import ast
 import importlib
+import os
 import pkgutil
 import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from PySide6 import QtWidgets
+
+import widgets
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,7 @@ class LazyFactory:
 
 
 _FIELDS = ("key", "title", "section", "order")
+NOT_PANELS = ("kit",)  # the packages under widgets/ that are not a panel
 
 
 def _static_panel(source: str) -> dict[str, Any] | None:
@@ -79,12 +84,10 @@ def _static_panel(source: str) -> dict[str, Any] | None:
 
 
 def _source(info: pkgutil.ModuleInfo) -> str | None:
-    import os
-
     folder = getattr(info.module_finder, "path", None)
     if folder is None:
         return None
-    path = os.path.join(folder, info.name, "__init__.py") if info.ispkg else os.path.join(folder, f"{info.name}.py")
+    path = os.path.join(folder, info.name, "__init__.py")
     try:
         with open(path, encoding="utf-8") as f:
             return f.read()
@@ -93,11 +96,9 @@ def _source(info: pkgutil.ModuleInfo) -> str | None:
 
 
 def discover_panels() -> list[PanelInfo]:
-    import widgets
-
     found: list[PanelInfo] = []
     for info in pkgutil.iter_modules(widgets.__path__):
-        if not (info.name.endswith("_panel") or info.ispkg):
+        if not info.ispkg or info.name in NOT_PANELS:
             continue
         name = f"widgets.{info.name}"
         module = sys.modules.get(name)

@@ -11,7 +11,7 @@ from PySide6 import QtCore, QtWidgets
 
 from core.registry import BookRef, Calculator, Param, ParamError
 from core.state_model import CardModel
-from widgets.theme import ILLUSTRATIVE_TAG
+from widgets.kit.theme import ILLUSTRATIVE_TAG
 
 
 def param_text(param: Param, value: Any) -> str:
@@ -92,7 +92,7 @@ class ParamField(QtWidgets.QWidget):
         row.setSpacing(6)
         unit = f" ({param.unit})" if param.unit and param.unit != param.name else ""
         self.label = QtWidgets.QLabel(f"{param.title}{unit}")
-        self.label.setProperty("i18n_key", param.name)  # widgets/i18n: a readable label per language
+        self.label.setProperty("i18n_key", param.name)  # widgets/kit/i18n: a readable label per language
         row.addWidget(self.label)
         if param.kind == "choice":
             self.edit = QtWidgets.QComboBox()

@@ -9,7 +9,7 @@ import time
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from widgets.theme import BASE_POINTS
+from widgets.kit.theme import BASE_POINTS
 
 SPEEDS = (0.25, 0.5, 1.0, 2.0, 4.0, 10.0, 30.0, 100.0)
 SLIDER_STEPS = 1000

@@ -13,9 +13,9 @@ from pathlib import Path
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from widgets.export import (FILTERS, PLOT_FORMATS, ExportError, check_target, encode, export_format, paint_plot,
+from widgets.kit.export import (FILTERS, PLOT_FORMATS, ExportError, check_target, encode, export_format, paint_plot,
                             write_atomic)
-from widgets.jobs import jobs
+from widgets.kit.jobs import jobs
 
 _last_folder = ""  # the folder of the last export, offered first next time
 

@@ -1,7 +1,7 @@
 """The language of the lab's labels: 中文, English, or both (the "中文 · English" the panels
 are written in).
 
-Panels are built with their own strings; `translate_tree(widget)` (widgets/i18n_tree.py)
+Panels are built with their own strings; `translate_tree(widget)` (widgets/kit/i18n_tree.py)
 then shows each visible string in the chosen language. A string is translated by:
   1. the Qt catalogs (QTranslator over widgets/translations/lab_{zh,en}.qm, built by
      scripts/update-translations.sh with pyside6-lupdate/lrelease): the exact string, then
@@ -23,7 +23,7 @@ import re
 from PySide6 import QtCore
 
 LANGUAGES = ("zh", "en", "both")
-CATALOG_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "translations")
+CATALOG_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "translations")
 PAIR_SEPARATOR = " · "
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff01-\uff5e]")
@@ -90,7 +90,7 @@ def set_language(lang: str) -> None:
     _state["language"] = lang
     from PySide6 import QtWidgets
 
-    from widgets.i18n_tree import translate_tree
+    from widgets.kit.i18n_tree import translate_tree
 
     for widget in QtWidgets.QApplication.topLevelWidgets():
         if widget.isVisible():  # not a window closed but not yet deleted (its plots may be gone)
@@ -100,8 +100,8 @@ def set_language(lang: str) -> None:
 
 
 def translate_tree(widget, visible_only: bool = False) -> None:
-    """Show every string under widget in the current language (see widgets/i18n_tree.py)."""
-    from widgets.i18n_tree import translate_tree as walk
+    """Show every string under widget in the current language (see widgets/kit/i18n_tree.py)."""
+    from widgets.kit.i18n_tree import translate_tree as walk
 
     walk(widget, visible_only)
 

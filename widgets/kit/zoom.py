@@ -1,7 +1,7 @@
 """One zoom factor for the whole UI (a talk on a projector wants everything bigger).
 
 set_zoom(f) clamps f to MIN_ZOOM..MAX_ZOOM, sets every font of the application to its size
-in points times f (widgets.theme.apply_fonts) and emits zoom_notifier().zoom_changed(f);
+in points times f (widgets.kit.theme.apply_fonts) and emits zoom_notifier().zoom_changed(f);
 plots follow through apply_plot_zoom(widget), which the window calls for the panel on
 screen. Sizes that a panel draws itself use pt(size) or the widget's font.
 """
@@ -20,7 +20,7 @@ _notifier = None
 
 class ZoomNotifier(QtCore.QObject):
     zoom_changed = QtCore.Signal(float)
-    theme_changed = QtCore.Signal(str)  # widgets.theme.set_theme: plots drawn before re-colour
+    theme_changed = QtCore.Signal(str)  # widgets.kit.theme.set_theme: plots drawn before re-colour
 
 
 def zoom_notifier() -> ZoomNotifier:
@@ -46,7 +46,7 @@ def set_zoom(factor: float) -> float:
     factor = round(clamp_zoom(factor), 3)
     changed, previous = factor != _zoom, _zoom
     _zoom = factor
-    from widgets.theme import apply_fonts
+    from widgets.kit.theme import apply_fonts
 
     # One repaint for the whole change, not one per font and plot that changes.
     app = QtWidgets.QApplication.instance()
@@ -81,7 +81,7 @@ def apply_plot_zoom(widget) -> None:
     """Scale the plots inside widget (axis ticks and labels, titles, legends, pens and
     markers) to the current zoom. Idempotent: the sizes at zoom 1 are remembered on each
     item the first time it is seen."""
-    from widgets.plot_zoom import scale_plots
+    from widgets.kit.plot_zoom import scale_plots
 
     scale_plots(widget, _zoom)
 

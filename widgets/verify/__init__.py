@@ -14,11 +14,11 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.verify import VerifyRow, verify_all
 from core.verify_state import VerifyState
-from widgets import i18n
-from widgets.jobs import BusyBadge, jobs
-from widgets.page import Reflow, min_chars, title_label
-from widgets.panels import PanelInfo
-from widgets.theme import COLORS
+from widgets.kit import i18n
+from widgets.kit.jobs import BusyBadge, jobs
+from widgets.kit.page import Reflow, min_chars, title_label
+from widgets.kit.panels import PanelInfo
+from widgets.kit.theme import COLORS
 
 COLUMNS = ("calculator", "book ref", "output", "book prints", "book value", "computed", "tolerance", "")
 RIGHT = (4, 5, 6)  # numbers

@@ -11,13 +11,13 @@ from PySide6 import QtCore, QtWidgets
 
 from core.request import figures
 from core.request.state import RequestState
-from widgets.binding import FigureBinding
-from widgets.calculator_card import CalculatorCard
-from widgets.page import StagedGrid, caption, column, marker_line, page_header, plot_text, scroll_page
-from widgets.panels import PanelInfo
-from widgets.plot_card import PlotCard
-from widgets.theme import LEGEND, brush, pen, span
-from widgets.timeline_player import TimelinePlayer
+from widgets.kit.binding import FigureBinding
+from widgets.kit.calculator_card import CalculatorCard
+from widgets.kit.page import StagedGrid, caption, column, marker_line, page_header, plot_text, scroll_page
+from widgets.kit.panels import PanelInfo
+from widgets.kit.plot_card import PlotCard
+from widgets.kit.theme import LEGEND, brush, pen, span
+from widgets.kit.timeline_player import TimelinePlayer
 
 _SEGMENT_COLOR = {"queue": "wait", "prepare": "tool", "prefill": "prefill", "thinking": "state", "decode": "decode"}
 _BRACKET_COLOR = {"ttft": "prefill", "t_request": "ink", "t_token": "decode"}

@@ -10,10 +10,10 @@ from PySide6 import QtCore, QtWidgets
 from core.format import full_value
 from core.registry import Calculator
 from core.state_model import CardModel
-from widgets.jobs import BusyBadge, jobs
-from widgets.page import Reflow, ReflowLayout
-from widgets.param_form import ParamForm, param_text
-from widgets.theme import ILLUSTRATIVE_TAG
+from widgets.kit.jobs import BusyBadge, jobs
+from widgets.kit.page import Reflow, ReflowLayout
+from widgets.kit.param_form import ParamForm, param_text
+from widgets.kit.theme import ILLUSTRATIVE_TAG
 
 
 STALE_OPACITY = 0.35  # outputs of an invalid form: visibly not the current answer
@@ -37,7 +37,7 @@ class OutputView(QtWidgets.QWidget):
                 continue
             name = QtWidgets.QLabel(out.name)
             name.setProperty("role", "caption")
-            name.setProperty("i18n_key", out.name)  # widgets/i18n: a readable label per language
+            name.setProperty("i18n_key", out.name)  # widgets/kit/i18n: a readable label per language
             name.setProperty("i18n_kind", "output")
             value = QtWidgets.QLabel("—")
             value.setProperty("role", "value")
@@ -161,7 +161,7 @@ class CalculatorCard(QtWidgets.QGroupBox):
     def _copy_command(self) -> None:
         """Copy the command of the values shown; an invalid form copies nothing and says so
         (the last valid command would not give what the form shows)."""
-        from widgets.toast import show_toast
+        from widgets.kit.toast import show_toast
 
         if self.model.errors:
             field, message = next(iter(self.model.errors.items()))

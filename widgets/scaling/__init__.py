@@ -10,13 +10,13 @@ from PySide6 import QtWidgets
 
 from core.scaling import figures
 from core.scaling.state import ScalingState
-from widgets.binding import FigureBinding
-from widgets.calculator_card import CalculatorCard
-from widgets.page import StagedGrid, column, marker_line, plot_text, scroll_page
-from widgets.panels import PanelInfo
-from widgets.plot_card import PlotCard
-from widgets.theme import SERIES, brush, pen
-from widgets.zoom import pt
+from widgets.kit.binding import FigureBinding
+from widgets.kit.calculator_card import CalculatorCard
+from widgets.kit.page import StagedGrid, column, marker_line, plot_text, scroll_page
+from widgets.kit.panels import PanelInfo
+from widgets.kit.plot_card import PlotCard
+from widgets.kit.theme import SERIES, brush, pen
+from widgets.kit.zoom import pt
 
 _N_COLORS = list(SERIES)  # model sizes small -> large: the theme's ordered ramp
 SMALL, LARGE = SERIES[1], SERIES[4]  # the small and the large model, on the same ramp

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6 import QtGui, QtWidgets
 
-from widgets.theme import COLORS, MEANINGS, THEMES
+from widgets.kit.theme import COLORS, MEANINGS, THEMES
 
 TICK_POINTS = 9.0      # axis tick labels at zoom 1
 LABEL_POINTS = 9.75    # axis labels, legends, titles at zoom 1

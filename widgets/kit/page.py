@@ -8,10 +8,10 @@ from PySide6 import QtCore, QtWidgets
 
 from typing import Iterable
 
-from widgets.reflow import (  # noqa: F401 - the kit's layout, importable from the kit too
+from widgets.kit.reflow import (  # noqa: F401 - the kit's layout, importable from the kit too
     PAGE_COLUMN_EM, Reflow, ReflowLayout, cap_to_view, fit_content_width, fixed_lines, fixed_text_width,
     follow_font, min_chars)
-from widgets.theme import COLORS, color, pen, span
+from widgets.kit.theme import COLORS, color, pen, span
 
 
 def scroll_page(owner: QtWidgets.QWidget, title: str) -> QtWidgets.QVBoxLayout:

@@ -2,7 +2,7 @@
 when the page is too narrow, so nothing scrolls sideways and no minimum grows the window),
 Reflow (a widget holding one), and sizes in font units that follow the zoom (min_chars,
 fixed_lines, fixed_text_width, follow_font, cap_to_view, fit_content_width).
-widgets.page re-exports all of it."""
+widgets.kit.page re-exports all of it."""
 from __future__ import annotations
 
 import shiboken6

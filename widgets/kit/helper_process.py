@@ -1,7 +1,7 @@
 """A job's computation in a helper process, so it never competes with the GUI thread for
 the interpreter lock.
 
-A job on the runner's worker thread (widgets/jobs.py) that runs pure Python for tens of ms
+A job on the runner's worker thread (widgets/kit/jobs.py) that runs pure Python for tens of ms
 holds the GIL between the GUI thread's many short calls into Python (each pyqtgraph paint
 calls back into Python hundreds of times, and each call waits for the lock): while the
 Voice panel's load slider was dragged, a replay beside it doubled the GUI's frame times

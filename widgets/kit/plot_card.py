@@ -1,5 +1,5 @@
 """A titled card around one pyqtgraph plot, with export to PNG, SVG, PDF and CSV (the ⤓ Export
-button and the plot's right-click menu; widgets/export.py does the writing).
+button and the plot's right-click menu; widgets/kit/export.py does the writing).
 
 Curves are created once through add_curve and updated with setData afterwards (STYLE.md §6).
 """
@@ -8,10 +8,10 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6 import QtWidgets
 
-from widgets.export import export_plot
-from widgets.export_menu import add_plot_menu, plot_export_menu
-from widgets.page import Reflow
-from widgets.theme import COLORS, ILLUSTRATIVE_TAG, setup_pyqtgraph
+from widgets.kit.export import export_plot
+from widgets.kit.export_menu import add_plot_menu, plot_export_menu
+from widgets.kit.page import Reflow
+from widgets.kit.theme import COLORS, ILLUSTRATIVE_TAG, setup_pyqtgraph
 
 
 class PlotCard(QtWidgets.QFrame):
@@ -67,5 +67,5 @@ class PlotCard(QtWidgets.QFrame):
 
     def export(self, path: str, fmt: str | None = None):
         """Write the plot (png, svg, pdf) or its data (csv) to path; fmt defaults to the
-        suffix. Atomic; raises widgets.export.ExportError with the reason."""
+        suffix. Atomic; raises widgets.kit.export.ExportError with the reason."""
         return export_plot(self, path, fmt)
