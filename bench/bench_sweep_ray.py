@@ -120,7 +120,7 @@ def million(repeats: int, requests: int = 1_000_000) -> dict:
     """One sweep point of a 1M-request trace, as a sweep worker runs it."""
     from serving_workloads import synthetic_trace
 
-    from lab.simulate import load_shared_trace, simulate_serving
+    from lab.cli.simulate import load_shared_trace, simulate_serving
 
     work = synthetic_trace(requests, seed=1)
     folder = tempfile.mkdtemp(prefix="bench-1m-")

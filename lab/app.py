@@ -77,9 +77,9 @@ def snapshot(panel: str, out: str, width: int, height: int, fmt: str | None = No
     from lab.export import snapshot_format
 
     fmt = snapshot_format(out, fmt)  # export: --format, else the suffix, else png; --out checked first
-    from lab.presentation import apply_look, forget_look, snapshot_zoom
+    from lab.talk.presentation import apply_look, forget_look, snapshot_zoom
 
-    zoom_factor = snapshot_zoom(zoom)  # zoom and theme (lab.presentation): checked before any work
+    zoom_factor = snapshot_zoom(zoom)  # zoom and theme (lab.talk.presentation): checked before any work
     app = application()
     apply_look(theme, zoom_factor)  # panels are built in these colours, at this zoom
     try:

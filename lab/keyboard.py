@@ -61,7 +61,7 @@ class PanelKeys(QtCore.QObject):
 
     def _enable(self, key: str) -> None:
         keys = self._keys.get(key, {})
-        # In presentation mode Esc leaves it (lab.presentation); the panel's Esc waits.
+        # In presentation mode Esc leaves it (lab.talk.presentation); the panel's Esc waits.
         taken = {"Esc"} if self.window.presentation_action.isChecked() else set()
         for sequence, shortcut in self._shortcuts.items():
             shortcut.setEnabled(sequence not in taken and (sequence in keys or sequence == SPACE))

@@ -23,7 +23,7 @@ from widgets.kit.timeline_player import TimelinePlayer
 
 # Window features, each a module with install(window) that adds its actions and keys:
 # zoom and presentation, sessions/undo/reset, talks, export, language.
-FEATURES = ("lab.presentation", "lab.session", "lab.talk", "lab.export", "lab.language")
+FEATURES = ("lab.talk.presentation", "lab.session", "lab.talk", "lab.export", "lab.language")
 
 
 class LoadingPage(QtWidgets.QWidget):

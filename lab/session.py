@@ -149,7 +149,8 @@ def _zoom() -> float:
 def _apply_look(window, data: dict) -> None:
     """Zoom, theme and language through their owners' functions (the user's choice now,
     as if made in the View menu, where the owner offers that)."""
-    from lab import language, presentation
+    from lab import language
+    from lab.talk import presentation
     from widgets.kit import theme, zoom
 
     # Each restyles or retranslates the whole window: only when it changes.

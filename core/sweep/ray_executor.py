@@ -74,7 +74,7 @@ def run_point(evaluate: Evaluate, box, payload: dict) -> dict:
 
 def code_folders() -> list[str]:
     """The folders of the packages a sweep point runs: core only (the evaluator is
-    core.sweep.serving's; it was lab/sweep.py's, which also shipped lab)."""
+    core.sweep.serving's; it was lab/cli/sweep.py's, which also shipped lab)."""
     import importlib.util
 
     folders = []

@@ -4,7 +4,7 @@
     summary = run_sweep(spec, out_dir, make_executor("local", workers=2), on_row=..., progress=...)
 
 The kind of simulation (its keys, how a point is resolved and evaluated) is looked up by
-name: KINDS maps "serving" to core.sweep.serving's SERVING (it was lab/sweep.py's; it moved to
+name: KINDS maps "serving" to core.sweep.serving's SERVING (it was lab/cli/sweep.py's; it moved to
 core, so the Plan panel and the CLI share one evaluator and core needs no lab). The
 worker processes import it by name too when they unpickle the evaluate function.
 

@@ -1,5 +1,5 @@
 """The serving kind of core.sweep (SERVING: its keys, how a point resolves, the point
-evaluator), moved here from lab/sweep.py, which keeps the command (`lab sweep serving`).
+evaluator), moved here from lab/cli/sweep.py, which keeps the command (`lab sweep serving`).
 A point is exactly `lab simulate serving` for its keys (core.serving.headless.serving_report,
 the trace read once and shared); its row is that report flattened plus the sweep's columns:
   point, setting, seed          the point's key, its setting's key (no seed), the seed

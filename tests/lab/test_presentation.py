@@ -1,4 +1,4 @@
-"""Zoom, presentation mode, themes and the keyboard model in the window (lab.presentation,
+"""Zoom, presentation mode, themes and the keyboard model in the window (lab.talk.presentation,
 lab.keyboard): every font on every panel follows the zoom; F11 gives the figure the screen
 and Esc gives it back; a theme re-colours plots; a panel's keys work without a click."""
 import pyqtgraph as pg
@@ -6,7 +6,7 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.registry import ParamError
-from lab import presentation
+from lab.talk import presentation
 from lab.main_window import MainWindow
 from lab.settings import Settings
 from widgets.kit import theme, zoom

@@ -1,7 +1,7 @@
 """A model that does not fit on the card: the replay says so (a real engine would not start)."""
 from pathlib import Path
 
-from lab.simulate import simulate
+from lab.cli.simulate import simulate
 
 CONFIGS = Path(__file__).resolve().parents[1] / "data" / "model_configs"
 SMALL = {"durations_s": "30", "rates_per_s": "1", "shares_long_input": "0.5"}

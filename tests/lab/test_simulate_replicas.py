@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from core.registry import ParamError
-from lab.simulate import load_shared_trace, simulate, simulate_serving
+from lab.cli.simulate import load_shared_trace, simulate, simulate_serving
 
 SESSIONS = "examples/sessions.jsonl"
 TRACES = Path(__file__).resolve().parents[1] / "data" / "traces"

@@ -10,7 +10,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.talk import STATE_MODELS, load_talk
 from lab.cli import main
-from lab.presenter import PresenterView
+from lab.talk.presenter import PresenterView
 from widgets.kit.plot_card import PlotCard
 from lab.talk import open_talk, read_talk, scene_window
 

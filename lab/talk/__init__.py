@@ -18,7 +18,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.registry import ParamError
 from core.talk import Scene, Talk, load_talk
-from lab.presenter import BlankScreen, PresenterView, TalkBar
+from lab.talk.presenter import BlankScreen, PresenterView, TalkBar
 from widgets.kit import zoom as ui_zoom
 
 Key = QtCore.Qt.Key
@@ -123,7 +123,7 @@ class TalkController(QtCore.QObject):
         self.autoplay = True  # start a scene's ▶ on entry if it asks
         self._ready_index = -1
         self._audio_started = False
-        from lab.scene_page import ScenePage  # panels' widget classes: loaded with the talk
+        from lab.talk.scene_page import ScenePage  # panels' widget classes: loaded with the talk
 
         self.page = ScenePage(self)  # where the scene sits on its panel's page, its ▶
         self.bar = TalkBar()

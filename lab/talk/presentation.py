@@ -190,7 +190,7 @@ def snapshot_zoom(text: str | None) -> float | None:
     """`lab snapshot --zoom Z`: Z as a number in 0.5..3, else ParamError naming --zoom."""
     if text is None:
         return None
-    from lab.cli_parser import input_error
+    from lab.cli.parser import input_error
 
     try:
         value = float(text)

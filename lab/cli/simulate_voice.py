@@ -24,7 +24,7 @@ FORMATS = ("text", "json")
 def add_parser(sub, kind: str = "voice") -> None:
     """The `lab simulate voice` sub-command, its options generated from core.voice.PARAMS."""
     from core.voice import PARAMS
-    from lab.cli_parser import _ARGS, _SUFFIXES, _add_params, _Formatter, _help_text, _wrapped
+    from lab.cli.parser import _ARGS, _SUFFIXES, _add_params, _Formatter, _help_text, _wrapped
 
     keys = ", ".join(summary_keys())
     p = sub.add_parser(kind, prog=f"lab simulate {kind}", help=_help_text(ABOUT),

@@ -42,7 +42,7 @@ def _usage_error(message: str, prog: str):
         field, got, listed = choice.groups()
         noun, valid = _CHOICES.get(field, ("value", None))
         if field == "KIND":
-            from lab.simulate import KINDS
+            from lab.cli.simulate import KINDS
 
             valid = ", ".join(KINDS)
         return input_error(field, f"no {noun} {got}; valid: {valid or listed.replace(chr(39), '')}")
@@ -152,11 +152,11 @@ def _simulate_parsers(sub) -> None:
     from core.registry import get
     from core.serving.simulate_keys import TEXT_KEYS
     from core.serving.vllm_metrics import NAMES
-    from lab.simulate import KINDS, OUTPUT_FORMATS, TRACE_HELP, extra_params
+    from lab.cli.simulate import KINDS, OUTPUT_FORMATS, TRACE_HELP, extra_params
 
     for kind, (calc_name, about) in KINDS.items():
         if calc_name is None:  # a simulation with its own keys (voice)
-            from lab.simulate_voice import add_parser
+            from lab.cli.simulate_voice import add_parser
 
             add_parser(sub, kind)
             continue
@@ -219,7 +219,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     kinds = p_sim.add_subparsers(dest="kind", metavar="KIND", required=True)
     if command == "simulate":
         _simulate_parsers(kinds)
-    from lab.sweep import add_parser as add_sweep_parser
+    from lab.cli.sweep import add_parser as add_sweep_parser
 
     add_sweep_parser(sub, _Formatter)
     p_snap = sub.add_parser("snapshot", help="render a panel offscreen to a PNG, SVG or PDF",

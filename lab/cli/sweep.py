@@ -18,7 +18,7 @@ ENGINE_HELP = "local: a process pool on this machine (default); ray: Ray tasks o
 
 # -- the command -------------------------------------------------------------------------
 def add_parser(sub, formatter) -> None:
-    """`lab sweep KIND ...` in lab's one argparse tree (lab/cli_parser.py calls this)."""
+    """`lab sweep KIND ...` in lab's one argparse tree (lab/cli/parser.py calls this)."""
     from core.sweep.run import KINDS
 
     p = sub.add_parser("sweep", help="many replays on a process pool or a Ray cluster: lab sweep serving KEY=v1,v2 ...",

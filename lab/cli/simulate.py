@@ -1,5 +1,5 @@
 """`lab simulate serving [key=value | --key value ...] [--json | --format text|json|aiperf] [--out DIR]`:
-the serving replay, headless. The command line itself is lab/cli.py's (one parser for every
+the serving replay, headless. The command line itself is lab/cli/'s (one parser for every
 command); this module runs the simulation and reports it.
 
 Keys are serving.replay's parameters (see `lab simulate serving --help`), plus
@@ -16,7 +16,7 @@ replicas, router, price_per_card_hour (hardware= sets it from the card; price_so
 where it is from), cost_per_hour, cost_per_million_output_tokens, and with replicas > 1
 per_replica rows (core/serving/replicas.py; KV fractions of the merged run are of the
 pooled KV of all replicas). --out DIR writes requests.csv, series.csv,
-preemptions.csv and summary.json (lab/simulate_files.py); --format aiperf also
+preemptions.csv and summary.json (lab/cli/simulate_files.py); --format aiperf also
 profile_export.jsonl there, or prints its records to stdout without --out. Bad input
 raises ParamError naming the field and its valid range. The report itself is built in
 core/serving/headless.py (moved there from here, with load_shared_trace, re-exported here);
@@ -38,7 +38,7 @@ __all__ = ["KINDS", "OUTPUT_FORMATS", "PERCENTILE_LABELS", "TRACE_HELP", "extra_
 KINDS = {"serving": ("serving.replay", "the serving replay: the book's 480 requests through a vLLM-like engine "
                                        "(or a trace), with TTFT, request time and KV use"),
          "voice": (None, "voice-agent turns on one clock through the loaded serving engine and the jitter buffer "
-                         "(lab/simulate_voice.py)")}
+                         "(lab/cli/simulate_voice.py)")}
 TRACE_HELP = ("replay a trace file instead of the windows (the windows' parameters then do not apply): "
               "CSV or JSONL with arrival_s, input_tokens, output_tokens, or a public trace as it ships "
               "(Azure, BurstGPT, Mooncake, Vidur, vllm bench --save-result; see format=)")
@@ -54,8 +54,8 @@ def extra_params(kind: str) -> tuple:
 def simulate(kind: str, raw: dict[str, str], out: str | None = None, fmt: str = "text") -> tuple[dict, str]:
     """Run simulation `kind` (a key of KINDS) on text parameters: (report, what to print
     for fmt: the text report, or for aiperf without `out` the JSONL records)."""
-    if kind == "voice":  # its own keys and report (lab/simulate_voice.py)
-        from lab.simulate_voice import simulate_voice_report
+    if kind == "voice":  # its own keys and report (lab/cli/simulate_voice.py)
+        from lab.cli.simulate_voice import simulate_voice_report
 
         return simulate_voice_report(raw, out, fmt)
     if fmt not in OUTPUT_FORMATS:
@@ -67,7 +67,7 @@ def simulate(kind: str, raw: dict[str, str], out: str | None = None, fmt: str = 
     if fmt == "json":
         return report, json.dumps(report, ensure_ascii=False)
     if fmt == "aiperf" and out is None:
-        from lab.simulate_files import aiperf_lines
+        from lab.cli.simulate_files import aiperf_lines
 
         return report, aiperf_lines(*run).rstrip("\n")
     return report, report_text(report)
@@ -112,7 +112,7 @@ def simulate_serving(raw: dict[str, str], out: str | None = None, aiperf: bool =
 
     report, (result, work) = serving_report(raw, workload=workload, progress=_Progress.for_terminal)
     if out is not None:
-        from lab.simulate_files import write_all
+        from lab.cli.simulate_files import write_all
 
         report["out"] = str(Path(out))
         report["files"] = write_all(Path(out), result, work, report, aiperf=aiperf)

@@ -18,7 +18,7 @@ import os
 import sys
 from typing import Any, Sequence
 
-from lab.cli_parser import COMMANDS, build_parser, input_error, parameter_values
+from lab.cli.parser import COMMANDS, build_parser, input_error, parameter_values
 
 EXIT_OK = 0
 EXIT_MISMATCH = 1
@@ -185,7 +185,7 @@ def cmd_snapshot(panel: str | None, out: str | None, size: str, list_only: bool,
 
 
 def cmd_simulate(kind: str, values: dict[str, str], out: str | None, as_json: bool, fmt: str | None = None) -> int:
-    from lab.simulate import simulate
+    from lab.cli.simulate import simulate
 
     if as_json and fmt not in (None, "json"):
         raise input_error("--format", f"got {fmt!r} with --json; valid: one of them (--json is --format json)")
@@ -228,7 +228,7 @@ def _run(argv: list[str]) -> int:
         if command == "talk":
             return cmd_talk(args.file)
         if command == "sweep":
-            from lab.sweep import cmd_sweep
+            from lab.cli.sweep import cmd_sweep
 
             return cmd_sweep(args.kind, parameter_values(args, extras), args.out, args.engine, args.workers,
                              args.address, args.json, args.force)
