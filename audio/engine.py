@@ -15,8 +15,9 @@ from __future__ import annotations
 import gc
 import threading
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -54,7 +55,7 @@ class StreamPlan:
     release_s: float
 
     @classmethod
-    def build(cls, inputs: Inputs, rate_hz: int) -> "StreamPlan":
+    def build(cls, inputs: Inputs, rate_hz: int) -> StreamPlan:
         tl = stream_timeline(inputs)
         samples = rate_hz * tl.chunk_s
         if abs(samples - round(samples)) > 1e-6:

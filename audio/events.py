@@ -44,12 +44,12 @@ class Events:
     def __len__(self) -> int:
         return int(self.kind.size)
 
-    def of(self, kind: int) -> "Events":
+    def of(self, kind: int) -> Events:
         m = self.kind == kind
         return Events(self.kind[m], self.chunk[m], self.t[m], self.value[m])
 
     @staticmethod
-    def concat(parts: list["Events"]) -> "Events":
+    def concat(parts: list[Events]) -> Events:
         if not parts:
             return Events(np.empty(0, np.int8), np.empty(0, np.int32), np.empty(0), np.empty(0))
         order_t = np.concatenate([p.t for p in parts])

@@ -9,7 +9,7 @@ time it actually happened.
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from audio.events import BACKEND_STOP, COMMAND, INTERRUPT, RELEASE, EventRing
 from audio.sinks import realtime_thread

@@ -25,14 +25,15 @@ from __future__ import annotations
 import gc
 import threading
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
 from audio import events as ev
-from audio.events import Events
 from audio.engine import start_stream
+from audio.events import Events
 from audio.interrupt import InterruptController
 from audio.network import NetworkStage
 from audio.playout import Playout

@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchstats import stats  # noqa: E402
+from benchstats import stats
 
 REPEATS = 7
 
@@ -35,8 +35,8 @@ def _timed(fn, repeats: int = REPEATS) -> list[float]:
 
 
 def main() -> None:
-    from core.agents import trajectory as at
     from core.agents import replay as ar
+    from core.agents import trajectory as at
 
     folder = tempfile.mkdtemp(prefix="lab-bench-agents-")
     rows = "".join(f"{i},{1000 + i},{1000 + i - 16},50,1.0,0.1\n" for i in range(at.MAX_ROUNDS))

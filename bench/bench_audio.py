@@ -34,12 +34,13 @@ import numpy as np
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from audio.engine import StreamEngine  # noqa: E402
-from audio.sinks import DeviceSink  # noqa: E402
-from core.audio.timing import TIMELINE  # noqa: E402
-from functools import partial  # noqa: E402
+from functools import partial
 
-from benchstats import stats as summary  # noqa: E402
+from benchstats import stats as summary
+
+from audio.engine import StreamEngine
+from audio.sinks import DeviceSink
+from core.audio.timing import TIMELINE
 
 stats = partial(summary, runs=True)  # median/min/max, target flags
 

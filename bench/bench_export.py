@@ -16,7 +16,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchstats import stats  # noqa: E402
+from benchstats import stats
 
 REPEATS = 7
 GUI_WORK_TARGET_MS = 30.0

@@ -14,9 +14,9 @@ import statistics
 import subprocess
 import sys
 import time
-from functools import partial  # noqa: E402
+from functools import partial
 
-from benchstats import stats as summary  # noqa: E402
+from benchstats import stats as summary
 
 stats = partial(summary, digits=2)  # median/min/max, target flags
 

@@ -20,10 +20,10 @@ import os
 import statistics
 import sys
 import time
+from functools import partial
 from pathlib import Path
-from functools import partial  # noqa: E402
 
-from benchstats import stats as summary  # noqa: E402
+from benchstats import stats as summary
 
 stats = partial(summary, digits=6)  # median/min/max, target flags
 

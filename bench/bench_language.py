@@ -12,7 +12,7 @@ import time
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench.benchstats import stats  # noqa: E402
+from bench.benchstats import stats
 
 RUNS = 7
 SWITCH_TARGET_MS = 150  # a switch is one click: it must feel immediate

@@ -28,9 +28,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from functools import partial  # noqa: E402
+from functools import partial
 
-from benchstats import stats as summary  # noqa: E402
+from benchstats import stats as summary
 
 stats = partial(summary, digits=3)  # median/min/max, target flags
 

@@ -24,8 +24,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("LAB_SETTINGS_DIR", tempfile.mkdtemp(prefix="lab-bench-"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchstats import stats  # noqa: E402
-from PySide6 import QtCore, QtWidgets  # noqa: E402
+from benchstats import stats
+from PySide6 import QtCore, QtWidgets
 
 TALK = Path(__file__).resolve().parents[1] / "talks" / "chapter3.toml"
 TARGET_MS = 150.0
@@ -46,7 +46,7 @@ class PaintWatch(QtCore.QObject):
         super().__init__()
         self.window, self.paints = window, 0
 
-    def eventFilter(self, watched, event):  # noqa: N802
+    def eventFilter(self, watched, event):
         if event.type() == QtCore.QEvent.Type.Paint and isinstance(watched, QtWidgets.QWidget) \
                 and watched.window() is self.window:
             self.paints += 1

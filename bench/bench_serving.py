@@ -30,10 +30,8 @@ import sys
 import time
 
 import numpy as np
-from benchstats import stats as summary  # noqa: E402
-from serving_workloads import (azure_code_workload, mooncake_workload, sessions_workload,  # noqa: E402
-                               synthetic_trace)
-
+from benchstats import stats as summary
+from serving_workloads import azure_code_workload, mooncake_workload, sessions_workload, synthetic_trace
 
 
 def _stats(values, target=None, unit: str = "") -> dict:

@@ -23,7 +23,7 @@ import numpy as np
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from benchstats import stats  # noqa: E402
+from benchstats import stats
 
 AZURE = os.environ.get("LAB_AZURE_CODE", "/work/brief/traces/AzureLLMInferenceTrace_code.csv")
 GAP_TARGET_MS = 50.0

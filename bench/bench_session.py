@@ -26,7 +26,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("LAB_SETTINGS_DIR", tempfile.mkdtemp(prefix="lab-bench-"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchstats import stats  # noqa: E402
+from benchstats import stats
 
 ROUNDS = 15
 TARGET_MS = 30.0

@@ -21,13 +21,12 @@ import resource
 import socket
 import sys
 import tempfile
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchstats import stats  # noqa: E402
+from benchstats import stats
 
 WORKERS = 2
 EMPTY_POINTS = 200

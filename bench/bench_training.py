@@ -26,9 +26,8 @@ import time
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import numpy as np
+from benchstats import stats as summary
 from PySide6 import QtCore, QtWidgets
-from benchstats import stats as summary  # noqa: E402
-
 
 
 def _stats(values, target=None, unit: str = "") -> dict:
@@ -106,8 +105,8 @@ def _delete_now(app: QtWidgets.QApplication) -> None:
 
 
 def frames(app: QtWidgets.QApplication) -> dict:
-    from core.training.step import build_timeline, model_step
     from core.training.figures import timeline_figure
+    from core.training.step import build_timeline, model_step
     from widgets.kit.jobs import jobs
     from widgets.training import TrainingPanel
 
@@ -151,8 +150,9 @@ def frames(app: QtWidgets.QApplication) -> dict:
 
 def main() -> dict:
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
-    from widgets.kit.theme import STYLE_SHEET, setup_pyqtgraph
     from PySide6 import QtGui
+
+    from widgets.kit.theme import STYLE_SHEET, setup_pyqtgraph
 
     setup_pyqtgraph()
     app.setStyleSheet(STYLE_SHEET)

@@ -29,15 +29,14 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import numpy as np  # noqa: E402
-from PIL import Image  # noqa: E402
+import numpy as np
+from benchstats import stats as summary
+from PIL import Image
 
-from vision.grid import PatchGrid  # noqa: E402
-from vision.loading import load_full_rgb, load_image  # noqa: E402
-from vision.resize import ResizePolicy, patchify, resize_for_model, token_mosaic  # noqa: E402
-from vision.sample import write_photo  # noqa: E402
-from benchstats import stats as summary  # noqa: E402
-
+from vision.grid import PatchGrid
+from vision.loading import load_full_rgb, load_image
+from vision.resize import ResizePolicy, patchify, resize_for_model, token_mosaic
+from vision.sample import write_photo
 
 
 def _stats(values, target=None, unit: str = "") -> dict:

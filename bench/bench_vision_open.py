@@ -24,13 +24,13 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import numpy as np  # noqa: E402
-from PIL import Image  # noqa: E402
+import numpy as np
+from benchstats import stats
+from PIL import Image
 
-from benchstats import stats  # noqa: E402
-from core.cancel import NEVER  # noqa: E402
-from vision.loading import DEFAULT_MAX_PIXELS, LoadedImage, LoadOutcome, load_full_rgb, load_image  # noqa: E402
-from vision.sample import write_photo  # noqa: E402
+from core.cancel import NEVER
+from vision.loading import DEFAULT_MAX_PIXELS, LoadedImage, LoadOutcome, load_full_rgb, load_image
+from vision.sample import write_photo
 
 WIDTH, HEIGHT = 6000, 4000
 REPEATS = 5

@@ -28,8 +28,9 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.dirname(__file__))
 
-from benchstats import stats  # noqa: E402
-from core.voice import VoiceParams, simulate_voice  # noqa: E402
+from benchstats import stats
+
+from core.voice import VoiceParams, simulate_voice
 
 TARGET_S = 2.0
 

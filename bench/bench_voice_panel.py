@@ -27,7 +27,7 @@ import numpy as np
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchstats import stats  # noqa: E402
+from benchstats import stats
 
 FRAME_S = 0.016
 FRAME_TARGET_MS = 16.0

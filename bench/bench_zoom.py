@@ -20,7 +20,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("LAB_SETTINGS_DIR", tempfile.mkdtemp(prefix="bench-zoom-"))  # the user's zoom stays
 
-from benchstats import stats  # noqa: E402
+from benchstats import stats
 
 REPEAT = 9
 TARGET_MS = 150.0  # a zoom step should feel immediate, like a scene switch

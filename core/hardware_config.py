@@ -19,8 +19,8 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from core import catalog
 from core.model_config import looks_like_a_key

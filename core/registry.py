@@ -12,9 +12,10 @@ import math
 import os
 import pkgutil
 import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 from core.units import NumberError, format_value, parse_number, suffix_text
 
@@ -236,14 +237,14 @@ class Calculator:
         return {p.name: p.parse(p.default) for p in self.params}
 
     @cached_property
-    def default_inputs(self) -> "Inputs":
+    def default_inputs(self) -> Inputs:
         """The book's defaults, checked once (Inputs are frozen: one set serves every card)."""
         inputs, errors = self.resolve_all(None)
         if inputs is None:
             raise errors[0]
         return inputs
 
-    def resolve(self, overrides: Mapping[str, Any] | None = None) -> "Inputs":
+    def resolve(self, overrides: Mapping[str, Any] | None = None) -> Inputs:
         """Defaults updated with overrides (text or numbers): a checked, frozen value set.
 
         Inputs of this calculator come back as they are: they were checked when made.
@@ -254,7 +255,7 @@ class Calculator:
         return inputs
 
     def resolve_all(self, overrides: Mapping[str, Any] | None = None,
-                    base: "Inputs | None" = None) -> tuple["Inputs | None", list[ParamError]]:
+                    base: Inputs | None = None) -> tuple[Inputs | None, list[ParamError]]:
         """Like resolve, but every field's error at once (a form marks each bad field).
 
         base: checked inputs the overrides apply to (default: the book's defaults); only the

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 import traceback
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from core.registry import Calculator, Inputs, ParamError, get
 

@@ -20,8 +20,9 @@ import importlib
 import math
 import os
 import tomllib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from core.look import MAX_ZOOM, MIN_ZOOM
 from core.registry import ParamError

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6 import QtCore, QtWidgets
 
@@ -97,7 +97,7 @@ class Autosave(QtCore.QObject):
             self._open_path(self.path)
         self.timer.start()
 
-    def eventFilter(self, watched, event):  # noqa: N802
+    def eventFilter(self, watched, event):
         if watched is self.window and event.type() == QtCore.QEvent.Type.Close:
             self.finish_run()
         return False

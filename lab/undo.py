@@ -24,7 +24,8 @@ fills the stack and undoing an edit leaves the playback where it is.
 from __future__ import annotations
 
 import time
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -65,17 +66,17 @@ def overlay(state: dict[str, Any], values: dict[Key, Any]) -> dict[str, Any]:
 class EditCommand(QtGui.QUndoCommand):
     """One step on one panel: the values before and after, of what changed."""
 
-    def __init__(self, recorder: "UndoRecorder", key: str, before: dict[Key, Any], after: dict[Key, Any],
+    def __init__(self, recorder: UndoRecorder, key: str, before: dict[Key, Any], after: dict[Key, Any],
                  group: tuple | None):
         super().__init__(describe(key, after))
         self.recorder, self.key, self.before, self.after, self.group = recorder, key, before, after, group
         self.stamp = time.monotonic()  # of the latest change in this step
         self._done = True  # pushed after the edit happened: the first redo has nothing to do
 
-    def id(self) -> int:  # noqa: A003 - Qt's name
+    def id(self) -> int:
         return MERGE_ID if self.group is not None else -1
 
-    def mergeWith(self, other: QtGui.QUndoCommand) -> bool:  # noqa: N802
+    def mergeWith(self, other: QtGui.QUndoCommand) -> bool:
         if not (isinstance(other, EditCommand) and other.key == self.key and other.group == self.group):
             return False
         if self.group[0] != "drag" and other.stamp - self.stamp > MERGE_WINDOW_S:
@@ -159,7 +160,7 @@ class UndoRecorder(QtCore.QObject):
         self._flush_timer.stop()
         self._settle_timer.stop()
 
-    def eventFilter(self, watched, event):  # noqa: N802
+    def eventFilter(self, watched, event):
         if watched is self.window and event.type() == QtCore.QEvent.Type.Close:
             self.detach()
         return False
@@ -261,7 +262,7 @@ class UndoRecorder(QtCore.QObject):
         self._drag_slider = None
         self._drag += 1
 
-    def whole_panel_action(self) -> "_WholeAction":
+    def whole_panel_action(self) -> _WholeAction:
         """A context for a user action on a whole panel (Reset panel): one step, with the
         players' positions in it (undo puts ▶ back where it was)."""
         return _WholeAction(self)
@@ -278,7 +279,7 @@ class UndoRecorder(QtCore.QObject):
         if self.window.current_key() != key:
             self.window.show_panel(key)
 
-    def paused(self, keys: Iterable[str] | None = None) -> "_Pause":
+    def paused(self, keys: Iterable[str] | None = None) -> _Pause:
         """A context in which state changes are not recorded; the copies of keys' panels
         (default: all) are retaken after."""
         return _Pause(self, keys)
@@ -316,7 +317,7 @@ class _EditKeys(QtCore.QObject):
                 edit.installEventFilter(self)
                 edit.editingFinished.connect(lambda edit=edit: edit.setModified(False))
 
-    def eventFilter(self, watched, event):  # noqa: N802
+    def eventFilter(self, watched, event):
         if (event.type() == QtCore.QEvent.Type.ShortcutOverride and isinstance(watched, QtWidgets.QLineEdit)
                 and not watched.isModified()
                 and (event.matches(QtGui.QKeySequence.StandardKey.Undo)

@@ -20,17 +20,17 @@ from __future__ import annotations
 import math
 import os
 import stat as stat_mode
+from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 from PIL import Image
 
-from core.vision import calculator as vm
-from core.cancel import NEVER, CancelToken, Cancelled
+from core.cancel import NEVER, Cancelled, CancelToken
 from core.registry import ParamError
+from core.vision import calculator as vm
 
 SUPPORTED_FORMATS = ("PNG", "JPEG", "WEBP", "GIF", "BMP", "TIFF", "MPO")
 FILE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp", ".tif", ".tiff")

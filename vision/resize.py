@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image
 
-from core.vision import calculator as vm
 from core.registry import ParamError
+from core.vision import calculator as vm
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 Each function takes the card's checked inputs and the result computed from them."""
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 

@@ -2,12 +2,13 @@
 computed here from a card's checked inputs and result; the panel only draws."""
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
-from core.agents.trajectory import TRACES, load_trajectory, round_costs
 from core.agents.ced import ced_curve, goodput
+from core.agents.trajectory import TRACES, load_trajectory, round_costs
 
 Figure = dict[str, Any]
 LANE_Y = {"thinking_on": 1.0, "thinking_off": 0.0}  # 思考开启 above, 关闭 below

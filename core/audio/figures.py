@@ -12,8 +12,9 @@ x in milliseconds (what the axes show), y in chunks. Pure numpy; the panel only 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 

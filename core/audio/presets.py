@@ -7,7 +7,8 @@ parameters (chunk size, buffer, interrupt delays) keep what the user gave them.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from core.audio.timing import TIMELINE
 from core.registry import Inputs, ParamError

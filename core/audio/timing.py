@@ -20,13 +20,14 @@ from __future__ import annotations
 import math
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
-from core.request.metrics import nearest_rank
 from core.registry import BookRef, BookValue, Calculator, Output, Param, ParamError
+from core.request.metrics import nearest_rank
 from core.units import MS
 
 _EPS = 1e-9  # seconds; rounding guard for quantum boundaries (0.155 + 0.005 is 0.16000000000000003)

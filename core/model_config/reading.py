@@ -7,7 +7,8 @@ import json
 import math
 import os
 import stat
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from core.registry import ParamError
 
@@ -161,7 +162,7 @@ class Fields:
             out.append(item)
         return tuple(out)
 
-    def child(self, name: str) -> "Fields | None":
+    def child(self, name: str) -> Fields | None:
         """The nested object name (e.g. text_config), or None when absent."""
         value = self.data.get(name)
         if value is None:

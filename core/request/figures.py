@@ -5,15 +5,16 @@ Each function takes the card's checked inputs and the result computed from them.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
-from core.request import metrics
-from core.request import calculator as request
-from core.request import occupancy as state
 from core.format import format_value
+from core.request import calculator as request
+from core.request import metrics
+from core.request import occupancy as state
 from core.units import GiB, format_bytes, format_seconds
 
 MAX_OCCUPANCY_ARRIVALS = 5000  # keeps 图 3-3 cheap at any λ

@@ -2,13 +2,14 @@
 Each function takes the card's checked inputs and the result computed from them."""
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
-from core.scaling import calculator as scaling
 from core.catalog import hardware
 from core.format import format_value, significant
+from core.scaling import calculator as scaling
 
 FIT_LOG10_TOKENS = (7.6, 11.6)  # x range of 例题 3-5, log10 of D
 FIT_LOSS_RANGE = (2.0, 8.0)

@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from core.serving.vllm_metrics import duration_s
+
 SECONDS_PER_HOUR = 3600.0
 TOKENS_PER_MILLION = 1e6
 

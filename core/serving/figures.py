@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -23,9 +24,8 @@ from core.cancel import NEVER, CancelToken
 from core.format import format_count, format_seconds
 from core.registry import ParamError
 from core.serving import backlog as bl
-from core.serving import gantt
+from core.serving import gantt, vllm_metrics
 from core.serving import replay as rp
-from core.serving import vllm_metrics
 from core.serving import workload as wl
 from core.serving.engine import validate
 from core.serving.mix import classes_from, mix_rates

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from html import escape
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from core import catalog
 from core.format import format_bytes, format_flops

@@ -9,7 +9,8 @@ tokens had it), so its CDF is a weighted one; the measured gaps are a plain list
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 

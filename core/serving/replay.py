@@ -13,16 +13,15 @@ import numpy as np
 
 from core import catalog
 from core.cancel import NEVER, CancelToken
-from core.request.metrics import nearest_rank_value
 from core.registry import BookRef, BookValue, Calculator, Output, Param, ParamError
+from core.request.metrics import nearest_rank_value
 from core.serving import workload as wl
 from core.serving.decode_rate import decode_rate
 from core.serving.engine import EngineConfig, ReplayResult, replay, validate
 from core.serving.mix import class_params, classes_from
 from core.serving.replicas import MAX_REPLICAS, check_routed_work, replay_replicas
 from core.serving.routers import ROUTER_NOTES, ROUTERS
-from core.serving.step_cost import (BANDWIDTH_EFFICIENCY, PREFILL_MFU, STEP_OVERHEAD_S, StepCost,
-                                    default_token_budget)
+from core.serving.step_cost import BANDWIDTH_EFFICIENCY, PREFILL_MFU, STEP_OVERHEAD_S, StepCost, default_token_budget
 from core.units import GiB
 
 _HAS_PREFIX_CACHING = "prefix_caching" in getattr(EngineConfig, "__dataclass_fields__", {})

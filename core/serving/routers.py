@@ -15,9 +15,10 @@ quiet period. All rules are deterministic. No Qt here.
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from core.registry import ParamError
+
 ROUTERS = ("round_robin", "least_outstanding", "least_kv", "prefix_aware")
 ROUTER_NOTES = {
     "round_robin": "in turn, looking at nothing",

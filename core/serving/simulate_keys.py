@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable
 
 from core.registry import Param, ParamError, get
 from core.serving import replay as rp

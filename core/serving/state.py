@@ -26,7 +26,8 @@ chosen model; its config and the model picker are one (an edit of either moves b
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from core.registry import Param, ParamError
 from core.serving import backlog as bl

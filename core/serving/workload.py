@@ -7,8 +7,9 @@ share holds in every stretch of the window) or drawn at random with a seed.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 

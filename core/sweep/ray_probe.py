@@ -79,7 +79,7 @@ def _probe(scheme: str, host: str, port: int, timeout_s: float) -> str | None:
         sock = socket.create_connection((host, port), timeout=max(0.1, min(3.0, timeout_s / 2)))
     except socket.gaierror as err:
         return f"unknown host {host!r}: {err.strerror or err}"
-    except socket.timeout:
+    except TimeoutError:
         return "the connection timed out"
     except OSError as err:
         return err.strerror or str(err)
@@ -88,7 +88,7 @@ def _probe(scheme: str, host: str, port: int, timeout_s: float) -> str | None:
             return None  # Ray Client speaks its own protocol: ray.init checks it
         try:
             return _gcs_answers(sock, host, port, deadline)
-        except socket.timeout:
+        except TimeoutError:
             return f"connected, but no gRPC answer within {timeout_s:g} s"
         except OSError as err:
             return f"connected, then {err.strerror or err}"
@@ -137,7 +137,7 @@ def _read_exact(sock: socket.socket, n: int, deadline: float) -> bytes:
     while len(data) < n:
         left = deadline - time.monotonic()
         if left <= 0:
-            raise socket.timeout()
+            raise TimeoutError()
         sock.settimeout(left)
         chunk = sock.recv(n - len(data))
         if not chunk:

@@ -14,8 +14,9 @@ seen, so it is never a rate that failed.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from core.cancel import NEVER, CancelToken
 

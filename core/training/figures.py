@@ -9,15 +9,16 @@ prepared here, so a frame is a lookup (`frame_at(t)`, `status_at(mode, t)`).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
 from core import catalog
+from core.training import calculator as training
 from core.training import rl
 from core.training import step as train_step
-from core.training import calculator as training
 from core.training.step import BACKWARD, FORWARD, OPTIMIZER, STATE_KINDS, StepTimeline
 from core.units import GB, TFLOP, format_bytes, format_flops
 
@@ -39,7 +40,7 @@ class Bars:
     height: np.ndarray
 
     @staticmethod
-    def empty() -> "Bars":
+    def empty() -> Bars:
         z = np.zeros(0)
         return Bars(z, z, z, z)
 

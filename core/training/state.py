@@ -6,7 +6,8 @@ of `packing`, the rewards of `advantage`), so they need no state of their own.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from core.registry import ParamError
 from core.state_model import PanelModel

@@ -17,12 +17,13 @@ next files opened (MP). No players.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
-from core.vision import calculator as vm
 from core.registry import ParamError
 from core.state_model import PanelModel
+from core.vision import calculator as vm
 
 SAMPLE_SIDE = 640
 TABS = ("volumes", "compare", "generation")

@@ -7,9 +7,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # the monitor helper next to the tests
 
-from monitor import MonitorRecorder, monitor_source  # noqa: E402
+from monitor import MonitorRecorder, monitor_source
 
-from audio.sinks import DeviceSink, open_sink, output_devices  # noqa: E402
+from audio.sinks import DeviceSink, open_sink, output_devices
 
 
 def callback_lag(sink, since: int) -> float:

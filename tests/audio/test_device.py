@@ -9,12 +9,12 @@ import time
 
 import numpy as np
 import pytest
+from conftest import _device_skip_reason, callback_lag  # at import: later `conftest`s shadow the name
 
 from audio import events as ev
 from audio.engine import StreamEngine
 from audio.markers import MARKER_SLOTS, marker_runs, silent_gaps
 from audio.sinks import DeviceSink, VirtualSink
-from conftest import _device_skip_reason, callback_lag  # at import: later `conftest`s shadow the name
 
 pytestmark = pytest.mark.audio_device
 

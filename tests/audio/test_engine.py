@@ -3,13 +3,13 @@ import time
 
 import numpy as np
 import pytest
+from conftest import callback_lag
 
 from audio import events as ev
 from audio.engine import StreamEngine
 from audio.markers import MARKER_SLOTS, marker_runs
 from audio.sinks import VirtualSink, open_sink
 from audio.sources import ToneSource, WavSource
-from conftest import callback_lag
 from core.registry import ParamError
 
 

@@ -12,11 +12,11 @@ import time
 
 import numpy as np
 import pytest
+from conftest import callback_lag
 
 from audio import events as ev
 from audio.markers import MARKER_SLOTS, marker_runs
 from audio.voice_playback import start_turn, turn_audio
-from conftest import callback_lag
 
 pytestmark = pytest.mark.audio_device
 

@@ -18,11 +18,10 @@ from core.serving.engine import Engine, EngineConfig, replay, validate
 from core.serving.step_cost import StepCost
 from core.serving.workload import PrefixBlocks, Workload
 from core.units import GiB
-
 from tests.oracles.frozen_engine import replay as frozen_replay
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from serving_workloads import sessions_workload, synthetic_trace  # noqa: E402 - bench/ is not a package
+from serving_workloads import sessions_workload, synthetic_trace
 
 BLOCK_BYTES = 16 * StepCost().kv_bytes_per_token
 ARRAYS = ("arrival_s", "input_tokens", "output_tokens", "first_schedule_s", "first_token_s", "finish_s",

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from core.agents import figures as agents_figures
-from core.request import calculator as request
-from core.request import figures as request_figures
-from core.scaling import figures as scaling_figures
 from core.agents.state import AgentsState
 from core.registry import ParamError
+from core.request import calculator as request
+from core.request import figures as request_figures
 from core.request.state import RequestState
+from core.scaling import figures as scaling_figures
 from core.scaling.state import ScalingState
 
 STATES = (RequestState, AgentsState, ScalingState)

@@ -13,12 +13,11 @@ import pytest
 from core.registry import ParamError
 from core.serving.engine import EngineConfig, replay, validate
 from core.units import GiB
-
 from tests.core.test_engine_frozen import _queue_view, assert_identical, hash_id_workload
 from tests.oracles.frozen_engine import replay as frozen_replay
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from serving_workloads import sessions_workload  # noqa: E402 - bench/ is not a package
+from serving_workloads import sessions_workload
 
 
 def _tight(rng, work):

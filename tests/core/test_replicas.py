@@ -19,7 +19,7 @@ from core.serving.routers import ROUTERS, make_router
 from core.serving.workload import PrefixBlocks, Workload
 
 sys.path.insert(0, "bench")
-from serving_workloads import sessions_workload, synthetic_trace  # noqa: E402
+from serving_workloads import sessions_workload, synthetic_trace
 
 TRACES = Path(__file__).resolve().parents[1] / "data" / "traces"
 BOOK = rp.config_from(rp.REPLAY.resolve())

@@ -5,9 +5,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.request import cost
-from core.request import metrics
 from core.request import calculator as request
+from core.request import cost, metrics
 from core.request import occupancy as state
 from core.units import GiB
 

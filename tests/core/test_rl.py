@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 from core.registry import ParamError, get
-from core.training.rl import pipeline_schedule
 from core.training.model import shape
+from core.training.rl import pipeline_schedule
 from core.verify import verify_calculator
 
 

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from core.scaling import calculator as scaling
 from core.registry import ParamError
+from core.scaling import calculator as scaling
 
 
 def test_fit_uses_six_points_and_holds_two_out():

@@ -284,7 +284,7 @@ def test_a_request_larger_than_the_pool_is_refused_with_its_row(tmp_path):
 
 
 def test_engine_checks_cancel_inside_its_loop():
-    from core.cancel import CancelToken, Cancelled
+    from core.cancel import Cancelled, CancelToken
 
     class After(CancelToken):
         def __init__(self, n):

@@ -6,13 +6,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.cancel import CancelToken, Cancelled
+from core.cancel import Cancelled, CancelToken
 from core.registry import ParamError, get
 from core.serving import figures as F
-from core.serving import replay as rp
-from core.serving import traces
 from core.serving import overlay_figures as OV
-from core.serving import vllm_metrics
+from core.serving import replay as rp
+from core.serving import traces, vllm_metrics
 from core.serving.state import B_SHARES, ServingState
 from core.serving.trace_source import load, parse_trace_source, summary_text
 

@@ -1,7 +1,7 @@
 """core.sweep.search: bracketing then bisection to the stated tolerance."""
 import pytest
 
-from core.cancel import CancelToken, Cancelled
+from core.cancel import Cancelled, CancelToken
 from core.sweep.search import MAX_MULTIPLIER, max_multiplier
 
 

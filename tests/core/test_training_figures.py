@@ -4,11 +4,10 @@ import json
 import numpy as np
 import pytest
 
-from core.training import rl
-from core.training import step as train_step
-from core.training import calculator as training
-from core.training import figures
 from core.registry import ParamError
+from core.training import calculator as training
+from core.training import figures, rl
+from core.training import step as train_step
 from core.training.state import TrainingState
 from core.units import GB, TFLOP
 

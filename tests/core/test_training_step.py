@@ -79,7 +79,8 @@ def test_model_step_bad_input_names_field():
     assert err.value.param == "cards"
 
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.training.step import illustrative_timeline
 

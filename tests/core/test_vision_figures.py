@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from core.vision import figures as vf
-from core.vision import calculator as vm
 from core.registry import get
+from core.vision import calculator as vm
+from core.vision import figures as vf
 from core.vision.state import VisionState
 
 MIB = 2**20

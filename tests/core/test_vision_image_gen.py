@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from core.vision import image_gen
 from core.registry import ParamError, get
 from core.verify import verify_calculator
+from core.vision import image_gen
 
 
 def test_book_rows_pass():

@@ -3,9 +3,9 @@ import math
 
 import pytest
 
-from core.vision import calculator as vm
 from core.registry import ParamError, get, registry
 from core.verify import verify_calculator
+from core.vision import calculator as vm
 
 MIB = 1024 ** 2
 VISION_CALCS = ("vision.tokens", "vision.request", "vision.handoff", "vision.encode_flops", "vision.compare")

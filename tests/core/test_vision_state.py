@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from core.vision import calculator as vm
 from core.registry import ParamError
+from core.vision import calculator as vm
 from core.vision.state import SAMPLE, ImageEntry, VisionState
 
 

@@ -77,8 +77,8 @@ def test_the_latest_choice_wins_while_a_panel_is_loading(qtbot):
 
 
 def test_about_names_library_versions(qtbot):
-    import PySide6
     import pyqtgraph
+    import PySide6
 
     w = MainWindow()
     qtbot.addWidget(w)

@@ -6,9 +6,9 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.registry import ParamError
-from lab.talk import presentation
 from lab.main_window import MainWindow
 from lab.settings import Settings
+from lab.talk import presentation
 from widgets.kit import theme, zoom
 
 Key, Mod = QtCore.Qt.Key, QtCore.Qt.KeyboardModifier

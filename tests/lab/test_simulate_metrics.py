@@ -12,8 +12,7 @@ import pytest
 from core.serving import traces
 from core.serving.vllm_metrics import NAMES
 from core.serving.workload import Workload
-from lab.cli import simulate
-from lab.cli import main
+from lab.cli import main, simulate
 from lab.cli.simulate_files import REQUEST_COLUMNS
 
 SMALL = ["durations_s=10", "rates_per_s=2", "shares_long_input=0.5"]

@@ -187,10 +187,10 @@ def test_a_search_on_a_setting_the_replay_refuses_keeps_the_reason(tmp_path, cap
 def test_ctrl_c_keeps_finished_points_in_a_real_process(tmp_path, capsys):
     """SIGINT to a running `lab sweep` (waiting on its progress bar through a pseudo-terminal,
     not on a clock): exit 130, the finished points kept, a rerun computes only the rest."""
+    import fcntl
     import os
     import pty
     import re
-    import fcntl
     import select
     import signal
     import struct

@@ -15,13 +15,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # ray_fixtures next to this file, as tests/audio does
 
-from ray_fixtures import kill_when_marked, ray_cluster, stall_once  # noqa: E402,F401 (a fixture)
+from ray_fixtures import kill_when_marked, ray_cluster, stall_once  # noqa: F401 (a fixture)
 
-from core.cancel import CancelToken, Cancelled  # noqa: E402
-from core.registry import ParamError  # noqa: E402
-from core.sweep.executors import InProcess, make_executor  # noqa: E402
-from core.sweep.run import parse_sweep, payload, run_sweep, sweep_kind  # noqa: E402
-from lab.cli import main  # noqa: E402
+from core.cancel import CancelToken
+from core.registry import ParamError
+from core.sweep.executors import InProcess, make_executor
+from core.sweep.run import parse_sweep, payload, run_sweep, sweep_kind
+from lab.cli import main
 
 SMALL = ["durations_s=20", "rates_per_s=3", "shares_long_input=0.5"]
 GRID = SMALL + ["max_num_seqs=16,64", "token_budget=2048,8192", "slo_ttft_ms=5000"]

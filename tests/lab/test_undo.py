@@ -3,7 +3,6 @@ redo go through the state model and push nothing, playback never fills the stack
 import pytest
 
 
-
 def _steps(qtbot, window, count):
     """Wait until the stack holds count steps, all done (none left to redo)."""
     qtbot.waitUntil(lambda: window.undo_stack.count() == window.undo_stack.index() == count, timeout=5_000)

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from core.cancel import Cancelled, CancelToken
 from core.vision import calculator as vm
-from core.cancel import CancelToken, Cancelled
 from vision import loading
 from vision.loading import HARD_MAX_PIXELS, ImageLoadError, load_full_rgb, load_image, load_images
 

@@ -3,8 +3,8 @@ from pathlib import Path
 import pytest
 from PySide6 import QtWidgets
 
-from core.agents import trajectory as agents_trajectory
 from core.agents import calculator as agents
+from core.agents import trajectory as agents_trajectory
 from core.units import GiB
 from widgets.agents import AgentsPanel
 

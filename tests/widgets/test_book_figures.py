@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
+from core.registry import get
 from core.request import figures as request_figures
 from core.scaling import figures as scaling_figures
-from core.registry import get
 from core.serving import backlog as bl
 from core.serving import figures as F
 from core.verify import verify_calculator

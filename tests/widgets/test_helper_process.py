@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from core.cancel import CancelToken, Cancelled
+from core.cancel import Cancelled, CancelToken
 from core.voice import VoiceParams, simulate_voice
 from widgets.kit.helper_process import HelperProcess
 

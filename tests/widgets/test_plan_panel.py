@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import shiboken6
 import pytest
+import shiboken6
 from PySide6 import QtCore, QtWidgets
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lab"))  # the Ray head fixture lives there
-from ray_fixtures import ray_cluster  # noqa: E402,F401 (a fixture)
+from ray_fixtures import ray_cluster  # noqa: F401 (a fixture)
 
 from widgets.kit.jobs import jobs
 from widgets.plan import PlanPanel

@@ -4,14 +4,14 @@ import json
 import numpy as np
 import pytest
 
+from core.registry import ParamError
+from core.training import calculator as training
 from core.training import rl
 from core.training import step as train_step
-from core.training import calculator as training
-from core.registry import ParamError
 from core.training.state import TrainingState
 from core.units import GB
-from widgets.kit.panels import discover_panels
 from widgets.kit.jobs import jobs
+from widgets.kit.panels import discover_panels
 from widgets.training import PANEL, TrainingPanel
 
 
@@ -355,7 +355,7 @@ def test_a_frame_never_lays_out_the_page(panel, qtbot):
     class Counter(QtCore.QObject):
         count = 0
 
-        def eventFilter(self, obj, event):  # noqa: N802
+        def eventFilter(self, obj, event):
             if event.type() == QtCore.QEvent.Type.LayoutRequest:
                 Counter.count += 1
             return False

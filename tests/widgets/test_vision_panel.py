@@ -12,8 +12,8 @@ from PySide6 import QtCore
 
 import widgets.vision as vision_widgets
 import widgets.vision.loads as vision_loads
-from core.vision import calculator as vm
 from core.cancel import Cancelled
+from core.vision import calculator as vm
 from core.vision.state import ImageEntry, VisionState
 from widgets.kit.jobs import jobs
 from widgets.kit.panels import discover_panels

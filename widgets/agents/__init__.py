@@ -44,7 +44,7 @@ class AgentsPanel(ClassicSections, TrajectorySections, StructureSections, Figure
     def _connect(self) -> None:
         self.bind_figures({**self.classic_handlers(), **self.trajectory_handlers(), **self.structure_handlers()})
 
-    def closeEvent(self, event):  # noqa: N802
+    def closeEvent(self, event):
         self._grid.stop()
         self.unbind_figures()
         super().closeEvent(event)

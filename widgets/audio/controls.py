@@ -109,7 +109,7 @@ class Controls(QtWidgets.QWidget):
         if name in ("source", "device", "follow", "preset"):
             self._show_state()
 
-    def sizeHint(self):  # noqa: N802
+    def sizeHint(self):
         """As narrow as the controls can be: the width beside them goes to the live plots."""
         hint = super().sizeHint()
         return QtCore.QSize(max(self.minimumSizeHint().width(), self.minimumWidth()), hint.height())

@@ -4,7 +4,8 @@ figure is drawn only when the card has a result not drawn yet (a refused edit, o
 same result again, draws nothing)."""
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import shiboken6
 

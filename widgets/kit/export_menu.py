@@ -13,8 +13,16 @@ from pathlib import Path
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from widgets.kit.export import (FILTERS, PLOT_FORMATS, ExportError, check_target, encode, export_format, paint_plot,
-                            write_atomic)
+from widgets.kit.export import (
+    FILTERS,
+    PLOT_FORMATS,
+    ExportError,
+    check_target,
+    encode,
+    export_format,
+    paint_plot,
+    write_atomic,
+)
 from widgets.kit.jobs import jobs
 
 _last_folder = ""  # the folder of the last export, offered first next time

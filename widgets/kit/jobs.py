@@ -22,12 +22,13 @@ import sys
 import threading
 import time
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from core.cancel import CancelToken, Cancelled
+from core.cancel import Cancelled, CancelToken
 
 log = logging.getLogger("lab.jobs")
 
@@ -345,7 +346,7 @@ class BusyBadge(QtWidgets.QWidget):
         self._timer.stop()
         _disconnect(jobs().busy_changed, self._on_busy_changed)
 
-    def closeEvent(self, event):  # noqa: N802
+    def closeEvent(self, event):
         self.detach()
         super().closeEvent(event)
 

@@ -2,15 +2,23 @@
 legend, captions, columns of cards, and text labels placed inside plots."""
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pyqtgraph as pg
 import shiboken6
 from PySide6 import QtCore, QtWidgets
 
-from typing import Iterable
-
 from widgets.kit.reflow import (  # noqa: F401 - the kit's layout, importable from the kit too
-    PAGE_COLUMN_EM, Reflow, ReflowLayout, cap_to_view, fit_content_width, fixed_lines, fixed_text_width,
-    follow_font, min_chars)
+    PAGE_COLUMN_EM,
+    Reflow,
+    ReflowLayout,
+    cap_to_view,
+    fit_content_width,
+    fixed_lines,
+    fixed_text_width,
+    follow_font,
+    min_chars,
+)
 from widgets.kit.theme import COLORS, color, pen, span
 
 
@@ -27,7 +35,7 @@ def scroll_page(owner: QtWidgets.QWidget, title: str) -> QtWidgets.QVBoxLayout:
     return layout
 
 
-def two_column_grid(cells: list[QtWidgets.QWidget]) -> "ReflowLayout":
+def two_column_grid(cells: list[QtWidgets.QWidget]) -> ReflowLayout:
     """Cells left to right, two to a row, both columns equally wide; one column when the
     page is too narrow for two (see ReflowLayout)."""
     grid = ReflowLayout(columns=2, min_column_em=PAGE_COLUMN_EM)

@@ -17,8 +17,9 @@ import importlib
 import os
 import pkgutil
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from PySide6 import QtWidgets
 

@@ -4,12 +4,13 @@ shows what core says."""
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import shiboken6
 from PySide6 import QtCore, QtWidgets
 
-from core.registry import BookRef, Calculator, Param, ParamError
+from core.registry import BookRef, Calculator, Param
 from core.state_model import CardModel
 from widgets.kit.theme import ILLUSTRATIVE_TAG
 
@@ -59,7 +60,7 @@ class _NumberEdit(QtWidgets.QLineEdit):
         super().__init__(parent)
         self._whole = whole
 
-    def keyPressEvent(self, event):  # noqa: N802 (Qt naming)
+    def keyPressEvent(self, event):
         key = event.key()
         if key in (QtCore.Qt.Key.Key_Up, QtCore.Qt.Key.Key_Down):
             try:
@@ -240,7 +241,7 @@ class ParamForm(QtWidgets.QWidget):
                            MAX_INPUT_CHARS * metrics.averageCharWidth())
                 f.edit.setMinimumWidth(max(INPUT_CHARS * metrics.averageCharWidth(), text))
 
-    def changeEvent(self, event):  # noqa: N802
+    def changeEvent(self, event):
         if event.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.StyleChange):
             QtCore.QTimer.singleShot(0, self._align_labels)  # after the labels took the new font
         super().changeEvent(event)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
+
 class _FontSized(QtCore.QObject):
     """Runs size(widget) now and whenever the widget's font or style changes (the zoom):
     a size computed once in pixels would not follow."""
@@ -18,7 +19,7 @@ class _FontSized(QtCore.QObject):
         widget.installEventFilter(self)
         size(widget)
 
-    def eventFilter(self, watched, event):  # noqa: N802
+    def eventFilter(self, watched, event):
         if event.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.StyleChange,
                             QtCore.QEvent.Type.Polish):
             self._size(watched)
@@ -46,7 +47,7 @@ class _ViewCap(QtCore.QObject):
             least = max(self._widget.minimumHeight(), self._widget.minimumSizeHint().height())
             self._widget.setMaximumHeight(max(least, self._view.height() - self._margin))
 
-    def eventFilter(self, watched, event):  # noqa: N802
+    def eventFilter(self, watched, event):
         kind = event.type()
         if (watched is self._view and kind == QtCore.QEvent.Type.Resize) or (
                 watched is self._widget and kind == QtCore.QEvent.Type.LayoutRequest):
@@ -75,7 +76,7 @@ class _ContentWidth(QtCore.QObject):
             area.setMinimumWidth(area.widget().minimumSizeHint().width()
                                  + area.verticalScrollBar().sizeHint().width() + 2 * area.frameWidth())
 
-    def eventFilter(self, watched, event):  # noqa: N802
+    def eventFilter(self, watched, event):
         if event.type() in (QtCore.QEvent.Type.LayoutRequest, QtCore.QEvent.Type.FontChange):
             self._fit()
         return False
@@ -153,11 +154,11 @@ class ReflowLayout(QtWidgets.QLayout):
         self.setContentsMargins(0, 0, 0, 0)
 
     # ---- QLayout ------------------------------------------------------------------
-    def addItem(self, item: QtWidgets.QLayoutItem) -> None:  # noqa: N802
+    def addItem(self, item: QtWidgets.QLayoutItem) -> None:
         self._items.append(((len(self._items),), item))
         self.invalidate()
 
-    def addWidget(self, widget: QtWidgets.QWidget, row: int | None = None, column: int | None = None) -> None:  # noqa: N802
+    def addWidget(self, widget: QtWidgets.QWidget, row: int | None = None, column: int | None = None) -> None:
         """Append widget; with row and column, place it at that grid position instead."""
         self.addChildWidget(widget)
         key = (len(self._items),) if row is None else (row, column or 0)
@@ -168,10 +169,10 @@ class ReflowLayout(QtWidgets.QLayout):
     def count(self) -> int:
         return len(self._items)
 
-    def itemAt(self, index: int):  # noqa: N802
+    def itemAt(self, index: int):
         return self._items[index][1] if 0 <= index < len(self._items) else None
 
-    def takeAt(self, index: int):  # noqa: N802
+    def takeAt(self, index: int):
         if 0 <= index < len(self._items):
             item = self._items.pop(index)[1]
             self.invalidate()
@@ -182,18 +183,18 @@ class ReflowLayout(QtWidgets.QLayout):
         self._cache = {}
         super().invalidate()
 
-    def expandingDirections(self):  # noqa: N802
+    def expandingDirections(self):
         return QtCore.Qt.Orientation.Horizontal
 
-    def hasHeightForWidth(self) -> bool:  # noqa: N802
+    def hasHeightForWidth(self) -> bool:
         return self._hfw
 
-    def heightForWidth(self, width: int) -> int:  # noqa: N802
+    def heightForWidth(self, width: int) -> int:
         if width not in self._cache:
             self._cache[width] = self._arrange(QtCore.QRect(0, 0, width, 0), place=False)
         return self._cache[width]
 
-    def minimumSize(self) -> QtCore.QSize:  # noqa: N802
+    def minimumSize(self) -> QtCore.QSize:
         cells = self._cells()
         m = self.contentsMargins()
         width = max((item.minimumSize().width() for item in cells), default=0)
@@ -202,7 +203,7 @@ class ReflowLayout(QtWidgets.QLayout):
         height = max((item.minimumSize().height() for item in cells), default=0)
         return QtCore.QSize(width + m.left() + m.right(), height + m.top() + m.bottom())
 
-    def sizeHint(self) -> QtCore.QSize:  # noqa: N802
+    def sizeHint(self) -> QtCore.QSize:
         cells = self._cells()
         m = self.contentsMargins()
         columns = min(self._columns, max(len(cells), 1))
@@ -215,7 +216,7 @@ class ReflowLayout(QtWidgets.QLayout):
         laid_out = self.geometry().width()
         return QtCore.QSize(width, self.heightForWidth(laid_out if not self._hfw and laid_out > 0 else width))
 
-    def setGeometry(self, rect: QtCore.QRect) -> None:  # noqa: N802
+    def setGeometry(self, rect: QtCore.QRect) -> None:
         super().setGeometry(rect)
         self._arrange(rect, place=True)
         # The minimum height is the one of the arrangement at this width (stacked cells

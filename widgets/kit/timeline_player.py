@@ -147,11 +147,11 @@ class TimelinePlayer(QtWidgets.QWidget):
         else:
             label.setMinimumWidth(round(120 * scale))
 
-    def changeEvent(self, event):  # noqa: N802
+    def changeEvent(self, event):
         super().changeEvent(event)
         if event.type() == QtCore.QEvent.Type.FontChange:  # the zoom changed: keep its proportions
             self._fit_to_font()
 
-    def closeEvent(self, event):  # noqa: N802
+    def closeEvent(self, event):
         self._timer.stop()
         super().closeEvent(event)

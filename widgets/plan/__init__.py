@@ -220,14 +220,14 @@ class PlanPanel(QtWidgets.QWidget):
             self.results.setMinimumHeight(0)
             self.results.setMaximumHeight(WIDGET_SIZE_MAX)
 
-    def eventFilter(self, watched, event):  # noqa: N802
+    def eventFilter(self, watched, event):
         if event.type() == QtCore.QEvent.Type.Resize and self._scroll is not None \
                 and watched is self._scroll.viewport():
             QtCore.QTimer.singleShot(0, self._fill_height)  # once the page has laid out at this width
         return False
 
     # ---- Qt ------------------------------------------------------------------------------
-    def showEvent(self, event):  # noqa: N802
+    def showEvent(self, event):
         super().showEvent(event)
         if self._settings is None and getattr(self.window(), "settings", None) is not None:
             self._settings = self.window().settings
@@ -236,7 +236,7 @@ class PlanPanel(QtWidgets.QWidget):
             self._started_once = True
             self.run(FIRST_ENGINE)
 
-    def closeEvent(self, event):  # noqa: N802
+    def closeEvent(self, event):
         self._redraw.stop()
         self.runner.close()
         self.form.unbind_state()

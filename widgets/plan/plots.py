@@ -10,9 +10,9 @@ import pyqtgraph as pg
 from PySide6 import QtCore
 
 from widgets.agents.kit import still_plot
-from widgets.plan import figures as F
 from widgets.kit.page import marker_line, plot_text
 from widgets.kit.theme import brush, pen
+from widgets.plan import figures as F
 
 
 def _dots(card, key: str, kind: str, size: float, alpha: int = 200) -> pg.PlotDataItem:

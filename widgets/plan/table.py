@@ -7,8 +7,8 @@ from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from widgets.plan import figures as F
 from widgets.kit.theme import COLORS
+from widgets.plan import figures as F
 
 # (column keys, header, scale): the metrics after the swept knobs, few and short, so the
 # table fits its column without scrolling sideways (every metric is in results.csv).
@@ -59,10 +59,10 @@ class RowsModel(QtCore.QAbstractTableModel):
             value = F.number(value) * scale
         return F.cell_text(value)
 
-    def rowCount(self, parent=QtCore.QModelIndex()) -> int:  # noqa: N802
+    def rowCount(self, parent=QtCore.QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent=QtCore.QModelIndex()) -> int:  # noqa: N802
+    def columnCount(self, parent=QtCore.QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._columns)
 
     def data(self, index: QtCore.QModelIndex, role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
@@ -86,7 +86,7 @@ class RowsModel(QtCore.QAbstractTableModel):
             return f"{self.cell(r, c)}{mark}: double-click to open this point in Serving"
         return None
 
-    def headerData(self, section: int, orientation, role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+    def headerData(self, section: int, orientation, role: int = QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
         if role == QtCore.Qt.ItemDataRole.DisplayRole and orientation == QtCore.Qt.Orientation.Horizontal:
             return self._columns[section][1]
         if role == QtCore.Qt.ItemDataRole.ToolTipRole and orientation == QtCore.Qt.Orientation.Horizontal:

@@ -338,7 +338,7 @@ class RequestPanel(FigureBinding, QtWidgets.QWidget):
             del blocker
         self.state.card("timeline").update({"queue_s": round(max(high, 0.0), 3)})
 
-    def closeEvent(self, event):  # noqa: N802
+    def closeEvent(self, event):
         self._grid.stop()
         if self._grid.done:
             self.step_player.pause()

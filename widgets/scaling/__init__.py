@@ -184,7 +184,7 @@ class ScalingPanel(FigureBinding, QtWidgets.QWidget):
         self.a100_ratio.setPos(*fig["ratio_pos"])
         self.a100_plot.plot.setYRange(*fig["y_range"], padding=0)
 
-    def closeEvent(self, event):  # noqa: N802
+    def closeEvent(self, event):
         self._grid.stop()
         self.unbind_figures()
         super().closeEvent(event)

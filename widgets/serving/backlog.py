@@ -13,8 +13,8 @@ from core.serving.state import ServingState
 from widgets.kit.calculator_card import CalculatorCard
 from widgets.kit.page import plot_text
 from widgets.kit.plot_card import PlotCard
-from widgets.serving.replay_plots import narrow_header
 from widgets.kit.theme import color, pen
+from widgets.serving.replay_plots import narrow_header
 
 # The presets ①-④ are an ordered series, not phases: the theme's ramp (prefill/decode keep their meaning).
 PRESET_COLORS = {"uniform": "series1", "shift": "series3", "burst_2cards": "series5", "burst_3cards": "series6"}

@@ -9,8 +9,8 @@ import pyqtgraph as pg
 from core.serving import figures as F
 from widgets.kit.page import plot_text
 from widgets.kit.plot_card import PlotCard
-from widgets.serving.replay_plots import narrow_header
 from widgets.kit.theme import brush, pen
+from widgets.serving.replay_plots import narrow_header
 
 
 class BannerSection(PlotCard):

@@ -71,7 +71,7 @@ class MetricsSection(QtWidgets.QWidget):
             height = t.horizontalHeader().sizeHint().height() + sum(t.rowHeight(r) for r in range(t.rowCount()))
             t.setFixedHeight(height + 2 * t.frameWidth() + 2)
 
-    def changeEvent(self, event):  # noqa: N802
+    def changeEvent(self, event):
         if event.type() == QtCore.QEvent.Type.FontChange:
             QtCore.QTimer.singleShot(0, self._fit_table)
         super().changeEvent(event)

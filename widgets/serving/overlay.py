@@ -10,9 +10,9 @@ from core.serving import overlay_figures
 from widgets.kit.jobs import jobs
 from widgets.kit.page import ReflowLayout, fixed_lines
 from widgets.kit.plot_card import PlotCard
+from widgets.kit.theme import pen
 from widgets.serving.replay_plots import narrow_header
 from widgets.serving.trace_source import in_language
-from widgets.kit.theme import pen
 
 PANELS = (("ttft", "TTFT 分布:实测 vs 模拟 · TTFT: measured vs simulated", "TTFT"),
           ("itl", "ITL(token 间隔)分布:实测 vs 模拟 · ITL: measured vs simulated", "ITL"))

@@ -10,8 +10,8 @@ import pyqtgraph as pg
 from PySide6 import QtWidgets
 
 from widgets.kit.plot_card import PlotCard
-from widgets.serving.replay_plots import narrow_header
 from widgets.kit.theme import pen
+from widgets.serving.replay_plots import narrow_header
 
 MAX_SHOWN = 8
 PLOT_HEIGHT = 90

@@ -181,7 +181,7 @@ class TraceSourceSection(QtWidgets.QWidget):
         widget.setAcceptDrops(True)
         widget.installEventFilter(self)
 
-    def eventFilter(self, watched, event):  # noqa: N802
+    def eventFilter(self, watched, event):
         kind = event.type()
         if kind in (QtCore.QEvent.Type.DragEnter, QtCore.QEvent.Type.DragMove, QtCore.QEvent.Type.Drop):
             path = dropped_path(event.mimeData())

@@ -27,7 +27,7 @@ from widgets.training.kit import Section
 from widgets.training.memory import KIND_COLORS
 from widgets.training.pipeline import PipelineSection
 from widgets.training.rl import AdvantageSection, CycleSection, LossSection
-from widgets.training.step import StepSection, StateSection
+from widgets.training.step import StateSection, StepSection
 
 TAB_TITLES = {"step": "训练一步 · step && memory", "flops": "运算量与 token · FLOPs, packing, labels",
               "rl": "强化学习 · RL cycle"}

@@ -2,7 +2,8 @@
 re-lays out the page, and the Section protocol the panel builds step by step."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyqtgraph as pg
@@ -74,7 +75,7 @@ class CachedLayer(pg.GraphicsObject):
         self._rect = None
         self.update()
 
-    def viewTransformChanged(self):  # noqa: N802 - pyqtgraph's hook
+    def viewTransformChanged(self):
         self.prepareGeometryChange()
         self._rect = None  # pens are sized in pixels
 
@@ -189,7 +190,7 @@ class Readout(QtWidgets.QWidget):
     def text(self) -> str:
         return self._text
 
-    def changeEvent(self, event):  # noqa: N802
+    def changeEvent(self, event):
         super().changeEvent(event)
         if event.type() == QtCore.QEvent.Type.FontChange:  # the zoom changed: text and strip grow
             self._doc.setDefaultFont(self.font())
@@ -199,7 +200,7 @@ class Readout(QtWidgets.QWidget):
     def _on_language_changed(self, _lang: str) -> None:
         self.setText(self._source)
 
-    def setText(self, text: str) -> None:  # noqa: N802 - QLabel's name, so it reads the same
+    def setText(self, text: str) -> None:
         self._source = text
         text = i18n.tr(text)
         if text != self._text:
@@ -208,7 +209,7 @@ class Readout(QtWidgets.QWidget):
             self._doc.setHtml(text)
             self.update()
 
-    def paintEvent(self, event):  # noqa: N802
+    def paintEvent(self, event):
         painter = QtGui.QPainter(self)
         painter.setClipRect(self.rect())
         self._doc.setTextWidth(self.width())  # a long readout wraps onto its second line
@@ -234,7 +235,7 @@ class Section:
 
     paths: tuple[str, ...] = ()
 
-    def __init__(self, panel: "TrainingPanel"):
+    def __init__(self, panel: TrainingPanel):
         self.panel = panel
         self.state = panel.state
         self.built = False

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6 import QtWidgets
 
-from core.training.step import STATE_KINDS, STATE_LABELS
 from core.training.figures import StepFigure, StepFrame
+from core.training.step import STATE_KINDS, STATE_LABELS
 from core.units import format_seconds
 from widgets.kit.plot_card import PlotCard
-from widgets.training.kit import CachedLayer
 from widgets.kit.theme import COLORS, pen
+from widgets.training.kit import CachedLayer
 
 KIND_COLORS = {kind: COLORS[kind] for kind in STATE_KINDS}  # one colour per kind, as on every panel
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6 import QtWidgets
 
-from core.training import rl
-from core.training import figures
+from core.training import figures, rl
 from core.training.figures import PipelineFigure
 from widgets.kit.calculator_card import CalculatorCard
 from widgets.kit.jobs import BusyBadge, jobs

@@ -16,7 +16,6 @@ from widgets.kit.timeline_player import TimelinePlayer
 from widgets.training.kit import CachedLayer, FastBars, PlayedSection, Readout, Section, caption
 from widgets.training.memory import MemoryView, readout_html
 
-
 # The two plots together, in text lines (they grow with the zoom): tall enough to read,
 # short enough that at zoom 1 the step, its readout and its player fit the page of a
 # 1280x720 window.

@@ -8,7 +8,8 @@ once, from the first rows, and are the user's to drag after that.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -60,10 +61,10 @@ class VerifyTableModel(QtCore.QAbstractTableModel):
         self._haystacks = [f"{r.calculator} {r.output} {r.ref} {r.printed}" for r in self.rows]
         self.endResetModel()
 
-    def rowCount(self, parent=QtCore.QModelIndex()) -> int:  # noqa: N802
+    def rowCount(self, parent=QtCore.QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent=QtCore.QModelIndex()) -> int:  # noqa: N802
+    def columnCount(self, parent=QtCore.QModelIndex()) -> int:
         return 0 if parent.isValid() else len(COLUMNS)
 
     def cell(self, row: int, column: int) -> str:
@@ -96,7 +97,7 @@ class VerifyTableModel(QtCore.QAbstractTableModel):
             return float(value)
         return self._cells[r][c]
 
-    def headerData(self, section: int, orientation, role=QtCore.Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+    def headerData(self, section: int, orientation, role=QtCore.Qt.ItemDataRole.DisplayRole) -> Any:
         if role == QtCore.Qt.ItemDataRole.DisplayRole and orientation == QtCore.Qt.Orientation.Horizontal:
             return i18n.tr(COLUMNS[section])  # the column names in the chosen language
         return None
@@ -256,7 +257,7 @@ class VerifyPanel(QtWidgets.QWidget):
             self.table.setColumnWidth(c, int(headers[c] + (width - headers[c]) * scale))
         self._sized = True
 
-    def eventFilter(self, watched, event):  # noqa: N802
+    def eventFilter(self, watched, event):
         if ((watched is self.table and event.type() == QtCore.QEvent.Type.FontChange)
                 or (watched is self.table.viewport() and event.type() == QtCore.QEvent.Type.Resize)):
             self._size_columns()
@@ -267,7 +268,7 @@ class VerifyPanel(QtWidgets.QWidget):
         """Indexes into `rows` of the rows the filter shows, in the order shown."""
         return [self.proxy.mapToSource(self.proxy.index(i, 0)).row() for i in range(self.proxy.rowCount())]
 
-    def closeEvent(self, event):  # noqa: N802
+    def closeEvent(self, event):
         jobs().cancel(JOB_KEY)
         self.state.changed.disconnect(self._on_state_changed)
         super().closeEvent(event)

@@ -13,8 +13,8 @@ import dataclasses
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from core.vision import figures as vf
 from core.registry import ParamError
+from core.vision import figures as vf
 from core.vision.state import TABS, ImageEntry, VisionState
 from vision.figures import image_captions, token_caption
 from vision.grid import PatchGrid

@@ -27,7 +27,7 @@ class HandoffDiagram(QtWidgets.QWidget):
         self.setToolTip("<br>".join(f"{label}: {self.texts[key]} — {note}" for key, label, note, _ in self.POINTS))
         self.update()
 
-    def paintEvent(self, event):  # noqa: N802
+    def paintEvent(self, event):
         p = QtGui.QPainter(self)
         p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
         w, h = self.width(), self.height()
@@ -100,7 +100,7 @@ class DiffusionLoopDiagram(QtWidgets.QWidget):
         self.result, self.texts = dict(loop["result"]), dict(loop)
         self.update()
 
-    def paintEvent(self, event):  # noqa: N802
+    def paintEvent(self, event):
         r = self.result
         if not r:
             return

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
-from core.vision import calculator as vm
 from core.state_model import CardModel
+from core.vision import calculator as vm
 from vision.figures import HOVER_HINT
 from widgets.vision.forms import PartForm
 from widgets.vision.image_view import ImageGridView
@@ -120,7 +120,7 @@ class ImageColumn(QtWidgets.QWidget):
         self.image_list.setIconSize(QtCore.QSize(side, side))
         self.image_list.setFixedHeight(side + self.fontMetrics().lineSpacing() + 16)
 
-    def changeEvent(self, event):  # noqa: N802
+    def changeEvent(self, event):
         if event.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.StyleChange):
             self._fit_text_heights()
         super().changeEvent(event)

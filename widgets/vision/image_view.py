@@ -225,14 +225,14 @@ class ImageGridView(pg.GraphicsLayoutWidget):
         self.legend.resize(min(self.legend.width(), max(40, self.width() - 12)), self.legend.height())
         self.legend.move(6, 6)
 
-    def changeEvent(self, event):  # noqa: N802
+    def changeEvent(self, event):
         super().changeEvent(event)
         # Another theme or zoom: the legend's paper and size follow.
         if event.type() in (QtCore.QEvent.Type.StyleChange, QtCore.QEvent.Type.FontChange) \
                 and getattr(self, "legend", None) is not None and self.legend.isVisible():
             self._place_legend()
 
-    def resizeEvent(self, event):  # noqa: N802
+    def resizeEvent(self, event):
         super().resizeEvent(event)
         if getattr(self, "legend", None) is not None and self.legend.isVisible():  # the base class resizes early
             self._place_legend()
@@ -263,6 +263,6 @@ class ImageGridView(pg.GraphicsLayoutWidget):
         point = self.view.mapSceneToView(scene_pos)
         self.hover_at(point.x(), point.y())
 
-    def leaveEvent(self, event):  # noqa: N802
+    def leaveEvent(self, event):
         self.hover(None)
         super().leaveEvent(event)

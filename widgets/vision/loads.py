@@ -93,11 +93,11 @@ class FileLoads:
         if paths:
             self.load_files(paths)
 
-    def dragEnterEvent(self, event):  # noqa: N802
+    def dragEnterEvent(self, event):
         if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
             event.acceptProposedAction()
 
-    def dropEvent(self, event):  # noqa: N802
+    def dropEvent(self, event):
         paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
         if paths:
             event.acceptProposedAction()

@@ -6,7 +6,7 @@ heights added), so a narrow window reflows instead of being pushed wider.
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6 import QtCore, QtWidgets
 
@@ -43,7 +43,7 @@ class ReflowBox(QtWidgets.QWidget):
     def _row_width(self) -> int:
         return sum(_needed_width(p) for p in self.parts) + self.box.spacing() * (len(self.parts) - 1)
 
-    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
+    def minimumSizeHint(self) -> QtCore.QSize:
         """As narrow as the widest part (it stacks rather than push its parent wider); as
         tall as the parts are in the current arrangement."""
         hints = [_needed(p) for p in self.parts]
@@ -53,17 +53,17 @@ class ReflowBox(QtWidgets.QWidget):
             height = max(h.height() for h in hints)
         return QtCore.QSize(max(_needed_width(p) for p in self.parts), height)
 
-    def resizeEvent(self, event):  # noqa: N802
+    def resizeEvent(self, event):
         self._reflow(event.size().width())
         super().resizeEvent(event)
 
-    def changeEvent(self, event):  # noqa: N802
+    def changeEvent(self, event):
         # A new font or style (the app's zoom) changes what fits.
         if event.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.StyleChange):
             self._reflow(self.width())
         super().changeEvent(event)
 
-    def event(self, event):  # noqa: A003
+    def event(self, event):
         # A part asks for more room (a busy badge shown beside the buttons): what fits changes.
         if event.type() == QtCore.QEvent.Type.LayoutRequest:
             self._reflow(self.width())
@@ -112,14 +112,14 @@ class ReflowSplitter(QtWidgets.QSplitter):
         heights[-1] = max(heights[-1], self.fontMetrics().lineSpacing() * self._stacked_lines)
         return [max(h, self._screen_height()) for h in heights]
 
-    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
+    def minimumSizeHint(self) -> QtCore.QSize:
         first, second = self._needs()
         if self.orientation() == QtCore.Qt.Orientation.Horizontal:
             heights = [_needed(self.widget(i)).height() for i in range(self.count())]
             return QtCore.QSize(max(first, second), max(heights, default=0))
         return QtCore.QSize(max(first, second), sum(self._stacked_heights()) + self.handleWidth())
 
-    def resizeEvent(self, event):  # noqa: N802
+    def resizeEvent(self, event):
         super().resizeEvent(event)
         self.reflow()
 
@@ -160,13 +160,13 @@ class DownScroll(QtWidgets.QScrollArea):
         self.setWidgetResizable(True)
         self.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
-    def eventFilter(self, watched, event):  # noqa: N802
+    def eventFilter(self, watched, event):
         # The page asks for another size (a wider tab, a zoom): so does the area.
         if watched is self.widget() and event.type() == QtCore.QEvent.Type.LayoutRequest:
             self.updateGeometry()
         return super().eventFilter(watched, event)
 
-    def minimumSizeHint(self) -> QtCore.QSize:  # noqa: N802
+    def minimumSizeHint(self) -> QtCore.QSize:
         page = self.widget()
         width = _needed_width(page) if page is not None else 0
         bar = self.verticalScrollBar().sizeHint().width()

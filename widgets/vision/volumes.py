@@ -5,9 +5,9 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from core.vision import figures as vf
 from core.state_model import CardModel
 from core.units import format_bytes
+from core.vision import figures as vf
 from widgets.kit.page import plot_text
 from widgets.kit.plot_card import PlotCard
 from widgets.kit.theme import COLORS, brush, color, pen
@@ -136,7 +136,7 @@ class VolumesTab(QtWidgets.QWidget):
         need = sum(max(self.table.sizeHintForColumn(c), header.sectionSizeHint(c)) for c in range(self.table.columnCount()))
         self.table.setMinimumWidth(need + 2 * self.table.frameWidth() + 2)
 
-    def changeEvent(self, event):  # noqa: N802
+    def changeEvent(self, event):
         if event.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.StyleChange):
             self._fit_table_width()  # a zoom makes the columns wider
         super().changeEvent(event)

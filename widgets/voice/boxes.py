@@ -8,7 +8,7 @@ class Fitted(QtWidgets.QWidget):
     """A column that asks for no more height than its least: the page's rows then fit a
     talk's 1280x720 screen, and extra height goes to the plots that stretch."""
 
-    def sizeHint(self) -> QtCore.QSize:  # noqa: N802
+    def sizeHint(self) -> QtCore.QSize:
         hint = super().sizeHint()
         return QtCore.QSize(hint.width(), self.minimumSizeHint().height())
 

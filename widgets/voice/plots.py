@@ -15,7 +15,6 @@ panel would.
 from __future__ import annotations
 
 import math
-
 from typing import Any
 
 import numpy as np

@@ -17,7 +17,8 @@ import io
 import numpy as np
 
 from core.cancel import NEVER
-from core.serving.traces.datetimes import HINT as DATETIME_HINT, MAX_YEAR, MIN_YEAR
+from core.serving.traces.datetimes import HINT as DATETIME_HINT
+from core.serving.traces.datetimes import MAX_YEAR, MIN_YEAR
 from core.serving.traces.datetimes import parse as parse_datetimes
 from core.serving.traces.digits import decimals, field_bounds, texts
 from core.serving.traces.guard import MAX_FIELD_CHARS, MAX_LINE_CHARS, fail, parse_number, short, valid_text

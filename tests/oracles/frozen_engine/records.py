@@ -36,7 +36,7 @@ class StepCost:
     overhead_s: float
 
     @classmethod
-    def of(cls, cost) -> "StepCost":
+    def of(cls, cost) -> StepCost:
         return cls(**{name: getattr(cost, name) for name in COST_FIELDS})
 
     @property

@@ -10,7 +10,6 @@ import math
 import numpy as np
 
 
-
 def links(sessions, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(prev, next) in the engine's request order (arrival-sorted ids; -1: none):
     the same session's turn − 1 and turn + 1."""
