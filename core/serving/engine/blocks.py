@@ -10,12 +10,12 @@ from core.serving.engine.layout import BLOCKS, CACHE, FREE, JID
 from core.serving.engine.prefix import release
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def give_back(S, SF, I, F, cache, grp, r, finished):
     """r's blocks go back to the pool (finished, preempted or cancelled); r leaves the group."""
     if I[JID, r] >= 0:
         leave(S, I, grp, r)
-    if cache is not None:
+    if S[CACHE]:
         release(S, SF, I, F, cache, r, finished)
     else:
         S[FREE] += I[BLOCKS, r]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from numba import njit
 
 from core.serving.engine.blocks import give_back
@@ -19,7 +21,7 @@ def cancel_request(S, SF, I, F, run, wq, feed, ser_t, ser, pool, grp, r):
     if not math.isnan(F[FINISH, r]):
         return False
     if remove_running(S, run, r):
-        give_back(S, SF, I, F, pool, grp, r, False)
+        give_back(S, SF, I, F, pool, grp, r, np.bool_(False))
     elif not wq_remove(S, wq, r):
         found = False
         if S[ROUTED]:
@@ -36,5 +38,5 @@ def cancel_request(S, SF, I, F, run, wq, feed, ser_t, ser, pool, grp, r):
     F[FINISH, r] = SF[NOW]
     I[CANCELLED, r] = 1
     S[DONE] += 1
-    record(S, SF, ser_t, ser, 0, 0, 0)
+    record(S, SF, ser_t, ser, np.int64(0), np.int64(0), np.int64(0))
     return True

@@ -18,6 +18,7 @@ grp = (cnt: members by phase, and the finish heap's clocks, ids, join ids).
 """
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from core.serving.engine.layout import (BLOCKS, BS, CB, COMPUTED, D, EAGER, EAGER_MEMBERS, FIN_LEN, G, GROUPED,
@@ -50,13 +51,13 @@ def _sift_down(fc, fr, fj, i, n):
         i = m
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _fin_pop(S, grp):
     fc, fr, fj = grp[1], grp[2], grp[3]
     n = S[FIN_LEN] - 1
     S[FIN_LEN] = n
     fc[0], fr[0], fj[0] = fc[n], fr[n], fj[n]
-    _sift_down(fc, fr, fj, 0, n)
+    _sift_down(fc, fr, fj, np.int64(0), n)
 
 
 @njit(cache=True)
@@ -83,7 +84,7 @@ def _fin_push(S, I, grp, c, r, j):
         i = p
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def join(S, I, grp, r):
     d = S[D]
     cb = I[COMPUTED, r] - d
@@ -103,7 +104,7 @@ def join(S, I, grp, r):
         S[EAGER_MEMBERS] += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def leave(S, I, grp, r):
     """r stops decoding in lockstep: its counts go back to its rows."""
     d = S[D]
@@ -120,7 +121,7 @@ def leave(S, I, grp, r):
         S[EAGER_MEMBERS] -= 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def sync(S, I, r):
     """A member's computed and output counts written to its rows (it stays a member)."""
     I[COMPUTED, r] = I[CB, r] + S[D]
@@ -158,13 +159,13 @@ def extend(S, I, run, grp):
         k += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def at_offset(S, grp, o):
     """Members whose next block boundary is o steps (plus one) away."""
     return grp[0][(-o - S[D]) % S[BS]]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def crossings(S, grp, k):
     """New blocks the members need over the next k lockstep steps."""
     bs = S[BS]
@@ -179,7 +180,7 @@ def crossings(S, grp, k):
     return S[NG] * full + part
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def kth_offset(S, grp, idx):
     """The idx-th smallest (0-based) offset to a member's next block boundary."""
     seen = 0
@@ -190,7 +191,7 @@ def kth_offset(S, grp, idx):
     return S[BS]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def first_finish(S, I, grp):
     """Lockstep steps until the first member finishes."""
     fc, fr, fj = grp[1], grp[2], grp[3]
@@ -199,7 +200,7 @@ def first_finish(S, I, grp):
     return fc[0] - S[D]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def finished_members(S, I, run, grp, gone, nf):
     """Members done at the current clock appended to gone[nf:], in running order; returns nf."""
     fc, fr, fj = grp[1], grp[2], grp[3]

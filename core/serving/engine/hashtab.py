@@ -21,7 +21,7 @@ def make(at_least: int, dtype) -> tuple[np.ndarray, np.ndarray]:
     return np.full(size, EMPTY, np.int64), np.zeros(size, dtype)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _home(keys, key):
     """The key's first slot: the high half of key · 2**64/φ (tables stay below 2**32 slots)."""
     return np.int64(((np.uint64(key) * _GOLD) >> np.uint64(32)) & np.uint64(keys.size - 1))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
 
 from core.serving.engine.blocks import give_back
@@ -39,7 +40,7 @@ from core.serving.engine.pyset import set_order
 from core.serving.engine.queues import admit_arrivals, heap_push, next_arrival_s, wq_get
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def record(S, SF, ser_t, ser, tokens, steps, decode_rows):
     j = S[SER_LEN]
     ser_t[j] = SF[NOW]
@@ -64,14 +65,14 @@ def remove_running(S, run, r):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def work_left(S, ht):
     if not S[ROUTED]:
         return S[DONE] < S[N]
     return S[N_RUN] > 0 or S[WQ_LEN] > 0 or S[FEED_HEAD] < S[FEED_TAIL] or S[HEAP_LEN] > 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def finish(S, SF, I, F, run, cache, grp, ht, hi, gone, k, scratch):
     """These requests finished at the current clock: in the frozen engine's order (a set's),
     their blocks back to the pool, a session's next turn due after its waits."""
@@ -80,7 +81,7 @@ def finish(S, SF, I, F, run, cache, grp, ht, hi, gone, k, scratch):
     for j in range(m):
         r = scratch[j]
         F[FINISH, r] = now
-        give_back(S, SF, I, F, cache, grp, r, True)
+        give_back(S, SF, I, F, cache, grp, r, np.bool_(True))
         s = I[NEXT, r]
         if s >= 0 and I[DYNAMIC, s]:
             F[ARRIVAL, s] = now + F[TOOL, r] + F[AFTER, s]
@@ -95,7 +96,7 @@ def finish(S, SF, I, F, run, cache, grp, ht, hi, gone, k, scratch):
     S[DONE] += m
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _register_eager(S, I, run, cache, k):
     """Members caching generated blocks as they fill whose count crossed a block boundary
     in the last k steps (the clock advanced already), in running order."""
@@ -107,20 +108,20 @@ def _register_eager(S, I, run, cache, k):
             register_filled(S, I, cache, r)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, coef, horizon, cache, grp, ser_t, ser, gone,
                      scratch, hist):
     """Advance a run of pure-decode steps of the group in one go; False if this step is an event."""
     bs = S[BS]
     n = S[NG]
     free = S[FREE]
-    need_now = at_offset(S, grp, 0)  # members at a block boundary need a block in this step
+    need_now = at_offset(S, grp, np.int64(0))  # members at a block boundary need a block in this step
     if need_now > free:
         return False  # the pool runs dry in this very step: preemption
     budget_left = S[BUDGET] - n
     if S[WQ_LEN] and budget_left > 0 and n < S[MAX_SEQS]:
-        h = wq_get(S, wq, 0)
-        if cache is not None:
+        h = wq_get(S, wq, np.int64(0))
+        if S[CACHE]:
             gate = head_plan(S, SF, I, cache, h, budget_left)[0]
         else:
             gate = gate_blocks(S, I, h, min(I[P, h] + I[OUT, h] - I[COMPUTED, h], budget_left))
@@ -132,7 +133,7 @@ def try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, coef, horizon, c
     q, idx = divmod(free, n)
     if k > q * bs:
         k = min(k, q * bs + kth_offset(S, grp, idx))
-    if cache is not None and k > 0 and watching_any(cache):
+    if S[CACHE] and k > 0 and watching_any(cache):
         for o in range(bs):
             hist[o] = at_offset(S, grp, o)
         k = min(k, steps_before_watched_eviction(S, SF, cache, hist, n, k))
@@ -152,21 +153,21 @@ def try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, coef, horizon, c
     free -= crossings(S, grp, k)
     S[FREE] = free
     S[D] += k
-    if cache is not None and S[EAGER_MEMBERS]:
+    if S[CACHE] and S[EAGER_MEMBERS]:
         _register_eager(S, I, run, cache, k)
     S[STEPS] += k
     S[DEC_TOK] += n * k
     used = S[NB] - free
     if used > S[PEAK]:
         S[PEAK] = used
-    nf = finished_members(S, I, run, grp, gone, 0)
+    nf = finished_members(S, I, run, grp, gone, np.int64(0))
     if nf:
         finish(S, SF, I, F, run, cache, grp, ht, hi, gone, nf, scratch)
     record(S, SF, ser_t, ser, n, k, n)  # tokens per step of the run
     return True
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, chunks, m, gone, scratch):
     """Run the planned step: its time from the step-time model, then tokens, first tokens,
     finishes. n_dec: the group (running[:n_dec]) decodes in this step too. The float sums
@@ -204,14 +205,14 @@ def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, 
     if n_dec:
         S[D] += 1
         S[DEC_TOK] += n_dec
-        nf = finished_members(S, I, run, grp, gone, 0)
+        nf = finished_members(S, I, run, grp, gone, np.int64(0))
     for j in range(m):
         I[COMPUTED, ids[j]] += chunks[j]
-    if cache is not None:
+    if S[CACHE]:
         for j in range(m):
             register_filled(S, I, cache, ids[j])
         if n_dec and S[EAGER_MEMBERS]:
-            _register_eager(S, I, run, cache, 1)
+            _register_eager(S, I, run, cache, np.int64(1))
     now = SF[NOW]
     # completes sit in scratch[:nc]; finish() reuses scratch, so they go to gone's tail
     base = gone.size // 2
@@ -230,7 +231,7 @@ def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, 
         finish(S, SF, I, F, run, cache, grp, ht, hi, gone, nf, scratch)
     if nc and S[GROUPED]:
         extend(S, I, run, grp)
-    record(S, SF, ser_t, ser, rows, 1, rows - prefill_rows)
+    record(S, SF, ser_t, ser, rows, np.int64(1), rows - prefill_rows)
 
 
 @njit(cache=True, nogil=True)
@@ -241,8 +242,6 @@ def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, ser_t, ser, log_r, log
     args = (borrow(S), borrow(SF), borrow(I), borrow(F), borrow(run), borrow(wq), borrow(fixed), borrow(feed),
             borrow(ht), borrow(hi), borrow(ser_t), borrow(ser), borrow(log_r), borrow(log_t), borrow(coef))
     g = (borrow(grp[0]), borrow(grp[1]), borrow(grp[2]), borrow(grp[3]))
-    if cache is None:
-        return _events(*args, None, g, borrow(work), horizon, max_events)
     return _events(*args, borrow_cache(cache), g, borrow(work), horizon, max_events)
 
 
@@ -263,11 +262,11 @@ def _events(S, SF, I, F, run, wq, fixed, feed, ht, hi, ser_t, ser, log_r, log_t,
         events += 1
         S[EVENTS] += 1
         admit_arrivals(S, F, fixed, feed, ht, hi, wq, SF[NOW])
-        if cache is not None:  # blocks taken in the last step leave the queue now
+        if S[CACHE]:  # blocks taken in the last step leave the queue now
             settle(cache[0], S[FREE], SF[NOW])
         if S[N_RUN] == 0 and S[WQ_LEN] == 0:
             SF[NOW] = next_arrival_s(S, F, fixed, feed, ht, horizon)
-            record(S, SF, ser_t, ser, 0, 0, 0)
+            record(S, SF, ser_t, ser, np.int64(0), np.int64(0), np.int64(0))
             continue
         if fast and not S[GROUPED]:
             regroup(S, I, run, grp)

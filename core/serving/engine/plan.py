@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from numba import njit
 
 from core.serving.engine.layout import (BLOCKS, BS, BUDGET, CACHED, COMPUTED, FIRST_SCHED, FREE, G, IS_DEC,
@@ -24,12 +26,12 @@ from core.serving.engine.prefix import head_plan, take_hit
 from core.serving.engine.queues import wq_appendleft, wq_get, wq_popleft
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def ceil_div(a, b):
     return -(-a // b)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def decoding_prefix(I, run, n_run):
     """Running requests in decode: a prefix of running (those still in prefill are always
     the most recently admitted)."""
@@ -39,7 +41,7 @@ def decoding_prefix(I, run, n_run):
     return k
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def gate_blocks(S, I, h, chunk):
     """Free blocks a waiting request needs to be admitted: its first chunk, or with
     reserve_full_prompt all its tokens to (re)compute."""
@@ -48,7 +50,7 @@ def gate_blocks(S, I, h, chunk):
     return ceil_div(chunk, S[BS])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def admit(S, SF, I, F, run, wq, log_t, h):
     """The waiting head h joins running (the caller took its blocks)."""
     wq_popleft(S, wq)
@@ -79,7 +81,7 @@ def preempted(S, SF, I, wq, log_r, log_t, r):
     S[LOG_LEN] = j + 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def admit_plain(S, SF, I, F, run, wq, log_t, budget, ids, chunks, m, free):
     """FCFS admission without prefix caching: returns (ids filled, free left)."""
     bs = S[BS]
@@ -102,7 +104,7 @@ def admit_plain(S, SF, I, F, run, wq, log_t, budget, ids, chunks, m, free):
         running_count += 1
         admitted += 1
     for _ in range(admitted):
-        admit(S, SF, I, F, run, wq, log_t, wq_get(S, wq, 0))
+        admit(S, SF, I, F, run, wq, log_t, wq_get(S, wq, np.int64(0)))
     return m, free
 
 
@@ -126,11 +128,11 @@ def admit_cached(S, SF, I, F, run, wq, log_t, cache, budget, ids, chunks, m):
         budget -= num
         admitted += 1
     for _ in range(admitted):
-        admit(S, SF, I, F, run, wq, log_t, wq_get(S, wq, 0))
+        admit(S, SF, I, F, run, wq, log_t, wq_get(S, wq, np.int64(0)))
     return m
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def plan_fast(S, SF, I, F, run, wq, log_t, cache, grp, n_dec, ids, chunks):
     """The schedule when every running request gets its blocks (the common case): the
     decoders, the request in prefill, admission. Returns the ids filled, or -1, touching
@@ -139,7 +141,7 @@ def plan_fast(S, SF, I, F, run, wq, log_t, cache, grp, n_dec, ids, chunks):
     budget = S[BUDGET]
     free = S[FREE]
     if n_dec:  # the group: members at a block boundary need a block each
-        need = at_offset(S, grp, 0)
+        need = at_offset(S, grp, np.int64(0))
         if need > free:
             return -1
         free -= need
@@ -162,7 +164,7 @@ def plan_fast(S, SF, I, F, run, wq, log_t, cache, grp, n_dec, ids, chunks):
     for j in range(m):
         r = ids[j]
         I[BLOCKS, r] = ceil_div(I[COMPUTED, r] + chunks[j], bs)
-    if cache is not None:
+    if S[CACHE]:
         S[FREE] = free
         return admit_cached(S, SF, I, F, run, wq, log_t, cache, budget, ids, chunks, m)
     m, free = admit_plain(S, SF, I, F, run, wq, log_t, budget, ids, chunks, m, free)
@@ -187,7 +189,7 @@ def plan_exact(S, SF, I, F, run, wq, log_r, log_t, ids, chunks, pool, grp):
         while need > S[FREE]:
             S[N_RUN] -= 1
             victim = run[S[N_RUN]]
-            give_back(S, SF, I, F, pool, grp, victim, False)
+            give_back(S, SF, I, F, pool, grp, victim, np.bool_(False))
             preempted(S, SF, I, wq, log_r, log_t, victim)
             any_preempted = True
             if victim == r:
@@ -202,7 +204,7 @@ def plan_exact(S, SF, I, F, run, wq, log_r, log_t, ids, chunks, pool, grp):
         m += 1
         budget -= num
         i += 1
-    if not any_preempted and pool is not None:
+    if not any_preempted and S[CACHE]:
         m = admit_cached(S, SF, I, F, run, wq, log_t, pool, budget, ids, chunks, m)
     elif not any_preempted:
         m, free = admit_plain(S, SF, I, F, run, wq, log_t, budget, ids, chunks, m, S[FREE])

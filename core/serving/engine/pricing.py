@@ -3,12 +3,13 @@ StepCost's formulas with the same operations in the same order: the same floats 
 bit (tests/core/test_engine_frozen.py checks them against StepCost)."""
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from core.serving.engine.step_model import ATT, KVB, LM, MF, OVERHEAD, SPB, SPF, WB
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def step_time(c, rows, logit_rows, kv_tokens, pairs):
     """One step: rows processed, logit_rows producing a token, KV tokens, query-key pairs."""
     memory = (c[WB] + c[KVB] * kv_tokens) * c[SPB]
@@ -16,7 +17,7 @@ def step_time(c, rows, logit_rows, kv_tokens, pairs):
     return c[OVERHEAD] + (memory if memory > compute else compute)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _sum_lin(a, b, j0, j1):
     if j1 < j0:
         return 0.0
@@ -24,12 +25,13 @@ def _sum_lin(a, b, j0, j1):
     return a * count + b * (j0 + j1) * count / 2.0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def decode_time(c, n, context_sum, k):
     """k lockstep decode steps of n requests whose contexts sum to context_sum."""
     if k <= 0:
         return 0.0
     spb, spf = c[SPB], c[SPF]
+    one = np.int64(1)  # a variable, not a literal: one compiled _sum_lin
     a1 = (c[WB] + c[KVB] * context_sum) * spb
     b1 = c[KVB] * n * spb
     a2 = ((c[MF] + c[LM]) * n + c[ATT] * context_sum) * spf
@@ -37,25 +39,25 @@ def decode_time(c, n, context_sum, k):
     first1, last1 = a1 + b1, a1 + b1 * k
     first2, last2 = a2 + b2, a2 + b2 * k
     if first1 >= first2 and last1 >= last2:
-        s = _sum_lin(a1, b1, 1, k)
+        s = _sum_lin(a1, b1, one, k)
     elif first2 >= first1 and last2 >= last1:
-        s = _sum_lin(a2, b2, 1, k)
+        s = _sum_lin(a2, b2, one, k)
     else:
         x = (a2 - a1) / (b1 - b2)  # the lines swap order after step int(x)
-        cross = 0 if x <= 0 else (k if x >= k else int(x))
+        cross = np.int64(0) if x <= 0 else (k if x >= k else np.int64(x))
         if first1 >= first2:
-            s = _sum_lin(a1, b1, 1, cross) + _sum_lin(a2, b2, cross + 1, k)
+            s = _sum_lin(a1, b1, one, cross) + _sum_lin(a2, b2, cross + 1, k)
         else:
-            s = _sum_lin(a2, b2, 1, cross) + _sum_lin(a1, b1, cross + 1, k)
+            s = _sum_lin(a2, b2, one, cross) + _sum_lin(a1, b1, cross + 1, k)
     return c[OVERHEAD] * k + s
 
 
 @njit(cache=True)
 def steps_until(c, n, context_sum, gap):
     """Fewest lockstep steps after which the clock has moved on by at least gap (>= 1)."""
+    lo, hi = np.int64(1), np.int64(1)
     if gap <= 0:
-        return 1
-    lo, hi = 1, 1
+        return lo
     while decode_time(c, n, context_sum, hi) < gap:
         lo, hi = hi, hi * 2
         if hi > (1 << 40):

@@ -14,12 +14,12 @@ from core.serving.engine.layout import (ARRIVAL, FEED_HEAD, FEED_OPEN, FEED_TAIL
 
 
 # -- waiting: a ring over wq ---------------------------------------------------------------
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def wq_get(S, wq, i):
     return wq[(S[WQ_HEAD] + i) % wq.size]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def wq_append(S, wq, r):
     wq[(S[WQ_HEAD] + S[WQ_LEN]) % wq.size] = r
     S[WQ_LEN] += 1
@@ -32,7 +32,7 @@ def wq_appendleft(S, wq, r):
     S[WQ_LEN] += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def wq_popleft(S, wq):
     r = wq[S[WQ_HEAD]]
     S[WQ_HEAD] = (S[WQ_HEAD] + 1) % wq.size
@@ -100,7 +100,7 @@ def heap_pop(S, ht, hi):
 
 
 # -- arrivals ------------------------------------------------------------------------------
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _fixed_next(S, F, fixed, feed):
     """The next fixed (or submitted) arrival's id, -1: none."""
     if S[ROUTED]:
@@ -108,7 +108,7 @@ def _fixed_next(S, F, fixed, feed):
     return fixed[S[FIX_I]] if S[FIX_I] < S[FIX_N] else -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def next_arrival_s(S, F, fixed, feed, ht, horizon):
     """When the next request may arrive (a routed engine's open feed: by the horizon)."""
     r = _fixed_next(S, F, fixed, feed)
@@ -120,7 +120,7 @@ def next_arrival_s(S, F, fixed, feed, ht, horizon):
     return t
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def admit_arrivals(S, F, fixed, feed, ht, hi, wq, now):
     """Append what arrived by now to waiting, in arrival order."""
     while True:
