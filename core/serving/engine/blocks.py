@@ -15,7 +15,7 @@ def give_back(S, SF, I, F, cache, grp, r, finished):
     """r's blocks go back to the pool (finished, preempted or cancelled); r leaves the group."""
     if I[JID, r] >= 0:
         leave(S, I, grp, r)
-    if S[CACHE]:
+    if cache is not None:
         release(S, SF, I, F, cache, r, finished)
     else:
         S[FREE] += I[BLOCKS, r]

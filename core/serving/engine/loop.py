@@ -121,7 +121,7 @@ def try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, coef, horizon, c
     budget_left = S[BUDGET] - n
     if S[WQ_LEN] and budget_left > 0 and n < S[MAX_SEQS]:
         h = wq_get(S, wq, np.int64(0))
-        if S[CACHE]:
+        if cache is not None:
             gate = head_plan(S, SF, I, cache, h, budget_left)[0]
         else:
             gate = gate_blocks(S, I, h, min(I[P, h] + I[OUT, h] - I[COMPUTED, h], budget_left))
@@ -133,7 +133,7 @@ def try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, coef, horizon, c
     q, idx = divmod(free, n)
     if k > q * bs:
         k = min(k, q * bs + kth_offset(S, grp, idx))
-    if S[CACHE] and k > 0 and watching_any(cache):
+    if cache is not None and k > 0 and watching_any(cache):
         for o in range(bs):
             hist[o] = at_offset(S, grp, o)
         k = min(k, steps_before_watched_eviction(S, SF, cache, hist, n, k))
@@ -153,7 +153,7 @@ def try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, coef, horizon, c
     free -= crossings(S, grp, k)
     S[FREE] = free
     S[D] += k
-    if S[CACHE] and S[EAGER_MEMBERS]:
+    if cache is not None and S[EAGER_MEMBERS]:
         _register_eager(S, I, run, cache, k)
     S[STEPS] += k
     S[DEC_TOK] += n * k
@@ -208,7 +208,7 @@ def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, 
         nf = finished_members(S, I, run, grp, gone, np.int64(0))
     for j in range(m):
         I[COMPUTED, ids[j]] += chunks[j]
-    if S[CACHE]:
+    if cache is not None:
         for j in range(m):
             register_filled(S, I, cache, ids[j])
         if n_dec and S[EAGER_MEMBERS]:
@@ -242,6 +242,8 @@ def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, ser_t, ser, log_r, log
     args = (borrow(S), borrow(SF), borrow(I), borrow(F), borrow(run), borrow(wq), borrow(fixed), borrow(feed),
             borrow(ht), borrow(hi), borrow(ser_t), borrow(ser), borrow(log_r), borrow(log_t), borrow(coef))
     g = (borrow(grp[0]), borrow(grp[1]), borrow(grp[2]), borrow(grp[3]))
+    if cache is None:  # no prefix cache: a specialization carrying none
+        return _events(*args, None, g, borrow(work), horizon, max_events)
     return _events(*args, borrow_cache(cache), g, borrow(work), horizon, max_events)
 
 
@@ -262,7 +264,7 @@ def _events(S, SF, I, F, run, wq, fixed, feed, ht, hi, ser_t, ser, log_r, log_t,
         events += 1
         S[EVENTS] += 1
         admit_arrivals(S, F, fixed, feed, ht, hi, wq, SF[NOW])
-        if S[CACHE]:  # blocks taken in the last step leave the queue now
+        if cache is not None:  # blocks taken in the last step leave the queue now
             settle(cache[0], S[FREE], SF[NOW])
         if S[N_RUN] == 0 and S[WQ_LEN] == 0:
             SF[NOW] = next_arrival_s(S, F, fixed, feed, ht, horizon)

@@ -164,7 +164,7 @@ def plan_fast(S, SF, I, F, run, wq, log_t, cache, grp, n_dec, ids, chunks):
     for j in range(m):
         r = ids[j]
         I[BLOCKS, r] = ceil_div(I[COMPUTED, r] + chunks[j], bs)
-    if S[CACHE]:
+    if cache is not None:
         S[FREE] = free
         return admit_cached(S, SF, I, F, run, wq, log_t, cache, budget, ids, chunks, m)
     m, free = admit_plain(S, SF, I, F, run, wq, log_t, budget, ids, chunks, m, free)
@@ -204,7 +204,7 @@ def plan_exact(S, SF, I, F, run, wq, log_r, log_t, ids, chunks, pool, grp):
         m += 1
         budget -= num
         i += 1
-    if not any_preempted and S[CACHE]:
+    if not any_preempted and pool is not None:
         m = admit_cached(S, SF, I, F, run, wq, log_t, pool, budget, ids, chunks, m)
     elif not any_preempted:
         m, free = admit_plain(S, SF, I, F, run, wq, log_t, budget, ids, chunks, m, S[FREE])
