@@ -18,6 +18,7 @@ A multimodal config (Qwen3-VL) is read through its text_config.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from core.model_config.reading import Fields
 
@@ -110,7 +111,7 @@ def architecture(config: Fields, name: str) -> Architecture:
     # A multimodal config may keep tie_word_embeddings at the top level only.
     tie = lm.flag("tie_word_embeddings", config.flag("tie_word_embeddings", False))
     heads = lm.whole("num_attention_heads", 1, MAX_WIDTH)
-    common = dict(name=name, family=family, hidden_size=h, num_layers=layers, vocab_size=vocab,
+    common: dict[str, Any] = dict(name=name, family=family, hidden_size=h, num_layers=layers, vocab_size=vocab,
                   tie_word_embeddings=tie)
     if family in ("deepseek_v3", "deepseek_v2"):
         return _deepseek(lm, common, heads)

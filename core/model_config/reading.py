@@ -8,7 +8,7 @@ import math
 import os
 import stat
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal, overload
 
 from core.registry import ParamError
 
@@ -104,6 +104,15 @@ class Fields:
     def missing(self, name: str) -> ParamError:
         return ParamError(self.param, f"{self.where}: missing field {self.prefix}{name}; valid: {self.valid}")
 
+    # A default, or a required field, always gives a number: the types say so to the callers.
+    @overload
+    def whole(self, name: str, low: int, high: int, default: int, *, required: bool = ...) -> int: ...
+    @overload
+    def whole(self, name: str, low: int, high: int, default: None = None, *,
+              required: Literal[True] = True) -> int: ...
+    @overload
+    def whole(self, name: str, low: int, high: int, default: None = None, *, required: bool) -> int | None: ...
+
     def whole(self, name: str, low: int, high: int, default: int | None = None, *, required: bool = True) -> int | None:
         """A whole number in [low, high]; default when absent (or null), else refused."""
         value = self.data.get(name)
@@ -118,6 +127,11 @@ class Fields:
         if not low <= value <= high:
             raise self.refuse(name, f"got {value:,}", f"a whole number in [{low:,}, {high:,}]")
         return value
+
+    @overload
+    def number(self, name: str, low: float, high: float, *, required: Literal[True] = True) -> float: ...
+    @overload
+    def number(self, name: str, low: float, high: float, *, required: bool) -> float | None: ...
 
     def number(self, name: str, low: float, high: float, *, required: bool = True) -> float | None:
         """A finite number in [low, high], or None when absent and not required."""
