@@ -19,13 +19,18 @@ from __future__ import annotations
 import importlib
 import math
 import os
-import tomllib
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from core.look import MAX_ZOOM, MIN_ZOOM
 from core.registry import ParamError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10 (requires-python): the same parser as a package
+    import tomli as tomllib
 
 # Panel key (as `lab snapshot --list` prints it) -> its state model, "module:Class".
 STATE_MODELS = {
@@ -270,7 +275,7 @@ def _ranges(value: Any) -> dict:
     """{figure text: {"x"|"y": (low, high)}}; ParamError naming ranges.<figure>.<axis>."""
     if not isinstance(value, dict):
         raise ParamError("ranges", f"got {value!r}; valid: {SCENE_KEYS['ranges']}")
-    out = {}
+    out: dict[str, dict[str, tuple[float, float]]] = {}
     for figure, axes in value.items():
         if not figure.strip() or not isinstance(axes, dict) or not axes or set(axes) - {"x", "y"}:
             raise ParamError(f"ranges.{figure}", f"got {axes!r}; valid: {{ x = [low, high], y = [low, high] }}")

@@ -1,9 +1,23 @@
+import gc
 import os
+import sys
 
 # Tests never need a screen: Qt renders offscreen, before any Qt module is imported.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups (--dist loadgroup)
+def pytest_collection_modifyitems(config, items):
+    """Tests that share one thing run on one worker, one after another: a real sound device
+    (scripts/run-tests.sh runs those apart from the rest anyway) and a local Ray cluster
+    (a head with its own processes per module; two at once would crowd two cores)."""
+    for item in items:
+        if item.get_closest_marker("audio_device"):
+            item.add_marker(pytest.mark.xdist_group("sound"))
+        elif "ray_cluster" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("ray"))
 
 
 @pytest.fixture(autouse=True)
@@ -14,14 +28,48 @@ def _isolated_settings(tmp_path, monkeypatch):
     yield
 
 
+def _loaded(name: str):
+    """widgets.kit.<name> if a test has imported it (None otherwise: core tests stay Qt-free)."""
+    return sys.modules.get(f"widgets.kit.{name}") or sys.modules.get(f"widgets.{name}")
+
+
+def delete_closed_widgets() -> None:
+    """Delete now what the test closed. qtbot closes its widgets and deleteLater()s them, but
+    outside an event loop Qt never gets to those deletions, and the theme keeps every main
+    window it styles (widgets.kit.theme's style roots) until its C++ side is gone: the
+    windows of every earlier test stayed alive, each later theme or zoom change restyled them
+    all (a theme test's teardown took minutes at the end of the suite). A window hidden after
+    its test is a closed one (the module-scoped ones stay shown): deleted as well."""
+    widgets = sys.modules.get("PySide6.QtWidgets")
+    if widgets is None or widgets.QApplication.instance() is None:
+        return
+    import shiboken6
+    from PySide6 import QtCore
+
+    for top in widgets.QApplication.topLevelWidgets():
+        # A window once shown on screen has a native window; a hidden parentless widget
+        # without one is somebody's part (a menu's widget action), not a closed window.
+        shown_once = top.windowHandle() is not None and not isinstance(top, widgets.QMenu)
+        if shown_once and not top.isVisible() and top.parentWidget() is None:
+            top.deleteLater()  # a closed window or lone panel (pyqtgraph's menus go with their plots)
+    QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
+    theme = _loaded("theme")
+    roots = getattr(theme, "_roots", None)
+    if roots and not all(shiboken6.isValid(root) for root in roots):
+        # The deleted windows' Python side (panels, plots, their parentless plot menus)
+        # goes with the theme's last reference to it; the rest is held in cycles.
+        roots[:] = [root for root in roots if shiboken6.isValid(root)]
+        gc.collect()
+        QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
+
+
 @pytest.fixture(autouse=True)
 def _default_look():
     """Zoom, theme and language are app-wide: whatever a test set, the next starts at 1×,
     light and both languages (only for the modules a test has loaded: core tests stay Qt-free)."""
     yield
-    import sys
-
-    zoom, theme, i18n = (sys.modules.get(f"widgets.kit.{name}") for name in ("zoom", "theme", "i18n"))
+    delete_closed_widgets()
+    zoom, theme, i18n = (_loaded(name) for name in ("zoom", "theme", "i18n"))
     if zoom is not None and zoom.zoom() != 1.0:
         zoom.set_zoom(1.0)
     if theme is not None and theme.current_theme() != "light":

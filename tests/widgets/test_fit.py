@@ -64,8 +64,10 @@ class Windows:
         return self._windows[group]
 
     def close(self) -> None:
+        """Closed and deleted: a closed window left alive is restyled by every later theme change."""
         for window in self._windows.values():
             window.close()
+            window.deleteLater()
 
 
 @pytest.fixture(scope="module")

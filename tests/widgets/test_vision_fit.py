@@ -42,6 +42,7 @@ def window(qapp, tmp_path_factory):
     panel.load_files([photo])
     yield made
     made.close()
+    made.deleteLater()  # a closed window left alive is restyled by every later theme change
     _set_zoom(1.0)
 
 
