@@ -44,7 +44,7 @@ def path_figure(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Figure:
     """Per lane: model calls, tool calls (x0, x1, y0, y1 lists), the span state is held, the
     label at the lane's end; tools run one after the other (serial) or side by side."""
     m1, a, b, m2 = inputs["model_before_s"], inputs["tool_a_s"], inputs["tool_b_s"], inputs["model_after_s"]
-    layouts = {
+    layouts: dict[str, tuple[list[Any], list[Any], Any]] = {
         "serial": ([(0, m1), (m1 + a + b, m1 + a + b + m2)], [(m1, m1 + a, 0), (m1 + a, m1 + a + b, 0)], (m1, m1 + a + b)),
         "parallel": ([(0, m1), (m1 + max(a, b), m1 + max(a, b) + m2)], [(m1, m1 + a, 0.17), (m1, m1 + b, -0.17)],
                      (m1, m1 + max(a, b))),

@@ -84,6 +84,7 @@ def replay_trajectory(trace: str, copies: int, stagger_s: float, prefix_caching:
     work = sessions_workload(t, copies, stagger_s, keep_kv_during_tool)
     result = replay(work, _config(values), cancel=cancel)
     cached = result.cached_tokens if result.cached_tokens is not None else np.zeros(len(work), np.int64)
+    assert work.sessions is not None  # a sessions workload carries them
     first = work.sessions.session == 0
     engine_cached = cached[first]
     gaps, weights = vm.itl_samples(result)

@@ -32,7 +32,7 @@ def timeline_figure(traces: tuple[str, ...] = TRACES) -> Figure:
     run's unassigned "other" time at its end (the book: where tools and hand-offs fall
     between rounds is not given, their place is 示意). Labels of the calls where the book
     names them; each lane's total at its end."""
-    lanes = {}
+    lanes: dict[str, dict[str, Any]] = {}
     x_end = 0.0
     for name in traces:
         t = load_trajectory(name)

@@ -75,7 +75,7 @@ def _nonnegative_least_squares(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray
     """
     if X.ndim == 2:
         coef, sse = _nonnegative_least_squares(X[None], y)
-        return coef[0], float(sse[0])
+        return coef[0], float(np.asarray(sse)[0])
     stack, columns_total = X.shape[0], X.shape[2]
     best_coef = np.zeros((stack, columns_total))
     best_sse = np.full(stack, float(np.sum(y**2)))
@@ -103,6 +103,7 @@ def fit_scaling_law(grid_min: float = 0.10, grid_max: float = 0.60, grid_step: f
     alpha, beta = (g.ravel() for g in np.meshgrid(grid, grid, indexing="ij"))
     X = np.stack([np.ones((alpha.size, n.size)), n[None, :] ** -alpha[:, None], d[None, :] ** -beta[:, None]], axis=2)
     coef, sse = _nonnegative_least_squares(X, y)
+    sse = np.asarray(sse)
     best = int(np.argmin(sse))
     E, A, B = (float(c) for c in coef[best])
     return ScalingLaw(E, A, B, float(alpha[best]), float(beta[best])), float(sse[best])
@@ -165,6 +166,7 @@ def train_vs_serve(target_loss: float, small_parameters: float, large_parameters
             smallest = N_SCALE * ((target_loss - law.E) / law.A) ** (-1 / law.alpha)
             raise ParamError(name, f"{n:g} parameters cannot reach loss {target_loss:g} at any data size; "
                              f"valid: > {smallest:.4g} parameters for this target_loss")
+    assert d_small is not None and d_large is not None  # refused above
     train_small = 6 * small_parameters * d_small / rate / HOUR
     train_large = 6 * large_parameters * d_large / rate / HOUR
     rows_per_call = input_tokens + output_tokens - 1

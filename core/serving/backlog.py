@@ -74,10 +74,10 @@ def backlog(durations_s, rates_per_s, shares_long_input, long_input_out_tokens, 
 
     # Exact end-of-arrivals backlog and peak from the piecewise-linear fluid: within a
     # window Q moves at slope (d − μ), clipped at 0, so extremes sit at window edges.
-    q_edges = [0.0]
+    queue = [0.0]
     for d, dur in zip(demand, durations_s):
-        q_edges.append(max(0.0, q_edges[-1] + (d - mu) * dur))
-    q_edges = np.asarray(q_edges)
+        queue.append(max(0.0, queue[-1] + (d - mu) * dur))
+    q_edges = np.asarray(queue)
     k_peak = int(np.argmax(q_edges))
     q_end = float(q_edges[-1])
     drain = q_end / mu

@@ -16,6 +16,7 @@ quiet period. All rules are deterministic. No Qt here.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from core.registry import ParamError
 
@@ -47,7 +48,7 @@ class Router:
         self.last = choice
         return choice
 
-    def _best(self, indices: list[int], score: Callable[[int], object]) -> int:
+    def _best(self, indices: list[int], score: Callable[[int], Any]) -> int:
         """The lowest score among indices, ties rotating."""
         scores = [score(i) for i in indices]
         low = min(scores)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from typing import Any
 
 from core.sweep.spec import DEFAULT_ATTAINMENT
 
@@ -126,7 +127,7 @@ def _bands(group: list[dict]) -> dict:
 
 
 def _capacity(setting: str, values: dict, group: list[dict]) -> dict:
-    item = {"setting": setting, "values": values}
+    item: dict[str, Any] = {"setting": setting, "values": values}
     for name in ("search.max_rate_per_s", "search.max_rate_multiplier", "search.goodput", COST, "search.replays"):
         item[name] = _median(group, name)
     item["capped"] = any(bool(r.get("search.capped")) for r in group)
