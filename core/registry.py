@@ -255,7 +255,7 @@ class Calculator:
         return inputs
 
     def resolve_all(self, overrides: Mapping[str, Any] | None = None,
-                    base: Inputs | None = None) -> tuple[Inputs | None, list[ParamError]]:
+                    base: Mapping[str, Any] | None = None) -> tuple[Inputs | None, list[ParamError]]:
         """Like resolve, but every field's error at once (a form marks each bad field).
 
         base: checked inputs the overrides apply to (default: the book's defaults); only the

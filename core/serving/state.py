@@ -129,6 +129,7 @@ class ServingState(PanelModel):
         if choice.errors or choice.inputs == self._choice_applied or choice.result_inputs != choice.inputs:
             return
         self._choice_applied = choice.inputs
+        assert choice.result is not None  # its result is for its inputs
         self.card("your_model").update({"config": choice.inputs["model"]})
         self.replay("A").update(dict(choice.result["replay_values"]))
 
