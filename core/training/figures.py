@@ -94,7 +94,7 @@ class StepFigure:
     verdict_head: str
     verdict_body: str
     state_gb: float = 0.0
-    _act_layer_y: np.ndarray = field(default=None, repr=False)
+    _act_layer_y: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)  # set by its maker
 
     @property
     def duration_s(self) -> float:
@@ -122,7 +122,7 @@ class StepFigure:
 def _block_bars(tl: StepTimeline) -> tuple[tuple[Bars, Bars], tuple[Bars, Bars], Bars, Bars, bool]:
     phase, mb = tl.block_phase, tl.block_micro_batch
     merged = phase.size > MAX_STEP_BARS
-    out = []
+    out: list[Any] = []
     for which in (FORWARD, BACKWARD):
         pair = []
         for parity in (0, 1):
@@ -379,7 +379,8 @@ def pipeline_figure(inputs: Mapping[str, Any], cancel=None) -> PipelineFigure:
     if cancel is not None:
         cancel.check()
     end = max(s.total_s for s in schedules.values())
-    bars, labels = {}, {}
+    bars: dict[str, Any] = {}
+    labels: dict[str, Any] = {}
     for mode, s in schedules.items():
         bars[mode], labels[mode] = {}, []
         for role in rl.ROLES:

@@ -7,6 +7,8 @@ largest mean share of their silence.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from core.request.metrics import nearest_rank_value
@@ -28,10 +30,10 @@ def summarize(run, background_requests: int, wall_s: float) -> dict:
     tail = silence >= p95
     tail_means = stages[tail].mean(axis=0)
     worst = int(np.argmax(tail_means))
-    gaps = [np.diff(t.tts_chunk_arrivals_s) for t in turns if t.tts_chunk_arrivals_s.size > 1]
-    gaps = np.concatenate(gaps) if gaps else np.zeros(0)
+    per_turn = [np.diff(t.tts_chunk_arrivals_s) for t in turns if t.tts_chunk_arrivals_s.size > 1]
+    gaps = np.concatenate(per_turn) if per_turn else np.zeros(0)
     first_arrival = np.array([t.span("downlink").end_s - t.start_s for t in turns])
-    out = {
+    out: dict[str, Any] = {
         "silence_p50_ms": _ms(nearest_rank_value(silence, 0.50)),
         "silence_p95_ms": _ms(p95),
         "silence_p99_ms": _ms(nearest_rank_value(silence, 0.99)),

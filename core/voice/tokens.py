@@ -12,6 +12,7 @@ preemption to its rescheduling) give it nothing; its last token is at finish_s.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -43,7 +44,7 @@ def step_ends(series_t: np.ndarray, series_steps: np.ndarray, series_tokens: np.
     return np.asarray(out[:count], dtype=float)
 
 
-def token_times(result, row: int, upto: int, cost, preempted: list[tuple[float, float]] = (),
+def token_times(result, row: int, upto: int, cost, preempted: Sequence[tuple[float, float]] = (),
                 cancelled: bool = False) -> np.ndarray:
     """Times of tokens 1..upto of request `row` of a ReplayResult (NaN where it never got
     them: cancelled or never run). Token 1 is the first token (from its prefill)."""

@@ -10,13 +10,14 @@ line and field at fault; a file this path takes gives the same arrays as that on
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import numpy as np
 
 MIN_BYTES = 1 << 20  # below this json.loads is fast enough; the tests set 0 to compare both paths
 
 
-def columns(data: bytes, newlines: int) -> dict[str, np.ndarray] | None:
+def columns(data: bytes, newlines: int) -> dict[str, Any] | None:
     """{key: float64 or int64 array; "hash_ids": (ids, offsets)} for every line, or None.
     newlines: the non-empty lines the file holds, as the caller counted them."""
     try:  # pyarrow takes a few tenths of a second to import: only for a large JSONL file
@@ -30,7 +31,7 @@ def columns(data: bytes, newlines: int) -> dict[str, np.ndarray] | None:
         return None
     if table.num_rows != newlines:  # lines of blanks skipped too: line numbers would differ
         return None
-    out: dict[str, np.ndarray] = {}
+    out: dict[str, Any] = {}
     for name, column in zip(table.column_names, table.columns):
         if column.null_count:  # a line without this key
             return None

@@ -78,7 +78,8 @@ class CsvText:
         non-blank data line. Returns (row numbers, {index: array}); numbers are float64,
         text a bytes array, date-times int64 nanoseconds."""
         blocks = self._blocks_quoted() if self.quoted else self._blocks()
-        rows_out, out = [], {c: [] for c in kinds}
+        rows_out: list[np.ndarray] = []
+        out: dict[int, list[np.ndarray]] = {c: [] for c in kinds}
         total = max(self.data_lines, 1)
         for rows, cols, done in blocks:
             cancel.check()
@@ -214,6 +215,7 @@ def numbers(values: list, field: str, rows: np.ndarray, integer: bool = False, w
     if out is None or longest > MAX_FIELD_CHARS or not np.isfinite(out).all():
         for v, r in zip(values, rows):  # raises on the first bad one; ranges are checked later
             parse_number(v, field, int(r), valid_text(integer), word)
+    assert out is not None  # a value that is not a number was refused just above
     return out
 
 

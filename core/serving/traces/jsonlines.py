@@ -123,8 +123,9 @@ def _joined(parts: list[Parsed]) -> Parsed:
     first = parts[0]
     prefix = None
     if first.prefix is not None:
-        ids = np.concatenate([p.prefix[0] for p in parts])
-        lengths = np.concatenate([np.diff(p.prefix[1]) for p in parts])
+        chains = [p.prefix for p in parts if p.prefix is not None]  # every block's, as the first has them
+        ids = np.concatenate([c[0] for c in chains])
+        lengths = np.concatenate([np.diff(c[1]) for c in chains])
         prefix = (ids, np.concatenate(([0], np.cumsum(lengths))).astype(np.int64))
     return Parsed(arrival_s=np.concatenate([p.arrival_s for p in parts]),
                   input_tokens=np.concatenate([p.input_tokens for p in parts]),

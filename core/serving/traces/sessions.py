@@ -190,15 +190,15 @@ def read_sessions(text: str, progress=None, cancel=None) -> Parsed:
         else:
             arrival[i] = arrival[prev] + tool_l[prev] + think_l[i]
         prev = i
-    shared, arrival = np.array(shared, np.int64), np.array(arrival, float)
+    shared_tokens, arrivals = np.array(shared, np.int64), np.array(arrival, float)
     rows = np.array(numbers, dtype=np.int64)
-    prompt = check_tokens((shared + new).astype(float), "shared_prefix_tokens + input_tokens", rows,
-                          lambda i: int(shared[i] + new[i]))
+    prompt = check_tokens((shared_tokens + new).astype(float), "shared_prefix_tokens + input_tokens", rows,
+                          lambda i: int(shared_tokens[i] + new[i]))
     first_turn = np.minimum.reduceat(turn[order], _starts(session[order]))  # by session id 0..S-1
     turn0 = turn - first_turn[session]
-    sessions = Sessions(session=session, turn=turn0, new_input_tokens=new, shared_prefix_tokens=shared,
+    sessions = Sessions(session=session, turn=turn0, new_input_tokens=new, shared_prefix_tokens=shared_tokens,
                         think_time_s=think, tool_wait_s=tool, keep_kv_during_tool=keep_kv)
-    return Parsed(arrival_s=arrival, input_tokens=prompt, output_tokens=out, rows=rows, fmt="sessions",
+    return Parsed(arrival_s=arrivals, input_tokens=prompt, output_tokens=out, rows=rows, fmt="sessions",
                   rows_read=n, sessions=sessions, extra={"sessions": len(ids)})
 
 

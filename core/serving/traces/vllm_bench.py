@@ -67,7 +67,7 @@ def read_vllm_bench(text: str) -> Parsed:
     arrival = rows / rate if rate is not None else np.zeros(n)
     p_arr = _numbers(p, "input_lens", rows + 1)  # messages count requests from 1
     g_arr = _numbers(g, "output_lens", rows + 1)
-    extra = {"request_rate": rate if rate is not None else "inf", "burstiness": obj.get("burstiness"),
+    facts = {"request_rate": rate if rate is not None else "inf", "burstiness": obj.get("burstiness"),
              "max_concurrency": obj.get("max_concurrency"), "duration_s": obj.get("duration"),
              "model_id": obj.get("model_id"),
              "arrivals": f"evenly spaced at {rate:g}/s" if rate is not None else "all at 0 (request_rate inf)"}
@@ -81,7 +81,7 @@ def read_vllm_bench(text: str) -> Parsed:
                   input_tokens=check_tokens(p_arr[keep], "input_lens", keep + 1, lambda i: p[keep[i]], word=word),
                   output_tokens=check_tokens(g_arr[keep], "output_lens", keep + 1, lambda i: g[keep[i]], word=word),
                   rows=keep + 1, fmt="vllm_bench", rows_read=n, word=word,
-                  dropped={"failed requests": int(failed.sum())} if failed.any() else {}, measured=measured, extra=extra)
+                  dropped={"failed requests": int(failed.sum())} if failed.any() else {}, measured=measured, extra=facts)
 
 
 def _numbers(seq, name: str, rows: np.ndarray, lower: float | None = None) -> np.ndarray:
