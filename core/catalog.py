@@ -17,6 +17,17 @@ class Hardware:
     bf16_dense_flops: float | None = None
     price_per_card_hour: float | None = None  # USD, an on-demand list price (core.serving.cost)
     price_source: str = ""  # where and when that price was listed
+    # What the CUDA driver reports as total memory (what vLLM's gpu_memory_utilization
+    # multiplies); None: memory_bytes stands in.
+    memory_visible_bytes: float | None = None
+    memory_visible_source: str = ""
+    fp8_dense_flops: float | None = None  # None: the card has no FP8 tensor cores
+    fp4_dense_flops: float | None = None
+    peaks_source: str = ""
+    link_kind: str | None = None  # the scale-up link: nvlink, pcie or infinity-fabric
+    link_bandwidth_bytes_per_s: float | None = None  # per GPU, each direction
+    link_latency_s: float | None = None
+    link_source: str = ""
 
 
 @dataclass(frozen=True)
@@ -74,15 +85,3 @@ def data_path(name: str):
     """A data file shipped inside core/data (a Traversable; use .read_text())."""
     return resources.files("core").joinpath("data", name)
 
-
-def model_or_config(key_or_path: str, *, part: str = "language", param: str = "model") -> Model:
-    """A catalog model by key, else a Hugging Face config.json by path, as a Model with the
-    catalog's field names (core/model_config reads and checks the file; ParamError(param)
-    names the file and the field it refuses). part: 'language' (the decoder), 'vision'
-    (a multimodal config's vision_config) or 'dit' (a diffusers Qwen-Image transformer)."""
-    key = str(key_or_path)
-    if key in model_keys():
-        return model(key)
-    from core.model_config.as_catalog import config_as_model  # the reader imports this module
-
-    return config_as_model(key, part, param)

@@ -4,7 +4,8 @@ chapter counts Qwen3-8B. Public API:
 - load_model_config(path, dtype_bytes=2) -> ModelSpec
 - model_spec(key_or_path, dtype_bytes=2, param="model") -> ModelSpec (catalog key or path)
 - replay_params(key_or_path, dtype_bytes=2) -> serving.replay / StepCost model values
-- config_model_keys(): catalog models with the whole decoder shape (the named choices)
+- config_model_keys(): catalog models with the whole decoder shape and the Hugging Face
+  configs shipped in core/data/model_configs (the named choices; shipped_config_path)
 - the calculator model.config (CALCULATORS)
 
 Families, fields and counting rules: core/model_config/architecture.py and counting.py.
@@ -12,6 +13,8 @@ Families, fields and counting rules: core/model_config/architecture.py and count
 from __future__ import annotations
 
 import os
+from functools import cache
+from importlib import resources
 
 from core import catalog
 from core.model_config.architecture import FAMILIES, VALID, Architecture, GroupedAttention, architecture
@@ -42,8 +45,23 @@ def load_model_config(path: str, dtype_bytes: float = 2, *, param: str = "config
 
 
 def config_model_keys() -> tuple[str, ...]:
-    """Catalog models the counting can take (the whole dense decoder shape)."""
-    return tuple(k for k in catalog.model_keys() if all(catalog.model(k).get(f) is not None for f in _CATALOG_SHAPE))
+    """Catalog models the counting can take (the whole dense decoder shape), then the
+    shipped configs the catalog does not already name."""
+    named = tuple(k for k in catalog.model_keys() if all(catalog.model(k).get(f) is not None for f in _CATALOG_SHAPE))
+    return named + tuple(k for k in shipped_model_keys() if k not in named)
+
+
+@cache
+def shipped_model_keys() -> tuple[str, ...]:
+    """Models people deploy, as their public Hugging Face config.json shipped with the lab
+    (core/data/model_configs/KEY.json; its README names each file's source)."""
+    folder = resources.files("core").joinpath("data", "model_configs")
+    return tuple(sorted(e.name[:-5] for e in folder.iterdir() if e.name.endswith(".json")))
+
+
+def shipped_config_path(key: str) -> str:
+    """The shipped config.json of a key of shipped_model_keys()."""
+    return str(resources.files("core").joinpath("data", "model_configs", key + ".json"))
 
 
 def model_spec(key_or_path: str, dtype_bytes: float = 2, *, param: str = "model") -> ModelSpec:
@@ -51,6 +69,8 @@ def model_spec(key_or_path: str, dtype_bytes: float = 2, *, param: str = "model"
     key = str(key_or_path)
     if key in catalog.model_keys():
         return _catalog_spec(key, dtype_bytes, param)
+    if key in shipped_model_keys():
+        return load_model_config(shipped_config_path(key), dtype_bytes, param=param)
     if looks_like_a_key(key):  # 'qwen3-8x': a mistyped catalog key more likely than a file
         raise ParamError(param, f"{key!r}: no catalog model or file of that name; valid: one of "
                          f"{', '.join(config_model_keys())}, or a Hugging Face config.json's path")

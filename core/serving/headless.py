@@ -10,7 +10,10 @@ serve`'s (core/serving/vllm_metrics.py), and what the cards cost (core/serving/c
 replicas, router, price_per_card_hour (hardware= sets it from the card; price_source says
 where it is from), cost_per_hour, cost_per_million_output_tokens, and with replicas > 1
 per_replica rows (core/serving/replicas.py; KV fractions of the merged run are of the
-pooled KV of all replicas). Bad input raises ParamError naming the field and its range.
+pooled KV of all replicas). With model=, hardware= or a deployment key (tp, pp, ep,
+quantization, kv_cache_dtype, gpu_memory_utilization) a "deployment" block names the
+model on its cards (core/serving/deployment.py): per-card weights, KV per token, the KV
+pool and its blocks; a model that does not fit is refused. Bad input raises ParamError naming the field and its range.
 """
 from __future__ import annotations
 
@@ -60,15 +63,15 @@ def serving_report(raw: dict[str, str], workload=None, progress=None) -> tuple[d
     report["source"] = f"trace {trace}" if trace else (f"scenario {scenario}" if scenario else "windows")
     if "model" in got or "hardware" in got:
         report["model"], report["hardware"] = got.get("model"), got.get("hardware")
-        shortfall = expanded.choice.memory_shortfall(float(values["kv_pool_bytes"]))
-        if shortfall:
-            report["warnings"] = [shortfall]
+    if expanded.deployment is not None:
+        report["deployment"] = expanded.deployment.report()
     slos = {k: got[k] for k in ("slo_ttft_ms", "slo_tpot_ms", "slo_e2el_ms") if k in got}
     report.update(bench_metrics(result, work, cost=config.cost, **slos))
     if slos:
         report["goodput_slos_ms"] = {k[4:-3]: v for k, v in slos.items()}
     report["percentiles"] = PERCENTILE_LABELS
-    report.update(_cost_and_replicas(result, values, price_note))
+    cards = expanded.deployment.cards if expanded.deployment is not None else 1
+    report.update(_cost_and_replicas(result, values, price_note, cards))
     report.update(_cache_report(result, values, work))
     if trace is not None:
         report["trace"] = _trace_report(work)
@@ -131,11 +134,12 @@ def _cache_report(result, values, work) -> dict:
     return report
 
 
-def _cost_and_replicas(result, values, price_note: str | None) -> dict:
+def _cost_and_replicas(result, values, price_note: str | None, cards_per_replica: int = 1) -> dict:
     """replicas, router, the price and its source, cost per hour and per million output
-    tokens (core.serving.cost), and with replicas > 1 a summary of each replica."""
+    tokens (core.serving.cost; each replica pays for its tp · pp cards), and with
+    replicas > 1 a summary of each replica."""
     price = None if price_note is None else float(values["price_per_card_hour"])
-    report = cost_report(result, int(values["replicas"]), price)
+    report = cost_report(result, int(values["replicas"]), price, cards_per_replica)
     report["router"] = str(values["router"])
     report["price_source"] = price_note or "this card has no price; give price_per_card_hour= (USD per card-hour)"
     extras = result.extras or {}

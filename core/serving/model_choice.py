@@ -20,6 +20,7 @@ from core.format import format_bytes, format_flops
 from core.hardware_config import HardwareSpec, card_replay_values, hardware_replay_params, load_hardware
 from core.model_config import ModelSpec, config_model_keys, model_spec
 from core.registry import BookRef, Calculator, Output, Param, ParamError
+from core.serving.deployment import Deployment, plan
 from core.serving.step_cost import default_token_budget
 
 BOOK_MODEL = "qwen3-8b"  # the book's run: its values are serving.replay's defaults
@@ -53,8 +54,8 @@ def hardware_keys() -> tuple[str, ...]:
 @dataclass(frozen=True)
 class ModelHardware:
     """model= and hardware= checked once, at the edge: each file read and parsed once, and
-    everything downstream (the replay's values, the price, the names, the memory check)
-    read from here. A field is None where its key was not given."""
+    everything downstream (the replay's values, the price, the names) read from here;
+    deployment() puts the model on its cards. A field is None where its key was not given."""
 
     model: str | None
     hardware: str | None
@@ -64,20 +65,14 @@ class ModelHardware:
     price_per_card_hour: float | None
     price_source: str
 
-    def memory_shortfall(self, kv_pool_bytes: float) -> str | None:
-        """None when the model's weights and the KV pool fit in the card's memory; else why
-        not, in words (a real engine would not start: the replay still times one card's
-        steps, as tensor parallelism is not modelled). The book's model or card stands in
-        for the one not given."""
+    def deployment(self, **how) -> Deployment:
+        """The model on its cards (core.serving.deployment.plan's keywords: tp, pp, ep,
+        dp, quantization, kv_cache_dtype, gpu_memory_utilization, kv_pool_bytes, ...).
+        The book's model or card stands in for the one not given; ParamError names the
+        field when it does not fit."""
         spec = self.spec or model_spec(BOOK_MODEL)
         card = self.card or load_hardware(BOOK_HARDWARE)
-        weights, memory = float(spec.weights_bytes), float(card.memory_bytes or 0)
-        need = weights + float(kv_pool_bytes)
-        if memory <= 0 or need <= memory:
-            return None
-        return (f"{spec.name}'s weights ({weights / 1e9:,.1f} GB) and the KV pool ({kv_pool_bytes / 1e9:,.1f} GB) "
-                f"need {need / 1e9:,.1f} GB, more than one {card.name}'s {memory / 1e9:,.1f} GB: a real engine "
-                f"would not start; the replay times one card's steps (tensor parallelism is not modelled)")
+        return plan(spec, card, **how)
 
 
 def choose(model: str | None, hardware: str | None) -> ModelHardware:

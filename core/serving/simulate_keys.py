@@ -2,11 +2,15 @@
 here with a ParamError naming it: the book's scenario, seeds, goodput SLOs, how a trace is
 read (format, time_scale, window, limit, trace_model, trace_log_type, hash_block_tokens),
 and model= / hardware=, which like scenario= set defaults for the replay's parameters
-(keys given explicitly win). Moved here from lab/simulate_keys.py (the sweep's evaluator,
+(keys given explicitly win); with serving.replay's deployment keys (tp, pp, ep,
+quantization, kv_cache_dtype, gpu_memory_utilization) they put the model on its cards
+(core/serving/deployment.py), which sets the per-card figures and, with hardware=, the
+KV pool from the card's memory. Moved here from lab/simulate_keys.py (the sweep's evaluator,
 core/sweep/serving.py, reads them too). No Qt here.
 """
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 from collections.abc import Callable
@@ -16,6 +20,8 @@ from functools import lru_cache
 from core.registry import Param, ParamError, get
 from core.serving import replay as rp
 from core.serving import traces
+from core.serving.deployment import Deployment
+from core.serving.deployment_params import DEPLOYMENT_KEYS
 from core.serving.model_choice import ModelHardware, choose
 from core.serving.vllm_metrics import MAX_SLO_MS
 from core.serving.workload import MAX_REQUESTS
@@ -135,6 +141,7 @@ class Expanded:
     got: dict
     price_note: str | None
     choice: ModelHardware
+    deployment: Deployment | None = None  # built when model=, hardware= or a deployment key is given
 
 
 def expand(raw: dict, unknown: Callable[[], str]) -> tuple[dict, dict, str | None]:
@@ -153,15 +160,45 @@ def expand_checked(raw: dict, unknown: Callable[[], str]) -> Expanded:
     known = {p.name for p in get("serving.replay").params}
     for key in raw:
         if key not in known:
-            raise ParamError(key, unknown())
+            close = difflib.get_close_matches(key, sorted(known | set(names())), n=1)
+            raise ParamError(key, (f"did you mean {close[0]}=? " if close else "") + unknown())
     if "scenario" in got:
         for key, value in rp.SCENARIOS[got["scenario"]]["params"].items():
             raw.setdefault(key, ",".join(str(v) for v in value) if isinstance(value, tuple) else str(value))
+    given = set(raw)
     choice = choose_cached(got.get("model"), got.get("hardware"))
     for key, value in choice.replay_values.items():
         if key in known:
             raw.setdefault(key, value)
-    return Expanded(raw, got, _price_default(raw, got, choice), choice)
+    deployment = None
+    if choice.model or choice.hardware or given & set(DEPLOYMENT_KEYS):
+        deployment = _deploy(raw, given, choice)
+    return Expanded(raw, got, _price_default(raw, got, choice), choice, deployment)
+
+
+def _deploy(raw: dict, given: set, choice: ModelHardware) -> Deployment:
+    """The model on its cards (the book's model or card standing in for one not given);
+    its per-card figures fill raw's replay keys the user did not give. The KV pool: with
+    hardware= it comes from the card's memory (gpu_memory_utilization) unless
+    kv_pool_bytes= is given; without hardware= the form's pool (the book's 24 GiB)
+    stands. A pool given per card becomes one TP rank's pool through every PP stage."""
+    params = {p.name: p for p in get("serving.replay").params}
+
+    def value(name):
+        return params[name].parse(raw[name]) if name in raw else params[name].default
+
+    pool = value("kv_pool_bytes") if "kv_pool_bytes" in given or not choice.hardware else None
+    d = choice.deployment(tp=value("tp"), pp=value("pp"), ep=value("ep"), dp=value("replicas"),
+                          quantization=value("quantization"), kv_cache_dtype=value("kv_cache_dtype"),
+                          gpu_memory_utilization=value("gpu_memory_utilization"), kv_pool_bytes=pool,
+                          token_budget=value("token_budget"), max_num_seqs=value("max_num_seqs"),
+                          block_size=value("block_size"))
+    for key, number in d.replay_values().items():
+        if key not in given:
+            raw[key] = number
+    if pool is None or d.pp > 1:
+        raw["kv_pool_bytes"] = d.engine_kv_pool_bytes
+    return d
 
 
 def _price_default(raw: dict, got: dict, choice: ModelHardware) -> str | None:

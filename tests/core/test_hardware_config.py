@@ -2,7 +2,7 @@
 import pytest
 
 from core import catalog
-from core.hardware_config import hardware_replay_params, load_hardware
+from core.hardware_config import HardwareSpec, card_replay_values, hardware_replay_params, load_hardware
 from core.registry import ParamError
 from core.units import GiB
 
@@ -46,11 +46,37 @@ def test_catalog_cards_give_the_replay_defaults():
         "memory_bytes": card.memory_bytes}
 
 
-def test_a_catalog_card_without_bandwidth_is_refused_naming_it():
+def test_a_card_without_bandwidth_is_refused_naming_it():
+    # Every catalog card now has memory and bandwidth (h800 had neither): a card without them
+    # is refused naming the missing figures and the usable catalog cards.
+    bare = HardwareSpec("h800", None, None, {"bf16": 989.4e12})
     with pytest.raises(ParamError) as err:
-        hardware_replay_params("h800")
+        card_replay_values(bare)
     assert err.value.param == "hardware"
-    assert "h800: no memory_bytes, bandwidth_bytes_per_s; valid: a100-80gb, h100-sxm, rtx-pro-6000-blackwell" in err.value.message
+    assert "h800: no memory_bytes, bandwidth_bytes_per_s; valid: a100-40gb, a100-80gb, b200, h100-pcie" in err.value.message
+    with pytest.raises(ParamError) as err:
+        hardware_replay_params("a100-80gb", "fp8")  # Ampere has no FP8 peak
+    assert "no peak_flops.fp8; valid: b200, h100-pcie, h100-sxm, h200, h800, l40s, mi300x" in err.value.message
+
+
+def test_catalog_cards_carry_their_link_and_peaks():
+    card = load_hardware("h100-sxm")
+    assert (card.link_kind, card.link_bandwidth_bytes_per_s) == ("nvlink", 450e9)
+    assert card.peak_flops == {"bf16": 989.4e12, "fp8": 1978.9e12}
+    assert card.usable_memory_bytes == pytest.approx(79.22 * GiB)
+    assert load_hardware("b200").peak_flops["fp4"] == 9e15
+    assert load_hardware("l40s").link_kind == "pcie"
+    assert load_hardware("mi300x").link_kind == "infinity-fabric"
+
+
+def test_a_toml_card_gives_its_link(tmp_path):
+    card = load_hardware(_file(tmp_path, 'link_kind = "nvlink"\nlink_bandwidth_gb_s = 450\nlink_latency_us = 3\n' + H200))
+    assert (card.link_kind, card.link_bandwidth_bytes_per_s, card.link_latency_s) == ("nvlink", 450e9, pytest.approx(3e-6))
+    assert card.peak_flops == {"bf16": 989.4e12, "fp8": 1978.9e12}
+    with pytest.raises(ParamError, match="field link_kind: 'nvlinc'"):
+        load_hardware(_file(tmp_path, 'link_kind = "nvlinc"\n' + H200, "bad.toml"))
+    with pytest.raises(ParamError, match="field link_latency_ms: unknown key"):
+        load_hardware(_file(tmp_path, 'link_latency_ms = 3\n' + H200, "bad2.toml"))
 
 
 @pytest.mark.parametrize("text, message", [
@@ -97,6 +123,7 @@ def test_a_mistyped_card_key_lists_the_catalog(tmp_path, monkeypatch):
     with pytest.raises(ParamError) as err:
         load_hardware("h100")
     assert err.value.param == "hardware"
-    assert "'h100': no catalog card or file of that name; valid: one of a100-80gb, h100-sxm" in err.value.message
+    assert "'h100': no catalog card or file of that name (did you mean h100-pcie or h100-sxm?); valid: one of a100-40gb, a100-80gb, " \
+           "b200, h100-pcie, h100-sxm" in err.value.message
     (tmp_path / "h100").write_text(H200)  # a file of that name is read
     assert load_hardware("h100").memory_bytes == pytest.approx(141 * 2**30)

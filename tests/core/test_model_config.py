@@ -9,6 +9,7 @@ import pytest
 
 from core import catalog
 from core.model_config import load_model_config, model_spec, replay_params
+from core.model_config.as_catalog import model_or_config
 from core.model_config.reading import MAX_CONFIG_BYTES
 from core.registry import ParamError, get
 from core.serving.step_cost import StepCost
@@ -256,7 +257,7 @@ def test_image_diffusion_reads_a_diffusers_qwen_image_folder(tmp_path):
     transformer = CONFIGS / "qwen-image" / "transformer" / "config.json"
     calc = get("image.diffusion")
     assert calc.run({"model": str(transformer)})["flops"] == calc.run()["flops"]  # the book's 7.830e15
-    m = catalog.model_or_config(str(transformer), part="dit")
+    m = model_or_config(str(transformer), part="dit")
     assert (m.key, m["vae_scale"], m["mlp_size"]) == ("qwen-image", 8, 12288)
     # Without its vae/config.json the VAE's downscale is unknown: refused, naming that file.
     lone = tmp_path / "transformer" / "config.json"
@@ -287,7 +288,7 @@ def test_a_mistyped_model_key_lists_the_catalog(tmp_path, monkeypatch):
     with pytest.raises(ParamError) as err:
         model_spec("qwen3-8x")
     assert err.value.param == "model"
-    assert "'qwen3-8x': no catalog model or file of that name; valid: one of qwen3-8b, or a Hugging Face" in err.value.message
+    assert "'qwen3-8x': no catalog model or file of that name; valid: one of qwen3-8b, llama-2-13b, llama-2-70b" in err.value.message
     with pytest.raises(ParamError, match="cannot open"):  # a path stays a path
         model_spec("qwen3-8x.json")
 

@@ -251,9 +251,13 @@ def test_model_and_hardware_of_the_books_run_reproduce_it(capsys, tmp_path):
     pytest.importorskip("core.model_config")
     pytest.importorskip("core.hardware_config")
     book = _json(capsys, [])
-    same = _json(capsys, ["model=qwen3-8b", "hardware=rtx-pro-6000-blackwell"])
+    # The book's run gave its pool (24 GiB); hardware= alone sizes the pool from the card's memory.
+    same = _json(capsys, ["model=qwen3-8b", "hardware=rtx-pro-6000-blackwell", f"kv_pool_bytes={24 * 2**30}"])
     assert same["ttft_p95_s"] == book["ttft_p95_s"] and same["mean_itl_ms"] == book["mean_itl_ms"]
     assert same["book_observed"]["scenario"] == "uniform"  # the same parameters as the book's run
+    assert _json(capsys, ["model=qwen3-8b"])["ttft_p95_s"] == book["ttft_p95_s"]  # no card: the book's pool
+    sized = _json(capsys, ["model=qwen3-8b", "hardware=rtx-pro-6000-blackwell"])
+    assert sized["deployment"]["kv_pool_from"] == "memory" and sized["kv_pool_blocks"] > book["kv_pool_blocks"]
     config = Path(__file__).parents[1] / "data" / "model_configs" / "llama-3.1-8b.json"
     llama = _json(capsys, SMALL + [f"model={config}"])
     assert llama["model"] == str(config) and llama["mean_tpot_ms"] != _json(capsys, SMALL)["mean_tpot_ms"]
