@@ -1,9 +1,11 @@
 """图 3-20: the schedule of a step, activation lifetimes, and the memory they make."""
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.registry import ParamError, get
-from core.training.step import BACKWARD, FORWARD, OPTIMIZER, build_timeline, model_step
+from core.training.step import BACKWARD, FORWARD, OPTIMIZER, build_timeline, illustrative_timeline, model_step
 
 
 def test_forward_then_backward_in_reverse_layer_order():
@@ -78,11 +80,6 @@ def test_model_step_bad_input_names_field():
         model_step(cards=10**11)
     assert err.value.param == "cards"
 
-
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from core.training.step import illustrative_timeline
 
 
 @settings(max_examples=40, deadline=None)

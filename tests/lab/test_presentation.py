@@ -57,7 +57,7 @@ def test_zoom_changes_every_font_on_every_panel(qtbot, window):
         window.presentation.zoom_in_action.trigger()  # -> 1.25
         window.presentation.zoom_in_action.trigger()  # -> 1.5
         assert zoom.zoom() == 1.5
-        qtbot.waitUntil(lambda: window.presentation._styled.get(key, (None,))[0] == 1.5)
+        qtbot.waitUntil(lambda key=key: window.presentation._styled.get(key, (None,))[0] == 1.5)
         after = _fonts(window.panel(key))
         for what, size in before.items():
             # QFontInfo rounds to whole pixels: a point size is exact to about 0.75 pt.

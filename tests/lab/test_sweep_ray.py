@@ -185,7 +185,7 @@ class Listener:
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.sock.listen()
-        self.address = "127.0.0.1:%d" % self.sock.getsockname()[1]
+        self.address = f"127.0.0.1:{self.sock.getsockname()[1]}"
         self.conns = []
         threading.Thread(target=self.serve, args=(reply,), daemon=True).start()
 

@@ -306,10 +306,10 @@ def test_gui_answers_while_a_large_trace_loads_and_replays(panel, qtbot, tmp_pat
     for path, count in ((azure_trace(tmp_path / "azure_code.csv", 8819), 8819), (big, n)):
         ticks = []
         timer = QtCore.QTimer()
-        timer.timeout.connect(lambda: ticks.append(jobs().busy_keys() != []))
+        timer.timeout.connect(lambda ticks=ticks: ticks.append(jobs().busy_keys() != []))
         timer.start(5)
         panel.trace_section.open_path(str(path))
-        qtbot.waitUntil(lambda: panel.state.trace_loaded is not None and panel.state.trace_loaded.path == str(path)
+        qtbot.waitUntil(lambda path=path: panel.state.trace_loaded is not None and panel.state.trace_loaded.path == str(path)
                         and ready(panel), timeout=120_000)
         timer.stop()
         assert figure(panel).summary["requests"] == count

@@ -110,7 +110,7 @@ def test_after_a_drag_the_panel_shows_what_a_fresh_panel_at_that_load_shows(qtbo
         slider.setValue(v)
         if v % 5 == 0:  # let replays come back and be drawn while the handle is held
             seen = len(live)
-            qtbot.waitUntil(lambda: len(live) > seen, timeout=WAIT_MS)
+            qtbot.waitUntil(lambda seen=seen: len(live) > seen, timeout=WAIT_MS)
     # Held: nothing was drawn in full, every figure was drawn live, and the panel is not done.
     assert full == []
     assert {d["figure"] for d in live} == set(LIVE_FIGURES)
@@ -145,7 +145,7 @@ def test_a_drag_up_and_back_leaves_nothing_of_the_way_it_went(qtbot, engine):
     for v in [*range(0, top + 1, 4), *range(top, last - 1, -4), last]:
         slider.setValue(v)
         seen = len(live)
-        qtbot.waitUntil(lambda: len(live) > seen or w.load_slider.value() == 0, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda seen=seen: len(live) > seen or w.load_slider.value() == 0, timeout=WAIT_MS)
     with qtbot.waitSignal(w.run_drawn, timeout=WAIT_MS,
                           check_params_cb=lambda d: d["values"]["rate"] == f"{last * RATE_STEP_PER_S:g}"):
         slider.setSliderDown(False)

@@ -5,9 +5,7 @@ drawn, and what the player logged against the model; waits are on signals and co
 import numpy as np
 import pytest
 
-voice = pytest.importorskip("core.voice", reason="core.voice (issue 13's model) is not in this checkout yet")
-VoiceParams, simulate_voice = voice.VoiceParams, voice.simulate_voice
-
+from core.voice import VoiceParams, simulate_voice
 from core.voice.state import RATE_STEP_PER_S
 from widgets.kit.jobs import jobs
 from widgets.kit.panels import discover_panels
