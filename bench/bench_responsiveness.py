@@ -201,7 +201,7 @@ def child_visits(keys: list[str]) -> None:
         meter.start()
         t0 = time.perf_counter()
         window.show_panel(key)
-        wait_until(lambda: key in shown and window.is_ready(key))
+        wait_until(lambda key=key, shown=shown: key in shown and window.is_ready(key))
         done = settled()
         gap = meter.stop()
         out[key] = {"gap_ms": gap * 1000, "shown_s": shown[key] - t0, "figures_s": done - t0}
@@ -225,11 +225,11 @@ def child_verify() -> None:
     times, gaps = [], []
     for _ in range(REPEATS):
         done = []
-        panel.rows_changed.connect(lambda: done.append(time.perf_counter()))
+        panel.rows_changed.connect(lambda *_, done=done: done.append(time.perf_counter()))
         meter.start()
         t0 = time.perf_counter()
         panel.rerun_button.click()
-        wait_until(lambda: bool(done))
+        wait_until(lambda done=done: bool(done))
         for _ in range(3):  # the table repaints after the reset
             app.processEvents()
         gaps.append(meter.stop())

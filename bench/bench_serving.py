@@ -135,7 +135,7 @@ def _with_and_without_caching(work, runs: int, per_request: bool = False) -> dic
     out = {}
     for label, config in (("prefix_caching", EngineConfig()), ("no_prefix_caching", EngineConfig(prefix_caching=False))):
         validate(config, work)
-        walls, result = _timed(lambda: replay(work, config), runs)
+        walls, result = _timed(lambda config=config: replay(work, config), runs)
         out[label] = {"wall_s": _stats(walls, unit="s"), **_replay_stats(result), **_per_event(result, walls)}
         if per_request:
             out[label]["us_per_request"] = _stats([w / len(work) * 1e6 for w in walls], unit="µs")
@@ -236,7 +236,7 @@ def bench_gui(repeat: int) -> dict:
         ctor.append(time.perf_counter() - t0)
         panel.resize(1600, 1000)
         panel.show()
-        _pump_until(app, lambda: ready(panel))
+        _pump_until(app, lambda panel=panel: ready(panel))
         first_fill.append(time.perf_counter() - t0)
         first_gaps.append(gap.stop())
         panel.close()
@@ -262,7 +262,7 @@ def bench_gui(repeat: int) -> dict:
         panel.state.replay("A").update({"durations_s": (3750.0, 3750.0), "rates_per_s": (4.0, 4.0),
                                         "shares_long_input": (0.5, 0.5 - 0.01 * i)})
         ticks0 = gap.ticks
-        _pump_until(app, lambda: gap.ticks >= ticks0 + 2)  # the edit handled: the timer ticks again
+        _pump_until(app, lambda ticks0=ticks0: gap.ticks >= ticks0 + 2)  # the edit handled: the timer ticks again
         edit_gaps.append(gap.stop())
         gap.start()
         _pump_until(app, lambda: ready(panel))

@@ -64,7 +64,7 @@ def overhead(engines: dict, repeats: int) -> dict:
             assert len(got) == EMPTY_POINTS
         out[name] = [w / EMPTY_POINTS for w in walls]
     result = {name: stats(v, 1e3, unit="ms") for name, v in out.items()}
-    result["ray_minus_local"] = stats([r - l for r, l in zip(out["ray"], out["local"])], 1e3, target=20.0, unit="ms")
+    result["ray_minus_local"] = stats([r - lo for r, lo in zip(out["ray"], out["local"])], 1e3, target=20.0, unit="ms")
     result["first_points_s"] = {k: round(v, 3) for k, v in first.items()}
     return result
 
@@ -85,7 +85,7 @@ def real_sweep(engines: dict, repeats: int) -> dict:
             assert summary["points"]["done"] == n
         per[name] = [w / n for w in walls]
     out = {name: stats(v, 1e3, unit="ms per point") for name, v in per.items()}
-    out["ray_minus_local"] = stats([r - l for r, l in zip(per["ray"], per["local"])], 1e3, unit="ms per point")
+    out["ray_minus_local"] = stats([r - lo for r, lo in zip(per["ray"], per["local"])], 1e3, unit="ms per point")
     out["points"] = n
     return out
 
@@ -104,12 +104,12 @@ def refusal(repeats: int) -> dict:
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        closed = "127.0.0.1:%d" % s.getsockname()[1]
+        closed = f"127.0.0.1:{s.getsockname()[1]}"
     closed_s = [timed(closed) for _ in range(repeats)]
     silent = socket.socket()
     silent.bind(("127.0.0.1", 0))
     silent.listen(16)  # accepts (the kernel's backlog) and never answers
-    silent_s = [timed("127.0.0.1:%d" % silent.getsockname()[1]) for _ in range(repeats)]
+    silent_s = [timed(f"127.0.0.1:{silent.getsockname()[1]}") for _ in range(repeats)]
     silent.close()
     return {"closed_port": stats(closed_s, target=10.0, kind="none_over", unit="s"),
             "silent_listener": stats(silent_s, target=10.0, kind="none_over", unit="s")}

@@ -103,7 +103,7 @@ def main() -> None:
             files[name] = Path(tmp) / f"{name}.csv"
             burstgpt_csv(files[name], n, failed)
         for name in ("burstgpt_1m", "burstgpt_1_43m"):
-            walls, work = timed(lambda: traces.load_trace(files[name]), args.repeat)
+            walls, work = timed(lambda name=name: traces.load_trace(files[name]), args.repeat)
             report[name] = {"rows": work.meta["rows"], "requests": len(work), "dropped": work.meta["dropped"],
                             "mib": round(files[name].stat().st_size / 2**20, 1),
                             "load_s": stats(walls, target=TARGET_S)}

@@ -132,15 +132,15 @@ def panel_load(path: Path, repeats: int = REPEATS) -> dict:
         timer = QtCore.QTimer()
         timer.setTimerType(QtCore.Qt.TimerType.PreciseTimer)
         timer.setInterval(10)
-        timer.timeout.connect(lambda: ticks.append((time.perf_counter(), time.thread_time())))
+        timer.timeout.connect(lambda *_, ticks=ticks: ticks.append((time.perf_counter(), time.thread_time())))
         done: list[float] = []
-        on_changed = lambda _n: done.append(time.perf_counter())  # noqa: E731
+        on_changed = lambda _n, done=done: done.append(time.perf_counter())  # noqa: E731
         panel.images_changed.connect(on_changed)
         timer.start()
         _spin(app, lambda: False, 0.05)
         t0 = time.perf_counter()
         panel.load_files([path])
-        _spin(app, lambda: bool(done))
+        _spin(app, lambda done=done: bool(done))
         _spin(app, lambda: False, 0.3)  # the first paints of the new picture
         timer.stop()
         panel.images_changed.disconnect(on_changed)

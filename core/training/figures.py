@@ -167,8 +167,8 @@ def _peak_steps(x: np.ndarray, y: np.ndarray, duration: float) -> tuple[np.ndarr
 
 
 def _layer_ticks(layers: int) -> list:
-    return [(l + 1, str(l + 1)) for l in range(layers)
-            if layers <= 12 or (l + 1) % max(layers // 6, 1) == 0 or l == 0]
+    return [(i + 1, str(i + 1)) for i in range(layers)
+            if layers <= 12 or (i + 1) % max(layers // 6, 1) == 0 or i == 0]
 
 
 def step_figure(inputs: Mapping[str, Any], result: Mapping[str, Any] | None, view: str = "model") -> StepFigure:
