@@ -146,6 +146,8 @@ class BlockCache:
     register (None where an equal block was cached), release, blocks_before_watched."""
 
     def __init__(self, num_blocks: int, block_bytes: float, entries: int | None = None):
+        from core.serving.engine.driver import choose_cache_folder
+        choose_cache_folder()
         from core.serving.engine import pool as bp
         self._bp = bp
         self.block_bytes = block_bytes

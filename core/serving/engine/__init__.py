@@ -23,11 +23,20 @@ What it models (vLLM V1's scheduler with the default FCFS policy):
 
 The package: records.py (the config, the records, the check at the edge), state.py (the
 state, a structure of arrays declared once; layout.py names its parts), loop.py (the one
-event loop, compiled with numba), and its seams, each one implementation today:
-step_model.py + pricing.py (the step-time model: StepCost's roofline), plan.py (the
-scheduler policy: FCFS), blocks.py (the block pool: a count, or the prefix cache), and
-core.serving.replicas (the topology: replicas behind a router). driver.py is the Engine
-Python drives. tests/oracles/frozen_engine is the reference every result equals bit for bit.
+event loop, compiled with numba; group.py keeps the decoders in lockstep so a run of
+decode steps costs one closed-form sum), and its seams, each one implementation today:
+step_model.py + pricing.py (the step-time model: StepCost's roofline as a kind id and
+coefficients the loop dispatches on), plan.py (the scheduler policy: FCFS), blocks.py
+(the block pool: a count, or the prefix cache of prefix.py, pool.py, keys.py, hashtab.py),
+and core.serving.replicas (the topology: replicas behind a router; a prefill/decode split
+is another driver of the same Engine). driver.py is the Engine Python drives: build,
+advance to a horizon, route/submit/close/cancel, and public reads only.
+tests/oracles/frozen_engine is the reference every result equals bit for bit
+(tests/core/test_engine_frozen.py); bench/bench_engine_speed.py times the two.
+
+numba is imported at the first replay, not with this package; the compiled loop is cached
+on disk (next to the package, or the user's cache folder where that is read-only), so its
+compile is paid once per machine and every later start only loads it.
 """
 from __future__ import annotations
 

@@ -11,6 +11,8 @@ numba and the compiled loop are imported at the first advance, not with this mod
 from __future__ import annotations
 
 import math
+import os
+import tempfile
 import time
 
 import numpy as np
@@ -33,10 +35,36 @@ _UNCANCELLABLE_EVENTS = 1 << 40
 _kernels = None
 
 
+def _writable(folder: str) -> bool:
+    try:
+        os.makedirs(folder, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
+
+
+def choose_cache_folder() -> None:
+    """numba caches the compiled loop next to this package or, where that is read-only, in
+    the user's cache folder; with neither writable it refuses to import a cache=True
+    function at all, so then it caches in a temporary folder (compiled once per boot)."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__")
+    user = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "numba")
+    if _writable(here) or _writable(user):
+        return
+    import getpass
+
+    import numba
+    numba.config.CACHE_DIR = os.path.join(tempfile.gettempdir(), f"load-lab-numba-{getpass.getuser()}")
+
+
 def kernels():
     """The compiled loop and its helpers (the first call compiles or loads them from disk)."""
     global _kernels
     if _kernels is None:
+        choose_cache_folder()
         from core.serving.engine import control, loop, prefix
         _kernels = (loop.run_events, control.cancel_request, prefix.cached_prefix_blocks, loop.settle)
     return _kernels
@@ -251,6 +279,7 @@ def _prefix_cache(workload: Workload, config: EngineConfig, state, order: np.nda
     its calls, is about a third faster."""
     if not caching:
         return None
+    choose_cache_folder()
     from core.serving.engine.pool import make_pool
     from core.serving.prefix_cache import HashIdIdentity, SessionIdentity
     from core.serving.session_arrivals import links, turn_order

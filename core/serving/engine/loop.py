@@ -3,17 +3,17 @@
 Each iteration is one event: arrivals join the queue, then either a run of lockstep
 decode steps is advanced in closed form (nothing about the schedule changes between
 events, so k such steps cost one line sum: their times are sums of two lines, their
-block needs follow each request's offset to its next block boundary) or one step is
-planned (plan.py, the FCFS scheduler) and executed, priced by the step-time model
-(pricing.py). Events that need a step of their own are prefill chunks, admissions,
+block needs follow the group's members by phase, group.py) or one step is planned
+(plan.py, the FCFS scheduler) and executed, priced by the step-time model (pricing.py). Events that need a step of their own are prefill chunks, admissions,
 finishes and the step where the pool runs dry (preemption).
 
 The state is the structure of arrays of state.py (layout.py names its rows and slots);
 every kind of replay goes through this loop: plain arrivals, sessions (a turn arriving
 after its predecessor finished), a router's feed (advance to a horizon, exact or not),
-step by step (fast=False), prefix caching and tool waits (blocks.py, pool.py). It returns
-to Python every `max_events` events (cancel checks, a GUI's yield) and when its series
-or preemption log needs room (ST_GROW).
+step by step (fast=False), prefix caching and tool waits (blocks.py, prefix.py). It
+returns to Python every `max_events` events (cancel checks, a GUI's yield) and when its
+series or preemption log needs room (ST_GROW). run_events is compiled twice: with the
+prefix cache's arrays, and with None for a replay that caches nothing (its branches drop).
 """
 from __future__ import annotations
 

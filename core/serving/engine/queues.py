@@ -1,8 +1,10 @@
 """The engine's queues as compiled helpers over plain arrays (their counts in S, layout.py):
-the waiting queue (a ring with appendleft for a preempted request), the dynamic session
-turns due (a binary heap on (time, id), as heapq orders its tuples), arrivals from the
-fixed list or a router's feed merged in time order with that heap (session_arrivals.py's
-and the feed's rules: a fixed arrival goes before a session turn at the same time)."""
+the waiting queue (a ring with appendleft for a preempted request), the session turns
+due after their predecessor finished (a binary heap on (time, id), as heapq orders its
+tuples), and arrivals: the fixed ones in arrival order (a replay's list, or what a router
+submitted to a routed engine) merged in time order with that heap, a fixed arrival before
+a session turn at the same time. While a router's feed is open, the next arrival may come
+at its next decision (the horizon)."""
 from __future__ import annotations
 
 import math
