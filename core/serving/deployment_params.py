@@ -1,9 +1,11 @@
-"""serving.replay's deployment keys: how the model runs on its cards. They describe the
-deployment that `lab simulate serving` (core/serving/simulate_keys.py) builds with model=
-and hardware= (the book's model and card standing in for one not given): it sets the
-replay's per-card figures (weights_bytes, kv_bytes_per_token, the FLOPs, peak_flops and,
-with hardware=, kv_pool_bytes) from them; the engine itself takes only those numbers.
-Defaults are the book's run: one card, BF16 weights and cache.
+"""The deployment keys of `lab simulate serving` (and of a sweep's serving points): how the
+model runs on its cards. core/serving/simulate_keys.py checks them beside model= and
+hardware= and builds the deployment (the book's model and card standing in for one not
+given), which sets serving.replay's per-card figures (weights_bytes, kv_bytes_per_token,
+the FLOPs, peak_flops and, with hardware=, kv_pool_bytes); the engine itself takes only
+those numbers. They are not serving.replay's own parameters: the replay's form (the
+Serving panel's) takes the per-card figures as they are, and a field there that changed
+nothing would mislead. Defaults are the book's run: one card, BF16 weights and cache.
 """
 from __future__ import annotations
 

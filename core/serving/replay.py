@@ -17,7 +17,6 @@ from core.registry import BookRef, BookValue, Calculator, Output, Param, ParamEr
 from core.request.metrics import nearest_rank_value
 from core.serving import workload as wl
 from core.serving.decode_rate import decode_rate
-from core.serving.deployment_params import DEPLOYMENT_PARAMS
 from core.serving.engine import EngineConfig, ReplayResult, replay, validate
 from core.serving.mix import class_params, classes_from
 from core.serving.replicas import MAX_REPLICAS, check_routed_work, replay_replicas
@@ -224,7 +223,7 @@ PARAMS = (
     Param("price_per_card_hour", "USD/h", float(_CARD.price_per_card_hour), "what one card costs per hour (cost per hour and "
           "per million output tokens); default: the book's card, " + BOOK_CARD_PRICE_SOURCE, 0, 1e4),
     Param("prefix_caching", "", True, "reuse cached full blocks of a shared prompt prefix (vLLM automatic prefix caching; only with prefix or session information)", kind="bool"),
-) + DEPLOYMENT_PARAMS
+)
 
 _SHIFT = SCENARIOS["shift"]["params"]
 _RUN = "vLLM 0.23 实测"

@@ -2,8 +2,9 @@
 here with a ParamError naming it: the book's scenario, seeds, goodput SLOs, how a trace is
 read (format, time_scale, window, limit, trace_model, trace_log_type, hash_block_tokens),
 and model= / hardware=, which like scenario= set defaults for the replay's parameters
-(keys given explicitly win); with serving.replay's deployment keys (tp, pp, ep,
-quantization, kv_cache_dtype, gpu_memory_utilization) they put the model on its cards
+(keys given explicitly win); with the deployment keys (tp, pp, ep, quantization,
+kv_cache_dtype, gpu_memory_utilization: core/serving/deployment_params.py) they put the
+model on its cards
 (core/serving/deployment.py), which sets the per-card figures and, with hardware=, the
 KV pool from the card's memory. Moved here from lab/simulate_keys.py (the sweep's evaluator,
 core/sweep/serving.py, reads them too). No Qt here.
@@ -21,7 +22,7 @@ from core.registry import Param, ParamError, get
 from core.serving import replay as rp
 from core.serving import traces
 from core.serving.deployment import Deployment
-from core.serving.deployment_params import DEPLOYMENT_KEYS
+from core.serving.deployment_params import DEPLOYMENT_KEYS, DEPLOYMENT_PARAMS
 from core.serving.model_choice import ModelHardware, choose
 from core.serving.vllm_metrics import MAX_SLO_MS
 from core.serving.workload import MAX_REQUESTS
@@ -70,7 +71,7 @@ def extra_params() -> tuple:
               "256 MiB only the first N rows are read", 1, MAX_REQUESTS, kind="int"),
         Param("hash_block_tokens", "tokens", 512, "prompt tokens per hash id of a Mooncake trace", 1, 1 << 20,
               kind="int"),
-    )
+    ) + DEPLOYMENT_PARAMS
 
 
 def param(name: str):
@@ -171,20 +172,23 @@ def expand_checked(raw: dict, unknown: Callable[[], str]) -> Expanded:
         if key in known:
             raw.setdefault(key, value)
     deployment = None
-    if choice.model or choice.hardware or given & set(DEPLOYMENT_KEYS):
-        deployment = _deploy(raw, given, choice)
+    if choice.model or choice.hardware or any(k in got for k in DEPLOYMENT_KEYS):
+        deployment = _deploy(raw, given, got, choice)
     return Expanded(raw, got, _price_default(raw, got, choice), choice, deployment)
 
 
-def _deploy(raw: dict, given: set, choice: ModelHardware) -> Deployment:
+def _deploy(raw: dict, given: set, got: dict, choice: ModelHardware) -> Deployment:
     """The model on its cards (the book's model or card standing in for one not given);
     its per-card figures fill raw's replay keys the user did not give. The KV pool: with
     hardware= it comes from the card's memory (gpu_memory_utilization) unless
     kv_pool_bytes= is given; without hardware= the form's pool (the book's 24 GiB)
     stands. A pool given per card becomes one TP rank's pool through every PP stage."""
     params = {p.name: p for p in get("serving.replay").params}
+    params.update((p.name, p) for p in DEPLOYMENT_PARAMS)
 
     def value(name):
+        if name in got:
+            return got[name]
         return params[name].parse(raw[name]) if name in raw else params[name].default
 
     pool = value("kv_pool_bytes") if "kv_pool_bytes" in given or not choice.hardware else None
