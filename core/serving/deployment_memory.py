@@ -28,7 +28,10 @@ width / tp): the gate/up output (2·W), the activation's output (W) and four hid
 BF16 tensors (residual, normed input, attention output, the FFN's output) of every token;
 S = max_num_seqs rows of FP32 logits and probabilities (8 B per vocab entry) for the
 sampler. Plus NON_TORCH_BYTES for what PyTorch's allocator does not see (cuBLAS and NCCL
-workspaces; vLLM logs 0.09 to 1.79 GiB of non_torch_memory in public runs; an estimate).
+workspaces; an estimate: vLLM logs 0.09 to 1.79 GiB of non_torch_memory in public runs on
+one card, but more with tensor parallelism, 3.58 GiB at tp=2 in PR #10511 and 7.16 GiB at
+tp=8 on H200 in another public log, so at tp > 1 the pool here may be a few GiB large:
+give kv_pool_bytes= from your own engine's log where it matters).
 Check: Llama-3.1-8B with T = 8192 and S = 256 gives 1.15 GiB against the 1.19 to 1.26 GiB
 "PyTorch activation peak memory" of vLLM's logs on 80 GB cards (vllm-project/vllm PR
 #10511 and its successors). CUDA graphs are captured after the KV cache is allocated and

@@ -42,3 +42,27 @@ def test_a_bad_card_file_is_refused_naming_hardware(tmp_path):
         card_price(str(bad))
     assert err.value.param == "hardware" and "price_per_card_hour" in str(err.value)
 
+
+
+def test_a_choice_puts_its_model_on_its_cards():
+    from core.serving.model_choice import choose
+
+    choice = choose("llama-3.1-70b", "h200")
+    d = choice.deployment(tp=2)
+    assert (d.model, d.card, d.tp, d.kv_heads_per_rank) == ("llama-3.1-70b", "h200", 2, 4)
+    assert d.card_memory_bytes == pytest.approx(139.81 * 2**30)  # the driver's total, not the 141 GB label
+    book = choose(None, None).deployment()  # the book's model and card stand in
+    assert (book.model, book.card) == ("qwen3-8b", "rtx-pro-6000-blackwell")
+    with pytest.raises(ParamError) as err:
+        choose("llama-3.1-70b", "l40s").deployment(tp=2)
+    assert err.value.param == "tp" and "tp=4 (KV pool" in err.value.message
+
+
+def test_the_shipped_models_are_named_choices():
+    from core.serving.model_choice import model_keys
+
+    keys = model_keys()
+    assert keys[0] == "qwen3-8b"  # the book's model first
+    for key in ("llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3.1-8b", "llama-3.1-70b", "qwen3-14b", "qwen3-32b",
+                "qwen3-30b-a3b", "mixtral-8x7b"):
+        assert key in keys
