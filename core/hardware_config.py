@@ -23,9 +23,14 @@ from __future__ import annotations
 import difflib
 import os
 import re
-import tomllib
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10 (requires-python): the same parser as a package
+    import tomli as tomllib
 
 from core import catalog
 from core.model_config import looks_like_a_key
@@ -165,7 +170,7 @@ def _from_table(f: Fields, path: str) -> HardwareSpec:
     latency = _one_of(f, LINK_LATENCY_UNITS, MAX_LINK_LATENCY_S, required=False, positive=False)
     return HardwareSpec(name, memory, bandwidth, peaks, f.text("source", "", max_chars=1000) or path,
                         price, f.text("price_source", "", max_chars=1000) or ("your card file" if price is not None else ""),
-                        kind, link_bw, latency, f.text("link_source", "", max_chars=1000))
+                        kind, link_bw, latency, f.text("link_source", "", max_chars=1000) or "")
 
 
 def _one_of(f: Fields, units: Mapping[str, float], high: float, *, required: bool = True,

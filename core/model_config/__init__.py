@@ -55,13 +55,13 @@ def config_model_keys() -> tuple[str, ...]:
 def shipped_model_keys() -> tuple[str, ...]:
     """Models people deploy, as their public Hugging Face config.json shipped with the lab
     (core/data/model_configs/KEY.json; its README names each file's source)."""
-    folder = resources.files("core").joinpath("data", "model_configs")
+    folder = resources.files("core").joinpath("data/model_configs")
     return tuple(sorted(e.name[:-5] for e in folder.iterdir() if e.name.endswith(".json")))
 
 
 def shipped_config_path(key: str) -> str:
     """The shipped config.json of a key of shipped_model_keys()."""
-    return str(resources.files("core").joinpath("data", "model_configs", key + ".json"))
+    return str(resources.files("core").joinpath(f"data/model_configs/{key}.json"))
 
 
 def model_spec(key_or_path: str, dtype_bytes: float = 2, *, param: str = "model") -> ModelSpec:

@@ -29,8 +29,14 @@ from core.model_config.architecture import GroupedAttention
 from core.model_config.counting import attention_flops_per_pair_per_layer
 from core.registry import ParamError
 from core.serving import deployment_memory as mem
-from core.serving.deployment_dtypes import (KV_CACHE_DTYPES, QUANTIZATION_CHOICES, QUANTIZATIONS, UNQUANTIZED_BYTES,
-                                            compute_peak, weights_dtype)
+from core.serving.deployment_dtypes import (
+    KV_CACHE_DTYPES,
+    QUANTIZATION_CHOICES,
+    QUANTIZATIONS,
+    UNQUANTIZED_BYTES,
+    compute_peak,
+    weights_dtype,
+)
 from core.serving.deployment_moe import MoeReads, routing_shares
 
 DEFAULT_GPU_MEMORY_UTILIZATION = 0.9  # vLLM's default
