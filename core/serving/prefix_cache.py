@@ -89,7 +89,13 @@ def _intern_chains(raw: np.ndarray, off: np.ndarray, first: int) -> np.ndarray:
     lengths = np.diff(off)
     starts = off[:-1]
     low = int(raw.min())
-    narrow = int(raw.max()) - low < 1 << 32 and total < 1 << 30  # a pair packs into one int64
+    narrow = int(raw.max()) - low < 1 << 32 and first + total < 1 << 30  # a pair packs into one int64
+    if narrow:  # one pass, compiled (the engine runs compiled anyway)
+        from core.serving.engine import hashtab
+        from core.serving.engine.driver import choose_cache_folder
+        choose_cache_folder()
+        from core.serving.engine.keys import intern_chains
+        return intern_chains(raw, off, first, low, *hashtab.make(total, np.int64))
     provisional = 0
     for d in range(int(lengths.max())):
         at = starts[lengths > d] + d

@@ -6,7 +6,10 @@ the CSR of (end token, owner) segments. A key is origin << 32 | j, origin r + 1 
 block of r's own (the frozen engine's keys)."""
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
+
+from core.serving.engine import hashtab
 
 HASH_IDS = 0
 SESSIONS = 1
@@ -33,3 +36,25 @@ def fill(px, r, j0, j1, bs, out):
     """out[j] = r's key of block j for j0 <= j < j1."""
     for j in range(j0, j1):
         out[j] = key(px, r, j, bs)
+
+
+@njit(cache=True)
+def intern_chains(raw, off, first, low, table_keys, table_vals):
+    """Each position's chain code (prefix_cache._intern_chains): the pair (previous code,
+    id) looked up in a hash table, a new code for a new pair, in request order. The pair
+    packs into one key: (previous + 1) << 32 | (id − low), ids spanning under 2**32."""
+    codes = np.empty(raw.size, np.int64)
+    made = 0
+    for r in range(off.size - 1):
+        prev = -1
+        for i in range(off[r], off[r + 1]):
+            pair = ((prev + 1) << 32) | (raw[i] - low)
+            s = hashtab.find(table_keys, pair)
+            if s >= 0:
+                prev = table_vals[s]
+            else:
+                prev = first + made
+                made += 1
+                hashtab.put(table_keys, table_vals, pair, prev)
+            codes[i] = prev
+    return codes
