@@ -31,14 +31,14 @@ import time
 sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from benchstats import stats  # noqa: E402
-from serving_workloads import sessions_workload, synthetic_trace  # noqa: E402
+from benchstats import stats
+from serving_workloads import sessions_workload, synthetic_trace
 
-from core.registry import get  # noqa: E402
-from core.serving import replay as rp  # noqa: E402
-from core.serving.engine import EngineConfig, replay, validate  # noqa: E402
-from core.units import GiB  # noqa: E402
-from tests.oracles.frozen_engine import replay as frozen_replay  # noqa: E402
+from core.registry import get
+from core.serving import replay as rp
+from core.serving.engine import EngineConfig, replay, validate
+from core.units import GiB
+from tests.oracles.frozen_engine import replay as frozen_replay
 
 TARGET = 20.0  # frozen / new at 200k requests, without prefix caching
 TARGET_PREFIX = 10.0

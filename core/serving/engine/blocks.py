@@ -6,7 +6,7 @@ from __future__ import annotations
 from numba import njit
 
 from core.serving.engine.group import leave
-from core.serving.engine.layout import BLOCKS, CACHE, FREE, JID
+from core.serving.engine.layout import BLOCKS, FREE, JID
 from core.serving.engine.prefix import release
 
 

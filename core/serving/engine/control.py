@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 from numba import njit
 
 from core.serving.engine.blocks import give_back

@@ -21,8 +21,27 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from core.serving.engine.layout import (BLOCKS, BS, CB, COMPUTED, D, EAGER, EAGER_MEMBERS, FIN_LEN, G, GROUPED,
-                                        IS_DEC, JID, JOINS, N_RUN, NG, OB, OUT, RES, SUMCB)
+from core.serving.engine.layout import (
+    BLOCKS,
+    BS,
+    CB,
+    COMPUTED,
+    EAGER,
+    EAGER_MEMBERS,
+    FIN_LEN,
+    GROUPED,
+    IS_DEC,
+    JID,
+    JOINS,
+    N_RUN,
+    NG,
+    OB,
+    OUT,
+    RES,
+    SUMCB,
+    D,
+    G,
+)
 
 
 @njit(cache=True)

@@ -14,14 +14,30 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 from numba import njit
 
-from core.serving.engine.layout import (BLOCKS, BS, BUDGET, CACHED, COMPUTED, FIRST_SCHED, FREE, G, IS_DEC,
-                                        CACHE, LOG_LEN, MAX_SEQS, N_RUN, NOW, NPREEMPT, OUT, P, PENDING, RESERVE,
-                                        WQ_LEN)
 from core.serving.engine.blocks import give_back
 from core.serving.engine.group import at_offset
+from core.serving.engine.layout import (
+    BLOCKS,
+    BS,
+    BUDGET,
+    CACHED,
+    COMPUTED,
+    FIRST_SCHED,
+    FREE,
+    IS_DEC,
+    LOG_LEN,
+    MAX_SEQS,
+    N_RUN,
+    NOW,
+    NPREEMPT,
+    OUT,
+    PENDING,
+    RESERVE,
+    WQ_LEN,
+    P,
+)
 from core.serving.engine.prefix import head_plan, take_hit
 from core.serving.engine.queues import wq_appendleft, wq_get, wq_popleft
 

@@ -10,7 +10,7 @@ from numba import njit
 
 from core.serving.engine import pool as bp
 from core.serving.engine.keys import fill
-from core.serving.engine.layout import (BLOCKS, BS, COMPUTED, FREE, HELD, KEEP, NOW, OUT, P, RESERVE, TOOL)
+from core.serving.engine.layout import BLOCKS, BS, COMPUTED, FREE, HELD, KEEP, NOW, OUT, RESERVE, TOOL, P
 
 
 @njit(cache=True)

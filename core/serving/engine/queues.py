@@ -11,8 +11,18 @@ import math
 
 from numba import njit
 
-from core.serving.engine.layout import (ARRIVAL, FEED_HEAD, FEED_OPEN, FEED_TAIL, FIX_I, FIX_N, HEAP_LEN, ROUTED,
-                                        WQ_HEAD, WQ_LEN)
+from core.serving.engine.layout import (
+    ARRIVAL,
+    FEED_HEAD,
+    FEED_OPEN,
+    FEED_TAIL,
+    FIX_I,
+    FIX_N,
+    HEAP_LEN,
+    ROUTED,
+    WQ_HEAD,
+    WQ_LEN,
+)
 
 
 # -- waiting: a ring over wq ---------------------------------------------------------------
