@@ -124,6 +124,7 @@ def card_replay_values(card: HardwareSpec, dtype: str = "bf16", *, param: str = 
         usable = [k for k in catalog.hardware_keys() if _complete(k, dtype)]
         raise ParamError(param, f"{card.name}: no {', '.join(missing)}; valid: {', '.join(usable)} or a TOML "
                          f"file giving them")
+    assert card.bandwidth_bytes_per_s is not None and card.memory_bytes is not None  # refused above when missing
     return {"bandwidth_bytes_per_s": float(card.bandwidth_bytes_per_s),
             "peak_flops": float(card.peak_flops[dtype]),
             "memory_bytes": float(card.memory_bytes)}
@@ -151,6 +152,7 @@ def _from_table(f: Fields, path: str) -> HardwareSpec:
     if len(tables) != 1:
         raise f.missing("peak_tflops") if not tables else f.refuse(tables[1], "given with " + tables[0], "one of them")
     peaks_field = f.child(tables[0])
+    assert peaks_field is not None  # f.has said it is there
     scale = PEAK_TABLES[tables[0]]
     if not peaks_field.data or len(peaks_field.data) > MAX_DTYPES:
         raise f.refuse(tables[0], f"{len(peaks_field.data)} entries", f"1 to {MAX_DTYPES} dtypes, e.g. bf16 = 989.4")
