@@ -18,6 +18,7 @@ pool and its blocks; a model that does not fit is refused. Bad input raises Para
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -126,7 +127,7 @@ def _cache_report(result, values, work) -> dict:
     prompt = int(np.sum(result.input_tokens))
     extras = {k: v for k, v in dict(result.extras or {}).items() if k not in ("replicas", "replica_of")}
     rate = extras.pop("cache_hit_rate", cached / prompt if prompt else 0.0)
-    report = {"prefix_caching": bool(values["prefix_caching"]), "cached_tokens_total": cached,
+    report: dict[str, Any] = {"prefix_caching": bool(values["prefix_caching"]), "cached_tokens_total": cached,
               "cache_hit_rate": float(rate),
               "prefix_information": getattr(work, "prefix", None) is not None or getattr(work, "sessions", None) is not None}
     if extras:

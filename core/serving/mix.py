@@ -6,7 +6,9 @@ decode for G − 1 steps (the first output token comes from prefill, 图 3-1).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from core.registry import BookRef, BookValue, Calculator, Output, Param, ParamError
 
@@ -47,7 +49,7 @@ def class_params(prefix_help: str = "") -> tuple[Param, ...]:
     )
 
 
-def classes_from(values: dict) -> tuple[RequestClass, RequestClass]:
+def classes_from(values: Mapping[str, Any]) -> tuple[RequestClass, RequestClass]:
     return (
         RequestClass("long_input", int(values["long_input_in_tokens"]), int(values["long_input_out_tokens"])),
         RequestClass("long_output", int(values["long_output_in_tokens"]), int(values["long_output_out_tokens"])),

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import time
+from typing import Any
 
 import numpy as np
 
@@ -77,7 +78,7 @@ def _partitioned(workload: Workload, config: EngineConfig, n: int, cancel: Cance
     order = np.argsort(workload.arrival_s, kind="stable")
     replica_of = np.empty(len(workload), np.int64)
     replica_of[order] = np.arange(order.size) % n
-    results = []
+    results: list[ReplayResult | None] = []  # None: a replica no request went to
     for i in range(n):
         rows = np.flatnonzero(replica_of == i)
         if rows.size == 0:
@@ -202,7 +203,8 @@ def _merged_extras(workload: Workload, merged: ReplayResult, live: list) -> dict
     if not any(r.extras for _, r in live):
         return {}
     prompt = float(np.sum(merged.input_tokens))
-    extras = {"cache_hit_rate": float(np.sum(merged.cached_tokens)) / prompt if prompt else 0.0,
+    assert merged.cached_tokens is not None  # a replica's cache figures come with its cached tokens
+    extras: dict[str, Any] = {"cache_hit_rate": float(np.sum(merged.cached_tokens)) / prompt if prompt else 0.0,
               "evicted_blocks": int(sum(int(r.extras.get("evicted_blocks", 0)) for _, r in live))}
     if workload.sessions is not None:
         extras["hit_rate_by_turn"] = hit_rate_by_turn(np.asarray(workload.sessions.turn), merged.cached_tokens,
