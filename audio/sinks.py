@@ -20,7 +20,6 @@ import numpy as np
 
 from audio.events import SampleRing
 
-
 # The device's block and buffer. Python callbacks can be held up by the GIL while the GUI
 # paints, and through ALSA's pulse plugin an underrun costs a ~2 s restart, so the buffer
 # must ride out a few tens of ms. PortAudio on PulseAudio calls back at a steady pace only
@@ -240,7 +239,7 @@ def import_sounddevice():
         if portaudio_hidden():
             # What `import sounddevice` raises where libportaudio2 is not installed.
             raise OSError("PortAudio library not found")
-        import sounddevice as sd
+        import sounddevice as sd  # optional at run time: PortAudio may be missing
     except OSError as err:
         hidden = f"; hidden by {HIDE_PORTAUDIO_ENV}=1" if portaudio_hidden() else ""
         # Missing, damaged or of the wrong kind, the library reads the same to the user.

@@ -85,15 +85,3 @@ def data_path(name: str):
     """A data file shipped inside core/data (a Traversable; use .read_text())."""
     return resources.files("core").joinpath("data", name)
 
-
-def model_or_config(key_or_path: str, *, part: str = "language", param: str = "model") -> Model:
-    """A catalog model by key, else a Hugging Face config.json by path, as a Model with the
-    catalog's field names (core/model_config reads and checks the file; ParamError(param)
-    names the file and the field it refuses). part: 'language' (the decoder), 'vision'
-    (a multimodal config's vision_config) or 'dit' (a diffusers Qwen-Image transformer)."""
-    key = str(key_or_path)
-    if key in model_keys():
-        return model(key)
-    from core.model_config.as_catalog import config_as_model  # the reader imports this module
-
-    return config_as_model(key, part, param)

@@ -28,6 +28,7 @@ from typing import Any, Callable, Mapping
 
 from core.atomic_file import write_atomic
 from core.look import MAX_ZOOM, MIN_ZOOM
+from core.registry import ParamError
 from core.talk import STATE_MODELS, model_class
 
 FORMAT = "load-lab-session"
@@ -162,8 +163,6 @@ def check_panels(panels: Mapping[str, Mapping[str, Any]], models: Mapping[str, C
     """Load each panel's state into a new model (models: key -> a factory of its PanelModel)
     and return every known panel's full state: the file's, or a new panel's for those the
     file leaves out. SessionError naming the panel and the field if one is refused."""
-    from core.registry import ParamError
-
     unknown = sorted(set(panels) - set(models))
     if unknown:
         raise SessionError(f"panels.{unknown[0]}: unknown panel; valid: {', '.join(sorted(models))}")
@@ -188,8 +187,6 @@ def check_panels(panels: Mapping[str, Mapping[str, Any]], models: Mapping[str, C
 def _check_cards(key: str, state: Mapping[str, Any], model: Any) -> dict:
     """Each card's values against its calculator, so the message names the card: slot ->
     its checked Inputs (load_json takes them as they are)."""
-    from core.registry import ParamError
-
     cards = state.get("cards", {})
     if not isinstance(cards, dict):
         raise SessionError(f"panels.{key}.cards: got {type(cards).__name__}; valid: an object of card -> values")

@@ -1,10 +1,23 @@
-"""Starting the window, and rendering panels offscreen for `lab snapshot`."""
+"""Starting the window (`lab`, `lab talk FILE`), and rendering panels and a talk's scenes
+offscreen for `lab snapshot`."""
 from __future__ import annotations
 
 import sys
 import time
 
 from PySide6 import QtCore, QtWidgets
+
+from lab import excepthook
+from lab.export import snapshot_format, write_snapshot
+from lab.language import apply_language, translate_tree
+from lab.main_window import MainWindow
+from lab.talk import open_talk, read_talk
+from lab.talk.presentation import apply_look, forget_look, snapshot_zoom
+from widgets.kit import panels
+from widgets.kit.jobs import jobs
+from widgets.kit.panels import discover_panels
+from widgets.kit.theme import apply_fonts, apply_style, setup_pyqtgraph
+from widgets.kit.zoom import apply_plot_zoom
 
 # Qt messages that say nothing to a user: the offscreen platform (snapshots, tests) cannot
 # pass a fixed size on to a window manager it does not have.
@@ -24,8 +37,6 @@ def _qt_message(mode, context, message: str) -> None:
 def application(plots: bool = True) -> QtWidgets.QApplication:
     """The QApplication, named and styled. plots=False leaves pyqtgraph (and numpy) unloaded:
     the main window sets it up before it builds its first panel, after it is on screen."""
-    from widgets.kit.theme import apply_style, setup_pyqtgraph
-
     global _previous_handler
     if _previous_handler is None:
         _previous_handler = QtCore.qInstallMessageHandler(_qt_message) or False
@@ -39,16 +50,12 @@ def application(plots: bool = True) -> QtWidgets.QApplication:
 
 
 def panel_keys() -> list[str]:
-    from widgets.kit.panels import panel_keys as keys
-
-    return keys()
+    return panels.panel_keys()
 
 
 def start_window():
     """The application and its main window, shown; the panel it reopens on is built once
     the window is on screen. Returns (app, window)."""
-    from lab.main_window import MainWindow
-
     app = application(plots=False)
     window = MainWindow()
     window.resize(1500, 950)
@@ -57,8 +64,6 @@ def start_window():
 
 
 def run_gui() -> int:
-    from lab import excepthook
-
     app, window = start_window()
     excepthook.install(parent=window)  # a dialog and a log file; the app keeps running
     try:
@@ -74,11 +79,7 @@ def snapshot(panel: str, out: str, width: int, height: int, fmt: str | None = No
 
     The options (format, language, theme, zoom, a talk's scene) are each applied by the
     module that owns them; the CLI has checked their spelling, they check their values."""
-    from lab.export import snapshot_format
-
     fmt = snapshot_format(out, fmt)  # export: --format, else the suffix, else png; --out checked first
-    from lab.talk.presentation import apply_look, forget_look, snapshot_zoom
-
     zoom_factor = snapshot_zoom(zoom)  # zoom and theme (lab.talk.presentation): checked before any work
     app = application()
     apply_look(theme, zoom_factor)  # panels are built in these colours, at this zoom
@@ -90,14 +91,7 @@ def snapshot(panel: str, out: str, width: int, height: int, fmt: str | None = No
 
 def _render_snapshot(app, panel: str, out: str, width: int, height: int, fmt: str, lang: str | None,
                      talk: str | None, scene: str | None) -> None:
-    from lab.export import write_snapshot
-    from lab.main_window import MainWindow
-    from widgets.kit.jobs import jobs
-    from widgets.kit.panels import discover_panels
-
     if talk:  # a talk's scene, as presentation mode shows it (lab.talk)
-        from lab.talk import scene_window
-
         widget, shown = scene_window(talk, int(scene))
     elif panel == "main":
         widget = MainWindow()
@@ -120,14 +114,9 @@ def _render_snapshot(app, panel: str, out: str, width: int, height: int, fmt: st
         if (idle and ready()) or time.monotonic() > deadline:
             break
     if not hasattr(widget, "presentation"):  # a lone panel: its plots to the zoom (a window does its own)
-        from widgets.kit.theme import apply_fonts
-        from widgets.kit.zoom import apply_plot_zoom
-
         apply_fonts(shown)
         apply_plot_zoom(shown)
     if lang is not None:  # language (lab.language): every label in lang, the window's menus too
-        from lab.language import apply_language, translate_tree
-
         apply_language(lang, widget if hasattr(widget, "language_actions") else None)
         for _ in range(5):  # text a panel writes a moment later is translated too
             app.processEvents()
@@ -136,3 +125,30 @@ def _render_snapshot(app, panel: str, out: str, width: int, height: int, fmt: st
         app.processEvents()
     write_snapshot(widget, out, fmt)  # export: atomic; an OSError names what is wrong with --out
     widget.close()
+
+
+# ---- talks: `lab talk FILE` and `lab snapshot --talk FILE --scene N` ----------------------
+def run_talk(path: str) -> int:
+    """The window in presentation mode at the talk's first good scene (ParamError, before
+    any window, if the file is refused)."""
+    talk = read_talk(path)
+    app, window = start_window()
+    excepthook.install(parent=window)
+    open_talk(window, talk)
+    try:
+        return app.exec()
+    finally:
+        excepthook.uninstall()
+
+
+def scene_window(talk_path: str, number: int):
+    """A main window showing scene number of the talk as presentation mode shows it (no
+    navigation, menu or status bar; the bar under the figure), at the window's own size.
+    Returns (window, controller); controller.is_ready() once the scene is on screen."""
+    talk = read_talk(talk_path)
+    window = MainWindow()
+    for chrome in (window.nav, window.menuBar(), window.statusBar()):
+        chrome.hide()
+    controller = open_talk(window, talk, presentation=False, index=number - 1, autoplay=False)
+    controller.prefetch = False  # the picture is of this scene only
+    return window, controller

@@ -12,13 +12,16 @@ import datetime
 import os
 import sys
 import threading
+import time
 import traceback
 from types import TracebackType
 from typing import Callable
 
+import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from lab.settings import data_dir
+from widgets.kit.jobs import jobs
 
 LOG_NAME = "errors.log"
 MAX_LOG_BYTES = 1_000_000  # past this the log starts over (one old copy is kept)
@@ -71,8 +74,6 @@ _open_dialog: ErrorDialog | None = None
 def show_dialog(text: str, log_path: str, parent: QtWidgets.QWidget | None = None) -> None:
     """The default dialog: one ErrorDialog at a time, shown without blocking."""
     global _open_dialog
-    import shiboken6
-
     if _open_dialog is None or not shiboken6.isValid(_open_dialog) or not _open_dialog.isVisible():
         _open_dialog = ErrorDialog(log_path, parent)
     _open_dialog.add(text)
@@ -101,8 +102,6 @@ class Reporter(QtCore.QObject):
         """Log text now; show it on the GUI thread (queued, so a report from inside a paint
         or a worker never opens a dialog there). The same text again within REPEAT_QUIET_S
         (a paint event that fails on every frame) is dropped."""
-        import time
-
         with self._lock:
             now = time.monotonic()
             if text == self._last[0] and now - self._last[1] < REPEAT_QUIET_S:
@@ -132,8 +131,6 @@ class Reporter(QtCore.QObject):
                 print(f"lab: could not write {self.log_path}: {err}", file=sys.stderr)
 
     def _show(self, text: str) -> None:
-        import shiboken6
-
         parent = self._parent if self._parent is not None and shiboken6.isValid(self._parent) else None
         try:
             self.dialog(text, self.log_path, parent)
@@ -148,8 +145,6 @@ _installed: tuple[Reporter, object, object] | None = None
 def install(parent: QtWidgets.QWidget | None = None, log_path: str | None = None,
             dialog: DialogFn | None = None) -> Reporter:
     """Route uncaught exceptions (GUI thread, other threads, failed jobs) to a Reporter."""
-    from widgets.kit.jobs import jobs
-
     uninstall()
     reporter = Reporter(log_path, dialog, parent)
     previous = (sys.excepthook, threading.excepthook)
@@ -184,8 +179,6 @@ def uninstall() -> None:
         return
     reporter, sys.excepthook, threading.excepthook = _installed
     _installed = None
-    from widgets.kit.jobs import jobs
-
     try:
         jobs().job_failed.disconnect(reporter.report_job)
     except (RuntimeError, TypeError):

@@ -12,8 +12,20 @@ from pathlib import Path
 
 from PySide6 import QtGui
 
-# widgets.kit.export is imported where it is used: it loads pyqtgraph and numpy, which the window
-# leaves to its first panel.
+
+def _export():
+    """widgets.kit.export, imported on first use: it loads pyqtgraph and numpy, which the
+    window leaves to its first panel."""
+    from widgets.kit import export
+
+    return export
+
+
+def _menu():
+    """widgets.kit.export_menu, imported on first use (pyqtgraph, as _export)."""
+    from widgets.kit import export_menu
+
+    return export_menu
 
 
 def install(window) -> None:
@@ -34,10 +46,9 @@ def install(window) -> None:
     window.export_actions = {"panel": panel_action, "window": window_action}
 
     def add_menus(key: str) -> None:
-        from widgets.kit.export_menu import add_plot_menus
 
         if window.is_built(key):
-            add_plot_menus(window.panel(key))
+            _menu().add_plot_menus(window.panel(key))
 
     window.panel_built.connect(add_menus)
     window.panel_shown.connect(add_menus)
@@ -45,35 +56,25 @@ def install(window) -> None:
 
 def export_panel(window, path: str, fmt: str | None = None) -> Path:
     """The current panel as shown (its cards and plots) to path as png, svg or pdf."""
-    from widgets.kit.export import write_widget
-
-    return write_widget(window.panel(window.current_key()), path, fmt)
+    return _export().write_widget(window.panel(window.current_key()), path, fmt)
 
 
 def export_window(window, path: str, fmt: str | None = None) -> Path:
     """The whole window as shown (the scene a speaker shows: panel, captions, bars) to path."""
-    from widgets.kit.export import write_widget
-
-    return write_widget(window, path, fmt)
+    return _export().write_widget(window, path, fmt)
 
 
 def export_panel_dialog(window) -> str:
     """Ask where, then write the current panel (encoded and written on a worker)."""
-    from widgets.kit.export import IMAGE_FORMATS, paint_widget
-    from widgets.kit.export_menu import export_with_dialog, file_name_for
-
     key = window.current_key()
-    return export_with_dialog(window, "Export panel", file_name_for(window.info(key).title, "png"), IMAGE_FORMATS,
-                              lambda fmt: paint_widget(window.panel(key), fmt))
+    return _menu().export_with_dialog(window, "Export panel", _menu().file_name_for(window.info(key).title, "png"), _export().IMAGE_FORMATS,
+                              lambda fmt: _export().paint_widget(window.panel(key), fmt))
 
 
 def export_window_dialog(window) -> str:
     """Ask where, then write the window as shown."""
-    from widgets.kit.export import IMAGE_FORMATS, paint_widget
-    from widgets.kit.export_menu import export_with_dialog
-
-    return export_with_dialog(window, "Export window as shown", "load-lab.png", IMAGE_FORMATS,
-                              lambda fmt: paint_widget(window, fmt))
+    return _menu().export_with_dialog(window, "Export window as shown", "load-lab.png", _export().IMAGE_FORMATS,
+                              lambda fmt: _export().paint_widget(window, fmt))
 
 
 # ---- lab snapshot ----------------------------------------------------------------------------
@@ -81,19 +82,15 @@ def snapshot_format(out: str, fmt: str | None) -> str:
     """The format `lab snapshot` writes: --format when given, else the --out suffix, else
     png. A --format that differs from the suffix wins (the file is written as named) and a
     note says so on stderr. The path is checked here, before the panel is rendered."""
-    from widgets.kit.export import check_target, export_format
-
-    chosen = export_format(out, fmt)
+    chosen = _export().export_format(out, fmt)
     suffix = Path(out).suffix.lower().lstrip(".")
     if fmt and suffix and suffix != chosen:
         print(f"lab snapshot: --format {chosen} writes {chosen.upper()} into {out} (suffix .{suffix})", file=sys.stderr)
-    check_target(out)
+    _export().check_target(out)
     return chosen
 
 
 def write_snapshot(widget, out: str, fmt: str) -> None:
     """The snapshot's final write: widget as fmt to out, atomically (ExportError if it fails)."""
-    from widgets.kit.export import write_widget
-
-    write_widget(widget, out, fmt)
+    _export().write_widget(widget, out, fmt)
 

@@ -89,7 +89,7 @@ class WheelGuard(QtCore.QObject):
         self.window = window
 
     def watch(self, panel: QtWidgets.QWidget) -> None:
-        import pyqtgraph as pg
+        import pyqtgraph as pg  # lazy: loaded with the first plot, not with the window
 
         for view in panel.findChildren(pg.GraphicsView):
             viewport = view.viewport()

@@ -12,14 +12,15 @@ from __future__ import annotations
 import importlib
 import platform
 
+import PySide6
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from lab import __version__
 from lab.settings import Settings
 from widgets.kit.jobs import BusyBadge, jobs
 from widgets.kit.panels import LazyFactory, PanelInfo, discover_panels
 from widgets.kit.theme import setup_pyqtgraph
 from widgets.kit.timeline_player import TimelinePlayer
-
 
 # Window features, each a module with install(window) that adds its actions and keys:
 # zoom and presentation, sessions/undo/reset, talks, export, language.
@@ -255,18 +256,17 @@ class MainWindow(QtWidgets.QMainWindow):
             max(players, key=lambda p: p.last_used).toggle()
 
     def about_text(self) -> str:
+        # Lazy: the About box alone names these versions; numpy, Pillow and pyqtgraph are slow
+        # to load, and the sound device probe opens PortAudio.
         import numpy
         import PIL
         import pyqtgraph
-        import PySide6
 
         from audio.sinks import import_sounddevice
 
         sounddevice, reason = import_sounddevice()
         audio = (f"sounddevice {sounddevice.__version__}, PortAudio {sounddevice.get_portaudio_version()[1]}"
                  if sounddevice is not None else f"sounddevice unavailable ({reason})")
-        from lab import __version__
-
         return (f"<h3>Load Lab {__version__}</h3>"
                 "<p>The load that AI serving and training put on machines: AI Infra chapter 3 "
                 "(推理与训练负载) as live instruments. Every default comes from the book; values "

@@ -20,9 +20,13 @@ import os
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from core import session as core_session
+from core.registry import ParamError
 from core.session import SUFFIX, SessionError
+from lab import language
 from lab.autosave import Autosave
+from lab.talk import presentation
 from lab.undo import UndoRecorder
+from widgets.kit import theme, zoom
 from widgets.kit.jobs import jobs
 
 RECENT_KEY = "recent_sessions"
@@ -96,8 +100,6 @@ def _load_all(window, panels: dict) -> None:
     """Load every panel's checked state. Built panels first: should one still refuse it
     (the dry run said it would not), those loaded before it go back to what they were and
     nothing else changes. Panels not built yet only keep their state for later."""
-    from core.registry import ParamError
-
     built = [key for key in panels if window.is_built(key)]
     done: dict[str, dict] = {}
     try:
@@ -123,8 +125,6 @@ class _nothing:
 
 
 def _theme_module():
-    from widgets.kit import theme
-
     return theme
 
 
@@ -134,25 +134,17 @@ def _theme() -> str:
 
 
 def _language() -> str:
-    from lab import language
-
     current = getattr(language, "language", None)
     return current() if current is not None else "both"
 
 
 def _zoom() -> float:
-    from widgets.kit import zoom
-
     return zoom.zoom()
 
 
 def _apply_look(window, data: dict) -> None:
     """Zoom, theme and language through their owners' functions (the user's choice now,
     as if made in the View menu, where the owner offers that)."""
-    from lab import language
-    from lab.talk import presentation
-    from widgets.kit import theme, zoom
-
     # Each restyles or retranslates the whole window: only when it changes.
     if abs(zoom.zoom() - data["zoom"]) > 1e-6:
         zoom.set_zoom(data["zoom"])

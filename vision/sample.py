@@ -3,7 +3,7 @@ opened. Its file size is taken as the book's screenshot (0.8 MB, given input).""
 from __future__ import annotations
 
 import numpy as np
-from PIL import Image, ImageDraw
+from PIL import Image, ImageChops, ImageDraw
 
 from core.vision.calculator import BOOK_FILE_BYTES
 from vision.loading import LoadedImage
@@ -63,8 +63,6 @@ def write_photo(path, width: int, height: int, orientation: int = 1, quality: in
     """A photo-like JPEG of width×height (benchmarks and tests of big photos): smooth
     colour fields with sensor-like noise, so it compresses like a photo, not a flat test
     card. orientation: an EXIF orientation to store (6: taken sideways)."""
-    from PIL import ImageChops
-
     rows, cols = max(2, height // 10), max(2, width // 10)
     yy, xx = np.mgrid[0:rows, 0:cols].astype(np.float32)
     small = np.dstack([128 + 100 * np.sin(xx / 37) * np.cos(yy / 51), 128 + 90 * np.cos((xx + yy) / 80),

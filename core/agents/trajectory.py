@@ -26,6 +26,7 @@ from functools import lru_cache
 import numpy as np
 
 from core import catalog
+from core.model_config.as_catalog import model_or_config
 from core.registry import BookRef, BookValue, Calculator, Output, Param, ParamError
 from core.training.model import dense_model_keys, shape
 from core.units import MiB
@@ -209,7 +210,7 @@ def round_costs(t: Trajectory, model: str = DEFAULT_MODEL) -> dict[str, np.ndarr
     the call (P + G − 1 positions), with the model's figures from the catalog or its
     config.json (refused naming the file and field, as ParamError('model'))."""
     m = shape(model)
-    kv_per_token = float(catalog.model_or_config(model)["kv_bytes_per_token"])
+    kv_per_token = float(model_or_config(model)["kv_bytes_per_token"])
     i, k, g = t.input_tokens.astype(float), t.cached_tokens.astype(float), t.output_tokens.astype(float)
     head = m.lm_head_forward_flops(1)
     steps = g - 1

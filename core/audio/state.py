@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from core.audio.presets import PRESETS, matching_preset, preset_params
-from core.registry import ParamError
+from core.registry import ParamError, get
 from core.state_model import CardModel, PanelModel
 
 SOURCES = ("voice", "tone", "chirp", "wav")  # audio.sources.SOURCE_KINDS (core cannot import audio/)
@@ -106,8 +106,6 @@ class AudioState(PanelModel):
 
 
 def _stream_keys() -> frozenset[str]:
-    from core.registry import get
-
     compare = {p.name for p in get("audio.buffer_compare").params}
     return frozenset(p.name for p in get("audio.timeline").params if p.name in compare)
 

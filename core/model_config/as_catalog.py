@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 
+from core import catalog
 from core.catalog import Model
+from core.model_config import load_model_config
 from core.model_config.architecture import GroupedAttention, LatentAttention
 from core.model_config.reading import Fields, config_file, display_name, parse_json_object, read_small_file, shown_path
 from core.registry import ParamError
@@ -20,13 +22,22 @@ _EXPERTS_FIELD = {"qwen3_moe": "num_experts", "mixtral": "num_local_experts", "d
                   "deepseek_v2": "n_routed_experts"}
 
 
+def model_or_config(key_or_path: str, *, part: str = "language", param: str = "model") -> Model:
+    """A catalog model by key, else a Hugging Face config.json by path, as a Model with the
+    catalog's field names (ParamError(param) names the file and the field it refuses).
+    part: 'language' (the decoder), 'vision' (a multimodal config's vision_config) or 'dit'
+    (a diffusers Qwen-Image transformer)."""
+    key = str(key_or_path)
+    if key in catalog.model_keys():
+        return catalog.model(key)
+    return config_as_model(key, part, param)
+
+
 def config_as_model(path: str, part: str, param: str) -> Model:
     if part == "vision":
         return _vision(path, param)
     if part == "dit":
         return _dit(path, param)
-    from core.model_config import load_model_config
-
     spec = load_model_config(path, param=param)
     arch = spec.architecture
     shape = {"family": arch.family, "hidden_size": arch.hidden_size, "num_layers": arch.num_layers,

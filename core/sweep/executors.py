@@ -16,7 +16,8 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Iterator, Protocol, runtime_checkable
 
-from core.cancel import NEVER, CancelToken, Cancelled
+from core.cancel import NEVER, Cancelled, CancelToken
+from core.registry import ParamError
 
 Evaluate = Callable[[Any, dict], dict]
 Task = tuple[str, dict]
@@ -86,8 +87,6 @@ class LocalPool:
     name = "local"
 
     def __init__(self, workers: int | None = None):
-        from core.registry import ParamError
-
         count = (os.cpu_count() or 1) if workers is None else workers
         if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_WORKERS:
             raise ParamError("--workers", f"got {workers!r}; valid: a whole number in [1, {MAX_WORKERS}]")
@@ -187,13 +186,12 @@ class LocalPool:
 def make_executor(engine: str = "local", workers: int | None = None, address: str | None = None) -> Executor:
     """The executor for --engine: "local" (a LocalPool of `workers`, default every core) or
     "ray" (core.sweep.ray_executor, imported only then: Ray is an optional extra)."""
-    from core.registry import ParamError
-
     if engine == "local":
         if address is not None:
             raise ParamError("--address", "a cluster address goes with the Ray engine; valid: --engine ray --address HOST:PORT")
         return LocalPool(workers)
     if engine == "ray":
+        # Lazy: the Ray plug-in (an optional extra) builds on this module.
         from core.sweep.ray_executor import RayExecutor
 
         return RayExecutor(address=address, workers=workers)

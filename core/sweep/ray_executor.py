@@ -20,12 +20,15 @@ load, so core stays importable without it.
 """
 from __future__ import annotations
 
+import importlib.util
+import logging
 import os
 from typing import Any, Iterator
 
-from core.cancel import NEVER, CancelToken, Cancelled
+from core.cancel import NEVER, Cancelled, CancelToken
 from core.registry import ParamError
 from core.sweep.executors import MAX_WORKERS, POLL_S, Evaluate, Task
+from core.sweep.ray_probe import check_address
 
 INSTALL_HINT = "ray is not installed; pip install '.[cluster]' (or load-lab[cluster])"
 MAX_RETRIES = 3  # Ray's default for tasks: a point survives three dead workers
@@ -35,7 +38,7 @@ PROBE_TIMEOUT_S = 8.0  # the whole address check (name lookup, connect, one gRPC
 def require_ray():
     """The ray module, or ParamError("--engine") saying how to install it."""
     try:
-        import ray
+        import ray  # optional: the cluster extra
     except ImportError:
         raise ParamError("--engine", INSTALL_HINT) from None
     return ray
@@ -49,7 +52,7 @@ _WORKER_SHARED: dict[str, Any] = {}
 def _shared_in_worker(box):
     if box is None:
         return None
-    import ray
+    import ray  # optional: the cluster extra
 
     (ref,) = box
     key = ref.hex()
@@ -75,8 +78,6 @@ def run_point(evaluate: Evaluate, box, payload: dict) -> dict:
 def code_folders() -> list[str]:
     """The folders of the packages a sweep point runs: core only (the evaluator is
     core.sweep.serving's; it was lab/cli/sweep.py's, which also shipped lab)."""
-    import importlib.util
-
     folders = []
     for package in ("core",):
         spec = importlib.util.find_spec(package)
@@ -101,8 +102,6 @@ class RayExecutor:
         ray = require_ray()
         address = None if address is None or not str(address).strip() else str(address).strip()
         if address is not None:
-            from core.sweep.ray_probe import check_address
-
             check_address(address, timeout_s=PROBE_TIMEOUT_S)
         self.address = address
         self.workers = workers
@@ -124,8 +123,6 @@ class RayExecutor:
 
     @staticmethod
     def _init_kwargs(address, workers, ship_code: bool) -> dict:
-        import logging
-
         kwargs = {"log_to_driver": False, "logging_level": logging.WARNING, "include_dashboard": False}
         if address is None:
             kwargs["num_cpus"] = workers or os.cpu_count() or 1
@@ -140,7 +137,7 @@ class RayExecutor:
         """Points that run at once: workers, or the cluster's CPUs."""
         if self.workers is not None:
             return self.workers
-        import ray
+        import ray  # optional: the cluster extra
 
         return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
@@ -149,14 +146,14 @@ class RayExecutor:
         if shared is None:
             return None
         if self._shared is None or self._shared[0] is not shared:
-            import ray
+            import ray  # optional: the cluster extra
 
             self._shared = (shared, ray.put(shared))
         return [self._shared[1]]
 
     def run(self, evaluate: Evaluate, shared: Any, tasks: list[Task],
             cancel: CancelToken = NEVER) -> Iterator[tuple[str, dict]]:
-        import ray
+        import ray  # optional: the cluster extra
 
         pending = dict(tasks)
         if len(pending) != len(tasks):
@@ -216,7 +213,7 @@ class RayExecutor:
         started before is left as it was."""
         self._shared = None
         if self._owns_ray:
-            import ray
+            import ray  # optional: the cluster extra
 
             if ray.is_initialized():
                 ray.shutdown()

@@ -18,11 +18,13 @@ from __future__ import annotations
 import importlib
 from typing import Callable
 
-from core.cancel import NEVER, CancelToken, Cancelled
+from core.cancel import NEVER, Cancelled, CancelToken
 from core.registry import ParamError
 from core.sweep.executors import Executor
 from core.sweep.points import file_digest, make_point
 from core.sweep.spec import SweepKind, SweepSpec, parse_grid
+from core.sweep.store import Store
+from core.sweep.summary import summarize
 
 # kind -> "module:attribute" of its SweepKind (resolved on first use).
 KINDS = {"serving": "core.sweep.serving:SERVING"}
@@ -74,9 +76,6 @@ def run_sweep(spec: SweepSpec, out_dir: str | None, executor: Executor, *, force
     out_dir None: in memory only. on_row(row) runs in the calling thread for each finished
     row, reused ones first; progress(done, total) after each. force: take over a folder
     written by a different sweep (its finished points stay reusable by key)."""
-    from core.sweep.store import Store
-    from core.sweep.summary import summarize
-
     k = sweep_kind(spec.kind)
     store = Store(out_dir, spec, force=force) if out_dir is not None else None
     rows: dict[str, dict] = {}

@@ -18,7 +18,12 @@ from __future__ import annotations
 import functools
 import json
 
-from core.registry import ParamError
+from core.registry import ParamError, get
+from core.serving import simulate_keys as keys
+from core.serving.headless import load_shared_trace, serving_report
+from core.serving.vllm_metrics import meets_slo
+from core.sweep.search import max_multiplier
+from core.sweep.spec import as_json_value
 
 SLO_KEYS = ("slo_ttft_ms", "slo_tpot_ms", "slo_e2el_ms")
 # Keys the whole sweep shares: the trace is read once, and the SLOs define "meets".
@@ -29,16 +34,11 @@ class ServingKind:
     name = "serving"
 
     def _params(self) -> dict:
-        from core.registry import get
-        from core.serving import simulate_keys as keys
-
         params = {p.name: p for p in get("serving.replay").params}
         params.update({p.name: p for p in keys.extra_params() if p.name != "seeds"})
         return params
 
     def value_kind(self, key: str) -> str | None:
-        from core.serving import simulate_keys as keys
-
         p = self._params().get(key)
         if p is not None:
             return {"floats": "list", "float": "number", "int": "int"}.get(p.kind, "text")
@@ -49,8 +49,6 @@ class ServingKind:
         return None if p is None else p.unit
 
     def valid_keys(self) -> list[str]:
-        from core.serving import simulate_keys as keys
-
         return list(self._params()) + list(keys.TEXT_KEYS) + ["trace"]
 
     def fixed_keys(self) -> tuple[str, ...]:
@@ -77,8 +75,6 @@ class ServingKind:
         if seed is None:
             return self._resolve(rest)
         params = self._resolve(rest)
-        from core.registry import get
-
         values = dict(params["values"], seed=get("serving.replay").param("seed").parse(seed))
         return dict(params, values=values)
 
@@ -87,10 +83,6 @@ class ServingKind:
         return self._resolve_raw(dict(items))
 
     def _resolve_raw(self, raw: dict) -> dict:
-        from core.registry import get
-        from core.serving import simulate_keys as keys
-        from core.sweep.spec import as_json_value
-
         raw, got, _ = keys.expand(raw, lambda: f"unknown key of lab sweep serving; valid: {', '.join(self.valid_keys())}")
         values = get("serving.replay").resolve(raw)
         extras = {k: as_json_value(v) for k, v in got.items() if k != "trace"}  # the trace is in by content
@@ -98,8 +90,6 @@ class ServingKind:
                 "trace": "trace" in got}
 
     def load_shared(self, fixed: dict):
-        from core.serving.headless import load_shared_trace
-
         return load_shared_trace(fixed)
 
 
@@ -122,14 +112,10 @@ SERVING.evaluate = evaluate_point  # a module-level function: workers unpickle i
 
 
 def _simulate(raw: dict, shared):
-    from core.serving.headless import serving_report
-
     return serving_report(raw, workload=shared) if shared is not None else serving_report(raw)
 
 
 def _attainment(result, raw: dict) -> float | None:
-    from core.serving.vllm_metrics import meets_slo
-
     slos = {k: float(raw[k]) for k in SLO_KEYS if k in raw}
     if not slos:
         return None
@@ -157,8 +143,6 @@ def make_row(payload: dict, report: dict, attainment: float | None) -> dict:
 
 
 def _search_row(shared, payload: dict) -> dict:
-    from core.sweep.search import max_multiplier
-
     search, raw, params = payload["search"], payload["raw"], payload["params"]
     runs: dict[float, tuple] = {}
     refusals: list[ParamError] = []

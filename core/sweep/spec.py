@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from core.registry import ParamError
+from core.units import NumberError, parse_number
 
 MAX_POINTS = 100_000
 MAX_SEEDS = 10_000
@@ -142,8 +143,6 @@ def split_values(key: str, text: str, value_kind: str, unit: str | None = None) 
 def number_range(key: str, text: str, whole: bool, unit: str | None = None) -> list[str]:
     """start:stop:step with stop included, as exact decimal text (start + i·step, not a
     running sum, so 0.1 steps do not drift)."""
-    from core.units import NumberError, parse_number
-
     valid = "valid: start:stop:step with step != 0 going from start towards stop (e.g. 1:8:1)"
     try:
         start, stop, step = (parse_number(p.strip(), unit) for p in text.split(":"))

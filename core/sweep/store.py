@@ -61,7 +61,7 @@ class Store:
         results): an exclusive lock on DIR/.lock, held until close; the OS drops it if the
         process dies."""
         try:
-            import fcntl
+            import fcntl  # POSIX only: the lock is skipped elsewhere
         except ImportError:  # not POSIX: no lock, as before
             return
         handle = open(self.folder / LOCK_FILE, "a")
@@ -158,6 +158,7 @@ def _cell(value) -> str:
 def parquet_bytes(rows: list[dict]) -> bytes:
     """A parquet file of the rows: a column whose values do not share one type (numbers and
     text, say) is stored as text, JSON of each value."""
+    # Lazy: pyarrow takes about as long to import as the rest of a sweep's start.
     import pyarrow as pa
     import pyarrow.parquet as pq
 

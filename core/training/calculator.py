@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from core import catalog
 from core.registry import BookRef, BookValue, Calculator, Output, Param, ParamError
 from core.training.model import TRAINING_PASSES, causal_pairs, dense_model_keys, memory_hardware_keys, shape
@@ -358,8 +360,6 @@ CALCULATORS = (LINEAR, STATE, FLOPS, PACKING, UPDATE)
 
 def packing_curve(model: str, seq_len: int, points: int = 257) -> dict:
     """Two documents, the first of length x = 1 .. seq_len-1: pairs and layer work vs x."""
-    import numpy as np
-
     s = shape(model)
     x = np.unique(np.linspace(1, max(seq_len - 1, 1), points).round().astype(np.int64))
     y = seq_len - x
@@ -375,8 +375,6 @@ def packing_mask(doc_lengths, seq_len: int, pixels: int = 256):
 
     Rows are queries, columns keys; each document is a lower triangle on the diagonal.
     """
-    import numpy as np
-
     n = min(pixels, seq_len)
     centres = (np.arange(n) + 0.5) * seq_len / n
     bounds = np.cumsum([0] + [int(v) for v in doc_lengths])

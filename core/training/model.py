@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from core import catalog
-from core.model_config.as_catalog import refuse_unless_dense
+from core.model_config.as_catalog import model_or_config, refuse_unless_dense
 
 # Keys a catalog entry needs to be counted as a dense decoder.
 _SHAPE_KEYS = ("hidden_size", "num_layers", "num_attention_heads", "num_kv_heads", "head_dim",
@@ -149,7 +149,7 @@ def shape(key: str) -> DecoderShape:
     an edited file counts anew; refused with ParamError('model') naming file and field)."""
     if key in catalog.model_keys():
         return _catalog_shape(key)
-    m = catalog.model_or_config(key, param="model")
+    m = model_or_config(key, param="model")
     refuse_unless_dense(m, "model")
     h, q, kv, inner = m["hidden_size"], m["num_attention_heads"] * m["head_dim"], m["num_kv_heads"] * m["head_dim"], m["intermediate_size"]
     biases = ((q + 2 * kv) if m.get("qkv_bias") else 0) + (h if m.get("o_bias") else 0) + ((2 * inner + h) if m.get("mlp_bias") else 0)

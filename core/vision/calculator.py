@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from core import catalog
+from core.model_config.as_catalog import model_or_config
 from core.registry import BookRef, BookValue, Calculator, Output, Param, ParamError
 
 VISION_MODEL = "qwen3-vl-4b-vision"
@@ -435,7 +436,7 @@ def encode_flops_breakdown(model_key: str, lay: TokenLayout) -> dict:
     (final + DeepStack): fc1 (h·r² → h·r²) and fc2 (h·r² → out width) on each merged token.
     Norms, activations and position embeddings are left out (not matrix work).
     """
-    m = catalog.model_or_config(model_key, part="vision")
+    m = model_or_config(model_key, part="vision")
     h = m["hidden_size"]
     depth = m["depth"]
     inner = m["intermediate_size"]
@@ -458,7 +459,7 @@ def encode_flops_breakdown(model_key: str, lay: TokenLayout) -> dict:
 
 
 def encode_flops(model, height, width, resize, min_pixels, max_pixels) -> dict:
-    m = catalog.model_or_config(model, part="vision")
+    m = model_or_config(model, part="vision")
     lay = layout(height, width, m["patch_size"], m["spatial_merge_size"], resize, min_pixels, max_pixels)
     out = encode_flops_breakdown(model, lay)
     out.update({"patches": lay.patches, "visual_tokens": lay.visual_tokens,
@@ -468,7 +469,7 @@ def encode_flops(model, height, width, resize, min_pixels, max_pixels) -> dict:
 
 
 def _check_encode(values: dict) -> None:
-    m = catalog.model_or_config(values["model"], part="vision")
+    m = model_or_config(values["model"], part="vision")
     check_layout_params({**values, "patch": m["patch_size"], "merge": m["spatial_merge_size"]})
     _check_aspect(("height", "width"), values["height"], values["width"], values)
 
@@ -511,7 +512,7 @@ ENCODE_FLOPS = Calculator(
 # --------------------------------------------------------------------------------------
 
 def compare(side_a, side_b, model) -> dict:
-    m = catalog.model_or_config(model, part="vision")
+    m = model_or_config(model, part="vision")
     out = {}
     for tag, side in (("a", side_a), ("b", side_b)):
         lay = layout(side, side, m["patch_size"], m["spatial_merge_size"])

@@ -13,10 +13,10 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from core import catalog
-from core.vision import image_gen
-from core.vision import calculator as vm
+from core.model_config.as_catalog import model_or_config
 from core.units import format_bytes, format_count, format_flops
+from core.vision import calculator as vm
+from core.vision import image_gen
 
 LOG_FLOOR = 3  # volume bars start at 1 kB (10^3 B)
 VOLUME_KINDS = (("file", "压缩文件 file", "wait"), ("ec", "编码结果 EC", "ec"), ("kv", "语言 KV", "state"))
@@ -139,7 +139,7 @@ def handoff_figure(result: Mapping[str, Any]) -> dict[str, Any]:
 
 def compare_figure(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> dict[str, Any]:
     """练习 3-5: each side's token layout and caption, the growth bars and the (side ratio)² line."""
-    m = catalog.model_or_config(inputs["model"], part="vision")
+    m = model_or_config(inputs["model"], part="vision")
     sides = []
     for tag in ("a", "b"):
         side = inputs[f"side_{tag}"]

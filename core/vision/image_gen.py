@@ -16,6 +16,7 @@ from typing import Sequence
 import numpy as np
 
 from core import catalog
+from core.model_config.as_catalog import model_or_config
 from core.registry import BookRef, BookValue, Calculator, Output, Param, ParamError
 
 DIT_MODEL = "qwen-image-dit"
@@ -28,14 +29,14 @@ def dit_models() -> tuple[str, ...]:
 
 def latent_grid(model_key: str, height: int, width: int) -> tuple[int, int]:
     """Positions per side: pixels / VAE downscale / latent patch."""
-    m = catalog.model_or_config(model_key, part="dit")
+    m = model_or_config(model_key, part="dit")
     step = m["vae_scale"] * m["patch_size"]
     return height // step, width // step
 
 
 def forward_flops(model_key: str, positions: int | np.ndarray, text_tokens: int) -> dict:
     """FLOPs of one DiT forward (one branch of one step); positions may be an array."""
-    m = catalog.model_or_config(model_key, part="dit")
+    m = model_or_config(model_key, part="dit")
     d = m["hidden_size"]
     inner = m["mlp_size"]
     width = m["num_heads"] * m["head_dim"]
@@ -81,7 +82,7 @@ def sweep_sides(model: str, sides: Sequence[int], steps: int, cfg: bool, text_to
     predict, so the gap is visible (above it attention pulls the curve up; below it the
     fixed text rows make small images cost more per pixel)."""
     sides = np.asarray(sides, dtype=np.int64)
-    m = catalog.model_or_config(model, part="dit")
+    m = model_or_config(model, part="dit")
     step = m["vae_scale"] * m["patch_size"]
     positions = (sides // step) ** 2
     branches = 2 if cfg else 1
@@ -93,7 +94,7 @@ def sweep_sides(model: str, sides: Sequence[int], steps: int, cfg: bool, text_to
 
 
 def _check(values: dict) -> None:
-    m = catalog.model_or_config(values["model"], part="dit")
+    m = model_or_config(values["model"], part="dit")
     step = m["vae_scale"] * m["patch_size"]
     for name in ("height", "width"):
         if values[name] % step:

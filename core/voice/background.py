@@ -14,6 +14,9 @@ import math
 import numpy as np
 
 from core.cancel import NEVER, CancelToken
+from core.registry import ParamError
+from core.serving import replay as rp
+from core.serving import traces
 from core.serving.mix import LONG_INPUT, LONG_OUTPUT
 from core.serving.workload import PrefixBlocks, Sessions, Workload
 
@@ -24,8 +27,6 @@ def engine_config():
     """The serving replay's engine with the book's defaults (Qwen3-8B on the RTX PRO 6000)."""
     global _CONFIG
     if _CONFIG is None:
-        from core.serving import replay as rp
-
         _CONFIG = rp.config_from(rp.REPLAY.resolve())
     return _CONFIG
 
@@ -38,14 +39,10 @@ def background_workload(p, config, cancel: CancelToken = NEVER) -> tuple[Workloa
     turns are spread: duration_s for rate=, the last background arrival otherwise."""
     kind = p.background()
     if kind == "scenario":
-        from core.serving import replay as rp
-
         values = rp.REPLAY.resolve(dict(rp.SCENARIOS[p.scenario]["params"]))
         work = rp.workload_from(values)
         return work, float(np.max(work.arrival_s)), f"scenario {p.scenario}"
     if kind == "trace":
-        from core.serving import traces
-
         work = traces.load_trace(p.trace, traces.request_token_limit(config), time_scale=p.time_scale, cancel=cancel)
         span = float(np.max(work.arrival_s)) if len(work) else 0.0
         return work, max(span, 1e-3), f"trace {p.trace}"
@@ -68,8 +65,6 @@ def poisson_mix(rate: float, duration_s: float, seed: int) -> Workload:
         classes.append(long_in[keep])
     t = np.concatenate(times) if times else np.zeros(0)
     if t.size > MAX_BACKGROUND:
-        from core.registry import ParamError
-
         raise ParamError("rate", f"{t.size:,} background requests; valid: rate · duration_s <= {MAX_BACKGROUND:,}")
     long_in = np.concatenate(classes) if classes else np.zeros(0, bool)
     order = np.argsort(t, kind="stable")

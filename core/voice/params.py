@@ -13,6 +13,8 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Mapping
 
 from core.registry import Param, ParamError
+from core.serving.traces import request_token_limit
+from core.voice.background import engine_config
 
 BACKGROUNDS = ("trace", "scenario", "rate")
 SCENARIO_KEYS = ("uniform", "shift")  # core.serving.replay.SCENARIOS
@@ -165,9 +167,6 @@ class VoiceParams:
             raise ParamError("rate", f"{self.rate:g}/s over {self.duration_s:g} s is {self.rate * self.duration_s:,.0f} "
                              f"background requests; valid: rate · duration_s <= {MAX_BACKGROUND_REQUESTS:,} "
                              "(the serving replay's bound)")
-        from core.serving.traces import request_token_limit
-        from core.voice.background import engine_config
-
         limit = request_token_limit(engine_config())
         if self.prompt_tokens + self.reply_tokens > limit:
             raise ParamError("prompt_tokens", f"{self.prompt_tokens:,} + {self.reply_tokens:,} reply tokens; valid: "

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from core.audio.timing import _EPS, interrupt_moments, network_delays_s, playout
+from core.registry import get
 from core.units import MS
 from core.voice.params import chunks_of, clause_sizes
 
@@ -36,8 +37,6 @@ class Reply:
 def tts_rtf(p) -> float:
     """Seconds of TTS work per second of audio: tts_rtf, or audio.frames's frame loop."""
     if p.tts_model == "frames":
-        from core.registry import get
-
         return 1.0 / float(get("audio.frames").run()["audio_s_per_s"])
     return p.tts_rtf
 

@@ -18,7 +18,11 @@ import os
 import sys
 from typing import Any, Sequence
 
-from lab.cli.parser import COMMANDS, build_parser, input_error, parameter_values
+from core import verify
+from core.registry import ParamError, get, registry
+from lab.cli.args import input_error
+from lab.cli.parser import COMMANDS, build_parser, parameter_values
+from lab.cli.sweep import cmd_sweep
 
 EXIT_OK = 0
 EXIT_MISMATCH = 1
@@ -36,8 +40,6 @@ def _jsonable(value: Any) -> Any:
 
 
 def cmd_list(as_json: bool) -> int:
-    from core.registry import registry
-
     calcs = list(registry())
     if as_json:
         print(json.dumps([
@@ -68,8 +70,6 @@ def _default_text(value: Any) -> str:
 
 
 def cmd_calc(name: str, values: dict[str, str], as_json: bool) -> int:
-    from core.registry import get
-
     calc = get(name)
     result = calc.run(calc.resolve(values))
     if as_json:
@@ -85,9 +85,7 @@ def cmd_calc(name: str, values: dict[str, str], as_json: bool) -> int:
 
 
 def cmd_verify(as_json: bool) -> int:
-    from core.verify import verify_all
-
-    rows = verify_all()
+    rows = verify.verify_all()  # looked up at call time (tests replace it)
     failed = [r for r in rows if not r.ok]
     if as_json:
         print(json.dumps({"rows": [r.as_json() for r in rows], "passed": len(rows) - len(failed),
@@ -135,7 +133,7 @@ def cmd_gui() -> int:
         print("lab: no display here (DISPLAY and WAYLAND_DISPLAY are unset); try "
               "`lab snapshot request --out request.png` or `lab verify`.", file=sys.stderr)
         return EXIT_NO_DISPLAY
-    from lab.app import run_gui
+    from lab.app import run_gui  # lazy: Qt, which no other command loads
 
     return run_gui()
 
@@ -145,7 +143,7 @@ def cmd_talk(path: str) -> int:
         print("lab: no display here (DISPLAY and WAYLAND_DISPLAY are unset); try "
               f"`lab snapshot --talk {path} --scene 1 --out scene1.png`.", file=sys.stderr)
         return EXIT_NO_DISPLAY
-    from lab.talk import run_talk
+    from lab.app import run_talk  # lazy: Qt, which no other command loads
 
     return run_talk(path)
 
@@ -153,15 +151,15 @@ def cmd_talk(path: str) -> int:
 def cmd_snapshot(panel: str | None, out: str | None, size: str, list_only: bool, **options) -> int:
     if not has_display():
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    # Lazy: Qt, which no other command loads.
     from lab.app import panel_keys, snapshot
+    from lab.talk import snapshot_scene
 
     keys = ["main"] + panel_keys()
     if list_only:
         print("\n".join(keys))
         return EXIT_OK
     if options.get("talk") or options.get("scene"):  # a talk's scene names its panel
-        from lab.talk import snapshot_scene
-
         options["scene"] = str(snapshot_scene(options["talk"], options["scene"], panel))
         panel = "main"
     if panel not in keys:
@@ -185,7 +183,7 @@ def cmd_snapshot(panel: str | None, out: str | None, size: str, list_only: bool,
 
 
 def cmd_simulate(kind: str, values: dict[str, str], out: str | None, as_json: bool, fmt: str | None = None) -> int:
-    from lab.cli.simulate import simulate
+    from lab.cli.simulate import simulate  # lazy: the serving engine and numpy
 
     if as_json and fmt not in (None, "json"):
         raise input_error("--format", f"got {fmt!r} with --json; valid: one of them (--json is --format json)")
@@ -205,8 +203,6 @@ def _where(argv: Sequence[str], args: argparse.Namespace | None) -> str:
 
 
 def _run(argv: list[str]) -> int:
-    from core.registry import ParamError
-
     words = [a for a in argv if not a.startswith("-")]
     args = None
     try:
@@ -228,8 +224,6 @@ def _run(argv: list[str]) -> int:
         if command == "talk":
             return cmd_talk(args.file)
         if command == "sweep":
-            from lab.cli.sweep import cmd_sweep
-
             return cmd_sweep(args.kind, parameter_values(args, extras), args.out, args.engine, args.workers,
                              args.address, args.json, args.force)
         if command == "snapshot":

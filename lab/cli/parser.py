@@ -7,17 +7,26 @@ from __future__ import annotations
 
 import argparse
 import re
-from typing import Any, Sequence
+from typing import Sequence
+
+from core.registry import get, registry
+from lab import __version__
+from lab.cli.args import (
+    ARGS,
+    PARAM,
+    SUFFIXES,
+    Formatter,
+    add_params,
+    help_text,
+    input_error,
+    metavar,
+    outputs_text,
+    param_help,
+    wrapped,
+)
+from lab.cli.sweep import add_parser as add_sweep_parser
 
 COMMANDS = ("gui", "list", "calc", "verify", "simulate", "snapshot", "talk", "sweep")
-_PARAM = "param."  # namespace prefix of the --key options generated from Params
-_ARGS = "key=value | --key value"
-
-
-def input_error(field: str, message: str):
-    from core.registry import ParamError  # the one error type for bad input, CLI and GUI alike
-
-    return ParamError(field, message)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -42,7 +51,7 @@ def _usage_error(message: str, prog: str):
         field, got, listed = choice.groups()
         noun, valid = _CHOICES.get(field, ("value", None))
         if field == "KIND":
-            from lab.cli.simulate import KINDS
+            from lab.cli.simulate import KINDS  # lazy: the engine and numpy, for `lab simulate` only
 
             valid = ", ".join(KINDS)
         return input_error(field, f"no {noun} {got}; valid: {valid or listed.replace(chr(39), '')}")
@@ -58,147 +67,65 @@ def _usage_error(message: str, prog: str):
     return input_error("lab", f"{message}; valid: {hint}")
 
 
-class _Formatter(argparse.RawDescriptionHelpFormatter):
-    """Descriptions and epilogs as written; help wrapped without breaking names at hyphens
-    (qwen-image-dit, not qwen- / image-dit)."""
-
-    def _split_lines(self, text, width):
-        import textwrap
-
-        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
-
-
-def _help_text(text: str) -> str:
-    return text.replace("%", "%%")  # argparse %-formats help strings
-
-
-def _param_help(p) -> str:
-    from core.units import unit_kind
-
-    valid = p.range_text()
-    if p.kind in ("float", "int", "floats") and unit_kind(p.unit) != "count":
-        valid += f"; suffixes {p.suffix_text()}"  # a time or size converts to the parameter's unit
-    unit = f" [{p.unit}]" if p.unit and p.kind not in ("choice", "bool") else ""
-    tag = " (示意: illustrative)" if p.illustrative else ""
-    default = "" if p.default is None else f"; default {_help_default(p)}"
-    return _help_text(f"{p.help}{unit}{tag}{default}; valid: {valid}")
-
-
-def _help_default(p) -> str:
-    """The default exactly, and for sizes also as people read it: 25769803776 (24 GiB)."""
-    from core.units import format_value, unit_kind
-
-    def exact(v: Any) -> str:
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            return str(v).lower() if isinstance(v, bool) else str(v)
-        if float(v).is_integer() and abs(v) < 1e7:
-            return str(int(v))
-        short = f"{v:g}"
-        return short if float(short) == v else (str(int(v)) if float(v).is_integer() else repr(float(v)))
-
-    if isinstance(p.default, (list, tuple)):
-        return ",".join(exact(v) for v in p.default)
-    text = exact(p.default)
-    if isinstance(p.default, (int, float)) and not isinstance(p.default, bool) and unit_kind(p.unit) == "bytes" \
-            and abs(p.default) >= 1024:
-        text += f" ({format_value(p.default, p.unit)})"
-    return text
-
-
-def _metavar(p) -> str:
-    if p.kind == "choice":
-        return "|".join(p.choices)
-    return {"bool": "true|false", "floats": "X,...", "int": "N"}.get(p.kind, "X")
-
-
-def _add_params(parser: argparse.ArgumentParser, params, title: str) -> None:
-    group = parser.add_argument_group(title)
-    for p in params:
-        group.add_argument(f"--{p.name}", dest=_PARAM + p.name, metavar=_metavar(p), default=argparse.SUPPRESS,
-                           help=_param_help(p))
-
-
-_SUFFIXES = ("numbers take the suffixes that fit their unit: times ns, us, µs, ms, s, min, h (20ms and 0.02s "
-             "are both 20 for a parameter in ms); sizes kB, MB, GB, TB, KiB, MiB, GiB, TiB; counts and rates "
-             "k, M, G, T, P. Lists are comma-separated; a single number takes no comma.")
-
-
-def _outputs_text(calc, scalar_only: bool = False) -> str:
-    return "\n".join(f"  {o.name:30s} [{o.unit or '-'}]" + (f"  {o.help}" if o.help else "")
-                     + ("  (a list)" if o.kind == "series" else "")
-                     for o in calc.outputs if o.kind == "scalar" or not scalar_only)
-
-
-def _wrapped(text: str) -> str:
-    import textwrap
-
-    return textwrap.fill(text, 79)
-
-
 def _calc_parsers(sub) -> None:
-    from core.registry import registry
-
     for calc in registry():
-        outputs = _outputs_text(calc)
+        outputs = outputs_text(calc)
         about = f"{calc.title}  [{calc.ref}]" + (f"\n{calc.note}" if calc.note else "")
-        p = sub.add_parser(calc.name, prog=f"lab calc {calc.name}", help=_help_text(calc.title), usage=f"lab calc {calc.name} [{_ARGS} ...] [--json]",
-                           description=_help_text(about), epilog=_help_text(f"outputs:\n{outputs}\n\n{_wrapped(_SUFFIXES)}"),
-                           formatter_class=_Formatter, allow_abbrev=False)
+        p = sub.add_parser(calc.name, prog=f"lab calc {calc.name}", help=help_text(calc.title), usage=f"lab calc {calc.name} [{ARGS} ...] [--json]",
+                           description=help_text(about), epilog=help_text(f"outputs:\n{outputs}\n\n{wrapped(SUFFIXES)}"),
+                           formatter_class=Formatter, allow_abbrev=False)
         p.add_argument("--json", action="store_true", help="one JSON object {output: number} in base units")
-        _add_params(p, calc.params, f"parameters ({_ARGS})")
+        add_params(p, calc.params, f"parameters ({ARGS})")
 
 
 def _simulate_parsers(sub) -> None:
-    from core.registry import get
+    # Lazy: these load the serving engine and numpy, which `lab simulate` alone needs.
     from core.serving.simulate_keys import TEXT_KEYS
     from core.serving.vllm_metrics import NAMES
     from lab.cli.simulate import KINDS, OUTPUT_FORMATS, TRACE_HELP, extra_params
+    from lab.cli.simulate_voice import add_parser
 
     for kind, (calc_name, about) in KINDS.items():
         if calc_name is None:  # a simulation with its own keys (voice)
-            from lab.cli.simulate_voice import add_parser
-
             add_parser(sub, kind)
             continue
         calc = get(calc_name)
-        vllm_names = _wrapped(", ".join(NAMES))
-        p = sub.add_parser(kind, prog=f"lab simulate {kind}", help=_help_text(about),
-                           usage=f"lab simulate {kind} [{_ARGS} ...] [--json | --format text|json|aiperf] [--out DIR]",
-                           description=_help_text(f"{about}. Parameters are {calc_name}'s ({calc.ref})."),
-                           epilog=_help_text(f"prints (--json keys): these outputs of {calc_name} (p95 by nearest "
+        vllm_names = wrapped(", ".join(NAMES))
+        p = sub.add_parser(kind, prog=f"lab simulate {kind}", help=help_text(about),
+                           usage=f"lab simulate {kind} [{ARGS} ...] [--json | --format text|json|aiperf] [--out DIR]",
+                           description=help_text(f"{about}. Parameters are {calc_name}'s ({calc.ref})."),
+                           epilog=help_text(f"prints (--json keys): these outputs of {calc_name} (p95 by nearest "
                                              f"rank, the book's), and source, book_observed, band, seeds, out\n"
-                                             f"{_outputs_text(calc, True)}\n\nand vllm bench serve's, with its "
+                                             f"{outputs_text(calc, True)}\n\nand vllm bench serve's, with its "
                                              f"definitions (ms; median/p90/p99 interpolated linearly as numpy):\n"
-                                             f"{vllm_names}\n\n{_wrapped(_SUFFIXES)}"),
-                           formatter_class=_Formatter, allow_abbrev=False)
+                                             f"{vllm_names}\n\n{wrapped(SUFFIXES)}"),
+                           formatter_class=Formatter, allow_abbrev=False)
         p.add_argument("--json", action="store_true", help="print the summary as one JSON object (= --format json)")
         p.add_argument("--format", dest="fmt", choices=OUTPUT_FORMATS, default=None,
                        help="text (default), json, or aiperf: AIPerf's per-request records (profile_export.jsonl "
                             "in --out, else printed as JSON lines). A trace's own format is the key format=")
         p.add_argument("--out", metavar="DIR", help="write requests.csv, series.csv, preemptions.csv and summary.json "
                                                     "(and profile_export.jsonl with --format aiperf)")
-        _add_params(p, calc.params, f"parameters ({_ARGS})")
+        add_params(p, calc.params, f"parameters ({ARGS})")
         trace_format = next(q for q in extra_params(kind) if q.name == "format")
         extra = p.add_argument_group(f"besides {calc_name}'s parameters",
-                                     _help_text(f"format=FMT (only as key=value; --format is the output's): "
-                                                f"{_param_help(trace_format)}"))
+                                     help_text(f"format=FMT (only as key=value; --format is the output's): "
+                                                f"{param_help(trace_format)}"))
         for q in extra_params(kind):
             if q.name == "format":
                 continue
-            extra.add_argument(f"--{q.name}", dest=_PARAM + q.name, metavar=_metavar(q), default=argparse.SUPPRESS,
-                               help=_param_help(q))
-        extra.add_argument("--trace", dest=_PARAM + "trace", metavar="FILE", default=argparse.SUPPRESS,
-                           help=_help_text(TRACE_HELP))
+            extra.add_argument(f"--{q.name}", dest=PARAM + q.name, metavar=metavar(q), default=argparse.SUPPRESS,
+                               help=param_help(q))
+        extra.add_argument("--trace", dest=PARAM + "trace", metavar="FILE", default=argparse.SUPPRESS,
+                           help=help_text(TRACE_HELP))
         for name, text in TEXT_KEYS.items():
-            extra.add_argument(f"--{name}", dest=_PARAM + name, metavar="START:END" if name == "window" else "TEXT",
-                               default=argparse.SUPPRESS, help=_help_text(text))
+            extra.add_argument(f"--{name}", dest=PARAM + name, metavar="START:END" if name == "window" else "TEXT",
+                               default=argparse.SUPPRESS, help=help_text(text))
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole tree; the registry's part (calc NAME, simulate KIND) only for that command,
     so `lab`, `lab --version` and `lab list` start without building it."""
-    from lab import __version__
-
     parser = _Parser(prog="lab", allow_abbrev=False,
                      description="Load Lab: the load AI serving and training put on machines (AI Infra, ch. 3).",
                      epilog="exit codes: 0 fine, 1 verify mismatch, 2 bad input, 3 no display")
@@ -208,20 +135,18 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p_list = sub.add_parser("list", help="calculators with their parameters and outputs")
     p_list.add_argument("--json", action="store_true")
     p_calc = sub.add_parser("calc", help="run one calculator: lab calc NAME key=value ... (lab calc NAME --help)",
-                            usage=f"lab calc NAME [{_ARGS} ...] [--json]")
+                            usage=f"lab calc NAME [{ARGS} ...] [--json]")
     calcs = p_calc.add_subparsers(dest="name", metavar="NAME", required=True)
     if command == "calc":
         _calc_parsers(calcs)
     p_verify = sub.add_parser("verify", help="every book figure beside the computed value")
     p_verify.add_argument("--json", action="store_true")
     p_sim = sub.add_parser("simulate", help="run a simulation headless: lab simulate serving key=value ...",
-                           usage=f"lab simulate KIND [{_ARGS} ...] [--json | --format text|json|aiperf] [--out DIR]")
+                           usage=f"lab simulate KIND [{ARGS} ...] [--json | --format text|json|aiperf] [--out DIR]")
     kinds = p_sim.add_subparsers(dest="kind", metavar="KIND", required=True)
     if command == "simulate":
         _simulate_parsers(kinds)
-    from lab.cli.sweep import add_parser as add_sweep_parser
-
-    add_sweep_parser(sub, _Formatter)
+    add_sweep_parser(sub, Formatter)
     p_snap = sub.add_parser("snapshot", help="render a panel offscreen to a PNG, SVG or PDF",
                             usage="lab snapshot PANEL --out FILE [--size WxH] [--format png|svg|pdf] [--lang zh|en|both] "
                                   "[--theme T] [--zoom Z] | lab snapshot --talk FILE.toml --scene N --out FILE | lab snapshot --list")
@@ -267,6 +192,6 @@ def parameter_values(args: argparse.Namespace, extras: Sequence[str]) -> dict[st
         values[key.strip()] = value
         i += 1
     for dest, value in vars(args).items():
-        if dest.startswith(_PARAM):
-            values[dest[len(_PARAM):]] = value
+        if dest.startswith(PARAM):
+            values[dest[len(PARAM):]] = value
     return values

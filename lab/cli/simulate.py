@@ -28,8 +28,12 @@ import json
 import sys
 from pathlib import Path
 
+from core.registry import ParamError, get
 from core.serving import simulate_keys as keys
-from core.serving.headless import PERCENTILE_LABELS, load_shared_trace  # moved there; re-exported
+from core.serving.headless import PERCENTILE_LABELS, load_shared_trace, serving_report  # moved there; re-exported
+from core.serving.vllm_metrics import LATENCIES, STATS
+from lab.cli.simulate_files import aiperf_lines, write_all
+from lab.cli.simulate_voice import simulate_voice_report
 
 __all__ = ["KINDS", "OUTPUT_FORMATS", "PERCENTILE_LABELS", "TRACE_HELP", "extra_params", "load_shared_trace",
            "report_text", "simulate", "simulate_serving"]
@@ -55,20 +59,14 @@ def simulate(kind: str, raw: dict[str, str], out: str | None = None, fmt: str = 
     """Run simulation `kind` (a key of KINDS) on text parameters: (report, what to print
     for fmt: the text report, or for aiperf without `out` the JSONL records)."""
     if kind == "voice":  # its own keys and report (lab/cli/simulate_voice.py)
-        from lab.cli.simulate_voice import simulate_voice_report
-
         return simulate_voice_report(raw, out, fmt)
     if fmt not in OUTPUT_FORMATS:
-        from core.registry import ParamError
-
         hint = f" (a trace's format is the key format={fmt})" if fmt in keys.trace_formats() else ""
         raise ParamError("--format", f"got {fmt!r}{hint}; valid: {', '.join(OUTPUT_FORMATS)}")
     report, run = {"serving": simulate_serving}[kind](raw, out, aiperf=fmt == "aiperf")
     if fmt == "json":
         return report, json.dumps(report, ensure_ascii=False)
     if fmt == "aiperf" and out is None:
-        from lab.cli.simulate_files import aiperf_lines
-
         return report, aiperf_lines(*run).rstrip("\n")
     return report, report_text(report)
 
@@ -108,12 +106,8 @@ def simulate_serving(raw: dict[str, str], out: str | None = None, aiperf: bool =
     workload) for the files). The report is core.serving.headless.serving_report's (see
     there for workload=), with a progress bar on a terminal while a trace loads; out adds
     the `out` and `files` keys and writes the files there."""
-    from core.serving.headless import serving_report
-
     report, (result, work) = serving_report(raw, workload=workload, progress=_Progress.for_terminal)
     if out is not None:
-        from lab.cli.simulate_files import write_all
-
         report["out"] = str(Path(out))
         report["files"] = write_all(Path(out), result, work, report, aiperf=aiperf)
     return report, (result, work)
@@ -124,8 +118,6 @@ BOOK_ROWS = ("ttft_p95_s", "request_p95_s", "first_schedule_wait_p95_s", "last_c
 
 
 def report_text(report: dict) -> str:
-    from core.registry import get
-
     calc = get("serving.replay")
     observed = report.get("book_observed") or {}
     band = report.get("band") or {}
@@ -170,8 +162,6 @@ def report_text(report: dict) -> str:
 
 def _vllm_lines(report: dict) -> list[str]:
     """vllm bench serve's figures under its names (ms; percentiles interpolated as numpy)."""
-    from core.serving.vllm_metrics import LATENCIES, STATS
-
     lines = ["  vllm bench serve names (ms; median/p90/p99 interpolated linearly, as vLLM):",
              "  " + f"{'':<6}" + "".join(f"{s:>12}" for s in STATS)]
     measured = report.get("measured") or {}

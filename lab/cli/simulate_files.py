@@ -9,6 +9,9 @@ import csv
 import json
 from pathlib import Path
 
+from core.registry import ParamError
+from core.serving.vllm_metrics import aiperf_records, tpot_s
+
 REQUEST_COLUMNS = ("request", "arrival_s", "input_tokens", "output_tokens", "cached_tokens", "first_schedule_s",
                    "first_token_s", "finish_s", "first_schedule_wait_s", "ttft_s", "tpot_s", "request_s",
                    "preemptions")
@@ -17,8 +20,6 @@ AIPERF_FILE = "profile_export.jsonl"
 
 def write_all(folder: Path, result, workload, report: dict, aiperf: bool = False) -> list[str]:
     """Write the run's files into folder (made if missing); returns their names."""
-    from core.registry import ParamError
-
     try:
         folder.mkdir(parents=True, exist_ok=True)
         written = [write_requests(folder / "requests.csv", result), write_series(folder / "series.csv", result),
@@ -34,8 +35,6 @@ def write_all(folder: Path, result, workload, report: dict, aiperf: bool = False
 
 
 def write_requests(path: Path, result) -> str:
-    from core.serving.vllm_metrics import tpot_s
-
     tpot = tpot_s(result)
     cached = result.cached_tokens
     replica_of = (result.extras or {}).get("replica_of")
@@ -88,8 +87,6 @@ def write_preemptions(path: Path, result) -> str:
 
 def aiperf_lines(result, workload) -> str:
     """AIPerf's profile_export.jsonl: one JSON record per line."""
-    from core.serving.vllm_metrics import aiperf_records
-
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in aiperf_records(result, workload))
 
 

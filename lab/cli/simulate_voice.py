@@ -16,6 +16,10 @@ import json
 import math
 from pathlib import Path
 
+from core.registry import ParamError
+from core.voice import AFTER, PARAMS, STAGES, VoiceParams, simulate_voice
+from lab.cli.args import ARGS, SUFFIXES, Formatter, add_params, help_text, wrapped
+
 ABOUT = ("voice-agent turns on one clock: VAD, ASR, the LLM request in the loaded serving engine, TTS, "
          "network and the jitter buffer (issue 13)")
 FORMATS = ("text", "json")
@@ -23,25 +27,20 @@ FORMATS = ("text", "json")
 
 def add_parser(sub, kind: str = "voice") -> None:
     """The `lab simulate voice` sub-command, its options generated from core.voice.PARAMS."""
-    from core.voice import PARAMS
-    from lab.cli.parser import _ARGS, _SUFFIXES, _add_params, _Formatter, _help_text, _wrapped
-
     keys = ", ".join(summary_keys())
-    p = sub.add_parser(kind, prog=f"lab simulate {kind}", help=_help_text(ABOUT),
-                       usage=f"lab simulate {kind} [{_ARGS} ...] [--json] [--out DIR]",
-                       description=_help_text(f"{ABOUT}. One background of trace=, scenario=, rate= (rate=0: none); "
+    p = sub.add_parser(kind, prog=f"lab simulate {kind}", help=help_text(ABOUT),
+                       usage=f"lab simulate {kind} [{ARGS} ...] [--json] [--out DIR]",
+                       description=help_text(f"{ABOUT}. One background of trace=, scenario=, rate= (rate=0: none); "
                                               "the turns' LLM requests join the same engine."),
-                       epilog=_help_text(f"prints (--json keys):\n{_wrapped(keys)}\n\n{_wrapped(_SUFFIXES)}"),
-                       formatter_class=_Formatter, allow_abbrev=False)
+                       epilog=help_text(f"prints (--json keys):\n{wrapped(keys)}\n\n{wrapped(SUFFIXES)}"),
+                       formatter_class=Formatter, allow_abbrev=False)
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.add_argument("--format", dest="fmt", choices=FORMATS, default=None, help="text (default) or json")
     p.add_argument("--out", metavar="DIR", help="write turns.csv (every span of every turn) and summary.json")
-    _add_params(p, PARAMS, f"parameters ({_ARGS})")
+    add_params(p, PARAMS, f"parameters ({ARGS})")
 
 
 def summary_keys() -> list[str]:
-    from core.voice import STAGES
-
     return (["silence_p50_ms", "silence_p95_ms", "silence_p99_ms", "silence_mean_ms", "underrun_turn_share",
              "stall_p95_ms"] + [f"mean_{s}_ms" for s in STAGES]
             + ["tail_stage", "tail_stage_share", "first_arrival_p50_ms", "chunk_gap_p50_ms", "reply_p50_s", "turns",
@@ -50,9 +49,6 @@ def summary_keys() -> list[str]:
 
 def simulate_voice_report(raw: dict[str, str], out: str | None = None, fmt: str = "text") -> tuple[dict, str]:
     """(the summary --json prints, what to print for fmt)."""
-    from core.registry import ParamError
-    from core.voice import VoiceParams, simulate_voice
-
     if fmt not in FORMATS:
         raise ParamError("--format", f"got {fmt!r}; valid: {', '.join(FORMATS)} (lab simulate voice)")
     run = simulate_voice(VoiceParams.from_raw(raw))
@@ -67,8 +63,6 @@ def simulate_voice_report(raw: dict[str, str], out: str | None = None, fmt: str 
 
 def turn_rows(run) -> tuple[list[str], list[list]]:
     """turns.csv: one row per turn, every span's start and end (seconds on the replay's clock)."""
-    from core.voice import AFTER, STAGES
-
     names = list(STAGES) + [a for a in AFTER if a != "barge_in" or run.params.barge_in_ms is not None]
     header = ["turn", "request", "silence_ms", "underruns", "stall_ms", "reply_s", "cancelled"]
     header += [f"{n}_{edge}_s" for n in names for edge in ("start", "end")]
@@ -84,8 +78,6 @@ def turn_rows(run) -> tuple[list[str], list[list]]:
 
 
 def write_files(out: Path, run, report: dict) -> list[str]:
-    from core.registry import ParamError
-
     try:
         out.mkdir(parents=True, exist_ok=True)
         header, rows = turn_rows(run)
@@ -112,8 +104,6 @@ def _jsonable(value):
 
 
 def report_text(r: dict) -> str:
-    from core.voice import STAGES
-
     lines = [f"voice turns ({r['source']} background, {r['background_requests']:,} requests): {r['turns']} turns, "
              f"simulated in {r['wall_s'] * 1e3:.1f} ms",
              f"  silence gap (user's last word -> first audible sample; nearest rank): p50 {r['silence_p50_ms']:.1f} ms, "

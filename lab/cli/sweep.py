@@ -12,6 +12,8 @@ import json
 import sys
 
 from core.registry import ParamError
+from core.sweep.executors import make_executor
+from core.sweep.run import KINDS, parse_sweep, run_sweep
 
 ENGINE_HELP = "local: a process pool on this machine (default); ray: Ray tasks on --address or a local Ray"
 
@@ -19,8 +21,6 @@ ENGINE_HELP = "local: a process pool on this machine (default); ray: Ray tasks o
 # -- the command -------------------------------------------------------------------------
 def add_parser(sub, formatter) -> None:
     """`lab sweep KIND ...` in lab's one argparse tree (lab/cli/parser.py calls this)."""
-    from core.sweep.run import KINDS
-
     p = sub.add_parser("sweep", help="many replays on a process pool or a Ray cluster: lab sweep serving KEY=v1,v2 ...",
                        prog="lab sweep", formatter_class=formatter,
                        description="Many `lab simulate serving` runs (a grid of settings x seeds, or a capacity "
@@ -52,9 +52,6 @@ requests meets every SLO, by bisection to that relative tolerance."""
 
 def cmd_sweep(kind: str, values: dict[str, str], out: str | None, engine: str, workers: str | None,
               address: str | None, as_json: bool, force: bool) -> int:
-    from core.sweep.executors import make_executor
-    from core.sweep.run import parse_sweep, run_sweep
-
     if not out:
         raise ParamError("--out", "required; valid: a folder for the sweep's results (rerun with it to resume)")
     count = None
@@ -86,6 +83,8 @@ class _Bar:
     """tqdm on stderr (rate and ETA), only on a terminal: a pipe or a log gets no noise."""
 
     def __init__(self, total: int):
+        # Lazy: tqdm (with importlib.metadata) is slow to import for every `lab` command, and
+        # only a sweep on a terminal shows its bar.
         from tqdm import tqdm
 
         self.tqdm = tqdm(total=total, unit="pt", file=sys.stderr, dynamic_ncols=True, desc="sweep")

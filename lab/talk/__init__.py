@@ -60,7 +60,7 @@ def install(window) -> None:
 
 def probe_image(path: str) -> tuple[int, int, int]:
     """(height, width, file bytes) of an image file, for core.talk (ParamError if unreadable)."""
-    from vision.loading import load_image
+    from vision.loading import load_image  # lazy: numpy and Pillow, which the window shows without
 
     image = load_image(path, display_max_side=64)
     return image.height, image.width, image.file_bytes
@@ -123,7 +123,8 @@ class TalkController(QtCore.QObject):
         self.autoplay = True  # start a scene's ▶ on entry if it asks
         self._ready_index = -1
         self._audio_started = False
-        from lab.talk.scene_page import ScenePage  # panels' widget classes: loaded with the talk
+        # Lazy: the panels' card and plot classes (pyqtgraph), loaded with the first talk.
+        from lab.talk.scene_page import ScenePage
 
         self.page = ScenePage(self)  # where the scene sits on its panel's page, its ▶
         self.bar = TalkBar()
@@ -342,23 +343,7 @@ class TalkController(QtCore.QObject):
         self.window.close_talk_action.setEnabled(False)
 
 
-# ---- entry points: `lab talk FILE` and `lab snapshot --talk FILE --scene N` ---------------
-
-def run_talk(path: str) -> int:
-    """The window in presentation mode at the talk's first good scene (ParamError, before
-    any window, if the file is refused)."""
-    from lab import excepthook
-    from lab.app import start_window
-
-    talk = read_talk(path)
-    app, window = start_window()
-    excepthook.install(parent=window)
-    open_talk(window, talk)
-    try:
-        return app.exec()
-    finally:
-        excepthook.uninstall()
-
+# ---- `lab snapshot --talk FILE --scene N`: the option's check (lab/app.py renders it) -------
 
 def snapshot_scene(talk_path: str | None, scene: str | None, panel: str | None) -> int:
     """Check `lab snapshot --talk FILE --scene N` (ParamError naming the option); the
@@ -382,18 +367,3 @@ def snapshot_scene(talk_path: str | None, scene: str | None, panel: str | None) 
     if not chosen.ok:
         raise ParamError("--scene", f"{chosen.error}; valid: a good scene of {valid}")
     return number
-
-
-def scene_window(talk_path: str, number: int):
-    """A main window showing scene number of the talk as presentation mode shows it (no
-    navigation, menu or status bar; the bar under the figure), at the window's own size.
-    Returns (window, controller); controller.is_ready() once the scene is on screen."""
-    from lab.main_window import MainWindow
-
-    talk = read_talk(talk_path)
-    window = MainWindow()
-    for chrome in (window.nav, window.menuBar(), window.statusBar()):
-        chrome.hide()
-    controller = open_talk(window, talk, presentation=False, index=number - 1, autoplay=False)
-    controller.prefetch = False  # the picture is of this scene only
-    return window, controller

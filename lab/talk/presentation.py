@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from core.registry import ParamError
+from lab import keyboard
 from widgets.kit import theme, zoom
 
 ZOOM_SETTING = "zoom"
@@ -27,8 +29,6 @@ _forced: dict = {}  # theme / zoom given to `lab snapshot`: windows made then us
 
 def install(window) -> None:
     window.presentation = Presentation(window)
-    from lab import keyboard
-
     keyboard.install(window)
 
 
@@ -137,7 +137,7 @@ class Presentation(QtCore.QObject):
         have = self._styled.get(key, (None, want[1]))
         if have == want or not self.window.is_built(key):
             return
-        from widgets.kit.plot_zoom import recolor_plots
+        from widgets.kit.plot_zoom import recolor_plots  # lazy: pyqtgraph, loaded with the first plot
 
         panel = self.window.panel(key)
         if have[1] != want[1]:
@@ -190,14 +190,12 @@ def snapshot_zoom(text: str | None) -> float | None:
     """`lab snapshot --zoom Z`: Z as a number in 0.5..3, else ParamError naming --zoom."""
     if text is None:
         return None
-    from lab.cli.parser import input_error
-
     try:
         value = float(text)
     except ValueError:
-        raise input_error("--zoom", f"must be a number from {zoom.MIN_ZOOM:g} to {zoom.MAX_ZOOM:g}, not {text!r}") from None
+        raise ParamError("--zoom", f"must be a number from {zoom.MIN_ZOOM:g} to {zoom.MAX_ZOOM:g}, not {text!r}") from None
     if not zoom.MIN_ZOOM <= value <= zoom.MAX_ZOOM:
-        raise input_error("--zoom", f"must be from {zoom.MIN_ZOOM:g} to {zoom.MAX_ZOOM:g} (1 = actual size), not {text}")
+        raise ParamError("--zoom", f"must be from {zoom.MIN_ZOOM:g} to {zoom.MAX_ZOOM:g} (1 = actual size), not {text}")
     return value
 
 

@@ -12,6 +12,8 @@ import time
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.talk import Scene, Talk
+from widgets.kit.theme import COLORS
+from widgets.kit.zoom import zoom
 
 ANNOTATION_PT = 20  # the caption a room reads, at zoom 1
 NOTES_PT = 13
@@ -19,8 +21,6 @@ STRIP_PT = 10
 
 
 def _zoom() -> float:
-    from widgets.kit.zoom import zoom
-
     return zoom()
 
 
@@ -33,8 +33,6 @@ def _label(name: str) -> QtWidgets.QLabel:
 
 
 def _ink(kind: str, fallback: str) -> str:
-    from widgets.kit.theme import COLORS
-
     return COLORS.get(kind, fallback)
 
 

@@ -12,7 +12,8 @@ from core.talk import STATE_MODELS, load_talk
 from lab.cli import main
 from lab.talk.presenter import PresenterView
 from widgets.kit.plot_card import PlotCard
-from lab.talk import open_talk, read_talk, scene_window
+from lab.app import scene_window
+from lab.talk import open_talk, read_talk
 
 CHAPTER3 = Path(__file__).resolve().parents[2] / "talks" / "chapter3.toml"
 SCENES = len(load_talk(CHAPTER3).scenes)  # the valid --scene range, as the shipped talk has grown

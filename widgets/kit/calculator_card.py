@@ -14,7 +14,7 @@ from widgets.kit.jobs import BusyBadge, jobs
 from widgets.kit.page import Reflow, ReflowLayout
 from widgets.kit.param_form import ParamForm, param_text
 from widgets.kit.theme import ILLUSTRATIVE_TAG
-
+from widgets.kit.toast import show_toast
 
 STALE_OPACITY = 0.35  # outputs of an invalid form: visibly not the current answer
 
@@ -161,8 +161,6 @@ class CalculatorCard(QtWidgets.QGroupBox):
     def _copy_command(self) -> None:
         """Copy the command of the values shown; an invalid form copies nothing and says so
         (the last valid command would not give what the form shows)."""
-        from widgets.kit.toast import show_toast
-
         if self.model.errors:
             field, message = next(iter(self.model.errors.items()))
             show_toast(self, f"not copied: {field} is invalid ({message})", ms=3000)

@@ -16,11 +16,13 @@ starts another); a process that dies or cannot start is an error the job reports
 from __future__ import annotations
 
 import atexit
+import signal
 import threading
 import traceback
 from typing import Any, Callable
 
-from core.cancel import NEVER, CancelToken, Cancelled
+from core.cancel import NEVER, Cancelled, CancelToken
+from core.sweep.executors import pool_context
 
 POLL_S = 0.02  # how often a waiting call looks at its cancel token
 
@@ -31,8 +33,6 @@ class HelperProcessDied(RuntimeError):
 
 def _serve(conn) -> None:
     """The helper's loop: (fn, args) in, (True, result) or (False, the error's text) out."""
-    import signal
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is the GUI process's to handle
     while True:
         try:
@@ -90,8 +90,6 @@ class HelperProcess:
         if self._process is not None and self._process.is_alive():
             return self._conn
         self._stop()
-        from core.sweep.executors import pool_context
-
         context = pool_context()
         parent_end, child_end = context.Pipe()
         process = context.Process(target=_serve, args=(child_end,), daemon=True, name="lab-helper")

@@ -13,7 +13,7 @@ import sys
 
 from PySide6 import QtCore, QtWidgets
 
-from widgets.kit.i18n import PAIR_SEPARATOR, has_cjk, identifier_label, language, split_pair, translate_text
+from widgets.kit.i18n_text import PAIR_SEPARATOR, has_cjk, identifier_label, language, split_pair, translate_text
 
 SOURCE = "i18n_source_"  # + slot name: the panel's own text
 SHOWN = "i18n_shown_"  # + slot name: what translate_tree set

@@ -9,10 +9,10 @@ by widgets.kit.plot_zoom when the theme changes.
 """
 from __future__ import annotations
 
-from PySide6 import QtGui
+import shiboken6
+from PySide6 import QtCore, QtGui, QtWidgets
 
-# pyqtgraph (and numpy with it) is imported where it is used, not here: the main window
-# shows before any plot library is loaded.
+from widgets.kit.zoom_factor import zoom, zoom_notifier
 
 # What each semantic colour means, on every panel (chrome colours are not listed).
 MEANINGS = {
@@ -113,6 +113,14 @@ _theme = "light"
 _configured = False
 
 
+def _pg():
+    """pyqtgraph, imported on first use: it (and numpy with it) takes longer to load than
+    the main window takes to show, so the window shows before any plot library is loaded."""
+    import pyqtgraph
+
+    return pyqtgraph
+
+
 def current_theme() -> str:
     return _theme
 
@@ -129,13 +137,9 @@ def set_theme(name: str) -> str:
     COLORS.clear()
     COLORS.update(THEMES[name])
     if _configured:
-        import pyqtgraph as pg
-
-        pg.setConfigOptions(background=COLORS["paper"], foreground=COLORS["ink"])
+        _pg().setConfigOptions(background=COLORS["paper"], foreground=COLORS["ink"])
     apply_style()
     if changed:
-        from widgets.kit.zoom import zoom_notifier
-
         zoom_notifier().theme_changed.emit(name)
     return name
 
@@ -147,18 +151,14 @@ def color(kind: str, alpha: int = 255) -> QtGui.QColor:
 
 
 def pen(kind: str, width: float = 2.0, dashed: bool = False, alpha: int = 255) -> QtGui.QPen:
-    import pyqtgraph as pg
-
-    p = pg.mkPen(color(kind, alpha), width=width)
+    p = _pg().mkPen(color(kind, alpha), width=width)
     if dashed:
-        p.setStyle(pg.QtCore.Qt.PenStyle.DashLine)
+        p.setStyle(QtCore.Qt.PenStyle.DashLine)
     return p
 
 
 def brush(kind: str, alpha: int = 200) -> QtGui.QBrush:
-    import pyqtgraph as pg
-
-    return pg.mkBrush(color(kind, alpha))
+    return _pg().mkBrush(color(kind, alpha))
 
 
 def span(kind: str, text: str, bold: bool = False) -> str:
@@ -172,9 +172,7 @@ def setup_pyqtgraph() -> None:
     global _configured
     if _configured:
         return
-    import pyqtgraph as pg
-
-    pg.setConfigOptions(antialias=True, background=COLORS["paper"], foreground=COLORS["ink"])
+    _pg().setConfigOptions(antialias=True, background=COLORS["paper"], foreground=COLORS["ink"])
     _configured = True
 
 
@@ -240,8 +238,6 @@ _roots: list = []  # widgets that carry the style sheet themselves (the main win
 def style_root(widget) -> None:
     """widget carries the style sheet for everything inside it: a theme switch re-styles
     its widgets only (the application's sheet, re-set, re-polishes every widget there is)."""
-    from widgets.kit.zoom import zoom
-
     widget.setStyleSheet(style_sheet(zoom(), _theme))
     _roots.append(widget)
 
@@ -250,11 +246,6 @@ def apply_style() -> None:
     """Style the running application for the current theme and zoom (no-op without one):
     Qt's colour scheme, the palette, the style sheet (on the style roots, else on the
     application) and the fonts."""
-    import shiboken6
-    from PySide6 import QtCore, QtWidgets
-
-    from widgets.kit.zoom import zoom
-
     app = QtWidgets.QApplication.instance()
     if app is None:
         return
@@ -281,10 +272,6 @@ def apply_fonts(root=None, previous: float | None = None) -> None:
     role's (ROLE_POINTS), else what it had when first seen divided by the zoom it was made
     at (previous: the zoom before this change). Every font is set on the widget itself: with
     a style sheet, Qt passes a parent's font on to its children only one level down."""
-    from PySide6 import QtWidgets
-
-    from widgets.kit.zoom import zoom
-
     app = QtWidgets.QApplication.instance()
     if app is None:
         return

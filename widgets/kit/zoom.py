@@ -10,44 +10,26 @@ from __future__ import annotations
 from PySide6 import QtCore, QtWidgets
 
 from core.look import MAX_ZOOM, MIN_ZOOM  # the range sessions and talks check too
+from widgets.kit import zoom_factor
+from widgets.kit.theme import apply_fonts
+
+# The factor itself lives in zoom_factor (the theme reads it too); it is read from here.
+from widgets.kit.zoom_factor import ZoomNotifier, clamp_zoom, pt, zoom, zoom_notifier
+
+__all__ = ["MAX_ZOOM", "MIN_ZOOM", "STEPS", "ZoomNotifier", "apply_plot_zoom", "clamp_zoom", "fit_zoom", "pt",
+           "screen_fit_zoom", "set_zoom", "step_zoom", "zoom", "zoom_notifier"]
 
 # The steps Ctrl+= / Ctrl+- walk through (a browser's zoom feels like this).
 STEPS = (0.5, 0.67, 0.75, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0)
-
-_zoom = 1.0
-_notifier = None
-
-
-class ZoomNotifier(QtCore.QObject):
-    zoom_changed = QtCore.Signal(float)
-    theme_changed = QtCore.Signal(str)  # widgets.kit.theme.set_theme: plots drawn before re-colour
-
-
-def zoom_notifier() -> ZoomNotifier:
-    """The one QObject whose zoom_changed(float) follows set_zoom."""
-    global _notifier
-    if _notifier is None:
-        _notifier = ZoomNotifier()
-    return _notifier
-
-
-def zoom() -> float:
-    return _zoom
-
-
-def clamp_zoom(factor: float) -> float:
-    return min(MAX_ZOOM, max(MIN_ZOOM, float(factor)))
 
 
 def set_zoom(factor: float) -> float:
     """Zoom the whole UI to factor (clamped to 0.5..3; returns the zoom applied): every font
     of the running application; emits zoom_changed only when the zoom really changes."""
-    global _zoom
     factor = round(clamp_zoom(factor), 3)
-    changed, previous = factor != _zoom, _zoom
-    _zoom = factor
-    from widgets.kit.theme import apply_fonts
-
+    previous = zoom()
+    changed = factor != previous
+    zoom_factor.set_factor(factor)
     # One repaint for the whole change, not one per font and plot that changes.
     app = QtWidgets.QApplication.instance()
     windows = [w for w in app.topLevelWidgets() if w.isVisible()] if app is not None else []
@@ -65,25 +47,22 @@ def set_zoom(factor: float) -> float:
 
 def step_zoom(direction: int) -> float:
     """The next step up (direction > 0) or down from the current zoom, set."""
+    now = zoom()
     if direction > 0:
-        target = next((s for s in STEPS if s > _zoom + 1e-6), MAX_ZOOM)
+        target = next((s for s in STEPS if s > now + 1e-6), MAX_ZOOM)
     else:
-        target = next((s for s in reversed(STEPS) if s < _zoom - 1e-6), MIN_ZOOM)
+        target = next((s for s in reversed(STEPS) if s < now - 1e-6), MIN_ZOOM)
     return set_zoom(target)
-
-
-def pt(size: float) -> float:
-    """A point size at the current zoom: pt(9) is 9 pt at zoom 1, 13.5 pt at 1.5."""
-    return size * _zoom
 
 
 def apply_plot_zoom(widget) -> None:
     """Scale the plots inside widget (axis ticks and labels, titles, legends, pens and
     markers) to the current zoom. Idempotent: the sizes at zoom 1 are remembered on each
     item the first time it is seen."""
+    # Lazy: plot_zoom loads pyqtgraph, which the window shows without.
     from widgets.kit.plot_zoom import scale_plots
 
-    scale_plots(widget, _zoom)
+    scale_plots(widget, zoom())
 
 
 def fit_zoom(available: QtCore.QSize, design: QtCore.QSize = QtCore.QSize(1280, 720)) -> float:

@@ -8,6 +8,8 @@ import json
 import math
 from typing import Any, Iterable, Mapping
 
+from core.sweep.summary import pareto
+
 # Column names as core.sweep writes them (core/sweep/summary.py reads the same ones).
 COST = ("cost_per_million_output_tokens",)
 P99_TTFT = ("p99_ttft_ms",)
@@ -49,8 +51,6 @@ def pareto_figure(rows: list[Mapping[str, Any]], knobs: Iterable[str] = ()) -> d
     and the front, by core.sweep.summary's own rule (nothing both cheaper and faster):
     {'x', 'y', 'keys', 'front_x', 'front_y', 'front_keys', 'front_labels'}, the front
     ordered by cost; a front point's label is its swept knobs' values ('4 / 64')."""
-    from core.sweep.summary import pareto
-
     shown = []
     for r in rows:
         x, y = number(first(r, COST)), number(first(r, P99_TTFT))

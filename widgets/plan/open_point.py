@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.registry import get
 from widgets.plan import figures as F
 
 # The trace options a sweep row carries that the Serving trace source takes too.
@@ -18,8 +19,6 @@ TRACE_OPTIONS = ("format", "time_scale", "limit")
 def replay_values(row: dict) -> dict[str, Any]:
     """The row's values of serving.replay's parameters (replicas and router too, once the
     replay takes them)."""
-    from core.registry import get
-
     return F.serving_values(row, [p.name for p in get("serving.replay").params])
 
 

@@ -16,6 +16,8 @@ import shiboken6
 from PySide6 import QtCore
 
 from core.registry import ParamError
+from core.sweep.executors import InProcess, make_executor
+from core.sweep.run import parse_sweep, run_sweep
 from widgets.kit.jobs import jobs
 
 
@@ -38,9 +40,6 @@ def run_in_job(raw: dict[str, str], out_dir: str | None, engine: str, workers: i
                relay: _Relay, force: bool = False, cancel=None) -> dict | Refused:
     """The job: parse the sweep, make the executor, run the sweep, close the executor
     (even on cancel)."""
-    from core.sweep.executors import InProcess, make_executor
-    from core.sweep.run import parse_sweep, run_sweep
-
     try:
         spec = parse_sweep("serving", raw)
         relay.parsed.emit(spec)

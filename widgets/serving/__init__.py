@@ -22,6 +22,8 @@ from widgets.kit.calculator_card import CalculatorCard
 from widgets.kit.jobs import jobs
 from widgets.kit.page import PAGE_COLUMN_EM, ReflowLayout, column, fixed_text_width, page_header, scroll_page
 from widgets.kit.panels import PanelInfo
+from widgets.kit.theme import LEGEND
+from widgets.kit.timeline_player import TimelinePlayer
 from widgets.serving.backlog import BacklogCardSection, BacklogPlot
 from widgets.serving.banner import BannerSection
 from widgets.serving.metrics_table import MetricsSection
@@ -29,9 +31,8 @@ from widgets.serving.model_picker import ModelPickerSection
 from widgets.serving.overlay import OverlayPlots
 from widgets.serving.replay_controls import CAPTION, ReplayControls, caption
 from widgets.serving.replay_plots import ReplayPlots
+from widgets.serving.replicas_view import ReplicasView
 from widgets.serving.trace_source import TraceSourceSection, in_language
-from widgets.kit.theme import LEGEND
-from widgets.kit.timeline_player import TimelinePlayer
 
 LEAD = ("平均数相同,负载不一定相同:三段的平均请求率都是每秒 4 条,只有长输入(8192→256)与长输出(1024→2048)"
         "两类的占比不同。decode 能力由显存带宽给出(虚线 = 100%);前一分钟空闲的算力留不到后一分钟。")
@@ -179,8 +180,6 @@ class ServingPanel(QtWidgets.QWidget):
     def _build_overlay(self) -> None:
         self.overlay = in_language(OverlayPlots(self._overlay_key))
         self._replay_column.addWidget(self.overlay)
-        from widgets.serving.replicas_view import ReplicasView  # shown only for replicas > 1
-
         self.replicas_view = in_language(ReplicasView())
         self._replay_column.addWidget(self.replicas_view)
 

@@ -25,6 +25,11 @@ import numpy as np
 import shiboken6
 from PySide6 import QtCore, QtWidgets
 
+from audio.engine import StreamEngine
+from core.cancel import NEVER
+from core.voice import VoiceParams, simulate_voice
+from core.voice.state import RATE_MAX_PER_S, RATE_STEP_PER_S, SHOWN, VoiceState
+from widgets.kit.helper_process import helper
 from widgets.kit.jobs import jobs
 from widgets.kit.page import Reflow, caption, column, follow_font, page_header, scroll_page
 from widgets.kit.panels import PanelInfo
@@ -32,7 +37,6 @@ from widgets.voice.boxes import fitted_column, row
 from widgets.voice.captions import breakdown_text, summary_text
 from widgets.voice.hear_it import PLAY_ORDER, HearIt
 from widgets.voice.plots import S_TO_MS, SilenceHistogram, TurnTimeline
-from core.voice.state import RATE_MAX_PER_S, RATE_STEP_PER_S, SHOWN, VoiceState
 
 LEGEND = (("backlog", "排队 · queue"), ("prefill", "预填充 · prefill"), ("decode", "解码 · decode"), ("tool", "TTS"),
           ("state", "缓冲 · buffer"))
@@ -49,10 +53,6 @@ LIVE_FIGURES = ("lanes", "marks", "background", "histogram")
 def simulate(raw: dict[str, str], cancel=None):
     """On a worker: the values checked here (a refusal names its field), the model's run in
     the helper process (a replay on this thread held the GIL against the GUI's repaints)."""
-    from core.cancel import NEVER
-    from core.voice import VoiceParams, simulate_voice
-    from widgets.kit.helper_process import helper
-
     params = VoiceParams.from_raw(raw)
     return helper().call(simulate_voice, params, cancel=cancel or NEVER)
 
@@ -345,7 +345,6 @@ class VoicePanel(QtWidgets.QWidget):
     # ---- Hear it ---------------------------------------------------------------------
     def _make_engine(self):
         if self._engine is None:
-            from audio.engine import StreamEngine
             self._engine = StreamEngine()
         return self._engine
 
