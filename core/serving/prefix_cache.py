@@ -185,9 +185,9 @@ class BlockCache:
                 now: float = 0.0) -> int:
         flags = np.array([key is None for key in held], np.uint8)
         k = np.array([0 if key is None else key for key in held], np.int64)
-        watching = watch_until is not None
-        return int(self._bp.release(self.pool, k, flags, k.size, int(plain), bool(drop), watching,
-                                    float(watch_until) if watching else 0.0, float(now)))
+        until = 0.0 if watch_until is None else float(watch_until)
+        return int(self._bp.release(self.pool, k, flags, k.size, int(plain), bool(drop), watch_until is not None,
+                                    until, float(now)))
 
     def blocks_before_watched(self, free: int, now: float, limit: int) -> int:
         return int(self._bp.blocks_before_watched(self.pool, free, now, limit))

@@ -56,8 +56,10 @@ def choose_cache_folder() -> None:
         return
     import getpass
 
-    import numba
-    numba.config.CACHE_DIR = os.path.join(tempfile.gettempdir(), f"load-lab-numba-{getpass.getuser()}")
+    from numba.core import config as numba_config
+    # numba's settings are module attributes it makes at import: mypy cannot see them
+    numba_config.CACHE_DIR = os.path.join(tempfile.gettempdir(),  # type: ignore[attr-defined]
+                                          f"load-lab-numba-{getpass.getuser()}")
 
 
 def kernels():
@@ -263,7 +265,7 @@ class Engine:
             evicted, block_s = int(pool[0][POOL_EVICTED]), float(pool[1][0])
         P, cached = st.I[L.P], st.I[L.CACHED]
         prompt = float(P.sum())
-        extras = {"cache_hit_rate": float(cached.sum()) / prompt if prompt else 0.0, "evicted_blocks": evicted}
+        extras: dict = {"cache_hit_rate": float(cached.sum()) / prompt if prompt else 0.0, "evicted_blocks": evicted}
         if self._turn is not None:
             extras["hit_rate_by_turn"] = hit_rate_by_turn(self._turn, cached, P)
             extras["tool_wait_kv_byte_s"] = block_s * self.cfg.block_bytes
@@ -276,7 +278,7 @@ POOL_EVICTED = 4  # pool.py's EVICTED slot (pool.py imports numba; this module m
 def _prefix_cache(workload: Workload, config: EngineConfig, state, order: np.ndarray, caching: bool):
     """(pool, px) of the compiled prefix cache (prefix.py), or None when the replay caches
     nothing: the loop is compiled for each case, and the plain one, carrying no cache through
-    its calls, is about a third faster."""
+    its calls, runs faster."""
     if not caching:
         return None
     choose_cache_folder()
@@ -286,10 +288,12 @@ def _prefix_cache(workload: Workload, config: EngineConfig, state, order: np.nda
 
     I = state.I
     sessions = workload.sessions
+    ident: HashIdIdentity | SessionIdentity
     if workload.prefix is not None:  # hash_ids say more than the session's history
         pb = workload.prefix
         ident = HashIdIdentity(pb.ids, pb.offsets, pb.block_tokens, order, I[L.P])
     else:
+        assert sessions is not None  # caching: hash ids or sessions
         prev, _ = links(sessions, order)
         ident = SessionIdentity(prev, sessions.shared_prefix_tokens[order], turn_order(sessions, order))
         # Blocks a request generates are cached as they fill only where another request

@@ -225,6 +225,16 @@ def try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, coef, horizon, c
 
 
 @njit(cache=True)
+def _register_step(S, I, run, cache, ids, m, n_dec):
+    """Cache the blocks this step filled: the computing requests', then the members' that
+    cache generated blocks as they fill (the frozen engine's order)."""
+    for j in range(m):
+        register_filled(S, I, cache, ids[j])
+    if n_dec and S[EAGER_MEMBERS]:
+        _register_eager(S, I, run, cache, np.int64(1))
+
+
+@njit(cache=True)
 def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, chunks, m, gone, scratch):
     """Run the planned step: its time from the step-time model, then tokens, first tokens,
     finishes. n_dec: the group (running[:n_dec]) decodes in this step too. The float sums
@@ -266,10 +276,7 @@ def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, 
     for j in range(m):
         I[COMPUTED, ids[j]] += chunks[j]
     if cache is not None:
-        for j in range(m):
-            register_filled(S, I, cache, ids[j])
-        if n_dec and S[EAGER_MEMBERS]:
-            _register_eager(S, I, run, cache, np.int64(1))
+        _register_step(S, I, run, cache, ids, m, n_dec)
     now = SF[NOW]
     # completes sit in scratch[:nc]; finish() reuses scratch, so they go to gone's tail
     base = gone.size // 2
