@@ -108,8 +108,8 @@ class Engine:
         chunk = CHUNK_EVENTS if cooperative else _UNCANCELLABLE_EVENTS
         run_events = kernels()[0]
         while True:
-            status = run_events(st.S, st.SF, st.I, st.F, st.run, st.wq, st.fixed, st.feed, st.ht, st.hi, st.ser_t,
-                                st.ser, st.log_r, st.log_t, st.coef, self._pool, st.grp, st.work, float(horizon), chunk)
+            status = run_events(st.S, st.SF, st.I, st.F, st.run, st.wq, st.fixed, st.feed, st.ht, st.hi, st.feq,
+                                st.ser_t, st.ser, st.log_r, st.log_t, st.coef, self._pool, st.grp, st.work, float(horizon), chunk)
             if status == L.ST_DONE:
                 return
             if status == L.ST_GROW:
@@ -124,6 +124,8 @@ class Engine:
     def route(self) -> None:
         """From now on only submitted requests arrive (and their sessions' later turns)."""
         S = self.state.S
+        if S[L.MAXC]:
+            raise ValueError("max_concurrency behind a router: the client's limit spans the replicas")
         S[L.ROUTED] = 1
         S[L.FIX_N] = 0
 
@@ -131,10 +133,16 @@ class Engine:
         st = self.state
         S, feed = st.S, st.feed
         tail = S[L.FEED_TAIL]
-        if tail > S[L.FEED_HEAD] and st.F[L.ARRIVAL, r] < st.F[L.ARRIVAL, feed[tail - 1]]:
+        if tail > S[L.FEED_HEAD] and st.F[L.ARRIVAL, r] < self._sent(int(feed[tail - 1])):
             raise ValueError("requests must be submitted in arrival order")
         feed[tail] = r
         S[L.FEED_TAIL] = tail + 1
+
+    def _sent(self, r: int) -> float:
+        """When r was sent (through a front end ARRIVAL becomes its time at the engine)."""
+        F = self.state.F
+        sent = F[L.SEND, r]
+        return float(F[L.ARRIVAL, r] if math.isnan(sent) else sent)
 
     def close(self) -> None:
         """No more submissions: the engine may now run past any time to finish its work."""
@@ -197,7 +205,7 @@ class Engine:
     def outstanding(self) -> int:
         """Requests submitted here and not finished (queued, running, not yet arrived)."""
         S = self.state.S
-        return int(S[L.N_RUN] + S[L.WQ_LEN] + S[L.FEED_TAIL] - S[L.FEED_HEAD])
+        return int(S[L.N_RUN] + S[L.WQ_LEN] + S[L.FEED_TAIL] - S[L.FEED_HEAD] + S[L.FEQ_LEN])
 
     def running_ids(self) -> list[int]:
         st = self.state
@@ -242,7 +250,7 @@ class Engine:
         log = list(zip(rows, st.log_t[0, :nlog].tolist(), st.log_t[1, :nlog].tolist()))
         ser = st.ser
         return ReplayResult(
-            arrival_s=back(F[L.ARRIVAL]), input_tokens=back(I[L.P]), output_tokens=back(I[L.G]),
+            arrival_s=back(self._client_arrivals()), input_tokens=back(I[L.P]), output_tokens=back(I[L.G]),
             first_schedule_s=back(F[L.FIRST_SCHED]), first_token_s=back(F[L.FIRST_TOKEN]),
             finish_s=back(F[L.FINISH]), preemptions=back(I[L.NPREEMPT]), preempt_log=log,
             series_t=st.ser_t[:k].copy(), series_waiting=ser[L.S_WAITING, :k].copy(),
@@ -253,6 +261,14 @@ class Engine:
             cached_tokens=back(I[L.CACHED]), extras=self._extras(),
             series_steps=ser[L.S_STEPS, :k].copy(), series_decode_rows=ser[L.S_DEC, :k].copy(),
         )
+
+    def _client_arrivals(self) -> np.ndarray:
+        """What a client measures from: the send times (through a front end, SEND; with a
+        concurrency limit alone ARRIVAL already is the send, max(schedule, a free slot))."""
+        F = self.state.F
+        if not self.state.S[L.FE_ON]:
+            return F[L.ARRIVAL]
+        return np.where(np.isnan(F[L.SEND]), F[L.ARRIVAL], F[L.SEND])
 
     def _extras(self) -> dict:
         if not self._prefix_info:

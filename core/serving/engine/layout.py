@@ -36,7 +36,8 @@ FIRST_TOKEN = 2
 FINISH = 3
 TOOL = 4  # tool wait after this turn (s)
 AFTER = 5  # the next turn's think time (s)
-NF = 6
+SEND = 6  # with a front end: when the client sent it (ARRIVAL is then when it reaches the engine)
+NF = 7
 
 # -- S: int64 scalars ----------------------------------------------------------------------
 FREE = 0  # free blocks (the engine's count; the pool settles lazily)
@@ -74,13 +75,25 @@ JOINS = 31
 GROUPED = 32  # 1: the running decoders are the group (fast mode between planned-exact steps)
 FIN_LEN = 33  # entries of the members' finish heap
 EAGER_MEMBERS = 34  # members caching their generated blocks as they fill
-NS = 35
+# The client and the front end (client.py):
+MAXC = 35  # the client's concurrency limit, 0: none (fixed arrivals are engine ids 0..n-1 then)
+GRANTED = 36  # fixed arrivals given a slot of the limit so far (in order)
+INFLIGHT = 37  # of those, not yet finished at the client
+FE_ON = 38  # 1: requests pass the front end (sent -> FEQ -> waiting)
+FEQ_HEAD = 39  # the front end's output: feq[(FEQ_HEAD + i) % capacity], i < FEQ_LEN, by engine arrival
+FEQ_LEN = 40
+NS = 41
 
 # -- SF: float64 scalars -------------------------------------------------------------------
 NOW = 0
 EXACT_UNTIL = 1  # no closed-form run crosses it (advance(exact=True)); inf: none
 TOOL_BLOCK_S = 2  # Σ blocks × seconds held cached during tool waits
-NSF = 3
+FE_FREE = 3  # the front end is busy until then
+FE_REQ = 4  # its CPU time per request, per prompt token, per output token (s)
+FE_IN = 5
+FE_OUT = 6
+DELIVER = 7  # when the client sees the tokens of the last step or run (the front end's)
+NSF = 8
 
 # -- series rows (SER: int64[NSER, cap]; times in SER_T) ------------------------------------
 S_WAITING, S_RUNNING, S_KV, S_TOKENS, S_STEPS, S_DEC = 0, 1, 2, 3, 4, 5

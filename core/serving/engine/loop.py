@@ -24,6 +24,7 @@ from numba import njit
 
 from core.serving.engine.blocks import give_back
 from core.serving.engine.borrow import borrow, borrow_cache
+from core.serving.engine.client import arrivals, client_finished, client_time, fe_output, fe_output_run, next_arrival
 from core.serving.engine.group import (
     at_offset,
     crossings,
@@ -53,6 +54,7 @@ from core.serving.engine.layout import (
     FAST,
     FEED_HEAD,
     FEED_TAIL,
+    FEQ_LEN,
     FINISH,
     FIRST_TOKEN,
     FREE,
@@ -94,7 +96,7 @@ from core.serving.engine.pool import settle
 from core.serving.engine.prefix import head_plan, register_filled, steps_before_watched_eviction, watching_any
 from core.serving.engine.pricing import decode_time, step_time, steps_until
 from core.serving.engine.pyset import set_order
-from core.serving.engine.queues import admit_arrivals, heap_push, next_arrival_s, wq_get
+from core.serving.engine.queues import heap_push, wq_get
 
 
 @njit(cache=True)
@@ -126,15 +128,16 @@ def remove_running(S, run, r):
 def work_left(S, ht):
     if not S[ROUTED]:
         return S[DONE] < S[N]
-    return S[N_RUN] > 0 or S[WQ_LEN] > 0 or S[FEED_HEAD] < S[FEED_TAIL] or S[HEAP_LEN] > 0
+    return S[N_RUN] > 0 or S[WQ_LEN] > 0 or S[FEED_HEAD] < S[FEED_TAIL] or S[HEAP_LEN] > 0 or S[FEQ_LEN] > 0
 
 
 @njit(cache=True)
 def finish(S, SF, I, F, run, cache, grp, ht, hi, gone, k, scratch):
     """These requests finished at the current clock: in the frozen engine's order (a set's),
-    their blocks back to the pool, a session's next turn due after its waits."""
+    their blocks back to the pool, a session's next turn due after its waits. Their finish
+    is when the client sees it (the front end's, client.py), which frees a client's slot."""
     m = set_order(gone, k, scratch)
-    now = SF[NOW]
+    now = client_time(S, SF)
     for j in range(m):
         r = scratch[j]
         F[FINISH, r] = now
@@ -151,6 +154,7 @@ def finish(S, SF, I, F, run, cache, grp, ht, hi, gone, k, scratch):
             w += 1
     S[N_RUN] = w
     S[DONE] += m
+    client_finished(S, F, m, now)
 
 
 @njit(cache=True)
@@ -166,7 +170,7 @@ def _register_eager(S, I, run, cache, k):
 
 
 @njit(cache=True)
-def try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, coef, horizon, cache, grp, ser_t, ser, gone,
+def try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, coef, horizon, cache, grp, ser_t, ser, gone,
                      scratch, hist):
     """Advance a run of pure-decode steps of the group in one go; False if this step is an event."""
     bs = S[BS]
@@ -197,7 +201,7 @@ def try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, coef, horizon, c
     now = SF[NOW]
     csum = float(S[SUMCB] + n * S[D])
     if not S[WQ_LEN] and n < S[MAX_SEQS]:
-        t_next = next_arrival_s(S, F, fixed, feed, ht, horizon)
+        t_next = next_arrival(S, SF, I, F, fixed, feed, ht, hi, feq, horizon)
         if t_next < math.inf:
             k = min(k, steps_until(coef, n, csum, t_next - now))
     elif SF[EXACT_UNTIL] < math.inf:
@@ -207,6 +211,7 @@ def try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, coef, horizon, c
     # The run: k steps of n decodes.
     S[CLOSED] += k
     SF[NOW] = now + decode_time(coef, n, csum, k)
+    fe_output_run(S, SF, coef, n, csum, k, now)
     free -= crossings(S, grp, k)
     S[FREE] = free
     S[D] += k
@@ -277,7 +282,8 @@ def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, 
         I[COMPUTED, ids[j]] += chunks[j]
     if cache is not None:
         _register_step(S, I, run, cache, ids, m, n_dec)
-    now = SF[NOW]
+    fe_output(S, SF, n_dec + nc)
+    now = client_time(S, SF)  # when the client sees this step's tokens
     # completes sit in scratch[:nc]; finish() reuses scratch, so they go to gone's tail
     base = gone.size // 2
     for j in range(nc):
@@ -299,12 +305,12 @@ def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, 
 
 
 @njit(cache=True, nogil=True)
-def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, ser_t, ser, log_r, log_t, coef, cache, grp, work, horizon,
-               max_events):
+def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, ser_t, ser, log_r, log_t, coef, cache, grp, work,
+               horizon, max_events):
     """Events while the clock is before horizon and work is left, at most max_events. The
     arrays are Python's for the whole call: borrowed (borrow.py), and the loop runs on them."""
     args = (borrow(S), borrow(SF), borrow(I), borrow(F), borrow(run), borrow(wq), borrow(fixed), borrow(feed),
-            borrow(ht), borrow(hi), borrow(ser_t), borrow(ser), borrow(log_r), borrow(log_t), borrow(coef))
+            borrow(ht), borrow(hi), borrow(feq), borrow(ser_t), borrow(ser), borrow(log_r), borrow(log_t), borrow(coef))
     g = (borrow(grp[0]), borrow(grp[1]), borrow(grp[2]), borrow(grp[3]))
     if cache is None:  # no prefix cache: a specialization carrying none
         return _events(*args, None, g, borrow(work), horizon, max_events)
@@ -312,7 +318,7 @@ def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, ser_t, ser, log_r, log
 
 
 @njit(cache=True)
-def _events(S, SF, I, F, run, wq, fixed, feed, ht, hi, ser_t, ser, log_r, log_t, coef, cache, grp, work, horizon,
+def _events(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, ser_t, ser, log_r, log_t, coef, cache, grp, work, horizon,
             max_events):
     cap = run.size + 1
     # scratch: ids, chunks, finished ids, a set's table, offsets
@@ -327,18 +333,18 @@ def _events(S, SF, I, F, run, wq, fixed, feed, ht, hi, ser_t, ser, log_r, log_t,
             return ST_GROW
         events += 1
         S[EVENTS] += 1
-        admit_arrivals(S, F, fixed, feed, ht, hi, wq, SF[NOW])
+        arrivals(S, SF, I, F, fixed, feed, ht, hi, wq, feq, SF[NOW])
         if cache is not None:  # blocks taken in the last step leave the queue now
             settle(cache[0], S[FREE], SF[NOW])
         if S[N_RUN] == 0 and S[WQ_LEN] == 0:
-            SF[NOW] = next_arrival_s(S, F, fixed, feed, ht, horizon)
+            SF[NOW] = next_arrival(S, SF, I, F, fixed, feed, ht, hi, feq, horizon)
             record(S, SF, ser_t, ser, np.int64(0), np.int64(0), np.int64(0))
             continue
         if fast and not S[GROUPED]:
             regroup(S, I, run, grp)
         n_dec = decoding_prefix(I, run, S[N_RUN])
         if fast and n_dec == S[N_RUN] and n_dec > 0:
-            if try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, coef, horizon, cache, grp, ser_t, ser,
+            if try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, coef, horizon, cache, grp, ser_t, ser,
                                 gone, scratch, hist):
                 continue
         m = plan_fast(S, SF, I, F, run, wq, log_t, cache, grp, n_dec, ids, chunks) if fast else -1

@@ -4,7 +4,8 @@ due after their predecessor finished (a binary heap on (time, id), as heapq orde
 tuples), and arrivals: the fixed ones in arrival order (a replay's list, or what a router
 submitted to a routed engine) merged in time order with that heap, a fixed arrival before
 a session turn at the same time. While a router's feed is open, the next arrival may come
-at its next decision (the horizon)."""
+at its next decision (the horizon). A client's concurrency limit holds back the fixed
+arrivals without a slot (client.py gives the slots)."""
 from __future__ import annotations
 
 import math
@@ -18,7 +19,9 @@ from core.serving.engine.layout import (
     FEED_TAIL,
     FIX_I,
     FIX_N,
+    GRANTED,
     HEAP_LEN,
+    MAXC,
     ROUTED,
     WQ_HEAD,
     WQ_LEN,
@@ -117,6 +120,8 @@ def _fixed_next(S, F, fixed, feed):
     """The next fixed (or submitted) arrival's id, -1: none."""
     if S[ROUTED]:
         return feed[S[FEED_HEAD]] if S[FEED_HEAD] < S[FEED_TAIL] else -1
+    if S[MAXC] and S[FIX_I] >= S[GRANTED]:  # the client's limit: not sent until a slot frees
+        return -1
     return fixed[S[FIX_I]] if S[FIX_I] < S[FIX_N] else -1
 
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from core.registry import ParamError
 from core.serving import session_arrivals
+from core.serving.engine.frontend import FrontEnd
 from core.serving.step_cost import StepCost
 from core.serving.workload import Workload
 from core.units import GiB
@@ -28,6 +29,10 @@ class EngineConfig:
     # Automatic prefix caching (vLLM's default): used only when the workload says what its
     # prompts share (Mooncake hash_ids or sessions); False replays without it.
     prefix_caching: bool = True
+    # The client's concurrency limit (vllm bench serve --max-concurrency; 0: none) and the
+    # API server in front of the engine (None: the engine alone); engine/client.py.
+    max_concurrency: int = 0
+    frontend: FrontEnd | None = None
 
     @property
     def block_bytes(self) -> float:

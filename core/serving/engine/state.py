@@ -10,6 +10,7 @@
     fixed               requests with a fixed arrival, in arrival order (a replay's source)
     feed                requests a router submitted, in order (a routed engine's source)
     ht, hi              dynamic session turns due: a heap of (time, id)
+    feq                 requests through the front end, not yet at the engine (a ring; client.py)
     ser_t, ser          the series (time; waiting, running, KV blocks, tokens, steps, decode rows)
     log_r, log_t        the preemption log (request; preempted at, rescheduled at or NaN)
 """
@@ -40,6 +41,7 @@ class State:
     feed: np.ndarray
     ht: np.ndarray
     hi: np.ndarray
+    feq: np.ndarray
     ser_t: np.ndarray
     ser: np.ndarray
     log_r: np.ndarray
@@ -102,14 +104,30 @@ def build(workload: Workload, config: EngineConfig, fast: bool) -> tuple[State, 
     S[L.FAST] = int(fast)
     SF = np.zeros(L.NSF)
     SF[L.EXACT_UNTIL] = np.inf
+    _client(S, SF, F, config, fixed.size, sessions is not None)
     seats = min(config.max_num_seqs, n) + 1
     cap = SERIES_START
     state = State(I=I, F=F, S=S, SF=SF, run=np.zeros(seats, np.int64), wq=np.zeros(n + 1, np.int64),
                   fixed=fixed, feed=np.zeros(max(n, 1), np.int64), ht=np.zeros(max(n, 1)),
-                  hi=np.zeros(max(n, 1), np.int64), ser_t=np.zeros(cap), ser=np.zeros((L.NSER, cap), np.int64),
+                  hi=np.zeros(max(n, 1), np.int64), feq=np.zeros(max(n, 1), np.int64), ser_t=np.zeros(cap), ser=np.zeros((L.NSER, cap), np.int64),
                   log_r=np.zeros(4 * seats, np.int64), log_t=np.zeros((2, 4 * seats)),
                   coef=coefficients(config.cost),
                   grp=(np.zeros(config.block_size, np.int64), np.zeros(4 * seats, np.int64),
                        np.zeros(4 * seats, np.int64), np.zeros(4 * seats, np.int64)),
                   work=np.zeros(8 * (seats + 1) + config.block_size, np.int64))
     return state, order
+
+
+def _client(S, SF, F, config: EngineConfig, n_fixed: int, sessions: bool) -> None:
+    """The client's limit (its first slots granted at t = 0) and the front end's coefficients."""
+    limit = int(config.max_concurrency)
+    if limit:
+        if sessions:
+            raise ValueError("max_concurrency with sessions: a session's turns have their own client")
+        S[L.MAXC] = limit
+        S[L.GRANTED] = S[L.INFLIGHT] = min(limit, n_fixed)
+    fe = config.frontend
+    if fe is not None:
+        S[L.FE_ON] = 1
+        SF[L.FE_REQ], SF[L.FE_IN], SF[L.FE_OUT] = fe.request_s, fe.input_token_s, fe.output_token_s
+        F[L.SEND] = np.nan

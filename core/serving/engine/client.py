@@ -1,0 +1,167 @@
+"""The client and the front end on the engine's arrival and finish paths, compiled.
+
+Client (max_concurrency, S[MAXC] > 0): vllm bench serve's semaphore. Requests are sent
+in their schedule's order, request i at max(its scheduled time, the moment a slot is
+free), a slot freed when a request has finished at the client. grant() gives the next
+requests their slots as finishes free them, writing their send time into ARRIVAL; a
+fixed arrival without a slot is not there yet (queues._fixed_next). The fixed arrivals
+are the engine ids 0..n-1 in order here (no sessions, no router: the edge refuses them).
+
+Front end (S[FE_ON]; frontend.py says what it models): a request sent at t enters the
+front end's FIFO then; it reaches the engine's waiting queue at
+e = max(t, busy until) + request_s + input_token_s · prompt tokens (ARRIVAL = e, SEND = t).
+Sends are taken into it in send order as the clock passes them (fe_commit), so a send
+that falls inside a step enters after that step's output work: FIFO up to one step.
+Each step's tokens add output_token_s apiece after the step ends (fe_output); a client
+sees them, first token and finish alike, when that work is done (SF[DELIVER]).
+Without either, arrivals() and next_arrival() are queues.py's, the same floats.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from core.serving.engine.layout import (
+    ARRIVAL,
+    DELIVER,
+    FE_FREE,
+    FE_IN,
+    FE_ON,
+    FE_OUT,
+    FE_REQ,
+    FEED_HEAD,
+    FEED_OPEN,
+    FEQ_HEAD,
+    FEQ_LEN,
+    FIX_I,
+    FIX_N,
+    GRANTED,
+    HEAP_LEN,
+    INFLIGHT,
+    MAXC,
+    NOW,
+    ROUTED,
+    SEND,
+    P,
+)
+from core.serving.engine.pricing import decode_time
+from core.serving.engine.queues import _fixed_next, admit_arrivals, heap_pop, next_arrival_s, wq_append
+
+
+@njit(cache=True)
+def grant(S, F, t):
+    """Free slots of the limit to the next requests in order: each is sent at
+    max(its schedule, t)."""
+    while S[GRANTED] < S[FIX_N] and S[INFLIGHT] < S[MAXC]:
+        r = S[GRANTED]
+        if F[ARRIVAL, r] < t:
+            F[ARRIVAL, r] = t
+        S[GRANTED] += 1
+        S[INFLIGHT] += 1
+
+
+@njit(cache=True)
+def client_finished(S, F, m, t):
+    """m requests finished at the client at t: their slots go to the next ones."""
+    if S[MAXC]:
+        S[INFLIGHT] -= m
+        grant(S, F, t)
+
+
+@njit(cache=True)
+def _service(SF, I, r):
+    return SF[FE_REQ] + SF[FE_IN] * I[P, r]
+
+
+@njit(cache=True)
+def _next_send(S, F, fixed, feed, ht, hi):
+    """(time, id) of the next send not yet in the front end; (inf, -1): none."""
+    r = _fixed_next(S, F, fixed, feed)
+    t = F[ARRIVAL, r] if r >= 0 else math.inf
+    if S[HEAP_LEN] and ht[0] < t:
+        return ht[0], hi[0]
+    return t, r
+
+
+@njit(cache=True)
+def fe_commit(S, SF, I, F, fixed, feed, ht, hi, feq, now):
+    """Sends up to now enter the front end, in send order (a fixed one first at a tie)."""
+    while True:
+        r = _fixed_next(S, F, fixed, feed)
+        tf = F[ARRIVAL, r] if r >= 0 else math.inf
+        if S[HEAP_LEN] and ht[0] < tf and ht[0] <= now:
+            t = ht[0]
+            r = heap_pop(S, ht, hi)
+        elif tf <= now:
+            t = tf
+            if S[ROUTED]:
+                S[FEED_HEAD] += 1
+            else:
+                S[FIX_I] += 1
+        else:
+            return
+        F[SEND, r] = t
+        e = max(t, SF[FE_FREE]) + _service(SF, I, r)
+        SF[FE_FREE] = e
+        F[ARRIVAL, r] = e
+        feq[(S[FEQ_HEAD] + S[FEQ_LEN]) % feq.size] = r
+        S[FEQ_LEN] += 1
+
+
+@njit(cache=True)
+def arrivals(S, SF, I, F, fixed, feed, ht, hi, wq, feq, now):
+    """Append what reached the engine by now to waiting, in arrival order."""
+    if not S[FE_ON]:
+        admit_arrivals(S, F, fixed, feed, ht, hi, wq, now)
+        return
+    fe_commit(S, SF, I, F, fixed, feed, ht, hi, feq, now)
+    while S[FEQ_LEN] and F[ARRIVAL, feq[S[FEQ_HEAD]]] <= now:
+        wq_append(S, wq, feq[S[FEQ_HEAD]])
+        S[FEQ_HEAD] = (S[FEQ_HEAD] + 1) % feq.size
+        S[FEQ_LEN] -= 1
+
+
+@njit(cache=True)
+def next_arrival(S, SF, I, F, fixed, feed, ht, hi, feq, horizon):
+    """When the next request may reach the engine: the front end's head, or the next
+    send through an idle-by-then front end (never later than it will be)."""
+    if not S[FE_ON]:
+        return next_arrival_s(S, F, fixed, feed, ht, horizon)
+    t = F[ARRIVAL, feq[S[FEQ_HEAD]]] if S[FEQ_LEN] else math.inf
+    ts, r = _next_send(S, F, fixed, feed, ht, hi)
+    if r >= 0:
+        e = max(ts, SF[FE_FREE]) + _service(SF, I, r)
+        if e < t:
+            t = e
+    if S[ROUTED] and S[FEED_OPEN] and horizon < t:
+        return horizon
+    return t
+
+
+@njit(cache=True)
+def fe_output(S, SF, tokens):
+    """One step that ended now put out `tokens` tokens: the client sees them at DELIVER."""
+    if S[FE_ON]:
+        SF[FE_FREE] = max(SF[FE_FREE], SF[NOW]) + tokens * SF[FE_OUT]
+        SF[DELIVER] = SF[FE_FREE]
+
+
+@njit(cache=True)
+def fe_output_run(S, SF, coef, n, csum, k, start):
+    """k lockstep steps of n tokens each from start (contexts summing to csum), the last
+    ending now. Their
+    work arrives at each step's end; with steps that never shorten, the front end's
+    backlog after them is max(max(busy, t_first) + k·w, now + w) (w = n tokens' time)."""
+    if S[FE_ON]:
+        w = n * SF[FE_OUT]
+        t_first = start + decode_time(coef, n, csum, np.int64(1))
+        SF[FE_FREE] = max(max(SF[FE_FREE], t_first) + k * w, SF[NOW] + w)
+        SF[DELIVER] = SF[FE_FREE]
+
+
+@njit(cache=True)
+def client_time(S, SF):
+    """When the client sees what the last step or run put out."""
+    return SF[DELIVER] if S[FE_ON] else SF[NOW]
