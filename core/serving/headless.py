@@ -55,10 +55,11 @@ def serving_report(raw: dict[str, str], workload=None, progress=None) -> tuple[d
     if workload is not None and trace is None:
         raise ParamError("trace", "a preloaded workload needs the trace= it was read from; valid: trace=FILE")
     if trace is not None:
-        result, work, config, values = _replay_trace(calc, raw, got, workload, progress)
+        result, work, config, values = _replay_trace(calc, raw, got, workload, progress, expanded)
     else:
         values = calc.resolve(raw)
-        result, work, config = rp.run_replay(values)
+        cost = expanded.step_cost(values)
+        result, work, config = rp.run_replay(values) if cost is None else rp.run_replay(values, cost=cost)
     summary = rp.summarize(result, work, config)
     report = {k: v for k, v in summary.items() if not k.startswith("series_")}
     report["source"] = f"trace {trace}" if trace else (f"scenario {scenario}" if scenario else "windows")
@@ -66,6 +67,8 @@ def serving_report(raw: dict[str, str], workload=None, progress=None) -> tuple[d
         report["model"], report["hardware"] = got.get("model"), got.get("hardware")
     if expanded.deployment is not None:
         report["deployment"] = expanded.deployment.report()
+        report["step_model"] = dict({"kind": "basis"}, **config.cost.coefficients()) if (
+            expanded.step_coefs is not None) else {"kind": "roofline"}
     slos = {k: got[k] for k in ("slo_ttft_ms", "slo_tpot_ms", "slo_e2el_ms") if k in got}
     report.update(bench_metrics(result, work, cost=config.cost, **slos))
     if slos:
@@ -84,7 +87,8 @@ def serving_report(raw: dict[str, str], workload=None, progress=None) -> tuple[d
         report["book_observed"] = observed
     if "seeds" in got:
         seeds = got["seeds"]
-        report["band"] = {m: {"min": lo, "median": mid, "max": hi} for m, (lo, mid, hi) in rp.band(values, seeds).items()}
+        bands = rp.band(values, seeds, cost=config.cost) if expanded.step_coefs is not None else rp.band(values, seeds)
+        report["band"] = {m: {"min": lo, "median": mid, "max": hi} for m, (lo, mid, hi) in bands.items()}
         report["seeds"] = seeds
     return report, (result, work)
 
@@ -101,10 +105,11 @@ def load_shared_trace(raw: dict[str, str]):
     return traces.load_trace(got["trace"], **keys.load_kwargs(got, None))
 
 
-def _replay_trace(calc, raw: dict, got: dict, preloaded=None, progress=None):
+def _replay_trace(calc, raw: dict, got: dict, preloaded=None, progress=None, expanded=None):
     """A trace replaces the windows, so their cross-checks do not apply."""
 
     values = calc.resolve(raw)
+    cost = expanded.step_cost(values) if expanded is not None else None
     if preloaded is not None:
         work = time_scaled(preloaded, got.get("time_scale", 1.0))
     else:
@@ -114,7 +119,7 @@ def _replay_trace(calc, raw: dict, got: dict, preloaded=None, progress=None):
         finally:
             if bar is not None and hasattr(bar, "close"):
                 bar.close()
-    config = rp.config_from(values)
+    config = rp.config_from(values, cost)
     # A request the pool cannot hold: refused naming kv_pool_bytes and the pool it needs, the
     # same words whether the trace was read here or once for a sweep.
     validate(config, work)

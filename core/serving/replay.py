@@ -73,8 +73,11 @@ def book_decode_bound_s() -> float:
     return next(b.value for b in REPLAY.book if b.output == "decode_bound_s")
 
 
-def config_from(values: dict) -> EngineConfig:
-    cost = StepCost(
+def config_from(values, cost: StepCost | None = None) -> EngineConfig:
+    """The engine's config from serving.replay's values; cost: a step-time model built
+    elsewhere (the basis model of a deployment, core.serving.simulate_keys.step_cost),
+    else the roofline of the values' three knobs (the book's run and the replay's form)."""
+    cost = cost if cost is not None else StepCost(
         weights_bytes=float(values["weights_bytes"]),
         kv_bytes_per_token=float(values["kv_bytes_per_token"]),
         bandwidth_bytes_per_s=float(values["bandwidth_bytes_per_s"]),
@@ -127,10 +130,12 @@ def summarize(result: ReplayResult, workload: wl.Workload, config: EngineConfig)
     }
 
 
-def run_replay(values, cancel: CancelToken = NEVER) -> tuple[ReplayResult, wl.Workload, EngineConfig]:
+def run_replay(values, cancel: CancelToken = NEVER,
+               cost: StepCost | None = None) -> tuple[ReplayResult, wl.Workload, EngineConfig]:
     """serving.replay's checked inputs (Inputs, or plain values taken from them) ->
-    (result, workload, config); used by the panel and the CLI. Not checked again."""
-    config = config_from(values)
+    (result, workload, config); used by the panel and the CLI. Not checked again.
+    cost: as config_from's."""
+    config = config_from(values, cost)
     work = workload_from(values)
     return replay_workload(work, config, values, cancel), work, config
 
@@ -148,13 +153,14 @@ def _compute(**values) -> dict:
     return summarize(result, work, config)
 
 
-def band(values, seeds, cancel: CancelToken = NEVER) -> dict[str, tuple[float, float, float]]:
+def band(values, seeds, cancel: CancelToken = NEVER,
+         cost: StepCost | None = None) -> dict[str, tuple[float, float, float]]:
     """(min, median, max) of each metric over seeds: a band, not one number."""
     runs = []
     for seed in seeds:
         cancel.check()
         v = dict(values, seed=int(seed))
-        result, work, config = run_replay(v, cancel)
+        result, work, config = run_replay(v, cancel, cost) if cost is not None else run_replay(v, cancel)
         runs.append(summarize(result, work, config))
     return {m: (float(np.min([r[m] for r in runs])), float(np.median([r[m] for r in runs])),
                 float(np.max([r[m] for r in runs]))) for m in METRICS}

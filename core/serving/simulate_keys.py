@@ -4,7 +4,8 @@ read (format, time_scale, window, limit, trace_model, trace_log_type, hash_block
 and model= / hardware=, which like scenario= set defaults for the replay's parameters
 (keys given explicitly win); with the deployment keys (tp, pp, ep, quantization,
 kv_cache_dtype, gpu_memory_utilization: core/serving/deployment_params.py) they put the
-model on its cards
+model on its cards, priced by the basis step-time model unless step_model=roofline (its
+coefficients are keys too: coef_tp_comm=, ...; core/serving/step_defaults.py)
 (core/serving/deployment.py), which sets the per-card figures and, with hardware=, the
 KV pool from the card's memory. Moved here from lab/simulate_keys.py (the sweep's evaluator,
 core/sweep/serving.py, reads them too). No Qt here.
@@ -24,6 +25,9 @@ from core.serving import traces
 from core.serving.deployment import Deployment
 from core.serving.deployment_params import DEPLOYMENT_KEYS, DEPLOYMENT_PARAMS
 from core.serving.model_choice import ModelHardware, choose
+from core.serving.step_basis import BasisCost, from_deployment
+from core.serving.step_defaults import DEFAULTS as STEP_DEFAULTS
+from core.serving.step_defaults import HELP as STEP_HELP
 from core.serving.vllm_metrics import MAX_SLO_MS
 from core.serving.workload import MAX_REQUESTS
 from core.units import NumberError, parse_number
@@ -42,6 +46,18 @@ TEXT_KEYS = {
                 "FLOP/s, the token budget and price_per_card_hour when the card has a price (explicit keys win)",
 }
 TRACE_KEYS = ("format", "time_scale", "window", "limit", "trace_model", "trace_log_type", "hash_block_tokens")
+STEP_MODELS = ("basis", "roofline")
+# The basis step-time model's coefficients (core/serving/step_defaults.py: defaults and
+# sources); issue 13's calibration writes fitted values for these keys.
+STEP_PARAMS = (
+    Param("step_model", "", "basis", "the step-time model of a deployment (model=, hardware=, tp=...): basis = "
+          "roofline + communication, launch, per-sequence and per-request terms (core/serving/step_basis.py); "
+          "roofline = serving.replay's three knobs (the book's run)", kind="choice", choices=STEP_MODELS),
+) + tuple(
+    Param(name, "s" if name.endswith("_s") else "", default, STEP_HELP[name] + " (basis step model)", 0,
+          1.0 if name.endswith("_s") else 100.0)
+    for name, default in STEP_DEFAULTS.items())
+STEP_KEYS = tuple(p.name for p in STEP_PARAMS)
 
 
 def trace_formats() -> tuple[str, ...]:
@@ -71,7 +87,7 @@ def extra_params() -> tuple:
               "256 MiB only the first N rows are read", 1, MAX_REQUESTS, kind="int"),
         Param("hash_block_tokens", "tokens", 512, "prompt tokens per hash id of a Mooncake trace", 1, 1 << 20,
               kind="int"),
-    ) + DEPLOYMENT_PARAMS
+    ) + DEPLOYMENT_PARAMS + STEP_PARAMS
 
 
 def param(name: str):
@@ -143,6 +159,14 @@ class Expanded:
     price_note: str | None
     choice: ModelHardware
     deployment: Deployment | None = None  # built when model=, hardware= or a deployment key is given
+    step_coefs: dict | None = None  # the basis model's coefficients (None: the roofline)
+
+    def step_cost(self, values) -> BasisCost | None:
+        """The deployment's basis step-time model over serving.replay's resolved values
+        (None: the replay's own roofline)."""
+        if self.deployment is None or self.step_coefs is None:
+            return None
+        return from_deployment(self.deployment, values, self.step_coefs)
 
 
 def expand(raw: dict, unknown: Callable[[], str]) -> tuple[dict, dict, str | None]:
@@ -172,9 +196,12 @@ def expand_checked(raw: dict, unknown: Callable[[], str]) -> Expanded:
         if key in known:
             raw.setdefault(key, value)
     deployment = None
-    if choice.model or choice.hardware or any(k in got for k in DEPLOYMENT_KEYS):
+    coefs = None
+    if choice.model or choice.hardware or any(k in got for k in DEPLOYMENT_KEYS + STEP_KEYS):
         deployment = _deploy(raw, given, got, choice)
-    return Expanded(raw, got, _price_default(raw, got, choice), choice, deployment)
+        if got.get("step_model", "basis") == "basis":
+            coefs = {k: got.get(k, v) for k, v in STEP_DEFAULTS.items()}
+    return Expanded(raw, got, _price_default(raw, got, choice), choice, deployment, coefs)
 
 
 def _deploy(raw: dict, given: set, got: dict, choice: ModelHardware) -> Deployment:

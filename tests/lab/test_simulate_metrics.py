@@ -232,7 +232,7 @@ def test_model_and_hardware_set_defaults_and_explicit_keys_win(monkeypatch, caps
     from core.serving import replay as rp
 
     real = rp.run_replay
-    monkeypatch.setattr(rp, "run_replay", lambda values, cancel=None: seen.append(dict(values)) or real(values))
+    monkeypatch.setattr(rp, "run_replay", lambda values, cancel=None, **kw: seen.append(dict(values)) or real(values, **kw))
     report = _json(capsys, SMALL + [f"model={config}", f"hardware={card}", "kv_bytes_per_token=65536"])
     values = seen[0]
     assert values["weights_bytes"] == float(spec.weights_read_per_step_bytes)
@@ -252,10 +252,14 @@ def test_model_and_hardware_of_the_books_run_reproduce_it(capsys, tmp_path):
     pytest.importorskip("core.hardware_config")
     book = _json(capsys, [])
     # The book's run gave its pool (24 GiB); hardware= alone sizes the pool from the card's memory.
-    same = _json(capsys, ["model=qwen3-8b", "hardware=rtx-pro-6000-blackwell", f"kv_pool_bytes={24 * 2**30}"])
+    # A deployment is priced by the basis step model unless step_model=roofline (the book's knobs).
+    same = _json(capsys, ["model=qwen3-8b", "hardware=rtx-pro-6000-blackwell", f"kv_pool_bytes={24 * 2**30}",
+                          "step_model=roofline"])
     assert same["ttft_p95_s"] == book["ttft_p95_s"] and same["mean_itl_ms"] == book["mean_itl_ms"]
     assert same["book_observed"]["scenario"] == "uniform"  # the same parameters as the book's run
-    assert _json(capsys, ["model=qwen3-8b"])["ttft_p95_s"] == book["ttft_p95_s"]  # no card: the book's pool
+    assert _json(capsys, ["model=qwen3-8b", "step_model=roofline"])["ttft_p95_s"] == book["ttft_p95_s"]  # no card
+    basis = _json(capsys, ["model=qwen3-8b", "hardware=rtx-pro-6000-blackwell", f"kv_pool_bytes={24 * 2**30}"])
+    assert basis["step_model"]["kind"] == "basis" and basis["ttft_p95_s"] != book["ttft_p95_s"]
     sized = _json(capsys, ["model=qwen3-8b", "hardware=rtx-pro-6000-blackwell"])
     assert sized["deployment"]["kv_pool_from"] == "memory" and sized["kv_pool_blocks"] > book["kv_pool_blocks"]
     config = Path(__file__).parents[1] / "data" / "model_configs" / "llama-3.1-8b.json"

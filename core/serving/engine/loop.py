@@ -94,7 +94,7 @@ from core.serving.engine.layout import (
 from core.serving.engine.plan import decoding_prefix, gate_blocks, plan_exact, plan_fast
 from core.serving.engine.pool import settle
 from core.serving.engine.prefix import head_plan, register_filled, steps_before_watched_eviction, watching_any
-from core.serving.engine.pricing import decode_time, step_time, steps_until
+from core.serving.engine.pricing import decode_time, price_step, steps_until
 from core.serving.engine.pyset import set_order
 from core.serving.engine.queues import heap_push, wq_get
 
@@ -269,7 +269,7 @@ def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, 
     used = S[NB] - S[FREE]
     if used > S[PEAK]:
         S[PEAK] = used
-    SF[NOW] += step_time(coef, rows, logits, kv_tokens, pairs)
+    SF[NOW] += price_step(coef, I, ids, chunks, m, n_dec, rows, logits, kv_tokens, pairs)
     S[STEPS] += 1
     S[PRE_TOK] += prefill_rows
     S[DEC_TOK] += rows - prefill_rows - n_dec

@@ -1,12 +1,16 @@
 """The step-time model's compiled kernels (step_model.py says what the coefficients are).
-StepCost's formulas with the same operations in the same order: the same floats bit for
-bit (tests/core/test_engine_frozen.py checks them against StepCost)."""
+The roofline kind: StepCost's formulas with the same operations in the same order, the
+same floats bit for bit (tests/core/test_engine_frozen.py checks them against StepCost).
+The basis kind: BasisCost's (core/serving/step_basis.py), in pricing_basis.py; price_step
+and decode_time dispatch on the kind."""
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from core.serving.engine.step_model import ATT, KVB, LM, MF, OVERHEAD, SPB, SPF, WB
+from core.serving.engine.layout import COMPUTED, IS_DEC, OUT, P
+from core.serving.engine.pricing_basis import basis_decode_time, basis_step_time
+from core.serving.engine.step_model import ATT, KIND, KVB, LM, MF, OVERHEAD, ROOFLINE, SPB, SPF, WB
 
 
 @njit(cache=True)
@@ -15,6 +19,19 @@ def step_time(c, rows, logit_rows, kv_tokens, pairs):
     memory = (c[WB] + c[KVB] * kv_tokens) * c[SPB]
     compute = (c[MF] * rows + c[LM] * logit_rows + c[ATT] * pairs) * c[SPF]
     return c[OVERHEAD] + (memory if memory > compute else compute)
+
+
+@njit(cache=True)
+def price_step(c, I, ids, chunks, m, n_dec, rows, logit_rows, kv_tokens, pairs):
+    """The planned step's time: the group's n_dec decodes and the chunks of ids[:m]."""
+    if c[KIND] == ROOFLINE:
+        return step_time(c, rows, logit_rows, kv_tokens, pairs)
+    new = 0
+    for j in range(m):  # prompts completing in this step (their first token, or a recompute's)
+        r = ids[j]
+        if not I[IS_DEC, r] and I[COMPUTED, r] + chunks[j] == I[P, r] + I[OUT, r]:
+            new += 1
+    return basis_step_time(c, float(rows), float(logit_rows), kv_tokens, pairs, float(n_dec + m), float(new))
 
 
 @njit(cache=True)
@@ -30,6 +47,8 @@ def decode_time(c, n, context_sum, k):
     """k lockstep decode steps of n requests whose contexts sum to context_sum."""
     if k <= 0:
         return 0.0
+    if c[KIND] != ROOFLINE:
+        return basis_decode_time(c, n, context_sum, k)
     spb, spf = c[SPB], c[SPF]
     one = np.int64(1)  # a variable, not a literal: one compiled _sum_lin
     a1 = (c[WB] + c[KVB] * context_sum) * spb

@@ -1,0 +1,67 @@
+"""The basis step-time model's default coefficients (core/serving/step_basis.py), each with
+where it comes from. None is fitted to the held-out runs issue 12 is judged on (the lab
+is not shown them); issue 13 fits them to a user's own measurements.
+
+Data sets used, and for what:
+- the book's run (Qwen3-8B on one RTX PRO 6000, vLLM 0.23; core/serving/step_cost.py):
+  the card's bandwidth_efficiency (0.85) and prefill_mfu (0.5) stay serving.replay's, and
+  the per-step overhead's 2 ms at 64 sequences is split below into a fixed part, a part
+  per sequence and a part per layer that together give it back at that batch;
+- sglang PR #2904 (github.com/sgl-project/sglang/pull/2904, "optimize custom allreduce
+  kernel", H100, tp 2/4/8, 512 B to 1 MiB): the all-reduce latency at small messages;
+- NCCL all_reduce_perf bus bandwidth at large messages, about 80% of a link's per-direction
+  bandwidth on NVLink (nccl-tests' busbw definition: the ring's 2(n−1)/n factor divided
+  out): the bandwidth multiplier of every collective;
+- vLLM's CUDA-graph capture sizes (V1 default: batches up to 512 tokens run as graphs) and
+  NVIDIA's CUDA Graphs post (developer.nvidia.com/blog/cuda-graphs: a few µs of launch per
+  kernel when launched one by one, mostly gone when replayed as a graph): the launch term.
+Known limits of these defaults: one-shot all-reduces of 256 KiB-1 MiB (decode batches of a
+few hundred rows) measured 2-3× slower than the affine model gives (sglang's table, tp=2);
+the request term is an order of magnitude, not a measurement.
+"""
+from __future__ import annotations
+
+CUDA_GRAPH_MAX_TOKENS = 512  # vLLM V1's largest captured batch by default
+EAGER_LAUNCH_FACTOR = 3.0  # a step beyond the graphs launches its kernels one by one
+
+DEFAULTS: dict[str, float] = {
+    # Multipliers on the roofline's four lines (1: the card's efficiencies as they are).
+    "coef_decode_weights": 1.0,
+    "coef_decode_kv": 1.0,
+    "coef_prefill_compute": 1.0,
+    "coef_attention": 1.0,
+    # R½ = this × the card's ridge in rows. Hopper/Blackwell GEMM tiles are 128 rows: a
+    # chunk pays about half a tile more, 64 rows ≈ 0.22 × an H100's BF16 ridge (295 rows).
+    "coef_gemm_ramp": 0.22,
+    # Collectives' bandwidth time over the link's figure: 1 / 0.8 (NCCL busbw, above).
+    "coef_tp_comm": 1.25,
+    # All-reduce latency over hops × the link's latency: sglang #2904's 3.7-7.8 µs at
+    # 512 B-32 KiB for tp 2-8 over 2 switch hops × 3 µs (the catalog's NVLink latency).
+    "coef_tp_latency": 0.8,
+    "coef_pp_comm": 1.25,
+    "coef_ep_comm": 1.25,
+    # Per step: fixed + per sequence + per layer = the book's 2 ms at 64 sequences and
+    # Qwen3-8B's 36 layers (0.9 ms + 64 × 15 µs + 36 × 4 µs).
+    "coef_step_s": 0.9e-3,
+    "coef_seq_s": 15e-6,
+    "coef_layer_s": 4e-6,
+    # Per request completing its prompt: the engine core's request object and its first
+    # output's processing (an order of magnitude).
+    "coef_request_s": 100e-6,
+}
+
+HELP = {
+    "coef_decode_weights": "multiplier on the weights' read time (decode weights term)",
+    "coef_decode_kv": "multiplier on the KV cache's read/write time (decode KV term)",
+    "coef_prefill_compute": "multiplier on the matrix FLOPs' time at prefill_mfu of the dtype's peak",
+    "coef_attention": "multiplier on the attention FLOPs' time (prefill KV/attention term)",
+    "coef_gemm_ramp": "GEMM half-efficiency rows as a share of the card's ridge point (short chunks run slower)",
+    "coef_tp_comm": "multiplier on the TP all-reduces' ring bandwidth time 2(tp-1)/tp · bytes / link",
+    "coef_tp_latency": "multiplier on the TP all-reduces' hops × link latency",
+    "coef_pp_comm": "multiplier on the PP stage hand-offs' time (bytes / link + latency)",
+    "coef_ep_comm": "multiplier on the EP dispatch/combine all-to-all time (MoE with ep > tp)",
+    "coef_step_s": "fixed time per engine step outside the kernels (scheduler, input preparation, sampling)",
+    "coef_seq_s": "time per running sequence per step (the part of the overhead that grows with the batch)",
+    "coef_layer_s": "launch time per layer per step inside CUDA graphs (x3 beyond 512 tokens: eager)",
+    "coef_request_s": "engine-side time per request completing its prompt (ingestion, first output)",
+}
