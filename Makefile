@@ -5,13 +5,20 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test verify bench check-system clean
+.PHONY: run test lint verify bench check-system clean
 
 run: check-system $(VENV)/.installed
 	$(BIN)/lab
 
+# The suite on every core, then the sound-device timing tests alone (scripts/run-tests.sh);
+# PYTEST_ARGS go to pytest, PYTEST_WORKERS=N sets the workers (default: auto; 0: one process).
 test: check-system $(VENV)/.installed-test
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest $(PYTEST_ARGS)
+	QT_QPA_PLATFORM=offscreen PYTHON=$(BIN)/python bash scripts/run-tests.sh $(PYTEST_ARGS)
+
+# ruff over the tree and mypy over what is typed clean ([tool.ruff], [tool.mypy] in pyproject).
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 verify: $(VENV)/.installed
 	$(BIN)/lab verify

@@ -1,3 +1,4 @@
+import contextlib
 import gc
 import os
 import sys
@@ -46,6 +47,30 @@ def delete_closed_widgets() -> None:
     import shiboken6
     from PySide6 import QtCore
 
+    with _slots_of_deleted_widgets_may_fail():
+        _delete_closed(widgets, QtCore, shiboken6)
+
+
+@contextlib.contextmanager
+def _slots_of_deleted_widgets_may_fail():
+    """Deleting a window runs some of its Python slots once more (a plot's anchor follows
+    its view's geometry, a table fits itself a moment later) and they find their parts
+    already deleted. Those RuntimeErrors belong to the deletion, not to the test (the lab
+    never deletes its windows); any other exception is reported as before."""
+    report = sys.excepthook
+
+    def hook(kind, value, tb):
+        if not (issubclass(kind, RuntimeError) and "already deleted" in str(value)):
+            report(kind, value, tb)
+
+    sys.excepthook = hook
+    try:
+        yield
+    finally:
+        sys.excepthook = report
+
+
+def _delete_closed(widgets, QtCore, shiboken6) -> None:
     for top in widgets.QApplication.topLevelWidgets():
         # A window once shown on screen has a native window; a hidden parentless widget
         # without one is somebody's part (a menu's widget action), not a closed window.
@@ -61,6 +86,7 @@ def delete_closed_widgets() -> None:
         roots[:] = [root for root in roots if shiboken6.isValid(root)]
         gc.collect()
         QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
+    widgets.QApplication.processEvents()  # what the deletion queued (a deferred fit) runs now
 
 
 @pytest.fixture(autouse=True)
