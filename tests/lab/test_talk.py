@@ -33,6 +33,7 @@ def talk_window(qapp, tmp_path_factory):
     yield window, controller
     window.talk.close() if window.talk is not None else None
     window.close()
+    window.deleteLater()  # a closed window left alive is restyled by every later theme change
     if old is None:
         os.environ.pop("LAB_SETTINGS_DIR", None)
     else:
