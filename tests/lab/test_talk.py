@@ -9,11 +9,11 @@ import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.talk import STATE_MODELS, load_talk
+from lab.app import scene_window
 from lab.cli import main
+from lab.talk import open_talk, read_talk
 from lab.talk.presenter import PresenterView
 from widgets.kit.plot_card import PlotCard
-from lab.app import scene_window
-from lab.talk import open_talk, read_talk
 
 CHAPTER3 = Path(__file__).resolve().parents[2] / "talks" / "chapter3.toml"
 SCENES = len(load_talk(CHAPTER3).scenes)  # the valid --scene range, as the shipped talk has grown
