@@ -24,7 +24,8 @@ import json
 import math
 import os
 import stat
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from core.atomic_file import write_atomic
 from core.look import MAX_ZOOM, MIN_ZOOM

@@ -14,8 +14,8 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from types import TracebackType
-from typing import Callable
 
 import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets

@@ -97,7 +97,7 @@ class WheelGuard(QtCore.QObject):
                 viewport.setProperty("wheel_guarded", True)
                 viewport.installEventFilter(self)
 
-    def eventFilter(self, watched, event):  # noqa: N802
+    def eventFilter(self, watched, event):
         if event.type() != QtCore.QEvent.Type.Wheel:
             return False
         if event.modifiers() & QtCore.Qt.KeyboardModifier.ControlModifier:

@@ -44,7 +44,7 @@ class LoadingPage(QtWidgets.QWidget):
     def set_text(self, text: str) -> None:
         self.label.setText(text)
 
-    def paintEvent(self, event):  # noqa: N802
+    def paintEvent(self, event):
         super().paintEvent(event)
         self.painted.emit()
 
@@ -234,7 +234,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if 0 <= row < len(self._infos):
             self.show_panel(self._infos[row].key)
 
-    def eventFilter(self, watched, event):  # noqa: N802
+    def eventFilter(self, watched, event):
         # The list would take Space for selection; here Space means play/pause.
         if (watched is self.nav and event.type() == QtCore.QEvent.Type.ShortcutOverride
                 and event.key() == QtCore.Qt.Key.Key_Space):
@@ -277,7 +277,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def show_about(self) -> None:
         QtWidgets.QMessageBox.about(self, "About Load Lab", self.about_text())
 
-    def closeEvent(self, event):  # noqa: N802
+    def closeEvent(self, event):
         """Cancel every job (their results are dropped), then close the panels; a job that
         does not stop is waited for briefly, never for good."""
         self._closed = True

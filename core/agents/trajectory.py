@@ -21,7 +21,7 @@ import io
 import os
 import stat
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -163,7 +163,7 @@ def parse_trajectory(text: str, name: str) -> Trajectory:
     return Trajectory(name, ints[0], ints[1], ints[2], values[3], values[4])
 
 
-@lru_cache(maxsize=None)
+@cache
 def _bundled(name: str) -> Trajectory:
     text = catalog.data_path(f"agent_traces/{name}.csv").read_text(encoding="utf-8")
     summary = {}
@@ -250,7 +250,7 @@ def trajectory(trace: str, model: str = DEFAULT_MODEL) -> dict:
     }
 
 
-def one_round(trace: str, round: int, model: str = DEFAULT_MODEL) -> dict:  # noqa: A002 - the book's word
+def one_round(trace: str, round: int, model: str = DEFAULT_MODEL) -> dict:
     t = load_trajectory(trace)
     r = round - 1  # counted from 1, as the book does
     c = {k: float(v[r]) for k, v in round_costs(t, model).items()}

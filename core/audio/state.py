@@ -14,7 +14,8 @@ Player: "stream", the live run's position in engine seconds since chunk 0 began.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from core.audio.presets import PRESETS, matching_preset, preset_params
 from core.registry import ParamError, get

@@ -12,9 +12,10 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Callable, Iterator, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from core.cancel import NEVER, Cancelled, CancelToken
 from core.registry import ParamError

@@ -23,7 +23,8 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from core.cancel import NEVER, Cancelled, CancelToken
 from core.registry import ParamError

@@ -16,7 +16,7 @@ results and summary are written for them; a cancelled token returns the summary 
 from __future__ import annotations
 
 import importlib
-from typing import Callable
+from collections.abc import Callable
 
 from core.cancel import NEVER, Cancelled, CancelToken
 from core.registry import ParamError

@@ -12,7 +12,7 @@ Conventions (shared/data/README.md, checked against the book's printed figures):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from core import catalog
 from core.model_config.as_catalog import model_or_config, refuse_unless_dense
@@ -157,7 +157,7 @@ def shape(key: str) -> DecoderShape:
                         qk_norm=bool(m["qk_norm"]), layer_bias_weights=biases)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _catalog_shape(key: str) -> DecoderShape:
     m = catalog.model(key)
     missing = [k for k in _SHAPE_KEYS if m.get(k) is None]

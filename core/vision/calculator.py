@@ -17,8 +17,8 @@ p·r, then scale both sides so the pixel count lies within [min_pixels, max_pixe
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from core import catalog
 from core.model_config.as_catalog import model_or_config

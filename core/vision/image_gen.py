@@ -11,7 +11,7 @@ positions (QKᵀ and PV, 2·heads·head_dim each per pair). Text encoder and VAE
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -9,8 +9,9 @@ buffer, 5 ms control delay, 10 ms device quantum) are the book's (图 3-18/3-19)
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
-from typing import Any, Mapping
+from typing import Any
 
 from core.registry import Param, ParamError
 from core.serving.traces import request_token_limit
@@ -122,7 +123,7 @@ class VoiceParams:
     release_ms: float = 20.0
 
     @classmethod
-    def from_raw(cls, raw: Mapping[str, Any]) -> "VoiceParams":
+    def from_raw(cls, raw: Mapping[str, Any]) -> VoiceParams:
         """Text values (the CLI's key=value) -> checked params; ParamError names the field."""
         values: dict[str, Any] = {}
         for key, text in raw.items():
@@ -139,7 +140,7 @@ class VoiceParams:
                              "(the turns spread over the background's own span)")
         return params
 
-    def with_(self, **changes: Any) -> "VoiceParams":
+    def with_(self, **changes: Any) -> VoiceParams:
         """A copy with changes, checked (the panel's slider)."""
         params = replace(self, **changes)
         params.check()

@@ -16,7 +16,8 @@ import json
 import math
 import os
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from core import verify
 from core.registry import ParamError, get, registry

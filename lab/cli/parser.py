@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from core.registry import get, registry
 from lab import __version__

@@ -78,7 +78,7 @@ def apply_scene(window, scene: Scene) -> None:
 
 
 def open_talk(window, talk: Talk, presentation: bool = True, index: int | None = None,
-              autoplay: bool = True) -> "TalkController":
+              autoplay: bool = True) -> TalkController:
     """Open talk in window at scene index (default: its first good scene); presentation
     mode if asked. Bad scenes are named in one message box (not modal: the talk goes on).
     autoplay=False leaves every ▶ stopped (a snapshot shows the scene as it opens)."""
@@ -305,7 +305,7 @@ class TalkController(QtCore.QObject):
             return None  # Esc is the panels' (Audio's stop) outside presentation mode
         return command
 
-    def eventFilter(self, watched, event):  # noqa: N802
+    def eventFilter(self, watched, event):
         kind = event.type()
         if kind not in (QtCore.QEvent.Type.ShortcutOverride, QtCore.QEvent.Type.KeyPress):
             return False

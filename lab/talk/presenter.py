@@ -85,7 +85,7 @@ class SceneStrip(QtWidgets.QWidget):
         index = int((x - left) // step)
         return index if self._talk and 0 <= index < len(self._talk.scenes) else -1
 
-    def paintEvent(self, event):  # noqa: N802
+    def paintEvent(self, event):
         if self._talk is None:
             return
         painter = QtGui.QPainter(self)
@@ -116,7 +116,7 @@ class SceneStrip(QtWidgets.QWidget):
         painter.drawText(QtCore.QRectF(text_left, 0, self.width() - text_left, self.height()),
                          QtCore.Qt.AlignmentFlag.AlignVCenter | QtCore.Qt.AlignmentFlag.AlignLeft, self.label_text())
 
-    def mousePressEvent(self, event):  # noqa: N802
+    def mousePressEvent(self, event):
         index = self.index_at(event.position().x())
         if index >= 0 and self._talk.scenes[index].ok:
             self.chosen.emit(index)
@@ -192,7 +192,7 @@ class BlankScreen(QtWidgets.QWidget):
             self.raise_()
         self.setVisible(on)
 
-    def eventFilter(self, watched, event):  # noqa: N802
+    def eventFilter(self, watched, event):
         if event.type() == QtCore.QEvent.Type.Resize and self.isVisible():
             self.setGeometry(watched.rect())
         return False
@@ -254,6 +254,6 @@ class PresenterView(QtWidgets.QWidget):
         self.next.setText(f"next → {upcoming.number} · {upcoming.title or upcoming.panel}" if upcoming
                           else "next → (end of the talk)")
 
-    def closeEvent(self, event):  # noqa: N802
+    def closeEvent(self, event):
         self._timer.stop()
         super().closeEvent(event)

@@ -186,6 +186,6 @@ class CalculatorCard(QtWidgets.QGroupBox):
             self.outputs.show_result(model.result)
             self.computed.emit(dict(model.result))
 
-    def closeEvent(self, event):  # noqa: N802
+    def closeEvent(self, event):
         self.model.changed.disconnect(self._on_model_changed)
         super().closeEvent(event)

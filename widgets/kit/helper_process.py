@@ -19,7 +19,8 @@ import atexit
 import signal
 import threading
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from core.cancel import NEVER, Cancelled, CancelToken
 from core.sweep.executors import pool_context

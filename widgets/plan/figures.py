@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from core.sweep.summary import pareto
 
