@@ -204,21 +204,21 @@ class DeviceSink(Sink):
         not a device that went away."""
         try:
             active = bool(self.stream.active)
-        except Exception:
+        except Exception:  # noqa: BLE001 - a stream PortAudio dropped may raise anything: not active
             active = False
         return active and not self.finished and super().alive(grace_s)
 
     def latency_s(self) -> float:
         try:
             return float(self.stream.latency)
-        except Exception:  # the stream may already be gone
+        except Exception:  # noqa: BLE001 - the stream may already be gone
             return float("nan")
 
     def close(self) -> None:
         try:
             self.stream.abort(ignore_errors=True)
             self.stream.close(ignore_errors=True)
-        except Exception:
+        except Exception:  # noqa: BLE001 - closing a dead stream: nothing left to report
             pass
 
 
@@ -257,7 +257,7 @@ def output_devices() -> tuple[list[str], str | None]:
         return [], reason
     try:
         devices = [d["name"] for d in sd.query_devices() if d["max_output_channels"] > 0]
-    except Exception as err:
+    except Exception as err:  # noqa: BLE001 - PortAudio or its host API may raise anything: the reason is shown
         return [], f"cannot list devices ({err})"
     if not devices:
         return [], "no output device (is a sound server running?)"
@@ -282,7 +282,7 @@ def open_sink(rate_hz: int, block_s: float, device: str | int | None = None, pre
         return virtual(reason)
     try:
         info = sd.query_devices(device, "output")
-    except Exception as err:
+    except Exception as err:  # noqa: BLE001 - any PortAudio error means no such device: the reason is shown
         return virtual(f"device {device!r} not found ({err})")
     name = info["name"]
     tried = []
@@ -292,11 +292,11 @@ def open_sink(rate_hz: int, block_s: float, device: str | int | None = None, pre
         tried.append(rate)
         try:
             sd.check_output_settings(device=device, samplerate=rate, channels=1, dtype="float32")
-        except Exception:
+        except Exception:  # noqa: BLE001 - a rate the device refuses, whatever it raises: the next is tried
             continue
         try:
             sink = DeviceSink(sd, device, rate, max(1, int(round(device_block_s * rate))), name)
-        except Exception as err:
+        except Exception as err:  # noqa: BLE001 - a device that fails to start gives the virtual clock, saying why
             return virtual(f"{name} failed to start: {err}")
         if rate != rate_hz:
             sink.status += f" (refused {rate_hz} Hz; resampled)"

@@ -78,7 +78,7 @@ class ServingKind:
         values = dict(params["values"], seed=get("serving.replay").param("seed").parse(seed))
         return dict(params, values=values)
 
-    @functools.lru_cache(maxsize=4096)
+    @functools.lru_cache(maxsize=4096)  # noqa: B019 - one ServingKind (SERVING) for the process: it is never freed
     def _resolve(self, items: tuple) -> dict:
         return self._resolve_raw(dict(items))
 

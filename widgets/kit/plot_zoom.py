@@ -208,7 +208,7 @@ def recolor_plots(widget: QtWidgets.QWidget, old: str, new: str) -> None:
             _recolor_item(item, mapping)
 
 
-def _recolor_item(item, mapping) -> None:
+def _recolor_item(item, mapping) -> None:  # noqa: C901 - one branch per kind of pyqtgraph item
     if hasattr(item, "apply_theme"):
         item.apply_theme(mapping)
     elif isinstance(item, pg.AxisItem):

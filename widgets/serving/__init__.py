@@ -219,7 +219,7 @@ class ServingPanel(QtWidgets.QWidget):
             self._on_replay_card_changed(side)
         self._on_band_changed()
 
-    def _on_state_changed(self, path: str, value) -> None:
+    def _on_state_changed(self, path: str, value) -> None:  # noqa: C901 - one branch per state path
         if not shiboken6.isValid(self):
             return
         if path in ("cards.mix", "cards.rate"):
