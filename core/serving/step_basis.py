@@ -183,9 +183,9 @@ class BasisCost(StepCost):
         a_mem = (self.coef_decode_weights * self.weights_read(x)
                  + self.coef_decode_kv * self.kv_bytes_per_token * context_sum / m) * spb + k
         b_mem = self.coef_decode_kv * self.kv_bytes_per_token * x * spb
-        a_cmp = (self.coef_prefill_compute * self.matrix_flops_per_token * (x + self.ramp_rows)
-                 + self.lm_head_flops_per_row * x + self.coef_attention * self.attention_flops_per_pair
-                 * context_sum / m) * spf + k
+        cpf_mf = self.coef_prefill_compute * self.matrix_flops_per_token
+        a_cmp = ((cpf_mf + self.lm_head_flops_per_row) * x + cpf_mf * self.ramp_rows
+                 + self.coef_attention * self.attention_flops_per_pair * context_sum / m) * spf + k
         b_cmp = self.coef_attention * self.attention_flops_per_pair * x * spf
         return a_mem, b_mem, a_cmp, b_cmp
 

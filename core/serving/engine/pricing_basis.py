@@ -128,6 +128,7 @@ def basis_decode_time(c, n, context_sum, k):
     spb, spf = c[SPB], c[SPF]
     a1 = (c[CW] * weights_read(c, x) + c[CKV] * c[KVB] * context_sum / m) * spb + kc
     b1 = c[CKV] * c[KVB] * x * spb
-    a2 = (c[CPF] * c[MF] * (x + c[RAMP]) + c[LM] * x + c[CATT] * c[ATT] * context_sum / m) * spf + kc
+    # (MF + LM)·x first: with the roofline's coefficients these are its floats bit for bit
+    a2 = ((c[CPF] * c[MF] + c[LM]) * x + c[CPF] * c[MF] * c[RAMP] + c[CATT] * c[ATT] * context_sum / m) * spf + kc
     b2 = c[CATT] * c[ATT] * x * spf
     return c[OVERHEAD] * k + sum_of_max(a1, b1, a2, b2, np.int64(k))
