@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 
 from core.registry import ParamError, get
+from core.serving import bench_keys, traces
 from core.serving import replay as rp
 from core.serving import simulate_keys as keys
-from core.serving import traces
 from core.serving.cost import cost_report
 from core.serving.engine import validate
 from core.serving.traces.transforms import time_scaled
@@ -58,8 +58,7 @@ def serving_report(raw: dict[str, str], workload=None, progress=None) -> tuple[d
         result, work, config, values = _replay_trace(calc, raw, got, workload, progress, expanded)
     else:
         values = calc.resolve(raw)
-        cost = expanded.step_cost(values)
-        result, work, config = rp.run_replay(values) if cost is None else rp.run_replay(values, cost=cost)
+        result, work, config = _replay_windows(values, got, expanded)
     summary = rp.summarize(result, work, config)
     report = {k: v for k, v in summary.items() if not k.startswith("series_")}
     report["source"] = f"trace {trace}" if trace else (f"scenario {scenario}" if scenario else "windows")
@@ -77,6 +76,7 @@ def serving_report(raw: dict[str, str], workload=None, progress=None) -> tuple[d
     cards = expanded.deployment.cards if expanded.deployment is not None else 1
     report.update(_cost_and_replicas(result, values, price_note, cards))
     report.update(_cache_report(result, values, work))
+    report["client"] = bench_keys.report(config, work)
     if trace is not None:
         report["trace"] = _trace_report(work)
         measured = dict(getattr(work, "meta", None) or {}).get("measured")
@@ -87,10 +87,44 @@ def serving_report(raw: dict[str, str], workload=None, progress=None) -> tuple[d
         report["book_observed"] = observed
     if "seeds" in got:
         seeds = got["seeds"]
-        bands = rp.band(values, seeds, cost=config.cost) if expanded.step_coefs is not None else rp.band(values, seeds)
+        bands = _band(values, seeds, got, expanded)
         report["band"] = {m: {"min": lo, "median": mid, "max": hi} for m, (lo, mid, hi) in bands.items()}
         report["seeds"] = seeds
     return report, (result, work)
+
+
+def _replay_windows(values: dict, got: dict, expanded, seed: int | None = None):
+    """The book's windows, or a vllm bench workload (dataset=), through the engine with the
+    client and front end the keys give (core/serving/bench_keys.py)."""
+    if seed is not None:
+        values = dict(values, seed=seed)
+    cost = expanded.step_cost(values)
+
+    def client(config):
+        return bench_keys.with_client(config, got, _frontend_default(expanded), int(values["replicas"]), False)
+
+    if "dataset" not in got:
+        kw: dict = {} if cost is None else {"cost": cost}
+        if bench_keys.active(got, _frontend_default(expanded)):
+            kw["client"] = client
+        return rp.run_replay(values, **kw)
+    config = client(rp.config_from(values, cost))
+    work = bench_keys.workload(got, int(values["seed"]))
+    validate(config, work)
+    return rp.replay_workload(work, config, values), work, config
+
+
+def _frontend_default(expanded) -> bool:
+    """The front end is on by default where a deployment is priced by the basis step model
+    (model=, hardware=, a deployment key; not step_model=roofline, the book's knobs)."""
+    return expanded.deployment is not None and expanded.step_coefs is not None
+
+
+def _band(values: dict, seeds, got: dict, expanded) -> dict:
+    """(min, median, max) of the book's metrics over seeds, each run as the report's."""
+    runs = [rp.summarize(*_replay_windows(values, got, expanded, int(seed))) for seed in seeds]
+    return {m: (float(np.min([r[m] for r in runs])), float(np.median([r[m] for r in runs])),
+                float(np.max([r[m] for r in runs]))) for m in rp.METRICS}
 
 
 def load_shared_trace(raw: dict[str, str]):
@@ -120,6 +154,8 @@ def _replay_trace(calc, raw: dict, got: dict, preloaded=None, progress=None, exp
             if bar is not None and hasattr(bar, "close"):
                 bar.close()
     config = rp.config_from(values, cost)
+    config = bench_keys.with_client(config, got, expanded is not None and _frontend_default(expanded),
+                                    int(values["replicas"]), getattr(work, "sessions", None) is not None)
     # A request the pool cannot hold: refused naming kv_pool_bytes and the pool it needs, the
     # same words whether the trace was read here or once for a sweep.
     validate(config, work)

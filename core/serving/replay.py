@@ -130,12 +130,15 @@ def summarize(result: ReplayResult, workload: wl.Workload, config: EngineConfig)
     }
 
 
-def run_replay(values, cancel: CancelToken = NEVER,
-               cost: StepCost | None = None) -> tuple[ReplayResult, wl.Workload, EngineConfig]:
+def run_replay(values, cancel: CancelToken = NEVER, cost: StepCost | None = None,
+               client=None) -> tuple[ReplayResult, wl.Workload, EngineConfig]:
     """serving.replay's checked inputs (Inputs, or plain values taken from them) ->
     (result, workload, config); used by the panel and the CLI. Not checked again.
-    cost: as config_from's."""
+    cost: as config_from's; client: config -> config with a client's limit and a front
+    end (core.serving.bench_keys.with_client's), None: the engine alone."""
     config = config_from(values, cost)
+    if client is not None:
+        config = client(config)
     work = workload_from(values)
     return replay_workload(work, config, values, cancel), work, config
 

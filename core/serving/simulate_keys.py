@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from core.registry import Param, ParamError, get
+from core.serving import bench_keys, traces
 from core.serving import replay as rp
-from core.serving import traces
 from core.serving.deployment import Deployment
 from core.serving.deployment_params import DEPLOYMENT_KEYS, DEPLOYMENT_PARAMS
 from core.serving.model_choice import ModelHardware, choose
@@ -44,6 +44,7 @@ TEXT_KEYS = {
              "step cost's FLOPs (explicit keys win)",
     "hardware": "the card: a catalog key or a small TOML (memory, bandwidth, peak FLOP/s); sets bandwidth, peak "
                 "FLOP/s, the token budget and price_per_card_hour when the card has a price (explicit keys win)",
+    "lengths": bench_keys.LENGTHS_HELP,
 }
 TRACE_KEYS = ("format", "time_scale", "window", "limit", "trace_model", "trace_log_type", "hash_block_tokens")
 STEP_MODELS = ("basis", "roofline")
@@ -87,7 +88,7 @@ def extra_params() -> tuple:
               "256 MiB only the first N rows are read", 1, MAX_REQUESTS, kind="int"),
         Param("hash_block_tokens", "tokens", 512, "prompt tokens per hash id of a Mooncake trace", 1, 1 << 20,
               kind="int"),
-    ) + DEPLOYMENT_PARAMS + STEP_PARAMS
+    ) + DEPLOYMENT_PARAMS + STEP_PARAMS + bench_keys.PARAMS
 
 
 def param(name: str):
@@ -129,10 +130,10 @@ def pop_extras(raw: dict) -> dict:
     got = {}
     for p in extra_params():
         if p.name in raw:
-            got[p.name] = p.parse(raw.pop(p.name))
+            got[p.name] = bench_keys.parse(p.name, raw.pop(p.name)) if p in bench_keys.PARAMS else p.parse(raw.pop(p.name))
     if "window" in raw:
         got["window"] = parse_window(raw.pop("window"))
-    for name in ("trace_model", "trace_log_type", "model", "hardware", "trace"):
+    for name in ("trace_model", "trace_log_type", "model", "hardware", "trace", "lengths"):
         if name in raw:
             got[name] = parse_text_key(name, raw.pop(name))
     if "seeds" in got:
@@ -145,6 +146,7 @@ def pop_extras(raw: dict) -> dict:
         for name in TRACE_KEYS:
             if name in got:
                 raise ParamError(name, "applies to a trace; valid: with trace=FILE")
+    bench_keys.check(got)
     return got
 
 

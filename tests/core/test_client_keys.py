@@ -1,0 +1,46 @@
+"""lab simulate serving's vllm bench keys (core/serving/bench_keys.py) through the headless report."""
+import pytest
+
+from core.registry import ParamError
+from core.serving.headless import serving_report
+
+SMALL = {"dataset": "random", "random_input_len": "256", "random_output_len": "16", "num_prompts": "40"}
+
+
+def test_bench_workload_with_a_limit_reports_the_client():
+    report, (result, work) = serving_report(dict(SMALL, request_rate="inf", max_concurrency="4"))
+    assert report["requests"] == 40 and report["client"]["max_concurrency"] == 4
+    assert report["client"]["workload"]["request_rate"] == "inf"
+    assert report["client"]["frontend"].startswith("off")  # no deployment: the engine alone
+    assert (work.arrival_s == 0).all() and result.arrival_s.max() > 0  # sends wait for slots
+
+
+def test_front_end_is_on_with_a_deployment_and_off_on_request():
+    serial = dict(SMALL, model="qwen3-8b", hardware="h100-sxm", max_concurrency="1")  # each request alone
+    on, _ = serving_report(serial)
+    off, _ = serving_report(dict(serial, frontend="off"))
+    assert on["client"]["frontend"]["request_ms"] == 4.0 and off["client"]["frontend"].startswith("off")
+    # alone, the front end adds its request time, 256 prompt tokens and the first token's time
+    floor_ms = 4.0 + 256 * 2e-3 + 40e-3
+    assert on["median_ttft_ms"] - off["median_ttft_ms"] == pytest.approx(floor_ms, rel=1e-6)
+
+
+def test_front_end_off_is_todays_report_bit_for_bit():
+    a, _ = serving_report({"scenario": "uniform"})
+    b, _ = serving_report({"scenario": "uniform", "frontend": "off"})
+    assert {k: v for k, v in a.items() if k != "wall_s"} == {k: v for k, v in b.items() if k != "wall_s"}
+
+
+@pytest.mark.parametrize("raw, name, words", [
+    ({"max_concurency": "4"}, "max_concurency", "did you mean max_concurrency"),
+    ({"num_prompts": "10"}, "num_prompts", "with dataset="),
+    (dict(SMALL, random_range_ratio="1"), "random_range_ratio", "0 <= r < 1"),
+    (dict(SMALL, request_rate="0"), "request_rate", "or inf"),
+    (dict(SMALL, max_concurrency="2", replicas="2"), "max_concurrency", "replicas=1"),
+    (dict(SMALL, frontend="off", frontend_request_ms="3"), "frontend_request_ms", "frontend=off"),
+    ({"dataset": "trace_lengths"}, "lengths", "lengths=FILE"),
+])
+def test_bad_keys_are_refused_naming_them(raw, name, words):
+    with pytest.raises(ParamError) as err:
+        serving_report(raw)
+    assert err.value.param == name and words in str(err.value)
