@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from core.serving.engine.layout import COMPUTED, IS_DEC, OUT, P
-from core.serving.engine.pricing_basis import basis_decode_time, basis_step_time
+from core.serving.engine.pricing_basis import basis_decode_time, basis_step_time, basis_steps_until
 from core.serving.engine.step_model import ATT, KIND, KVB, LM, MF, OVERHEAD, ROOFLINE, SPB, SPF, WB
 
 
@@ -74,6 +74,8 @@ def decode_time(c, n, context_sum, k):
 @njit(cache=True)
 def steps_until(c, n, context_sum, gap):
     """Fewest lockstep steps after which the clock has moved on by at least gap (>= 1)."""
+    if c[KIND] != ROOFLINE:
+        return basis_steps_until(c, n, context_sum, gap)
     lo, hi = np.int64(1), np.int64(1)
     if gap <= 0:
         return lo
