@@ -19,7 +19,11 @@ What it models (vLLM V1's scheduler with the default FCFS policy):
   prefix caching: a request starts from the longest run of cached full blocks and only
   computes the rest, which still attends to them;
 - sessions: a turn can arrive only after its predecessor finished (plus its tool wait and
-  the user's think time).
+  the user's think time);
+- a client's concurrency limit (vllm bench's max_concurrency: a send waits for a finish at
+  the client) and the API server before the engine (a FIFO of CPU time per request, prompt
+  token and output token; a client sees tokens when it has processed them): client.py,
+  frontend.py, off unless the config asks.
 
 The package: records.py (the config, the records, the check at the edge), state.py (the
 state, a structure of arrays declared once; layout.py names its parts), loop.py (the one
