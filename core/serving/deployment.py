@@ -17,7 +17,8 @@ dtype the matrix work runs at, and a KV pool of blocks · block_size · that KV 
 the blocks being the fewest any stage's pool holds (vLLM's scheduler takes the minimum).
 The communication terms' figures (tp, pp, ep, layers, hidden size, activation bytes per
 token, the link) and the MoE reads (moe: a function of the batch's tokens) are attributes
-for the step-time model; nothing here times a step.
+for the step-time model (core/serving/step_basis.py's from_deployment); nothing here times
+a step.
 """
 from __future__ import annotations
 
@@ -76,7 +77,7 @@ class Deployment:
     attention_flops_per_pair: float
     compute_dtype: str
     peak_flops: float
-    # For the communication terms (a later step-time model):
+    # For the communication terms (core/serving/step_basis.py):
     num_layers: int
     hidden_size: int
     activation_bytes_per_token: float  # one token's hidden state in BF16

@@ -6,6 +6,10 @@ an achievable fraction of the datasheet figure, plus a fixed per-step overhead (
 input preparation, sampling, kernel launches). Counting follows ../data/README.md: 2 FLOPs
 per weight per row, no input embedding, the lm_head only on rows that produce a token,
 attention 4 · heads · head_dim FLOPs per query-key pair per layer.
+
+This is serving.replay's model (the book's run, `lab verify`). A deployment (model=,
+hardware=, tp=, ...) is priced by core/serving/step_basis.py's BasisCost, this roofline
+plus the communication, launch, per-sequence and per-request terms.
 """
 from __future__ import annotations
 

@@ -28,9 +28,10 @@ What it models (vLLM V1's scheduler with the default FCFS policy):
 The package: records.py (the config, the records, the check at the edge), state.py (the
 state, a structure of arrays declared once; layout.py names its parts), loop.py (the one
 event loop, compiled with numba; group.py keeps the decoders in lockstep so a run of
-decode steps costs one closed-form sum), and its seams, each one implementation today:
-step_model.py + pricing.py (the step-time model: StepCost's roofline as a kind id and
-coefficients the loop dispatches on), plan.py (the scheduler policy: FCFS), blocks.py
+decode steps costs one closed-form sum), and its seams:
+step_model.py + pricing.py (the step-time model: a kind id and coefficients the loop
+dispatches on; StepCost's roofline, and the basis model of core/serving/step_basis.py with
+its kernels in pricing_basis.py), plan.py (the scheduler policy: FCFS), blocks.py
 (the block pool: a count, or the prefix cache of prefix.py, pool.py, keys.py, hashtab.py),
 and core.serving.replicas (the topology: replicas behind a router; a prefill/decode split
 is another driver of the same Engine). driver.py is the Engine Python drives: build,
