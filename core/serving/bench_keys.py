@@ -120,6 +120,15 @@ def active(got: dict, default_on: bool) -> bool:
     return bool(got.get("max_concurrency")) or frontend(got, default_on) is not None
 
 
+def with_trace_limit(got: dict, work, replicas: int) -> dict:
+    """A vllm bench serve result's own --max-concurrency (kept in its meta) is how it was
+    sent: replayed as the client's limit unless max_concurrency= is given (one engine)."""
+    limit = dict(getattr(work, "meta", None) or {}).get("max_concurrency")
+    if "max_concurrency" in got or replicas > 1 or isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        return got
+    return dict(got, max_concurrency=limit)
+
+
 def with_client(config, got: dict, default_on: bool, replicas: int, sessions: bool):
     """config with the client's limit and the front end the keys give."""
     limit = int(got.get("max_concurrency") or 0)

@@ -154,8 +154,9 @@ def _replay_trace(calc, raw: dict, got: dict, preloaded=None, progress=None, exp
             if bar is not None and hasattr(bar, "close"):
                 bar.close()
     config = rp.config_from(values, cost)
-    config = bench_keys.with_client(config, got, expanded is not None and _frontend_default(expanded),
-                                    int(values["replicas"]), getattr(work, "sessions", None) is not None)
+    config = bench_keys.with_client(config, bench_keys.with_trace_limit(got, work, int(values["replicas"])),
+                                    expanded is not None and _frontend_default(expanded), int(values["replicas"]),
+                                    getattr(work, "sessions", None) is not None)
     # A request the pool cannot hold: refused naming kv_pool_bytes and the pool it needs, the
     # same words whether the trace was read here or once for a sweep.
     validate(config, work)

@@ -1,4 +1,7 @@
 """lab simulate serving's vllm bench keys (core/serving/bench_keys.py) through the headless report."""
+import json
+
+import numpy as np
 import pytest
 
 from core.registry import ParamError
@@ -44,3 +47,19 @@ def test_bad_keys_are_refused_naming_them(raw, name, words):
     with pytest.raises(ParamError) as err:
         serving_report(raw)
     assert err.value.param == name and words in str(err.value)
+
+
+def test_a_vllm_bench_result_is_replayed_with_its_own_max_concurrency(tmp_path):
+    n = 6
+    run = {"backend": "openai", "num_prompts": n, "request_rate": "inf", "burstiness": 1.0, "max_concurrency": 2,
+           "input_lens": [300] * n, "output_lens": [8] * n, "ttfts": [0.05] * n, "itls": [[0.02] * 7] * n}
+    path = tmp_path / "bench.json"
+    path.write_text(json.dumps(run))
+    report, (result, _) = serving_report({"trace": str(path)})
+    assert report["client"]["max_concurrency"] == 2
+    order = np.argsort(result.arrival_s, kind="stable")
+    # two at t = 0, then each send when one of the two in flight has finished
+    assert np.array_equal(result.arrival_s[order[:2]], [0.0, 0.0])
+    assert set(result.arrival_s[order[2:]].tolist()) <= set(result.finish_s.tolist())
+    given, _ = serving_report({"trace": str(path), "max_concurrency": "6"})
+    assert given["client"]["max_concurrency"] == 6
