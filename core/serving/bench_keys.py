@@ -17,6 +17,8 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import numpy as np
+
 from core.registry import Param, ParamError
 from core.serving import workloads_bench as wb
 from core.serving.engine.frontend import INPUT_TOKEN_S, OUTPUT_TOKEN_S, REQUEST_S, FrontEnd
@@ -143,8 +145,10 @@ def with_client(config, got: dict, default_on: bool, replicas: int, sessions: bo
     return dataclasses.replace(config, max_concurrency=limit, frontend=fe)
 
 
-def report(config, work) -> dict:
-    """The report's client and front-end block."""
+def report(config, work, result) -> dict:
+    """The report's client and front-end block: with a front end, the CPU time it spent
+    (every request's ingestion and every output token) and its share of the run's span, 1
+    where it is the bottleneck."""
     meta = dict(getattr(work, "meta", None) or {})
     block: dict = {"max_concurrency": int(config.max_concurrency) or None,
                    "arrivals": "client send times (TTFT is measured from them, as vllm bench does)"}
@@ -155,4 +159,11 @@ def report(config, work) -> dict:
                              "seed": meta.get("seed"), "rules": meta.get("source")}
     fe = config.frontend
     block["frontend"] = fe.report() if fe is not None else "off (the engine alone)"
+    if fe is not None:
+        done = np.isfinite(result.finish_s)
+        busy = float(done.sum() * fe.request_s + fe.input_token_s * np.sum(result.input_tokens[done])
+                     + fe.output_token_s * np.sum(result.output_tokens[done]))
+        span = float(np.max(result.finish_s[done]) - np.min(result.arrival_s[done])) if done.any() else 0.0
+        block["frontend"]["busy_s"] = busy
+        block["frontend"]["busy_share_of_span"] = busy / span if span > 0 else 0.0
     return block

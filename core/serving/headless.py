@@ -76,7 +76,7 @@ def serving_report(raw: dict[str, str], workload=None, progress=None) -> tuple[d
     cards = expanded.deployment.cards if expanded.deployment is not None else 1
     report.update(_cost_and_replicas(result, values, price_note, cards))
     report.update(_cache_report(result, values, work))
-    report["client"] = bench_keys.report(config, work)
+    report["client"] = bench_keys.report(config, work, result)
     if trace is not None:
         report["trace"] = _trace_report(work)
         measured = dict(getattr(work, "meta", None) or {}).get("measured")

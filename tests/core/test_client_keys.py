@@ -26,6 +26,8 @@ def test_front_end_is_on_with_a_deployment_and_off_on_request():
     # alone, the front end adds its request time, 256 prompt tokens and the first token's time
     floor_ms = 4.0 + 256 * 2e-3 + 40e-3
     assert on["median_ttft_ms"] - off["median_ttft_ms"] == pytest.approx(floor_ms, rel=1e-6)
+    # its CPU time: 40 requests x (4 ms + 256 x 2 us) + 40 x 16 output tokens x 40 us
+    assert on["client"]["frontend"]["busy_s"] == pytest.approx(40 * (4e-3 + 256 * 2e-6) + 640 * 40e-6, rel=1e-12)
 
 
 def test_front_end_off_is_todays_report_bit_for_bit():
