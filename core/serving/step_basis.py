@@ -25,7 +25,8 @@ per-card figures, core/serving/deployment.py):
   coef_tp_latency · hops · link latency; hops = 2(tp−1) on a ring link (PCIe), 2 on a
   switched one (NVLink/NVSwitch, Infinity Fabric: reduce-scatter and all-gather, each one
   hop through the switch).
-- PP: vLLM keeps pp micro-batches in flight; a continuous-batching step here is one cycle
+- PP: vLLM V1 keeps pp micro-batches in flight (its engine core's batch queue of pp
+  scheduled batches, step_with_batch_queue); a continuous-batching step here is one cycle
   in which every running sequence gets its token. With m = min(seqs, pp) micro-batches of
   x = R/m rows, the cycle lasts pp stage-times of one micro-batch plus (pp−1) hand-offs:
   the column's weights per micro-batch pass, its KV and FLOPs divided by m (the bubble:

@@ -15,6 +15,11 @@ Data sets used, and for what:
 - vLLM's CUDA-graph capture sizes (V1 default: batches up to 512 tokens run as graphs) and
   NVIDIA's CUDA Graphs post (developer.nvidia.com/blog/cuda-graphs: a few µs of launch per
   kernel when launched one by one, mostly gone when replayed as a graph): the launch term.
+- the per-sequence part against two public profiles: vLLM issue #6801 (V0, 2024: sampling,
+  input preparation, output processing and the scheduler "can be 20ms" at batch 200, an
+  upper bound of 100 µs a sequence that V1's persistent batch cut) and simllm PR #204
+  (github.com/openfabric-systems/simllm/pull/204: vLLM 0.27.1's scheduler alone, 12.7 µs a
+  running request at its cap); 15 µs lies at the V1 end.
 Known limits of these defaults: one-shot all-reduces of 256 KiB-1 MiB (decode batches of a
 few hundred rows) measured 2-3× slower than the affine model gives (sglang's table, tp=2);
 the request term is an order of magnitude, not a measurement.
