@@ -30,6 +30,14 @@ class Hardware:
     link_latency_s: float | None = None
     link_source: str = ""
 
+    def figure(self, name: str) -> float:
+        """A figure the caller cannot do without (e.g. "bandwidth_bytes_per_s"), as a float;
+        ValueError naming the card when it has none."""
+        value = getattr(self, name)
+        if value is None:
+            raise ValueError(f"card {self.key} has no {name}")
+        return float(value)
+
 
 @dataclass(frozen=True)
 class Model:
@@ -84,5 +92,5 @@ def model_keys() -> list[str]:
 
 def data_path(name: str):
     """A data file shipped inside core/data (a Traversable; use .read_text())."""
-    return resources.files("core").joinpath("data", name)
+    return resources.files("core") / "data" / name  # joinpath takes one child before Python 3.11
 

@@ -3,6 +3,7 @@ read catalog entries (training, vision) take a user's file the same way."""
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from core import catalog
 from core.catalog import Model
@@ -73,7 +74,7 @@ def _vision(path: str, param: str) -> Model:
     vision = top.child("vision_config")
     if vision is None:
         raise top.missing("vision_config")
-    shape = {name: vision.whole(name, 1, 1 << 20) for name in VISION_FIELDS}
+    shape: dict[str, Any] = {name: vision.whole(name, 1, 1 << 20) for name in VISION_FIELDS}
     if not vision.has("deepstack_visual_indexes"):
         raise vision.missing("deepstack_visual_indexes")  # DeepStack decides the mergers counted
     shape["deepstack_visual_indexes"] = list(vision.whole_list("deepstack_visual_indexes", 0, shape["depth"] - 1, 1024))

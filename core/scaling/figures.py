@@ -92,7 +92,7 @@ A100_NATIVE_CARD = "a100-80gb"
 def a100_equivalent_hours(gpu_hours: float, card: str) -> float:
     """GPU hours on `card` as A100 hours: scaled by the two dense BF16 peaks (the card's
     own formula, scaling.a100_equivalent)."""
-    peaks = hardware(card).bf16_dense_flops, hardware(A100_NATIVE_CARD).bf16_dense_flops
+    peaks = hardware(card).figure("bf16_dense_flops"), hardware(A100_NATIVE_CARD).figure("bf16_dense_flops")
     return scaling.a100_equivalent(gpu_hours, *peaks)["a100_gpu_hours"]
 YOURS_LABEL = "当前卡片 yours"
 Y_FLOOR_LOG10 = 3.0  # the axis starts at 1,000 GPU hours; bars rise from below it

@@ -11,7 +11,7 @@ _CARD = catalog.hardware("rtx-pro-6000-blackwell")
 
 WEIGHTS_BYTES = int(_QWEN["weights_read_per_decode_step_bytes"])  # 15.14 GB, no input embedding
 KV_BYTES_PER_TOKEN = int(_QWEN["kv_bytes_per_token"])  # 144 KiB
-BANDWIDTH = float(_CARD.bandwidth_bytes_per_s)
+BANDWIDTH = _CARD.figure("bandwidth_bytes_per_s")
 # The book's rate per card (书中取值). Its backlog (112,792 steps), two-card capacity (5,591)
 # and 练习 3-2 all rest on it, so the lab has one per-card rate: this one.
 BOOK_STEPS_PER_S_PER_CARD = 2795.66

@@ -8,6 +8,7 @@ model is a roofline with documented knobs, not the real engine).
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -45,7 +46,7 @@ METRICS = ("ttft_p95_s", "request_p95_s", "first_schedule_wait_p95_s", "last_com
            "preemptions", "kv_peak_fraction")
 
 
-def nearest_rank_p95(values: np.ndarray, q: float = 0.95) -> float:
+def nearest_rank_p95(values: np.ndarray, q: float = 0.95) -> float | None:
     """The ⌈q·n⌉-th smallest (1-based): the book's nearest-rank percentile (the one
     function of core.metrics, with its rounding guard: 0.95 · 480 is rank 456)."""
     return nearest_rank_value(values, q)
@@ -89,7 +90,7 @@ def config_from(values, cost: StepCost | None = None) -> EngineConfig:
         lm_head_flops_per_row=float(values["lm_head_flops_per_row"]),
         attention_flops_per_pair=float(values["attention_flops_per_pair"]),
     )
-    kwargs = dict(max_num_seqs=int(values["max_num_seqs"]), block_size=int(values["block_size"]),
+    kwargs: dict[str, Any] = dict(max_num_seqs=int(values["max_num_seqs"]), block_size=int(values["block_size"]),
                   kv_pool_bytes=float(values["kv_pool_bytes"]), token_budget=int(values["token_budget"]),
                   reserve_full_prompt=bool(values["reserve_full_prompt"]), cost=cost)
     if _HAS_PREFIX_CACHING:  # an engine without a prefix cache has no switch for it
@@ -213,12 +214,12 @@ PARAMS = (
     Param("max_num_seqs", "seqs", 64, "most requests running at once (the book's run: 64)", 1, 100_000, kind="int"),
     Param("kv_pool_bytes", "bytes", float(24 * GiB), "KV cache pool (the book's run: 24 GiB)", 0, 1e14, min_exclusive=True),
     Param("block_size", "tokens", 16, "tokens per KV block (vLLM: 16)", 1, 4096, kind="int"),
-    Param("token_budget", "tokens", default_token_budget(float(_CARD.memory_bytes)), "tokens one step may process (vLLM's default: 8192 on GPUs with ≥ 70 GiB other than A100, else 2048)", 1, 10_000_000, kind="int"),
+    Param("token_budget", "tokens", default_token_budget(_CARD.figure("memory_bytes")), "tokens one step may process (vLLM's default: 8192 on GPUs with ≥ 70 GiB other than A100, else 2048)", 1, 10_000_000, kind="int"),
     Param("reserve_full_prompt", "", True, "admit a waiting request only when its whole prompt's blocks are free (vLLM scheduler_reserve_full_isl, default on)", kind="bool"),
     Param("weights_bytes", "bytes", _W, "weights read per step (Qwen3-8B BF16 without the input embedding)", 0, 1e15),
     Param("kv_bytes_per_token", "bytes", float(_QWEN["kv_bytes_per_token"]), "KV per token over all layers (Qwen3-8B: 144 KiB)", 1, 1e9),
-    Param("bandwidth_bytes_per_s", "bytes/s", float(_CARD.bandwidth_bytes_per_s), "datasheet bandwidth (RTX PRO 6000 Blackwell: 1.792 TB/s)", 1e6, 1e16),
-    Param("peak_flops", "FLOP/s", float(_CARD.bf16_dense_flops), "datasheet dense BF16 peak (503.8 TFLOP/s)", 1e6, 1e19),
+    Param("bandwidth_bytes_per_s", "bytes/s", _CARD.figure("bandwidth_bytes_per_s"), "datasheet bandwidth (RTX PRO 6000 Blackwell: 1.792 TB/s)", 1e6, 1e16),
+    Param("peak_flops", "FLOP/s", _CARD.figure("bf16_dense_flops"), "datasheet dense BF16 peak (503.8 TFLOP/s)", 1e6, 1e19),
     Param("bandwidth_efficiency", "ratio", BANDWIDTH_EFFICIENCY, "achieved share of bandwidth in decode (knob; documented default)", 1e-3, 1, illustrative=True),
     Param("prefill_mfu", "ratio", PREFILL_MFU, "achieved share of peak FLOPs in prefill (knob; documented default)", 1e-3, 1, illustrative=True),
     Param("step_overhead_s", "s", STEP_OVERHEAD_S, "fixed time per engine step outside kernels (knob; documented default)", 0, 10, illustrative=True),
@@ -229,7 +230,7 @@ PARAMS = (
           "(1: the book's one engine)", 1, MAX_REPLICAS, kind="int"),
     Param("router", "", ROUTERS[0], "which replica a request goes to: " + "; ".join(f"{k} = {v}" for k, v in ROUTER_NOTES.items()),
           kind="choice", choices=ROUTERS),
-    Param("price_per_card_hour", "USD/h", float(_CARD.price_per_card_hour), "what one card costs per hour (cost per hour and "
+    Param("price_per_card_hour", "USD/h", _CARD.figure("price_per_card_hour"), "what one card costs per hour (cost per hour and "
           "per million output tokens); default: the book's card, " + BOOK_CARD_PRICE_SOURCE, 0, 1e4),
     Param("prefix_caching", "", True, "reuse cached full blocks of a shared prompt prefix (vLLM automatic prefix caching; only with prefix or session information)", kind="bool"),
 )

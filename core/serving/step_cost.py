@@ -48,8 +48,8 @@ class StepCost:
     matrix_flops_per_token: float = 2.0 * _QWEN["matrix_weights_excluding_embedding_and_lm_head"]
     lm_head_flops_per_row: float = 2.0 * QWEN3_8B_LM_HEAD
     attention_flops_per_pair: float = 4.0 * _QWEN["num_attention_heads"] * _QWEN["head_dim"] * _QWEN["num_layers"]
-    bandwidth_bytes_per_s: float = float(_CARD.bandwidth_bytes_per_s)
-    peak_flops: float = float(_CARD.bf16_dense_flops)
+    bandwidth_bytes_per_s: float = _CARD.figure("bandwidth_bytes_per_s")
+    peak_flops: float = _CARD.figure("bf16_dense_flops")
     bandwidth_efficiency: float = BANDWIDTH_EFFICIENCY
     prefill_mfu: float = PREFILL_MFU
     overhead_s: float = STEP_OVERHEAD_S

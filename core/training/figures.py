@@ -194,7 +194,7 @@ def step_figure(inputs: Mapping[str, Any], result: Mapping[str, Any] | None, vie
             f"{format_bytes(r.get('peak_activation_bytes', 0), 'si')} = {format_bytes(r.get('peak_total_bytes', 0), 'si')} "
             f"per card vs {format_bytes(r.get('card_memory_bytes', 0) or 0, 'si')}. "
             f"{a} micro-batch(es) of {int(r.get('tokens_per_micro_batch', 0)):,} tokens; same data per step.")
-    return timeline_figure(tl, capacity_text=f"{hw.key} · {format_bytes(hw.memory_bytes, 'si')}",
+    return timeline_figure(tl, capacity_text=f"{hw.key} · {format_bytes(hw.figure('memory_bytes'), 'si')}",
                            verdict=(fits, "放得下 fits" if fits else "放不下 does not fit", body))
 
 

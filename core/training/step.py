@@ -195,7 +195,7 @@ def model_step(model: str = "qwen3-8b", sequences: int = 8, seq_len: int = 4096,
         "adam": 8.0 * per_card_params,
     }
     act_each = float(s.activation_bytes_per_token_per_layer() * tokens)
-    rate = hw.bf16_dense_flops * mfu
+    rate = hw.figure("bf16_dense_flops") * mfu
     forward_s = s.layer_forward_flops(tokens, per_mb_seqs * causal_pairs(seq_len)) / rate
     optimizer_s = 2.0 * sum(state.values()) / hw.bandwidth_bytes_per_s if hw.bandwidth_bytes_per_s else 0.0
     tl = build_timeline(s.num_layers, micro_batches, act_each, forward_s, optimizer_s,
@@ -279,6 +279,7 @@ ACTIVATIONS = Calculator(
 def step(model: str, sequences: int, seq_len: int, micro_batches: int, cards: int, card: str, mfu: float) -> dict:
     ms = model_step(model, sequences, seq_len, micro_batches, cards, card, mfu)
     tl = ms.timeline
+    assert tl.capacity_bytes is not None  # a step on a card: the card's memory
     return {
         "resident_state_bytes": tl.resident_state_bytes,
         "peak_activation_bytes": tl.peak_activation_bytes,
