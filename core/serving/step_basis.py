@@ -16,7 +16,7 @@ per-card figures, core/serving/deployment.py):
 
 - Matrix efficiency by length: a GEMM of x rows runs at prefill_mfu · x / (x + R½) of the
   dtype's peak (short chunks are launch- and tile-bound), R½ = coef_gemm_ramp · the card's
-  ridge point in rows (peak / bandwidth / bytes per weight · 2: a faster-computing card
+  ridge point in rows (peak / bandwidth · bytes per weight / 2: a faster-computing card
   needs longer chunks). Below the ridge the memory line is the larger one anyway.
 - MoE: W(x) = dense + expected distinct experts of the x tokens (MoeReads; uniform top-k
   or a measured skew); FLOPs by the active experts (the deployment's MF).
