@@ -10,8 +10,10 @@ are the engine ids 0..n-1 in order here (no sessions, no router: the edge refuse
 Front end (S[FE_ON]; frontend.py says what it models): a request sent at t enters the
 front end's FIFO then; it reaches the engine's waiting queue at
 e = max(t, busy until) + request_s + input_token_s · prompt tokens (ARRIVAL = e, SEND = t).
-Sends are taken into it in send order as the clock passes them (fe_commit), so a send
-that falls inside a step enters after that step's output work: FIFO up to one step.
+Sends are taken into it in send order as the clock passes them (fe_commit): at each
+event and before a step's output, so a send inside a step is ingested before that step's
+tokens; one inside a closed-form run of decode steps (which stops at the next projected
+arrival, so near its end) after the run's.
 Each step's tokens add output_token_s apiece after the step ends (fe_output); a client
 sees them, first token and finish alike, when that work is done (SF[DELIVER]).
 Without either, arrivals() and next_arrival() are queues.py's, the same floats.
@@ -141,9 +143,12 @@ def next_arrival(S, SF, I, F, fixed, feed, ht, hi, feq, horizon):
 
 
 @njit(cache=True)
-def fe_output(S, SF, tokens):
-    """One step that ended now put out `tokens` tokens: the client sees them at DELIVER."""
+def fe_output(S, SF, I, F, arrive, ht, hi, tokens):
+    """One step that ended now put out `tokens` tokens: the client sees them at DELIVER.
+    Sends during the step entered the front end before its output (arrive: the loop's
+    fixed, feed and front-end queue arrays)."""
     if S[FE_ON]:
+        fe_commit(S, SF, I, F, arrive[0], arrive[1], ht, hi, arrive[2], SF[NOW])
         SF[FE_FREE] = max(SF[FE_FREE], SF[NOW]) + tokens * SF[FE_OUT]
         SF[DELIVER] = SF[FE_FREE]
 

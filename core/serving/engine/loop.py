@@ -240,7 +240,7 @@ def _register_step(S, I, run, cache, ids, m, n_dec):
 
 
 @njit(cache=True)
-def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, chunks, m, gone, scratch):
+def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, chunks, m, gone, scratch, arrive):
     """Run the planned step: its time from the step-time model, then tokens, first tokens,
     finishes. n_dec: the group (running[:n_dec]) decodes in this step too. The float sums
     add integer-valued terms in the frozen engine's order."""
@@ -282,7 +282,7 @@ def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, 
         I[COMPUTED, ids[j]] += chunks[j]
     if cache is not None:
         _register_step(S, I, run, cache, ids, m, n_dec)
-    fe_output(S, SF, n_dec + nc)
+    fe_output(S, SF, I, F, arrive, ht, hi, n_dec + nc)
     now = client_time(S, SF)  # when the client sees this step's tokens
     # completes sit in scratch[:nc]; finish() reuses scratch, so they go to gone's tail
     base = gone.size // 2
@@ -352,5 +352,6 @@ def _events(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, ser_t, ser, log_r, l
             dissolve(S, I, run, grp)
             m = plan_exact(S, SF, I, F, run, wq, log_r, log_t, ids, chunks, cache, grp)
             n_dec = 0
-        execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, chunks, m, gone, scratch)
+        execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, chunks, m, gone, scratch,
+                (fixed, feed, feq))
     return ST_DONE
