@@ -5,7 +5,8 @@ measured ttfts and itls (seconds) kept in meta["measured"] for overlay.
 Arrivals: the file saves no per-request send times. With a finite request_rate the n-th
 request arrives at n / request_rate (evenly spaced at the run's mean rate; vLLM drew Gamma
 gaps with its `burstiness`, which are not saved); with request_rate "inf" (or none) every
-request arrives at 0, as vLLM sends them. max_concurrency is kept in meta, not replayed.
+request arrives at 0, as vLLM sends them. max_concurrency is kept in meta; `lab simulate
+serving` replays it as the client's limit (core/serving/bench_keys.py).
 Failed requests (an error, or output_lens 0) are left out and counted.
 """
 from __future__ import annotations
