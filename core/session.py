@@ -127,7 +127,7 @@ def check_session(data: Mapping[str, Any]) -> None:
     """Every field of a current-version session, but the panels' contents; SessionError
     naming the field and what it may be."""
     _need(isinstance(data.get("current_panel"), str), "current_panel", data.get("current_panel"), "a panel name")
-    window = data.get("window")
+    window: Any = data.get("window")  # _need refuses what is not a dict
     _need(isinstance(window, dict), "window", window, "{x, y, width, height, maximized}")
     for name in ("x", "y", "width", "height"):
         value = window.get(name)
@@ -141,7 +141,7 @@ def check_session(data: Mapping[str, Any]) -> None:
     _need(isinstance(data.get("theme"), str) and 0 < len(data["theme"]) <= 40, "theme", data.get("theme"),
           "a theme name")
     _need(data.get("language") in LANGUAGES, "language", data.get("language"), " / ".join(LANGUAGES))
-    panels = data.get("panels")
+    panels: Any = data.get("panels")
     _need(isinstance(panels, dict), "panels", panels, "an object of panel name -> panel state")
     for key, state in panels.items():
         _need(isinstance(state, dict), f"panels.{key}", type(state).__name__, "a panel state object")

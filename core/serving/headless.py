@@ -17,6 +17,7 @@ pool and its blocks; a model that does not fit is refused. Bad input raises Para
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +94,7 @@ def serving_report(raw: dict[str, str], workload=None, progress=None) -> tuple[d
     return report, (result, work)
 
 
-def _replay_windows(values: dict, got: dict, expanded, seed: int | None = None):
+def _replay_windows(values: Mapping[str, Any], got: dict, expanded, seed: int | None = None):
     """The book's windows, or a vllm bench workload (dataset=), through the engine with the
     client and front end the keys give (core/serving/bench_keys.py)."""
     if seed is not None:

@@ -7,6 +7,7 @@ model is a roofline with documented knobs, not the real engine).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -98,7 +99,7 @@ def config_from(values, cost: StepCost | None = None) -> EngineConfig:
     return EngineConfig(**kwargs)
 
 
-def workload_from(values: dict) -> wl.Workload:
+def workload_from(values: Mapping[str, Any]) -> wl.Workload:
     return wl.windows(values["durations_s"], values["rates_per_s"], values["shares_long_input"],
                       classes_from(values), arrival=values["arrival"], cv=float(values["cv"]),
                       seed=int(values["seed"]), class_order=values["class_order"])

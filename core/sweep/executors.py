@@ -100,7 +100,7 @@ class LocalPool:
         self.worker_pids: set[int] = set()  # processes that have returned a point (tests kill one)
 
     def _ensure_pool(self, evaluate: Evaluate, shared: Any) -> ProcessPoolExecutor:
-        if self._pool is not None and not (self._for[0] is evaluate and self._for[1] is shared):
+        if self._pool is not None and self._for is not None and not (self._for[0] is evaluate and self._for[1] is shared):
             self._shutdown(kill=False)  # another input: workers get it from a fresh pool's initializer
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.workers, mp_context=pool_context(), initializer=_worker_init,

@@ -82,6 +82,7 @@ def code_folders() -> list[str]:
     folders = []
     for package in ("core",):
         spec = importlib.util.find_spec(package)
+        assert spec is not None and spec.submodule_search_locations is not None  # a package, importable here
         folders.append(list(spec.submodule_search_locations)[0])
     return folders
 
@@ -124,7 +125,7 @@ class RayExecutor:
 
     @staticmethod
     def _init_kwargs(address, workers, ship_code: bool) -> dict:
-        kwargs = {"log_to_driver": False, "logging_level": logging.WARNING, "include_dashboard": False}
+        kwargs: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.WARNING, "include_dashboard": False}
         if address is None:
             kwargs["num_cpus"] = workers or os.cpu_count() or 1
         else:

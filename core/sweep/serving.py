@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
+from typing import Any
 
 from core.registry import ParamError, get
 from core.serving import simulate_keys as keys
@@ -32,6 +34,7 @@ FIXED_KEYS = ("trace", "format", "window", "limit", "trace_model", "trace_log_ty
 
 class ServingKind:
     name = "serving"
+    evaluate: Callable[[Any, dict], dict]  # evaluate_point, set once it is defined below
 
     def _params(self) -> dict:
         params = {p.name: p for p in get("serving.replay").params}

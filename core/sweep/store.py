@@ -19,6 +19,7 @@ import io
 import json
 import os
 from pathlib import Path
+from typing import IO, Any
 
 from core.atomic_file import write_atomic
 from core.registry import ParamError
@@ -34,10 +35,10 @@ class Store:
     def __init__(self, folder: str | os.PathLike, spec, force: bool = False):
         self.folder = Path(folder)
         self.spec = spec
-        self._points = None  # points.jsonl, open for appending once the first point finishes
+        self._points: IO[str] | None = None  # points.jsonl, open for appending once the first point finishes
         identity = spec.identity()
         record = {"kind": spec.kind, "given": spec.given, "identity": identity, "identity_sha256": digest(identity)}
-        self._lock = None
+        self._lock: IO[Any] | None = None
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             self._take_lock()
