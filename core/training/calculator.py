@@ -82,7 +82,7 @@ def state(parameters: int, weight_bytes: float, grad_bytes: float, master_bytes:
     total = parameters * per_param
     # Even sharding: the largest shard holds ceil(N / cards) parameters' state.
     per_card_params = math.ceil(parameters / cards)
-    capacity = catalog.hardware(card).memory_bytes
+    capacity = catalog.hardware(card).figure("memory_bytes")
     per_card = per_card_params * per_param
     return {
         "bytes_per_param": per_param,

@@ -513,7 +513,7 @@ ENCODE_FLOPS = Calculator(
 
 def compare(side_a, side_b, model) -> dict:
     m = model_or_config(model, part="vision")
-    out = {}
+    out: dict[str, float] = {}
     for tag, side in (("a", side_a), ("b", side_b)):
         lay = layout(side, side, m["patch_size"], m["spatial_merge_size"])
         vol = volumes(lay.visual_tokens)
