@@ -3,9 +3,8 @@ prefix caching the pool is a count (S[FREE]); with it, blocks go through the pre
 (prefix.py over pool.py: settle, lookup, touch, register, release)."""
 from __future__ import annotations
 
-from numba import njit
-
 from core.serving.engine.group import leave
+from core.serving.engine.jit import njit
 from core.serving.engine.layout import BLOCKS, FREE, JID
 from core.serving.engine.prefix import release
 

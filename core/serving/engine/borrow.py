@@ -5,9 +5,11 @@ over half the loop's time. `borrow(a)` is a with its owner pointer cleared, so t
 operations return at once; run_events borrows every array it is given, once per call."""
 from __future__ import annotations
 
-from numba import njit, types
+from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
+
+from core.serving.engine.jit import njit
 
 
 @intrinsic

@@ -23,8 +23,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from core.serving.engine.jit import njit
 from core.serving.engine.layout import (
     ARRIVAL,
     DELIVER,

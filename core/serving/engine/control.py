@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from core.serving.engine.blocks import give_back
+from core.serving.engine.jit import njit
 from core.serving.engine.layout import CANCELLED, DONE, FEED_HEAD, FEED_TAIL, FINISH, NOW, PENDING, ROUTED
 from core.serving.engine.loop import record, remove_running
 from core.serving.engine.queues import wq_remove

@@ -19,8 +19,8 @@ grp = (cnt: members by phase, and the finish heap's clocks, ids, join ids).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from core.serving.engine.jit import njit
 from core.serving.engine.layout import (
     BLOCKS,
     BS,

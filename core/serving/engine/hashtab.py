@@ -7,7 +7,8 @@ a free slot (keys are positive)."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from core.serving.engine.jit import njit
 
 EMPTY = -1
 _GOLD = np.uint64(11400714819323198485)  # 2**64 / golden ratio: Fibonacci hashing

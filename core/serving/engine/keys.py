@@ -7,9 +7,9 @@ block of r's own (the frozen engine's keys)."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from core.serving.engine import hashtab
+from core.serving.engine.jit import njit
 
 HASH_IDS = 0
 SESSIONS = 1

@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from core.serving.engine.blocks import give_back
 from core.serving.engine.borrow import borrow, borrow_cache
@@ -36,6 +35,7 @@ from core.serving.engine.group import (
     regroup,
     sync,
 )
+from core.serving.engine.jit import njit
 from core.serving.engine.layout import (
     AFTER,
     ARRIVAL,

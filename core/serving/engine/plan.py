@@ -14,10 +14,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from core.serving.engine.blocks import give_back
 from core.serving.engine.group import at_offset
+from core.serving.engine.jit import njit
 from core.serving.engine.layout import (
     BLOCKS,
     BS,

@@ -21,9 +21,9 @@ has ended can no longer count, so a full watch list drops those.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from core.serving.engine import hashtab as ht
+from core.serving.engine.jit import njit
 
 HEAD, TAIL, STACK_N, QUEUED, EVICTED = range(5)
 EPOCH = 5  # counts changes to what a lookup sees (keys cached, which are free)

@@ -6,9 +6,8 @@ arrays, with px[7] the held blocks' uncached flags (px[8] their CSR offsets) and
 buffer of keys. I[HELD, r]: r's leading full blocks registered so far."""
 from __future__ import annotations
 
-from numba import njit
-
 from core.serving.engine import pool as bp
+from core.serving.engine.jit import njit
 from core.serving.engine.keys import fill
 from core.serving.engine.layout import BLOCKS, BS, COMPUTED, FREE, HELD, KEEP, NOW, OUT, RESERVE, TOOL, P
 

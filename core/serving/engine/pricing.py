@@ -6,8 +6,8 @@ and decode_time dispatch on the kind."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from core.serving.engine.jit import njit
 from core.serving.engine.layout import COMPUTED, IS_DEC, OUT, P
 from core.serving.engine.pricing_basis import basis_decode_time, basis_step_time, basis_steps_until
 from core.serving.engine.step_model import ATT, KIND, KVB, LM, MF, OVERHEAD, ROOFLINE, SPB, SPF, WB

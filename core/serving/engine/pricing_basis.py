@@ -5,8 +5,8 @@ constant in the run (its batch is fixed), and those are lines in the step index.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from core.serving.engine.jit import njit
 from core.serving.engine.step_model import (
     ATT,
     CATT,

@@ -7,7 +7,8 @@ then the perturbed jump, a table of 8 slots grown to 4x the entries when 3/5 ful
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from core.serving.engine.jit import njit
 
 _LINEAR = 9
 _SHIFT = 5

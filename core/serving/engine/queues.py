@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
+from core.serving.engine.jit import njit
 from core.serving.engine.layout import (
     ARRIVAL,
     FEED_HEAD,
