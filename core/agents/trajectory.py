@@ -22,6 +22,7 @@ import os
 import stat
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -269,6 +270,11 @@ def _check_round(values: dict) -> None:
         raise ParamError("round", f"got {values['round']}; valid: 1..{rounds} ({values['trace']} has {rounds} rounds)")
 
 
+def _check_one_round(values: dict) -> None:
+    _check_trace(values)
+    _check_round(values)
+
+
 def trace_param(help_text: str = "") -> Param:
     return Param("trace", "", "thinking_on", help_text or "a measured run (思考开启 on / 关闭 off) or a CSV file with "
                  "columns " + ", ".join(COLUMNS), kind="path", choices=TRACES)
@@ -278,7 +284,7 @@ MODEL = Param("model", "", DEFAULT_MODEL, "the model the FLOPs and KV are counte
               "a catalog model or a dense decoder's config.json path", kind="path", choices=dense_model_keys())
 OFF = {"trace": "thinking_off"}
 TFLOP = 1e12
-_MS = dict(abs_tol=0.0005)  # the book prints seconds to the millisecond
+_MS: dict[str, Any] = dict(abs_tol=0.0005)  # the book prints seconds to the millisecond
 
 TRAJECTORY = Calculator(
     name="agent.trajectory",
@@ -359,7 +365,7 @@ ROUND = Calculator(
         Output("tool_wait_kv_byte_s", "byte*s", "", "c_KV·(I + G − 1)·t_tool"),
     ),
     compute=one_round,
-    check=lambda values: (_check_trace(values), _check_round(values)),
+    check=_check_one_round,
     book=(
         BookValue("input_tokens", 1443, "第二轮输入 1,443"),
         BookValue("cached_tokens", 1392, "命中 1,392"),

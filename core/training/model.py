@@ -13,9 +13,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import TypeVar
+
+import numpy as np
 
 from core import catalog
 from core.model_config.as_catalog import model_or_config, refuse_unless_dense
+
+# A count of rows or pairs: one number, or an array of them (one per round, per request).
+Count = TypeVar("Count", float, np.ndarray)
 
 # Keys a catalog entry needs to be counted as a dense decoder.
 _SHAPE_KEYS = ("hidden_size", "num_layers", "num_attention_heads", "num_kv_heads", "head_dim",
@@ -81,14 +87,14 @@ class DecoderShape:
         """QK^T plus PV for one query-key pair in one layer, forward."""
         return 2 * 2 * self.num_attention_heads * self.head_dim
 
-    def matrix_forward_flops(self, rows: float) -> float:
+    def matrix_forward_flops(self, rows: Count) -> Count:
         """Layer projections and FFN over `rows` token rows (no embedding, no lm_head)."""
         return 2.0 * self.matrix_weights * rows
 
     def lm_head_forward_flops(self, logit_rows: float) -> float:
         return 2.0 * self.lm_head_weights * logit_rows
 
-    def attention_forward_flops(self, pairs: float) -> float:
+    def attention_forward_flops(self, pairs: Count) -> Count:
         return float(self.flops_per_pair_per_layer) * self.num_layers * pairs
 
     def layer_forward_flops(self, rows: float, pairs: float) -> float:
