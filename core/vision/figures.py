@@ -45,7 +45,7 @@ def request_layouts(inputs: Mapping[str, Any]) -> list[vm.TokenLayout]:
 
 def request_table(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> list[tuple[str, ...]]:
     """Rows of the volumes table: each image, the text, then the whole request (bold)."""
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for i, lay in enumerate(request_layouts(inputs)):
         rows.append((f"图 {i + 1}", f"{lay.width}×{lay.height} → {lay.model_width}×{lay.model_height}",
                      format_count(lay.patches), format_count(result["per_image_tokens"][i]),
@@ -111,7 +111,9 @@ def question_figure(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> dic
     layouts = question_layouts(inputs, result)
     chosen = inputs["question"]
     kv = inputs["kv_bytes_per_token"]
-    segments, stale, rows = [], [], []
+    segments: list[dict[str, Any]] = []
+    stale: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []
     for row, where in ((1, "after"), (0, "before")):
         segs = layouts[where]
         alpha = 235 if where == chosen else 110

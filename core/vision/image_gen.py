@@ -74,23 +74,23 @@ def diffusion(model, height, width, steps, cfg, text_tokens) -> dict:
     }
 
 
-def sweep_sides(model: str, sides: Sequence[int], steps: int, cfg: bool, text_tokens: int,
+def sweep_sides(model: str, sides: Sequence[int] | np.ndarray, steps: int, cfg: bool, text_tokens: int,
                 reference_side: int = 1024) -> dict:
     """Total FLOPs for square images of each side: the non-linear curve of 3.3.2.
 
     Also returns the straight line that scaling per pixel from reference_side would
     predict, so the gap is visible (above it attention pulls the curve up; below it the
     fixed text rows make small images cost more per pixel)."""
-    sides = np.asarray(sides, dtype=np.int64)
+    side = np.asarray(sides, dtype=np.int64)
     m = model_or_config(model, part="dit")
     step = m["vae_scale"] * m["patch_size"]
-    positions = (sides // step) ** 2
+    positions = (side // step) ** 2
     branches = 2 if cfg else 1
     flops = forward_flops(model, positions, text_tokens)["flops_per_forward"] * branches * steps
     ref_positions = (reference_side // step) ** 2
     ref = forward_flops(model, ref_positions, text_tokens)["flops_per_forward"] * branches * steps
     linear = ref * positions / ref_positions
-    return {"sides": sides, "positions": positions, "flops": flops, "linear_flops": linear}
+    return {"sides": side, "positions": positions, "flops": flops, "linear_flops": linear}
 
 
 def _check(values: dict) -> None:
