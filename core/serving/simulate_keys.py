@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from core.registry import Param, ParamError, get
 from core.serving import bench_keys, traces
@@ -127,7 +128,7 @@ def parse_text_key(name: str, text: str) -> str:
 def pop_extras(raw: dict) -> dict:
     """Take the extra keys out of raw (text values), check each; returns name -> value."""
 
-    got = {}
+    got: dict[str, Any] = {}
     for p in extra_params():
         if p.name in raw:
             got[p.name] = bench_keys.parse(p.name, raw.pop(p.name)) if p in bench_keys.PARAMS else p.parse(raw.pop(p.name))

@@ -124,7 +124,7 @@ def _look(engine: Engine, p, watching: dict, heap: list, K: int) -> None:
     engine's first-token times and its step series (one token per step after the first)."""
     if not watching:
         return
-    series = None
+    series: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # read once a request is watched
     for r in list(watching):
         t1 = engine.first_token_s(r)
         finished = not math.isnan(engine.finish_s(r))
@@ -146,7 +146,7 @@ def _look(engine: Engine, p, watching: dict, heap: list, K: int) -> None:
         heapq.heappush(heap, (moments.backend_stop_at_s, r, k, t_k))
 
 
-def _series_view(engine: Engine):
+def _series_view(engine: Engine) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The engine's step series so far (its own arrays, flushed; no copy)."""
     return engine.step_series()
 

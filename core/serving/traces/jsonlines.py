@@ -167,7 +167,10 @@ def _read_arrow(data: bytes, fmt: str, block_tokens: int, max_chars: int) -> Par
         g = check_tokens(cols["output_length"].astype(float), "output_length", rows, lambda i: cols["output_length"][i].item())
         if "hash_ids" in cols and not isinstance(cols["hash_ids"], tuple):
             return None
-        prefix = _check_ids(*cols["hash_ids"], rows, p, block_tokens) if "hash_ids" in cols else None
+        prefix = None
+        if "hash_ids" in cols:
+            ids, offsets = cols["hash_ids"]
+            prefix = _check_ids(ids, offsets, rows, p, block_tokens)
         return Parsed(arrival_s=check_arrivals(ms / 1000.0, "timestamp (ms)", rows, lambda i: float(ms[i]) / 1000.0),
                       input_tokens=p, output_tokens=g, rows=rows, fmt="mooncake", rows_read=int(rows.size),
                       prefix=prefix, block_tokens=block_tokens)
