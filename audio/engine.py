@@ -174,7 +174,7 @@ class StreamRun:
             # Started later than the model says by more than one device block (+1 ms): the
             # app (threads, callback, device) made it late, not the network.
             "late_vs_model": int(np.sum(play.t - (tl.play_start[play.chunk] + (first_play - tl.first_playback_s))
-                                        > self.sink.block_s + 1e-3)) if play.kind.size else 0,
+                                        > self.sink.block_s + 1e-3)) if first_play is not None else 0,
             "max_lateness_s": float(np.max(play.t - play.value)) if play.kind.size else None,
             "model_first_playback_s": tl.first_playback_s,
             "model_deadline_misses": int(tl.misses.sum()),
@@ -359,7 +359,7 @@ class StreamEngine:
         if self.run is not None:
             was_attached = old is not None and old.renderer is self.run.playout
             self.run.sink = virtual
-            if was_attached:
+            if was_attached and old is not None:
                 old.detach()
                 virtual.attach(self.run.playout, self.run.origin)
         return self.notice

@@ -64,6 +64,7 @@ class InterruptController:
     def _run(self) -> None:
         realtime_thread(10)
         m = self.moments
+        assert m is not None  # set before the thread starts
         self.events.push(INTERRUPT, -1, m.interrupt_s, 0.0)
         self.measured["interrupt"] = m.interrupt_s
         if not self._wait_until(m.command_at_s):

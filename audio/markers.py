@@ -94,7 +94,7 @@ def marker_runs(signal: np.ndarray, rate_hz: int, min_run_s: float = 0.006) -> l
 def silent_gaps(signal: np.ndarray, rate_hz: int, min_gap_s: float = 0.004) -> list[tuple[float, float]]:
     """Stretches with no marker at all (the player was silent: a stall, or after a mute)."""
     t, slot, _ = marker_frames(signal, rate_hz)
-    gaps = []
+    gaps: list[tuple[float, float]] = []
     if t.size == 0:
         return gaps
     hop = t[1] - t[0] if t.size > 1 else 0.0

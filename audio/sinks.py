@@ -65,7 +65,7 @@ class Sink:
         self._ready = threading.Event()
         self._regular = 0
         self.frames_done = 0
-        self._anchor = None  # perf_counter of frame 0 on the sample clock
+        self._anchor: float | None = None  # perf_counter of frame 0 on the sample clock
         self.reanchors = 0  # times the sample clock had to jump (underruns)
         self.slack_s = 2 * self.block_s  # a callback later than this means the device ran dry
 
@@ -279,7 +279,7 @@ def open_sink(rate_hz: int, block_s: float, device: str | int | None = None, pre
         return virtual(reason)
     names, reason = output_devices()
     if not names:
-        return virtual(reason)
+        return virtual(reason or "no output device")
     try:
         info = sd.query_devices(device, "output")
     except Exception as err:  # noqa: BLE001 - any PortAudio error means no such device: the reason is shown

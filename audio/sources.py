@@ -113,8 +113,8 @@ class ToneSource:
         n = chunks * chunk_samples
         t = np.arange(n) / rate_hz
         duration = n / rate_hz
-        f = self.start_hz + (self.end_hz - self.start_hz) * t / max(duration, 1e-9)
-        phase = 2 * np.pi * np.cumsum(f) / rate_hz
+        freq = self.start_hz + (self.end_hz - self.start_hz) * t / max(duration, 1e-9)
+        phase = 2 * np.pi * np.cumsum(freq) / rate_hz
         return _chunked((self.level * np.sin(phase)).astype(np.float32), chunks, chunk_samples, rate_hz, marker)
 
 

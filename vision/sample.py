@@ -34,8 +34,8 @@ def sample_pixels(side: int = 640) -> np.ndarray:
     heights = (120, 180, 90, 210, 150, 60, 195, 130)
     colors = ((66, 133, 244), (219, 68, 55), (244, 180, 0), (15, 157, 88))
     for i, h in enumerate(heights):
-        x0 = (60 + i * 68) * s
-        d.rectangle([x0, (590 - h) * s, x0 + 44 * s, 590 * s], fill=colors[i % 4])
+        bar_x = (60 + i * 68) * s
+        d.rectangle([bar_x, (590 - h) * s, bar_x + 44 * s, 590 * s], fill=colors[i % 4])
     d.line([44 * s, 592 * s, 596 * s, 592 * s], fill=(60, 60, 60), width=max(1, int(2 * s)))
     return np.asarray(img, dtype=np.uint8)
 
