@@ -31,7 +31,7 @@ def _isolated_settings(tmp_path, monkeypatch):
 
 def _loaded(name: str):
     """widgets.kit.<name> if a test has imported it (None otherwise: core tests stay Qt-free)."""
-    return sys.modules.get(f"widgets.kit.{name}") or sys.modules.get(f"widgets.{name}")
+    return sys.modules.get(f"widgets.kit.{name}")
 
 
 def delete_closed_widgets() -> None:
