@@ -62,7 +62,8 @@ def serving_report(raw: dict[str, str], workload=None, progress=None) -> tuple[d
         result, work, config = _replay_windows(values, got, expanded)
     summary = rp.summarize(result, work, config)
     report = {k: v for k, v in summary.items() if not k.startswith("series_")}
-    report["source"] = f"trace {trace}" if trace else (f"scenario {scenario}" if scenario else "windows")
+    report["source"] = (f"trace {trace}" if trace else f"dataset {got['dataset']}" if got.get("dataset")
+                        else f"scenario {scenario}" if scenario else "windows")
     if "model" in got or "hardware" in got:
         report["model"], report["hardware"] = got.get("model"), got.get("hardware")
     if expanded.deployment is not None:
