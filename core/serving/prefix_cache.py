@@ -92,8 +92,6 @@ def _intern_chains(raw: np.ndarray, off: np.ndarray, first: int) -> np.ndarray:
     narrow = int(raw.max()) - low < 1 << 32 and first + total < 1 << 30  # a pair packs into one int64
     if narrow:  # one pass, compiled (the engine runs compiled anyway)
         from core.serving.engine import hashtab
-        from core.serving.engine.driver import choose_cache_folder
-        choose_cache_folder()
         from core.serving.engine.keys import intern_chains
         return intern_chains(raw, off, first, low, *hashtab.make(total, np.int64))
     provisional = 0
@@ -152,8 +150,6 @@ class BlockCache:
     register (None where an equal block was cached), release, blocks_before_watched."""
 
     def __init__(self, num_blocks: int, block_bytes: float, entries: int | None = None):
-        from core.serving.engine.driver import choose_cache_folder
-        choose_cache_folder()
         from core.serving.engine import pool as bp
         self._bp = bp
         self.block_bytes = block_bytes

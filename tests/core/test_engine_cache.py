@@ -4,7 +4,7 @@ another file would otherwise be served stale."""
 import os
 import time
 
-from core.serving.engine import driver
+from core.serving.engine import jit as driver
 
 
 def test_the_cache_folder_is_named_by_every_source_file_of_the_engine(tmp_path, monkeypatch):

@@ -169,7 +169,12 @@ def _wheel(widget, ctrl: bool):
 def test_the_wheel_scrolls_the_page_and_zooms_a_plot_only_with_ctrl(qtbot, window):
     _show(qtbot, window, "request")
     panel = window.panel("request")
-    area = next(a for a in panel.findChildren(QtWidgets.QScrollArea) if a.verticalScrollBar().maximum() > 0)
+
+    def scrollable():
+        return [a for a in panel.findChildren(QtWidgets.QScrollArea) if a.verticalScrollBar().maximum() > 0]
+
+    qtbot.waitUntil(lambda: bool(scrollable()))  # the page's range comes with its layout, after it is shown
+    area = scrollable()[0]
     view = next(v for v in area.widget().findChildren(pg.PlotWidget) if v.isVisible())
     bar = area.verticalScrollBar()
     bar.setValue(0)
