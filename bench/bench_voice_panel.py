@@ -4,7 +4,7 @@ A drag is one slider step every 16 ms from no load to the top of the range and b
 frame is: move the slider (the state changes, a replay is submitted: the latest edit wins),
 then let the GUI thread do everything queued (finished replays drawn, what changed repainted).
 The frame's work is that GUI-thread time; the replays run meanwhile on the job runner, which
-hands them to the helper process (widgets/helper_process.py: no GIL shared with the GUI).
+hands them to the helper process (widgets/kit/helper_process.py: no GIL shared with the GUI).
 Also: how many replays reached the screen during the drag (drawn live, one figure per
 frame, or in full), and the lag from the drag's end to its last value drawn in full. Each
 drag starts from an idle panel. Repeated --repeat times; median/min/max (benchstats).

@@ -49,7 +49,7 @@ METRICS = ("ttft_p95_s", "request_p95_s", "first_schedule_wait_p95_s", "last_com
 
 def nearest_rank_p95(values: np.ndarray, q: float = 0.95) -> float | None:
     """The ⌈q·n⌉-th smallest (1-based): the book's nearest-rank percentile (the one
-    function of core.metrics, with its rounding guard: 0.95 · 480 is rank 456)."""
+    function of core.request.metrics, with its rounding guard: 0.95 · 480 is rank 456)."""
     return nearest_rank_value(values, q)
 
 
