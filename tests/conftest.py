@@ -1,5 +1,4 @@
 import contextlib
-import gc
 import os
 import sys
 
@@ -44,11 +43,10 @@ def delete_closed_widgets() -> None:
     widgets = sys.modules.get("PySide6.QtWidgets")
     if widgets is None or widgets.QApplication.instance() is None:
         return
-    import shiboken6
     from PySide6 import QtCore
 
     with _slots_of_deleted_widgets_may_fail():
-        _delete_closed(widgets, QtCore, shiboken6)
+        _delete_closed(widgets, QtCore)
 
 
 @contextlib.contextmanager
@@ -70,22 +68,15 @@ def _slots_of_deleted_widgets_may_fail():
         sys.excepthook = report
 
 
-def _delete_closed(widgets, QtCore, shiboken6) -> None:
+def _delete_closed(widgets, QtCore) -> None:
     for top in widgets.QApplication.topLevelWidgets():
         # A window once shown on screen has a native window; a hidden parentless widget
         # without one is somebody's part (a menu's widget action), not a closed window.
         shown_once = top.windowHandle() is not None and not isinstance(top, widgets.QMenu)
         if shown_once and not top.isVisible() and top.parentWidget() is None:
             top.deleteLater()  # a closed window or lone panel (pyqtgraph's menus go with their plots)
+    # (A deleted window leaves the theme's style roots by itself: widgets/kit/theme.py.)
     QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
-    theme = _loaded("theme")
-    roots = getattr(theme, "_roots", None)
-    if roots and not all(shiboken6.isValid(root) for root in roots):
-        # The deleted windows' Python side (panels, plots, their parentless plot menus)
-        # goes with the theme's last reference to it; the rest is held in cycles.
-        roots[:] = [root for root in roots if shiboken6.isValid(root)]
-        gc.collect()
-        QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
     widgets.QApplication.processEvents()  # what the deletion queued (a deferred fit) runs now
 
 

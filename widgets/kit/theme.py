@@ -240,6 +240,14 @@ def style_root(widget) -> None:
     its widgets only (the application's sheet, re-set, re-polishes every widget there is)."""
     widget.setStyleSheet(style_sheet(zoom(), _theme))
     _roots.append(widget)
+    key = id(widget)  # not the widget: the connection must not keep it alive
+    widget.destroyed.connect(lambda *_: _forget_root(key))
+
+
+def _forget_root(key: int) -> None:
+    """A deleted style root leaves the list at once, and with it the list's reference to
+    its Python side (a closed window's panels and plots)."""
+    _roots[:] = [root for root in _roots if id(root) != key]
 
 
 def apply_style() -> None:
