@@ -98,10 +98,7 @@ def _intern_chains(raw: np.ndarray, off: np.ndarray, first: int) -> np.ndarray:
     for d in range(int(lengths.max())):
         at = starts[lengths > d] + d
         prev = codes[at - 1] if d else np.full(at.size, -1, np.int64)
-        if narrow:
-            _, inverse = np.unique(((prev + 1) << 32) | (raw[at] - low), return_inverse=True)
-        else:
-            _, inverse = np.unique(np.stack((prev, raw[at]), axis=1), axis=0, return_inverse=True)
+        _, inverse = np.unique(np.stack((prev, raw[at]), axis=1), axis=0, return_inverse=True)
         codes[at] = provisional + inverse.reshape(-1)
         provisional += int(inverse.max()) + 1
     seen = np.full(provisional, total, np.int64)  # each code's first position, flat order

@@ -133,7 +133,7 @@ def _look(engine: Engine, p, watching: dict, heap: list, K: int) -> None:
                 watching.pop(r)  # gone without a token: nothing to interrupt
             continue
         if series is None:
-            series = _series_view(engine)
+            series = engine.step_series()  # its own arrays so far, no copy
         preempted = engine.preemption_spans(r)
         t_k = float(request_tokens(*series, t1, engine.finish_s(r), K, engine.cost, preempted)[K - 1])
         if math.isnan(t_k):
@@ -144,11 +144,6 @@ def _look(engine: Engine, p, watching: dict, heap: list, K: int) -> None:
         audible = pb.audible_s(_first_ready(t_k, p), p, turn_seed(p.seed, k))
         moments = pb.barge_moments(audible, p)
         heapq.heappush(heap, (moments.backend_stop_at_s, r, k, t_k))
-
-
-def _series_view(engine: Engine) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The engine's step series so far (its own arrays, flushed; no copy)."""
-    return engine.step_series()
 
 
 def _first_ready(t_clause: float, p) -> float:

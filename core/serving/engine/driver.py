@@ -19,7 +19,7 @@ from core.cancel import NEVER, CancelToken
 from core.serving.engine import layout as L
 from core.serving.engine.records import EngineConfig, ReplayResult
 from core.serving.engine.state import build
-from core.serving.session_arrivals import hit_rate_by_turn
+from core.serving.session_arrivals import hit_rate_by_turn, turn_order
 from core.serving.workload import Workload
 
 # Events between the loop's returns to Python: a cancel check and, beside a GUI thread, a
@@ -248,7 +248,7 @@ class Engine:
         if self._pool is not None:  # blocks allocated in the last step leave the queue
             pool = self._pool[0]
             kernels()[3](pool, st.S[L.FREE], st.SF[L.NOW])
-            evicted, block_s = int(pool[0][POOL_EVICTED]), float(pool[1][0])
+            evicted, block_s = int(pool[0][L.POOL_EVICTED]), float(pool[1][0])
         P, cached = st.I[L.P], st.I[L.CACHED]
         prompt = float(P.sum())
         extras: dict = {"cache_hit_rate": float(cached.sum()) / prompt if prompt else 0.0, "evicted_blocks": evicted}
@@ -256,9 +256,6 @@ class Engine:
             extras["hit_rate_by_turn"] = hit_rate_by_turn(self._turn, cached, P)
             extras["tool_wait_kv_byte_s"] = block_s * self.cfg.block_bytes
         return extras
-
-
-POOL_EVICTED = 4  # pool.py's EVICTED slot (pool.py imports numba; this module must not)
 
 
 def _prefix_cache(workload: Workload, config: EngineConfig, state, order: np.ndarray, caching: bool):
@@ -269,7 +266,6 @@ def _prefix_cache(workload: Workload, config: EngineConfig, state, order: np.nda
         return None
     from core.serving.engine.pool import make_pool
     from core.serving.prefix_cache import HashIdIdentity, SessionIdentity
-    from core.serving.session_arrivals import links, turn_order
 
     I = state.I
     sessions = workload.sessions
@@ -279,12 +275,13 @@ def _prefix_cache(workload: Workload, config: EngineConfig, state, order: np.nda
         ident = HashIdIdentity(pb.ids, pb.offsets, pb.block_tokens, order, I[L.P])
     else:
         assert sessions is not None  # caching: hash ids or sessions
-        prev, _ = links(sessions, order)
+        nxt = I[L.NEXT]  # the session links build() made: each turn's predecessor from them
+        has = nxt >= 0
+        prev = np.full(nxt.size, -1, np.int64)
+        prev[nxt[has]] = np.flatnonzero(has)
         ident = SessionIdentity(prev, sessions.shared_prefix_tokens[order], turn_order(sessions, order))
         # Blocks a request generates are cached as they fill only where another request
         # may ask for them while it runs: a session's next turn with a fixed arrival.
-        nxt = I[L.NEXT]
-        has = nxt >= 0
         I[L.EAGER, has] = 1 - I[L.DYNAMIC, nxt[has]]
     hint = (I[L.P] + I[L.G]) // config.block_size + 1  # blocks a request can ever fill
     flag_off = np.concatenate(([0], np.cumsum(hint))).astype(np.int64)

@@ -45,11 +45,6 @@ from core.serving.engine.layout import (
 
 
 @njit(cache=True)
-def _fin_less(fc, a, b):
-    return fc[a] < fc[b]
-
-
-@njit(cache=True)
 def _fin_swap(fc, fr, fj, a, b):
     fc[a], fc[b] = fc[b], fc[a]
     fr[a], fr[b] = fr[b], fr[a]

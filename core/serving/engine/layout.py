@@ -103,3 +103,6 @@ NSER = 6
 ST_DONE = 0  # the horizon is reached or no work is left
 ST_CHUNK = 1  # its share of events is used: Python checks cancel and yields, then calls again
 ST_GROW = 2  # the series or the log is nearly full: Python grows them, then calls again
+
+# -- the block pool's int slots (pool.py; here so the driver reads them without numba) -------
+POOL_HEAD, POOL_TAIL, POOL_STACK_N, POOL_QUEUED, POOL_EVICTED = range(5)

@@ -24,8 +24,12 @@ import numpy as np
 
 from core.serving.engine import hashtab as ht
 from core.serving.engine.jit import njit
+from core.serving.engine.layout import POOL_EVICTED as EVICTED
+from core.serving.engine.layout import POOL_HEAD as HEAD
+from core.serving.engine.layout import POOL_QUEUED as QUEUED
+from core.serving.engine.layout import POOL_STACK_N as STACK_N
+from core.serving.engine.layout import POOL_TAIL as TAIL
 
-HEAD, TAIL, STACK_N, QUEUED, EVICTED = range(5)
 EPOCH = 5  # counts changes to what a lookup sees (keys cached, which are free)
 # The waiting head's last lookup (prefix.head_plan): request, tokens, epoch, blocks hit, free among them.
 MEMO_H, MEMO_TOTAL, MEMO_EPOCH, MEMO_HIT, MEMO_IDLE = 6, 7, 8, 9, 10
