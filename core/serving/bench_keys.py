@@ -15,7 +15,9 @@ replay, and step_model=roofline, are the engine alone.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
+import os
 
 import numpy as np
 
@@ -96,11 +98,7 @@ def check(got: dict) -> None:
 
 def workload(got: dict, seed: int):
     """The vllm bench workload the keys describe (dataset= given)."""
-    lengths = None
-    if got["dataset"] == "trace_lengths":
-        from core.serving import traces  # reads files: only when asked
-        t = traces.load_trace(got["lengths"])
-        lengths = (t.input_tokens, t.output_tokens)
+    lengths = trace_lengths(got["lengths"]) if got["dataset"] == "trace_lengths" else None
     value = {p.name: got.get(p.name, p.default) for p in PARAMS}
     return wb.bench_workload(got["dataset"], num_prompts=value["num_prompts"], request_rate=value["request_rate"],
                              burstiness=value["burstiness"], seed=seed, input_len=value["random_input_len"],
@@ -167,3 +165,21 @@ def report(config, work, result) -> dict:
         block["frontend"]["busy_s"] = busy
         block["frontend"]["busy_share_of_span"] = busy / span if span > 0 else 0.0
     return block
+
+
+def trace_lengths(path: str) -> tuple[np.ndarray, np.ndarray]:
+    """(input, output) lengths of a trace, read once per version of the file: every seed of
+    a band and every point of a sweep resamples the same lengths."""
+    info = os.stat(path) if os.path.exists(path) else None
+    stamp = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns) if info is not None else ()
+    return _trace_lengths(path, stamp)
+
+
+@functools.lru_cache(maxsize=8)
+def _trace_lengths(path: str, stamp: tuple) -> tuple[np.ndarray, np.ndarray]:
+    from core.serving import traces  # reads files: only when asked
+
+    t = traces.load_trace(path)
+    t.input_tokens.flags.writeable = False  # shared by every caller of the cache
+    t.output_tokens.flags.writeable = False
+    return t.input_tokens, t.output_tokens

@@ -84,7 +84,7 @@ def serving_report(raw: dict[str, str], workload=None, progress=None) -> tuple[d
         measured = dict(getattr(work, "meta", None) or {}).get("measured")
         if measured:  # a vllm bench serve result: its own figures beside the replay's
                 report["measured"] = measured_metrics(measured, work.output_tokens)
-    observed = _observed_for(values) if trace is None else None
+    observed = _observed_for(values) if trace is None and not got.get("dataset") else None  # the book ran its windows
     if observed is not None:
         report["book_observed"] = observed
     if "seeds" in got:
