@@ -1,4 +1,5 @@
-"""The `lab` command line: gui, list, calc, verify, simulate, snapshot, talk, sweep.
+"""The `lab` command line: gui, list, calc, verify, simulate, snapshot, talk, sweep, observe,
+calibrate, fidelity.
 
 One argparse tree; `lab calc NAME` and `lab simulate KIND` get one sub-command per
 calculator and simulation, generated from the registry, so `--help` lists every parameter
@@ -22,7 +23,7 @@ from typing import Any
 from core import verify
 from core.registry import ParamError, get, registry
 from lab.cli.args import input_error
-from lab.cli.parser import COMMANDS, build_parser, parameter_values
+from lab.cli.parser import COMMANDS, MODULE_COMMANDS, build_parser, command_module, parameter_values
 from lab.cli.sweep import cmd_sweep
 
 EXIT_OK = 0
@@ -212,6 +213,8 @@ def _run(argv: list[str]) -> int:
         except SystemExit as done:  # --help and --version print, then exit 0
             return EXIT_OK if done.code in (None, 0) else EXIT_USAGE
         command = args.command or "gui"
+        if command in MODULE_COMMANDS:
+            return command_module(command).run(args, extras)
         if extras and command not in ("calc", "simulate", "sweep"):
             raise input_error(extras[0], f"unknown option; valid: see `lab {command} --help`")
         if command == "gui":

@@ -6,6 +6,7 @@ lists every parameter (unit, default, range, help) and every output; parameters 
 from __future__ import annotations
 
 import argparse
+import importlib
 import re
 from collections.abc import Sequence
 
@@ -26,7 +27,10 @@ from lab.cli.args import (
 )
 from lab.cli.sweep import add_parser as add_sweep_parser
 
-COMMANDS = ("gui", "list", "calc", "verify", "simulate", "snapshot", "talk", "sweep")
+# Commands in modules of their own (lab/cli/NAME.py: add_parser(sub, Formatter) and
+# run(args, extras) -> exit code): the measure-and-calibrate loop of issue 13.
+MODULE_COMMANDS = ("observe", "calibrate", "fidelity")
+COMMANDS = ("gui", "list", "calc", "verify", "simulate", "snapshot", "talk", "sweep") + MODULE_COMMANDS
 
 
 class _Parser(argparse.ArgumentParser):
@@ -123,6 +127,11 @@ def _simulate_parsers(sub) -> None:
                                default=argparse.SUPPRESS, help=help_text(text))
 
 
+def command_module(name: str):
+    """lab/cli/NAME.py of a module command (imported only when the parser is built)."""
+    return importlib.import_module(f"lab.cli.{name}")
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole tree; the registry's part (calc NAME, simulate KIND) only for that command,
     so `lab`, `lab --version` and `lab list` start without building it."""
@@ -147,6 +156,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     if command == "simulate":
         _simulate_parsers(kinds)
     add_sweep_parser(sub, Formatter)
+    for name in MODULE_COMMANDS:
+        command_module(name).add_parser(sub, Formatter)
     p_snap = sub.add_parser("snapshot", help="render a panel offscreen to a PNG, SVG or PDF",
                             usage="lab snapshot PANEL --out FILE [--size WxH] [--format png|svg|pdf] [--lang zh|en|both] "
                                   "[--theme T] [--zoom Z] | lab snapshot --talk FILE.toml --scene N --out FILE | lab snapshot --list")
