@@ -8,6 +8,7 @@ price per card-hour (catalog or TOML) sets price_per_card_hour too, with its sou
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Callable, Mapping
@@ -21,7 +22,7 @@ from core.hardware_config import HardwareSpec, card_replay_values, hardware_repl
 from core.model_config import ModelSpec, config_model_keys, model_spec
 from core.registry import BookRef, Calculator, Output, Param, ParamError
 from core.serving.deployment import Deployment, plan
-from core.serving.step_cost import default_token_budget
+from core.serving.step_cost import default_max_num_seqs, default_token_budget
 
 BOOK_MODEL = "qwen3-8b"  # the book's run: its values are serving.replay's defaults
 BOOK_HARDWARE = "rtx-pro-6000-blackwell"
@@ -64,6 +65,10 @@ class ModelHardware:
     replay_values: Mapping[str, float]  # serving.replay's values the choice sets (no price)
     price_per_card_hour: float | None
     price_source: str
+    # vLLM's server defaults on this card that the book's form does not take from a card
+    # (the form keeps the book's 64 sequences): `lab simulate serving hardware=` applies
+    # them where the key is not given.
+    batch_defaults: Mapping[str, int] = dataclasses.field(default_factory=dict)
 
     def deployment(self, **how) -> Deployment:
         """The model on its cards (core.serving.deployment.plan's keywords: tp, pp, ep,
@@ -81,6 +86,7 @@ def choose(model: str | None, hardware: str | None) -> ModelHardware:
     values: dict[str, float] = {}
     spec = card = None
     price, source = None, ""
+    batch: dict[str, int] = {}
     if model:
         spec = _named("model", model_spec, str(model))
         values.update(spec.replay_params())
@@ -91,10 +97,11 @@ def choose(model: str | None, hardware: str | None) -> ModelHardware:
         # vLLM's default budget is 2048 on an A100 whatever its memory (step_cost).
         name = f"{hardware} {card.name}".lower()
         values["token_budget"] = default_token_budget(memory, is_a100="a100" in name)
+        batch["max_num_seqs"] = default_max_num_seqs(memory, is_a100="a100" in name)
         values.update(figures)
         price = None if card.price_per_card_hour is None else float(card.price_per_card_hour)
         source = card.price_source
-    return ModelHardware(model or None, hardware or None, spec, card, values, price, source)
+    return ModelHardware(model or None, hardware or None, spec, card, values, price, source, batch)
 
 
 def expand_model_hardware(got: Mapping[str, Any]) -> dict[str, float]:

@@ -198,6 +198,9 @@ def expand_checked(raw: dict, unknown: Callable[[], str]) -> Expanded:
     for key, value in choice.replay_values.items():
         if key in known:
             raw.setdefault(key, value)
+    if "scenario" not in got:  # a book scenario keeps its run's settings
+        for key, count in choice.batch_defaults.items():
+            raw.setdefault(key, str(count))
     deployment = None
     coefs = None
     if choice.model or choice.hardware or any(k in got for k in DEPLOYMENT_KEYS + STEP_KEYS):

@@ -116,3 +116,10 @@ def default_token_budget(gpu_memory_bytes: float, is_a100: bool = False) -> int:
     """vLLM's default max_num_batched_tokens for the OpenAI server on GPUs: 8192 on cards
     with at least 70 GiB other than A100, 2048 on smaller ones."""
     return 8192 if gpu_memory_bytes >= 70 * GiB and not is_a100 else 2048
+
+
+def default_max_num_seqs(gpu_memory_bytes: float, is_a100: bool = False) -> int:
+    """vLLM V1's default max_num_seqs for the OpenAI server on GPUs, from the same branch
+    of EngineArgs.get_batch_defaults as the token budget: 1024 on cards with at least
+    70 GiB other than A100, 256 on the others (A100 included: PR #17885's regression)."""
+    return 1024 if gpu_memory_bytes >= 70 * GiB and not is_a100 else 256

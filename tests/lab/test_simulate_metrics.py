@@ -251,14 +251,15 @@ def test_model_and_hardware_of_the_books_run_reproduce_it(capsys, tmp_path):
     pytest.importorskip("core.model_config")
     pytest.importorskip("core.hardware_config")
     book = _json(capsys, [])
-    # The book's run gave its pool (24 GiB); hardware= alone sizes the pool from the card's memory.
+    # The book's run gave its pool (24 GiB) and 64 sequences; hardware= alone sizes the pool
+    # from the card's memory and takes vLLM's max_num_seqs for the card (1024 on a 96 GB one).
     # A deployment is priced by the basis step model unless step_model=roofline (the book's knobs).
-    same = _json(capsys, ["model=qwen3-8b", "hardware=rtx-pro-6000-blackwell", f"kv_pool_bytes={24 * 2**30}",
-                          "step_model=roofline"])
+    books_run = ["model=qwen3-8b", "hardware=rtx-pro-6000-blackwell", f"kv_pool_bytes={24 * 2**30}", "max_num_seqs=64"]
+    same = _json(capsys, books_run + ["step_model=roofline"])
     assert same["ttft_p95_s"] == book["ttft_p95_s"] and same["mean_itl_ms"] == book["mean_itl_ms"]
     assert same["book_observed"]["scenario"] == "uniform"  # the same parameters as the book's run
     assert _json(capsys, ["model=qwen3-8b", "step_model=roofline"])["ttft_p95_s"] == book["ttft_p95_s"]  # no card
-    basis = _json(capsys, ["model=qwen3-8b", "hardware=rtx-pro-6000-blackwell", f"kv_pool_bytes={24 * 2**30}"])
+    basis = _json(capsys, books_run)
     assert basis["step_model"]["kind"] == "basis" and basis["ttft_p95_s"] != book["ttft_p95_s"]
     sized = _json(capsys, ["model=qwen3-8b", "hardware=rtx-pro-6000-blackwell"])
     assert sized["deployment"]["kv_pool_from"] == "memory" and sized["kv_pool_blocks"] > book["kv_pool_blocks"]
