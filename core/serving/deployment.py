@@ -179,7 +179,7 @@ def _build(spec, card, tp, pp, ep, dp, quantization, kv_cache_dtype, gmu, kv_poo
     per_stage = [x.weights_bytes(wd.bytes_per_weight, UNQUANTIZED_BYTES) for x in st]
     kv_stage = [x.layers * s.kv_values_per_layer * kv_b for x in st]
     memory = float(card.usable_memory_bytes or 0.0)
-    reserve = mem.reserve_bytes(arch, s, token_budget, max_num_seqs)
+    reserve = mem.reserve_bytes(arch, s, token_budget, max_num_seqs, tp)
     pools = [kv_pool_bytes if kv_pool_bytes is not None else gmu * memory - w - reserve for w in per_stage]
     blocks = min(max(0, int(p // (block_size * k))) for p, k in zip(pools, kv_stage))
     kv_column = float(sum(kv_stage))

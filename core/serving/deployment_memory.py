@@ -27,11 +27,12 @@ k · moe_intermediate / tp, or / ep under expert parallelism, plus the shared ex
 width / tp): the gate/up output (2·W), the activation's output (W) and four hidden-wide
 BF16 tensors (residual, normed input, attention output, the FFN's output) of every token;
 S = max_num_seqs rows of FP32 logits and probabilities (8 B per vocab entry) for the
-sampler. Plus NON_TORCH_BYTES for what PyTorch's allocator does not see (cuBLAS and NCCL
-workspaces; an estimate: vLLM logs 0.09 to 1.79 GiB of non_torch_memory in public runs on
-one card, but more with tensor parallelism, 3.58 GiB at tp=2 in PR #10511 and 7.16 GiB at
-tp=8 on H200 in another public log, so at tp > 1 the pool here may be a few GiB large:
-give kv_pool_bytes= from your own engine's log where it matters).
+sampler. Plus non_torch_bytes(tp) for what PyTorch's allocator does not see (cuBLAS, NCCL
+and custom all-reduce buffers), read off public vLLM logs of non_torch_memory: 0.09 to
+1.79 GiB on one card (0.5 GiB taken), 3.58 GiB at tp=2 (PR #10511), 7.16 GiB at tp=8 on
+H200 (a public 8-card log); between them linear in log2(tp), flat beyond (NCCL's buffers
+grow with the ranks a card talks to). An estimate: give kv_pool_bytes= from your own
+engine's log where it matters.
 Check: Llama-3.1-8B with T = 8192 and S = 256 gives 1.15 GiB against the 1.19 to 1.26 GiB
 "PyTorch activation peak memory" of vLLM's logs on 80 GB cards (vllm-project/vllm PR
 #10511 and its successors). CUDA graphs are captured after the KV cache is allocated and
@@ -39,6 +40,7 @@ live in the 1 − gpu_memory_utilization margin, as in vLLM.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from core.model_config.architecture import Architecture, GroupedAttention
@@ -46,7 +48,8 @@ from core.model_config.counting import attention_weights
 from core.units import GiB
 
 VOCAB_PADDING = 64  # vLLM's DEFAULT_VOCAB_PADDING_SIZE
-NON_TORCH_BYTES = 0.5 * GiB  # an estimate (see the module's note)
+# (tp, GiB of non-torch memory per card): the module's note says where each is from.
+NON_TORCH_GIB_BY_TP = ((1, 0.5), (2, 3.58), (8, 7.16))
 
 
 def pp_partitions(layers: int, pp: int) -> tuple[int, ...]:
@@ -163,8 +166,20 @@ def stages(arch: Architecture, s: Shard, pp: int) -> tuple[Stage, ...]:
     return tuple(out)
 
 
-def reserve_bytes(arch: Architecture, s: Shard, token_budget: int, max_num_seqs: int) -> float:
+def non_torch_bytes(tp: int) -> float:
+    """Memory outside PyTorch's allocator on one card of a tp-way group (the module's note)."""
+    x = math.log2(max(tp, 1))
+    points = [(math.log2(t), gib) for t, gib in NON_TORCH_GIB_BY_TP]
+    if x >= points[-1][0]:
+        return points[-1][1] * GiB
+    for (x0, y0), (x1, y1) in zip(points, points[1:]):
+        if x <= x1:
+            return (y0 + (y1 - y0) * (x - x0) / (x1 - x0)) * GiB
+    return points[0][1] * GiB
+
+
+def reserve_bytes(arch: Architecture, s: Shard, token_budget: int, max_num_seqs: int, tp: int = 1) -> float:
     """The activation peak and non-torch memory of one card (the module's note)."""
     padded = -(-arch.vocab_size // VOCAB_PADDING) * VOCAB_PADDING
     activation = 2.0 * token_budget * (3.0 * s.ffn_width + 4.0 * arch.hidden_size) + 8.0 * max_num_seqs * padded
-    return activation + NON_TORCH_BYTES
+    return activation + non_torch_bytes(tp)

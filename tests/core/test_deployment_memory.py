@@ -21,7 +21,8 @@ def by_hand(key, tp, memory, token_budget=8192, seqs=64):
     per_layer = 2 * h * (heads // tp) * d + 2 * h * kv_rank * d + 3 * h * ffn // tp + 2 * h + norms
     weights = 2 * (layers * per_layer + 2 * (vocab // tp) * h + h)  # BF16; embedding + lm_head split by rows
     kv_token = layers * 2 * kv_rank * d * 2
-    reserve = 2 * token_budget * (3 * ffn / tp + 4 * h) + 8 * seqs * vocab + 0.5 * GiB
+    non_torch = {1: 0.5, 2: 3.58, 4: (3.58 + 7.16) / 2}[tp] * GiB  # public logs; tp=4 halfway in log2(tp)
+    reserve = 2 * token_budget * (3 * ffn / tp + 4 * h) + 8 * seqs * vocab + non_torch
     pool = 0.9 * memory - weights - reserve
     return weights, kv_token, pool, int(pool // (16 * kv_token))
 
