@@ -11,6 +11,14 @@ the trace read once and shared); its row is that report flattened plus the sweep
   search.*                      with search=max_rate: the capacity found; the report is then
                                 the replay at search.max_rate_multiplier times the setting's
                                 rate (param.* stay the setting's own)
+  band.METRIC.p5|p50|p95        with a calibration profile's coefficient sets (profile=, or
+  meets_slo_probability         hardware= naming a profile; core/calibrate/bands.py): each
+                                metric over band_samples= sets (default 20) and the share of
+                                sets whose run meets the SLOs (attainment of its requests >=
+                                the sweep's attainment); the search then passes a rate when
+                                that probability is >= confidence= (core/sweep/spec.py)
+A point with bands costs 1 + B replays (a search, that many per rate it tries); keep B
+small (band_samples=5..20). The profile's bytes are part of the point's key.
 No Qt here.
 """
 from __future__ import annotations
@@ -20,16 +28,20 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from core.calibrate.bands import banded_report, parse_band_keys
 from core.registry import ParamError, get
 from core.serving import simulate_keys as keys
-from core.serving.headless import load_shared_trace, serving_report
+from core.serving.headless import load_shared_trace
 from core.serving.vllm_metrics import meets_slo
+from core.sweep.points import file_digest
 from core.sweep.search import max_multiplier
-from core.sweep.spec import as_json_value
+from core.sweep.spec import DEFAULT_CONFIDENCE, as_json_value
 
 SLO_KEYS = ("slo_ttft_ms", "slo_tpot_ms", "slo_e2el_ms")
 # Keys the whole sweep shares: the trace is read once, and the SLOs define "meets".
-FIXED_KEYS = ("trace", "format", "window", "limit", "trace_model", "trace_log_type", "hash_block_tokens") + SLO_KEYS
+FIXED_KEYS = ("trace", "format", "window", "limit", "trace_model", "trace_log_type", "hash_block_tokens",
+              "band_samples") + SLO_KEYS
+BAND_KEY = "band_samples"
 
 
 class ServingKind:
@@ -45,6 +57,8 @@ class ServingKind:
         p = self._params().get(key)
         if p is not None:
             return {"floats": "list", "float": "number", "int": "int"}.get(p.kind, "text")
+        if key == BAND_KEY:
+            return "int"
         return "text" if key in keys.TEXT_KEYS or key == "trace" else None
 
     def unit(self, key: str) -> str | None:
@@ -52,7 +66,7 @@ class ServingKind:
         return None if p is None else p.unit
 
     def valid_keys(self) -> list[str]:
-        return list(self._params()) + list(keys.TEXT_KEYS) + ["trace"]
+        return list(self._params()) + list(keys.TEXT_KEYS) + ["trace", BAND_KEY]
 
     def fixed_keys(self) -> tuple[str, ...]:
         return FIXED_KEYS
@@ -86,9 +100,13 @@ class ServingKind:
         return self._resolve_raw(dict(items))
 
     def _resolve_raw(self, raw: dict) -> dict:
+        band = {BAND_KEY: parse_band_keys({BAND_KEY: raw.pop(BAND_KEY)})[0]} if BAND_KEY in raw else {}
+        files = _profile_digests(raw)
         raw, got, _ = keys.expand(raw, lambda: f"unknown key of lab sweep serving; valid: {', '.join(self.valid_keys())}")
         values = get("serving.replay").resolve(raw)
         extras = {k: as_json_value(v) for k, v in got.items() if k != "trace"}  # the trace is in by content
+        extras.update(band)
+        extras.update(files)
         return {"values": {k: as_json_value(v) for k, v in dict(values).items()}, "extras": extras,
                 "trace": "trace" in got}
 
@@ -115,7 +133,21 @@ SERVING.evaluate = evaluate_point  # a module-level function: workers unpickle i
 
 
 def _simulate(raw: dict, shared):
-    return serving_report(raw, workload=shared) if shared is not None else serving_report(raw)
+    return banded_report(raw, workload=shared)
+
+
+def _profile_digests(raw: dict) -> dict:
+    """The bytes of a TOML that profile= or hardware= names (a profile's coefficient sets
+    are read at each point, so its content, not its name, keys the point)."""
+    out = {}
+    for key in ("profile", "hardware"):
+        path = str(raw.get(key, ""))
+        if path.endswith(".toml"):
+            try:
+                out[f"{key}_sha256"] = file_digest(path)
+            except OSError:
+                pass  # a missing file is refused by name when the keys expand
+    return out
 
 
 def _attainment(result, raw: dict) -> float | None:
@@ -140,7 +172,11 @@ def make_row(payload: dict, report: dict, attainment: float | None) -> dict:
     for name, value in payload["params"]["extras"].items():  # scenario, model, time_scale, slo_*...
         row[f"param.{name}"] = flat(value)
     for name, value in report.items():
-        row[name] = flat(value)
+        if name == "bands":  # a column per metric and end, not one JSON cell
+            for metric, band in value.items():
+                row.update({f"band.{metric}.{end}": band[end] for end in ("p5", "p50", "p95")})
+        else:
+            row[name] = flat(value)
     row["slo_attainment"] = attainment
     return row
 
@@ -150,6 +186,9 @@ def _search_row(shared, payload: dict) -> dict:
     runs: dict[float, tuple] = {}
     refusals: list[ParamError] = []
 
+    confidence = search.get("confidence", DEFAULT_CONFIDENCE)
+    raw = dict(raw, attainment=repr(float(search["attainment"])))  # a set's run "meets" as the search's does
+
     def attains(m: float):
         try:
             report, run = _simulate(scaled(raw, params, m), shared)
@@ -158,6 +197,9 @@ def _search_row(shared, payload: dict) -> dict:
             return None, None
         share = _attainment(run[0], raw)
         runs[m] = (report, run, share)
+        prob = report.get("meets_slo_probability")
+        if prob is not None:  # coefficient sets: P(meets the SLOs) >= confidence, not the point estimate
+            return prob >= confidence, m
         return share >= search["attainment"], m
 
     found = max_multiplier(attains, search["tolerance"])
@@ -172,6 +214,8 @@ def _search_row(shared, payload: dict) -> dict:
                 "search.goodput": report.get("request_goodput") if found.found else 0.0,
                 "search.attainment": share, "search.upper_multiplier": found.upper, "search.replays": found.replays,
                 "search.capped": found.capped, "search.tolerance": search["tolerance"]})
+    if report.get("meets_slo_probability") is not None:
+        row.update({"search.confidence": confidence, "search.meets_slo_probability": report["meets_slo_probability"]})
     return row
 
 

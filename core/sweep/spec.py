@@ -1,5 +1,5 @@
 """A sweep as the user writes it: `KEY=v1,v2`, `KEY=start:stop:step`, `seeds=0-7`,
-`search=max_rate attainment=0.9 tolerance=0.02`, checked into a SweepSpec (ParamError on
+`search=max_rate attainment=0.9 tolerance=0.02 [confidence=0.9]`, checked into a SweepSpec (ParamError on
 anything bad, naming the key and what is valid).
 
 Value syntax:
@@ -21,10 +21,14 @@ from core.units import NumberError, parse_number
 
 MAX_POINTS = 100_000
 MAX_SEEDS = 10_000
-SWEEP_KEYS = ("seeds", "search", "attainment", "tolerance")
+SWEEP_KEYS = ("seeds", "search", "attainment", "tolerance", "confidence")
 SEARCHES = ("max_rate",)
 DEFAULT_ATTAINMENT = 0.9
 DEFAULT_TOLERANCE = 0.02  # relative width of the final bracket: the rate is known to 2%
+# With a calibration profile's coefficient sets (core/calibrate/bands.py) a rate passes when
+# P(meets the SLOs) over the sets is >= confidence: 0.9 by default, the same share as the
+# attainment, and with 20 sets it lets 2 of them fail, so one outlier refit does not decide.
+DEFAULT_CONFIDENCE = 0.9
 
 
 class SweepKind(Protocol):
@@ -61,9 +65,17 @@ class Search:
     kind: str = "max_rate"
     attainment: float = DEFAULT_ATTAINMENT
     tolerance: float = DEFAULT_TOLERANCE
+    confidence: float | None = None  # None: DEFAULT_CONFIDENCE (applies only with coefficient sets)
+
+    @property
+    def min_probability(self) -> float:
+        return DEFAULT_CONFIDENCE if self.confidence is None else self.confidence
 
     def as_json(self) -> dict:
-        return {"kind": self.kind, "attainment": self.attainment, "tolerance": self.tolerance}
+        out = {"kind": self.kind, "attainment": self.attainment, "tolerance": self.tolerance}
+        if self.confidence is not None:  # only when given: older sweep folders keep their identity
+            out["confidence"] = self.confidence
+        return out
 
 
 @dataclass
@@ -192,8 +204,9 @@ def _parse_search(rest: dict[str, str]) -> Search | None:
     kind = rest.pop("search", None)
     attainment = rest.pop("attainment", None)
     tolerance = rest.pop("tolerance", None)
+    confidence = rest.pop("confidence", None)
     if kind is None:
-        for name, value in (("attainment", attainment), ("tolerance", tolerance)):
+        for name, value in (("attainment", attainment), ("tolerance", tolerance), ("confidence", confidence)):
             if value is not None:
                 raise ParamError(name, "applies to a capacity search; valid: with search=max_rate")
         return None
@@ -201,7 +214,9 @@ def _parse_search(rest: dict[str, str]) -> Search | None:
         raise ParamError("search", f"got {kind!r}; valid: {', '.join(SEARCHES)}")
     a = _number("attainment", attainment, DEFAULT_ATTAINMENT, 0.0, 1.0, "a share in (0, 1], e.g. 0.9")
     t = _number("tolerance", tolerance, DEFAULT_TOLERANCE, 0.0, 0.5, "a relative width in (0, 0.5], e.g. 0.02")
-    return Search(kind.strip(), a, t)
+    c = None if confidence is None else _number("confidence", confidence, DEFAULT_CONFIDENCE, 0.0, 1.0,
+                                                 "a probability in (0, 1], e.g. 0.9")
+    return Search(kind.strip(), a, t, c)
 
 
 def _number(name: str, text: str | None, default: float, low: float, high: float, valid: str) -> float:

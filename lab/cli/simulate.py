@@ -28,9 +28,10 @@ import json
 import sys
 from pathlib import Path
 
+from core.calibrate.bands import banded_report
 from core.registry import ParamError, get
 from core.serving import simulate_keys as keys
-from core.serving.headless import PERCENTILE_LABELS, load_shared_trace, serving_report  # moved there; re-exported
+from core.serving.headless import PERCENTILE_LABELS, load_shared_trace, serving_report  # noqa: F401 - re-exported
 from core.serving.vllm_metrics import LATENCIES, STATS
 from lab.cli.simulate_files import aiperf_lines, write_all
 from lab.cli.simulate_voice import simulate_voice_report
@@ -104,9 +105,10 @@ def simulate_serving(raw: dict[str, str], out: str | None = None, aiperf: bool =
                      workload=None) -> tuple[dict, tuple]:
     """Run the replay for text parameters: (the summary dict --json prints, (result,
     workload) for the files). The report is core.serving.headless.serving_report's (see
-    there for workload=), with a progress bar on a terminal while a trace loads; out adds
+    there for workload=), with a progress bar on a terminal while a trace loads, and with
+    a calibration profile's coefficient sets its bands (core/calibrate/bands.py); out adds
     the `out` and `files` keys and writes the files there."""
-    report, (result, work) = serving_report(raw, workload=workload, progress=_Progress.for_terminal)
+    report, (result, work) = banded_report(raw, workload=workload, progress=_Progress.for_terminal)
     if out is not None:
         report["out"] = str(Path(out))
         report["files"] = write_all(Path(out), result, work, report, aiperf=aiperf)
@@ -147,6 +149,7 @@ def report_text(report: dict) -> str:
             line += f"   {calc.format_output(name, lo)} / {calc.format_output(name, mid)} / {calc.format_output(name, hi)}"
         lines.append(line)
     lines += _vllm_lines(report)
+    lines += uncertainty_lines(report)
     lines += _cost_lines(report)
     lines.append(_cache_line(report))
     extras = report.get("engine_extras") or {}
@@ -177,6 +180,31 @@ def _vllm_lines(report: dict) -> list[str]:
     if report.get("request_goodput") is not None:
         slos = ", ".join(f"{k} <= {v:g} ms" for k, v in report["goodput_slos_ms"].items())
         lines.append(f"  request_goodput {report['request_goodput']:.3f} req/s ({slos})")
+    return lines
+
+
+# The metrics the text shows with their bands (--json has every metric's).
+BAND_ROWS = ("median_ttft_ms", "p90_ttft_ms", "median_tpot_ms", "p90_tpot_ms", "median_itl_ms", "median_e2el_ms",
+             "p90_e2el_ms", "request_throughput", "output_throughput", "preemptions", "kv_peak_fraction",
+             "cache_hit_rate", "slo_attainment")
+
+
+def uncertainty_lines(report: dict) -> list[str]:
+    """p50 [p5 - p95] over the profile's coefficient sets, and P(meets the SLOs)."""
+    bands = report.get("bands")
+    if not bands:
+        return []
+    lines = [f"  uncertainty over {report['band_samples']} coefficient sets of the calibration (p50 [p5 - p95]):"]
+    for name in BAND_ROWS:
+        if name in bands:
+            b = bands[name]
+            lines.append(f"    {name:<26}{b['p50']:>12.4g}  [{b['p5']:.4g} - {b['p95']:.4g}]")
+    prob = report.get("meets_slo_probability")
+    if prob is not None:
+        slos = ", ".join(f"{k} <= {v:g} ms" for k, v in report["goodput_slos_ms"].items())
+        met = round(prob * report["band_samples"])
+        lines.append(f"  meets the SLOs ({slos} for >= {report['attainment']:.0%} of requests): probability "
+                     f"{prob:.2f} ({met} of {report['band_samples']} coefficient sets)")
     return lines
 
 

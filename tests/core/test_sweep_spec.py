@@ -70,7 +70,7 @@ def test_unknown_key_names_the_valid_ones():
     with pytest.raises(ParamError) as err:
         parse_grid(Kind(), {"max_num_seq": "1,2"})
     assert err.value.param == "max_num_seq"
-    assert "valid: seeds, search, attainment, tolerance, a, n, rates, mode" in str(err.value)
+    assert "valid: seeds, search, attainment, tolerance, confidence, a, n, rates, mode" in str(err.value)
 
 
 def test_fixed_keys_take_one_value_and_lists_no_empties_or_repeats():
