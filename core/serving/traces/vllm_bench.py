@@ -2,10 +2,11 @@
 recent vLLM, always in older ones): the requests' input_lens and output_lens, and the run's
 measured ttfts and itls (seconds) kept in meta["measured"] for overlay.
 
-Arrivals: the file saves no per-request send times. With a finite request_rate the n-th
-request arrives at n / request_rate (evenly spaced at the run's mean rate; vLLM drew Gamma
-gaps with its `burstiness`, which are not saved); with request_rate "inf" (or none) every
-request arrives at 0, as vLLM sends them. max_concurrency is kept in meta; `lab simulate
+Arrivals: a result with start_times (recent vllm bench, and `lab observe`) gives each
+request's send time, taken as its arrival (relative to the first request). Without them,
+with a finite request_rate the n-th request arrives at n / request_rate (evenly spaced at
+the run's mean rate; vLLM drew Gamma gaps with its `burstiness`, which are not saved);
+with request_rate "inf" (or none) every request arrives at 0, as vLLM sends them. max_concurrency is kept in meta; `lab simulate
 serving` replays it as the client's limit (core/serving/bench_keys.py).
 Failed requests (an error, or output_lens 0) are left out and counted.
 """
@@ -57,7 +58,8 @@ def read_vllm_bench(text: str) -> Parsed:
     errors = obj.get("errors") or [""] * n
     ttfts = obj.get("ttfts")
     itls = obj.get("itls")
-    for name, seq in (("errors", errors), ("ttfts", ttfts), ("itls", itls)):
+    starts = obj.get("start_times")
+    for name, seq in (("errors", errors), ("ttfts", ttfts), ("itls", itls), ("start_times", starts)):
         if seq is not None and (not isinstance(seq, list) or len(seq) != n):
             raise fail(f"{name} has {len(seq) if isinstance(seq, list) else short(seq)} entries for {n:,} requests; "
                        "valid: one per request")
@@ -65,13 +67,18 @@ def read_vllm_bench(text: str) -> Parsed:
     failed = np.array([bool(e) or (type(x) in (int, float) and x == 0) for e, x in zip(errors, g)])
     keep = np.flatnonzero(~failed)
     rate = _rate(obj.get("request_rate"))
-    arrival = rows / rate if rate is not None else np.zeros(n)
+    if starts is not None:
+        sent = _numbers(starts, "start_times", rows + 1)
+        arrival = sent - sent.min()
+    else:
+        arrival = rows / rate if rate is not None else np.zeros(n)
     p_arr = _numbers(p, "input_lens", rows + 1)  # messages count requests from 1
     g_arr = _numbers(g, "output_lens", rows + 1)
     facts = {"request_rate": rate if rate is not None else "inf", "burstiness": obj.get("burstiness"),
              "max_concurrency": obj.get("max_concurrency"), "duration_s": obj.get("duration"),
              "model_id": obj.get("model_id"),
-             "arrivals": f"evenly spaced at {rate:g}/s" if rate is not None else "all at 0 (request_rate inf)"}
+             "arrivals": "the requests' start_times" if starts is not None else
+             f"evenly spaced at {rate:g}/s" if rate is not None else "all at 0 (request_rate inf)"}
     measured = None
     if ttfts is not None and itls is not None:
         measured = {"ttfts_s": _numbers([ttfts[i] for i in keep], "ttfts", keep + 1, lower=0.0),

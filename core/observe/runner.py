@@ -1,0 +1,90 @@
+"""One `lab observe` run: check the server, scrape /metrics, send the plan (client.py),
+poll the gauges while it runs, scrape again, build and write the result (result.py).
+Ctrl+C (SIGINT) stops sending, cancels what is in flight and writes what finished."""
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from dataclasses import dataclass, field
+
+import aiohttp
+
+from core.observe import client, prom, result, server
+from core.observe.prompts import Prompts
+
+
+@dataclass
+class Settings:
+    url: str
+    out_dir: str
+    plan: object  # schedule.Plan
+    words: tuple
+    endpoint: str = "/v1/completions"
+    model: str | None = None
+    special_tokens: int = 0
+    connect_timeout_s: float = 10.0
+    request_timeout_s: float = 6 * 3600
+    metrics_interval_s: float = 1.0
+    headers: dict = field(default_factory=dict)
+
+    @property
+    def chat(self) -> bool:
+        return "chat" in self.endpoint
+
+
+def headers_from_env() -> dict:
+    """vllm bench's: OPENAI_API_KEY, when set, as a bearer token."""
+    key = os.environ.get("OPENAI_API_KEY")
+    return {"Authorization": f"Bearer {key}"} if key else {}
+
+
+async def _poll(base: str, every_s: float, peaks: dict, done: asyncio.Event) -> None:
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=5.0)) as session:
+        while not done.is_set():
+            try:
+                await asyncio.wait_for(done.wait(), every_s)
+            except asyncio.TimeoutError:
+                text = await server.scrape(session, base)
+                if text is not None:
+                    prom.peak(peaks, prom.parse(text))
+
+
+async def _metrics(base: str) -> dict | None:
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=5.0)) as session:
+        text = await server.scrape(session, base)
+    return prom.parse(text) if text is not None else None
+
+
+async def observe_async(s: Settings, on_done=None, sigint: bool = True):
+    """(result dict, written paths); ParamError for a URL or server that cannot be used."""
+    base = server.base_url(s.url)
+    model, info = await server.probe(base, s.model, s.connect_timeout_s, s.headers)
+    plan = s.plan
+    texts = Prompts(plan.input_tokens, plan.prefix_tokens, s.words, s.special_tokens, plan.seed, plan.blocks)
+    bodies = [client.payload(s.chat, model, texts.prompt(i), int(plan.output_tokens[i])) for i in range(len(plan))]
+    before = await _metrics(base)
+    stop, finished, peaks = asyncio.Event(), asyncio.Event(), {}
+    loop = asyncio.get_running_loop()
+    if sigint:
+        loop.add_signal_handler(signal.SIGINT, stop.set)
+    poller = asyncio.ensure_future(_poll(base, s.metrics_interval_s, peaks, finished)) if before else None
+    try:
+        run = await client.run_schedule(base + s.endpoint, s.chat, bodies, plan.send_s, plan.max_concurrency,
+                                        headers=s.headers, request_timeout_s=s.request_timeout_s, on_done=on_done,
+                                        stop=stop)
+    finally:
+        if sigint:
+            loop.remove_signal_handler(signal.SIGINT)
+        finished.set()
+        if poller is not None:
+            await asyncio.gather(poller, return_exceptions=True)
+    after = await _metrics(base) if before else None
+    metrics = prom.summary(before, after, peaks or None)
+    words = f"{len(s.words)} words ({s.words[0]} ...)"
+    settings = {"url": s.url, "endpoint": s.endpoint, "prompt_words": words, "prompt_special_tokens": s.special_tokens,
+                "request_timeout_s": s.request_timeout_s, "metrics_interval_s": s.metrics_interval_s,
+                "workload": plan.meta}
+    res = result.build(run, plan, model=model, endpoint=s.endpoint, chat=s.chat, metrics=metrics, server=info,
+                       tokenizer_id=model, settings=settings)
+    return res, result.write(res, s.out_dir)
