@@ -192,19 +192,23 @@ def _decimate(t: np.ndarray, *ys: np.ndarray, points: int = DISPLAY_POINTS) -> t
 
 
 def replay_side(inputs, cancel: CancelToken = NEVER, workload: wl.Workload | None = None,
-                prefix_caching: bool | None = None, source: Any = None) -> dict:
+                prefix_caching: bool | None = None, source: Any = None, cost=None, client=None) -> dict:
     """Run one replay (serving.replay's checked inputs) and prepare all it draws. Returns the
     calculator's outputs (what the card holds) with the drawable ReplaySide under 'figure'
     and `source` as given (what the replay ran on besides the card, see ServingState).
 
     workload: a loaded trace instead of the card's windows (checked against the engine
-    here: ParamError); prefix_caching: the engine's switch for it (None: the default)."""
+    here: ParamError); prefix_caching: the engine's switch for it (None: the default);
+    cost and client: as rp.run_replay's (a deployment's basis step model, a client's
+    limit and front end; None: the card's roofline, the engine alone)."""
     if workload is None:
-        result, work, config = rp.run_replay(inputs, cancel)
+        result, work, config = rp.run_replay(inputs, cancel, cost, client)
     else:
-        config = rp.config_from(inputs)
+        config = rp.config_from(inputs, cost)
         if prefix_caching is not None and hasattr(config, "prefix_caching"):
             config = dataclasses.replace(config, prefix_caching=prefix_caching)
+        if client is not None:
+            config = client(config)
         validate(config, workload)
         work = workload
         result = rp.replay_workload(work, config, inputs, cancel)  # replicas > 1: behind the router

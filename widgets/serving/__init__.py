@@ -16,6 +16,7 @@ from __future__ import annotations
 import shiboken6
 from PySide6 import QtCore, QtWidgets
 
+from core.registry import get
 from core.serving import figures as F
 from core.serving.state import BAND_SEEDS, REPLAY_SIDES, ServingState
 from widgets.kit.calculator_card import CalculatorCard
@@ -32,7 +33,10 @@ from widgets.serving.overlay import OverlayPlots
 from widgets.serving.replay_controls import CAPTION, ReplayControls, caption
 from widgets.serving.replay_plots import ReplayPlots
 from widgets.serving.replicas_view import ReplicasView
+from widgets.serving.deployment import Deployed
 from widgets.serving.trace_source import TraceSourceSection, in_language
+
+_BOOK_DEPLOYMENT = Deployed()  # before the pickers are built: the book's
 
 LEAD = ("平均数相同,负载不一定相同:三段的平均请求率都是每秒 4 条,只有长输入(8192→256)与长输出(1024→2048)"
         "两类的占比不同。decode 能力由显存带宽给出(虚线 = 100%);前一分钟空闲的算力留不到后一分钟。")
@@ -150,6 +154,8 @@ class ServingPanel(QtWidgets.QWidget):
         self.model_section = in_language(ModelPickerSection(self.state))
         self.model_section.add_below(self.caption)
         col.addWidget(self.model_section)
+        self.deployment_section = self.model_section.deployment
+        self.deployment_section.deployed_changed.connect(self._on_deployed)
         self.trace_section = in_language(TraceSourceSection(self.state, self._trace_key))
         self.trace_section.take_drops_on(self)  # a trace file dropped anywhere on the panel
         col.addWidget(self.trace_section)
@@ -204,7 +210,19 @@ class ServingPanel(QtWidgets.QWidget):
         and benchmarks wait on this)."""
         keys = (*self._keys.values(), self._trace_key, self._metrics_key, self._overlay_key)
         return (self._built and not any(jobs().busy(k) for k in keys) and not self.state.trace_pending()
-                and all(self.state.replay_current(s) for s in REPLAY_SIDES))
+                and all(self._current(s) for s in REPLAY_SIDES))
+
+    @property
+    def deployed(self):
+        """The deployment the replays run with (widgets.serving.deployment.Deployed)."""
+        section = self.deployment_section if hasattr(self, "deployment_section") else None
+        return section.deployed if section is not None else _BOOK_DEPLOYMENT
+
+    def _current(self, side: str) -> bool:
+        """The side's result is of its current inputs, source and deployment."""
+        card = self.state.replay(side)
+        return self.state.replay_current(side) and (
+            bool(card.errors) or (card.result or {}).get("deployment_key", ()) == self.deployed.key)
 
     # ---- wiring -------------------------------------------------------------------
     def _connect(self) -> None:
@@ -294,24 +312,43 @@ class ServingPanel(QtWidgets.QWidget):
         self.backlog_plot.draw(F.backlog_figure(card.inputs, card.result))
 
     # ---- replays (on the job runner) ----------------------------------------------------
+    def _on_deployed(self, deployed) -> None:
+        """A new deployment: replay A takes the values it sets (B follows), or gets the
+        choice's back when the deployment is the book's again; both replays run again."""
+        values = dict(deployed.values)
+        previous = getattr(self, "_deployed_values", {})
+        if not values and previous:
+            choice = dict((self.state.card("model_choice").result or {}).get("replay_values") or {})
+            defaults = get("serving.replay").defaults()
+            values = {k: choice.get(k, defaults[k]) for k in previous}
+        self._deployed_values = dict(deployed.values)
+        if values:
+            self.state.replay("A").update(values)
+        for side in REPLAY_SIDES:
+            self._on_replay_card_changed(side)
+
     def _on_replay_card_changed(self, side: str) -> None:
         card = self.state.replay(side)
         source = self.state.replay_source(side)
-        if self.state.replay_current(side):
+        deployed = self.deployed
+        if self._current(side):
             self._submitted.pop(side, None)
-        elif self._submitted.get(side) != (card.inputs, source):
+        elif self._submitted.get(side) != (card.inputs, source, deployed.key):
             inputs = card.inputs
-            self._submitted[side] = (inputs, source)
-            jobs().submit(self._keys[side], F.replay_side, inputs, context=self, workload=self.state.trace_workload,
+            self._submitted[side] = (inputs, source, deployed.key)
+            workload = self.state.trace_workload
+            jobs().submit(self._keys[side], F.replay_side, inputs, context=self, workload=workload,
                           prefix_caching=self.state.replay_prefix_caching(side), source=source,
-                          done=lambda out, s=side, i=inputs: self._on_replay_done(s, i, out),
+                          cost=deployed.cost(inputs), client=deployed.client(inputs, workload),
+                          done=lambda out, s=side, i=inputs, k=deployed.key: self._on_replay_done(s, i, out, k),
                           failed=lambda text, s=side, i=inputs: self._on_replay_failed(s, i, text))
         fig = (card.result or {}).get("figure")
         if fig is not None and self._built and self.plots.figure(side) is not fig:
             self._draw_replay(side, fig)  # a result the state already had (a restored session)
 
-    def _on_replay_done(self, side: str, inputs, out: dict) -> None:
+    def _on_replay_done(self, side: str, inputs, out: dict, key: tuple = ()) -> None:
         self._submitted.pop(side, None)
+        out["deployment_key"] = key
         self.state.replay(side).set_result(inputs, out)  # drawn on the card's change (if current)
 
     def _on_replay_failed(self, side: str, inputs, text: str) -> None:
@@ -331,7 +368,7 @@ class ServingPanel(QtWidgets.QWidget):
         t_end = max(f.t_end for f in figs.values() if f is not None)
         first = self.replay_player.duration <= 1.0  # the placeholder before the first run
         self.replay_player.set_duration(t_end)
-        current = all(self.state.replay_current(s) for s in REPLAY_SIDES)
+        current = all(self._current(s) for s in REPLAY_SIDES)
         new_source = current and self._drawn_source != self.state.replay_source("A")
         if current:
             self._drawn_source = self.state.replay_source("A")

@@ -16,6 +16,7 @@ from core.serving.state import ServingState
 from widgets.kit.calculator_card import CalculatorCard
 from widgets.kit.page import PAGE_COLUMN_EM, ReflowLayout, caption, narrow_headers
 from widgets.kit.param_form import ParamForm
+from widgets.serving.deployment import DeploymentSection
 from widgets.serving.trace_source import in_language
 
 HEADING = "你的模型与硬件 · your model and card"
@@ -54,7 +55,9 @@ class ModelPickerSection(QtWidgets.QWidget):
         self.sets_label = caption(name="model_sets")
         self.edited_label = caption(name="model_edited")
         self.edited_label.setVisible(False)
-        for w in (heading, lead, self.form, self.sets_label, self.edited_label):
+        # How the model runs on its cards (tp, quantization, ...): next to what it is.
+        self.deployment = DeploymentSection(state.card("model_choice"))
+        for w in (heading, lead, self.form, self.sets_label, self.edited_label, self.deployment):
             col.addWidget(w)
         col.addStretch(1)
         self._left = col
@@ -86,7 +89,8 @@ class ModelPickerSection(QtWidgets.QWidget):
         self.sets_label.setText(choice_text(choice.result))
         note = price_note(choice.result)
         self.sets_label.setToolTip(SETS_TIP + (f"\nprice_per_card_hour: {note}" if note else ""))
-        edited = self.state.model_choice_edited()
+        set_by_deployment = self.deployment.deployed.values
+        edited = [f for f in self.state.model_choice_edited() if f not in set_by_deployment]
         text = EDITED.format(fields=", ".join(edited)) if edited else ""
         if text != self.edited_label.text():
             self.edited_label.setText(text)
