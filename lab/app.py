@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import time
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from lab import excepthook
 from lab.export import snapshot_format, write_snapshot
@@ -23,6 +23,9 @@ from widgets.kit.zoom import apply_plot_zoom
 # pass a fixed size on to a window manager it does not have.
 _QUIET_QT_MESSAGES = ("This plugin does not support propagateSizeHints()",)
 _previous_handler = None
+PREFERRED_SIZE = (1500, 950)  # the window's size on a screen that has room for it
+SCREEN_MARGIN = 0.94  # share of the screen's available width and height a new window takes at most
+GEOMETRY_KEY = "window/geometry"  # QSettings: saveGeometry() of the window as it was closed
 
 
 def _qt_message(mode, context, message: str) -> None:
@@ -58,9 +61,36 @@ def start_window():
     the window is on screen. Returns (app, window)."""
     app = application(plots=False)
     window = MainWindow()
-    window.resize(1500, 950)
-    window.show()
+    place_window(window)
     return app, window
+
+
+def fitted_rect(available: QtCore.QRect, width: int = PREFERRED_SIZE[0], height: int = PREFERRED_SIZE[1],
+                margin: float = SCREEN_MARGIN) -> QtCore.QRect:
+    """The preferred size, shrunk to fit the screen's available area with a margin,
+    centred in it (a 1280x720 projector gets a window it can show whole)."""
+    w = min(width, int(available.width() * margin))
+    h = min(height, int(available.height() * margin))
+    rect = QtCore.QRect(0, 0, max(w, 1), max(h, 1))
+    rect.moveCenter(available.center())
+    return rect
+
+
+def place_window(window) -> None:
+    """Show the window where it was last closed (maximised or not: Qt's saveGeometry, which
+    moves it back onto a screen that is still there), else fitted to the screen's available
+    area; then show it."""
+    saved = window.settings.get(GEOMETRY_KEY)
+    restored = isinstance(saved, QtCore.QByteArray) and not saved.isEmpty() and window.restoreGeometry(saved)
+    screen = window.screen() or QtGui.QGuiApplication.primaryScreen()
+    if not restored and screen is not None:
+        window.setGeometry(fitted_rect(screen.availableGeometry()))
+    elif not restored:
+        window.resize(*PREFERRED_SIZE)
+    if restored and window.isMaximized():
+        window.showMaximized()
+    else:
+        window.show()
 
 
 def run_gui() -> int:

@@ -282,6 +282,7 @@ class MainWindow(QtWidgets.QMainWindow):
         does not stop is waited for briefly, never for good."""
         self._closed = True
         self._pending = None
+        self.settings.set("window/geometry", self.saveGeometry())  # lab.app.place_window restores it
         self._build_timer.stop()
         self.job_status.detach()
         jobs().shutdown()

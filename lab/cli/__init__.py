@@ -130,10 +130,21 @@ def has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
+def window_problem() -> str | None:
+    """Why no window can start here (lab.display_check), before Qt would abort on it."""
+    from lab.display_check import platform_problem
+
+    return platform_problem()
+
+
 def cmd_gui() -> int:
     if not has_display():
         print("lab: no display here (DISPLAY and WAYLAND_DISPLAY are unset); try "
               "`lab snapshot request --out request.png` or `lab verify`.", file=sys.stderr)
+        return EXIT_NO_DISPLAY
+    problem = window_problem()
+    if problem:
+        print(f"lab: {problem}", file=sys.stderr)
         return EXIT_NO_DISPLAY
     from lab.app import run_gui  # lazy: Qt, which no other command loads
 
@@ -144,6 +155,10 @@ def cmd_talk(path: str) -> int:
     if not has_display():
         print("lab: no display here (DISPLAY and WAYLAND_DISPLAY are unset); try "
               f"`lab snapshot --talk {path} --scene 1 --out scene1.png`.", file=sys.stderr)
+        return EXIT_NO_DISPLAY
+    problem = window_problem()
+    if problem:
+        print(f"lab talk: {problem}", file=sys.stderr)
         return EXIT_NO_DISPLAY
     from lab.app import run_talk  # lazy: Qt, which no other command loads
 
