@@ -78,7 +78,8 @@ def _chunk_text(chat: bool, choice: dict) -> str | None:
 
 
 async def _stream(resp, out: Outcome, chat: bool, t0: float, st: float) -> None:
-    first = last = None
+    first: float | None = None
+    last = st
     parts = []
     async for raw in resp.content:
         line = raw.strip()

@@ -12,13 +12,14 @@ import aiohttp
 
 from core.observe import client, prom, result, server
 from core.observe.prompts import Prompts
+from core.observe.schedule import Plan
 
 
 @dataclass
 class Settings:
     url: str
     out_dir: str
-    plan: object  # schedule.Plan
+    plan: Plan
     words: tuple
     endpoint: str = "/v1/completions"
     model: str | None = None
@@ -64,7 +65,8 @@ async def observe_async(s: Settings, on_done=None, sigint: bool = True):
     texts = Prompts(plan.input_tokens, plan.prefix_tokens, s.words, s.special_tokens, plan.seed, plan.blocks)
     bodies = [client.payload(s.chat, model, texts.prompt(i), int(plan.output_tokens[i])) for i in range(len(plan))]
     before = await _metrics(base)
-    stop, finished, peaks = asyncio.Event(), asyncio.Event(), {}
+    stop, finished = asyncio.Event(), asyncio.Event()
+    peaks: dict = {}
     loop = asyncio.get_running_loop()
     if sigint:
         loop.add_signal_handler(signal.SIGINT, stop.set)

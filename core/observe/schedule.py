@@ -19,6 +19,7 @@ import numpy as np
 
 from core.registry import ParamError
 from core.serving import bench_keys
+from core.serving.workload import PrefixBlocks
 
 TRACE_KEYS = ("time_scale", "window", "limit", "format")
 PROMPT_KEYS = ("prompt_words", "prompt_special_tokens")
@@ -39,7 +40,7 @@ class Plan:
     burstiness: float = 1.0
     seed: int = 0
     label: str = ""
-    blocks: object = None  # a trace's PrefixBlocks (hash ids per request), else None
+    blocks: PrefixBlocks | None = None  # a trace's PrefixBlocks (hash ids per request), else None
     meta: dict = field(default_factory=dict)
 
     def __len__(self) -> int:

@@ -60,6 +60,7 @@ class Endpoint:
         n_in = len(prompt.split()) + self.special
         n_out = 0 if self.mode == "empty" else int(body.get("max_completion_tokens" if chat else "max_tokens"))
         self.counts["running"] += 1
+        self.counts["max_running"] = max(self.counts.get("max_running", 0), self.counts["running"])
         try:
             if chat and n_out:
                 await self._send(resp, {"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]})

@@ -1,0 +1,122 @@
+"""lab observe against a small endpoint that answers (a word is a token): the result is
+vllm bench's, the lab's loader reads it back with exact token counts, and the requests
+went as the plan says."""
+import json
+import math
+
+import numpy as np
+import pytest
+from endpoints import Endpoint
+
+from core.observe.schedule import plan
+from core.serving import traces
+from lab.cli import main
+
+VLLM_KEYS = ("date", "endpoint_type", "backend", "label", "model_id", "tokenizer_id", "num_prompts", "request_rate",
+             "burstiness", "max_concurrency", "duration", "completed", "failed", "total_input_tokens",
+             "total_output_tokens", "request_throughput", "request_goodput", "output_throughput",
+             "total_token_throughput", "max_output_tokens_per_s", "max_concurrent_requests",
+             *(f"{s}_{m}_ms" for m in ("ttft", "tpot", "itl", "e2el") for s in ("mean", "median", "std", "p99")),
+             "input_lens", "output_lens", "ttfts", "itls", "start_times", "generated_texts", "errors")
+KEYS = ["num_prompts=12", "random_input_len=40", "random_output_len=6", "random_range_ratio=0.5",
+        "random_prefix_len=16", "request_rate=40", "seed=5"]
+
+
+def observe(url, out, *words):
+    return main(["observe", url, "--out", str(out), *words])
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run")
+    with Endpoint(token_delay_s=0.002) as ep:
+        rc = observe(ep.url, out, *KEYS)
+        seen = list(ep.seen)
+    return rc, json.loads((out / "result.json").read_text()), out, seen
+
+
+def test_result_has_vllm_bench_keys_and_exact_counts(measured):
+    rc, res, _, _ = measured
+    want = plan(dict(k.split("=") for k in KEYS))
+    assert rc == 0
+    assert [k for k in VLLM_KEYS if k not in res] == []
+    assert res["completed"] == 12 and res["failed"] == 0 and res["model_id"] == "tiny-test"
+    assert res["input_lens"] == want.input_tokens.tolist()  # the server counted every word sent
+    assert res["output_lens"] == want.output_tokens.tolist()
+    assert res["total_input_tokens"] == int(want.input_tokens.sum())
+    assert [len(x) for x in res["itls"]] == [n - 1 for n in res["output_lens"]]  # one chunk a token
+    assert res["request_rate"] == 40.0 and res["burstiness"] == 1.0 and res["max_concurrency"] is None
+    assert res["lab_observe"]["scheduled_s"] == want.send_s.tolist()
+
+
+def test_loader_reads_it_back(measured):
+    _, res, out, _ = measured
+    work = traces.load_trace(out / "result.json")
+    assert work.input_tokens.tolist() == res["input_lens"]
+    assert work.output_tokens.tolist() == res["output_lens"]
+    starts = np.array(res["start_times"])
+    assert np.allclose(work.arrival_s, starts - starts[0], rtol=0, atol=1e-12)
+    assert np.allclose(work.meta["measured"]["ttfts_s"], res["ttfts"], rtol=0, atol=0)
+    assert work.meta["arrivals"] == "the requests' start_times"
+
+
+def test_requests_sent_as_planned(measured):
+    _, res, _, seen = measured
+    assert all(b["stream"] and b["ignore_eos"] and b["stream_options"] == {"include_usage": True} for b in seen)
+    by_len = sorted(b["max_tokens"] for b in seen)
+    assert by_len == sorted(res["output_lens"])
+    prefixes = {" ".join(b["prompt"].split()[:16]) for b in seen}
+    assert len(prefixes) == 1  # one shared prefix text: the server's prefix cache can hit
+    lab = res["lab_observe"]
+    assert all(s >= d - 1e-3 for s, d in zip(res["start_times"], lab["due_s"]))
+    lag = lab["client_lag"]
+    assert lag["sent"] == 12 and 0 <= lag["median_ms"] <= lag["p99_ms"] <= lag["max_ms"]
+
+
+def test_metrics_before_and_after(measured):
+    _, res, _, _ = measured
+    m = res["lab_observe"]["metrics"]
+    assert m["present"]
+    assert m["delta"]["vllm:prompt_tokens_total"] == res["total_input_tokens"]
+    assert m["delta"]["vllm:generation_tokens_total"] == res["total_output_tokens"]
+    assert m["cache_config"]["num_gpu_blocks"] == "64"
+    assert res["lab_observe"]["server"]["version"] == "endpoints-test"
+
+
+def test_requests_csv_has_a_row_a_request(measured):
+    _, res, out, _ = measured
+    rows = (out / "requests.csv").read_text().splitlines()
+    assert rows[0].startswith("index,scheduled_s,due_s,start_s,lag_ms,ttft_ms")
+    assert len(rows) == 13
+    cells = rows[1].split(",")
+    assert int(cells[-3]) == res["output_lens"][0] and cells[-1] == ""
+
+
+def test_chat_endpoint_and_concurrency_limit(tmp_path, capsys):
+    with Endpoint(token_delay_s=0.005) as ep:
+        rc = observe(ep.url, tmp_path, "--endpoint", "/v1/chat/completions", "--max-concurrency", "2",
+                     "--model", "named", "dataset=fixed", "num_prompts=6", "random_input_len=9",
+                     "random_output_len=4")
+        top = ep.counts["max_running"]
+        seen = list(ep.seen)
+    res = json.loads((tmp_path / "result.json").read_text())
+    assert rc == 0 and top <= 2
+    assert res["backend"] == "openai-chat" and res["model_id"] == "named" and res["max_concurrency"] == 2
+    assert all(b["model"] == "named" and b["max_completion_tokens"] == 4 for b in seen)
+    assert res["output_lens"] == [4] * 6 and [len(x) for x in res["itls"]] == [3] * 6  # the role chunk is no token
+    lab = res["lab_observe"]
+    # the third request waits for a slot: due when the first of the two before it ended
+    assert lab["due_s"][2] >= min(lab["end_s"][0], lab["end_s"][1])
+    assert "Client lag median/p99/max (ms)" in capsys.readouterr().out
+
+
+def test_trace_workload_and_no_metrics(tmp_path):
+    f = tmp_path / "t.csv"
+    f.write_text("TIMESTAMP,ContextTokens,GeneratedTokens\n"
+                 "2023-11-16 18:15:46.0,7,2\n2023-11-16 18:15:46.1,11,3\n")
+    with Endpoint(metrics=False) as ep:
+        rc = observe(ep.url, tmp_path / "o", f"trace={f}")
+    res = json.loads((tmp_path / "o" / "result.json").read_text())
+    assert rc == 0 and res["input_lens"] == [7, 11] and res["output_lens"] == [2, 3]
+    assert res["lab_observe"]["metrics"] == {"present": False}
+    assert math.isclose(res["lab_observe"]["scheduled_s"][1], 0.1, abs_tol=1e-9)
