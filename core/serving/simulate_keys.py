@@ -26,6 +26,7 @@ from core.serving import replay as rp
 from core.serving.deployment import Deployment
 from core.serving.deployment_params import DEPLOYMENT_KEYS, DEPLOYMENT_PARAMS
 from core.serving.model_choice import ModelHardware, choose
+from core.serving.profile import choose_with_profile, is_profile, read_cached
 from core.serving.step_basis import BasisCost, from_deployment
 from core.serving.step_defaults import DEFAULTS as STEP_DEFAULTS
 from core.serving.step_defaults import HELP as STEP_HELP
@@ -46,6 +47,9 @@ TEXT_KEYS = {
     "hardware": "the card: a catalog key or a small TOML (memory, bandwidth, peak FLOP/s); sets bandwidth, peak "
                 "FLOP/s, the token budget and price_per_card_hour when the card has a price (explicit keys win)",
     "lengths": bench_keys.LENGTHS_HELP,
+    "profile": "a calibration profile (lab calibrate --out P.toml): its card (unless hardware= is given), its "
+               "model (unless model= is given) and its fitted coefficients (keys given win); hardware=P.toml "
+               "does the same",
 }
 TRACE_KEYS = ("format", "time_scale", "window", "limit", "trace_model", "trace_log_type", "hash_block_tokens")
 STEP_MODELS = ("basis", "roofline")
@@ -134,7 +138,7 @@ def pop_extras(raw: dict) -> dict:
             got[p.name] = bench_keys.parse(p.name, raw.pop(p.name)) if p in bench_keys.PARAMS else p.parse(raw.pop(p.name))
     if "window" in raw:
         got["window"] = parse_window(raw.pop("window"))
-    for name in ("trace_model", "trace_log_type", "model", "hardware", "trace", "lengths"):
+    for name in ("trace_model", "trace_log_type", "model", "hardware", "trace", "lengths", "profile"):
         if name in raw:
             got[name] = parse_text_key(name, raw.pop(name))
     if "seeds" in got:
@@ -163,6 +167,7 @@ class Expanded:
     choice: ModelHardware
     deployment: Deployment | None = None  # built when model=, hardware= or a deployment key is given
     step_coefs: dict | None = None  # the basis model's coefficients (None: the roofline)
+    profile: Any = None  # the calibration profile given (profile= or hardware=P.toml): its samples give bands
 
     def step_cost(self, values) -> BasisCost | None:
         """The deployment's basis step-time model over serving.replay's resolved values
@@ -184,6 +189,7 @@ def expand_checked(raw: dict, unknown: Callable[[], str]) -> Expanded:
     own); scenario=, model= and hardware= then fill the replay keys raw leaves unset (keys
     given win), the card's price included. raw itself is not changed."""
     raw = dict(raw)
+    profile = apply_profile(raw)
     got = pop_extras(raw)
     known = {p.name for p in get("serving.replay").params}
     for key in raw:
@@ -207,7 +213,28 @@ def expand_checked(raw: dict, unknown: Callable[[], str]) -> Expanded:
         deployment = _deploy(raw, given, got, choice)
         if got.get("step_model", "basis") == "basis":
             coefs = {k: got.get(k, v) for k, v in STEP_DEFAULTS.items()}
-    return Expanded(raw, got, _price_default(raw, got, choice), choice, deployment, coefs)
+    return Expanded(raw, got, _price_default(raw, got, choice), choice, deployment, coefs, profile)
+
+
+def apply_profile(raw: dict):
+    """profile=P.toml, or hardware=P.toml naming a profile (core/serving/profile.py): the
+    profile's coefficients, model and card fill the keys raw leaves unset (in place);
+    returns the profile, or None when none is given."""
+    path = raw.get("profile")
+    key = "profile"
+    if path is None and is_profile(raw.get("hardware")):
+        path, key = raw["hardware"], "hardware"
+    if path is None:
+        return None
+    try:
+        prof = read_cached(str(path).strip())
+    except (ParamError, OSError) as err:
+        raise ParamError(key, getattr(err, "message", None) or f"{path}: {err}") from None
+    raw.setdefault("hardware", str(path).strip())
+    raw.setdefault("model", prof.model)
+    for name, value in prof.coefficients.items():
+        raw.setdefault(name, repr(float(value)))
+    return prof
 
 
 def _deploy(raw: dict, given: set, got: dict, choice: ModelHardware) -> Deployment:
@@ -260,6 +287,9 @@ def choose_cached(model: str | None, hardware: str | None) -> ModelHardware:
 
 @lru_cache(maxsize=64)
 def _choose(model: str | None, hardware: str | None, model_stamp: tuple, hardware_stamp: tuple) -> ModelHardware:
+    if is_profile(hardware):
+        assert hardware is not None  # is_profile said it is a file
+        return choose_with_profile(model, hardware)
     return choose(model, hardware)
 
 

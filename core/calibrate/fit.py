@@ -1,0 +1,301 @@
+"""`lab calibrate`'s fit: the basis step-time model's coefficients (core/serving/step_basis.py)
+fitted to measured runs by replaying each run's requests through the engine.
+
+    cal = calibrate(["low.json", "mid.json"], {"model": "tiny-llama-cpu", "hardware": "cpu.toml"})
+    cal.coefficients, cal.bands, cal.per_run, cal.loo, cal.profile
+
+The loss: core/calibrate/loss.py (robust least squares on per-request log(predicted /
+measured) of TTFT, TPOT and E2E, plus their medians and p90s, each run weighing alike).
+The optimiser: scipy.optimize.least_squares (trust-region reflective, bounded), in log
+space (core/calibrate/problem.py), with finite differences of DIFF_STEP: the engine is a
+discrete-event loop, its latencies piecewise smooth in the coefficients.
+
+What is fitted (FIT_KEYS, in this order of preference): what client-side latencies of one
+card identify. coef_step_s (every step's fixed time: the whole of TPOT at small batches),
+coef_seq_s (the part that grows with the batch: identified when the batch size varies),
+coef_prefill_compute (prefill's matrix time: TTFT grows with prompt length),
+coef_request_s (a fixed cost per prompt completed: TTFT's intercept), coef_decode_kv (the
+KV read: TPOT grows with context). Left at their defaults: bandwidth_efficiency,
+prefill_mfu and coef_decode_weights (each a factor on a term another fitted key already
+scales: the same time, not separable), coef_layer_s (a constant per step, as coef_step_s
+is), the attention, ramp and TP/PP/EP terms (zero or unseen at tp = pp = 1 with short
+prompts). fit_keys= chooses others. Before fitting, a key whose effect on the residuals
+is below SENSITIVITY_FLOOR, or that is collinear with keys ahead of it (its Jacobian
+column within COLLINEAR of their span), is kept at its default, and the fit says so.
+
+Uncertainty: a bootstrap. Each draw resamples requests within each run and, with two or
+more runs, the runs themselves (multinomial counts as weights in the loss), and refits from
+the point estimate. Not a Laplace approximation: the loss is not smooth through a discrete
+engine (a step more or less in a batch moves latencies by jumps), so its Hessian at the
+optimum says little; a bootstrap needs only refits, which cost milliseconds here. The
+samples feed the bands of simulate / sweep (core/calibrate/bands.py). No Qt here.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import least_squares  # type: ignore[import-untyped]
+
+from core.calibrate import loss
+from core.calibrate.problem import Problem
+from core.calibrate.replayer import RunReplay, compare, measured_metrics, predicted_metrics
+from core.calibrate.runs import load_runs
+from core.registry import ParamError
+from core.serving.profile import COEF_KEYS, Profile, card_table
+
+FIT_KEYS = ("coef_step_s", "coef_seq_s", "coef_prefill_compute", "coef_request_s", "coef_decode_kv")
+# Physical ranges (the time terms in seconds): wide, so a fit is never pinned by a guess.
+RANGES: dict[str, tuple[float, float]] = {
+    "bandwidth_efficiency": (1e-3, 1.0), "prefill_mfu": (1e-3, 1.0),
+    "coef_step_s": (1e-6, 1.0), "coef_seq_s": (1e-9, 0.05), "coef_layer_s": (1e-9, 0.01),
+    "coef_request_s": (1e-9, 1.0),
+}
+MULTIPLIER_RANGE = (0.01, 100.0)
+FLOOR = 1e-9  # a start of 0 (a time term switched off) starts here instead: log space
+DIFF_STEP = 1e-3
+MAX_NFEV = 200
+BOOT_NFEV = 40
+DEFAULT_BOOTSTRAP = 20
+RESTARTS = 4
+RESTART_GAIN = 1e-3  # a restart that lowers the loss by less than this share ends the fit
+SENSITIVITY_FLOOR = 1e-3  # residual change per unit of log(coefficient): below, not identified
+COLLINEAR = 0.03  # share of a column left outside the span of the columns before it
+
+
+@dataclass
+class Calibration:
+    coefficients: dict  # every coefficient as the profile writes it (fitted and kept)
+    defaults: dict  # before the fit
+    samples: list  # bootstrap draws: the fitted keys only
+    bands: dict  # {key: (p5, p50, p95)} over the samples
+    per_run: list
+    loo: list
+    converged: bool
+    message: str
+    profile: Profile
+    fit_keys: tuple = ()
+    frozen: dict = field(default_factory=dict)  # key -> why it was not fitted
+    timings: dict = field(default_factory=dict)
+    cost_before: float = 0.0
+    cost_after: float = 0.0
+
+
+def ranges_of(key: str) -> tuple[float, float]:
+    return RANGES.get(key, MULTIPLIER_RANGE)
+
+
+def calibrate(paths, raw: Mapping[str, str], *, fit_keys=None, bootstrap: int = DEFAULT_BOOTSTRAP, seed: int = 0,
+              progress: Callable[[float, str], None] | None = None,
+              cancel: Callable[[], bool] | None = None) -> Calibration:
+    """Fit, bootstrap and validate; ParamError naming the field for bad input."""
+    raw = {str(k): str(v) for k, v in dict(raw).items()}
+    for key in ("model", "hardware"):
+        if key not in raw:
+            raise ParamError(key, "a calibration is of one model on one card; valid: model=KEY|config.json and "
+                             "hardware=KEY|card.toml")
+    if isinstance(bootstrap, bool) or not isinstance(bootstrap, int) or not 0 <= bootstrap <= 1000:
+        raise ParamError("bootstrap", f"got {bootstrap!r}; valid: a whole number in [0, 1000]")
+    runs = load_runs(paths)
+    replays = [RunReplay(run, raw) for run in runs]
+    defaults = dict(replays[0].defaults)
+    asked = _check_keys(fit_keys)
+    keys = tuple(k for k in asked if k not in replays[0].given)
+    frozen = {k: "given as a key (explicit keys win)" for k in asked if k in replays[0].given}
+    start = {k: max(defaults[k], FLOOR) for k in COEF_KEYS}
+    planned = _planned(len(keys), len(runs), bootstrap)
+    t0 = time.perf_counter()
+    problem = Problem(replays, keys, start, progress, cancel, planned)
+    counts, weights = problem.ones()
+    x0 = np.zeros(len(keys))
+    r0 = problem.residuals(x0, counts, weights)
+    cost_before = loss.robust_cost(r0)
+    keys, why = _identifiable(problem, x0, counts, weights)
+    frozen.update(why)
+    problem = _refocus(problem, keys, start)
+    x0 = np.zeros(len(keys))
+    converged, message, x_hat, cost_after = True, "", x0, cost_before
+    if keys:
+        fit = _solve(problem, x0, counts, weights, MAX_NFEV)
+        cost_after = float(fit.cost)
+        converged = fit.status > 0 and cost_after <= cost_before * (1 + 1e-9)
+        x_hat = fit.x if converged else x0
+        message = (f"converged ({fit.message.rstrip('.')}; {fit.nfev} evaluations)" if converged else
+                   f"did not converge ({fit.message.rstrip('.')}; loss {cost_before:.4g} -> {cost_after:.4g}); "
+                   "kept the defaults")
+    else:
+        message = "nothing to fit: no key these runs identify; kept the defaults"
+    fit_s = time.perf_counter() - t0
+    fitted = problem.coefs(x_hat)
+    coefficients = {k: (fitted[k] if k in keys else defaults[k]) for k in COEF_KEYS}
+    samples: list[dict] = []
+    boot_s: list[float] = []
+    if converged and keys and bootstrap:
+        problem.stage = "bootstrap"
+        samples, boot_s = _bootstrap(problem, x_hat, bootstrap, seed)
+    bands = {k: tuple(float(v) for v in np.percentile([s[k] for s in samples], (5, 50, 95))) for k in keys} \
+        if samples else {}
+    per_run = [_run_table(r, defaults, coefficients) for r in replays]
+    loo = _leave_one_out(problem, x_hat, replays, coefficients) if converged and keys and len(runs) > 1 else []
+    timings = {"replay_s": list(problem.replay_s), "fit_s": fit_s, "bootstrap_s": boot_s,
+               "replays": problem.replays_done}
+    cal = Calibration(coefficients=coefficients, defaults=defaults, samples=samples, bands=bands, per_run=per_run,
+                      loo=loo, converged=converged, message=message, profile=None, fit_keys=keys,  # type: ignore[arg-type]
+                      frozen=frozen, timings=timings, cost_before=cost_before, cost_after=cost_after)
+    cal.profile = _profile(cal, runs, replays, raw)
+    if progress is not None:
+        progress(1.0, "done")
+    return cal
+
+
+def _check_keys(fit_keys) -> tuple[str, ...]:
+    if fit_keys is None:
+        return FIT_KEYS
+    keys = tuple(str(k).strip() for k in fit_keys if str(k).strip())
+    for k in keys:
+        if k not in COEF_KEYS:
+            import difflib
+            close = difflib.get_close_matches(k, COEF_KEYS, n=1)
+            raise ParamError("fit_keys", f"{k!r} is no coefficient" + (f" (did you mean {close[0]}?)" if close else "")
+                             + f"; valid: {', '.join(COEF_KEYS)}")
+    if len(set(keys)) != len(keys) or not keys:
+        raise ParamError("fit_keys", f"got {','.join(keys) or 'none'}; valid: one or more distinct coefficients")
+    return keys
+
+
+def _planned(k: int, runs: int, bootstrap: int) -> int:
+    """Replays a calibration expects (for progress): the fit, the draws, the leave-one-outs."""
+    per_fit = 12 * (k + 1) * runs
+    return per_fit + bootstrap * (per_fit // 3) + (runs * per_fit if runs > 1 else 0)
+
+
+def _identifiable(problem: Problem, x0, counts, weights) -> tuple[tuple[str, ...], dict]:
+    """The keys whose Jacobian column at the start is large enough and not in the span of
+    the kept ones before it (a QR in key order), and why each other one is left out."""
+    f0 = problem.residuals(x0, counts, weights)
+    cols = []
+    for i in range(len(problem.keys)):
+        x = x0.copy()
+        x[i] += DIFF_STEP
+        cols.append((problem.residuals(x, counts, weights) - f0) / DIFF_STEP)
+    kept: list[int] = []
+    basis: list[np.ndarray] = []
+    why = {}
+    for i, col in enumerate(cols):
+        norm = float(np.linalg.norm(col))
+        key = problem.keys[i]
+        if norm < SENSITIVITY_FLOOR:
+            why[key] = f"not identified by these runs (effect {norm:.2g} < {SENSITIVITY_FLOOR:g} per log unit)"
+            continue
+        rest = col.copy()
+        for b in basis:
+            rest -= float(rest @ b) * b
+        if np.linalg.norm(rest) < COLLINEAR * norm:
+            ahead = ", ".join(problem.keys[j] for j in kept)
+            why[key] = f"collinear with {ahead} in these runs (not separable)"
+            continue
+        kept.append(i)
+        basis.append(rest / np.linalg.norm(rest))
+    return tuple(problem.keys[i] for i in kept), why
+
+
+def _refocus(problem: Problem, keys: tuple[str, ...], start: dict) -> Problem:
+    """The problem over fewer keys, keeping its replays' timings and counts."""
+    new = Problem(problem.replays, keys, start, problem.progress, problem.cancel, problem.planned)
+    new.replays_done, new.replay_s = problem.replays_done, problem.replay_s
+    return new
+
+
+def _solve(problem: Problem, x0, counts, weights, nfev: int):
+    """least_squares, restarted from where it stopped while a restart still lowers the
+    loss (RESTARTS at most): through a discrete engine the trust region can shrink on a
+    jump of the loss and stop short; a fresh region steps over it. nfev: per start."""
+    lo, hi = problem.bounds({k: ranges_of(k) for k in problem.keys})
+    x = np.clip(x0, lo + 1e-12, hi - 1e-12)
+    best = None
+    total = 0
+    for _ in range(RESTARTS + 1):
+        fit = least_squares(lambda v: problem.residuals(v, counts, weights), x, jac="2-point", bounds=(lo, hi),
+                            method="trf", loss="soft_l1", f_scale=loss.ROBUST_SCALE, diff_step=DIFF_STEP,
+                            x_scale=1.0, max_nfev=nfev, xtol=1e-6, ftol=1e-8, gtol=1e-8)
+        total += fit.nfev
+        improved = best is None or fit.cost < best.cost * (1 - RESTART_GAIN)
+        if best is None or fit.cost < best.cost:
+            best = fit
+        if not improved or fit.status <= 0:
+            break
+        x = np.clip(fit.x, lo + 1e-12, hi - 1e-12)
+    assert best is not None  # the loop runs at least once
+    best.nfev = total
+    return best
+
+
+def _bootstrap(problem: Problem, x_hat, draws: int, seed: int) -> tuple[list, list]:
+    rng = np.random.default_rng(seed)
+    runs = problem.replays
+    samples, times = [], []
+    for _ in range(draws):
+        t0 = time.perf_counter()
+        if len(runs) > 1:
+            weights = rng.multinomial(len(runs), np.full(len(runs), 1.0 / len(runs))).astype(float)
+        else:
+            weights = np.ones(1)
+        counts = [rng.multinomial(len(r.run), np.full(len(r.run), 1.0 / len(r.run))).astype(float) for r in runs]
+        fit = _solve(problem, x_hat, counts, weights, BOOT_NFEV)
+        c = problem.coefs(fit.x)
+        samples.append({k: c[k] for k in problem.keys})
+        times.append(time.perf_counter() - t0)
+    return samples, times
+
+
+def _run_table(replay: RunReplay, before: dict, after: dict) -> dict:
+    measured = measured_metrics(replay.run)
+    pb = replay.predict(before)
+    pa = replay.predict(after)
+    b, a = compare(measured, predicted_metrics(pb)), compare(measured, predicted_metrics(pa))
+    return {"run": replay.run.label, "file": replay.run.path, "requests": len(replay.run), "before": b, "after": a,
+            "fit_error_pct": median_abs_error(a), "preemptions": {"before": pb.preemptions, "after": pa.preemptions,
+                                                                 "measured": replay.run.settings.get("num_preemptions")}}
+
+
+def median_abs_error(table: dict) -> float:
+    return float(np.median([abs(v["error_pct"]) for v in table.values()]))
+
+
+def _leave_one_out(problem: Problem, x_hat, replays, coefficients: dict) -> list:
+    """Each run predicted by a fit to the others (started from the point estimate)."""
+    out = []
+    problem.stage = "leave-one-out"
+    counts, _ = problem.ones()
+    for i, replay in enumerate(replays):
+        weights = np.ones(len(replays))
+        weights[i] = 0.0
+        fit = _solve(problem, x_hat, counts, weights, MAX_NFEV)
+        coefs = dict(coefficients, **{k: v for k, v in problem.coefs(fit.x).items() if k in problem.keys})
+        table = compare(measured_metrics(replay.run), predicted_metrics(replay.predict(coefs)))
+        out.append({"run": replay.run.label, "errors": table, "median_abs_error_pct": median_abs_error(table)})
+    return out
+
+
+def _profile(cal: Calibration, runs, replays, raw: dict) -> Profile:
+    first = replays[0]
+    card = first.expanded.choice.card
+    v = first.values
+    settings = {"server": {k: val for k, val in runs[0].settings.items() if not isinstance(val, dict)},
+                "replay": {"max_num_seqs": int(v["max_num_seqs"]), "block_size": int(v["block_size"]),
+                           "token_budget": int(v["token_budget"]), "kv_pool_bytes": float(v["kv_pool_bytes"]),
+                           "kv_pool_blocks": first.num_blocks, "prefix_caching": bool(v["prefix_caching"])}}
+    run_rows = [{"file": r.path, "label": r.label, "sha256": r.sha256, "requests": len(r),
+                 "fit_error_pct": t["fit_error_pct"], "error_before_pct": median_abs_error(t["before"])}
+                for r, t in zip(runs, cal.per_run)]
+    fit = {"loss": "soft_l1 least squares on per-request log(pred/measured) of TTFT, TPOT, E2E + their p50/p90 "
+                   "(core/calibrate/loss.py)", "fit_keys": list(cal.fit_keys), "converged": cal.converged,
+           "message": cal.message, "bootstrap": len(cal.samples), "frozen": dict(cal.frozen),
+           "bands": {k: list(b) for k, b in cal.bands.items()}, "loss_before": cal.cost_before,
+           "loss_after": cal.cost_after}
+    engine = next((r.engine for r in runs if r.engine), None)
+    return Profile(model=raw["model"], hardware=raw["hardware"], card=card_table(card) if card is not None else {},
+                   engine=engine, settings=settings, coefficients=dict(cal.coefficients), samples=list(cal.samples),
+                   runs=run_rows, fit=fit)
