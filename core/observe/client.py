@@ -36,6 +36,7 @@ class Outcome:
     start_s: float = math.nan
     ttft_s: float = 0.0  # 0 when no token came (vllm bench's convention)
     itl_s: list = field(default_factory=list)
+    chunk_tokens: list = field(default_factory=list)  # tokens each chunk carried (per-chunk usage), else empty
     latency_s: float = 0.0
     prompt_tokens: int | None = None  # the server's usage counts
     completion_tokens: int | None = None
@@ -53,10 +54,13 @@ class Outcome:
         return self.start_s - self.due_s
 
 
-def payload(chat: bool, model: str, prompt: str, max_tokens: int) -> dict:
-    """The request body: streamed, the output length forced (ignore_eos, max_tokens), usage asked for."""
-    body: dict = {"model": model, "stream": True, "ignore_eos": True, "temperature": 0.0,
-                  "stream_options": {"include_usage": True}}
+def payload(chat: bool, model: str, prompt: str, max_tokens: int, chunk_usage: bool = True) -> dict:
+    """The request body: streamed, the output length forced (ignore_eos, max_tokens), usage
+    asked for; chunk_usage: in every chunk too (vLLM's continuous_usage_stats), so a chunk
+    that carries several tokens (the server coalesces them when the stream falls behind)
+    is known to."""
+    options = {"include_usage": True} | ({"continuous_usage_stats": True} if chunk_usage else {})
+    body: dict = {"model": model, "stream": True, "ignore_eos": True, "temperature": 0.0, "stream_options": options}
     if chat:
         body["messages"] = [{"role": "user", "content": prompt}]
         body["max_completion_tokens"] = int(max_tokens)
@@ -81,6 +85,7 @@ async def _stream(resp, out: Outcome, chat: bool, t0: float, st: float) -> None:
     first: float | None = None
     last = st
     parts = []
+    counted = 0  # completion tokens the per-chunk usage has reported so far
     async for raw in resp.content:
         line = raw.strip()
         if not line.startswith(b"data:"):
@@ -96,6 +101,7 @@ async def _stream(resp, out: Outcome, chat: bool, t0: float, st: float) -> None:
             err = obj["error"]
             out.error = str(err.get("message", err) if isinstance(err, dict) else err)[:300]
         choices = obj.get("choices")
+        usage = obj.get("usage")
         if choices:
             text = _chunk_text(chat, choices[0])
             if text is not None:
@@ -106,10 +112,13 @@ async def _stream(resp, out: Outcome, chat: bool, t0: float, st: float) -> None:
                     out.itl_s.append(ts - last)
                 last = ts
                 parts.append(text)
-        usage = obj.get("usage")
+                if isinstance(usage, dict) and isinstance(usage.get("completion_tokens"), int):
+                    out.chunk_tokens.append(usage["completion_tokens"] - counted)
         if isinstance(usage, dict):
             out.prompt_tokens = usage.get("prompt_tokens", out.prompt_tokens)
             out.completion_tokens = usage.get("completion_tokens", out.completion_tokens)
+            if isinstance(out.completion_tokens, int):
+                counted = out.completion_tokens
     out.text = "".join(parts)
     if first is None:
         out.error = out.error or NO_TOKENS

@@ -7,6 +7,11 @@ as the truth (result.json's input_lens are what the server counted).
 prompt_special_tokens=K: the tokens the server adds to every prompt (a BOS token: 1), as
 vllm bench's random dataset subtracts them: K fewer words are sent.
 
+The texts have a seed of their own (prompt_seed=; by default a fresh one each run, kept
+in the result): the workload's seed fixes the lengths and send times the simulator
+replays, while a new text each run keeps one run's prompts out of the server's prefix
+cache for the next (the same seed twice hit 83% of the second run's blocks here).
+
 Prefix workloads (random_prefix_len=P): every prompt starts with the SAME P words, so the
 server's prefix cache can hit; the rest of each prompt is random words of its own (two
 prompts share no 32-token block by chance: a block of 1,000 words repeats with odds

@@ -3,8 +3,9 @@
 metrics block, the per-request lists; failed requests keep their place with ttft 0,
 output_len 0 and their error, as there), so the lab's trace loader and overlay read it
 and so does any tool that reads vllm bench's; "lab_observe" adds what vllm bench does not
-save (scheduled and due send times, the client's lag, the planned lengths, the server's
-/metrics before and after, the server's own description). DIR/requests.csv: one row a
+save (scheduled and due send times, the client's lag, the planned lengths, the tokens each
+chunk carried where the server reported usage per chunk, the server's /metrics before and
+after, the server's own description). DIR/requests.csv: one row a
 request.
 
 Definitions as vllm bench's: TTFT from a request's start to its first chunk; TPOT
@@ -117,6 +118,7 @@ def build(run, plan, *, model: str, endpoint: str, chat: bool, metrics: dict, se
         "request_index": [o.index for o in outs], "scheduled_s": [o.scheduled_s for o in outs],
         "due_s": [o.due_s for o in outs], "end_s": [o.end_s for o in outs],
         "planned_input_lens": planned_in, "planned_output_lens": [int(plan.output_tokens[o.index]) for o in outs],
+        "chunk_tokens": [list(o.chunk_tokens) if o.success else [] for o in outs],
         "token_count_source": ["server" if o.completion_tokens is not None else "client_chunks" for o in outs],
         "metrics": metrics, "server": server, "settings": settings,
     }

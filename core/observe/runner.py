@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 import signal
 from dataclasses import dataclass, field
 
@@ -28,6 +29,8 @@ class Settings:
     request_timeout_s: float = 6 * 3600
     metrics_interval_s: float = 1.0
     headers: dict = field(default_factory=dict)
+    chunk_usage: bool = True  # ask for usage in every chunk (vLLM's continuous_usage_stats)
+    prompt_seed: int | None = None  # the texts' seed; None: fresh each run (see prompts.py)
 
     @property
     def chat(self) -> bool:
@@ -62,8 +65,10 @@ async def observe_async(s: Settings, on_done=None, sigint: bool = True):
     base = server.base_url(s.url)
     model, info = await server.probe(base, s.model, s.connect_timeout_s, s.headers)
     plan = s.plan
-    texts = Prompts(plan.input_tokens, plan.prefix_tokens, s.words, s.special_tokens, plan.seed, plan.blocks)
-    bodies = [client.payload(s.chat, model, texts.prompt(i), int(plan.output_tokens[i])) for i in range(len(plan))]
+    text_seed = s.prompt_seed if s.prompt_seed is not None else secrets.randbits(32)
+    texts = Prompts(plan.input_tokens, plan.prefix_tokens, s.words, s.special_tokens, text_seed, plan.blocks)
+    bodies = [client.payload(s.chat, model, texts.prompt(i), int(plan.output_tokens[i]), s.chunk_usage)
+              for i in range(len(plan))]
     before = await _metrics(base)
     stop, finished = asyncio.Event(), asyncio.Event()
     peaks: dict = {}
@@ -85,7 +90,8 @@ async def observe_async(s: Settings, on_done=None, sigint: bool = True):
     metrics = prom.summary(before, after, peaks or None)
     words = f"{len(s.words)} words ({s.words[0]} ...)"
     settings = {"url": s.url, "endpoint": s.endpoint, "prompt_words": words, "prompt_special_tokens": s.special_tokens,
-                "request_timeout_s": s.request_timeout_s, "metrics_interval_s": s.metrics_interval_s,
+                "prompt_seed": text_seed,
+                "request_timeout_s": s.request_timeout_s, "chunk_usage": s.chunk_usage, "metrics_interval_s": s.metrics_interval_s,
                 "workload": plan.meta}
     res = result.build(run, plan, model=model, endpoint=s.endpoint, chat=s.chat, metrics=metrics, server=info,
                        tokenizer_id=model, settings=settings)

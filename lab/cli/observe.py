@@ -21,6 +21,7 @@ EPILOG = """workload (key=value; the same keys as `lab simulate serving`, drawn 
   or trace=FILE [time_scale= window=START:END limit= format=]
 prompts: prompt_words=FILE|w1,w2,... (default: the CPU server's w0 w1 ... words, one token
   each) prompt_special_tokens=K (tokens the server adds to each prompt, e.g. a BOS: 1)
+  prompt_seed=N (the texts' seed; default fresh each run, so no run hits the last one's cache)
 output: DIR/result.json (vllm bench serve --save-result --save-detailed keys + lab_observe)
   and DIR/requests.csv
 exit codes: 0 done, 2 bad input or unreachable server, 130 interrupted (Ctrl+C)"""
@@ -41,6 +42,9 @@ def add_parser(sub, formatter) -> None:
                    help="seconds the server has to answer before the run (default 10)")
     p.add_argument("--request-timeout", type=float, default=6 * 3600.0, metavar="S",
                    help="seconds one request may take before it counts as failed (default 6 h, vllm bench's)")
+    p.add_argument("--chunk-usage", choices=("on", "off"), default="on",
+                   help="ask for usage in every streamed chunk (stream_options.continuous_usage_stats: vLLM, SGLang), "
+                        "so a chunk carrying several tokens is known; off for servers that refuse it (default on)")
     p.add_argument("--metrics-interval", type=float, default=1.0, metavar="S",
                    help="seconds between /metrics polls during the run (the gauges' peaks; default 1)")
 
@@ -92,12 +96,17 @@ def _settings(args, values: dict):
         special_n = -1
     if special_n < 0:
         raise ParamError("prompt_special_tokens", f"got {special!r}; valid: a whole number >= 0")
+    prompt_seed = values.pop("prompt_seed", None)
+    if prompt_seed is not None:
+        if not prompt_seed.strip().isdigit():
+            raise ParamError("prompt_seed", f"got {prompt_seed!r}; valid: a whole number >= 0")
+        prompt_seed = int(prompt_seed)
     plan = schedule.plan(values)
     runner.server.base_url(args.url)  # a URL that is not http(s) is refused before any work
     return runner.Settings(url=args.url, out_dir=args.out, plan=plan, words=words, endpoint=args.endpoint,
                            model=args.model, special_tokens=special_n, connect_timeout_s=args.connect_timeout,
                            request_timeout_s=args.request_timeout, metrics_interval_s=args.metrics_interval,
-                           headers=runner.headers_from_env())
+                           headers=runner.headers_from_env(), chunk_usage=args.chunk_usage == "on", prompt_seed=prompt_seed)
 
 
 def summary(res: dict) -> str:

@@ -14,8 +14,9 @@ from aiohttp import web
 
 class Endpoint:
     def __init__(self, mode: str = "ok", token_delay_s: float = 0.0, fail: set | None = None, special: int = 0,
-                 metrics: bool = True):
+                 metrics: bool = True, per_chunk: int = 1):
         self.mode, self.token_delay_s, self.fail, self.special = mode, token_delay_s, fail, special
+        self.per_chunk = per_chunk  # tokens a chunk carries (a server coalescing a stream that fell behind)
         self.metrics = metrics
         self.seen: list[dict] = []  # every completion body, in arrival order
         self.counts = {"requests": 0, "prompt": 0, "generation": 0, "running": 0}
@@ -64,12 +65,16 @@ class Endpoint:
         try:
             if chat and n_out:
                 await self._send(resp, {"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]})
-            for k in range(n_out):
+            every = (body.get("stream_options") or {}).get("continuous_usage_stats")
+            for k in range(0, n_out, self.per_chunk):
                 if self.token_delay_s:
                     await asyncio.sleep(self.token_delay_s)
-                choice = {"index": 0, "delta": {"content": f" t{k}"}} if chat else {"index": 0, "text": f" t{k}"}
-                choice["finish_reason"] = "length" if k == n_out - 1 else None
-                await self._send(resp, {"choices": [choice], "usage": None})
+                upto = min(k + self.per_chunk, n_out)
+                text = "".join(f" t{j}" for j in range(k, upto))
+                choice = {"index": 0, "delta": {"content": text}} if chat else {"index": 0, "text": text}
+                choice["finish_reason"] = "length" if upto == n_out else None
+                usage = {"prompt_tokens": n_in, "completion_tokens": upto} if every else None
+                await self._send(resp, {"choices": [choice], "usage": usage})
             usage = {"prompt_tokens": n_in, "completion_tokens": n_out, "total_tokens": n_in + n_out}
             if n_out:
                 await self._send(resp, {"choices": [], "usage": usage})

@@ -62,7 +62,8 @@ def test_loader_reads_it_back(measured):
 
 def test_requests_sent_as_planned(measured):
     _, res, _, seen = measured
-    assert all(b["stream"] and b["ignore_eos"] and b["stream_options"] == {"include_usage": True} for b in seen)
+    assert all(b["stream"] and b["ignore_eos"] for b in seen)
+    assert all(b["stream_options"] == {"include_usage": True, "continuous_usage_stats": True} for b in seen)
     by_len = sorted(b["max_tokens"] for b in seen)
     assert by_len == sorted(res["output_lens"])
     prefixes = {" ".join(b["prompt"].split()[:16]) for b in seen}
@@ -120,3 +121,27 @@ def test_trace_workload_and_no_metrics(tmp_path):
     assert rc == 0 and res["input_lens"] == [7, 11] and res["output_lens"] == [2, 3]
     assert res["lab_observe"]["metrics"] == {"present": False}
     assert math.isclose(res["lab_observe"]["scheduled_s"][1], 0.1, abs_tol=1e-9)
+
+
+def test_chunks_of_several_tokens_are_counted(tmp_path):
+    with Endpoint(per_chunk=3) as ep:
+        rc = observe(ep.url, tmp_path, "dataset=fixed", "num_prompts=2", "random_input_len=5", "random_output_len=7")
+    res = json.loads((tmp_path / "result.json").read_text())
+    assert rc == 0 and res["output_lens"] == [7, 7]
+    assert [len(x) for x in res["itls"]] == [2, 2]  # three chunks: one ITL per gap, as vllm bench counts
+    assert res["lab_observe"]["chunk_tokens"] == [[3, 3, 1], [3, 3, 1]]
+
+
+def test_chunk_usage_off_and_prompt_seed(tmp_path):
+    with Endpoint() as ep:
+        words = ["dataset=fixed", "num_prompts=2", "random_input_len=6", "random_output_len=2", "prompt_seed=9"]
+        assert observe(ep.url, tmp_path / "a", "--chunk-usage", "off", *words) == 0
+        assert observe(ep.url, tmp_path / "b", *words[:-1]) == 0
+        assert observe(ep.url, tmp_path / "c", *words[:-1]) == 0
+        seen = list(ep.seen)
+    assert seen[0]["stream_options"] == {"include_usage": True}
+    res = json.loads((tmp_path / "a" / "result.json").read_text())
+    assert res["lab_observe"]["chunk_tokens"] == [[], []] and res["output_lens"] == [2, 2]  # usage at the end
+    assert res["lab_observe"]["settings"]["prompt_seed"] == 9
+    # without prompt_seed each run draws new texts (the lengths stay the workload's)
+    assert seen[2]["prompt"] != seen[4]["prompt"] and len(seen[2]["prompt"].split()) == 6
