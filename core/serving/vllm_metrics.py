@@ -24,6 +24,7 @@ import math
 import numpy as np
 
 from core.registry import ParamError
+from core.serving.gap_runs import Gaps, gap_stats
 
 PERCENTILES = (90, 99)
 LATENCIES = ("ttft", "tpot", "itl", "e2el")
@@ -119,15 +120,23 @@ def goodput(result, slo_ttft_ms=None, slo_tpot_ms=None, slo_e2el_ms=None) -> flo
 # -- the gaps between tokens -----------------------------------------------------------
 def itl_samples(result, cost=None) -> tuple[np.ndarray, np.ndarray]:
     """Every gap between two consecutive tokens of a request, as (gaps_s, weights): gap
-    gaps_s[i] occurs weights[i] times. Σ weights = Σ (output − 1).
+    gaps_s[i] occurs weights[i] times (itl_gaps expanded; with `cost`, one entry per
+    step of every skipped run, so a long replay's arrays are long: statistics go through
+    itl_gaps and core.serving.gap_runs instead)."""
+    return itl_gaps(result, cost).expanded()
+
+
+def itl_gaps(result, cost=None) -> Gaps:
+    """Every gap between two consecutive tokens of a request, held compactly
+    (core.serving.gap_runs.Gaps). Σ weights = Σ (output − 1).
 
     A request in decode gets a token in every step it runs, so a decode token's gap is
     the duration of the step that produced it: a series entry of one step gives its
     duration with weight = its decode rows. A skipped run of k lockstep steps lasting D
     gives each step's own duration when `cost` (the run's StepCost) is given and one line
     of its roofline bounds the whole run (the step times are then a + b·j, and a follows
-    from D); otherwise, or where the lines cross inside the run, D/k for all k.
-    Tokens not produced by a decode step are the ones that end a recompute after a
+    from D: one run of Gaps); otherwise, or where the lines cross inside the run, D/k for
+    all k. Tokens not produced by a decode step are the ones that end a recompute after a
     preemption; their gaps together are exactly what the request times leave over
     (Σ (finish − first token) minus the decode gaps). Each is its wait in the queue
     (preempted → rescheduled, from the preemption log) plus an equal share of the rest
@@ -137,29 +146,30 @@ def itl_samples(result, cost=None) -> tuple[np.ndarray, np.ndarray]:
     rows = result.series_decode_rows
     t = result.series_t
     if steps is None or rows is None or t.size < 2:
-        return np.zeros(0), np.zeros(0, np.int64)
+        return Gaps.explicit(np.zeros(0), np.zeros(0, np.int64))
     dur = np.diff(t)
     steps, rows = steps[1:].astype(np.int64), rows[1:].astype(np.int64)
     live = (rows > 0) & (steps > 0)
     dur, steps, rows = dur[live], steps[live], rows[live]
-    gaps, weights = _run_gaps(dur, steps, rows, cost)
-    decode_total = float(np.sum(gaps * weights))  # not np.dot: see weighted_stats
+    gaps = _run_gaps(dur, steps, rows, cost)
+    decode_total = gaps.total()
     g = result.output_tokens.astype(np.int64)
-    missing = int(np.sum(np.maximum(g - 1, 0)) - weights.sum())
+    missing = int(np.sum(np.maximum(g - 1, 0)) - gaps.count)
     if missing > 0:
         spans = result.finish_s - result.first_token_s
         left = float(np.sum(spans[g > 1])) - decode_total
         extra = _resume_gaps(result, missing, max(left, 0.0))
-        gaps = np.concatenate([gaps, extra])
-        weights = np.concatenate([weights, np.ones(extra.size, np.int64)])
-    return gaps, weights
+        gaps = gaps.then(extra, np.ones(extra.size, np.int64))
+    return gaps
 
 
-def _run_gaps(dur, steps, rows, cost):
+def _run_gaps(dur, steps, rows, cost) -> Gaps:
     single = steps == 1
     gaps = [dur[single]]
     weights = [rows[single]]
     runs = ~single
+    first = slope = np.zeros(0)
+    kk = nn = np.zeros(0, np.int64)
     if np.any(runs):
         d, k, n = dur[runs], steps[runs], rows[runs]
         exact = _exact_steps(d, k, n, cost) if cost is not None else None
@@ -170,11 +180,8 @@ def _run_gaps(dur, steps, rows, cost):
             ok, first, slope = exact
             gaps.append(d[~ok] / k[~ok])
             weights.append(n[~ok] * k[~ok])
-            kk, nn = k[ok], n[ok]
-            j = np.arange(int(kk.sum())) - np.repeat(np.cumsum(kk) - kk, kk)  # 0..k-1 within each run
-            gaps.append(np.repeat(first[ok], kk) + np.repeat(slope[ok], kk) * j)
-            weights.append(np.repeat(nn, kk))
-    return np.concatenate(gaps), np.concatenate(weights).astype(np.int64)
+            first, slope, kk, nn = first[ok], slope[ok], k[ok], n[ok]
+    return Gaps(np.concatenate(gaps), np.concatenate(weights).astype(np.int64), first, slope, kk, nn)
 
 
 def _exact_steps(d, k, n, cost):
@@ -245,11 +252,11 @@ def bench_metrics(result, workload=None, slo_ttft_ms=None, slo_tpot_ms=None, slo
            "request_goodput": goodput(result, slo_ttft_ms, slo_tpot_ms, slo_e2el_ms),
            "output_throughput": total_out / dur, "total_token_throughput": (total_in + total_out) / dur}
     tpot = tpot_s(result)
-    samples = {"ttft": (result.ttft_s, None), "tpot": (tpot[np.isfinite(tpot)], None),
-               "itl": itl_samples(result, cost), "e2el": (result.request_s, None)}
+    samples = {"ttft": Gaps.explicit(result.ttft_s, np.ones(n, np.int64)),
+               "tpot": Gaps.explicit(tpot[np.isfinite(tpot)], np.ones(int(np.isfinite(tpot).sum()), np.int64)),
+               "itl": itl_gaps(result, cost), "e2el": Gaps.explicit(result.request_s, np.ones(n, np.int64))}
     for name in LATENCIES:
-        values, weights = samples[name]
-        for stat, value in weighted_stats(values, weights).items():
+        for stat, value in gap_stats(samples[name], weighted_stats, PERCENTILES).items():
             out[f"{stat}_{name}_ms"] = value * 1000.0
     return out
 

@@ -1,0 +1,103 @@
+"""The hostile-input corpus's per-case bound: a case over LIMIT_S seconds or LIMIT_BYTES
+of memory fails.
+
+- CLI argument lists run `python -m lab ...` in a subprocess: the exit status and the
+  messages are the real ones, a hang is killed at the limit (a timer, then the wait), and
+  the memory is that child's own peak resident set (os.wait4's rusage, not
+  RUSAGE_CHILDREN, which is the largest of every child so far).
+- Files handed to a loader (talk, session, agent JSON, WAV) run in-process: a subprocess
+  per file would cost an interpreter start each. The peak is tracemalloc's (Python and
+  numpy allocations, which is where blow-ups happen), the time is bounded by a real-time
+  alarm that raises in the main thread (it also interrupts a blocking open of a FIFO).
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import tracemalloc
+from dataclasses import dataclass
+from pathlib import Path
+
+LIMIT_S = 5.0
+LIMIT_BYTES = 500 * 2**20
+REPO = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class Ran:
+    rc: int
+    out: str
+    err: str
+    wall_s: float
+    peak_bytes: int
+    killed: bool
+
+    def within_bounds(self) -> str | None:
+        """Why the case broke its bound, or None."""
+        if self.killed:
+            return f"ran past {LIMIT_S:g} s and was killed"
+        if self.wall_s > LIMIT_S:
+            return f"took {self.wall_s:.1f} s (bound {LIMIT_S:g} s)"
+        if self.peak_bytes > LIMIT_BYTES:
+            return f"peaked at {self.peak_bytes / 2**20:.0f} MiB (bound {LIMIT_BYTES / 2**20:.0f} MiB)"
+        return None
+
+
+def run_cli(args: list[str], limit_s: float = LIMIT_S, env: dict | None = None, cwd: Path | None = None) -> Ran:
+    """`python -m lab *args` in a subprocess, killed at limit_s."""
+    full_env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(REPO), **(env or {}))
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-m", "lab", *args], stdout=out, stderr=err, env=full_env,
+                                cwd=str(cwd or REPO), stdin=subprocess.DEVNULL)
+        killed = threading.Event()
+
+        def kill():
+            killed.set()
+            proc.kill()
+
+        timer = threading.Timer(limit_s, kill)
+        timer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            timer.cancel()
+        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
+        wall = time.perf_counter() - start
+        out.seek(0)
+        err.seek(0)
+        return Ran(proc.returncode, out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"),
+                   wall, usage.ru_maxrss * 1024, killed.is_set())
+
+
+class Overrun(Exception):
+    """The in-process case ran past its time bound."""
+
+
+@contextlib.contextmanager
+def bounded(limit_s: float = LIMIT_S, limit_bytes: int = LIMIT_BYTES):
+    """Run the block under a real-time alarm and tracemalloc; fail the test past either
+    bound. Yields a dict that gets 'wall_s' and 'peak_bytes' when the block is done."""
+    def alarm(signum, frame):
+        raise Overrun(f"ran past {limit_s:g} s")
+
+    got: dict = {}
+    previous = signal.signal(signal.SIGALRM, alarm)
+    tracemalloc.start()
+    start = time.perf_counter()
+    signal.setitimer(signal.ITIMER_REAL, limit_s)
+    try:
+        yield got
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        got["wall_s"] = time.perf_counter() - start
+        got["peak_bytes"] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    assert got["peak_bytes"] <= limit_bytes, f"peaked at {got['peak_bytes'] / 2**20:.0f} MiB"
