@@ -26,6 +26,7 @@ from widgets.kit.panels import PanelInfo
 from widgets.kit.theme import LEGEND
 from widgets.kit.timeline_player import TimelinePlayer
 from widgets.serving.backlog import BacklogCardSection, BacklogPlot
+from widgets.serving import calibrate_glue
 from widgets.serving.banner import BannerSection
 from widgets.serving.metrics_table import MetricsSection
 from widgets.serving.model_picker import ModelPickerSection
@@ -64,6 +65,8 @@ class ServingPanel(QtWidgets.QWidget):
         self._band_key = f"serving.band.{id(self)}"
         self._trace_key, self._metrics_key = f"serving.trace.{id(self)}", f"serving.metrics.{id(self)}"
         self._overlay_key = f"serving.overlay.{id(self)}"
+        self._calibrate_key = f"serving.calibrate.{id(self)}"
+        self.calibrate_section = None
         self.metrics_table: dict | None = None  # the latest vLLM metrics table drawn
         self._drawn_source = None  # the replays' source drawn last (a new one opens on its whole run)
         self._submitted: dict[str, object] = {}
@@ -188,6 +191,8 @@ class ServingPanel(QtWidgets.QWidget):
         self._replay_column.addWidget(self.overlay)
         self.replicas_view = in_language(ReplicasView())
         self._replay_column.addWidget(self.replicas_view)
+        self.calibrate_section = calibrate_glue.attach(self, self._calibrate_key)
+        self._replay_column.addWidget(self.calibrate_section)
 
     def _finish_build(self) -> None:
         p = self.plots
@@ -266,6 +271,8 @@ class ServingPanel(QtWidgets.QWidget):
                 self.trace_section.show_state()  # what is loaded now
             if self.controls is not None:
                 self.controls.show_source(self.state.trace_workload is not None)
+            if self.calibrate_section is not None:
+                calibrate_glue.offer_trace(self, self.calibrate_section)
             for side in REPLAY_SIDES:
                 self._on_replay_card_changed(side)
             self._show_caption()  # whether the trace has prefixes to cache
@@ -432,7 +439,8 @@ class ServingPanel(QtWidgets.QWidget):
         for player in ("banner_player", "replay_player"):
             if hasattr(self, player):
                 getattr(self, player).pause()
-        for key in (*self._keys.values(), self._band_key, self._trace_key, self._metrics_key, self._overlay_key):
+        for key in (*self._keys.values(), self._band_key, self._trace_key, self._metrics_key, self._overlay_key,
+                    self._calibrate_key):
             jobs().cancel(key)
         self.state.changed.disconnect(self._on_state_changed)
         return super().close()
