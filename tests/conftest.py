@@ -8,6 +8,12 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest
 
 
+def pytest_configure(config):
+    # Against a real vLLM server (.ci/run's own stage; tests/vllm_server/conftest.py leaves
+    # them out unless -m names the marker).
+    config.addinivalue_line("markers", "vllm_server: needs a real vLLM server (LAB_VLLM_URL); run with -m vllm_server")
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups (--dist loadgroup)
 def pytest_collection_modifyitems(config, items):
     """Tests that share one thing run on one worker, one after another: a real sound device

