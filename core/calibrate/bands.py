@@ -110,9 +110,8 @@ def bands_from_runs(runs: Sequence[tuple[dict, float | None]], attainment: float
         band = percentile_band([v for v in values if v is not None])
         if band is not None:
             bands[name] = band
-    shares = [s for _, s in runs]
-    prob = None if not runs or any(s is None for s in shares) else float(
-        np.mean([s >= attainment for s in shares]))
+    shares = [s for _, s in runs if s is not None]
+    prob = None if not runs or len(shares) < len(runs) else float(np.mean([s >= attainment for s in shares]))
     return {"bands": bands, "meets_slo_probability": prob, "band_samples": len(runs), "attainment": attainment}
 
 

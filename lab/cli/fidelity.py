@@ -1,13 +1,119 @@
-"""`lab fidelity`: measured vs predicted for a set of runs (issue 13). Placeholder wiring; its owner replaces this module."""
+"""`lab fidelity RESULTS_DIR | RESULT.json ... [profile=P.toml | model=... hardware=... keys]
+[--json] [--plot FILE.png]`: for each measured run (vllm bench serve / lab observe result
+JSONs; a folder gives every result under it) the replay's prediction beside what was
+measured, per metric with its error, then the median and the worst |error| per metric,
+over all runs and per regime (low load / saturated, from the measured run's queueing
+share of TTFT). The report itself is core/calibrate/fidelity.py's; the plot
+lab/cli/fidelity_plot.py's. Bad input exits 2 naming the field.
+"""
 from __future__ import annotations
 
-import sys
+import json
+from pathlib import Path
+
+from lab.cli.args import input_error
+
+USAGE = ("lab fidelity RESULTS_DIR | RESULT.json ... [profile=P.toml | model=KEY hardware=KEY|card.toml] "
+         "[key=value ...] [--json] [--plot FILE.png]")
+DESCRIPTION = """How far off is the lab on your card? Each measured run is replayed as it was measured (its
+requests, its client's concurrency, its server's KV pool and prefix caching when lab observe
+recorded them) and its prediction laid beside the measurement: median and p90 TTFT, TPOT, ITL
+and E2E, output throughput, and preemptions and prefix-cache hit rate when the result's
+lab_observe block has the server's counters. error = (predicted - measured) / measured (the hit
+rate's in points). A run is "saturated" when 1 - p10/median of its measured TTFTs (the queueing
+share of the median TTFT) is >= 0.5, else "low load"."""
 
 
 def add_parser(sub, formatter) -> None:
-    sub.add_parser("fidelity", help="measured vs predicted for a set of runs (issue 13)", formatter_class=formatter)
+    p = sub.add_parser("fidelity", help="measured vs predicted for a set of runs, with errors per metric and regime",
+                       prog="lab fidelity", usage=USAGE, description=DESCRIPTION, formatter_class=formatter,
+                       allow_abbrev=False)
+    p.add_argument("items", nargs="*", metavar="RESULT|KEY=VALUE",
+                   help="result files or folders, and lab simulate serving keys (profile=, model=, hardware=, ...)")
+    p.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    p.add_argument("--plot", metavar="FILE.png", default=None,
+                   help="also draw measured vs predicted per metric (PNG, SVG or PDF by suffix; written whole or not at all)")
+
+
+def split_items(items) -> tuple[list[str], dict[str, str]]:
+    """Result paths and key=value words (a word with '=' that is not an existing file is a key)."""
+    paths, keys = [], {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if sep and not Path(item).exists():
+            if not key:
+                raise input_error(item, "an empty key; valid: KEY=VALUE")
+            keys[key] = value
+        else:
+            paths.append(item)
+    return paths, keys
 
 
 def run(args, extras) -> int:
-    print("lab fidelity: not built yet", file=sys.stderr)
-    return 2
+    from core.calibrate.fidelity import fidelity  # lazy: the engine and numpy
+
+    items = list(args.items)
+    for extra in extras:
+        if extra.startswith("-"):
+            raise input_error(extra, "unknown option; valid: --json, --plot FILE.png (see lab fidelity --help)")
+        items.append(extra)
+    paths, keys = split_items(items)
+    report = fidelity(paths, keys)
+    if args.plot:
+        from lab.cli.fidelity_plot import write_plot
+
+        report["plot"] = write_plot(report, args.plot)
+    print(json.dumps(report, ensure_ascii=False) if args.json else report_text(report))
+    return 0
+
+
+def _num(value: float | None, unit: str = "") -> str:
+    if value is None:
+        return "-"
+    if unit == "":
+        return f"{value:.3g}"
+    return f"{value:.2f}" if abs(value) < 1e4 else f"{value:,.0f}"
+
+
+def _err(entry: dict) -> str:
+    if "error_points" in entry:
+        return f"{entry['error_points']:+.1f} pts"
+    e = entry.get("error_pct")
+    if e is None:
+        return f"{entry['predicted'] - entry['measured']:+.3g} (abs)"
+    return f"{e:+.1f}%"
+
+
+def report_text(report: dict) -> str:
+    from core.calibrate.fidelity import ALL_METRICS, REGIMES, UNITS
+
+    runs = report["runs"]
+    keys = " ".join(f"{k}={v}" for k, v in report["keys"].items()) or "the lab's defaults"
+    lines = [f"lab fidelity: {len(runs)} measured run{'s' if len(runs) != 1 else ''}, predicted with {keys}"]
+    if report["skipped"]:
+        lines.append(f"  skipped {len(report['skipped'])} JSON files that are not vllm bench results")
+    for r in runs:
+        lines.append(f"  {r['run']}: {r['requests']:,} requests, {r['regime']} (queueing share of median TTFT "
+                     f"{r['queueing_share']:.2f}, mean concurrency {r['mean_concurrency']:.1f})")
+        lines.append(f"    {'metric':<24}{'measured':>12}{'predicted':>12}{'error':>14}")
+        for m in ALL_METRICS:
+            if m in r["metrics"]:
+                e = r["metrics"][m]
+                lines.append(f"    {m:<24}{_num(e['measured'], UNITS[m]):>12}{_num(e['predicted'], UNITS[m]):>12}"
+                             f"{_err(e):>14}")
+    lines.append("  |error| over the runs: median / worst (worst run)")
+    shown = ("all",) + tuple(g for g in REGIMES if any(r["regime"] == g for r in runs))
+    lines.append(f"    {'metric':<24}" + "".join(f"{g + ' (' + str(sum(1 for r in runs if g in ('all', r['regime']))) + ')':>30}"
+                                                   for g in shown))
+    for m, groups in report["summary"].items():
+        cells = []
+        for g in shown:
+            s = groups.get(g)
+            unit = " pts" if s and s["unit"] == "points" else "%"
+            cells.append(f"{s['median_abs_error']:.1f}{unit} / {s['worst_abs_error']:.1f}{unit} ({s['worst_run']})"
+                         if s else "-")
+        lines.append(f"    {m:<24}" + "".join(f"{c:>30}" for c in cells))
+    lines.append(f"  regime: {report['regime_rule']}")
+    if report.get("plot"):
+        lines.append(f"  wrote {report['plot']}")
+    return "\n".join(lines)

@@ -1,0 +1,202 @@
+"""The fidelity report (issue 13): for a set of measured runs, each replayed as it was
+measured (core/calibrate/replayer.py: the run's requests, its client's concurrency, its
+server's KV pool by blocks, the keys or the profile given), measured vs predicted per
+metric with the error, and the median and the worst |error| per metric, over all runs and
+per regime. This is how a user checks the lab on their own card.
+
+Metrics: median and p90 of TTFT, TPOT, ITL and E2E (vllm bench serve's definitions,
+np.percentile linear), output throughput (output tokens over first arrival to last
+finish, the same span on both sides), and when the result's lab_observe block has the
+server's counters the preemption count and the prefix-cache hit rate (hits / queries).
+error_pct = (predicted − measured) / measured · 100; the hit rate's error is in points
+(error_points = (predicted − measured) · 100), a rate near 0 making a % meaningless;
+a measured 0 (no preemptions) leaves error_pct None and shows the difference.
+
+Regime, from the measured run alone: the queueing share of its median TTFT,
+q = 1 − p10(TTFT) / median(TTFT), the run's fastest tenth standing in for a request that
+did not queue. q >= SATURATED_Q (the median request waited at least as long as an
+unqueued one took) is "saturated", else "low load". Prompts of very different lengths
+spread TTFT without any queue and push q up; the report prints q and the mean concurrency
+reached (Little's law: Σ E2E / duration) so a reader can judge. No Qt here.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from core.calibrate.replayer import METRICS, RunReplay, measured_metrics, predicted_metrics
+from core.calibrate.runs import REQUIRED, load_runs
+from core.registry import ParamError
+from core.serving.engine import replay
+from core.serving.profile import is_profile, read_cached
+
+SATURATED_Q = 0.5
+REGIMES = ("low load", "saturated")
+COUNTERS = ("preemptions", "prefix_cache_hit_rate")
+ALL_METRICS = METRICS + ("output_throughput",) + COUNTERS
+UNITS = {m: "ms" for m in METRICS} | {"output_throughput": "tok/s", "preemptions": "", "prefix_cache_hit_rate": ""}
+MAX_FILES = 64
+
+
+def result_files(paths: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(result files, skipped files): a file is taken as given; a folder gives every *.json
+    under it (sorted) that has vllm bench's per-request keys, the others skipped."""
+    files: list[str] = []
+    skipped: list[str] = []
+    if not paths:
+        raise ParamError("runs", "no results given; valid: RESULTS_DIR or RESULT.json ... (vllm bench serve / "
+                                 "lab observe results)")
+    for path in paths:
+        p = Path(path)
+        if p.is_dir():
+            found = sorted(str(f) for f in p.rglob("*.json") if f.is_file())
+            for f in found:
+                (files if _is_result(f) else skipped).append(f)
+        else:
+            files.append(str(p))  # load_runs names a missing or wrong file
+    if not files:
+        raise ParamError("runs", f"no vllm bench serve results in {', '.join(paths)} ({len(skipped)} other JSON "
+                                 "files); valid: result JSONs with input_lens, output_lens, ttfts, itls")
+    if len(files) > MAX_FILES:
+        raise ParamError("runs", f"{len(files)} results; valid: at most {MAX_FILES}")
+    return files, skipped
+
+
+def _is_result(path: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            obj = json.load(f)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return False
+    return isinstance(obj, dict) and all(k in obj for k in REQUIRED)
+
+
+def replay_keys(raw: Mapping[str, str]) -> tuple[dict, dict]:
+    """raw as the replayer takes it, and the coefficients to price with: profile=P.toml is
+    hardware=P.toml (its card and coefficients, core/serving/profile.py) with its model
+    unless model= is given; explicit keys win over the profile's."""
+    raw = dict(raw)
+    profile = raw.pop("profile", None)
+    if profile is not None:
+        if "hardware" in raw:
+            raise ParamError("profile", "names the card too; valid: profile= or hardware=, not both")
+        raw["hardware"] = profile
+    coefs: dict = {}
+    path = raw.get("hardware")
+    if path and is_profile(path):
+        prof = read_cached(path)
+        raw.setdefault("model", prof.model)
+        coefs = {k: v for k, v in prof.coefficients.items() if k not in raw}
+    return raw, coefs
+
+
+def queueing_share(ttft_s: np.ndarray) -> float:
+    """1 − p10 / median of the measured TTFTs (0 when the median is 0)."""
+    ttft = np.asarray(ttft_s, dtype=float)
+    if ttft.size == 0:
+        return 0.0
+    med = float(np.percentile(ttft, 50))
+    return 0.0 if med <= 0 else max(0.0, 1.0 - float(np.percentile(ttft, 10)) / med)
+
+
+def regime_of(ttft_s) -> str:
+    return REGIMES[1] if queueing_share(ttft_s) >= SATURATED_Q else REGIMES[0]
+
+
+def throughput(arrival_s, finish_s, output_tokens) -> float:
+    span = float(np.max(finish_s) - np.min(arrival_s)) if np.size(arrival_s) else 0.0
+    return float(np.sum(output_tokens)) / span if span > 0 else 0.0
+
+
+def measured_counters(settings: Mapping) -> dict:
+    """The server's preemptions and prefix-cache hit rate over the run, when scraped."""
+    out = {}
+    if isinstance(settings.get("num_preemptions"), (int, float)):
+        out["preemptions"] = float(settings["num_preemptions"])
+    queries = settings.get("prefix_cache_queries")
+    if isinstance(queries, (int, float)) and queries > 0 and isinstance(settings.get("prefix_cache_hits"), (int, float)):
+        out["prefix_cache_hit_rate"] = float(settings["prefix_cache_hits"]) / float(queries)
+    return out
+
+
+def row(metric: str, measured: float, predicted: float) -> dict:
+    """One metric of one run: measured, predicted and the error (% or points)."""
+    out: dict[str, float | None] = {"measured": float(measured), "predicted": float(predicted)}
+    if metric == "prefix_cache_hit_rate":
+        out["error_points"] = (float(predicted) - float(measured)) * 100.0
+    else:
+        out["error_pct"] = (float(predicted) - float(measured)) / float(measured) * 100.0 if measured else None
+    return out
+
+
+def error_of(entry: Mapping) -> float | None:
+    value = entry.get("error_pct", entry.get("error_points"))
+    return None if value is None or not math.isfinite(value) else float(value)
+
+
+def run_fidelity(run, raw: Mapping[str, str], coefs: Mapping[str, float]) -> dict:
+    """One run replayed and compared: label, file, regime, q, concurrency, metrics."""
+    rr = RunReplay(run, dict(raw))
+    cost = rr.cost(dict(coefs))
+    result = replay(rr.work, dataclasses.replace(rr.config, cost=cost))
+    prediction = rr.predict(dict(coefs))
+    measured = measured_metrics(run)
+    predicted = predicted_metrics(prediction)
+    metrics = {m: row(m, measured[m], predicted[m]) for m in METRICS}
+    finish = run.arrival_s + run.e2e_s
+    metrics["output_throughput"] = row("output_throughput", throughput(run.arrival_s, finish, run.output_tokens),
+                                       throughput(result.arrival_s, result.finish_s, result.output_tokens))
+    counters = measured_counters(run.settings)
+    if "preemptions" in counters:
+        metrics["preemptions"] = row("preemptions", counters["preemptions"], float(prediction.preemptions))
+    if "prefix_cache_hit_rate" in counters:
+        cached = 0.0 if result.cached_tokens is None else float(np.sum(result.cached_tokens))
+        prompt = float(np.sum(result.input_tokens))
+        metrics["prefix_cache_hit_rate"] = row("prefix_cache_hit_rate", counters["prefix_cache_hit_rate"],
+                                               cached / prompt if prompt else 0.0)
+    span = float(np.max(finish) - np.min(run.arrival_s)) if len(run) else 0.0
+    return {"run": run.label, "file": run.path, "sha256": run.sha256, "requests": len(run),
+            "regime": regime_of(run.ttft_s), "queueing_share": queueing_share(run.ttft_s),
+            "mean_concurrency": float(np.sum(run.e2e_s)) / span if span > 0 else 0.0,
+            "settings": {k: v for k, v in run.settings.items() if isinstance(v, (int, float, str, bool))},
+            "metrics": metrics}
+
+
+def summarize(runs: Sequence[dict]) -> dict:
+    """{metric: {"all"|regime: {median_abs_error, worst_abs_error, worst_run, runs, unit}}}."""
+    out: dict = {}
+    for metric in ALL_METRICS:
+        groups: dict = {}
+        for name in ("all",) + REGIMES:
+            errs = [(abs(e), r["run"]) for r in runs if (name == "all" or r["regime"] == name)
+                    and metric in r["metrics"] and (e := error_of(r["metrics"][metric])) is not None]
+            if errs:
+                worst = max(errs)
+                groups[name] = {"median_abs_error": float(np.median([e for e, _ in errs])),
+                                "worst_abs_error": worst[0], "worst_run": worst[1], "runs": len(errs),
+                                "unit": "points" if metric == "prefix_cache_hit_rate" else "%"}
+        if groups:
+            out[metric] = groups
+    return out
+
+
+def fidelity(paths: Sequence[str], raw: Mapping[str, str], progress=None) -> dict:
+    """The report --json prints: runs (each run_fidelity's), summary, skipped files, the
+    coefficients priced with, the regime rule. progress(done, total) after each run."""
+    files, skipped = result_files(paths)
+    runs = load_runs(files)
+    keys, coefs = replay_keys(raw)
+    rows = []
+    for i, run in enumerate(runs):
+        rows.append(run_fidelity(run, keys, coefs))
+        if progress is not None:
+            progress(i + 1, len(runs))
+    return {"runs": rows, "summary": summarize(rows), "skipped": skipped, "keys": dict(raw),
+            "coefficients": dict(coefs),
+            "regime_rule": f"saturated when the queueing share of the median TTFT, 1 - p10/median of the measured "
+                           f"TTFTs, is >= {SATURATED_Q:g}; else low load"}

@@ -1,0 +1,153 @@
+"""The fidelity report (core/calibrate/fidelity.py, lab fidelity): a replay written as a
+vllm bench result and judged against itself gives 0% error; one coefficient moved by a
+known amount gives the error by hand; the summary's median and worst, the regimes and
+the server's counters on constructed cases."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from core.calibrate import fidelity as fd
+from core.calibrate.replayer import RunReplay
+from core.calibrate.runs import load_run
+from core.registry import ParamError
+from core.serving.profile import Profile, save_profile
+from lab.cli import main
+
+RAW = {"model": "qwen3-8b", "hardware": "h100-sxm"}
+DELTA_S = 1e-3  # added to every engine step's fixed time (coef_step_s: 0.9 ms by default)
+OUT = 32  # output tokens of each low-load request
+
+
+def write_run(path, n, rate, prompt, out, raw=RAW, extra=None):
+    """n equal requests (prompt, out tokens) at `rate`/s ("inf": all at once), written as a
+    vllm bench result whose latencies are the lab's own replay of it with raw's keys."""
+    obj = {"backend": "vllm", "model_id": "qwen3-8b", "num_prompts": n, "request_rate": rate,
+           "max_concurrency": None, "input_lens": [prompt] * n, "output_lens": [out] * n,
+           "ttfts": [0.1] * n, "itls": [[0.01] * (out - 1)] * n, "errors": [""] * n}
+    obj.update(extra or {})
+    path.write_text(json.dumps(obj))
+    p = RunReplay(load_run(str(path)), dict(raw)).predict({})
+    obj["ttfts"] = p.ttft_s.tolist()
+    obj["itls"] = [[float(t)] * (out - 1) for t in p.tpot_s]
+    path.write_text(json.dumps(obj))
+    return p
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("runs")
+    # 20 requests 5 s apart: each runs alone (one prefill step, then its decodes).
+    low = write_run(folder / "low.json", 20, 0.2, 128, OUT)
+    # 200 requests at once into 8 seats: a queue, so saturated.
+    sat = write_run(folder / "sat.json", 200, "inf", 512, 64, raw=dict(RAW, max_num_seqs="8"))
+    (folder / "notes.json").write_text(json.dumps({"not": "a result"}))
+    return folder, low, sat
+
+
+def test_a_replay_against_itself_has_no_error(runs):
+    folder, _, _ = runs
+    report = fd.fidelity([str(folder / "low.json")], RAW)
+    (row,) = report["runs"]
+    assert row["regime"] == "low load" and row["queueing_share"] == pytest.approx(0.0, abs=1e-9)
+    for m in ("median_ttft_ms", "p90_ttft_ms", "median_tpot_ms", "p90_tpot_ms", "median_e2el_ms", "p90_e2el_ms",
+              "output_throughput"):
+        assert row["metrics"][m]["error_pct"] == pytest.approx(0.0, abs=1e-9), m
+    # The result keeps a request's gaps as its mean (vllm bench's per-token times are not
+    # in a replay); alone, a request's steps lengthen only with its KV, so ITL is near.
+    assert abs(row["metrics"]["median_itl_ms"]["error_pct"]) < 0.05
+
+
+def test_a_moved_coefficient_gives_the_error_by_hand(runs):
+    folder, low, _ = runs
+    report = fd.fidelity([str(folder / "low.json")], dict(RAW, coef_step_s=repr(0.9e-3 + DELTA_S)))
+    m = report["runs"][0]["metrics"]
+    ttft, tpot, e2e = (float(np.median(x)) for x in (low.ttft_s, low.tpot_s, low.e2e_s))
+    assert np.allclose(low.ttft_s, ttft, rtol=1e-12, atol=0)  # equal requests alone: equal latencies (to rounding)
+    # Alone, a request's TTFT is one prefill step (+Δ), each decode step +Δ, E2E = OUT steps.
+    assert m["median_ttft_ms"]["error_pct"] == pytest.approx(DELTA_S / ttft * 100, rel=1e-9)
+    assert m["median_tpot_ms"]["error_pct"] == pytest.approx(DELTA_S / tpot * 100, rel=1e-9)
+    assert m["median_e2el_ms"]["error_pct"] == pytest.approx(OUT * DELTA_S / e2e * 100, rel=1e-9)
+    assert m["median_ttft_ms"]["predicted"] == pytest.approx((ttft + DELTA_S) * 1e3, rel=1e-12)
+
+
+def test_a_folder_gives_its_results_and_skips_other_json(runs):
+    folder, _, _ = runs
+    report = fd.fidelity([str(folder)], dict(RAW, max_num_seqs="8"))
+    assert [r["run"] for r in report["runs"]] == ["low", "sat"]
+    assert report["skipped"] == [str(folder / "notes.json")]
+    regimes = {r["run"]: r["regime"] for r in report["runs"]}
+    assert regimes == {"low": "low load", "sat": "saturated"}
+    sat = report["runs"][1]
+    assert sat["queueing_share"] > 0.8  # 200 requests through 8 seats: most of a TTFT is the queue
+    assert sat["metrics"]["median_ttft_ms"]["error_pct"] == pytest.approx(0.0, abs=1e-9)
+    assert set(report["summary"]["median_ttft_ms"]) == {"all", "low load", "saturated"}
+
+
+def test_queueing_share_by_hand():
+    ttft = np.arange(1.0, 11.0)  # p10 = 1 + 0.9 = 1.9, median 5.5 (linear interpolation)
+    assert fd.queueing_share(ttft) == pytest.approx(1 - 1.9 / 5.5)
+    assert fd.regime_of(ttft) == "saturated"  # 0.65 >= 0.5
+    assert fd.regime_of(np.full(5, 2.0)) == "low load"
+    assert fd.queueing_share(np.zeros(3)) == 0.0
+
+
+def test_summary_median_and_worst_per_metric_and_regime():
+    def run(name, regime, err):
+        return {"run": name, "regime": regime, "metrics": {"median_ttft_ms": {"error_pct": err},
+                                                           "prefix_cache_hit_rate": {"error_points": -err / 10}}}
+
+    s = fd.summarize([run("a", "low load", 10.0), run("b", "low load", -30.0), run("c", "saturated", 20.0)])
+    assert s["median_ttft_ms"]["all"] == {"median_abs_error": 20.0, "worst_abs_error": 30.0, "worst_run": "b",
+                                          "runs": 3, "unit": "%"}
+    assert s["median_ttft_ms"]["low load"]["median_abs_error"] == 20.0  # (10 + 30) / 2
+    assert s["median_ttft_ms"]["saturated"]["worst_run"] == "c"
+    assert s["prefix_cache_hit_rate"]["all"]["unit"] == "points"
+    assert s["prefix_cache_hit_rate"]["all"]["worst_abs_error"] == 3.0
+    assert "median_tpot_ms" not in s
+
+
+def test_the_servers_counters_are_compared_when_lab_observe_scraped_them(tmp_path):
+    block = {"lab_observe": {"metrics_delta": {"num_preemptions": 4, "prefix_cache_hits": 30,
+                                               "prefix_cache_queries": 100}}}
+    write_run(tmp_path / "r.json", 10, 0.5, 128, 16, extra=block)
+    m = fd.fidelity([str(tmp_path / "r.json")], RAW)["runs"][0]["metrics"]
+    # The replay preempts nothing and a vllm bench workload carries no prefixes to reuse.
+    assert m["preemptions"] == {"measured": 4.0, "predicted": 0.0, "error_pct": -100.0}
+    assert m["prefix_cache_hit_rate"] == {"measured": 0.3, "predicted": 0.0, "error_points": pytest.approx(-30.0)}
+
+
+def test_a_profile_prices_the_runs_with_its_coefficients(runs, tmp_path):
+    folder, _, _ = runs
+    prof = Profile(model="qwen3-8b", hardware="h100-sxm", card={}, coefficients={"coef_step_s": 0.9e-3 + DELTA_S})
+    save_profile(prof, tmp_path / "p.toml")
+    by_profile = fd.fidelity([str(folder / "low.json")], {"profile": str(tmp_path / "p.toml")})
+    by_key = fd.fidelity([str(folder / "low.json")], dict(RAW, coef_step_s=repr(0.9e-3 + DELTA_S)))
+    assert by_profile["runs"][0]["metrics"] == by_key["runs"][0]["metrics"]
+    with pytest.raises(ParamError) as err:
+        fd.fidelity([str(folder / "low.json")], {"profile": str(tmp_path / "p.toml"), "hardware": "h100-sxm"})
+    assert err.value.param == "profile"
+
+
+def test_no_results_is_refused_naming_the_field(tmp_path):
+    (tmp_path / "x.json").write_text("{}")
+    with pytest.raises(ParamError) as err:
+        fd.fidelity([str(tmp_path)], RAW)
+    assert err.value.param == "runs" and "valid:" in str(err.value)
+
+
+def test_the_command_prints_json_text_and_a_plot(runs, tmp_path, capsys, qapp):
+    folder, _, _ = runs
+    png = tmp_path / "fidelity.png"
+    assert main(["fidelity", str(folder), "model=qwen3-8b", "hardware=h100-sxm", "max_num_seqs=8", "--json",
+                 "--plot", str(png)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [r["run"] for r in report["runs"]] == ["low", "sat"] and report["plot"] == str(png)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["fidelity", str(folder / "low.json"), "model=qwen3-8b", "hardware=h100-sxm",
+                 "coef_step_s=0.0019"]) == 0
+    text = capsys.readouterr().out
+    assert "median_ttft_ms" in text and "low load" in text and "regime: saturated when" in text
+    assert main(["fidelity", str(tmp_path / "nothing"), "model=qwen3-8b"]) == 2
