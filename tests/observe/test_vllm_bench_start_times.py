@@ -29,3 +29,17 @@ def test_bad_start_times_are_named():
         read_vllm_bench(json.dumps(BASE | {"start_times": [1.0, 2.0]}))
     with pytest.raises(ParamError, match="request 2: start_times is"):
         read_vllm_bench(json.dumps(BASE | {"start_times": [1.0, "x", 2.0]}))
+
+
+def test_an_observed_shared_prefix_becomes_the_servers_blocks():
+    lab = {"prefix_tokens": 40, "metrics": {"cache_config": {"block_size": "16"}}}
+    got = read_vllm_bench(json.dumps(BASE | {"input_lens": [50, 33, 48], "lab_observe": lab}))
+    ids, offsets = got.prefix
+    assert got.block_tokens == 16
+    assert offsets.tolist() == [0, 4, 7, 10]  # ceil(50/16), ceil(33/16), ceil(48/16) blocks
+    # the prefix's two full blocks are ids 0 and 1 in every request; every other block its own
+    assert ids.tolist() == [0, 1, 4, 5, 0, 1, 8, 0, 1, 11]
+
+
+def test_no_prefix_without_lab_observe():
+    assert read_vllm_bench(json.dumps(BASE)).prefix is None

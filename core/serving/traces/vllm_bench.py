@@ -9,6 +9,11 @@ the run's mean rate; vLLM drew Gamma gaps with its `burstiness`, which are not s
 with request_rate "inf" (or none) every request arrives at 0, as vLLM sends them. max_concurrency is kept in meta; `lab simulate
 serving` replays it as the client's limit (core/serving/bench_keys.py).
 Failed requests (an error, or output_lens 0) are left out and counted.
+
+A `lab observe` result (its "lab_observe" block) that sent a shared prefix
+(random_prefix_len) gives the replay prefix blocks as the server could cache them: in
+blocks of the server's block_size (its /metrics' cache_config_info; vLLM's 16 without
+it), the prefix's full blocks shared by every request, every other block its own.
 """
 from __future__ import annotations
 
@@ -85,11 +90,34 @@ def read_vllm_bench(text: str) -> Parsed:
                     "itls_s": [_numbers(itls[i], f"itls[{i}]", np.full(len(itls[i]) if isinstance(itls[i], list) else 1, i + 1),
                                         lower=0.0).tolist() for i in keep]}
     word = "request"
+    prefix, block = _observed_prefix(obj.get("lab_observe"), p_arr[keep])
     return Parsed(arrival_s=arrival[keep],
                   input_tokens=check_tokens(p_arr[keep], "input_lens", keep + 1, lambda i: p[keep[i]], word=word),
                   output_tokens=check_tokens(g_arr[keep], "output_lens", keep + 1, lambda i: g[keep[i]], word=word),
                   rows=keep + 1, fmt="vllm_bench", rows_read=n, word=word,
-                  dropped={"failed requests": int(failed.sum())} if failed.any() else {}, measured=measured, extra=facts)
+                  dropped={"failed requests": int(failed.sum())} if failed.any() else {}, measured=measured, extra=facts,
+                  prefix=prefix, block_tokens=block)
+
+
+def _observed_prefix(lab, inputs: np.ndarray) -> tuple[tuple[np.ndarray, np.ndarray] | None, int]:
+    """(ids, offsets) of a lab observe run's shared prefix, and the block size (module docstring)."""
+    shared = lab.get("prefix_tokens") if isinstance(lab, dict) else None
+    if type(shared) is not int or shared <= 0 or not len(inputs):
+        return None, 512
+    config = ((lab.get("metrics") or {}).get("cache_config") or {}) if isinstance(lab.get("metrics"), dict) else {}
+    try:
+        block = int(config.get("block_size", 16))
+    except (TypeError, ValueError):
+        block = 16
+    block = block if block >= 1 else 16
+    per = np.ceil(inputs / block).astype(np.int64)  # a request's blocks, the last one partial
+    full = min(shared // block, int(per.min()))
+    offsets = np.concatenate(([0], np.cumsum(per))).astype(np.int64)
+    ids = np.arange(offsets[-1], dtype=np.int64) + full  # every block its own id ...
+    starts = offsets[:-1]
+    for j in range(full):  # ... but the prefix's full blocks, one id each for every request
+        ids[starts + j] = j
+    return (ids, offsets), block
 
 
 def _numbers(seq, name: str, rows: np.ndarray, lower: float | None = None) -> np.ndarray:
