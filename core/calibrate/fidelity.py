@@ -119,7 +119,9 @@ def measured_counters(settings: Mapping) -> dict:
     if isinstance(settings.get("num_preemptions"), (int, float)):
         out["preemptions"] = float(settings["num_preemptions"])
     queries = settings.get("prefix_cache_queries")
-    if isinstance(queries, (int, float)) and queries > 0 and isinstance(settings.get("prefix_cache_hits"), (int, float)):
+    if isinstance(settings.get("prefix_cache_hit_rate"), (int, float)):
+        out["prefix_cache_hit_rate"] = float(settings["prefix_cache_hit_rate"])
+    elif isinstance(queries, (int, float)) and queries > 0 and isinstance(settings.get("prefix_cache_hits"), (int, float)):
         out["prefix_cache_hit_rate"] = float(settings["prefix_cache_hits"]) / float(queries)
     return out
 

@@ -110,13 +110,29 @@ def test_summary_median_and_worst_per_metric_and_regime():
 
 
 def test_the_servers_counters_are_compared_when_lab_observe_scraped_them(tmp_path):
-    block = {"lab_observe": {"metrics_delta": {"num_preemptions": 4, "prefix_cache_hits": 30,
-                                               "prefix_cache_queries": 100}}}
+    # As lab observe writes them: the /metrics counters' deltas over the run (core/observe/prom.py).
+    block = {"lab_observe": {"metrics": {"delta": {"vllm:num_preemptions_total": 4, "vllm:prefix_cache_hits_total": 30,
+                                                   "vllm:prefix_cache_queries_total": 100}}}}
     write_run(tmp_path / "r.json", 10, 0.5, 128, 16, extra=block)
     m = fd.fidelity([str(tmp_path / "r.json")], RAW)["runs"][0]["metrics"]
     # The replay preempts nothing and a vllm bench workload carries no prefixes to reuse.
     assert m["preemptions"] == {"measured": 4.0, "predicted": 0.0, "error_pct": -100.0}
     assert m["prefix_cache_hit_rate"] == {"measured": 0.3, "predicted": 0.0, "error_points": pytest.approx(-30.0)}
+
+
+def test_a_shared_prefix_is_replayed_and_its_hit_rate_compared(tmp_path):
+    # lab observe's prefix_tokens: 128 of each 256-token prompt the same text; the server
+    # caches prefixes in 16-token blocks. Requests 20 s apart: nothing evicts the prefix.
+    block = {"lab_observe": {"prefix_tokens": 128, "cache": {"num_gpu_blocks": 4000, "block_size": "16",
+                                                             "enable_prefix_caching": "True"},
+                             "metrics": {"delta": {"vllm:prefix_cache_hits_total": 30,
+                                                   "vllm:prefix_cache_queries_total": 100}}}}
+    write_run(tmp_path / "r.json", 20, 0.05, 256, 16, extra=block)
+    m = fd.fidelity([str(tmp_path / "r.json")], RAW)["runs"][0]["metrics"]
+    # Every request but the first reads the 8 shared blocks: 19 · 128 of 20 · 256 prompt tokens.
+    hit = 19 * 128 / (20 * 256)
+    assert m["prefix_cache_hit_rate"]["predicted"] == pytest.approx(hit, rel=1e-12)
+    assert m["prefix_cache_hit_rate"]["error_points"] == pytest.approx((hit - 0.3) * 100, rel=1e-12)
 
 
 def test_a_profile_prices_the_runs_with_its_coefficients(runs, tmp_path):
