@@ -2,7 +2,8 @@
 of cost per million output tokens vs p99 TTFT, the cheapest setting that meets the SLOs
 (or a note saying none does, or that none was given), the first points the replay refused
 (with why: they have no metrics and take no part), each setting's band over seeds
-(min / median / max), and with search=max_rate each setting's capacity.
+(min / median / max), and with search=max_rate each setting's capacity (with a profile's
+coefficient sets also P(meets the SLOs) at it and the sets replayed per rate).
 
 A setting is a grid point without its seed; over seeds its figure is the median (the band
 shows the spread). A setting meets the SLOs when its WORST seed's attainment (share of
@@ -128,7 +129,10 @@ def _bands(group: list[dict]) -> dict:
 
 def _capacity(setting: str, values: dict, group: list[dict]) -> dict:
     item: dict[str, Any] = {"setting": setting, "values": values}
-    for name in ("search.max_rate_per_s", "search.max_rate_multiplier", "search.goodput", COST, "search.replays"):
+    for name in ("search.max_rate_per_s", "search.max_rate_multiplier", "search.goodput", COST, "search.replays",
+                 "search.meets_slo_probability", "band_samples"):
         item[name] = _median(group, name)
     item["capped"] = any(bool(r.get("search.capped")) for r in group)
+    if item["search.meets_slo_probability"] is None:  # no coefficient sets: the search's rule is the attainment
+        del item["search.meets_slo_probability"], item["band_samples"]
     return item

@@ -198,7 +198,7 @@ def uncertainty_lines(report: dict) -> list[str]:
     for name in BAND_ROWS:
         if name in bands:
             b = bands[name]
-            lines.append(f"    {name:<26}{b['p50']:>12.4g}  [{b['p5']:.4g} - {b['p95']:.4g}]")
+            lines.append(f"    {name:<26}{_band_num(b['p50']):>12}  [{_band_num(b['p5'])} - {_band_num(b['p95'])}]")
     prob = report.get("meets_slo_probability")
     if prob is not None:
         slos = ", ".join(f"{k} <= {v:g} ms" for k, v in report["goodput_slos_ms"].items())
@@ -206,6 +206,12 @@ def uncertainty_lines(report: dict) -> list[str]:
         lines.append(f"  meets the SLOs ({slos} for >= {report['attainment']:.0%} of requests): probability "
                      f"{prob:.2f} ({met} of {report['band_samples']} coefficient sets)")
     return lines
+
+
+def _band_num(value: float) -> str:
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:.1f}" if abs(value) >= 10 else f"{value:.3g}"
 
 
 def _cost_lines(report: dict) -> list[str]:
