@@ -81,49 +81,75 @@ def _chunk_text(chat: bool, choice: dict) -> str | None:
     return content or ""
 
 
-async def _stream(resp, out: Outcome, chat: bool, t0: float, st: float) -> None:
-    first: float | None = None
-    last = st
-    parts = []
-    counted = 0  # completion tokens the per-chunk usage has reported so far
-    async for raw in resp.content:
-        line = raw.strip()
-        if not line.startswith(b"data:"):
-            continue  # blank separators, SSE comments, event names
-        data = line[5:].strip()
-        if data == b"[DONE]":
-            break
-        ts = time.perf_counter()
-        obj = json.loads(data)
+class _Tally:
+    """A stream's chunks as they come: TTFT, ITLs, text, usage (Outcome's fields)."""
+
+    def __init__(self, out: Outcome, chat: bool, st: float):
+        self.out, self.chat, self.st = out, chat, st
+        self.first: float | None = None
+        self.last = st
+        self.parts: list[str] = []
+        self.counted = 0  # completion tokens the per-chunk usage has reported so far
+
+    def event(self, obj, ts: float) -> None:
+        out = self.out
         if not isinstance(obj, dict):
-            continue
+            return
         if obj.get("error") and not obj.get("choices"):
             err = obj["error"]
             out.error = str(err.get("message", err) if isinstance(err, dict) else err)[:300]
         choices = obj.get("choices")
         usage = obj.get("usage")
         if choices:
-            text = _chunk_text(chat, choices[0])
+            text = _chunk_text(self.chat, choices[0])
             if text is not None:
-                if first is None:
-                    first = ts
-                    out.ttft_s = ts - st
+                if self.first is None:
+                    self.first = ts
+                    out.ttft_s = ts - self.st
                 else:
-                    out.itl_s.append(ts - last)
-                last = ts
-                parts.append(text)
+                    out.itl_s.append(ts - self.last)
+                self.last = ts
+                self.parts.append(text)
                 if isinstance(usage, dict) and isinstance(usage.get("completion_tokens"), int):
-                    out.chunk_tokens.append(usage["completion_tokens"] - counted)
+                    out.chunk_tokens.append(usage["completion_tokens"] - self.counted)
         if isinstance(usage, dict):
             out.prompt_tokens = usage.get("prompt_tokens", out.prompt_tokens)
             out.completion_tokens = usage.get("completion_tokens", out.completion_tokens)
             if isinstance(out.completion_tokens, int):
-                counted = out.completion_tokens
-    out.text = "".join(parts)
-    if first is None:
-        out.error = out.error or NO_TOKENS
-    else:
-        out.latency_s = last - st
+                self.counted = out.completion_tokens
+
+    def close(self) -> None:
+        out = self.out
+        out.text = "".join(self.parts)
+        if self.first is None:
+            out.error = out.error or NO_TOKENS
+        else:
+            out.latency_s = self.last - self.st
+
+
+async def _stream(resp, out: Outcome, chat: bool, st: float) -> None:
+    """Read the SSE body as the bytes come (iter_any: one wake-up per read, not per line,
+    which keeps the loop free to send on time); every event in one read is stamped with
+    that read's time, when its bytes came off the socket."""
+    tally = _Tally(out, chat, st)
+    rest = b""
+    done = False
+    async for data in resp.content.iter_any():
+        ts = time.perf_counter()
+        lines = (rest + data).split(b"\n")
+        rest = lines.pop()  # an unfinished line waits for the next read
+        for raw in lines:
+            line = raw.strip()
+            if not line.startswith(b"data:"):
+                continue  # blank separators, SSE comments, event names
+            payload = line[5:].strip()
+            if payload == b"[DONE]":
+                done = True
+                break
+            tally.event(json.loads(payload), ts)
+        if done:
+            break
+    tally.close()
 
 
 async def send_one(session, url: str, chat: bool, body: dict, out: Outcome, t0: float, headers: dict) -> None:
@@ -137,7 +163,7 @@ async def send_one(session, url: str, chat: bool, body: dict, out: Outcome, t0: 
                 text = (await resp.text(errors="replace"))[:300]
                 out.error = f"HTTP {resp.status} {resp.reason or ''}: {text}".strip()
             else:
-                await _stream(resp, out, chat, t0, st)
+                await _stream(resp, out, chat, st)
     except asyncio.TimeoutError:
         out.error = f"no complete reply within the request timeout ({time.perf_counter() - st:.1f} s)"
     except (aiohttp.ClientError, ValueError, UnicodeDecodeError) as exc:  # a broken stream or body

@@ -124,3 +124,14 @@ class Endpoint:
     def __exit__(self, *exc):
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)
+
+
+if __name__ == "__main__":  # a process of its own (lag_bench.py): prints its URL, serves until killed
+    import sys
+    import time
+
+    delay = float(sys.argv[1]) if len(sys.argv) > 1 else 0.0
+    with Endpoint(token_delay_s=delay) as ep:
+        print(ep.url, flush=True)
+        while True:
+            time.sleep(3600)
