@@ -24,6 +24,7 @@ from core.serving import bench_keys
 from core.serving import simulate_keys as keys
 from core.serving.deployment_params import DEPLOYMENT_PARAMS
 from core.state_model import CardModel
+from widgets.kit.i18n import notifier
 from widgets.kit.page import ReflowLayout, caption
 from widgets.kit.param_form import ParamForm, param_text
 
@@ -36,7 +37,7 @@ LABELS = {"tp": "张量并行 · tp", "pp": "流水线并行 · pp", "ep": "专�
           "kv_cache_dtype": "KV 精度 · kv_cache_dtype", "gpu_memory_utilization": "显存占比 · gpu_memory_utilization",
           "max_concurrency": "并发上限 · max_concurrency"}
 HEADING = "部署 · deployment"
-LEAD = ("与 `lab simulate serving` 的部署参数相同;全为默认时回放即书中的(roofline),否则按基函数步时模型并开启前端 · "
+LEAD = ("与 lab simulate serving 的部署参数相同;全为默认时回放即书中的(roofline),否则按基函数步时模型并开启前端 · "
         "the deployment keys of lab simulate serving: at their defaults the replays are the book's (its roofline); "
         "otherwise the model is split over its cards and priced by the basis step-time model, front end on")
 BOOK_TEXT = "书中的部署:一张卡,BF16 · the book's deployment: one card, BF16, the roofline step model"
@@ -143,14 +144,18 @@ class DeploymentSection(QtWidgets.QWidget):
         col.addWidget(heading)
         col.addWidget(caption(LEAD))
         self.form = ParamForm(self.card)
-        grid = ReflowLayout(columns=2, min_column_em=15, spacing=8, fill=False)
+        # Owned by the box and hidden (its fields move into the grid): a parentless form
+        # would outlive the panel as a stray top-level that zoom changes still visit.
+        self.form.setParent(self)
+        self.form.hide()
+        grid = ReflowLayout(columns=2, min_column_em=12, spacing=8, fill=False)
         for name in NAMES:  # two columns of the form's fields: seven fields stay short
             f = self.form.field(name)
             f.label.setProperty("i18n_key", None)
             f.label.setText(LABELS[name])
-            f.label.setMinimumWidth(0)
             f.edit.setObjectName(f"deploy_{name}")
             grid.addWidget(f)
+        notifier().language_changed.connect(lambda _: QtCore.QTimer.singleShot(0, self._align_labels))
         col.addLayout(grid)
         self.message = QtWidgets.QLabel("")
         self.message.setObjectName("deployment_message")
@@ -162,6 +167,20 @@ class DeploymentSection(QtWidgets.QWidget):
         col.addWidget(self.summary)
         self.form.values_changed.connect(lambda _: self.apply())
         choice.changed.connect(self._on_choice_changed)
+
+    def _align_labels(self) -> None:
+        """Both columns' inputs start at one x: every label as wide as the widest (in the
+        language shown; again when it changes)."""
+        if not shiboken6.isValid(self):
+            return
+        labels = [self.form.field(n).label for n in NAMES]
+        width = max(label.fontMetrics().horizontalAdvance(label.text()) + 6 for label in labels)
+        for label in labels:
+            label.setMinimumWidth(width)
+
+    def showEvent(self, event):
+        self._align_labels()
+        super().showEvent(event)
 
     def field(self, name: str):
         return self.form.field(name)
