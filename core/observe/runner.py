@@ -60,8 +60,28 @@ async def _metrics(base: str) -> dict | None:
     return prom.parse(text) if text is not None else None
 
 
+async def _measure(s: Settings, base: str, bodies: list, stop: asyncio.Event, on_done):
+    """(the run, the metrics block): /metrics, the run with the gauges polled, /metrics again."""
+    before = await _metrics(base)
+    finished = asyncio.Event()
+    peaks: dict = {}
+    poller = asyncio.ensure_future(_poll(base, s.metrics_interval_s, peaks, finished)) if before else None
+    try:
+        run = await client.run_schedule(base + s.endpoint, s.chat, bodies, s.plan.send_s, s.plan.max_concurrency,
+                                        headers=s.headers, request_timeout_s=s.request_timeout_s, on_done=on_done,
+                                        stop=stop)
+    finally:
+        finished.set()
+        if poller is not None:
+            await asyncio.gather(poller, return_exceptions=True)
+    after = await _metrics(base) if before else None
+    return run, prom.summary(before, after, peaks or None)
+
+
 async def observe_async(s: Settings, on_done=None, sigint: bool = True):
-    """(result dict, written paths); ParamError for a URL or server that cannot be used."""
+    """(result dict, written paths); ParamError for a URL or server that cannot be used.
+    sigint: Ctrl+C from the first /metrics scrape to the written result stops the run
+    and keeps what finished (before that, Python's KeyboardInterrupt: nothing was sent)."""
     base = server.base_url(s.url)
     model, info = await server.probe(base, s.model, s.connect_timeout_s, s.headers)
     plan = s.plan
@@ -69,30 +89,19 @@ async def observe_async(s: Settings, on_done=None, sigint: bool = True):
     texts = Prompts(plan.input_tokens, plan.prefix_tokens, s.words, s.special_tokens, text_seed, plan.blocks)
     bodies = [client.payload(s.chat, model, texts.prompt(i), int(plan.output_tokens[i]), s.chunk_usage)
               for i in range(len(plan))]
-    before = await _metrics(base)
-    stop, finished = asyncio.Event(), asyncio.Event()
-    peaks: dict = {}
+    stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     if sigint:
         loop.add_signal_handler(signal.SIGINT, stop.set)
-    poller = asyncio.ensure_future(_poll(base, s.metrics_interval_s, peaks, finished)) if before else None
     try:
-        run = await client.run_schedule(base + s.endpoint, s.chat, bodies, plan.send_s, plan.max_concurrency,
-                                        headers=s.headers, request_timeout_s=s.request_timeout_s, on_done=on_done,
-                                        stop=stop)
+        run, metrics = await _measure(s, base, bodies, stop, on_done)
+        settings = {"url": s.url, "endpoint": s.endpoint, "prompt_words": f"{len(s.words)} words ({s.words[0]} ...)",
+                    "prompt_special_tokens": s.special_tokens, "prompt_seed": text_seed,
+                    "request_timeout_s": s.request_timeout_s, "chunk_usage": s.chunk_usage,
+                    "metrics_interval_s": s.metrics_interval_s, "workload": plan.meta}
+        res = result.build(run, plan, model=model, endpoint=s.endpoint, chat=s.chat, metrics=metrics, server=info,
+                           tokenizer_id=model, settings=settings)
+        return res, result.write(res, s.out_dir)
     finally:
         if sigint:
             loop.remove_signal_handler(signal.SIGINT)
-        finished.set()
-        if poller is not None:
-            await asyncio.gather(poller, return_exceptions=True)
-    after = await _metrics(base) if before else None
-    metrics = prom.summary(before, after, peaks or None)
-    words = f"{len(s.words)} words ({s.words[0]} ...)"
-    settings = {"url": s.url, "endpoint": s.endpoint, "prompt_words": words, "prompt_special_tokens": s.special_tokens,
-                "prompt_seed": text_seed,
-                "request_timeout_s": s.request_timeout_s, "chunk_usage": s.chunk_usage, "metrics_interval_s": s.metrics_interval_s,
-                "workload": plan.meta}
-    res = result.build(run, plan, model=model, endpoint=s.endpoint, chat=s.chat, metrics=metrics, server=info,
-                       tokenizer_id=model, settings=settings)
-    return res, result.write(res, s.out_dir)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
 import sys
 
 from core.registry import ParamError
@@ -80,6 +81,10 @@ def _settings(args, values: dict):
         raise ParamError("url", "missing; valid: lab observe http://HOST:PORT ... --out DIR")
     if not args.out:
         raise ParamError("out", "missing; valid: --out DIR (result.json and requests.csv go there)")
+    try:  # made now: a folder that cannot be is refused before the run, not after it
+        os.makedirs(args.out, exist_ok=True)
+    except OSError as exc:
+        raise ParamError("out", f"{args.out}: {exc.strerror or exc}; valid: a folder that can be written") from None
     if args.max_concurrency_flag is not None:
         if "max_concurrency" in values:
             raise ParamError("max_concurrency", "given twice; valid: --max-concurrency N or max_concurrency=N")
@@ -143,6 +148,9 @@ def run(args, extras) -> int:
     progress = Progress(len(s.plan))
     try:
         res, paths = asyncio.run(runner.observe_async(s, on_done=progress))
+    except KeyboardInterrupt:
+        print("lab observe: interrupted (Ctrl+C) before the run began; nothing written", file=sys.stderr)
+        return EXIT_INTERRUPTED
     finally:
         progress.close()
     print(summary(res))

@@ -102,3 +102,12 @@ def test_ctrl_c_keeps_what_finished(tmp_path):
     assert res["completed"] == res["num_prompts"] and res["output_lens"] == [10] * res["num_prompts"]
     assert res["num_prompts"] + lab["unfinished"] + lab["not_sent"] == 40
     assert "interrupted (Ctrl+C)" in err
+
+
+def test_an_out_that_is_a_file_is_refused_before_the_run(tmp_path, capsys):
+    f = tmp_path / "taken"
+    f.write_text("")
+    with Endpoint() as ep:
+        assert observe(ep.url, f, *FEW) == 2
+        assert ep.seen == []  # nothing was sent
+    assert "out:" in capsys.readouterr().err
