@@ -56,6 +56,7 @@ RANGES: dict[str, tuple[float, float]] = {
 MULTIPLIER_RANGE = (0.01, 100.0)
 FLOOR = 1e-9  # a start of 0 (a time term switched off) starts here instead: log space
 DIFF_STEP = 1e-3
+COARSE_STEP = 0.05
 MAX_NFEV = 200
 BOOT_NFEV = 40
 DEFAULT_BOOTSTRAP = 20
@@ -92,6 +93,7 @@ def calibrate(paths, raw: Mapping[str, str], *, fit_keys=None, bootstrap: int = 
               cancel: Callable[[], bool] | None = None) -> Calibration:
     """Fit, bootstrap and validate; ParamError naming the field for bad input."""
     raw = {str(k): str(v) for k, v in dict(raw).items()}
+    _check_names(raw)
     for key in ("model", "hardware"):
         if key not in raw:
             raise ParamError(key, "a calibration is of one model on one card; valid: model=KEY|config.json and "
@@ -118,7 +120,7 @@ def calibrate(paths, raw: Mapping[str, str], *, fit_keys=None, bootstrap: int = 
     x0 = np.zeros(len(keys))
     converged, message, x_hat, cost_after = True, "", x0, cost_before
     if keys:
-        fit = _solve(problem, x0, counts, weights, MAX_NFEV)
+        fit = _fit(problem, x0, counts, weights, MAX_NFEV)
         cost_after = float(fit.cost)
         converged = fit.status > 0 and cost_after <= cost_before * (1 + 1e-9)
         x_hat = fit.x if converged else x0
@@ -148,6 +150,24 @@ def calibrate(paths, raw: Mapping[str, str], *, fit_keys=None, bootstrap: int = 
     if progress is not None:
         progress(1.0, "done")
     return cal
+
+
+def _check_names(raw: dict) -> None:
+    """A key neither lab simulate serving nor lab calibrate knows: refused, with the
+    nearest known key (before model= and hardware= are asked for: a misspelt hardware=
+    is named as such)."""
+    import difflib
+
+    from core.registry import get
+    from core.serving import simulate_keys
+
+    known = {p.name for p in get("serving.replay").params} | set(simulate_keys.names())
+    for key in raw:
+        if key not in known:
+            close = difflib.get_close_matches(key, sorted(known | {"fit_keys", "bootstrap"}), n=1)
+            raise ParamError(key, (f"did you mean {close[0]}=? " if close else "") + "unknown key of lab calibrate; "
+                             "valid: model=, hardware=, serving.replay's parameters, deployment and coef_* keys "
+                             "(lab simulate serving --help)")
 
 
 def _check_keys(fit_keys) -> tuple[str, ...]:
@@ -208,7 +228,25 @@ def _refocus(problem: Problem, keys: tuple[str, ...], start: dict) -> Problem:
     return new
 
 
-def _solve(problem: Problem, x0, counts, weights, nfev: int):
+def _fit(problem: Problem, x0, counts, weights, nfev: int):
+    """The point fit: the better of two searches from x0. Fine: finite differences of
+    DIFF_STEP from the start. Coarse then fine: COARSE_STEP first, then fine from where it
+    stopped. Why both: a replay's latencies jump where a request lands a step earlier or
+    later (a send after a finish, a front end's delay across a step boundary), so the loss
+    is a smooth trend plus a noise of about a step's time; small differences follow the
+    trend only near its minimum, large ones see the trend through the noise but stop
+    short of an exact match (a synthetic run's, recovered only with small steps)."""
+    fine = _solve(problem, x0, counts, weights, nfev)
+    coarse = _solve(problem, x0, counts, weights, nfev, COARSE_STEP)
+    refined = _solve(problem, coarse.x, counts, weights, nfev)
+    best = min((fine, refined), key=lambda f: f.cost)
+    best.nfev = fine.nfev + coarse.nfev + refined.nfev
+    if min(fine.status, refined.status) > 0:
+        best.status = max(best.status, 1)
+    return best
+
+
+def _solve(problem: Problem, x0, counts, weights, nfev: int, step: float | None = None):
     """least_squares, restarted from where it stopped while a restart still lowers the
     loss (RESTARTS at most): through a discrete engine the trust region can shrink on a
     jump of the loss and stop short; a fresh region steps over it. nfev: per start."""
@@ -218,7 +256,7 @@ def _solve(problem: Problem, x0, counts, weights, nfev: int):
     total = 0
     for _ in range(RESTARTS + 1):
         fit = least_squares(lambda v: problem.residuals(v, counts, weights), x, jac="2-point", bounds=(lo, hi),
-                            method="trf", loss="soft_l1", f_scale=loss.ROBUST_SCALE, diff_step=DIFF_STEP,
+                            method="trf", loss="soft_l1", f_scale=loss.ROBUST_SCALE, diff_step=step or DIFF_STEP,
                             x_scale=1.0, max_nfev=nfev, xtol=1e-6, ftol=1e-8, gtol=1e-8)
         total += fit.nfev
         improved = best is None or fit.cost < best.cost * (1 - RESTART_GAIN)
@@ -272,7 +310,7 @@ def _leave_one_out(problem: Problem, x_hat, replays, coefficients: dict) -> list
     for i, replay in enumerate(replays):
         weights = np.ones(len(replays))
         weights[i] = 0.0
-        fit = _solve(problem, x_hat, counts, weights, MAX_NFEV)
+        fit = _fit(problem, x_hat, counts, weights, MAX_NFEV)
         coefs = dict(coefficients, **{k: v for k, v in problem.coefs(fit.x).items() if k in problem.keys})
         table = compare(measured_metrics(replay.run), predicted_metrics(replay.predict(coefs)))
         out.append({"run": replay.run.label, "errors": table, "median_abs_error_pct": median_abs_error(table)})

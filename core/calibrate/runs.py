@@ -5,21 +5,23 @@
 The requests themselves (arrivals, lengths, failed ones left out) come from the lab's own
 trace loader (core/serving/traces/vllm_bench.py), so a calibration replays exactly the
 workload `lab simulate serving trace=RESULT.json` replays; the measured latencies are
-aligned with it request by request. Per request: TTFT, every inter-token gap and
+aligned with it request by request (a lab observe run's shared prefix comes as prefix
+blocks, the loader's). Per request: TTFT, every inter-token gap and
 E2E = TTFT + Σ gaps (the last chunk's time, as core/serving/vllm_metrics.py's
 measured_metrics takes it: vllm bench saves no per-request latency).
 
 settings: how the run was made, from the result's top level (max_concurrency,
 request_rate, burstiness) and, when `lab observe` scraped the server's /metrics, from
 vllm:cache_config_info's labels (block_size, num_gpu_blocks, enable_prefix_caching,
-found anywhere in the "lab_observe" block) and the server's counters. No Qt here.
+found anywhere in the "lab_observe" block), the server's counters' deltas (its
+metrics.delta: preemptions, prefix-cache hits and queries) and hit rate. No Qt here.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,9 @@ from core.serving.workload import Workload
 # What a calibration needs of a result: the requests and their measured latencies.
 REQUIRED = ("input_lens", "output_lens", "ttfts", "itls")
 CACHE_LABELS = ("block_size", "num_gpu_blocks", "enable_prefix_caching", "cache_dtype", "num_cpu_blocks")
+# The server's counters lab observe scraped (after - before), by the names settings gives them.
+COUNTERS = {"num_preemptions": "vllm:num_preemptions_total", "prefix_cache_hits": "vllm:prefix_cache_hits_total",
+            "prefix_cache_queries": "vllm:prefix_cache_queries_total"}
 MAX_RUNS = 64
 MAX_RESULT_BYTES = 256 * 1024 * 1024
 
@@ -118,10 +123,11 @@ def load_run(path: str) -> MeasuredRun:
         raise ParamError("runs", f"{name}: ttfts/itls do not cover the {len(work):,} completed requests; valid: "
                          "one entry per request")
     e2e = ttft + np.array([x.sum() for x in itls])
+    settings = settings_of(obj)
     return MeasuredRun(path=str(path), label=p.stem if p.stem != "result" else f"{p.parent.name}/{p.stem}",
                        arrival_s=np.asarray(work.arrival_s, dtype=float), input_tokens=np.asarray(work.input_tokens),
                        output_tokens=np.asarray(work.output_tokens), ttft_s=ttft, itl_s=itls, e2e_s=e2e,
-                       settings=settings_of(obj), model_id=_text(obj.get("model_id")), engine=engine_of(obj),
+                       settings=settings, model_id=_text(obj.get("model_id")), engine=engine_of(obj),
                        sha256=hashlib.sha256(data).hexdigest(), workload=work)
 
 
@@ -145,10 +151,17 @@ def settings_of(obj: dict) -> dict:
         for key in CACHE_LABELS:
             if labels is not None and key in labels:
                 out[key] = _label_value(labels[key])
-        for key in ("num_preemptions", "prefix_cache_hits", "prefix_cache_queries"):
-            found = _find_key(block, key) if key not in out else None
-            if isinstance(found, (int, float)) and not isinstance(found, bool):
-                out[key] = found
+        metrics = block.get("metrics") if isinstance(block.get("metrics"), dict) else {}
+        delta = metrics.get("delta") if isinstance(metrics.get("delta"), dict) else {}
+        for key, name in COUNTERS.items():
+            value = delta.get(name)
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+                out[key] = int(value) if float(value).is_integer() else float(value)
+        if isinstance(block.get("prefix_tokens"), int) and not isinstance(block.get("prefix_tokens"), bool):
+            out["prefix_tokens"] = int(block["prefix_tokens"])
+        rate = metrics.get("prefix_cache_hit_rate")
+        if isinstance(rate, (int, float)) and not isinstance(rate, bool) and math.isfinite(rate):
+            out["prefix_cache_hit_rate"] = float(rate)
     return out
 
 
@@ -158,7 +171,8 @@ def engine_of(obj: dict) -> str | None:
     block = obj.get("lab_observe")
     version = None
     if isinstance(block, dict):
-        version = _find_key(block, "vllm_version") or _find_key(block, "version")
+        server = block.get("server") if isinstance(block.get("server"), dict) else {}
+        version = server.get("version") or _find_key(block, "vllm_version")
     version = version or obj.get("vllm_version")
     if isinstance(version, str) and version.strip():
         text = version.strip()
@@ -210,5 +224,4 @@ def _text(value) -> str | None:
 
 
 def _relabel(run: MeasuredRun, label: str) -> MeasuredRun:
-    from dataclasses import replace
     return replace(run, label=label)

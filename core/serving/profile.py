@@ -207,12 +207,14 @@ def _plain(value):
 
 def choose_with_profile(model: str | None, path: str):
     """model_choice.choose(model, hardware) where hardware= names a profile: its card (the
-    profile's model when model is None). ParamErrors name hardware."""
+    profile's model when model is None). A catalog card is the catalog's choice itself;
+    a card from a file is chosen as choose() chooses a card file (the same defaults: the
+    profile tests hold the two equal). ParamErrors name hardware."""
     import dataclasses
 
     from core.hardware_config import card_replay_values
-    from core.serving.model_choice import ModelHardware, choose
-    from core.serving.step_cost import default_token_budget
+    from core.serving.model_choice import choose
+    from core.serving.step_cost import default_max_num_seqs, default_token_budget
 
     try:
         prof = read_cached(path)
@@ -225,11 +227,14 @@ def choose_with_profile(model: str | None, path: str):
     base = choose(model, None)
     figures = card_replay_values(card)
     memory = figures.pop("memory_bytes")
+    is_a100 = "a100" in f"{prof.hardware} {card.name}".lower()
     values = dict(base.replay_values)
-    values["token_budget"] = default_token_budget(memory, is_a100="a100" in f"{prof.hardware} {card.name}".lower())
+    values["token_budget"] = default_token_budget(memory, is_a100=is_a100)
     values.update(figures)
     price = None if card.price_per_card_hour is None else float(card.price_per_card_hour)
-    return ModelHardware(base.model, str(path), base.spec, card, values, price, card.price_source)
+    return dataclasses.replace(base, hardware=str(path), card=card, replay_values=values, price_per_card_hour=price,
+                               price_source=card.price_source,
+                               batch_defaults={"max_num_seqs": default_max_num_seqs(memory, is_a100=is_a100)})
 
 
 # -- the TOML writer: strings, booleans, numbers, lists, tables, arrays of tables --------

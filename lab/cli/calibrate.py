@@ -1,13 +1,184 @@
-"""`lab calibrate`: fit the step-time model to measured runs (issue 13). Placeholder wiring; its owner replaces this module."""
+"""`lab calibrate RESULT.json [RESULT2.json ...] model=... hardware=... [keys] [--out PROFILE.toml]
+[--fit-keys a,b] [--bootstrap N] [--seed N] [--json]`: fit the basis step-time model's
+coefficients to measured runs (core/calibrate/fit.py), print the fit error per run (before
+and after), the leave-one-run-out error and the coefficients with their bootstrap bands,
+and write the profile that hardware=PROFILE.toml / profile=PROFILE.toml take in simulate and
+sweep. A fit that does not converge says so, writes nothing and exits 2; bad input exits 2
+naming the field ("did you mean" for a misspelt key).
+"""
 from __future__ import annotations
 
+import json
 import sys
+from pathlib import Path
+
+import numpy as np
+
+from lab.cli.args import input_error
+
+USAGE = ("lab calibrate RESULT.json [RESULT2.json ...] model=KEY|config.json hardware=KEY|card.toml [key=value ...] "
+         "[--out PROFILE.toml] [--fit-keys a,b] [--bootstrap N] [--seed N] [--json]")
+DESCRIPTION = """Fit the lab's step-time model to what a real server measured. Each run (a vllm bench serve
+--save-result --save-detailed JSON, or lab observe's result.json) is replayed as it was measured:
+its requests, its client's --max-concurrency, and its server's KV pool by blocks and prefix caching
+when lab observe recorded them (keys given win: max_num_seqs=, token_budget= for the server's
+--max-num-seqs and --max-num-batched-tokens). The fit: robust least squares on per-request
+log(predicted/measured) of TTFT, TPOT and E2E plus their medians and p90s
+(core/calibrate/loss.py), bounded, in log space, over coef_step_s, coef_seq_s,
+coef_prefill_compute, coef_request_s and coef_decode_kv by default (those a run identifies; a
+key given stays fixed; one the runs do not identify is kept at its default and named).
+Uncertainty: a bootstrap over requests and runs (refits from the point estimate)."""
 
 
 def add_parser(sub, formatter) -> None:
-    sub.add_parser("calibrate", help="fit the step-time model to measured runs (issue 13)", formatter_class=formatter)
+    p = sub.add_parser("calibrate", help="fit the step-time model to measured runs, write a profile (issue 13)",
+                       prog="lab calibrate", usage=USAGE, description=DESCRIPTION, formatter_class=formatter,
+                       allow_abbrev=False)
+    p.add_argument("items", nargs="*", metavar="RESULT|KEY=VALUE",
+                   help="result files, and lab simulate serving keys (model=, hardware=, deployment and engine keys)")
+    p.add_argument("--out", metavar="PROFILE.toml", default=None,
+                   help="write the profile here (TOML; written whole or not at all)")
+    p.add_argument("--fit-keys", dest="fit_keys", metavar="a,b", default=None,
+                   help="the coefficients to fit (default: coef_step_s,coef_seq_s,coef_prefill_compute,"
+                        "coef_request_s,coef_decode_kv)")
+    p.add_argument("--bootstrap", metavar="N", default=None, help="bootstrap refits for the bands (default 20; 0: none)")
+    p.add_argument("--seed", metavar="N", default=None, help="the bootstrap's random seed (default 0)")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+
+
+def _whole(name: str, text, default: int, high: int) -> int:
+    if text is None:
+        return default
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        raise input_error(name, f"got {text!r}; valid: a whole number in [0, {high}]") from None
+    if not 0 <= value <= high:
+        raise input_error(name, f"got {value}; valid: a whole number in [0, {high}]")
+    return value
+
+
+def split_items(items) -> tuple[list[str], dict[str, str]]:
+    paths, keys = [], {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if sep and not Path(item).exists():
+            if not key.strip():
+                raise input_error(item, "an empty key; valid: KEY=VALUE")
+            keys[key.strip()] = value
+        else:
+            paths.append(item)
+    return paths, keys
 
 
 def run(args, extras) -> int:
-    print("lab calibrate: not built yet", file=sys.stderr)
-    return 2
+    from core.calibrate.fit import DEFAULT_BOOTSTRAP, calibrate  # lazy: scipy, the engine
+    from core.calibrate.profile import save_profile
+
+    items = list(args.items)
+    for extra in extras:
+        if extra.startswith("-"):
+            raise input_error(extra, "unknown option; valid: --out, --fit-keys, --bootstrap, --seed, --json "
+                              "(see lab calibrate --help)")
+        items.append(extra)
+    paths, keys = split_items(items)
+    fit_keys = keys.pop("fit_keys", None) if args.fit_keys is None else args.fit_keys
+    bootstrap = _whole("--bootstrap", keys.pop("bootstrap", None) if args.bootstrap is None else args.bootstrap,
+                       DEFAULT_BOOTSTRAP, 1000)
+    seed = _whole("--seed", args.seed, 0, 2**31 - 1)
+    if args.out is not None and not args.out.lower().endswith(".toml"):
+        raise input_error("--out", f"got {args.out!r}; valid: a path ending in .toml")
+    bar = _Bar() if sys.stderr.isatty() and not args.json else None
+    try:
+        cal = calibrate(paths, keys, fit_keys=None if fit_keys is None else fit_keys.split(","),
+                        bootstrap=bootstrap, seed=seed, progress=bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    wrote = None
+    if cal.converged and args.out:
+        save_profile(cal.profile, args.out)
+        wrote = args.out
+    print(json.dumps(as_json(cal, wrote), ensure_ascii=False) if args.json else report_text(cal, wrote))
+    if not cal.converged:
+        print(f"lab calibrate: the fit did not converge ({cal.message}); no profile written", file=sys.stderr)
+        return 2
+    return 0
+
+
+class _Bar:
+    """One line on stderr, only on a terminal."""
+
+    def __init__(self):
+        self.last = -1
+
+    def __call__(self, fraction: float, text: str) -> None:
+        pct = int(fraction * 100)
+        if pct != self.last:
+            self.last = pct
+            print(f"\r  {pct:3d}%  {text[:60]:<60}", end="", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        print("\r" + " " * 70 + "\r", end="", file=sys.stderr, flush=True)
+
+
+def timing_summary(cal) -> dict:
+    """median / min / max seconds per replay and per bootstrap refit; the fit's seconds."""
+    def stats(xs):
+        return {"median": float(np.median(xs)), "min": float(np.min(xs)), "max": float(np.max(xs)),
+                "count": len(xs)} if xs else None
+    t = cal.timings
+    replays = list(t.get("replay_s", []))
+    # The process's first replay loads (or compiles) the engine's kernels: timed apart.
+    return {"first_replay_s": replays[0] if replays else None, "replay_s": stats(replays[1:]), "fit_s": t.get("fit_s"),
+            "bootstrap_refit_s": stats(t.get("bootstrap_s", [])), "replays": t.get("replays")}
+
+
+def as_json(cal, wrote: str | None) -> dict:
+    return {"converged": cal.converged, "message": cal.message, "fit_keys": list(cal.fit_keys),
+            "frozen": cal.frozen, "defaults": cal.defaults, "coefficients": cal.coefficients,
+            "bands": {k: {"p5": b[0], "p50": b[1], "p95": b[2]} for k, b in cal.bands.items()},
+            "samples": len(cal.samples), "per_run": cal.per_run, "leave_one_out": cal.loo,
+            "loss": {"before": cal.cost_before, "after": cal.cost_after}, "timings": timing_summary(cal),
+            "profile": wrote}
+
+
+def _g(x: float) -> str:
+    return f"{x:.4g}"
+
+
+def report_text(cal, wrote: str | None) -> str:
+    from core.calibrate.replayer import METRICS
+
+    lines = [f"lab calibrate: {len(cal.per_run)} run{'s' if len(cal.per_run) != 1 else ''}; {cal.message}"]
+    lines.append("  coefficients (default -> fitted, bootstrap p5..p95):")
+    for k in cal.fit_keys:
+        band = cal.bands.get(k)
+        band_text = f"  [{_g(band[0])} .. {_g(band[2])}]" if band else ""
+        lines.append(f"    {k:<22}{_g(cal.defaults[k]):>12} -> {_g(cal.coefficients[k]):<12}{band_text}")
+    for k, why in cal.frozen.items():
+        lines.append(f"    {k:<22}{_g(cal.coefficients[k]):>12}    kept: {why}")
+    for row in cal.per_run:
+        lines.append(f"  {row['run']}: {row['requests']:,} requests; median |error| {row['fit_error_pct']:.1f}% "
+                     f"after the fit")
+        lines.append(f"    {'metric':<18}{'measured':>11}{'before':>11}{'err':>9}{'after':>11}{'err':>9}")
+        for m in METRICS:
+            b, a = row["before"][m], row["after"][m]
+            lines.append(f"    {m:<18}{b['measured']:>11.2f}{b['predicted']:>11.2f}{b['error_pct']:>+8.1f}%"
+                         f"{a['predicted']:>11.2f}{a['error_pct']:>+8.1f}%")
+    if cal.loo:
+        lines.append("  leave one run out (fit on the others, predict this one): median |error| per run")
+        for r in cal.loo:
+            e = r["errors"]
+            lines.append(f"    {r['run']:<24}{r['median_abs_error_pct']:>6.1f}%   (TTFT {e['median_ttft_ms']['error_pct']:+.1f}%, "
+                         f"TPOT {e['median_tpot_ms']['error_pct']:+.1f}%, E2E {e['median_e2el_ms']['error_pct']:+.1f}%)")
+    t = timing_summary(cal)
+    if t["replay_s"]:
+        r = t["replay_s"]
+        lines.append(f"  {t['replays']:,} replays: {r['median'] * 1e3:.2f} ms each (min {r['min'] * 1e3:.2f}, max "
+                     f"{r['max'] * 1e3:.2f}; the first {t['first_replay_s']:.2f} s, loading the engine); fit "
+                     f"{t['fit_s']:.2f} s" + (
+                         f"; bootstrap refit {t['bootstrap_refit_s']['median']:.2f} s each" if t["bootstrap_refit_s"] else ""))
+    lines.append(f"  wrote {wrote}" if wrote else "  no profile written (give --out PROFILE.toml)" if cal.converged
+                 else "  no profile written: the fit did not converge")
+    return "\n".join(lines)

@@ -55,7 +55,7 @@ def test_recovers_the_generating_coefficients_within_2_percent(two_runs):
             assert abs(row["after"][metric]["error_pct"]) < 0.5, (row["run"], metric)
         assert abs(row["before"]["median_tpot_ms"]["error_pct"]) > 2
     assert len(cal.samples) == 4 and set(cal.samples[0]) == set(FIT_KEYS)
-    for key, (p5, p50, p95) in cal.bands.items():
+    for p5, p50, p95 in cal.bands.values():
         assert p5 <= p50 <= p95
     assert [r["run"] for r in cal.loo] == ["low", "high"]
     for r in cal.loo:  # the other run's fit predicts this one (the same coefficients made both)
@@ -76,11 +76,13 @@ def test_a_replay_equals_lab_simulate_serving_on_the_same_trace(two_runs):
     assert np.allclose(p.ttft_s, run.ttft_s, rtol=1e-12, atol=0)
 
 
-def test_one_run_recovers_too_and_has_no_leave_one_out(tmp_path):
+@pytest.mark.parametrize("concurrency, input_len, output_len", [(4, 2048, 32), (8, 512, 128), (16, 512, 32)])
+def test_one_run_recovers_too_and_has_no_leave_one_out(tmp_path, concurrency, input_len, output_len):
     path = tmp_path / "one.json"
-    write_run(path, concurrency=8, prompts=100, input_len=512, output_len=128)
+    write_run(path, concurrency=concurrency, prompts=60, input_len=input_len, output_len=output_len)
     cal = calibrate([str(path)], BASE, bootstrap=0)
     assert cal.converged and cal.loo == [] and cal.samples == [] and cal.bands == {}
+    assert cal.fit_keys == FIT_KEYS
     for key in cal.fit_keys:
         assert cal.coefficients[key] == pytest.approx(float(TRUTH[key]), rel=0.02), key
 
