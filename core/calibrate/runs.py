@@ -151,8 +151,8 @@ def settings_of(obj: dict) -> dict:
         for key in CACHE_LABELS:
             if labels is not None and key in labels:
                 out[key] = _label_value(labels[key])
-        metrics = block.get("metrics") if isinstance(block.get("metrics"), dict) else {}
-        delta = metrics.get("delta") if isinstance(metrics.get("delta"), dict) else {}
+        metrics = _table(block, "metrics")
+        delta = _table(metrics, "delta")
         for key, name in COUNTERS.items():
             value = delta.get(name)
             if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
@@ -171,13 +171,18 @@ def engine_of(obj: dict) -> str | None:
     block = obj.get("lab_observe")
     version = None
     if isinstance(block, dict):
-        server = block.get("server") if isinstance(block.get("server"), dict) else {}
-        version = server.get("version") or _find_key(block, "vllm_version")
+        version = _table(block, "server").get("version") or _find_key(block, "vllm_version")
     version = version or obj.get("vllm_version")
     if isinstance(version, str) and version.strip():
         text = version.strip()
         return text if text.lower().startswith("vllm") else f"vLLM {text}"
     return None
+
+
+def _table(obj: dict, key: str) -> dict:
+    """obj[key] when it is a JSON object, else {}."""
+    value = obj.get(key)
+    return value if isinstance(value, dict) else {}
 
 
 def _label_value(value):
