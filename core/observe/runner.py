@@ -31,6 +31,7 @@ class Settings:
     headers: dict = field(default_factory=dict)
     chunk_usage: bool = True  # ask for usage in every chunk (vLLM's continuous_usage_stats)
     prompt_seed: int | None = None  # the texts' seed; None: fresh each run (see prompts.py)
+    keys: dict = field(default_factory=dict)  # the workload's key=value words as given (the run can be drawn again)
 
     @property
     def chat(self) -> bool:
@@ -98,7 +99,7 @@ async def observe_async(s: Settings, on_done=None, sigint: bool = True):
         settings = {"url": s.url, "endpoint": s.endpoint, "prompt_words": f"{len(s.words)} words ({s.words[0]} ...)",
                     "prompt_special_tokens": s.special_tokens, "prompt_seed": text_seed,
                     "request_timeout_s": s.request_timeout_s, "chunk_usage": s.chunk_usage,
-                    "metrics_interval_s": s.metrics_interval_s, "workload": plan.meta}
+                    "metrics_interval_s": s.metrics_interval_s, "keys": dict(s.keys), "workload": plan.meta}
         res = result.build(run, plan, model=model, endpoint=s.endpoint, chat=s.chat, metrics=metrics, server=info,
                            tokenizer_id=model, settings=settings)
         return res, result.write(res, s.out_dir)

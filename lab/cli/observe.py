@@ -106,12 +106,13 @@ def _settings(args, values: dict):
         if not prompt_seed.strip().isdigit():
             raise ParamError("prompt_seed", f"got {prompt_seed!r}; valid: a whole number >= 0")
         prompt_seed = int(prompt_seed)
+    keys = dict(values)
     plan = schedule.plan(values)
     runner.server.base_url(args.url)  # a URL that is not http(s) is refused before any work
     return runner.Settings(url=args.url, out_dir=args.out, plan=plan, words=words, endpoint=args.endpoint,
                            model=args.model, special_tokens=special_n, connect_timeout_s=args.connect_timeout,
                            request_timeout_s=args.request_timeout, metrics_interval_s=args.metrics_interval,
-                           headers=runner.headers_from_env(), chunk_usage=args.chunk_usage == "on", prompt_seed=prompt_seed)
+                           headers=runner.headers_from_env(), chunk_usage=args.chunk_usage == "on", prompt_seed=prompt_seed, keys=keys)
 
 
 def summary(res: dict) -> str:

@@ -47,6 +47,9 @@ def test_result_has_vllm_bench_keys_and_exact_counts(measured):
     assert [len(x) for x in res["itls"]] == [n - 1 for n in res["output_lens"]]  # one chunk a token
     assert res["request_rate"] == 40.0 and res["burstiness"] == 1.0 and res["max_concurrency"] is None
     assert res["lab_observe"]["scheduled_s"] == want.send_s.tolist()
+    keys = res["lab_observe"]["settings"]["keys"]
+    assert keys == dict(k.split("=") for k in KEYS)  # the run can be drawn again from its result
+    assert plan(keys).input_tokens.tolist() == want.input_tokens.tolist()
 
 
 def test_loader_reads_it_back(measured):
