@@ -19,6 +19,7 @@ import asyncio
 import json
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import aiohttp
@@ -183,10 +184,11 @@ class Run:
     not_sent: int = 0
 
 
-async def run_schedule(url: str, chat: bool, bodies: list, send_s, limit: int | None, *, headers=None,
+async def run_schedule(url: str, chat: bool, bodies: Sequence, send_s, limit: int | None, *, headers=None,
                        request_timeout_s: float = 6 * 3600, on_done=None, stop: asyncio.Event | None = None,
                        lead_s: float = 0.05) -> Run:
-    """Send bodies[i] at send_s[i] seconds after the start (lead_s from now), at most
+    """Send bodies[i] at send_s[i] seconds after the start (lead_s from now; bodies are
+    read in order, once each, by the one dispatcher), at most
     `limit` in flight; on_done(outcome) after each finish; stop set: no more sends, the
     ones in flight are cancelled (Ctrl+C), what finished is kept."""
     n = len(bodies)
@@ -202,9 +204,9 @@ async def run_schedule(url: str, chat: bool, bodies: list, send_s, limit: int | 
     t0 = time.perf_counter() + lead_s
     sent = 0
 
-    async def one(i: int) -> None:
+    async def one(i: int, body: dict) -> None:
         try:
-            await send_one(session, url, chat, bodies[i], outs[i], t0, headers or {})
+            await send_one(session, url, chat, body, outs[i], t0, headers or {})
         finally:
             if limit:
                 slots.put_nowait(time.perf_counter())  # the slot's free time: the next one is due then
@@ -214,13 +216,14 @@ async def run_schedule(url: str, chat: bool, bodies: list, send_s, limit: int | 
     async def dispatch() -> None:
         nonlocal sent
         for i in range(n):
+            body = bodies[i]  # a lazy body is made here, before its time while the schedule has room
             target = t0 + outs[i].scheduled_s
             delay = target - time.perf_counter()
             if delay > 0:
                 await asyncio.sleep(delay)
             freed = await slots.get() if limit else -math.inf
             outs[i].due_s = max(target, freed) - t0
-            tasks.append(asyncio.ensure_future(one(i)))
+            tasks.append(asyncio.ensure_future(one(i, body)))
             sent += 1
 
     async with aiohttp.ClientSession(connector=connector, timeout=timeout, trust_env=True) as session:

@@ -71,6 +71,9 @@ class Prompts:
         """Words sent for request i: its tokens less the server's special tokens (at least one)."""
         return max(1, int(self.input_tokens[i]) - self.special)
 
+    def total_words(self) -> int:
+        return int(np.maximum(1, self.input_tokens - self.special).sum())
+
     def prompt(self, i: int) -> str:
         """Request i's text; call in request order (the random rest is drawn in that order)."""
         n = self.word_count(i)

@@ -15,6 +15,8 @@ from core.observe import client, prom, result, server
 from core.observe.prompts import Prompts
 from core.observe.schedule import Plan
 
+PREBUILD_WORDS = 20_000_000  # about 120 MB of prompt text held at once
+
 
 @dataclass
 class Settings:
@@ -61,7 +63,26 @@ async def _metrics(base: str) -> dict | None:
     return prom.parse(text) if text is not None else None
 
 
-async def _measure(s: Settings, base: str, bodies: list, stop: asyncio.Event, on_done):
+class _Bodies:
+    """The request bodies: all made before the run when their words fit PREBUILD_WORDS (no
+    text is made while sending), else each when the dispatcher reaches it (in order), so a
+    run of a million long prompts does not hold them all; then the client's lag includes
+    making a text whenever the schedule has no room for it."""
+
+    def __init__(self, texts: Prompts, make):
+        self.texts, self.make = texts, make
+        n = len(texts.input_tokens)
+        self.made = [make(i, texts.prompt(i)) for i in range(n)] if texts.total_words() <= PREBUILD_WORDS else None
+        self.n = n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> dict:
+        return self.made[i] if self.made is not None else self.make(i, self.texts.prompt(i))
+
+
+async def _measure(s: Settings, base: str, bodies, stop: asyncio.Event, on_done):
     """(the run, the metrics block): /metrics, the run with the gauges polled, /metrics again."""
     before = await _metrics(base)
     finished = asyncio.Event()
@@ -88,8 +109,8 @@ async def observe_async(s: Settings, on_done=None, sigint: bool = True):
     plan = s.plan
     text_seed = s.prompt_seed if s.prompt_seed is not None else secrets.randbits(32)
     texts = Prompts(plan.input_tokens, plan.prefix_tokens, s.words, s.special_tokens, text_seed, plan.blocks)
-    bodies = [client.payload(s.chat, model, texts.prompt(i), int(plan.output_tokens[i]), s.chunk_usage)
-              for i in range(len(plan))]
+    bodies = _Bodies(texts, lambda i, text: client.payload(s.chat, model, text, int(plan.output_tokens[i]),
+                                                            s.chunk_usage))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     if sigint:

@@ -148,3 +148,16 @@ def test_chunk_usage_off_and_prompt_seed(tmp_path):
     assert res["lab_observe"]["settings"]["prompt_seed"] == 9
     # without prompt_seed each run draws new texts (the lengths stay the workload's)
     assert seen[2]["prompt"] != seen[4]["prompt"] and len(seen[2]["prompt"].split()) == 6
+
+
+def test_bodies_made_while_sending_are_the_prebuilt_ones(tmp_path, monkeypatch):
+    from core.observe import runner
+
+    words = ["num_prompts=5", "random_input_len=20", "random_output_len=2", "random_range_ratio=0.5",
+             "random_prefix_len=4", "prompt_seed=3"]
+    with Endpoint() as ep:
+        assert observe(ep.url, tmp_path / "a", *words) == 0
+        monkeypatch.setattr(runner, "PREBUILD_WORDS", 0)  # too many words to hold: each made at its turn
+        assert observe(ep.url, tmp_path / "b", *words) == 0
+        seen = list(ep.seen)
+    assert sorted(b["prompt"] for b in seen[:5]) == sorted(b["prompt"] for b in seen[5:])  # sent at once: any order
