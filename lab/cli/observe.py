@@ -157,6 +157,10 @@ def run(args, extras) -> int:
     print(summary(res))
     print(f"wrote {paths[0]} and {paths[1]}")
     lab = res["lab_observe"]
+    if res["failed"]:
+        errors = [e for e in res["errors"] if e]
+        print(f"lab observe: {res['failed']} of {res['num_prompts']} requests failed ({len(set(errors))} distinct "
+              f"errors; see errors in result.json); the first: {errors[0]}", file=sys.stderr)
     if lab["interrupted"]:
         print(f"lab observe: interrupted (Ctrl+C): kept the {res['num_prompts']} finished requests; "
               f"{lab['unfinished']} in flight and {lab['not_sent']} not sent were left out", file=sys.stderr)

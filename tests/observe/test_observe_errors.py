@@ -43,7 +43,9 @@ def test_streams_with_no_tokens_are_failures(tmp_path, capsys):
     res = json.loads((tmp_path / "result.json").read_text())
     assert rc == 0 and res["completed"] == 0 and res["failed"] == 5
     assert res["errors"] == [NO_TOKENS] * 5
-    assert "Failed requests:                         5" in capsys.readouterr().out
+    got = capsys.readouterr()
+    assert "Failed requests:                         5" in got.out
+    assert f"5 of 5 requests failed (1 distinct errors; see errors in result.json); the first: {NO_TOKENS}" in got.err
 
 
 def test_a_hanging_server_fails_requests_at_the_timeout(tmp_path):
