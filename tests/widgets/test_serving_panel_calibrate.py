@@ -174,3 +174,33 @@ def test_a_measured_trace_is_offered_as_the_run(panel, qtbot, measured_run):
     qtbot.waitUntil(lambda: ready(panel), timeout=60_000)
     assert panel.calibrate_section.paths == [measured_run]
     assert "measured.json" in panel.calibrate_section.runs_label.text()
+
+
+def test_use_in_replays_replays_with_the_fitted_coefficients(panel, qtbot, measured_run):
+    outcome, _ = calibrated(panel, qtbot, [measured_run])
+    section = panel.calibrate_section
+    with qtbot.waitSignal(section.applied, timeout=10_000):
+        section.use_button.click()
+    cal = outcome.calibration
+    assert panel.deployment_section.coefficients == cal.coefficients
+    qtbot.waitUntil(lambda: ready(panel), timeout=60_000)
+    raw = {"model": "qwen3-8b", "hardware": HARDWARE, **{k: repr(v) for k, v in cal.coefficients.items()}}
+    report, _ = serving_report(raw)
+    assert {k: panel.state.replay("A").result[k] for k in COMPARED} == {k: report[k] for k in COMPARED}
+
+
+def test_the_calibration_reads_in_each_language(panel, qtbot, measured_run):
+    from tests.widgets.test_i18n import shown_texts
+    from widgets.kit.i18n import english_words, has_cjk, set_language
+
+    calibrated(panel, qtbot, [measured_run])
+    sections = (panel.calibrate_section, panel.deployment_section)
+    try:
+        set_language("en")
+        left = [t for s in sections for t in shown_texts(s) if has_cjk(t)]
+        assert not left, left
+        set_language("zh")
+        left = [t for s in sections for t in shown_texts(s) if english_words(t)]
+        assert not left, left
+    finally:
+        set_language("both")

@@ -31,7 +31,7 @@ PROGRESS_STEPS = 1000
 RESULT_FILTER = "vllm bench / lab observe results (*.json);;所有文件 · All files (*)"
 PROFILE_FILTER = "Load Lab profiles (*.toml);;所有文件 · All files (*)"
 HEADING = "校准 · Calibrate: fit the step-time model to measured runs"
-LEAD = ("打开实测结果(vllm bench serve 或 lab observe 的 result.json),按上面的模型、硬件与部署回放并拟合步时系数 · "
+LEAD = ("打开实测结果(基准测试或观测写出的 JSON 文件),按上面的模型、硬件与部署回放并拟合步时系数 · "
         "open measured results (vllm bench serve or lab observe result.json): each run is replayed with the model, "
         "card and deployment above and the step-time coefficients are fitted to its TTFT, TPOT and E2E")
 NO_RUNS = "尚无实测结果 · no measured runs yet: open one, or open a vllm bench result as the trace"
@@ -183,7 +183,7 @@ class CalibrateSection(QtWidgets.QWidget):
     def show_runs(self) -> None:
         if self.paths:
             names = ", ".join(os.path.basename(p) for p in self.paths)
-            self.runs_label.setText(f"{len(self.paths)} 个实测结果 · {len(self.paths)} measured runs: {names}")
+            self.runs_label.setText(f"实测结果 {len(self.paths)} 个(文件见提示) · measured runs: {len(self.paths)} ({names})")
         else:
             self.runs_label.setText(NO_RUNS)
         self.runs_label.setToolTip("\n".join(self.paths))
@@ -304,7 +304,8 @@ class CalibrateSection(QtWidgets.QWidget):
         try:
             save_profile(self.outcome.calibration.profile, path)
         except (OSError, ParamError, ValueError, TypeError) as err:
-            self._say(self.profile_message, f"保存失败 · could not save {path}: {getattr(err, 'message', None) or err}")
+            why = getattr(err, "message", None) or str(err)
+            self._say(self.profile_message, f"保存失败:{path}({why}) · could not save {path}: {why}")
             return False
         self._say(self.profile_message, f"已保存 · saved {path}", error=False)
         return True
@@ -321,7 +322,8 @@ class CalibrateSection(QtWidgets.QWidget):
         try:
             profile = load_profile(path)
         except (OSError, ParamError, ValueError) as err:
-            self._say(self.profile_message, f"载入失败 · could not load {path}: {getattr(err, 'message', None) or err}")
+            why = getattr(err, "message", None) or str(err)
+            self._say(self.profile_message, f"载入失败:{path}({why}) · could not load {path}: {why}")
             return False
         if not self._apply_profile(profile):
             return False
@@ -331,7 +333,7 @@ class CalibrateSection(QtWidgets.QWidget):
     def _apply_profile(self, profile) -> bool:
         why = self._apply(profile)
         if why:
-            self._say(self.profile_message, f"无法使用 · not applied: {why}")
+            self._say(self.profile_message, f"无法使用:{why} · not applied: {why}")
             return False
         self._say(self.profile_message, "")
         self.applied.emit(profile)

@@ -34,12 +34,13 @@ class CalibrationView(QtWidgets.QWidget):
         for key, title, axis in PANELS:
             card = narrow_header(PlotCard(title, "累积分布 · fraction of samples ≤ x (CDF)"))
             card.plot_widget.setMinimumHeight(220)
+            card.plot_widget.setMaximumHeight(280)  # the tables below stay on a 720-pixel screen
             p = card.plot
             p.setLabel("left", "占比 · fraction")
             p.setLabel("bottom", f"{axis} (ms)")
             p.setYRange(0, 1.02, padding=0)
             p.setMouseEnabled(x=False, y=False)
-            p.addLegend(offset=(10, 10))  # top left: the one corner a CDF leaves empty
+            p.addLegend(offset=(-10, -10))  # bottom right: a CDF's curves leave it empty
             for name, label, kind, dashed in CURVES:
                 card.add_curve(name, pen=pen(kind, 2.5, dashed=dashed), name=label)
             self.cards[key] = card
@@ -77,7 +78,7 @@ class CalibrationView(QtWidgets.QWidget):
             lo, hi = fig.x_range(key)
             card.plot.setXRange(lo, hi, padding=0.01)
             n = f"{panel['measured'].n:,}"
-            card.set_subtitle(f"{fig.run}:{n} 个实测样本的累积分布 · {fig.run}: CDF of {n} measured samples")
+            card.set_subtitle(f"第一个实测结果 {n} 个样本的累积分布 · {fig.run}: CDF of {n} measured samples")
         _fill(self.metrics, metric_rows(cal.per_run))
         fitted = tuple(getattr(cal, "fit_keys", ())) or tuple(cal.bands)
         shown = {k: cal.coefficients[k] for k in fitted if k in cal.coefficients}  # the fit's order

@@ -37,7 +37,7 @@ LABELS = {"tp": "张量并行 · tp", "pp": "流水线并行 · pp", "ep": "专�
           "kv_cache_dtype": "KV 精度 · kv_cache_dtype", "gpu_memory_utilization": "显存占比 · gpu_memory_utilization",
           "max_concurrency": "并发上限 · max_concurrency"}
 HEADING = "部署 · deployment"
-LEAD = ("与 lab simulate serving 的部署参数相同;全为默认时回放即书中的(roofline),否则按基函数步时模型并开启前端 · "
+LEAD = ("与命令行模拟的部署参数相同;全为默认时回放即书中的(屋顶线步时),否则按基函数步时模型并开启前端 · "
         "the deployment keys of lab simulate serving: at their defaults the replays are the book's (its roofline); "
         "otherwise the model is split over its cards and priced by the basis step-time model, front end on")
 BOOK_TEXT = "书中的部署:一张卡,BF16 · the book's deployment: one card, BF16, the roofline step model"
