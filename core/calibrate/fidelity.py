@@ -12,12 +12,19 @@ error_pct = (predicted − measured) / measured · 100; the hit rate's error is 
 (error_points = (predicted − measured) · 100), a rate near 0 making a % meaningless;
 a measured 0 (no preemptions) leaves error_pct None and shows the difference.
 
-Regime, from the measured run alone: the queueing share of its median TTFT,
-q = 1 − p10(TTFT) / median(TTFT), the run's fastest tenth standing in for a request that
-did not queue. q >= SATURATED_Q (the median request waited at least as long as an
-unqueued one took) is "saturated", else "low load". Prompts of very different lengths
-spread TTFT without any queue and push q up; the report prints q and the mean concurrency
-reached (Little's law: Σ E2E / duration) so a reader can judge. No Qt here.
+Regime, from the measured run alone: the mean concurrency it reached, by Little's law
+N = Σ E2E / (last finish − first arrival) (requests in flight on average). N >=
+SATURATED_CONCURRENCY (4; `saturated_at=` sets it) is "saturated": several sequences share
+every step and a request's latency is set by the others' (batch size, queue), where the
+engine's throughput, not one request's step time, decides the error; below it "low load".
+The queueing share of the median TTFT, q = 1 − p10 / median of the measured TTFTs, is
+printed beside it (it misses a burst served in one batch, where every TTFT is alike).
+
+With a profile that has coefficient sets (core/calibrate/bands.py), each run is also
+replayed once per set (the first band_samples=, default 20) and every metric gets its
+predicted p5 / p95 and whether the measurement lies inside; the summary counts those.
+A run the replay refuses (a request larger than the mirrored KV pool...) is a row with
+its error and no metrics; the others are still compared. No Qt here.
 """
 from __future__ import annotations
 
@@ -29,13 +36,15 @@ from pathlib import Path
 
 import numpy as np
 
-from core.calibrate.replayer import METRICS, RunReplay, measured_metrics, predicted_metrics
+from core.calibrate.bands import parse_band_keys, percentile_band, profile_samples
+from core.calibrate.replayer import METRICS, Prediction, RunReplay, measured_metrics, predicted_metrics
 from core.calibrate.runs import REQUIRED, load_runs
 from core.registry import ParamError
 from core.serving.engine import replay
 from core.serving.profile import is_profile, read_cached
+from core.serving.vllm_metrics import itl_samples
 
-SATURATED_Q = 0.5
+SATURATED_CONCURRENCY = 4.0
 REGIMES = ("low load", "saturated")
 COUNTERS = ("preemptions", "prefix_cache_hit_rate")
 ALL_METRICS = METRICS + ("output_throughput",) + COUNTERS
@@ -104,8 +113,17 @@ def queueing_share(ttft_s: np.ndarray) -> float:
     return 0.0 if med <= 0 else max(0.0, 1.0 - float(np.percentile(ttft, 10)) / med)
 
 
-def regime_of(ttft_s) -> str:
-    return REGIMES[1] if queueing_share(ttft_s) >= SATURATED_Q else REGIMES[0]
+def mean_concurrency(arrival_s, e2e_s) -> float:
+    """Requests in flight on average (Little's law): Σ E2E / (last finish − first arrival)."""
+    arrival, e2e = np.asarray(arrival_s, dtype=float), np.asarray(e2e_s, dtype=float)
+    if arrival.size == 0:
+        return 0.0
+    span = float(np.max(arrival + e2e) - np.min(arrival))
+    return float(np.sum(e2e)) / span if span > 0 else 0.0
+
+
+def regime_of(concurrency: float, saturated_at: float = SATURATED_CONCURRENCY) -> str:
+    return REGIMES[1] if concurrency >= saturated_at else REGIMES[0]
 
 
 def throughput(arrival_s, finish_s, output_tokens) -> float:
@@ -141,32 +159,52 @@ def error_of(entry: Mapping) -> float | None:
     return None if value is None or not math.isfinite(value) else float(value)
 
 
-def run_fidelity(run, raw: Mapping[str, str], coefs: Mapping[str, float]) -> dict:
-    """One run replayed and compared: label, file, regime, q, concurrency, metrics."""
-    rr = RunReplay(run, dict(raw))
+def predicted(rr: RunReplay, coefs: Mapping[str, float]) -> dict:
+    """One replay of the run with these coefficients: every metric the report compares."""
     cost = rr.cost(dict(coefs))
     result = replay(rr.work, dataclasses.replace(rr.config, cost=cost))
-    prediction = rr.predict(dict(coefs))
-    measured = measured_metrics(run)
-    predicted = predicted_metrics(prediction)
-    metrics = {m: row(m, measured[m], predicted[m]) for m in METRICS}
-    finish = run.arrival_s + run.e2e_s
-    metrics["output_throughput"] = row("output_throughput", throughput(run.arrival_s, finish, run.output_tokens),
-                                       throughput(result.arrival_s, result.finish_s, result.output_tokens))
-    counters = measured_counters(run.settings)
-    if "preemptions" in counters:
-        metrics["preemptions"] = row("preemptions", counters["preemptions"], float(prediction.preemptions))
-    if "prefix_cache_hit_rate" in counters:
-        cached = 0.0 if result.cached_tokens is None else float(np.sum(result.cached_tokens))
-        prompt = float(np.sum(result.input_tokens))
-        metrics["prefix_cache_hit_rate"] = row("prefix_cache_hit_rate", counters["prefix_cache_hit_rate"],
-                                               cached / prompt if prompt else 0.0)
-    span = float(np.max(finish) - np.min(run.arrival_s)) if len(run) else 0.0
-    return {"run": run.label, "file": run.path, "sha256": run.sha256, "requests": len(run),
-            "regime": regime_of(run.ttft_s), "queueing_share": queueing_share(run.ttft_s),
-            "mean_concurrency": float(np.sum(run.e2e_s)) / span if span > 0 else 0.0,
-            "settings": {k: v for k, v in run.settings.items() if isinstance(v, (int, float, str, bool))},
-            "metrics": metrics}
+    g = result.output_tokens.astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tpot = np.where(g > 1, (result.finish_s - result.first_token_s) / (g - 1), np.nan)
+    gaps, weights = itl_samples(result, cost)
+    p = Prediction(np.asarray(result.ttft_s, dtype=float), tpot, result.finish_s - result.arrival_s, gaps, weights,
+                   int(result.preemptions.sum()), int(result.engine_steps))
+    out = predicted_metrics(p)
+    out["output_throughput"] = throughput(result.arrival_s, result.finish_s, result.output_tokens)
+    out["preemptions"] = float(p.preemptions)
+    cached = 0.0 if result.cached_tokens is None else float(np.sum(result.cached_tokens))
+    prompt = float(np.sum(result.input_tokens))
+    out["prefix_cache_hit_rate"] = cached / prompt if prompt else 0.0
+    return out
+
+
+def run_fidelity(run, raw: Mapping[str, str], coefs: Mapping[str, float], samples: Sequence[Mapping] = (),
+                 saturated_at: float = SATURATED_CONCURRENCY) -> dict:
+    """One run replayed and compared: label, file, regime, concurrency, q, metrics (each
+    with its band over samples when given), or error when the replay refuses the run."""
+    concurrency = mean_concurrency(run.arrival_s, run.e2e_s)
+    head = {"run": run.label, "file": run.path, "sha256": run.sha256, "requests": len(run),
+            "regime": regime_of(concurrency, saturated_at), "mean_concurrency": concurrency,
+            "queueing_share": queueing_share(run.ttft_s),
+            "settings": {k: v for k, v in run.settings.items() if isinstance(v, (int, float, str, bool))}}
+    try:
+        rr = RunReplay(run, dict(raw))
+        point = predicted(rr, coefs)
+        sets = [predicted(rr, dict(coefs, **s)) for s in samples]
+    except ParamError as err:
+        return dict(head, error=str(err), metrics={})
+    measured = dict(measured_metrics(run))
+    measured["output_throughput"] = throughput(run.arrival_s, run.arrival_s + run.e2e_s, run.output_tokens)
+    measured.update(measured_counters(run.settings))
+    metrics = {}
+    for m in ALL_METRICS:
+        if m not in measured:
+            continue
+        metrics[m] = row(m, measured[m], point[m])
+        band = percentile_band([x[m] for x in sets]) if sets else None
+        if band is not None:
+            metrics[m].update(band=band, inside=bool(band["p5"] <= measured[m] <= band["p95"]))
+    return dict(head, metrics=metrics)
 
 
 def summarize(runs: Sequence[dict]) -> dict:
@@ -182,6 +220,10 @@ def summarize(runs: Sequence[dict]) -> dict:
                 groups[name] = {"median_abs_error": float(np.median([e for e, _ in errs])),
                                 "worst_abs_error": worst[0], "worst_run": worst[1], "runs": len(errs),
                                 "unit": "points" if metric == "prefix_cache_hit_rate" else "%"}
+                inside = [r["metrics"][metric]["inside"] for r in runs if (name == "all" or r["regime"] == name)
+                          and "inside" in r["metrics"].get(metric, {})]
+                if inside:
+                    groups[name]["inside_band"] = sum(inside)
         if groups:
             out[metric] = groups
     return out
@@ -189,16 +231,35 @@ def summarize(runs: Sequence[dict]) -> dict:
 
 def fidelity(paths: Sequence[str], raw: Mapping[str, str], progress=None) -> dict:
     """The report --json prints: runs (each run_fidelity's), summary, skipped files, the
-    coefficients priced with, the regime rule. progress(done, total) after each run."""
+    coefficients priced with, the sets banded over, the regime rule. progress(done,
+    total) after each run. Keys of its own: saturated_at= (the regime's concurrency),
+    band_samples= (sets replayed per run with a profile that has them; 0: none)."""
+    raw = dict(raw)
+    saturated_at = _positive(raw.pop("saturated_at", None), "saturated_at", SATURATED_CONCURRENCY)
+    b, _ = parse_band_keys({"band_samples": raw.pop("band_samples")} if "band_samples" in raw else {})
     files, skipped = result_files(paths)
     runs = load_runs(files)
     keys, coefs = replay_keys(raw)
+    samples = (profile_samples(keys) or [])[:b]
     rows = []
     for i, run in enumerate(runs):
-        rows.append(run_fidelity(run, keys, coefs))
+        rows.append(run_fidelity(run, keys, coefs, samples, saturated_at))
         if progress is not None:
             progress(i + 1, len(runs))
-    return {"runs": rows, "summary": summarize(rows), "skipped": skipped, "keys": dict(raw),
-            "coefficients": dict(coefs),
-            "regime_rule": f"saturated when the queueing share of the median TTFT, 1 - p10/median of the measured "
-                           f"TTFTs, is >= {SATURATED_Q:g}; else low load"}
+    return {"runs": rows, "summary": summarize([r for r in rows if "error" not in r]), "skipped": skipped,
+            "refused": sum(1 for r in rows if "error" in r), "keys": dict(raw), "coefficients": dict(coefs),
+            "band_samples": len(samples), "saturated_at": saturated_at,
+            "regime_rule": f"saturated when the mean concurrency reached (Little's law: sum of E2E / (last finish - "
+                           f"first arrival)) is >= {saturated_at:g} requests in flight; else low load"}
+
+
+def _positive(text, name: str, default: float) -> float:
+    if text is None:
+        return default
+    try:
+        value = float(str(text).strip())
+    except ValueError:
+        value = -1.0
+    if not (0 < value < 1e9):
+        raise ParamError(name, f"got {text!r}; valid: a number > 0 (requests in flight on average)")
+    return value

@@ -2,8 +2,8 @@
 [--json] [--plot FILE.png]`: for each measured run (vllm bench serve / lab observe result
 JSONs; a folder gives every result under it) the replay's prediction beside what was
 measured, per metric with its error, then the median and the worst |error| per metric,
-over all runs and per regime (low load / saturated, from the measured run's queueing
-share of TTFT). The report itself is core/calibrate/fidelity.py's; the plot
+over all runs and per regime (low load / saturated, from the concurrency the measured run
+reached). The report itself is core/calibrate/fidelity.py's; the plot
 lab/cli/fidelity_plot.py's. Bad input exits 2 naming the field.
 """
 from __future__ import annotations
@@ -20,8 +20,10 @@ requests, its client's concurrency, its server's KV pool and prefix caching when
 recorded them) and its prediction laid beside the measurement: median and p90 TTFT, TPOT, ITL
 and E2E, output throughput, and preemptions and prefix-cache hit rate when the result's
 lab_observe block has the server's counters. error = (predicted - measured) / measured (the hit
-rate's in points). A run is "saturated" when 1 - p10/median of its measured TTFTs (the queueing
-share of the median TTFT) is >= 0.5, else "low load"."""
+rate's in points). A run is "saturated" when the mean concurrency it reached (Little's law: sum of
+E2E / (last finish - first arrival)) is >= 4 requests in flight (saturated_at=N), else "low load".
+With a profile that has coefficient sets, each metric also gets the prediction's p5 - p95 over
+band_samples= sets (default 20) and whether the measurement lies inside."""
 
 
 def add_parser(sub, formatter) -> None:
@@ -71,7 +73,7 @@ def _num(value: float | None, unit: str = "") -> str:
     if value is None:
         return "-"
     if unit == "":
-        return f"{value:.3g}"
+        return f"{value:.4g}"
     return f"{value:.2f}" if abs(value) < 1e4 else f"{value:,.0f}"
 
 
@@ -90,30 +92,53 @@ def report_text(report: dict) -> str:
     runs = report["runs"]
     keys = " ".join(f"{k}={v}" for k, v in report["keys"].items()) or "the lab's defaults"
     lines = [f"lab fidelity: {len(runs)} measured run{'s' if len(runs) != 1 else ''}, predicted with {keys}"]
+    banded = report.get("band_samples", 0)
+    if banded:
+        lines.append(f"  bands: p5 - p95 of the prediction over {banded} coefficient sets of the profile")
     if report["skipped"]:
         lines.append(f"  skipped {len(report['skipped'])} JSON files that are not vllm bench results")
     for r in runs:
-        lines.append(f"  {r['run']}: {r['requests']:,} requests, {r['regime']} (queueing share of median TTFT "
-                     f"{r['queueing_share']:.2f}, mean concurrency {r['mean_concurrency']:.1f})")
-        lines.append(f"    {'metric':<24}{'measured':>12}{'predicted':>12}{'error':>14}")
+        lines.append(f"  {r['run']}: {r['requests']:,} requests, {r['regime']} (mean concurrency "
+                     f"{r['mean_concurrency']:.1f}, queueing share of median TTFT {r['queueing_share']:.2f})")
+        if "error" in r:
+            lines.append(f"    not compared: the replay refused it: {r['error']}")
+            continue
+        lines.append(f"    {'metric':<24}{'measured':>12}{'predicted':>12}{'error':>14}"
+                     + (f"{'band p5 - p95':>24}" if banded else ""))
         for m in ALL_METRICS:
             if m in r["metrics"]:
                 e = r["metrics"][m]
-                lines.append(f"    {m:<24}{_num(e['measured'], UNITS[m]):>12}{_num(e['predicted'], UNITS[m]):>12}"
-                             f"{_err(e):>14}")
-    lines.append("  |error| over the runs: median / worst (worst run)")
-    shown = ("all",) + tuple(g for g in REGIMES if any(r["regime"] == g for r in runs))
-    lines.append(f"    {'metric':<24}" + "".join(f"{g + ' (' + str(sum(1 for r in runs if g in ('all', r['regime']))) + ')':>30}"
-                                                   for g in shown))
+                line = (f"    {m:<24}{_num(e['measured'], UNITS[m]):>12}{_num(e['predicted'], UNITS[m]):>12}"
+                        f"{_err(e):>14}")
+                if "band" in e:
+                    b = e["band"]
+                    cell = f"{_num(b['p5'], UNITS[m])} - {_num(b['p95'], UNITS[m])}" + (" in" if e["inside"] else " out")
+                    line += f"{cell:>24}"
+                lines.append(line)
+    compared = [r for r in runs if "error" not in r]
+    lines.append("  |error| over the runs: median / worst (worst run)"
+                 + ("; [k in band]: runs whose measurement lies inside the predicted p5 - p95" if banded else ""))
+    shown = ("all",) + tuple(g for g in REGIMES if any(r["regime"] == g for r in compared))
+    table = [[f"{g} ({sum(1 for r in compared if g in ('all', r['regime']))} runs)" for g in shown]]
+    names = ["metric"]
     for m, groups in report["summary"].items():
+        names.append(m)
         cells = []
         for g in shown:
             s = groups.get(g)
             unit = " pts" if s and s["unit"] == "points" else "%"
-            cells.append(f"{s['median_abs_error']:.1f}{unit} / {s['worst_abs_error']:.1f}{unit} ({s['worst_run']})"
-                         if s else "-")
-        lines.append(f"    {m:<24}" + "".join(f"{c:>30}" for c in cells))
+            cell = (f"{s['median_abs_error']:.1f}{unit} / {s['worst_abs_error']:.1f}{unit} ({s['worst_run']})"
+                    if s else "-")
+            if s and "inside_band" in s:
+                cell += f" [{s['inside_band']} in]"
+            cells.append(cell)
+        table.append(cells)
+    widths = [max(len(row[i]) for row in table) + 3 for i in range(len(shown))]
+    for name, cells in zip(names, table):
+        lines.append(f"    {name:<24}" + "".join(f"{c:>{w}}" for c, w in zip(cells, widths)))
     lines.append(f"  regime: {report['regime_rule']}")
+    if report.get("refused"):
+        lines.append(f"  {report['refused']} run(s) not compared (see above)")
     if report.get("plot"):
         lines.append(f"  wrote {report['plot']}")
     return "\n".join(lines)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 import os
 
+import numpy as np
+
 from lab.cli import has_display
 
 # In this order: the medians on the first row, the p90s on the second, the rest after.
@@ -21,7 +23,8 @@ TITLES = {"median_ttft_ms": "median TTFT (ms)", "median_tpot_ms": "median TPOT (
           "p90_ttft_ms": "p90 TTFT (ms)", "p90_tpot_ms": "p90 TPOT (ms)",
           "p90_itl_ms": "p90 ITL (ms)", "p90_e2el_ms": "p90 E2E (ms)",
           "output_throughput": "output throughput (tok/s)", "preemptions": "preemptions",
-          "prefix_cache_hit_rate": "prefix-cache hit rate"}
+          "prefix_cache_hit_rate": "prefix-cache hit rate (%)"}
+SCALE = {"prefix_cache_hit_rate": 100.0}  # a share drawn in %
 REGIME_COLORS = {"low load": "prefill", "saturated": "backlog"}  # theme colour names
 LINEAR = ("preemptions", "prefix_cache_hit_rate")
 COLUMNS = 4
@@ -64,8 +67,9 @@ def _figure(report: dict):
     n = len(report["runs"])
     regimes = [g for g in REGIME_COLORS if any(r["regime"] == g for r in report["runs"])]
     key = "  ".join(f"<span style='color:{COLORS[REGIME_COLORS[g]]}'>&#9679;</span> {g}" for g in regimes)
+    bars = f" Bars: p5-p95 over {report['band_samples']} coefficient sets." if report.get("band_samples") else ""
     head = (f"<b>lab fidelity</b>: {n} measured run{'s' if n != 1 else ''}, predicted vs measured. "
-            f"Dashed: y = x (exact); dotted: &plusmn;{BAND:.0%}. {key}")
+            f"Dashed: y = x (exact); dotted: &plusmn;{BAND:.0%}.{bars} {key}")
     view.addLabel(head, row=0, col=0, colspan=COLUMNS, color=COLORS["ink"], size="13pt")
     for i, metric in enumerate(metrics):
         plot = view.addPlot(row=1 + i // COLUMNS, col=i % COLUMNS)
@@ -77,10 +81,12 @@ def _panel(plot, report: dict, metric: str, pg, colors) -> None:
     from widgets.kit.theme import brush, pen
 
     log = metric not in LINEAR
-    points = [(r["metrics"][metric]["measured"], r["metrics"][metric]["predicted"], r["regime"], r["run"])
+    k = SCALE.get(metric, 1.0)
+    points = [(r["metrics"][metric]["measured"] * k, r["metrics"][metric]["predicted"] * k, r["regime"], r["run"],
+               {e: v * k for e, v in r["metrics"][metric]["band"].items()} if "band" in r["metrics"][metric] else None)
               for r in report["runs"] if metric in r["metrics"]]
     if log:
-        points = [p for p in points if p[0] > 0 and p[1] > 0]
+        points = [p for p in points if p[0] > 0 and p[1] > 0 and (p[4] is None or p[4]["p5"] > 0)]
     summary = report["summary"].get(metric, {}).get("all")
     title = f"<b>{TITLES[metric]}</b>"
     if summary is not None:
@@ -94,15 +100,18 @@ def _panel(plot, report: dict, metric: str, pg, colors) -> None:
     plot.setMenuEnabled(False)
     for axis in ("left", "bottom"):
         plot.getAxis(axis).setTextPen(colors["ink"])
+        plot.getAxis(axis).enableAutoSIPrefix(False)  # plain numbers, never "(x0.001)"
     if not points:
         return
     f = math.log10 if log else float
-    values = [v for p in points for v in p[:2]]
+    values = [v for p in points for v in p[:2]] + [p[4][k] for p in points if p[4] for k in ("p5", "p95")]
     lo, hi = f(min(values)), f(max(values))
-    pad = max((hi - lo) * 0.12, 0.08 if log else max(abs(hi) * 0.12, 0.5))
-    lo, hi = lo - pad, hi + pad
-    if not log and min(values) >= 0:
-        lo = min(lo, 0.0)
+    if log:
+        pad = max((hi - lo) * 0.12, 0.08)
+        lo, hi = lo - pad, hi + pad
+    else:  # counters: from 0 (none below) to a little above the largest, 1 when all are 0
+        hi = hi * 1.15 if hi > 0 else 1.0
+        lo = min(lo * 1.15, 0.0) - 0.05 * (hi - min(lo, 0.0))
     line = [lo, hi]
     plot.plot(line, line, pen=pen("muted", 1.5, dashed=True))
     for k in (1 - BAND, 1 + BAND):  # the acceptance band around y = x
@@ -110,17 +119,29 @@ def _panel(plot, report: dict, metric: str, pg, colors) -> None:
         ys = [x + math.log10(k) for x in xs] if log else [x * k for x in xs]
         band = plot.plot(xs, ys, pen=pen("muted", 1.0, dashed=True, alpha=110))
         band.setPen(pg.mkPen(colors["muted"], width=1, style=_dot()))
+    banded = [p for p in points if p[4]]
+    if banded:  # the prediction's p5 - p95 over the profile's coefficient sets
+        x = np.array([f(p[0]) for p in banded])
+        top = np.array([f(p[4]["p95"]) for p in banded])
+        bottom = np.array([f(p[4]["p5"]) for p in banded])
+        mid = (top + bottom) / 2
+        plot.addItem(pg.ErrorBarItem(x=x, y=mid, top=top - mid, bottom=mid - bottom, beam=0.02 * (hi - lo),
+                                     pen=pen("ink", 1.2)))
     labelled = len(points) <= MAX_LABELS
     for regime, kind in REGIME_COLORS.items():
         mine = [p for p in points if p[2] == regime]
         if mine:
             plot.plot([f(p[0]) for p in mine], [f(p[1]) for p in mine], pen=None, symbol="o", symbolSize=12,
                       symbolBrush=brush(kind, 220), symbolPen=pen("ink", 1.0))
-    if labelled:
-        for x, y, _, name in points:
-            text = pg.TextItem(name, color=colors["ink"], anchor=(0, 1))
-            text.setPos(f(x), f(y))
-            plot.addItem(text)
+    if labelled:  # runs at one spot share one label ("low +2"); a label never runs off the right edge
+        spots: dict = {}
+        for x, y, _, name, _ in points:
+            spots.setdefault((round(f(x), 3), round(f(y), 3)), []).append(name)
+        for (x, y), names in spots.items():
+            text = names[0] + (f" +{len(names) - 1}" if len(names) > 1 else "")
+            item = pg.TextItem(text, color=colors["ink"], anchor=(0, 1) if x < (lo + hi) / 2 else (1, 1))
+            item.setPos(x, y)
+            plot.addItem(item)
     plot.setXRange(lo, hi, padding=0)
     plot.setYRange(lo, hi, padding=0)
     if log:

@@ -15,6 +15,7 @@ from core.calibrate.runs import load_run
 from core.registry import ParamError
 from core.serving.profile import Profile, save_profile
 from lab.cli import main
+from lab.cli.fidelity import report_text
 
 RAW = {"model": "qwen3-8b", "hardware": "h100-sxm"}
 DELTA_S = 1e-3  # added to every engine step's fixed time (coef_step_s: 0.9 ms by default)
@@ -52,6 +53,7 @@ def test_a_replay_against_itself_has_no_error(runs):
     report = fd.fidelity([str(folder / "low.json")], RAW)
     (row,) = report["runs"]
     assert row["regime"] == "low load" and row["queueing_share"] == pytest.approx(0.0, abs=1e-9)
+    assert row["mean_concurrency"] < 0.1  # 20 requests of ~0.2 s, 5 s apart
     for m in ("median_ttft_ms", "p90_ttft_ms", "median_tpot_ms", "p90_tpot_ms", "median_e2el_ms", "p90_e2el_ms",
               "output_throughput"):
         assert row["metrics"][m]["error_pct"] == pytest.approx(0.0, abs=1e-9), m
@@ -81,16 +83,20 @@ def test_a_folder_gives_its_results_and_skips_other_json(runs):
     regimes = {r["run"]: r["regime"] for r in report["runs"]}
     assert regimes == {"low": "low load", "sat": "saturated"}
     sat = report["runs"][1]
-    assert sat["queueing_share"] > 0.8  # 200 requests through 8 seats: most of a TTFT is the queue
+    assert sat["mean_concurrency"] > 8  # 200 requests through 8 seats: the queue counts too
+    assert sat["queueing_share"] > 0.8  # most of a TTFT is the queue
     assert sat["metrics"]["median_ttft_ms"]["error_pct"] == pytest.approx(0.0, abs=1e-9)
     assert set(report["summary"]["median_ttft_ms"]) == {"all", "low load", "saturated"}
 
 
-def test_queueing_share_by_hand():
+def test_regime_by_the_concurrency_reached_and_the_queueing_share_by_hand():
+    # Little's law: Σ E2E / (last finish − first arrival).
+    assert fd.mean_concurrency([0.0, 1.0, 2.0], [1.0, 1.0, 1.0]) == 1.0  # 3 s of work over 3 s
+    assert fd.mean_concurrency([0.0, 0.0, 0.0], [1.0, 2.0, 3.0]) == 2.0  # 6 s of work over 3 s
+    assert fd.regime_of(3.99) == "low load" and fd.regime_of(4.0) == "saturated"
+    assert fd.regime_of(2.0, saturated_at=2.0) == "saturated"
     ttft = np.arange(1.0, 11.0)  # p10 = 1 + 0.9 = 1.9, median 5.5 (linear interpolation)
     assert fd.queueing_share(ttft) == pytest.approx(1 - 1.9 / 5.5)
-    assert fd.regime_of(ttft) == "saturated"  # 0.65 >= 0.5
-    assert fd.regime_of(np.full(5, 2.0)) == "low load"
     assert fd.queueing_share(np.zeros(3)) == 0.0
 
 
@@ -167,3 +173,37 @@ def test_the_command_prints_json_text_and_a_plot(runs, tmp_path, capsys, qapp):
     text = capsys.readouterr().out
     assert "median_ttft_ms" in text and "low load" in text and "regime: saturated when" in text
     assert main(["fidelity", str(tmp_path / "nothing"), "model=qwen3-8b"]) == 2
+
+
+def test_a_profile_with_coefficient_sets_bands_every_metric(runs, tmp_path):
+    folder, low, _ = runs
+    # The profile's own point is 1 ms above the run's generating 0.9 ms; its three sets
+    # are −0.5, +1 and +2.5 ms off it. Alone, a request's TTFT moves by each set's shift.
+    prof = Profile(model="qwen3-8b", hardware="h100-sxm", card={}, coefficients={"coef_step_s": 1.9e-3},
+                   samples=[{"coef_step_s": c} for c in (0.4e-3, 1.9e-3, 3.4e-3)])
+    save_profile(prof, tmp_path / "p.toml")
+    report = fd.fidelity([str(folder / "low.json")], {"profile": str(tmp_path / "p.toml")})
+    assert report["band_samples"] == 3
+    m = report["runs"][0]["metrics"]
+    ttft, e2e = float(np.median(low.ttft_s)), float(np.median(low.e2e_s))
+    # Three values: p5 at h = 0.1 (−0.5 + 0.1 · 1.5 ms), p95 at h = 1.9 (+1 + 0.9 · 1.5 ms).
+    assert m["median_ttft_ms"]["band"]["p5"] == pytest.approx((ttft - 0.35e-3) * 1e3, rel=1e-9)
+    assert m["median_ttft_ms"]["band"]["p95"] == pytest.approx((ttft + 2.35e-3) * 1e3, rel=1e-9)
+    assert m["median_e2el_ms"]["band"]["p5"] == pytest.approx((e2e - OUT * 0.35e-3) * 1e3, rel=1e-9)
+    assert m["median_ttft_ms"]["inside"] and m["median_e2el_ms"]["inside"]
+    assert report["summary"]["median_ttft_ms"]["all"]["inside_band"] == 1
+    none = fd.fidelity([str(folder / "low.json")], {"profile": str(tmp_path / "p.toml"), "band_samples": "0"})
+    assert none["band_samples"] == 0 and "band" not in none["runs"][0]["metrics"]["median_ttft_ms"]
+
+
+def test_a_run_the_replay_refuses_is_a_row_with_why(runs, tmp_path):
+    folder, _, _ = runs
+    # A server of 4 blocks of 16 tokens cannot hold one 160-token request: the replay refuses the run.
+    obj = json.loads((folder / "low.json").read_text())
+    obj["lab_observe"] = {"metrics": {"cache_config": {"num_gpu_blocks": "4", "block_size": "16"}}}
+    (tmp_path / "tiny_pool.json").write_text(json.dumps(obj))
+    report = fd.fidelity([str(folder / "low.json"), str(tmp_path / "tiny_pool.json")], RAW)
+    bad = report["runs"][1]
+    assert bad["run"] == "tiny_pool" and bad["metrics"] == {} and "kv_pool_bytes" in bad["error"]
+    assert report["refused"] == 1 and report["summary"]["median_ttft_ms"]["all"]["runs"] == 1
+    assert "not compared: the replay refused it" in report_text(report)
