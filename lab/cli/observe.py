@@ -77,6 +77,7 @@ def _settings(args, values: dict):
     from core.observe import runner, schedule
     from core.observe.prompts import words_from
 
+    values = {k.replace("-", "_"): v for k, v in values.items()}  # vllm bench's spelling too: --num-prompts 10
     if not args.url:
         raise ParamError("url", "missing; valid: lab observe http://HOST:PORT ... --out DIR")
     if not args.out:

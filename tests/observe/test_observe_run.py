@@ -99,8 +99,8 @@ def test_requests_csv_has_a_row_a_request(measured):
 def test_chat_endpoint_and_concurrency_limit(tmp_path, capsys):
     with Endpoint(token_delay_s=0.005) as ep:
         rc = observe(ep.url, tmp_path, "--endpoint", "/v1/chat/completions", "--max-concurrency", "2",
-                     "--model", "named", "dataset=fixed", "num_prompts=6", "random_input_len=9",
-                     "random_output_len=4")
+                     "--model", "named", "dataset=fixed", "--num-prompts", "6", "random_input_len=9",
+                     "--random-output-len=4")  # vllm bench's spelling of the keys too
         top = ep.counts["max_running"]
         seen = list(ep.seen)
     res = json.loads((tmp_path / "result.json").read_text())
