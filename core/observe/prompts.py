@@ -14,8 +14,8 @@ cache for the next (the same seed twice hit 83% of the second run's blocks here)
 
 Prefix workloads (random_prefix_len=P): every prompt starts with the SAME P words, so the
 server's prefix cache can hit; the rest of each prompt is random words of its own (two
-prompts share no 32-token block by chance: a block of 1,000 words repeats with odds
-1000^-32). A trace's prefix blocks (Mooncake hash ids) become one fixed text per id, so
+prompts share a cache block by chance with odds of one in len(words) ** block_size: never
+in practice). A trace's prefix blocks (Mooncake hash ids) become one fixed text per id, so
 prompts that share ids share their text.
 """
 from __future__ import annotations
