@@ -222,7 +222,7 @@ async def run_schedule(url: str, chat: bool, bodies: Sequence, send_s, limit: in
             if delay > 0:
                 await asyncio.sleep(delay)
             freed = await slots.get() if limit else -math.inf
-            outs[i].due_s = max(target, freed) - t0
+            outs[i].due_s = outs[i].scheduled_s if freed <= target else freed - t0
             tasks.append(asyncio.ensure_future(one(i, body)))
             sent += 1
 

@@ -161,3 +161,18 @@ def test_bodies_made_while_sending_are_the_prebuilt_ones(tmp_path, monkeypatch):
         assert observe(ep.url, tmp_path / "b", *words) == 0
         seen = list(ep.seen)
     assert sorted(b["prompt"] for b in seen[:5]) == sorted(b["prompt"] for b in seen[5:])  # sent at once: any order
+
+
+def test_sends_keep_their_schedule_while_replies_are_pending(tmp_path):
+    # each reply streams for about 0.3 s; a request every 0.05 s: the sends never wait on replies
+    with Endpoint(token_delay_s=0.03) as ep:
+        rc = observe(ep.url, tmp_path, "dataset=fixed", "num_prompts=10", "random_input_len=4", "random_output_len=10",
+                     "request_rate=20", "burstiness=inf")
+        top = ep.counts["max_running"]
+    res = json.loads((tmp_path / "result.json").read_text())
+    lab = res["lab_observe"]
+    assert rc == 0 and np.allclose(lab["scheduled_s"], [0.05 * (i + 1) for i in range(10)], rtol=0, atol=1e-12)
+    assert lab["due_s"] == lab["scheduled_s"]  # no limit: due at its time
+    assert max(s - d for s, d in zip(res["start_times"], lab["due_s"])) < 0.1  # not a reply's 0.3 s late
+    assert top >= 3  # several in flight at once
+    assert min(res["lab_observe"]["end_s"][:3]) > res["start_times"][3]  # the fourth went before the first ended
