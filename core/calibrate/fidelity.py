@@ -24,7 +24,14 @@ With a profile that has coefficient sets (core/calibrate/bands.py), each run is 
 replayed once per set (the first band_samples=, default 20) and every metric gets its
 predicted p5 / p95 and whether the measurement lies inside; the summary counts those.
 A run the replay refuses (a request larger than the mirrored KV pool...) is a row with
-its error and no metrics; the others are still compared. No Qt here.
+its error and no metrics; the others are still compared.
+
+Within tolerance, the issue's bar for a prediction on a held-out load: a latency or the
+throughput within the spread of repeated measurements of the same load, or 30%, whichever
+is wider; preemptions within 30%; the hit rate within 5 points. Repeats are the runs of one
+load: the same request rate, client concurrency, burstiness, shared prefix and request
+count (the seeds, so the prompts drawn, may differ); a metric's spread over them is
+max / min − 1 of the measured values (the hit rate's: max − min, in points). No Qt here.
 """
 from __future__ import annotations
 
@@ -50,6 +57,9 @@ COUNTERS = ("preemptions", "prefix_cache_hit_rate")
 ALL_METRICS = METRICS + ("output_throughput",) + COUNTERS
 UNITS = {m: "ms" for m in METRICS} | {"output_throughput": "tok/s", "preemptions": "", "prefix_cache_hit_rate": ""}
 MAX_FILES = 64
+TOLERANCE_PCT = 30.0
+TOLERANCE_POINTS = 5.0
+LOAD_KEYS = ("request_rate", "max_concurrency", "burstiness", "prefix_tokens")
 
 
 def result_files(paths: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -207,23 +217,73 @@ def run_fidelity(run, raw: Mapping[str, str], coefs: Mapping[str, float], sample
     return dict(head, metrics=metrics)
 
 
+def load_of(row: Mapping) -> tuple:
+    """What makes two runs repeats of one load (LOAD_KEYS of the settings and the count)."""
+    return tuple(row["settings"].get(k) for k in LOAD_KEYS) + (row["requests"],)
+
+
+def repeat_groups(rows: Sequence[dict]) -> list[dict]:
+    """Runs of one load (2 or more, compared ones only) with each metric's measured spread."""
+    by_load: dict = {}
+    for r in rows:
+        if "error" not in r:
+            by_load.setdefault(load_of(r), []).append(r)
+    groups = []
+    for load, members in by_load.items():
+        if len(members) < 2:
+            continue
+        spread = {}
+        for m in ALL_METRICS:
+            values = [r["metrics"][m]["measured"] for r in members if m in r["metrics"]]
+            if len(values) < 2:
+                continue
+            if m == "prefix_cache_hit_rate":
+                spread[m] = (max(values) - min(values)) * 100.0
+            elif min(values) > 0:
+                spread[m] = (max(values) / min(values) - 1.0) * 100.0
+        groups.append({"runs": [r["run"] for r in members], "load": dict(zip(LOAD_KEYS + ("requests",), load)),
+                       "spread": spread})
+    return groups
+
+
+def judge(rows: Sequence[dict], groups: Sequence[dict]) -> None:
+    """Each compared metric's tolerance and whether its error is within it (in place)."""
+    spread_of = {name: g["spread"] for g in groups for name in g["runs"]}
+    for r in rows:
+        for m, entry in r["metrics"].items():
+            spread = spread_of.get(r["run"], {}).get(m, 0.0)
+            if m == "prefix_cache_hit_rate":
+                tol = max(TOLERANCE_POINTS, spread)
+            elif m == "preemptions":
+                tol = TOLERANCE_PCT
+            else:
+                tol = max(TOLERANCE_PCT, spread)
+            err = error_of(entry)
+            entry["tolerance"] = tol
+            entry["within"] = bool(abs(err) <= tol) if err is not None else entry["measured"] == entry["predicted"]
+
+
 def summarize(runs: Sequence[dict]) -> dict:
-    """{metric: {"all"|regime: {median_abs_error, worst_abs_error, worst_run, runs, unit}}}."""
+    """{metric: {"all"|regime: {runs, unit, median_abs_error, worst_abs_error, worst_run
+    (when any error is defined), within_tolerance, inside_band (with bands)}}}."""
     out: dict = {}
     for metric in ALL_METRICS:
         groups: dict = {}
         for name in ("all",) + REGIMES:
-            errs = [(abs(e), r["run"]) for r in runs if (name == "all" or r["regime"] == name)
-                    and metric in r["metrics"] and (e := error_of(r["metrics"][metric])) is not None]
+            mine = [r for r in runs if (name == "all" or r["regime"] == name) and metric in r["metrics"]]
+            if not mine:
+                continue
+            g: dict = {"runs": len(mine), "unit": "points" if metric == "prefix_cache_hit_rate" else "%"}
+            errs = [(abs(e), r["run"]) for r in mine if (e := error_of(r["metrics"][metric])) is not None]
             if errs:
                 worst = max(errs)
-                groups[name] = {"median_abs_error": float(np.median([e for e, _ in errs])),
-                                "worst_abs_error": worst[0], "worst_run": worst[1], "runs": len(errs),
-                                "unit": "points" if metric == "prefix_cache_hit_rate" else "%"}
-                inside = [r["metrics"][metric]["inside"] for r in runs if (name == "all" or r["regime"] == name)
-                          and "inside" in r["metrics"].get(metric, {})]
-                if inside:
-                    groups[name]["inside_band"] = sum(inside)
+                g.update(median_abs_error=float(np.median([e for e, _ in errs])), worst_abs_error=worst[0],
+                         worst_run=worst[1])
+            for key, field in (("within_tolerance", "within"), ("inside_band", "inside")):
+                flags = [r["metrics"][metric][field] for r in mine if field in r["metrics"][metric]]
+                if flags:
+                    g[key] = sum(flags)
+            groups[name] = g
         if groups:
             out[metric] = groups
     return out
@@ -246,9 +306,15 @@ def fidelity(paths: Sequence[str], raw: Mapping[str, str], progress=None) -> dic
         rows.append(run_fidelity(run, keys, coefs, samples, saturated_at))
         if progress is not None:
             progress(i + 1, len(runs))
-    return {"runs": rows, "summary": summarize([r for r in rows if "error" not in r]), "skipped": skipped,
+    repeats = repeat_groups(rows)
+    judge(rows, repeats)
+    return {"runs": rows, "summary": summarize([r for r in rows if "error" not in r]), "repeats": repeats,
+            "skipped": skipped,
             "refused": sum(1 for r in rows if "error" in r), "keys": dict(raw), "coefficients": dict(coefs),
             "band_samples": len(samples), "saturated_at": saturated_at,
+            "tolerance": f"a latency or the throughput within max({TOLERANCE_PCT:g}%, the spread of repeated runs "
+                         f"of its load), preemptions within {TOLERANCE_PCT:g}%, the hit rate within "
+                         f"{TOLERANCE_POINTS:g} points",
             "regime_rule": f"saturated when the mean concurrency reached (Little's law: sum of E2E / (last finish - "
                            f"first arrival)) is >= {saturated_at:g} requests in flight; else low load"}
 

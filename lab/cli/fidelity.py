@@ -86,9 +86,14 @@ def _err(entry: dict) -> str:
     return f"{e:+.1f}%"
 
 
-def report_text(report: dict) -> str:
-    from core.calibrate.fidelity import ALL_METRICS, REGIMES, UNITS
+def _ok(entry: dict) -> str:
+    if "within" not in entry:
+        return ""
+    unit = " pts" if "error_points" in entry else "%"
+    return f"{'yes' if entry['within'] else 'NO'} ({entry['tolerance']:.0f}{unit})"
 
+
+def report_text(report: dict) -> str:
     runs = report["runs"]
     keys = " ".join(f"{k}={v}" for k, v in report["keys"].items()) or "the lab's defaults"
     lines = [f"lab fidelity: {len(runs)} measured run{'s' if len(runs) != 1 else ''}, predicted with {keys}"]
@@ -98,47 +103,69 @@ def report_text(report: dict) -> str:
     if report["skipped"]:
         lines.append(f"  skipped {len(report['skipped'])} JSON files that are not vllm bench results")
     for r in runs:
-        lines.append(f"  {r['run']}: {r['requests']:,} requests, {r['regime']} (mean concurrency "
-                     f"{r['mean_concurrency']:.1f}, queueing share of median TTFT {r['queueing_share']:.2f})")
-        if "error" in r:
-            lines.append(f"    not compared: the replay refused it: {r['error']}")
-            continue
-        lines.append(f"    {'metric':<24}{'measured':>12}{'predicted':>12}{'error':>14}"
-                     + (f"{'band p5 - p95':>24}" if banded else ""))
-        for m in ALL_METRICS:
-            if m in r["metrics"]:
-                e = r["metrics"][m]
-                line = (f"    {m:<24}{_num(e['measured'], UNITS[m]):>12}{_num(e['predicted'], UNITS[m]):>12}"
-                        f"{_err(e):>14}")
-                if "band" in e:
-                    b = e["band"]
-                    cell = f"{_num(b['p5'], UNITS[m])} - {_num(b['p95'], UNITS[m])}" + (" in" if e["inside"] else " out")
-                    line += f"{cell:>24}"
-                lines.append(line)
-    compared = [r for r in runs if "error" not in r]
-    lines.append("  |error| over the runs: median / worst (worst run)"
-                 + ("; [k in band]: runs whose measurement lies inside the predicted p5 - p95" if banded else ""))
-    shown = ("all",) + tuple(g for g in REGIMES if any(r["regime"] == g for r in compared))
-    table = [[f"{g} ({sum(1 for r in compared if g in ('all', r['regime']))} runs)" for g in shown]]
-    names = ["metric"]
-    for m, groups in report["summary"].items():
-        names.append(m)
-        cells = []
-        for g in shown:
-            s = groups.get(g)
-            unit = " pts" if s and s["unit"] == "points" else "%"
-            cell = (f"{s['median_abs_error']:.1f}{unit} / {s['worst_abs_error']:.1f}{unit} ({s['worst_run']})"
-                    if s else "-")
-            if s and "inside_band" in s:
-                cell += f" [{s['inside_band']} in]"
-            cells.append(cell)
-        table.append(cells)
-    widths = [max(len(row[i]) for row in table) + 3 for i in range(len(shown))]
-    for name, cells in zip(names, table):
-        lines.append(f"    {name:<24}" + "".join(f"{c:>{w}}" for c, w in zip(cells, widths)))
+        lines += _run_lines(r, banded)
+    for g in report.get("repeats") or []:
+        spread = ", ".join(f"{m} {v:.0f}{' pts' if m == 'prefix_cache_hit_rate' else '%'}"
+                           for m, v in g["spread"].items() if m.startswith("median_") or m == "prefix_cache_hit_rate")
+        lines.append(f"  repeats of one load ({', '.join(g['runs'])}): measured spread {spread}")
+    lines += _summary_lines(report, banded)
+    lines.append(f"  tolerance: {report['tolerance']}")
     lines.append(f"  regime: {report['regime_rule']}")
     if report.get("refused"):
         lines.append(f"  {report['refused']} run(s) not compared (see above)")
     if report.get("plot"):
         lines.append(f"  wrote {report['plot']}")
     return "\n".join(lines)
+
+
+def _run_lines(r: dict, banded: int) -> list[str]:
+    from core.calibrate.fidelity import ALL_METRICS, UNITS
+
+    lines = [f"  {r['run']}: {r['requests']:,} requests, {r['regime']} (mean concurrency "
+             f"{r['mean_concurrency']:.1f}, queueing share of median TTFT {r['queueing_share']:.2f})"]
+    if "error" in r:
+        return lines + [f"    not compared: the replay refused it: {r['error']}"]
+    lines.append(f"    {'metric':<24}{'measured':>12}{'predicted':>12}{'error':>14}{'ok (tolerance)':>18}"
+                 + (f"{'band p5 - p95':>24}" if banded else ""))
+    for m in ALL_METRICS:
+        if m in r["metrics"]:
+            e = r["metrics"][m]
+            line = (f"    {m:<24}{_num(e['measured'], UNITS[m]):>12}{_num(e['predicted'], UNITS[m]):>12}"
+                    f"{_err(e):>14}{_ok(e):>18}")
+            if "band" in e:
+                b = e["band"]
+                cell = f"{_num(b['p5'], UNITS[m])} - {_num(b['p95'], UNITS[m])}" + (" in" if e["inside"] else " out")
+                line += f"{cell:>24}"
+            lines.append(line)
+    return lines
+
+
+def _summary_lines(report: dict, banded: int) -> list[str]:
+    from core.calibrate.fidelity import REGIMES
+
+    compared = [r for r in report["runs"] if "error" not in r]
+    lines = ["  over the runs: median / worst |error| (worst run), {k ok}: runs within tolerance"
+             + (", [k in]: inside the predicted p5 - p95" if banded else "")]
+    shown = ("all",) + tuple(g for g in REGIMES if any(r["regime"] == g for r in compared))
+    table = [[f"{g} ({sum(1 for r in compared if g in ('all', r['regime']))} runs)" for g in shown]]
+    names = ["metric"]
+    for m, groups in report["summary"].items():
+        names.append(m)
+        table.append([_summary_cell(groups.get(g)) for g in shown])
+    widths = [max(len(row[i]) for row in table) + 3 for i in range(len(shown))]
+    for name, cells in zip(names, table):
+        lines.append(f"    {name:<24}" + "".join(f"{c:>{w}}" for c, w in zip(cells, widths)))
+    return lines
+
+
+def _summary_cell(s: dict | None) -> str:
+    if not s:
+        return "-"
+    unit = " pts" if s["unit"] == "points" else "%"
+    cell = (f"{s['median_abs_error']:.1f}{unit} / {s['worst_abs_error']:.1f}{unit} ({s['worst_run']})"
+            if "median_abs_error" in s else "no error defined")
+    if "within_tolerance" in s:
+        cell += f" {{{s['within_tolerance']} ok}}"
+    if "inside_band" in s:
+        cell += f" [{s['inside_band']} in]"
+    return cell

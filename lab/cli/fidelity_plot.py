@@ -89,7 +89,7 @@ def _panel(plot, report: dict, metric: str, pg, colors) -> None:
         points = [p for p in points if p[0] > 0 and p[1] > 0 and (p[4] is None or p[4]["p5"] > 0)]
     summary = report["summary"].get(metric, {}).get("all")
     title = f"<b>{TITLES[metric]}</b>"
-    if summary is not None:
+    if summary is not None and "median_abs_error" in summary:
         unit = " pts" if summary["unit"] == "points" else "%"
         title += (f"<br><span style='font-size:10pt'>median |error| {summary['median_abs_error']:.1f}{unit}, "
                   f"worst {summary['worst_abs_error']:.1f}{unit}</span>")

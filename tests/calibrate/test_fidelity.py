@@ -122,8 +122,10 @@ def test_the_servers_counters_are_compared_when_lab_observe_scraped_them(tmp_pat
     write_run(tmp_path / "r.json", 10, 0.5, 128, 16, extra=block)
     m = fd.fidelity([str(tmp_path / "r.json")], RAW)["runs"][0]["metrics"]
     # The replay preempts nothing and a vllm bench workload carries no prefixes to reuse.
-    assert m["preemptions"] == {"measured": 4.0, "predicted": 0.0, "error_pct": -100.0}
-    assert m["prefix_cache_hit_rate"] == {"measured": 0.3, "predicted": 0.0, "error_points": pytest.approx(-30.0)}
+    assert m["preemptions"] == {"measured": 4.0, "predicted": 0.0, "error_pct": -100.0, "tolerance": 30.0,
+                                "within": False}
+    assert m["prefix_cache_hit_rate"] == {"measured": 0.3, "predicted": 0.0, "error_points": pytest.approx(-30.0),
+                                          "tolerance": 5.0, "within": False}
 
 
 def test_a_shared_prefix_is_replayed_and_its_hit_rate_compared(tmp_path):
@@ -207,3 +209,32 @@ def test_a_run_the_replay_refuses_is_a_row_with_why(runs, tmp_path):
     assert bad["run"] == "tiny_pool" and bad["metrics"] == {} and "kv_pool_bytes" in bad["error"]
     assert report["refused"] == 1 and report["summary"]["median_ttft_ms"]["all"]["runs"] == 1
     assert "not compared: the replay refused it" in report_text(report)
+
+
+def test_tolerance_is_the_spread_of_repeats_of_one_load_or_30_percent():
+    def run(name, rate, ttft, err, hit, hit_err):
+        return {"run": name, "requests": 30, "regime": "low load",
+                "settings": {"request_rate": rate, "burstiness": 1.0},
+                "metrics": {"median_ttft_ms": {"measured": ttft, "predicted": ttft * (1 + err / 100), "error_pct": err},
+                            "prefix_cache_hit_rate": {"measured": hit, "predicted": hit + hit_err / 100,
+                                                      "error_points": hit_err},
+                            "preemptions": {"measured": 10.0, "predicted": 12.0, "error_pct": 20.0}}}
+
+    rows = [run("a", 8.0, 100.0, 40.0, 0.5, 6.0), run("b", 8.0, 250.0, -35.0, 0.58, -7.0),
+            run("c", 2.0, 50.0, 35.0, 0.5, 6.0)]
+    groups = fd.repeat_groups(rows)
+    (g,) = groups  # a and b: one load (8/s, 30 requests); c alone
+    assert g["runs"] == ["a", "b"]
+    assert g["spread"]["median_ttft_ms"] == pytest.approx(150.0)  # 250 / 100 − 1
+    assert g["spread"]["prefix_cache_hit_rate"] == pytest.approx(8.0)  # 0.58 − 0.5, in points
+    fd.judge(rows, groups)
+    ttft = {r["run"]: (r["metrics"]["median_ttft_ms"]["tolerance"], r["metrics"]["median_ttft_ms"]["within"])
+            for r in rows}
+    assert ttft == {"a": (pytest.approx(150.0), True), "b": (pytest.approx(150.0), True), "c": (30.0, False)}
+    hits = [(r["metrics"]["prefix_cache_hit_rate"]["tolerance"], r["metrics"]["prefix_cache_hit_rate"]["within"])
+            for r in rows]
+    assert hits == [(pytest.approx(8.0), True), (pytest.approx(8.0), True), (5.0, False)]
+    assert all(r["metrics"]["preemptions"] == dict(r["metrics"]["preemptions"], tolerance=30.0, within=True)
+               for r in rows)
+    s = fd.summarize(rows)
+    assert s["median_ttft_ms"]["all"]["within_tolerance"] == 2 and s["preemptions"]["all"]["within_tolerance"] == 3
