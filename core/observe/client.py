@@ -167,7 +167,7 @@ async def send_one(session, url: str, chat: bool, body: dict, out: Outcome, t0: 
                 await _stream(resp, out, chat, st)
     except asyncio.TimeoutError:
         out.error = f"no complete reply within the request timeout ({time.perf_counter() - st:.1f} s)"
-    except (aiohttp.ClientError, ValueError, UnicodeDecodeError) as exc:  # a broken stream or body
+    except (aiohttp.ClientError, OSError, EOFError, ValueError) as exc:  # a broken connection, stream or body
         out.error = f"{type(exc).__name__}: {exc}"[:300]
     out.end_s = time.perf_counter() - t0
     out.done = True
@@ -200,9 +200,16 @@ async def run_schedule(url: str, chat: bool, bodies: Sequence, send_s, limit: in
     connector = aiohttp.TCPConnector(limit=limit or 0, ttl_dns_cache=300, keepalive_timeout=60,
                                      enable_cleanup_closed=True)
     timeout = aiohttp.ClientTimeout(total=request_timeout_s)
-    tasks: list[asyncio.Task] = []
+    live: set[asyncio.Task] = set()  # the requests in flight
+    idle = asyncio.Event()  # every request sent and none in flight
     t0 = time.perf_counter() + lead_s
     sent = 0
+    sender: asyncio.Future | None = None
+
+    def finished(task: asyncio.Task) -> None:
+        live.discard(task)
+        if not live and sender is not None and sender.done():
+            idle.set()
 
     async def one(i: int, body: dict) -> None:
         try:
@@ -223,18 +230,24 @@ async def run_schedule(url: str, chat: bool, bodies: Sequence, send_s, limit: in
                 await asyncio.sleep(delay)
             freed = await slots.get() if limit else -math.inf
             outs[i].due_s = outs[i].scheduled_s if freed <= target else freed - t0
-            tasks.append(asyncio.ensure_future(one(i, body)))
+            task = asyncio.ensure_future(one(i, body))
+            live.add(task)
+            task.add_done_callback(finished)
             sent += 1
+        if not live:
+            idle.set()
 
     async with aiohttp.ClientSession(connector=connector, timeout=timeout, trust_env=True) as session:
         sender = asyncio.ensure_future(dispatch())
-        stopper = asyncio.ensure_future(stop.wait())
-        await asyncio.wait([sender, stopper], return_when=asyncio.FIRST_COMPLETED)
-        while not stop.is_set() and any(not t.done() for t in tasks):
-            await asyncio.wait([*[t for t in tasks if not t.done()], stopper], return_when=asyncio.FIRST_COMPLETED)
+        waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(idle.wait())]
+        await asyncio.wait([sender, *waits], return_when=asyncio.FIRST_COMPLETED)
+        if sender.done() and not stop.is_set():
+            sender.result()  # a fault in the dispatcher itself is raised, not taken for the end
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
         interrupted = stop.is_set()
-        for t in (sender, stopper, *tasks):
+        rest = [sender, *waits, *live]
+        for t in rest:
             t.cancel()
-        await asyncio.gather(sender, stopper, *tasks, return_exceptions=True)
+        await asyncio.gather(*rest, return_exceptions=True)
     duration = max((o.end_s for o in outs if o.done), default=0.0)  # from the schedule's start, as vllm bench
     return Run(outs, max(duration, 0.0), interrupted, n - sent)
