@@ -80,12 +80,9 @@ def _settings(args, values: dict):
     values = {k.replace("-", "_"): v for k, v in values.items()}  # vllm bench's spelling too: --num-prompts 10
     if not args.url:
         raise ParamError("url", "missing; valid: lab observe http://HOST:PORT ... --out DIR")
+    runner.server.base_url(args.url)  # a URL that is not http(s) is refused before any work
     if not args.out:
         raise ParamError("out", "missing; valid: --out DIR (result.json and requests.csv go there)")
-    try:  # made now: a folder that cannot be is refused before the run, not after it
-        os.makedirs(args.out, exist_ok=True)
-    except OSError as exc:
-        raise ParamError("out", f"{args.out}: {exc.strerror or exc}; valid: a folder that can be written") from None
     if args.max_concurrency_flag is not None:
         if "max_concurrency" in values:
             raise ParamError("max_concurrency", "given twice; valid: --max-concurrency N or max_concurrency=N")
@@ -109,11 +106,15 @@ def _settings(args, values: dict):
         prompt_seed = int(prompt_seed)
     keys = dict(values)
     plan = schedule.plan(values)
-    runner.server.base_url(args.url)  # a URL that is not http(s) is refused before any work
+    try:  # made once the input is good: a folder that cannot be is refused before the run, not after it
+        os.makedirs(args.out, exist_ok=True)
+    except OSError as exc:
+        raise ParamError("out", f"{args.out}: {exc.strerror or exc}; valid: a folder that can be written") from None
     return runner.Settings(url=args.url, out_dir=args.out, plan=plan, words=words, endpoint=args.endpoint,
                            model=args.model, special_tokens=special_n, connect_timeout_s=args.connect_timeout,
                            request_timeout_s=args.request_timeout, metrics_interval_s=args.metrics_interval,
-                           headers=runner.headers_from_env(), chunk_usage=args.chunk_usage == "on", prompt_seed=prompt_seed, keys=keys)
+                           headers=runner.headers_from_env(), chunk_usage=args.chunk_usage == "on",
+                           prompt_seed=prompt_seed, keys=keys)
 
 
 def summary(res: dict) -> str:

@@ -79,8 +79,11 @@ def test_an_unreachable_url_is_a_clear_error(tmp_path, capsys):
 
 
 def test_a_url_that_is_not_http_is_refused(tmp_path, capsys):
-    assert observe("ftp://127.0.0.1:21", tmp_path, *FEW) == 2
+    assert observe("ftp://127.0.0.1:21", tmp_path / "o", *FEW) == 2
     assert "url: got 'ftp://127.0.0.1:21'; valid: an http:// or https:// URL" in capsys.readouterr().err
+    assert observe("http://127.0.0.1:1", tmp_path / "o", "num_prompts=0") == 2
+    assert "num_prompts" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()  # bad input leaves no folder behind
     assert main(["observe", "http://127.0.0.1:1", *FEW]) == 2
     assert "out: missing" in capsys.readouterr().err
 
