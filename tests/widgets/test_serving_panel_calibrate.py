@@ -5,6 +5,7 @@ saved as a profile whole or not at all; a saved profile sets the pickers' card a
 replays' coefficients, replaying as `lab simulate serving profile=` does. Bad input, a
 fit that does not converge and a failed save are said next to their control."""
 import json
+import os
 import threading
 
 import pytest
@@ -204,3 +205,33 @@ def test_the_calibration_reads_in_each_language(panel, qtbot, measured_run):
         assert not left, left
     finally:
         set_language("both")
+
+
+CPU_RUNS = os.path.join(os.path.dirname(__file__), "..", "data", "vllm_cpu")
+CPU_CARD = "core/data/hardware/cpu-2core.toml"
+
+
+@pytest.mark.skipif(not os.path.isfile(os.path.join(CPU_RUNS, "low.json")),
+                    reason="the recorded real-server runs (tests/data/vllm_cpu, brief V) are not in this checkout")
+def test_a_real_cpu_vllm_run_calibrates_in_the_panel_and_the_error_falls(open_serving_panel, qtbot):
+    """Two runs recorded from the CPU vLLM server (tiny-llama-cpu): the first opened as the
+    replays' trace, both calibrated; the fit lowers the median |error| of their metrics
+    and the leave-one-run-out error is reported."""
+    from widgets.serving.calibrate_rows import median_abs_error
+
+    w = open_serving_panel(1280, 720)
+    for field, value in ((w.model_section.model_field, "tiny-llama-cpu"), (w.model_section.hardware_field, CPU_CARD)):
+        field.edit.setCurrentText(value)
+        field.edit.lineEdit().editingFinished.emit()
+    assert not w.model_section.model_field.error_label.isVisible()
+    low, medium = (os.path.abspath(os.path.join(CPU_RUNS, f)) for f in ("low.json", "medium.json"))
+    w.trace_section.open_path(low)
+    qtbot.waitUntil(lambda: ready(w), timeout=60_000)
+    assert w.calibrate_section.paths == [low]
+    outcome, _ = calibrated(w, qtbot, [low, medium])
+    cal = outcome.calibration
+    assert cal.converged, cal.message
+    before, after = median_abs_error(cal.per_run, "before"), median_abs_error(cal.per_run, "after")
+    assert after < before
+    assert len(cal.loo) == 2 and "leave-one-run-out" in w.calibrate_section.view.summary.text()
+    assert w.calibrate_section.view.metrics.rowCount() == 12  # six metrics of each run

@@ -5,7 +5,10 @@ its message next to its field and the last replays stay; back at the defaults th
 are the book's again."""
 import pytest
 
+from core.registry import get
+from core.serving import replay as rp
 from core.serving.headless import serving_report
+from core.serving.simulate_keys import model_defaults
 from widgets.kit.jobs import jobs
 from widgets.serving.deployment import NAMES
 
@@ -113,3 +116,20 @@ def test_back_at_the_defaults_the_replays_are_the_book_s(panel, qtbot):
     qtbot.waitUntil(lambda: ready(panel), timeout=60_000)
     assert panel.state.replay("A").inputs == inputs
     assert summary(panel) == book
+
+
+def test_keys_that_do_not_fit_a_new_model_fall_back_to_its_own_values(panel, qtbot):
+    type_in(panel.deployment_section.field("tp"), "16")  # Qwen3-8B's 32 heads split over 16 ranks
+    qtbot.waitUntil(lambda: ready(panel), timeout=60_000)
+    assert panel.deployed.active
+    pick(panel.model_section.model_field, "llama-2-13b")  # 40 heads: not over 16 ranks
+    field = panel.deployment_section.field("tp")
+    assert field.error_label.isVisibleTo(panel) and "40 attention heads" in field.error_label.text()
+    assert not panel.deployed.active
+    qtbot.waitUntil(lambda: ready(panel), timeout=60_000)
+    # A is the choice's, as without a deployment: the CLI's model defaults through the same replay.
+    values = get("serving.replay").resolve(model_defaults({"model": "llama-2-13b", "hardware": "rtx-pro-6000-blackwell"}))
+    assert panel.state.replay("A").inputs == values
+    result, work, config = rp.run_replay(values)
+    book = rp.summarize(result, work, config)
+    assert summary(panel) == {k: book[k] for k in COMPARED}

@@ -186,8 +186,12 @@ class DeploymentSection(QtWidgets.QWidget):
         return self.form.field(name)
 
     def _on_choice_changed(self, card: CardModel) -> None:
-        if shiboken6.isValid(self) and not card.errors and self.deployed.active:
-            self.apply()  # the same keys on the new model or card
+        if shiboken6.isValid(self) and not card.errors and self.deployed.active and not self.apply():
+            # The same keys do not fit the new model or card: the replays are the choice's
+            # own (the book's step model) until the field is fixed; its error says why.
+            self.deployed = Deployed(got=self.deployed.got)
+            self.summary.setText(self.deployed.text())
+            self.deployed_changed.emit(self.deployed)
 
     def set_coefficients(self, coefficients: Mapping[str, float]) -> bool:
         """The step-time coefficients (a profile's, a calibration's; {}: the defaults)."""
