@@ -176,3 +176,17 @@ def test_sends_keep_their_schedule_while_replies_are_pending(tmp_path):
     assert max(s - d for s, d in zip(res["start_times"], lab["due_s"])) < 0.1  # not a reply's 0.3 s late
     assert top >= 3  # several in flight at once
     assert min(res["lab_observe"]["end_s"][:3]) > res["start_times"][3]  # the fourth went before the first ended
+
+
+def test_a_traces_hash_ids_share_their_text(tmp_path):
+    f = tmp_path / "mooncake.jsonl"  # Mooncake's format: one hash id a 512-token block
+    f.write_text('{"timestamp": 0, "input_length": 1100, "output_length": 2, "hash_ids": [0, 1, 2]}\n'
+                 '{"timestamp": 10, "input_length": 600, "output_length": 2, "hash_ids": [0, 5]}\n')
+    with Endpoint() as ep:
+        rc = observe(ep.url, tmp_path / "o", f"trace={f}", "format=mooncake")
+        seen = list(ep.seen)
+    res = json.loads((tmp_path / "o" / "result.json").read_text())
+    a, b = (s["prompt"].split() for s in seen)
+    assert rc == 0 and res["input_lens"] == [1100, 600] and len(a) == 1100 and len(b) == 600
+    assert a[:512] == b[:512] and a[512:600] != b[512:600]  # block 0 is one text; blocks 1 and 5 are not
+    assert res["lab_observe"]["scheduled_s"] == [0.0, 0.01]  # Mooncake's timestamps are ms
