@@ -9,7 +9,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from core.serving.engine.jit import njit
+from core.serving.engine.jit import kernel
 
 
 @intrinsic
@@ -29,7 +29,7 @@ def borrow(typingctx, arr):
     return arr(arr), codegen
 
 
-@njit(cache=True)
+@kernel
 def borrow_cache(cache):
     """The prefix cache's arrays borrowed."""
     pool, px = cache

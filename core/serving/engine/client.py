@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from core.serving.engine.jit import njit
+from core.serving.engine.jit import kernel
 from core.serving.engine.layout import (
     ARRIVAL,
     DELIVER,
@@ -52,7 +52,7 @@ from core.serving.engine.pricing import decode_time
 from core.serving.engine.queues import _fixed_next, admit_arrivals, heap_pop, next_arrival_s, wq_append
 
 
-@njit(cache=True)
+@kernel
 def grant(S, F, t):
     """Free slots of the limit to the next requests in order: each is sent at
     max(its schedule, t)."""
@@ -64,7 +64,7 @@ def grant(S, F, t):
         S[INFLIGHT] += 1
 
 
-@njit(cache=True)
+@kernel
 def client_finished(S, F, m, t):
     """m requests finished at the client at t: their slots go to the next ones."""
     if S[MAXC]:
@@ -72,12 +72,12 @@ def client_finished(S, F, m, t):
         grant(S, F, t)
 
 
-@njit(cache=True)
+@kernel
 def _service(SF, I, r):
     return SF[FE_REQ] + SF[FE_IN] * I[P, r]
 
 
-@njit(cache=True)
+@kernel
 def _next_send(S, F, fixed, feed, ht, hi):
     """(time, id) of the next send not yet in the front end; (inf, -1): none."""
     r = _fixed_next(S, F, fixed, feed)
@@ -87,7 +87,7 @@ def _next_send(S, F, fixed, feed, ht, hi):
     return t, r
 
 
-@njit(cache=True)
+@kernel
 def fe_commit(S, SF, I, F, fixed, feed, ht, hi, feq, now):
     """Sends up to now enter the front end, in send order (a fixed one first at a tie)."""
     while True:
@@ -112,7 +112,7 @@ def fe_commit(S, SF, I, F, fixed, feed, ht, hi, feq, now):
         S[FEQ_LEN] += 1
 
 
-@njit(cache=True)
+@kernel
 def arrivals(S, SF, I, F, fixed, feed, ht, hi, wq, feq, now):
     """Append what reached the engine by now to waiting, in arrival order."""
     if not S[FE_ON]:
@@ -125,7 +125,7 @@ def arrivals(S, SF, I, F, fixed, feed, ht, hi, wq, feq, now):
         S[FEQ_LEN] -= 1
 
 
-@njit(cache=True)
+@kernel
 def next_arrival(S, SF, I, F, fixed, feed, ht, hi, feq, horizon):
     """When the next request may reach the engine: the front end's head, or the next
     send through an idle-by-then front end (never later than it will be)."""
@@ -142,7 +142,7 @@ def next_arrival(S, SF, I, F, fixed, feed, ht, hi, feq, horizon):
     return t
 
 
-@njit(cache=True)
+@kernel
 def fe_output(S, SF, I, F, arrive, ht, hi, tokens):
     """One step that ended now put out `tokens` tokens: the client sees them at DELIVER.
     Sends during the step entered the front end before its output (arrive: the loop's
@@ -153,7 +153,7 @@ def fe_output(S, SF, I, F, arrive, ht, hi, tokens):
         SF[DELIVER] = SF[FE_FREE]
 
 
-@njit(cache=True)
+@kernel
 def fe_output_run(S, SF, coef, n, csum, k, start):
     """k lockstep steps of n tokens each from start (contexts summing to csum), the last
     ending now. Their
@@ -166,7 +166,7 @@ def fe_output_run(S, SF, coef, n, csum, k, start):
         SF[DELIVER] = SF[FE_FREE]
 
 
-@njit(cache=True)
+@kernel
 def client_time(S, SF):
     """When the client sees what the last step or run put out."""
     return SF[DELIVER] if S[FE_ON] else SF[NOW]

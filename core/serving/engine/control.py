@@ -7,13 +7,13 @@ import math
 import numpy as np
 
 from core.serving.engine.blocks import give_back
-from core.serving.engine.jit import njit
+from core.serving.engine.jit import exposed
 from core.serving.engine.layout import CANCELLED, DONE, FEED_HEAD, FEED_TAIL, FINISH, NOW, PENDING, ROUTED
 from core.serving.engine.loop import record, remove_running
 from core.serving.engine.queues import wq_remove
 
 
-@njit(cache=True)
+@exposed
 def cancel_request(S, SF, I, F, run, wq, feed, ser_t, ser, pool, grp, r):
     """r leaves the engine now, its blocks back to the pool (cached full blocks stay cached,
     as vLLM frees an aborted request); False if it finished or was never submitted here."""

@@ -54,6 +54,7 @@ class Engine:
         caching = config.prefix_caching and self._prefix_info
         self.state.S[L.CACHE] = int(caching)
         self._pool = _prefix_cache(workload, config, self.state, self.order, caching)
+        self._cache = self._pool if self._pool is not None else _empty_cache()  # what the loop is passed
         self._last_yield = time.perf_counter()
 
     # -- running it ------------------------------------------------------------------
@@ -79,7 +80,7 @@ class Engine:
         run_events = kernels()[0]
         while True:
             status = run_events(st.S, st.SF, st.I, st.F, st.run, st.wq, st.fixed, st.feed, st.ht, st.hi, st.feq,
-                                st.ser_t, st.ser, st.log_r, st.log_t, st.coef, self._pool, st.grp, st.work, float(horizon), chunk)
+                                st.ser_t, st.ser, st.log_r, st.log_t, st.coef, self._cache, st.grp, st.work, float(horizon), chunk)
             if status == L.ST_DONE:
                 return
             if status == L.ST_GROW:
@@ -125,7 +126,7 @@ class Engine:
         st = self.state
         if st.S[L.SER_LEN] + 2 > st.ser_t.size:
             st.grow()
-        return bool(kernels()[1](st.S, st.SF, st.I, st.F, st.run, st.wq, st.feed, st.ser_t, st.ser, self._pool,
+        return bool(kernels()[1](st.S, st.SF, st.I, st.F, st.run, st.wq, st.feed, st.ser_t, st.ser, self._cache,
                                  st.grp, int(r)))
 
     # -- public reads ----------------------------------------------------------------------
@@ -258,10 +259,24 @@ class Engine:
         return extras
 
 
+_EMPTY = None
+
+
+def _empty_cache():
+    """A prefix cache of no blocks with arrays of the real one's types, for a replay that
+    caches nothing (S[CACHE] = 0: the loop never touches it, so all such replays share it)."""
+    global _EMPTY
+    if _EMPTY is None:
+        from core.serving.engine.pool import make_pool
+        one = np.zeros(1, np.int64)
+        px = (np.zeros(2, np.int64),) + (one,) * 6 + (np.zeros(1, np.uint8), np.zeros(2, np.int64), one)
+        _EMPTY = (make_pool(0, 1), px)
+    return _EMPTY
+
+
 def _prefix_cache(workload: Workload, config: EngineConfig, state, order: np.ndarray, caching: bool):
     """(pool, px) of the compiled prefix cache (prefix.py), or None when the replay caches
-    nothing: the loop is compiled for each case, and the plain one, carrying no cache through
-    its calls, runs faster."""
+    nothing (the loop is then passed an empty one, _empty_cache)."""
     if not caching:
         return None
     from core.serving.engine.pool import make_pool

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.serving.engine.jit import njit
+from core.serving.engine.jit import kernel
 from core.serving.engine.layout import (
     BLOCKS,
     BS,
@@ -44,14 +44,14 @@ from core.serving.engine.layout import (
 )
 
 
-@njit(cache=True)
+@kernel
 def _fin_swap(fc, fr, fj, a, b):
     fc[a], fc[b] = fc[b], fc[a]
     fr[a], fr[b] = fr[b], fr[a]
     fj[a], fj[b] = fj[b], fj[a]
 
 
-@njit(cache=True)
+@kernel
 def _sift_down(fc, fr, fj, i, n):
     while True:
         a, b, m = 2 * i + 1, 2 * i + 2, i
@@ -65,7 +65,7 @@ def _sift_down(fc, fr, fj, i, n):
         i = m
 
 
-@njit(cache=True)
+@kernel
 def _fin_pop(S, grp):
     fc, fr, fj = grp[1], grp[2], grp[3]
     n = S[FIN_LEN] - 1
@@ -74,7 +74,7 @@ def _fin_pop(S, grp):
     _sift_down(fc, fr, fj, np.int64(0), n)
 
 
-@njit(cache=True)
+@kernel
 def _fin_push(S, I, grp, c, r, j):
     fc, fr, fj = grp[1], grp[2], grp[3]
     n = S[FIN_LEN]
@@ -98,7 +98,7 @@ def _fin_push(S, I, grp, c, r, j):
         i = p
 
 
-@njit(cache=True)
+@kernel
 def join(S, I, grp, r):
     d = S[D]
     cb = I[COMPUTED, r] - d
@@ -118,7 +118,7 @@ def join(S, I, grp, r):
         S[EAGER_MEMBERS] += 1
 
 
-@njit(cache=True)
+@kernel
 def leave(S, I, grp, r):
     """r stops decoding in lockstep: its counts go back to its rows."""
     d = S[D]
@@ -135,14 +135,14 @@ def leave(S, I, grp, r):
         S[EAGER_MEMBERS] -= 1
 
 
-@njit(cache=True)
+@kernel
 def sync(S, I, r):
     """A member's computed and output counts written to its rows (it stays a member)."""
     I[COMPUTED, r] = I[CB, r] + S[D]
     I[OUT, r] = I[OB, r] + S[D]
 
 
-@njit(cache=True)
+@kernel
 def dissolve(S, I, run, grp):
     """Every member's counts back to its rows (a step planned request by request follows)."""
     if S[GROUPED]:
@@ -153,7 +153,7 @@ def dissolve(S, I, run, grp):
         S[GROUPED] = 0
 
 
-@njit(cache=True)
+@kernel
 def regroup(S, I, run, grp):
     """The group again from running: its prefix up to the last decoding request."""
     k = S[N_RUN]
@@ -164,7 +164,7 @@ def regroup(S, I, run, grp):
     S[GROUPED] = 1
 
 
-@njit(cache=True)
+@kernel
 def extend(S, I, run, grp):
     """Requests right after the group whose prefill just completed join it."""
     k = S[NG]
@@ -173,13 +173,13 @@ def extend(S, I, run, grp):
         k += 1
 
 
-@njit(cache=True)
+@kernel
 def at_offset(S, grp, o):
     """Members whose next block boundary is o steps (plus one) away."""
     return grp[0][(-o - S[D]) % S[BS]]
 
 
-@njit(cache=True)
+@kernel
 def crossings(S, grp, k):
     """New blocks the members need over the next k lockstep steps."""
     bs = S[BS]
@@ -194,7 +194,7 @@ def crossings(S, grp, k):
     return S[NG] * full + part
 
 
-@njit(cache=True)
+@kernel
 def kth_offset(S, grp, idx):
     """The idx-th smallest (0-based) offset to a member's next block boundary."""
     seen = 0
@@ -205,7 +205,7 @@ def kth_offset(S, grp, idx):
     return S[BS]
 
 
-@njit(cache=True)
+@kernel
 def first_finish(S, I, grp):
     """Lockstep steps until the first member finishes."""
     fc, fr, fj = grp[1], grp[2], grp[3]
@@ -214,7 +214,7 @@ def first_finish(S, I, grp):
     return fc[0] - S[D]
 
 
-@njit(cache=True)
+@kernel
 def finished_members(S, I, run, grp, gone, nf):
     """Members done at the current clock appended to gone[nf:], in running order; returns nf."""
     fc, fr, fj = grp[1], grp[2], grp[3]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.serving.engine.jit import njit
+from core.serving.engine.jit import exposed, kernel
 
 EMPTY = -1
 _GOLD = np.uint64(11400714819323198485)  # 2**64 / golden ratio: Fibonacci hashing
@@ -22,13 +22,13 @@ def make(at_least: int, dtype) -> tuple[np.ndarray, np.ndarray]:
     return np.full(size, EMPTY, np.int64), np.zeros(size, dtype)
 
 
-@njit(cache=True)
+@kernel
 def _home(keys, key):
     """The key's first slot: the high half of key · 2**64/φ (tables stay below 2**32 slots)."""
     return np.int64(((np.uint64(key) * _GOLD) >> np.uint64(32)) & np.uint64(keys.size - 1))
 
 
-@njit(cache=True)
+@exposed
 def find(keys, key):
     """key's slot, -1 if absent."""
     mask = keys.size - 1
@@ -40,7 +40,7 @@ def find(keys, key):
     return -1
 
 
-@njit(cache=True)
+@exposed
 def put(keys, vals, key, val):
     """Set key's value; True if key was new (the caller counts keys: it must leave room)."""
     mask = keys.size - 1
@@ -53,7 +53,7 @@ def put(keys, vals, key, val):
     return new
 
 
-@njit(cache=True)
+@exposed
 def remove(keys, vals, i):
     """Empty slot i, shifting back the entries that probed past it."""
     mask = keys.size - 1

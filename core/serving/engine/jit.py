@@ -1,6 +1,17 @@
 """numba's njit for the engine's kernels, with the cache folder chosen first: every
-module of the compiled loop imports njit from here, so all of them cache in the folder of
-this version of the sources (choose_cache_folder), whichever is imported first."""
+module of the compiled loop imports njit (or kernel) from here, so all of them cache in
+the folder of this version of the sources (choose_cache_folder), whichever is imported
+first.
+
+`kernel` is njit for a function only compiled code calls: numba builds no CPython (or
+cfunc) wrapper for it, a function of its own to lower and emit for every kernel (measured:
+a quarter of the loop's first compile). `exposed` is for one Python calls too (the
+driver's entry points, BlockCache's pool, a kernel's tests). Neither uses numba's
+reference counting (NRT, `_nrt=False`): the loop's arrays are Python's for the whole call
+(borrow.py), and the increfs and decrefs numba emits around every array it passes were
+much of the code each kernel's compile types, lowers and optimizes. A kernel that
+allocates an array or returns a view needs NRT and says so (`_nrt=True`: the option is
+otherwise inherited from the caller); numba refuses to compile one that forgets."""
 from __future__ import annotations
 
 import getpass
@@ -63,4 +74,7 @@ def choose_cache_folder() -> None:
 
 choose_cache_folder()
 
-__all__ = ["njit"]
+kernel = njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, _nrt=False)
+exposed = njit(cache=True, _nrt=False)
+
+__all__ = ["exposed", "kernel", "njit"]

@@ -9,14 +9,14 @@ from __future__ import annotations
 import numpy as np
 
 from core.serving.engine import hashtab
-from core.serving.engine.jit import njit
+from core.serving.engine.jit import exposed, kernel, njit
 
 HASH_IDS = 0
 SESSIONS = 1
 _SHIFT = 32
 
 
-@njit(cache=True)
+@kernel
 def key(px, r, j, bs):
     if px[0][0] == HASH_IDS:
         off, codes, covered = px[1], px[2], px[3]
@@ -31,14 +31,14 @@ def key(px, r, j, bs):
     return ((r + 1) << _SHIFT) | j
 
 
-@njit(cache=True)
+@exposed
 def fill(px, r, j0, j1, bs, out):
     """out[j] = r's key of block j for j0 <= j < j1."""
     for j in range(j0, j1):
         out[j] = key(px, r, j, bs)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)  # returns an array it allocates
 def intern_chains(raw, off, first, low, table_keys, table_vals):
     """Each position's chain code (prefix_cache._intern_chains): the pair (previous code,
     id) looked up in a hash table, a new code for a new pair, in request order. The pair

@@ -12,8 +12,9 @@ every kind of replay goes through this loop: plain arrivals, sessions (a turn ar
 after its predecessor finished), a router's feed (advance to a horizon, exact or not),
 step by step (fast=False), prefix caching and tool waits (blocks.py, prefix.py). It
 returns to Python every `max_events` events (cancel checks, a GUI's yield) and when its
-series or preemption log needs room (ST_GROW). run_events is compiled twice: with the
-prefix cache's arrays, and with None for a replay that caches nothing (its branches drop).
+series or preemption log needs room (ST_GROW). run_events is compiled once: the prefix
+cache is always passed (an empty one where the replay caches nothing) and S[CACHE] says
+whether the loop uses it; a second specialization would double the first compile.
 """
 from __future__ import annotations
 
@@ -35,12 +36,13 @@ from core.serving.engine.group import (
     regroup,
     sync,
 )
-from core.serving.engine.jit import njit
+from core.serving.engine.jit import kernel, njit
 from core.serving.engine.layout import (
     AFTER,
     ARRIVAL,
     BS,
     BUDGET,
+    CACHE,
     CB,
     CLOSED,
     COMPUTED,
@@ -99,7 +101,7 @@ from core.serving.engine.pyset import set_order
 from core.serving.engine.queues import heap_push, wq_get
 
 
-@njit(cache=True)
+@kernel
 def record(S, SF, ser_t, ser, tokens, steps, decode_rows):
     j = S[SER_LEN]
     ser_t[j] = SF[NOW]
@@ -112,7 +114,7 @@ def record(S, SF, ser_t, ser, tokens, steps, decode_rows):
     S[SER_LEN] = j + 1
 
 
-@njit(cache=True)
+@kernel
 def remove_running(S, run, r):
     n = S[N_RUN]
     for i in range(n):
@@ -124,14 +126,14 @@ def remove_running(S, run, r):
     return False
 
 
-@njit(cache=True)
+@kernel
 def work_left(S, ht):
     if not S[ROUTED]:
         return S[DONE] < S[N]
     return S[N_RUN] > 0 or S[WQ_LEN] > 0 or S[FEED_HEAD] < S[FEED_TAIL] or S[HEAP_LEN] > 0 or S[FEQ_LEN] > 0
 
 
-@njit(cache=True)
+@kernel
 def finish(S, SF, I, F, run, cache, grp, ht, hi, gone, k, scratch):
     """These requests finished at the current clock: in the frozen engine's order (a set's),
     their blocks back to the pool, a session's next turn due after its waits. Their finish
@@ -157,7 +159,7 @@ def finish(S, SF, I, F, run, cache, grp, ht, hi, gone, k, scratch):
     client_finished(S, F, m, now)
 
 
-@njit(cache=True)
+@kernel
 def _register_eager(S, I, run, cache, k):
     """Members caching generated blocks as they fill whose count crossed a block boundary
     in the last k steps (the clock advanced already), in running order."""
@@ -169,7 +171,7 @@ def _register_eager(S, I, run, cache, k):
             register_filled(S, I, cache, r)
 
 
-@njit(cache=True)
+@kernel
 def try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, coef, horizon, cache, grp, ser_t, ser, gone,
                      scratch, hist):
     """Advance a run of pure-decode steps of the group in one go; False if this step is an event."""
@@ -182,7 +184,7 @@ def try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, coef, horiz
     budget_left = S[BUDGET] - n
     if S[WQ_LEN] and budget_left > 0 and n < S[MAX_SEQS]:
         h = wq_get(S, wq, np.int64(0))
-        if cache is not None:
+        if S[CACHE]:
             gate = head_plan(S, SF, I, cache, h, budget_left)[0]
         else:
             gate = gate_blocks(S, I, h, min(I[P, h] + I[OUT, h] - I[COMPUTED, h], budget_left))
@@ -194,7 +196,7 @@ def try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, coef, horiz
     q, idx = divmod(free, n)
     if k > q * bs:
         k = min(k, q * bs + kth_offset(S, grp, idx))
-    if cache is not None and k > 0 and watching_any(cache):
+    if S[CACHE] and k > 0 and watching_any(cache):
         for o in range(bs):
             hist[o] = at_offset(S, grp, o)
         k = min(k, steps_before_watched_eviction(S, SF, cache, hist, n, k))
@@ -215,7 +217,7 @@ def try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, coef, horiz
     free -= crossings(S, grp, k)
     S[FREE] = free
     S[D] += k
-    if cache is not None and S[EAGER_MEMBERS]:
+    if S[CACHE] and S[EAGER_MEMBERS]:
         _register_eager(S, I, run, cache, k)
     S[STEPS] += k
     S[DEC_TOK] += n * k
@@ -229,7 +231,7 @@ def try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, coef, horiz
     return True
 
 
-@njit(cache=True)
+@kernel
 def _register_step(S, I, run, cache, ids, m, n_dec):
     """Cache the blocks this step filled: the computing requests', then the members' that
     cache generated blocks as they fill (the frozen engine's order)."""
@@ -239,7 +241,7 @@ def _register_step(S, I, run, cache, ids, m, n_dec):
         _register_eager(S, I, run, cache, np.int64(1))
 
 
-@njit(cache=True)
+@kernel
 def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, chunks, m, gone, scratch, arrive):
     """Run the planned step: its time from the step-time model, then tokens, first tokens,
     finishes. n_dec: the group (running[:n_dec]) decodes in this step too. The float sums
@@ -280,7 +282,7 @@ def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, 
         nf = finished_members(S, I, run, grp, gone, np.int64(0))
     for j in range(m):
         I[COMPUTED, ids[j]] += chunks[j]
-    if cache is not None:
+    if S[CACHE]:
         _register_step(S, I, run, cache, ids, m, n_dec)
     fe_output(S, SF, I, F, arrive, ht, hi, n_dec + nc)
     now = client_time(S, SF)  # when the client sees this step's tokens
@@ -304,22 +306,18 @@ def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, 
     record(S, SF, ser_t, ser, rows, np.int64(1), rows - prefill_rows)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, ser_t, ser, log_r, log_t, coef, cache, grp, work,
                horizon, max_events):
     """Events while the clock is before horizon and work is left, at most max_events. The
-    arrays are Python's for the whole call: borrowed (borrow.py), and the loop runs on them."""
-    args = (borrow(S), borrow(SF), borrow(I), borrow(F), borrow(run), borrow(wq), borrow(fixed), borrow(feed),
-            borrow(ht), borrow(hi), borrow(feq), borrow(ser_t), borrow(ser), borrow(log_r), borrow(log_t), borrow(coef))
-    g = (borrow(grp[0]), borrow(grp[1]), borrow(grp[2]), borrow(grp[3]))
-    if cache is None:  # no prefix cache: a specialization carrying none
-        return _events(*args, None, g, borrow(work), horizon, max_events)
-    return _events(*args, borrow_cache(cache), g, borrow(work), horizon, max_events)
-
-
-@njit(cache=True)
-def _events(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, ser_t, ser, log_r, log_t, coef, cache, grp, work, horizon,
-            max_events):
+    arrays are Python's for the whole call: borrowed (borrow.py), and the loop runs on them.
+    cache: the prefix cache's arrays, used where S[CACHE] says so (a replay caching nothing
+    carries an empty one: one compiled loop for both)."""
+    S, SF, I, F, run, wq = borrow(S), borrow(SF), borrow(I), borrow(F), borrow(run), borrow(wq)
+    fixed, feed, ht, hi, feq = borrow(fixed), borrow(feed), borrow(ht), borrow(hi), borrow(feq)
+    ser_t, ser, log_r, log_t, coef = borrow(ser_t), borrow(ser), borrow(log_r), borrow(log_t), borrow(coef)
+    cache, work = borrow_cache(cache), borrow(work)
+    grp = (borrow(grp[0]), borrow(grp[1]), borrow(grp[2]), borrow(grp[3]))
     cap = run.size + 1
     # scratch: ids, chunks, finished ids, a set's table, offsets
     ids, chunks, gone = work[:cap], work[cap:2 * cap], work[2 * cap:6 * cap]
@@ -334,7 +332,7 @@ def _events(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, ser_t, ser, log_r, l
         events += 1
         S[EVENTS] += 1
         arrivals(S, SF, I, F, fixed, feed, ht, hi, wq, feq, SF[NOW])
-        if cache is not None:  # blocks taken in the last step leave the queue now
+        if S[CACHE]:  # blocks taken in the last step leave the queue now
             settle(cache[0], S[FREE], SF[NOW])
         if S[N_RUN] == 0 and S[WQ_LEN] == 0:
             SF[NOW] = next_arrival(S, SF, I, F, fixed, feed, ht, hi, feq, horizon)

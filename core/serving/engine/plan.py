@@ -17,11 +17,12 @@ import numpy as np
 
 from core.serving.engine.blocks import give_back
 from core.serving.engine.group import at_offset
-from core.serving.engine.jit import njit
+from core.serving.engine.jit import kernel
 from core.serving.engine.layout import (
     BLOCKS,
     BS,
     BUDGET,
+    CACHE,
     CACHED,
     COMPUTED,
     FIRST_SCHED,
@@ -42,12 +43,12 @@ from core.serving.engine.prefix import head_plan, take_hit
 from core.serving.engine.queues import wq_appendleft, wq_get, wq_popleft
 
 
-@njit(cache=True)
+@kernel
 def ceil_div(a, b):
     return -(-a // b)
 
 
-@njit(cache=True)
+@kernel
 def decoding_prefix(I, run, n_run):
     """Running requests in decode: a prefix of running (those still in prefill are always
     the most recently admitted)."""
@@ -57,7 +58,7 @@ def decoding_prefix(I, run, n_run):
     return k
 
 
-@njit(cache=True)
+@kernel
 def gate_blocks(S, I, h, chunk):
     """Free blocks a waiting request needs to be admitted: its first chunk, or with
     reserve_full_prompt all its tokens to (re)compute."""
@@ -66,7 +67,7 @@ def gate_blocks(S, I, h, chunk):
     return ceil_div(chunk, S[BS])
 
 
-@njit(cache=True)
+@kernel
 def admit(S, SF, I, F, run, wq, log_t, h):
     """The waiting head h joins running (the caller took its blocks)."""
     wq_popleft(S, wq)
@@ -81,7 +82,7 @@ def admit(S, SF, I, F, run, wq, log_t, h):
         I[PENDING, h] = -1
 
 
-@njit(cache=True)
+@kernel
 def preempted(S, SF, I, wq, log_r, log_t, r):
     """r's counts restart and it returns to the queue's head (its blocks are back already)."""
     I[BLOCKS, r] = 0
@@ -97,7 +98,7 @@ def preempted(S, SF, I, wq, log_r, log_t, r):
     S[LOG_LEN] = j + 1
 
 
-@njit(cache=True)
+@kernel
 def admit_plain(S, SF, I, F, run, wq, log_t, budget, ids, chunks, m, free):
     """FCFS admission without prefix caching: returns (ids filled, free left)."""
     bs = S[BS]
@@ -124,7 +125,7 @@ def admit_plain(S, SF, I, F, run, wq, log_t, budget, ids, chunks, m, free):
     return m, free
 
 
-@njit(cache=True)
+@kernel
 def admit_cached(S, SF, I, F, run, wq, log_t, cache, budget, ids, chunks, m):
     """FCFS admission with lookups; each admission is committed before the next lookup
     (it may take or evict blocks the next one would hit). Returns the ids filled."""
@@ -148,7 +149,7 @@ def admit_cached(S, SF, I, F, run, wq, log_t, cache, budget, ids, chunks, m):
     return m
 
 
-@njit(cache=True)
+@kernel
 def plan_fast(S, SF, I, F, run, wq, log_t, cache, grp, n_dec, ids, chunks):
     """The schedule when every running request gets its blocks (the common case): the
     decoders, the request in prefill, admission. Returns the ids filled, or -1, touching
@@ -180,7 +181,7 @@ def plan_fast(S, SF, I, F, run, wq, log_t, cache, grp, n_dec, ids, chunks):
     for j in range(m):
         r = ids[j]
         I[BLOCKS, r] = ceil_div(I[COMPUTED, r] + chunks[j], bs)
-    if cache is not None:
+    if S[CACHE]:
         S[FREE] = free
         return admit_cached(S, SF, I, F, run, wq, log_t, cache, budget, ids, chunks, m)
     m, free = admit_plain(S, SF, I, F, run, wq, log_t, budget, ids, chunks, m, free)
@@ -188,7 +189,7 @@ def plan_fast(S, SF, I, F, run, wq, log_t, cache, grp, n_dec, ids, chunks):
     return m
 
 
-@njit(cache=True)
+@kernel
 def plan_exact(S, SF, I, F, run, wq, log_r, log_t, ids, chunks, pool, grp):
     """vLLM V1's loop over running requests with preemption, request by request; every
     running request is a row of ids (its decode a chunk of one). Returns the ids filled."""
@@ -220,7 +221,7 @@ def plan_exact(S, SF, I, F, run, wq, log_r, log_t, ids, chunks, pool, grp):
         m += 1
         budget -= num
         i += 1
-    if not any_preempted and pool is not None:
+    if not any_preempted and S[CACHE]:
         m = admit_cached(S, SF, I, F, run, wq, log_t, pool, budget, ids, chunks, m)
     elif not any_preempted:
         m, free = admit_plain(S, SF, I, F, run, wq, log_t, budget, ids, chunks, m, S[FREE])

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.serving.engine import hashtab as ht
-from core.serving.engine.jit import njit
+from core.serving.engine.jit import exposed, kernel, njit
 from core.serving.engine.layout import POOL_EVICTED as EVICTED
 from core.serving.engine.layout import POOL_HEAD as HEAD
 from core.serving.engine.layout import POOL_QUEUED as QUEUED
@@ -58,7 +58,7 @@ def make_pool(num_blocks: int, entries: int):
     return pool
 
 
-@njit(cache=True)
+@exposed
 def start(pool, num_blocks):
     PS = pool[0]
     _append_plain(pool, num_blocks)
@@ -66,7 +66,7 @@ def start(pool, num_blocks):
 
 
 # -- entries and the list ----------------------------------------------------------------
-@njit(cache=True)
+@kernel
 def _new(pool, key):
     PS, e_key, e_ref, e_cnt, stack = pool[0], pool[2], pool[3], pool[4], pool[7]
     if PS[STACK_N] == 0:
@@ -79,14 +79,14 @@ def _new(pool, key):
     return e
 
 
-@njit(cache=True)
+@kernel
 def _free(pool, e):
     PS, stack = pool[0], pool[7]
     stack[PS[STACK_N]] = e
     PS[STACK_N] += 1
 
 
-@njit(cache=True)
+@kernel
 def _link_tail(pool, e):
     PS, e_prev, e_next = pool[0], pool[5], pool[6]
     t = PS[TAIL]
@@ -99,7 +99,7 @@ def _link_tail(pool, e):
     PS[TAIL] = e
 
 
-@njit(cache=True)
+@kernel
 def _unlink(pool, e):
     PS, e_prev, e_next = pool[0], pool[5], pool[6]
     p, q = e_prev[e], e_next[e]
@@ -113,7 +113,7 @@ def _unlink(pool, e):
         PS[TAIL] = p
 
 
-@njit(cache=True)
+@kernel
 def _append_plain(pool, count):
     if count <= 0:
         return
@@ -127,7 +127,7 @@ def _append_plain(pool, count):
     _link_tail(pool, e)
 
 
-@njit(cache=True)
+@kernel
 def _watch(pool, key, until, now):
     """key's KV is kept until `until` (a tool wait)."""
     PS, watch_k, watch_v = pool[0], pool[10], pool[11]
@@ -139,7 +139,7 @@ def _watch(pool, key, until, now):
         PS[WATCH_N] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=True)  # copies the watch list
 def _purge(pool, now):
     PS, watch_k, watch_v = pool[0], pool[10], pool[11]
     keep_k = watch_k.copy()
@@ -154,7 +154,7 @@ def _purge(pool, now):
 
 
 # -- the seam --------------------------------------------------------------------------------
-@njit(cache=True)
+@exposed
 def settle(pool, free, now):
     """Take the blocks allocated since the last call from the head of the queue."""
     PS, PF, e_key, e_cnt = pool[0], pool[1], pool[2], pool[4]
@@ -189,7 +189,7 @@ def settle(pool, free, now):
                     PF[0] -= end - now
 
 
-@njit(cache=True)
+@exposed
 def lookup(pool, keys, j0, j1):
     """(blocks hit: the longest run of cached keys[j0:j1] from the first, how many of
     those are free, i.e. leave the queue when a request takes them)."""
@@ -204,7 +204,7 @@ def lookup(pool, keys, j0, j1):
     return j1 - j0, idle
 
 
-@njit(cache=True)
+@exposed
 def touch(pool, keys, j0, j1):
     """A request takes the cached blocks keys[j0:j1]; returns how many left the queue."""
     PS, e_ref, ref_k, ref_v = pool[0], pool[3], pool[8], pool[9]
@@ -221,7 +221,7 @@ def touch(pool, keys, j0, j1):
     return taken
 
 
-@njit(cache=True)
+@exposed
 def register(pool, keys, j0, j1, uncached):
     """A request's blocks keys[j0:j1] just became full: cache them. uncached[j] = 1 where
     an equal block was cached already (this copy stays uncached), else 0."""
@@ -238,7 +238,7 @@ def register(pool, keys, j0, j1, uncached):
             uncached[j] = 0
 
 
-@njit(cache=True)
+@exposed
 def release(pool, keys, uncached, held, plain, drop, watching, until, now):
     """A request frees its blocks: its `held` leading full blocks (keys[:held], uncached
     where flagged) and `plain` more after them, tail first. Cached blocks nobody else uses
@@ -279,7 +279,7 @@ def release(pool, keys, uncached, held, plain, drop, watching, until, now):
     return freed
 
 
-@njit(cache=True)
+@exposed
 def blocks_before_watched(pool, free, now, limit):
     """How many blocks can be allocated (at most `limit`) before one would evict a block
     whose tool wait is still running; the engine ends a closed-form decode run there so

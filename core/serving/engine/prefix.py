@@ -7,17 +7,17 @@ buffer of keys. I[HELD, r]: r's leading full blocks registered so far."""
 from __future__ import annotations
 
 from core.serving.engine import pool as bp
-from core.serving.engine.jit import njit
+from core.serving.engine.jit import exposed, kernel, njit
 from core.serving.engine.keys import fill
 from core.serving.engine.layout import BLOCKS, BS, COMPUTED, FREE, HELD, KEEP, NOW, OUT, RESERVE, TOOL, P
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=True)  # returns a view
 def _flags(px, r):
     return px[7][px[8][r]:px[8][r + 1]]
 
 
-@njit(cache=True)
+@kernel
 def head_plan(S, SF, I, cache, h, budget):
     """(free blocks needed to admit h now, blocks hit, how many of those are free, tokens
     it computes in this step). The hit is the longest run of cached full blocks, at most
@@ -53,7 +53,7 @@ def head_plan(S, SF, I, cache, h, budget):
     return -(-whole // bs) - hit + idle, hit, idle, num
 
 
-@njit(cache=True)
+@kernel
 def take_hit(S, I, cache, h, hit, num):
     """h, admitted, takes its hit and the blocks of its chunk."""
     pool, px = cache
@@ -69,7 +69,7 @@ def take_hit(S, I, cache, h, hit, num):
     I[COMPUTED, h] = hit * bs
 
 
-@njit(cache=True)
+@kernel
 def register_filled(S, I, cache, r):
     """Cache the blocks r just filled (prompt or generated tokens)."""
     pool, px = cache
@@ -82,7 +82,7 @@ def register_filled(S, I, cache, r):
         I[HELD, r] = full
 
 
-@njit(cache=True)
+@kernel
 def release(S, SF, I, F, cache, r, finished):
     """Give r's blocks back. A finished turn followed by a tool wait keeps its KV cached
     (counted in byte·s until the wait ends or it is evicted) or drops it."""
@@ -104,12 +104,12 @@ def release(S, SF, I, F, cache, r, finished):
     I[HELD, r] = 0
 
 
-@njit(cache=True)
+@kernel
 def watching_any(cache):
     return cache[0][0][bp.WATCH_N] > 0
 
 
-@njit(cache=True)
+@kernel
 def kth_offset(hist, idx):
     """The idx-th smallest (0-based) offset of the members' histogram by offset."""
     seen = 0
@@ -120,7 +120,7 @@ def kth_offset(hist, idx):
     return hist.size
 
 
-@njit(cache=True)
+@kernel
 def steps_before_watched_eviction(S, SF, cache, hist, n, k):
     """Lockstep decode steps (at most k) before one would evict a block held for a
     running tool wait. hist: the n members by offset to their next block boundary."""
@@ -136,7 +136,7 @@ def steps_before_watched_eviction(S, SF, cache, hist, n, k):
     return q * bs + kth_offset(hist, idx)
 
 
-@njit(cache=True)
+@exposed
 def cached_prefix_blocks(S, I, cache, r):
     """Full blocks of r's prompt the cache holds now; looks, takes nothing."""
     pool, px = cache

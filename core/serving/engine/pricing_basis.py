@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.serving.engine.jit import njit
+from core.serving.engine.jit import exposed, kernel
 from core.serving.engine.step_model import (
     ATT,
     CATT,
@@ -44,7 +44,7 @@ from core.serving.engine.step_model import (
 )
 
 
-@njit(cache=True)
+@kernel
 def micro_batches(c, seqs):
     """Micro-batches in flight: min(seqs, pp), at least 1."""
     if c[PP] <= 1.0:
@@ -53,7 +53,7 @@ def micro_batches(c, seqs):
     return m if m > 1.0 else 1.0
 
 
-@njit(cache=True)
+@exposed
 def weights_read(c, tokens):
     """Weight bytes one micro-batch pass reads (MoE: dense + expected distinct experts)."""
     if c[MOE] == 0.0:
@@ -71,7 +71,7 @@ def weights_read(c, tokens):
     return c[MOE_DENSE] + c[MOE_EXPERT] * distinct
 
 
-@njit(cache=True)
+@kernel
 def constant_terms(c, rows, seqs, x):
     """Per-sequence, launch, TP, PP and EP times of a step (constant in a decode run)."""
     factor = c[EAGER] if rows > c[GRAPH_MAX] else 1.0
@@ -82,7 +82,7 @@ def constant_terms(c, rows, seqs, x):
     return seqs * c[SEQ_T] + layer + tp + pp + ep
 
 
-@njit(cache=True)
+@exposed
 def basis_step_time(c, rows, logit_rows, kv_tokens, pairs, seqs, new):
     m = micro_batches(c, seqs)
     x = rows / m
@@ -93,7 +93,7 @@ def basis_step_time(c, rows, logit_rows, kv_tokens, pairs, seqs, new):
     return t + constant_terms(c, rows, seqs, x) + new * c[REQ_T]
 
 
-@njit(cache=True)
+@kernel
 def _sum_lin(a, b, j0, j1):
     if j1 < j0:
         return 0.0
@@ -101,7 +101,7 @@ def _sum_lin(a, b, j0, j1):
     return a * count + b * (j0 + j1) * count / 2.0
 
 
-@njit(cache=True)
+@kernel
 def sum_of_max(a1, b1, a2, b2, k):
     """Σ_{j=1..k} max(a1 + b1 j, a2 + b2 j): two lines cross at most once."""
     one = np.int64(1)
@@ -118,14 +118,14 @@ def sum_of_max(a1, b1, a2, b2, k):
     return _sum_lin(a2, b2, one, cross) + _sum_lin(a1, b1, cross + 1, k)
 
 
-@njit(cache=True)
+@kernel
 def basis_decode_time(c, n, context_sum, k):
     """k lockstep decode steps of n requests whose contexts sum to context_sum."""
     a1, b1, a2, b2 = decode_lines(c, n, context_sum)
     return c[OVERHEAD] * k + sum_of_max(a1, b1, a2, b2, np.int64(k))
 
 
-@njit(cache=True)
+@kernel
 def basis_steps_until(c, n, context_sum, gap):
     """Fewest lockstep steps after which the clock has moved on by at least gap (>= 1):
     pricing.steps_until's search over the run's lines, computed once."""
@@ -146,7 +146,7 @@ def basis_steps_until(c, n, context_sum, gap):
     return lo
 
 
-@njit(cache=True)
+@kernel
 def decode_lines(c, n, context_sum):
     """(a_mem, b_mem, a_cmp, b_cmp) of a run: step j lasts overhead + max of the two lines."""
     nf = float(n)

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.serving.engine.jit import njit
+from core.serving.engine.jit import kernel, njit
 
 _LINEAR = 9
 _SHIFT = 5
 
 
-@njit(cache=True)
+@kernel
 def _insert(table, mask, key):
     """Place key (not yet in the table); False if an equal key is there."""
     perturb = key
@@ -36,7 +36,7 @@ def _insert(table, mask, key):
         i = (i * 5 + 1 + perturb) & mask
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)  # its table is allocated here
 def set_order(keys, k, out):
     """out[:m] = list(set(keys[:k])); returns m."""
     size = 8

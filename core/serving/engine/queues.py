@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from core.serving.engine.jit import njit
+from core.serving.engine.jit import kernel
 from core.serving.engine.layout import (
     ARRIVAL,
     FEED_HEAD,
@@ -28,25 +28,25 @@ from core.serving.engine.layout import (
 
 
 # -- waiting: a ring over wq ---------------------------------------------------------------
-@njit(cache=True)
+@kernel
 def wq_get(S, wq, i):
     return wq[(S[WQ_HEAD] + i) % wq.size]
 
 
-@njit(cache=True)
+@kernel
 def wq_append(S, wq, r):
     wq[(S[WQ_HEAD] + S[WQ_LEN]) % wq.size] = r
     S[WQ_LEN] += 1
 
 
-@njit(cache=True)
+@kernel
 def wq_appendleft(S, wq, r):
     S[WQ_HEAD] = (S[WQ_HEAD] - 1) % wq.size
     wq[S[WQ_HEAD]] = r
     S[WQ_LEN] += 1
 
 
-@njit(cache=True)
+@kernel
 def wq_popleft(S, wq):
     r = wq[S[WQ_HEAD]]
     S[WQ_HEAD] = (S[WQ_HEAD] + 1) % wq.size
@@ -54,7 +54,7 @@ def wq_popleft(S, wq):
     return r
 
 
-@njit(cache=True)
+@kernel
 def wq_remove(S, wq, r):
     """Take r out of the queue (a cancel); False if it is not there."""
     n = S[WQ_LEN]
@@ -68,18 +68,18 @@ def wq_remove(S, wq, r):
 
 
 # -- dynamic turns: a heap on (time, id) ----------------------------------------------------
-@njit(cache=True)
+@kernel
 def _less(ht, hi, a, b):
     return ht[a] < ht[b] or (ht[a] == ht[b] and hi[a] < hi[b])
 
 
-@njit(cache=True)
+@kernel
 def _swap(ht, hi, a, b):
     ht[a], ht[b] = ht[b], ht[a]
     hi[a], hi[b] = hi[b], hi[a]
 
 
-@njit(cache=True)
+@kernel
 def heap_push(S, ht, hi, t, r):
     i = S[HEAP_LEN]
     S[HEAP_LEN] = i + 1
@@ -93,7 +93,7 @@ def heap_push(S, ht, hi, t, r):
         i = p
 
 
-@njit(cache=True)
+@kernel
 def heap_pop(S, ht, hi):
     r = hi[0]
     n = S[HEAP_LEN] - 1
@@ -114,7 +114,7 @@ def heap_pop(S, ht, hi):
 
 
 # -- arrivals ------------------------------------------------------------------------------
-@njit(cache=True)
+@kernel
 def _fixed_next(S, F, fixed, feed):
     """The next fixed (or submitted) arrival's id, -1: none."""
     if S[ROUTED]:
@@ -124,7 +124,7 @@ def _fixed_next(S, F, fixed, feed):
     return fixed[S[FIX_I]] if S[FIX_I] < S[FIX_N] else -1
 
 
-@njit(cache=True)
+@kernel
 def next_arrival_s(S, F, fixed, feed, ht, horizon):
     """When the next request may arrive (a routed engine's open feed: by the horizon)."""
     r = _fixed_next(S, F, fixed, feed)
@@ -136,7 +136,7 @@ def next_arrival_s(S, F, fixed, feed, ht, horizon):
     return t
 
 
-@njit(cache=True)
+@kernel
 def admit_arrivals(S, F, fixed, feed, ht, hi, wq, now):
     """Append what arrived by now to waiting, in arrival order."""
     while True:
