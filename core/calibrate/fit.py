@@ -43,6 +43,7 @@ from core.calibrate import loss
 from core.calibrate.problem import Problem
 from core.calibrate.replayer import RunReplay, compare, measured_metrics, predicted_metrics
 from core.calibrate.runs import load_runs
+from core.calibrate.step_log import StepLog
 from core.registry import ParamError
 from core.serving.profile import COEF_KEYS, Profile, card_table
 
@@ -52,11 +53,15 @@ RANGES: dict[str, tuple[float, float]] = {
     "bandwidth_efficiency": (1e-3, 1.0), "prefill_mfu": (1e-3, 1.0),
     "coef_step_s": (1e-6, 1.0), "coef_seq_s": (1e-9, 0.05), "coef_layer_s": (1e-9, 0.01),
     "coef_request_s": (1e-9, 1.0),
+    "frontend_request_ms": (1e-4, 1e3), "frontend_input_token_us": (1e-4, 1e3), "frontend_output_token_us": (1e-2, 1e5),
 }
 MULTIPLIER_RANGE = (0.01, 100.0)
 FLOOR = 1e-9  # a start of 0 (a time term switched off) starts here instead: log space
 DIFF_STEP = 1e-3
 COARSE_STEP = 0.05
+SCAN_POINTS = 16  # starts per fitted key in the global scan
+SCAN_SPAN = 3.0  # log units either side of the start: a factor of 20
+SCAN_STARTS = 2  # the best starts of the scan that a local fit is run from
 MAX_NFEV = 200
 BOOT_NFEV = 40
 DEFAULT_BOOTSTRAP = 20
@@ -82,6 +87,7 @@ class Calibration:
     timings: dict = field(default_factory=dict)
     cost_before: float = 0.0
     cost_after: float = 0.0
+    steps: list = field(default_factory=list)  # per step log: compare_steps before and after
 
 
 def ranges_of(key: str) -> tuple[float, float]:
@@ -90,8 +96,9 @@ def ranges_of(key: str) -> tuple[float, float]:
 
 def calibrate(paths, raw: Mapping[str, str], *, fit_keys=None, bootstrap: int = DEFAULT_BOOTSTRAP, seed: int = 0,
               progress: Callable[[float, str], None] | None = None,
-              cancel: Callable[[], bool] | None = None) -> Calibration:
-    """Fit, bootstrap and validate; ParamError naming the field for bad input."""
+              cancel: Callable[[], bool] | None = None, steps=()) -> Calibration:
+    """Fit, bootstrap and validate; ParamError naming the field for bad input. steps: server
+    logs with vLLM's iteration details (core/calibrate/step_log.py), fitted beside the runs."""
     raw = {str(k): str(v) for k, v in dict(raw).items()}
     _check_names(raw)
     for key in ("model", "hardware"):
@@ -102,14 +109,18 @@ def calibrate(paths, raw: Mapping[str, str], *, fit_keys=None, bootstrap: int = 
         raise ParamError("bootstrap", f"got {bootstrap!r}; valid: a whole number in [0, 1000]")
     runs = load_runs(paths)
     replays = [RunReplay(run, raw) for run in runs]
+    logs = [StepLog(str(p)) for p in steps]
     defaults = dict(replays[0].defaults)
     asked = _check_keys(fit_keys)
-    keys = tuple(k for k in asked if k not in replays[0].given)
+    frontend_off = not replays[0].frontend_on
+    keys = tuple(k for k in asked if k not in replays[0].given and not (frontend_off and k.startswith("frontend_")))
     frozen = {k: "given as a key (explicit keys win)" for k in asked if k in replays[0].given}
+    frozen.update({k: "the front end is off (frontend=off)" for k in asked
+                   if frontend_off and k.startswith("frontend_") and k not in frozen})
     start = {k: max(defaults[k], FLOOR) for k in COEF_KEYS}
     planned = _planned(len(keys), len(runs), bootstrap)
     t0 = time.perf_counter()
-    problem = Problem(replays, keys, start, progress, cancel, planned)
+    problem = Problem(replays, keys, start, progress, cancel, planned, logs)
     counts, weights = problem.ones()
     x0 = np.zeros(len(keys))
     r0 = problem.residuals(x0, counts, weights)
@@ -120,7 +131,7 @@ def calibrate(paths, raw: Mapping[str, str], *, fit_keys=None, bootstrap: int = 
     x0 = np.zeros(len(keys))
     converged, message, x_hat, cost_after = True, "", x0, cost_before
     if keys:
-        fit = _fit(problem, x0, counts, weights, MAX_NFEV)
+        fit = _global_fit(problem, x0, counts, weights, MAX_NFEV, seed)
         cost_after = float(fit.cost)
         converged = fit.status > 0 and cost_after <= cost_before * (1 + 1e-9)
         x_hat = fit.x if converged else x0
@@ -140,12 +151,15 @@ def calibrate(paths, raw: Mapping[str, str], *, fit_keys=None, bootstrap: int = 
     bands = {k: tuple(float(v) for v in np.percentile([s[k] for s in samples], (5, 50, 95))) for k in keys} \
         if samples else {}
     per_run = [_run_table(r, defaults, coefficients) for r in replays]
+    step_tables = [{"log": log.path, "steps": len(log), "before": log.compare(replays[0].cost(defaults)),
+                    "after": log.compare(replays[0].cost(coefficients))} for log in logs]
     loo = _leave_one_out(problem, x_hat, replays, coefficients) if converged and keys and len(runs) > 1 else []
     timings = {"replay_s": list(problem.replay_s), "fit_s": fit_s, "bootstrap_s": boot_s,
                "replays": problem.replays_done}
     cal = Calibration(coefficients=coefficients, defaults=defaults, samples=samples, bands=bands, per_run=per_run,
                       loo=loo, converged=converged, message=message, profile=None, fit_keys=keys,  # type: ignore[arg-type]
-                      frozen=frozen, timings=timings, cost_before=cost_before, cost_after=cost_after)
+                      frozen=frozen, timings=timings, cost_before=cost_before, cost_after=cost_after,
+                      steps=step_tables)
     cal.profile = _profile(cal, runs, replays, raw)
     if progress is not None:
         progress(1.0, "done")
@@ -223,9 +237,32 @@ def _identifiable(problem: Problem, x0, counts, weights) -> tuple[tuple[str, ...
 
 def _refocus(problem: Problem, keys: tuple[str, ...], start: dict) -> Problem:
     """The problem over fewer keys, keeping its replays' timings and counts."""
-    new = Problem(problem.replays, keys, start, problem.progress, problem.cancel, problem.planned)
+    new = Problem(problem.replays, keys, start, problem.progress, problem.cancel, problem.planned, problem.logs)
     new.replays_done, new.replay_s = problem.replays_done, problem.replay_s
     return new
+
+
+def _global_fit(problem: Problem, x0, counts, weights, nfev: int, seed: int = 0):
+    """_fit from x0 and from the best few of a Latin hypercube of starts (SCAN_POINTS per
+    key, log-uniform within SCAN_SPAN of x0 in every key, inside the bounds): a local
+    search from the defaults can settle in a valley that a start a factor of ten away
+    does not (the API server's per-token time against the steps' per-sequence time)."""
+    from scipy.stats import qmc  # type: ignore[import-untyped]
+
+    lo, hi = problem.bounds({k: ranges_of(k) for k in problem.keys})
+    k = len(problem.keys)
+    unit = qmc.LatinHypercube(d=k, seed=seed).random(SCAN_POINTS * k)
+    starts = np.clip(x0 + (2.0 * unit - 1.0) * SCAN_SPAN, lo, hi)
+    scores = [loss.robust_cost(problem.residuals(x, counts, weights)) for x in starts]
+    best = _fit(problem, x0, counts, weights, nfev)
+    total = best.nfev
+    for i in np.argsort(scores)[:SCAN_STARTS]:
+        fit = _fit(problem, starts[i], counts, weights, nfev)
+        total += fit.nfev
+        if fit.cost < best.cost:
+            best = fit
+    best.nfev = total + len(starts)
+    return best
 
 
 def _fit(problem: Problem, x0, counts, weights, nfev: int):
@@ -246,7 +283,7 @@ def _fit(problem: Problem, x0, counts, weights, nfev: int):
     return best
 
 
-def _solve(problem: Problem, x0, counts, weights, nfev: int, step: float | None = None):
+def _solve(problem: Problem, x0, counts, weights, nfev: int, step: float | None = None, step_counts=None):
     """least_squares, restarted from where it stopped while a restart still lowers the
     loss (RESTARTS at most): through a discrete engine the trust region can shrink on a
     jump of the loss and stop short; a fresh region steps over it. nfev: per start."""
@@ -255,7 +292,8 @@ def _solve(problem: Problem, x0, counts, weights, nfev: int, step: float | None 
     best = None
     total = 0
     for _ in range(RESTARTS + 1):
-        fit = least_squares(lambda v: problem.residuals(v, counts, weights), x, jac="2-point", bounds=(lo, hi),
+        fit = least_squares(lambda v: problem.residuals(v, counts, weights, step_counts), x, jac="2-point",
+                            bounds=(lo, hi),
                             method="trf", loss="soft_l1", f_scale=loss.ROBUST_SCALE, diff_step=step or DIFF_STEP,
                             x_scale=1.0, max_nfev=nfev, xtol=1e-6, ftol=1e-8, gtol=1e-8)
         total += fit.nfev
@@ -281,7 +319,8 @@ def _bootstrap(problem: Problem, x_hat, draws: int, seed: int) -> tuple[list, li
         else:
             weights = np.ones(1)
         counts = [rng.multinomial(len(r.run), np.full(len(r.run), 1.0 / len(r.run))).astype(float) for r in runs]
-        fit = _solve(problem, x_hat, counts, weights, BOOT_NFEV)
+        step_counts = [rng.multinomial(len(g), np.full(len(g), 1.0 / len(g))).astype(float) for g in problem.logs]
+        fit = _solve(problem, x_hat, counts, weights, BOOT_NFEV, step_counts=step_counts)
         c = problem.coefs(fit.x)
         samples.append({k: c[k] for k in problem.keys})
         times.append(time.perf_counter() - t0)

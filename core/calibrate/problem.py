@@ -25,8 +25,9 @@ CACHE_ENTRIES = 1024  # per run: a fit of ~200 evaluations with its Jacobians, a
 class Problem:
     def __init__(self, replays, keys: tuple[str, ...], start: dict[str, float],
                  progress: Callable[[float, str], None] | None = None,
-                 cancel: Callable[[], bool] | None = None, planned_replays: int = 1000):
+                 cancel: Callable[[], bool] | None = None, planned_replays: int = 1000, logs=()):
         self.replays = replays
+        self.logs = tuple(logs)  # step logs (core/calibrate/step_log.py): priced, not replayed
         self.keys = tuple(keys)
         self.start = {k: float(start[k]) for k in self.keys}
         self.base = dict(start)
@@ -75,9 +76,15 @@ class Problem:
             cache.popitem(last=False)
         return p
 
-    def residuals(self, x, counts: list[np.ndarray], run_weights: np.ndarray) -> np.ndarray:
-        """All runs' residuals; a run of weight 0 is not replayed (its terms are 0)."""
+    def residuals(self, x, counts: list[np.ndarray], run_weights: np.ndarray,
+                  step_counts: list[np.ndarray] | None = None) -> np.ndarray:
+        """All runs' residuals, then the step logs'; a run of weight 0 is not replayed (its
+        terms are 0). step_counts: each log's bootstrap counts (None: every step once)."""
         parts = []
+        if self.logs:
+            cost = self.replays[0].cost(self.coefs(x))
+            for j, log in enumerate(self.logs):
+                parts.append(log.residuals(cost, None if step_counts is None else step_counts[j]))
         for i, replay in enumerate(self.replays):
             if run_weights[i] <= 0:
                 parts.append(np.zeros(loss.size(replay.run)))
@@ -85,7 +92,7 @@ class Problem:
             p = self.prediction(i, x)
             parts.append(loss.run_residuals(self._measured[i], loss.predicted_arrays(p), counts[i],
                                             float(run_weights[i])))
-        return np.concatenate(parts)
+        return np.concatenate(parts[len(self.logs):] + parts[:len(self.logs)])
 
     def ones(self) -> tuple[list[np.ndarray], np.ndarray]:
         return [np.ones(len(r.run)) for r in self.replays], np.ones(len(self.replays))

@@ -24,6 +24,7 @@ from core.serving import bench_keys
 from core.serving import replay as rp
 from core.serving import simulate_keys as keys
 from core.serving.engine import replay, validate
+from core.serving.engine.frontend import FrontEnd
 from core.serving.profile import COEF_KEYS
 from core.serving.step_basis import from_deployment
 from core.serving.step_defaults import DEFAULTS as STEP_DEFAULTS
@@ -64,6 +65,15 @@ def mirrored_keys(run, raw: dict) -> dict:
     return out
 
 
+def _window_classes(run) -> dict:
+    """serving.replay's check prices the book's window classes against the pool (their
+    8,448-token request refuses a small server's pool) though a trace replaces them: the
+    classes are set to the run's own largest request, which validate() checks anyway."""
+    largest = int(np.max(run.input_tokens + run.output_tokens)) if len(run) else 2
+    return {"long_input_in_tokens": str(max(largest - 1, 1)), "long_input_out_tokens": "1",
+            "long_output_in_tokens": "1", "long_output_out_tokens": "1"}
+
+
 class RunReplay:
     """The run's engine config and workload, checked once; predict(coefs) replays it."""
 
@@ -80,12 +90,17 @@ class RunReplay:
 
         base = mirrored_keys(run, raw)
         base["trace"] = run.path
+        base.update({k: v for k, v in _window_classes(run).items() if k not in raw})
         expanded = keys.expand_checked(base, unknown)
         blocks = run.settings.get("num_gpu_blocks")
         if isinstance(blocks, int) and blocks > 0 and "kv_pool_bytes" not in raw and expanded.deployment is not None:
             kv = float(calc.resolve(expanded.raw)["kv_bytes_per_token"])
             block_size = int(calc.resolve(expanded.raw)["block_size"])
             base["kv_pool_bytes"] = repr((blocks + POOL_MARGIN_BLOCKS) * block_size * kv)
+            # The engine refuses more seats than blocks (each running sequence holds one);
+            # the server takes them and never fills them: the same runs either way.
+            if int(calc.resolve(expanded.raw)["max_num_seqs"]) > blocks:
+                base["max_num_seqs"] = str(blocks)
             expanded = keys.expand_checked(base, unknown)
         if expanded.deployment is None or expanded.step_coefs is None:
             raise ParamError("model", "a calibration fits the basis step-time model of a deployment; valid: model= "
@@ -105,6 +120,11 @@ class RunReplay:
         self.defaults = {k: float(expanded.step_coefs[k]) for k in STEP_DEFAULTS}
         self.defaults["bandwidth_efficiency"] = float(self.values["bandwidth_efficiency"])
         self.defaults["prefill_mfu"] = float(self.values["prefill_mfu"])
+        fe = config.frontend
+        self.frontend_on = fe is not None
+        fe = fe if fe is not None else FrontEnd()  # off: its defaults stand in the profile, unused
+        self.defaults.update(frontend_request_ms=fe.request_s * 1e3, frontend_input_token_us=fe.input_token_s * 1e6,
+                             frontend_output_token_us=fe.output_token_s * 1e6)
         self.given = {k for k in COEF_KEYS if k in raw}
 
     @property
@@ -116,9 +136,16 @@ class RunReplay:
         values = dict(self.values, bandwidth_efficiency=c["bandwidth_efficiency"], prefill_mfu=c["prefill_mfu"])
         return from_deployment(self.expanded.deployment, values, {k: c[k] for k in STEP_DEFAULTS})
 
+    def frontend(self, coefs: dict) -> FrontEnd | None:
+        if not self.frontend_on:
+            return None
+        c = dict(self.defaults, **coefs)
+        return FrontEnd(request_s=c["frontend_request_ms"] * 1e-3, input_token_s=c["frontend_input_token_us"] * 1e-6,
+                        output_token_s=c["frontend_output_token_us"] * 1e-6)
+
     def predict(self, coefs: dict) -> Prediction:
         cost = self.cost(coefs)
-        config = dataclasses.replace(self.config, cost=cost)
+        config = dataclasses.replace(self.config, cost=cost, frontend=self.frontend(coefs))
         result = replay(self.work, config)
         g = result.output_tokens.astype(float)
         e2e = result.finish_s - result.arrival_s

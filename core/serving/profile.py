@@ -49,10 +49,14 @@ from core.serving.step_defaults import DEFAULTS as STEP_DEFAULTS
 
 FORMAT = "load-lab-profile"
 VERSION = 1
-# The coefficients a profile may set, by their `lab simulate serving` names.
-COEF_KEYS = ("bandwidth_efficiency", "prefill_mfu") + tuple(STEP_DEFAULTS)
+# The coefficients a profile may set, by their `lab simulate serving` names: the card's two
+# efficiencies, the basis step model's terms and the API server's (the front end's: ms, us).
+FRONTEND_KEYS = ("frontend_request_ms", "frontend_input_token_us", "frontend_output_token_us")
+COEF_KEYS = ("bandwidth_efficiency", "prefill_mfu") + tuple(STEP_DEFAULTS) + FRONTEND_KEYS
 COEF_RANGE = {"bandwidth_efficiency": (1e-3, 1.0), "prefill_mfu": (1e-3, 1.0)}
 COEF_RANGE.update({k: (0.0, 1.0) if k.endswith("_s") else (0.0, 100.0) for k in STEP_DEFAULTS})
+COEF_RANGE.update({"frontend_request_ms": (0.0, 1e4), "frontend_input_token_us": (0.0, 1e4),
+                   "frontend_output_token_us": (0.0, 1e6)})
 MAX_SAMPLES = 10_000
 VALID = f'a profile written by lab calibrate (format = "{FORMAT}", [card], [coefficients])'
 

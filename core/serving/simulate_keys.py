@@ -232,8 +232,10 @@ def apply_profile(raw: dict):
         raise ParamError(key, getattr(err, "message", None) or f"{path}: {err}") from None
     raw.setdefault("hardware", str(path).strip())
     raw.setdefault("model", prof.model)
+    off = str(raw.get("frontend", "")).strip().lower() == "off"
     for name, value in prof.coefficients.items():
-        raw.setdefault(name, repr(float(value)))
+        if not (off and name.startswith("frontend_")):  # the front end switched off takes none of its keys
+            raw.setdefault(name, repr(float(value)))
     return prof
 
 

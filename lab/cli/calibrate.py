@@ -17,12 +17,12 @@ import numpy as np
 from lab.cli.args import input_error
 
 USAGE = ("lab calibrate RESULT.json [RESULT2.json ...] model=KEY|config.json hardware=KEY|card.toml [key=value ...] "
-         "[--out PROFILE.toml] [--fit-keys a,b] [--bootstrap N] [--seed N] [--json]")
+         "[--out PROFILE.toml] [--steps SERVER.log] [--fit-keys a,b] [--bootstrap N] [--seed N] [--json]")
 DESCRIPTION = """Fit the lab's step-time model to what a real server measured. Each run (a vllm bench serve
 --save-result --save-detailed JSON, or lab observe's result.json) is replayed as it was measured:
 its requests, its client's --max-concurrency, and its server's KV pool by blocks and prefix caching
 when lab observe recorded them (keys given win: max_num_seqs=, token_budget= for the server's
---max-num-seqs and --max-num-batched-tokens). The fit: robust least squares on per-request
+--max-num-seqs and --max-num-batched-tokens); --steps adds the server's own step times. The fit: robust least squares on per-request
 log(predicted/measured) of TTFT, TPOT and E2E plus their medians and p90s
 (core/calibrate/loss.py), bounded, in log space, over coef_step_s, coef_seq_s,
 coef_prefill_compute, coef_request_s and coef_decode_kv by default (those a run identifies; a
@@ -43,6 +43,9 @@ def add_parser(sub, formatter) -> None:
                         "coef_request_s,coef_decode_kv)")
     p.add_argument("--bootstrap", metavar="N", default=None, help="bootstrap refits for the bands (default 20; 0: none)")
     p.add_argument("--seed", metavar="N", default=None, help="the bootstrap's random seed (default 0)")
+    p.add_argument("--steps", metavar="LOG", action="append", default=[],
+                   help="a vLLM server log with --enable-logging-iteration-details lines: its engine steps' times are "
+                        "fitted beside the runs (repeatable)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
 
 
@@ -91,7 +94,7 @@ def run(args, extras) -> int:
     bar = _Bar() if sys.stderr.isatty() and not args.json else None
     try:
         cal = calibrate(paths, keys, fit_keys=None if fit_keys is None else fit_keys.split(","),
-                        bootstrap=bootstrap, seed=seed, progress=bar)
+                        bootstrap=bootstrap, seed=seed, progress=bar, steps=args.steps)
     finally:
         if bar is not None:
             bar.close()
@@ -140,6 +143,7 @@ def as_json(cal, wrote: str | None) -> dict:
             "bands": {k: {"p5": b[0], "p50": b[1], "p95": b[2]} for k, b in cal.bands.items()},
             "samples": len(cal.samples), "per_run": cal.per_run, "leave_one_out": cal.loo,
             "loss": {"before": cal.cost_before, "after": cal.cost_after}, "timings": timing_summary(cal),
+            "steps": cal.steps,
             "profile": wrote}
 
 
@@ -166,6 +170,13 @@ def report_text(cal, wrote: str | None) -> str:
             b, a = row["before"][m], row["after"][m]
             lines.append(f"    {m:<18}{b['measured']:>11.2f}{b['predicted']:>11.2f}{b['error_pct']:>+8.1f}%"
                          f"{a['predicted']:>11.2f}{a['error_pct']:>+8.1f}%")
+    for log in cal.steps:
+        lines.append(f"  {log['log']}: {log['steps']:,} engine steps; measured vs model, median ms (median |step error|)")
+        for kind, b in log["before"].items():
+            a = log["after"][kind]
+            lines.append(f"    {kind:<8}{b['steps']:>6} steps {b['measured_median_ms']:>9.2f}  before "
+                         f"{b['predicted_median_ms']:>8.2f} ({b['median_abs_step_error'] * 100:.0f}%)  after "
+                         f"{a['predicted_median_ms']:>8.2f} ({a['median_abs_step_error'] * 100:.0f}%)")
     if cal.loo:
         lines.append("  leave one run out (fit on the others, predict this one): median |error| per run")
         for r in cal.loo:

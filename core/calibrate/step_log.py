@@ -1,0 +1,95 @@
+"""A server's step log in the calibration: each logged engine step's measured time against
+the step-time model's time for what the log says the step did (core/observe/steps.py:
+parse_steps, step_inputs), as residuals beside the runs' per-request ones.
+
+Why: client-side latencies mix the engine's steps with everything around them (the API
+server, the client, a busy host); a step log times the engine's forward pass and sampling
+alone, step by step, so it pins the step-time terms (per step, per sequence, prefill)
+that the runs' latencies only see summed. What the log leaves out (the scheduler's own
+work and the outputs' processing, vLLM's capture_iteration_details) the model's
+per-step time then misses too: the fit weighs the two sources (STEP_WEIGHT: a log counts
+as one run).
+
+Residuals: log(predicted / measured) per step, scaled by √(w_i / Σw) (w: a bootstrap
+count), so the log's part is the mean of its squared log errors, and the median's log
+error per kind of step (prefill, decode, mixed), the figures compare_steps reports. The
+model's times are computed in one vectorised pass for a dense model on one stage (pp = 1,
+no MoE: the CPU server's case), else step by step through BasisCost.step_time. No Qt.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from core.observe.steps import Steps, compare_steps, read_steps, step_inputs
+from core.registry import ParamError
+from core.serving.step_basis import BasisCost
+
+STEP_WEIGHT = 1.0
+KINDS = ("prefill", "decode", "mixed")
+MIN_STEPS = 5
+EPS_MS = 1e-3
+
+
+class StepLog:
+    """One log's steps and the model's inputs for each, read once."""
+
+    def __init__(self, path: str, pool_tokens: int | None = None):
+        try:
+            self.steps: Steps = read_steps(path)
+        except OSError as err:
+            raise ParamError("steps", f"{path}: {err.strerror}; valid: a vLLM server log with "
+                             "--enable-logging-iteration-details lines") from None
+        if len(self.steps) < MIN_STEPS:
+            raise ParamError("steps", f"{path}: {len(self.steps)} Iteration(...) lines; valid: a log of at least "
+                             f"{MIN_STEPS} engine steps (vllm serve --enable-logging-iteration-details)")
+        try:
+            self.inputs = step_inputs(self.steps, pool_tokens)
+        except ValueError as err:
+            raise ParamError("steps", f"{path}: {err}") from None
+        self.path = path
+        self.kinds = self.steps.kinds
+        self.measured_ms = np.maximum(self.steps.elapsed_ms.astype(float), EPS_MS)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def size(self) -> int:
+        return len(self) + len(KINDS)
+
+    def predicted_ms(self, cost: BasisCost) -> np.ndarray:
+        x = self.inputs
+        if cost.pp == 1 and cost.moe is None:
+            rows = x.rows
+            memory = (cost.coef_decode_weights * cost.weights_bytes
+                      + cost.coef_decode_kv * cost.kv_bytes_per_token * x.kv_tokens) * cost.seconds_per_byte
+            compute = (cost.coef_prefill_compute * cost.matrix_flops_per_token * (rows + cost.ramp_rows)
+                       + cost.lm_head_flops_per_row * x.logit_rows
+                       + cost.coef_attention * cost.attention_flops_per_pair * x.pairs) * cost.seconds_per_flop
+            t = (cost.overhead_s + np.maximum(memory, compute) + cost.constant_terms(rows, x.seqs, rows)
+                 + x.new * cost.coef_request_s)
+            return np.asarray(t, dtype=float) * 1e3
+        return np.array([cost.step_time(float(x.rows[i]), float(x.logit_rows[i]), float(x.kv_tokens[i]),
+                                        float(x.pairs[i]), seqs=float(x.seqs[i]), new=float(x.new[i]))
+                         for i in range(len(self))]) * 1e3
+
+    def residuals(self, cost: BasisCost, counts: np.ndarray | None = None) -> np.ndarray:
+        pred = np.maximum(self.predicted_ms(cost), EPS_MS)
+        w = np.ones(len(self)) if counts is None else np.asarray(counts, dtype=float)
+        r = np.log(pred / self.measured_ms) * np.sqrt(w / w.sum())
+        med = np.zeros(len(KINDS))
+        for i, kind in enumerate(KINDS):
+            mask = (self.kinds == kind) & (w > 0)
+            if mask.any():
+                med[i] = np.log(_weighted_median(pred[mask], w[mask]) / _weighted_median(self.measured_ms[mask],
+                                                                                         w[mask]))
+        return STEP_WEIGHT * np.concatenate([r, med])
+
+    def compare(self, cost: BasisCost) -> dict:
+        """compare_steps' table (per kind: steps, medians, median error, median |step error|)."""
+        return compare_steps(self.steps, self.predicted_ms(cost))
+
+
+def _weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
+    order = np.argsort(values, kind="stable")
+    v, c = values[order], np.cumsum(weights[order])
+    return float(v[np.searchsorted(c, 0.5 * c[-1])])
