@@ -80,7 +80,7 @@ def test_calibrate_shows_what_core_calibrate_gives(panel, qtbot, measured_run):
     assert section.view.metrics.rowCount() == 6
     assert section.view.metrics.item(0, 0).text() == f"{cal.per_run[0]['before']['median_ttft_ms']['measured']:,.1f}"
     # Measured, before and after on each plot; every request's TTFT counted.
-    for key, card in section.view.cards.items():
+    for card in section.view.cards.values():
         assert card.isVisibleTo(panel)
         assert all(len(curve.getData()[0]) > 1 for curve in card.curves.values())
     assert outcome.figure.ttft["measured"].n == 60

@@ -16,7 +16,6 @@ from __future__ import annotations
 import shiboken6
 from PySide6 import QtCore, QtWidgets
 
-from core.registry import get
 from core.serving import figures as F
 from core.serving.state import BAND_SEEDS, REPLAY_SIDES, ServingState
 from widgets.kit.calculator_card import CalculatorCard
@@ -25,19 +24,17 @@ from widgets.kit.page import PAGE_COLUMN_EM, ReflowLayout, column, fixed_text_wi
 from widgets.kit.panels import PanelInfo
 from widgets.kit.theme import LEGEND
 from widgets.kit.timeline_player import TimelinePlayer
-from widgets.serving.backlog import BacklogCardSection, BacklogPlot
 from widgets.serving import calibrate_glue
+from widgets.serving.backlog import BacklogCardSection, BacklogPlot
 from widgets.serving.banner import BannerSection
+from widgets.serving.deployed_replays import DeployedReplays
 from widgets.serving.metrics_table import MetricsSection
 from widgets.serving.model_picker import ModelPickerSection
 from widgets.serving.overlay import OverlayPlots
 from widgets.serving.replay_controls import CAPTION, ReplayControls, caption
 from widgets.serving.replay_plots import ReplayPlots
 from widgets.serving.replicas_view import ReplicasView
-from widgets.serving.deployment import Deployed
 from widgets.serving.trace_source import TraceSourceSection, in_language
-
-_BOOK_DEPLOYMENT = Deployed()  # before the pickers are built: the book's
 
 LEAD = ("平均数相同,负载不一定相同:三段的平均请求率都是每秒 4 条,只有长输入(8192→256)与长输出(1024→2048)"
         "两类的占比不同。decode 能力由显存带宽给出(虚线 = 100%);前一分钟空闲的算力留不到后一分钟。")
@@ -49,7 +46,7 @@ def _fixed_time_label(player: TimelinePlayer) -> None:
     fixed_text_width(player.time_label, "00,000.00 / 00,000.00 s")
 
 
-class ServingPanel(QtWidgets.QWidget):
+class ServingPanel(DeployedReplays, QtWidgets.QWidget):
     """The Serving panel (§3.1.3), a view of a ServingState."""
 
     # object, not dict: PySide would convert a dict (and its long series lists) to a QVariantMap.
@@ -217,18 +214,6 @@ class ServingPanel(QtWidgets.QWidget):
         return (self._built and not any(jobs().busy(k) for k in keys) and not self.state.trace_pending()
                 and all(self._current(s) for s in REPLAY_SIDES))
 
-    @property
-    def deployed(self):
-        """The deployment the replays run with (widgets.serving.deployment.Deployed)."""
-        section = self.deployment_section if hasattr(self, "deployment_section") else None
-        return section.deployed if section is not None else _BOOK_DEPLOYMENT
-
-    def _current(self, side: str) -> bool:
-        """The side's result is of its current inputs, source and deployment."""
-        card = self.state.replay(side)
-        return self.state.replay_current(side) and (
-            bool(card.errors) or (card.result or {}).get("deployment_key", ()) == self.deployed.key)
-
     # ---- wiring -------------------------------------------------------------------
     def _connect(self) -> None:
         self.state.changed.connect(self._on_state_changed)
@@ -319,21 +304,6 @@ class ServingPanel(QtWidgets.QWidget):
         self.backlog_plot.draw(F.backlog_figure(card.inputs, card.result))
 
     # ---- replays (on the job runner) ----------------------------------------------------
-    def _on_deployed(self, deployed) -> None:
-        """A new deployment: replay A takes the values it sets (B follows), or gets the
-        choice's back when the deployment is the book's again; both replays run again."""
-        values = dict(deployed.values)
-        previous = getattr(self, "_deployed_values", {})
-        if not values and previous:
-            choice = dict((self.state.card("model_choice").result or {}).get("replay_values") or {})
-            defaults = get("serving.replay").defaults()
-            values = {k: choice.get(k, defaults[k]) for k in previous}
-        self._deployed_values = dict(deployed.values)
-        if values:
-            self.state.replay("A").update(values)
-        for side in REPLAY_SIDES:
-            self._on_replay_card_changed(side)
-
     def _on_replay_card_changed(self, side: str) -> None:
         card = self.state.replay(side)
         source = self.state.replay_source(side)

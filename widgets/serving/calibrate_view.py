@@ -10,8 +10,7 @@ from PySide6 import QtCore, QtWidgets
 from widgets.kit.page import ReflowLayout, caption
 from widgets.kit.plot_card import PlotCard
 from widgets.kit.theme import pen
-from widgets.serving.calibrate_rows import (COEF_COLUMNS, METRIC_COLUMNS, coefficient_rows, median_abs_error,
-                                            metric_rows)
+from widgets.serving.calibrate_rows import COEF_COLUMNS, METRIC_COLUMNS, coefficient_rows, median_abs_error, metric_rows
 from widgets.serving.replay_plots import narrow_header
 
 PANELS = (("ttft", "TTFT 分布:实测、校准前、校准后 · TTFT: measured, before and after", "TTFT"),
