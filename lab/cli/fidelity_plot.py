@@ -92,7 +92,7 @@ def _panel(plot, report: dict, metric: str, pg, colors) -> None:
     if summary is not None and "median_abs_error" in summary:
         unit = " pts" if summary["unit"] == "points" else "%"
         title += (f"<br><span style='font-size:10pt'>median |error| {summary['median_abs_error']:.1f}{unit}, "
-                  f"worst {summary['worst_abs_error']:.1f}{unit}</span>")
+                  f"worst {summary['worst_abs_error']:.1f}{unit} ({summary['worst_run']})</span>")
     plot.setTitle(title, color=colors["ink"], size="12pt")
     plot.showGrid(x=True, y=True, alpha=0.2)
     plot.setLabel("bottom", "measured", color=colors["muted"])
