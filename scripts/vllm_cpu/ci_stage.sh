@@ -3,7 +3,7 @@
 # two servers of the tiny model (serve.sh: a large pool, and one of 32 blocks for
 # preemptions), the real-server tests (tests/vllm_server, marker vllm_server) against
 # them, then the end to end (end_to_end.sh: observe three loads, calibrate on one, predict
-# the others) where `lab calibrate` and `lab fidelity` exist. The servers stop however it
+# the others). The servers stop however it
 # ends. A server that cannot start fails the stage with its log's errors; nothing skips.
 # Bounds: LAB_VLLM_INSTALL_TIMEOUT (s, default 2400: an uncached install takes ~15 min on a
 # loaded machine) and LAB_VLLM_STAGE_TIMEOUT (the rest, default 900).
@@ -58,10 +58,6 @@ echo "   real-server tests: $(($(date +%s) - t0)) s"
 [ "$status" -eq 5 ] && { echo "no real-server tests collected: a broken checkout" >&2; exit 1; }
 [ "$status" -eq 0 ] || exit "$status"
 
-if [ -x "$here/end_to_end.sh" ]; then
-    t0=$(date +%s)
-    "$here/end_to_end.sh" "$LAB_VLLM_URL" "${LAB_VLLM_E2E_OUT:-$LAB_VLLM_STATE/e2e}"
-    echo "   end to end: $(($(date +%s) - t0)) s"
-else
-    echo "   no scripts/vllm_cpu/end_to_end.sh in this checkout: the end to end did not run"
-fi
+t0=$(date +%s)
+"$here/end_to_end.sh" "$LAB_VLLM_URL" "$LAB_VLLM_SMALL_KV_URL" "$LAB_VLLM_LOG" "${LAB_VLLM_E2E_OUT:-$LAB_VLLM_STATE/e2e}"
+echo "   end to end: $(($(date +%s) - t0)) s"
