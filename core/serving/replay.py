@@ -190,6 +190,14 @@ def _check(values: dict) -> None:
         least = int(prompt_tokens / MAX_PREFILL_STEPS) + 1
         raise ParamError("token_budget", f"got {values['token_budget']:,} for {prompt_tokens:,.0f} prompt tokens: over "
                          f"{MAX_PREFILL_STEPS:,} prefill steps; valid: >= {least:,} tokens per step here")
+    # Decode tokens are the work that grows without bound: a pool too small for the batch's
+    # contexts preempts and recomputes over and over, and the ITL gaps grow with them.
+    decode_tokens = sum(r * d * (sh * a.output_tokens + (1 - sh) * b.output_tokens) for r, d, sh in
+                        zip(values["rates_per_s"], values["durations_s"], values["shares_long_input"]))
+    if decode_tokens > MAX_DECODE_TOKENS:
+        raise ParamError("rates_per_s", f"{expected:,.0f} requests over the windows decode {decode_tokens:,.0f} tokens; "
+                         f"valid: Σ rate · duration · output tokens <= {MAX_DECODE_TOKENS:,} (fewer requests or shorter "
+                         "outputs: long_input_out_tokens, long_output_out_tokens)")
     check_routed_work(int(values["replicas"]), str(values["router"]), int(expected))
     config = config_from(values)
     largest = max(a.input_tokens + a.output_tokens, b.input_tokens + b.output_tokens)
@@ -201,6 +209,7 @@ def _check(values: dict) -> None:
 # About a minute of engine work and a few hundred MB of series on the hard (preempting) path.
 MAX_REPLAY_REQUESTS = 100_000
 MAX_PREFILL_STEPS = 60_000  # prompt tokens / token budget: steps that cannot be skipped
+MAX_DECODE_TOKENS = 250_000_000  # a few seconds of engine and metrics on the preempting path
 _W = float(_QWEN["weights_read_per_decode_step_bytes"])
 _COST = StepCost()  # today's model: Qwen3-8B on the book's card
 PARAMS = (

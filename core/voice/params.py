@@ -181,9 +181,11 @@ class VoiceParams:
             raise ParamError("reply_tokens", f"{self.reply_tokens} tokens at {self.text_tokens_per_audio_s:g} tokens/s "
                              f"is {chunks:,} chunks of {self.chunk_ms:g} ms; valid: <= {MAX_REPLY_CHUNKS:,} chunks "
                              "per reply")
-        if chunks * self.turns > MAX_CHUNKS_TOTAL:
-            raise ParamError("turns", f"{self.turns} turns × {chunks:,} chunks; valid: <= {MAX_CHUNKS_TOTAL:,} reply "
-                             f"chunks in all (turns <= {max(1, MAX_CHUNKS_TOTAL // chunks)} here)")
+        work = (TURN_WORK_CHUNKS + chunks) * self.turns
+        if work > MAX_TURN_WORK:
+            raise ParamError("turns", f"{self.turns:,} turns of {chunks:,} chunks each are about {work:,} chunk-steps of "
+                             f"work (a turn's own work counted as {TURN_WORK_CHUNKS} chunks); valid: <= {MAX_TURN_WORK:,}"
+                             f" (turns <= {max(1, MAX_TURN_WORK // (TURN_WORK_CHUNKS + chunks)):,} here)")
 
     def reply_chunks_total(self) -> int:
         """Playback chunks of the whole reply (each clause rounded to whole chunks, >= 1)."""
@@ -192,7 +194,11 @@ class VoiceParams:
 
 MAX_BACKGROUND_REQUESTS = 100_000  # core.serving.replay.MAX_REPLAY_REQUESTS
 MAX_REPLY_CHUNKS = 200_000  # over an hour of 20 ms chunks
-MAX_CHUNKS_TOTAL = 20_000_000  # about 160 MB of per-chunk arrays
+# The work the turns imply, estimated before running: each turn's Python steps (the stages,
+# the chunker, the jitter buffer) cost about as much as TURN_WORK_CHUNKS chunks of its
+# reply; the bound keeps a run to a few seconds on a loaded two-core machine.
+TURN_WORK_CHUNKS = 800
+MAX_TURN_WORK = 2_000_000
 
 
 def clause_sizes(p: VoiceParams) -> list[int]:

@@ -1,0 +1,43 @@
+"""Hostile CLI argument lists: inputs whose implied work once ran for minutes. Each runs
+`python -m lab ...` in a subprocess under the corpus's bound (tests/hostile/bounds.py) and
+either finishes (exit 0) or is refused up front (exit 2, one line naming the field and its
+valid range), never a traceback."""
+from __future__ import annotations
+
+import pytest
+
+from tests.hostile.bounds import run_cli
+
+# (argument list, exit status, the field a refusal names)
+CASES = {
+    "a burst then a window of almost nothing": (
+        "simulate serving durations_s=3.2,5.4,378618 rates_per_s=2488,3273,2e-8 shares_long_input=0.5,0.5,0.5", 0, None),
+    "the same as a calculator": (
+        "calc serving.replay durations_s=3.2,5.4,378618 rates_per_s=2488,3273,2e-8 shares_long_input=0.5,0.5,0.5",
+        0, None),
+    "two million seconds, the first empty": ("simulate serving durations_s=1000000,1000000 rates_per_s=0,0.05", 0, None),
+    "a million seconds at the request bound": (
+        "simulate serving durations_s=1000000 rates_per_s=0.1 shares_long_input=0.5", 0, None),
+    "outputs of 100k tokens, 10k requests": (
+        "simulate serving durations_s=100 rates_per_s=100 shares_long_input=0 long_output_out_tokens=100000 "
+        "long_output_in_tokens=10", 2, "rates_per_s"),
+    "outputs of 100k tokens, 100k requests": (
+        "simulate serving durations_s=1000 rates_per_s=100 shares_long_input=0 long_output_out_tokens=100000 "
+        "long_output_in_tokens=10", 2, "rates_per_s"),
+    "voice: 20,000 turns alone": ("simulate voice turns=20000 rate=0", 2, "turns"),
+    "voice: a billion turns": ("simulate voice turns=1e9", 2, "turns"),
+    "voice: negative turns": ("simulate voice turns=-5", 2, "turns"),
+    "voice: negative rate": ("simulate voice rate=-1", 2, "rate"),
+    "voice: long replies": ("simulate voice turns=2000 reply_tokens=2000", 2, "turns"),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_hostile_argument_list(name):
+    args, rc, field = CASES[name]
+    ran = run_cli(args.split())
+    assert ran.within_bounds() is None, (name, ran.within_bounds())
+    assert "Traceback" not in ran.err, ran.err
+    assert ran.rc == rc, (ran.rc, ran.err[-2000:])
+    if field is not None:
+        assert f"{field}:" in ran.err and "valid" in ran.err, ran.err
