@@ -139,10 +139,26 @@ def _columns(rows: list[list[str]], index: list[int]) -> np.ndarray | None:
     return values if ints_ok and walls_ok and np.all((i >= 1) & (k < i) & (g >= 1)) else None
 
 
+def _csv_lines(text: str, name: str) -> list[list[str]]:
+    """The CSV's rows; the csv module's own refusals (a field over its size limit, a NUL,
+    a quote left open) become the trace's, naming the line."""
+    reader = csv.reader(io.StringIO(text))
+    lines = []
+    try:
+        for row in reader:
+            lines.append(row)
+    except csv.Error as exc:
+        why = ("has a field longer than the CSV reader's limit of "
+               f"{csv.field_size_limit():,} characters" if "field limit" in str(exc) else f"is not CSV ({exc})")
+        raise _refuse(f"{name} line {reader.line_num}", f"{why}; valid: a CSV file with columns "
+                      f"{', '.join(COLUMNS)} (each value at most {MAX_FIELD_CHARS} characters)") from None
+    return lines
+
+
 def parse_trajectory(text: str, name: str) -> Trajectory:
     """Rows of a trajectory CSV (header with COLUMNS; other columns, e.g. `round`, ignored).
     Checked column-wise with numpy; a bad file is read again row by row to name its row."""
-    lines = list(csv.reader(io.StringIO(text)))
+    lines = _csv_lines(text, name)
     header = [h.strip() for h in lines[0]] if lines else []
     missing = [c for c in COLUMNS if c not in header]
     if missing:
