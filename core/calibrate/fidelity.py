@@ -20,7 +20,9 @@ engine's throughput, not one request's step time, decides the error; below it "l
 The queueing share of the median TTFT, q = 1 − p10 / median of the measured TTFTs, is
 printed beside it (it misses a burst served in one batch, where every TTFT is alike).
 
-With a profile that has coefficient sets (core/calibrate/bands.py), each run is also
+With a profile, each run is marked held out or not (its bytes' sha256 against the runs
+the profile was fitted on) and the summary has a "held out" group: the errors that say
+how the calibration predicts loads it was not shown. With a profile that has coefficient sets (core/calibrate/bands.py), each run is also
 replayed once per set (the first band_samples=, default 20) and every metric gets its
 predicted p5 / p95 and whether the measurement lies inside; the summary counts those.
 A run the replay refuses (a request larger than the mirrored KV pool...) is a row with
@@ -53,6 +55,7 @@ from core.serving.vllm_metrics import itl_samples
 
 SATURATED_CONCURRENCY = 4.0
 REGIMES = ("low load", "saturated")
+HELD_OUT = "held out"  # the summary's group of runs the profile was not fitted on
 COUNTERS = ("preemptions", "prefix_cache_hit_rate")
 ALL_METRICS = METRICS + ("output_throughput",) + COUNTERS
 UNITS = {m: "ms" for m in METRICS} | {"output_throughput": "tok/s", "preemptions": "", "prefix_cache_hit_rate": ""}
@@ -112,6 +115,23 @@ def replay_keys(raw: Mapping[str, str]) -> tuple[dict, dict]:
         raw.setdefault("model", prof.model)
         coefs = {k: v for k, v in prof.coefficients.items() if k not in raw}
     return raw, coefs
+
+
+def fitted_runs(keys: Mapping[str, str]) -> set[str] | None:
+    """The sha256 of every run the profile keys name was fitted on (None: no profile)."""
+    path = keys.get("hardware")
+    if not path or not is_profile(path):
+        return None
+    return {str(r.get("sha256")) for r in read_cached(path).runs if r.get("sha256")}
+
+
+def in_group(row: Mapping, name: str) -> bool:
+    """A row's membership of a summary group: all, a regime, or the held-out runs."""
+    if name == "all":
+        return True
+    if name == HELD_OUT:
+        return bool(row.get("held_out"))
+    return row["regime"] == name
 
 
 def queueing_share(ttft_s: np.ndarray) -> float:
@@ -264,13 +284,13 @@ def judge(rows: Sequence[dict], groups: Sequence[dict]) -> None:
 
 
 def summarize(runs: Sequence[dict]) -> dict:
-    """{metric: {"all"|regime: {runs, unit, median_abs_error, worst_abs_error, worst_run
-    (when any error is defined), within_tolerance, inside_band (with bands)}}}."""
+    """{metric: {"all"|regime|"held out": {runs, unit, median_abs_error, worst_abs_error,
+    worst_run (when any error is defined), within_tolerance, inside_band (with bands)}}}."""
     out: dict = {}
     for metric in ALL_METRICS:
         groups: dict = {}
-        for name in ("all",) + REGIMES:
-            mine = [r for r in runs if (name == "all" or r["regime"] == name) and metric in r["metrics"]]
+        for name in ("all",) + REGIMES + (HELD_OUT,):
+            mine = [r for r in runs if in_group(r, name) and metric in r["metrics"]]
             if not mine:
                 continue
             g: dict = {"runs": len(mine), "unit": "points" if metric == "prefix_cache_hit_rate" else "%"}
@@ -301,9 +321,12 @@ def fidelity(paths: Sequence[str], raw: Mapping[str, str], progress=None) -> dic
     runs = load_runs(files)
     keys, coefs = replay_keys(raw)
     samples = (profile_samples(keys) or [])[:b]
+    fitted = fitted_runs(keys)
     rows = []
     for i, run in enumerate(runs):
         rows.append(run_fidelity(run, keys, coefs, samples, saturated_at))
+        if fitted is not None:  # a profile: was this run one it was fitted on (by content)?
+            rows[-1]["held_out"] = run.sha256 not in fitted
         if progress is not None:
             progress(i + 1, len(runs))
     repeats = repeat_groups(rows)

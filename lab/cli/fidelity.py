@@ -121,7 +121,8 @@ def report_text(report: dict) -> str:
 def _run_lines(r: dict, banded: int) -> list[str]:
     from core.calibrate.fidelity import ALL_METRICS, UNITS
 
-    lines = [f"  {r['run']}: {r['requests']:,} requests, {r['regime']} (mean concurrency "
+    fit = "" if "held_out" not in r else (", held out" if r["held_out"] else ", fitted on")
+    lines = [f"  {r['run']}: {r['requests']:,} requests, {r['regime']}{fit} (mean concurrency "
              f"{r['mean_concurrency']:.1f}, queueing share of median TTFT {r['queueing_share']:.2f})"]
     if "error" in r:
         return lines + [f"    not compared: the replay refused it: {r['error']}"]
@@ -141,13 +142,13 @@ def _run_lines(r: dict, banded: int) -> list[str]:
 
 
 def _summary_lines(report: dict, banded: int) -> list[str]:
-    from core.calibrate.fidelity import REGIMES
+    from core.calibrate.fidelity import HELD_OUT, REGIMES, in_group
 
     compared = [r for r in report["runs"] if "error" not in r]
     lines = ["  over the runs: median / worst |error| (worst run), {k ok}: runs within tolerance"
              + (", [k in]: inside the predicted p5 - p95" if banded else "")]
-    shown = ("all",) + tuple(g for g in REGIMES if any(r["regime"] == g for r in compared))
-    table = [[f"{g} ({sum(1 for r in compared if g in ('all', r['regime']))} runs)" for g in shown]]
+    shown = ("all",) + tuple(g for g in REGIMES + (HELD_OUT,) if any(in_group(r, g) for r in compared))
+    table = [[f"{g} ({sum(1 for r in compared if in_group(r, g))} runs)" for g in shown]]
     names = ["metric"]
     for m, groups in report["summary"].items():
         names.append(m)

@@ -68,6 +68,8 @@ def _figure(report: dict):
     regimes = [g for g in REGIME_COLORS if any(r["regime"] == g for r in report["runs"])]
     key = "  ".join(f"<span style='color:{COLORS[REGIME_COLORS[g]]}'>&#9679;</span> {g}" for g in regimes)
     bars = f" Bars: p5-p95 over {report['band_samples']} coefficient sets." if report.get("band_samples") else ""
+    if any(r.get("held_out") is False for r in report["runs"]):
+        bars += " Hollow: a run the profile was fitted on."
     head = (f"<b>lab fidelity</b>: {n} measured run{'s' if n != 1 else ''}, predicted vs measured. "
             f"Dashed: y = x (exact); dotted: &plusmn;{BAND:.0%}.{bars} {key}")
     view.addLabel(head, row=0, col=0, colspan=COLUMNS, color=COLORS["ink"], size="13pt")
@@ -78,16 +80,52 @@ def _figure(report: dict):
 
 
 def _panel(plot, report: dict, metric: str, pg, colors) -> None:
-    from widgets.kit.theme import brush, pen
+    from widgets.kit.theme import pen
 
     log = metric not in LINEAR
     k = SCALE.get(metric, 1.0)
     points = [(r["metrics"][metric]["measured"] * k, r["metrics"][metric]["predicted"] * k, r["regime"], r["run"],
-               {e: v * k for e, v in r["metrics"][metric]["band"].items()} if "band" in r["metrics"][metric] else None)
-              for r in report["runs"] if metric in r["metrics"]]
+               {e: v * k for e, v in r["metrics"][metric]["band"].items()} if "band" in r["metrics"][metric] else None,
+               r.get("held_out") is False) for r in report["runs"] if metric in r["metrics"]]
     if log:
         points = [p for p in points if p[0] > 0 and p[1] > 0 and (p[4] is None or p[4]["p5"] > 0)]
-    summary = report["summary"].get(metric, {}).get("all")
+    _frame(plot, metric, report["summary"].get(metric, {}).get("all"), colors)
+    if not points:
+        return
+    f = math.log10 if log else float
+    values = [v for p in points for v in p[:2]] + [p[4][k] for p in points if p[4] for k in ("p5", "p95")]
+    lo, hi = f(min(values)), f(max(values))
+    if log:
+        pad = max((hi - lo) * 0.12, 0.08)
+        lo, hi = lo - pad, hi + pad
+    else:  # counters: from 0 (none below) to a little above the largest, 1 when all are 0
+        hi = hi * 1.15 if hi > 0 else 1.0
+        lo = min(lo * 1.15, 0.0) - 0.05 * (hi - min(lo, 0.0))
+    plot.plot([lo, hi], [lo, hi], pen=pen("muted", 1.5, dashed=True))
+    for m in (1 - BAND, 1 + BAND):  # the acceptance band around y = x
+        ys = [x + math.log10(m) for x in (lo, hi)] if log else [x * m for x in (lo, hi)]
+        plot.plot([lo, hi], ys, pen=pg.mkPen(colors["muted"], width=1, style=_dot()))
+    banded = [p for p in points if p[4]]
+    if banded:  # the prediction's p5 - p95 over the profile's coefficient sets
+        x = np.array([f(p[0]) for p in banded])
+        top = np.array([f(p[4]["p95"]) for p in banded])
+        bottom = np.array([f(p[4]["p5"]) for p in banded])
+        mid = (top + bottom) / 2
+        plot.addItem(pg.ErrorBarItem(x=x, y=mid, top=top - mid, bottom=mid - bottom, beam=0.02 * (hi - lo),
+                                     pen=pen("ink", 1.2)))
+    _markers(plot, points, f)
+    if len(points) <= MAX_LABELS:
+        _labels(plot, points, f, (lo + hi) / 2, pg, colors)
+    plot.setXRange(lo, hi, padding=0)
+    plot.setYRange(lo, hi, padding=0)
+    if log:
+        ticks = _log_ticks(lo, hi)
+        for axis in ("left", "bottom"):
+            plot.getAxis(axis).setTicks([ticks, []])
+
+
+def _frame(plot, metric: str, summary: dict | None, colors) -> None:
+    """The panel's title (with the median and worst |error|), labels and axes."""
     title = f"<b>{TITLES[metric]}</b>"
     if summary is not None and "median_abs_error" in summary:
         unit = " pts" if summary["unit"] == "points" else "%"
@@ -101,53 +139,32 @@ def _panel(plot, report: dict, metric: str, pg, colors) -> None:
     for axis in ("left", "bottom"):
         plot.getAxis(axis).setTextPen(colors["ink"])
         plot.getAxis(axis).enableAutoSIPrefix(False)  # plain numbers, never "(x0.001)"
-    if not points:
-        return
-    f = math.log10 if log else float
-    values = [v for p in points for v in p[:2]] + [p[4][k] for p in points if p[4] for k in ("p5", "p95")]
-    lo, hi = f(min(values)), f(max(values))
-    if log:
-        pad = max((hi - lo) * 0.12, 0.08)
-        lo, hi = lo - pad, hi + pad
-    else:  # counters: from 0 (none below) to a little above the largest, 1 when all are 0
-        hi = hi * 1.15 if hi > 0 else 1.0
-        lo = min(lo * 1.15, 0.0) - 0.05 * (hi - min(lo, 0.0))
-    line = [lo, hi]
-    plot.plot(line, line, pen=pen("muted", 1.5, dashed=True))
-    for k in (1 - BAND, 1 + BAND):  # the acceptance band around y = x
-        xs = [lo, hi]
-        ys = [x + math.log10(k) for x in xs] if log else [x * k for x in xs]
-        band = plot.plot(xs, ys, pen=pen("muted", 1.0, dashed=True, alpha=110))
-        band.setPen(pg.mkPen(colors["muted"], width=1, style=_dot()))
-    banded = [p for p in points if p[4]]
-    if banded:  # the prediction's p5 - p95 over the profile's coefficient sets
-        x = np.array([f(p[0]) for p in banded])
-        top = np.array([f(p[4]["p95"]) for p in banded])
-        bottom = np.array([f(p[4]["p5"]) for p in banded])
-        mid = (top + bottom) / 2
-        plot.addItem(pg.ErrorBarItem(x=x, y=mid, top=top - mid, bottom=mid - bottom, beam=0.02 * (hi - lo),
-                                     pen=pen("ink", 1.2)))
-    labelled = len(points) <= MAX_LABELS
+
+
+def _markers(plot, points, f) -> None:
+    """One marker per run in its regime's colour; a run the profile was fitted on is hollow
+    (its point is a fit, not a prediction)."""
+    from widgets.kit.theme import brush, pen
+
     for regime, kind in REGIME_COLORS.items():
-        mine = [p for p in points if p[2] == regime]
-        if mine:
-            plot.plot([f(p[0]) for p in mine], [f(p[1]) for p in mine], pen=None, symbol="o", symbolSize=12,
-                      symbolBrush=brush(kind, 220), symbolPen=pen("ink", 1.0))
-    if labelled:  # runs at one spot share one label ("low +2"); a label never runs off the right edge
-        spots: dict = {}
-        for x, y, _, name, _ in points:
-            spots.setdefault((round(f(x), 3), round(f(y), 3)), []).append(name)
-        for (x, y), names in spots.items():
-            text = names[0] + (f" +{len(names) - 1}" if len(names) > 1 else "")
-            item = pg.TextItem(text, color=colors["ink"], anchor=(0, 1) if x < (lo + hi) / 2 else (1, 1))
-            item.setPos(x, y)
-            plot.addItem(item)
-    plot.setXRange(lo, hi, padding=0)
-    plot.setYRange(lo, hi, padding=0)
-    if log:
-        ticks = _log_ticks(lo, hi)
-        for axis in ("left", "bottom"):
-            plot.getAxis(axis).setTicks([ticks, []])
+        for fitted in (False, True):
+            mine = [p for p in points if p[2] == regime and p[5] == fitted]
+            if mine:
+                plot.plot([f(p[0]) for p in mine], [f(p[1]) for p in mine], pen=None, symbol="o", symbolSize=12,
+                          symbolBrush=brush("paper", 255) if fitted else brush(kind, 220),
+                          symbolPen=pen(kind, 2.5) if fitted else pen("ink", 1.0))
+
+
+def _labels(plot, points, f, middle: float, pg, colors) -> None:
+    """Runs at one spot share one label ("low +2"); a label never runs off the right edge."""
+    spots: dict = {}
+    for x, y, _, name, _, _ in points:
+        spots.setdefault((round(f(x), 3), round(f(y), 3)), []).append(name)
+    for (x, y), names in spots.items():
+        text = names[0] + (f" +{len(names) - 1}" if len(names) > 1 else "")
+        item = pg.TextItem(text, color=colors["ink"], anchor=(0, 1) if x < middle else (1, 1))
+        item.setPos(x, y)
+        plot.addItem(item)
 
 
 def _dot():

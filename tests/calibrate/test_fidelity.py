@@ -238,3 +238,20 @@ def test_tolerance_is_the_spread_of_repeats_of_one_load_or_30_percent():
                for r in rows)
     s = fd.summarize(rows)
     assert s["median_ttft_ms"]["all"]["within_tolerance"] == 2 and s["preemptions"]["all"]["within_tolerance"] == 3
+
+
+def test_runs_the_profile_was_fitted_on_are_told_from_the_held_out_ones(runs, tmp_path):
+    import hashlib
+
+    folder, _, _ = runs
+    sha = hashlib.sha256((folder / "low.json").read_bytes()).hexdigest()
+    prof = Profile(model="qwen3-8b", hardware="h100-sxm", card={}, coefficients={"coef_step_s": 0.9e-3},
+                   runs=[{"file": "low.json", "sha256": sha, "requests": 20}])
+    save_profile(prof, tmp_path / "p.toml")
+    report = fd.fidelity([str(folder)], {"profile": str(tmp_path / "p.toml"), "max_num_seqs": "8"})
+    assert {r["run"]: r["held_out"] for r in report["runs"]} == {"low": False, "sat": True}
+    held = report["summary"]["median_ttft_ms"]["held out"]
+    assert held["runs"] == 1 and held["worst_run"] == "sat"
+    assert "fitted on" in report_text(report) and "held out (1 runs)" in report_text(report)
+    plain = fd.fidelity([str(folder / "low.json")], RAW)
+    assert "held_out" not in plain["runs"][0] and "held out" not in plain["summary"]["median_ttft_ms"]
