@@ -59,6 +59,20 @@ class Steps:
         return self.ctx_tokens + self.gen_tokens
 
     @property
+    def period_ms(self) -> np.ndarray:
+        """The API server's clock from the step before to this one (ms): the step's whole
+        cadence (the scheduler's work and the outputs' processing included, which elapsed_ms
+        leaves out) where the engine ran the two back to back; nan for a step whose previous
+        one is not in the records. It carries the API server's own lateness in logging, and
+        vLLM's own log format (whole seconds) makes it that coarse."""
+        out = np.full(len(self), np.nan)
+        if len(self) > 1:
+            gap = np.diff(self.clock_s) * 1e3
+            follows = (np.diff(self.index) == 1) & (np.diff(self.engine) == 0)
+            out[1:] = np.where(follows, gap, np.nan)
+        return out
+
+    @property
     def kinds(self) -> np.ndarray:
         """'prefill' (prompts only), 'decode' (decodes only) or 'mixed', per step."""
         out = np.full(len(self), "mixed", dtype=object)

@@ -36,6 +36,15 @@ def test_lines_become_records():
     assert len(parse_steps("no steps here\n")) == 0
 
 
+def test_the_period_between_steps_by_hand():
+    lines = LOG.splitlines()
+    s = parse_steps("\n".join([lines[1], lines[1].replace("21.412", "21.419").replace("(7)", "(8)"),
+                               lines[1].replace("21.412", "21.430").replace("(7)", "(10)")]))
+    # 7 -> 8 back to back: 7 ms; 8 -> 10: a step not in the records between them
+    assert np.isnan(s.period_ms[0]) and s.period_ms[1] == pytest.approx(7.0) and np.isnan(s.period_ms[2])
+    assert np.isnan(parse_steps(LOG).period_ms[1:]).tolist() == [False, True]  # 7 -> 8, then engine 001
+
+
 def test_the_model_inputs_by_hand():
     x = step_inputs(parse_steps(LOG))  # the pool from the log: 10,000 tokens
     # step 7: 2 prompts of 128 tokens, 3 decodes; 5% of the pool in use = 500 tokens, of
