@@ -63,15 +63,15 @@ def _figure(report: dict):
     rows = math.ceil(len(metrics) / COLUMNS)
     view = pg.GraphicsLayoutWidget()
     view.setBackground(COLORS["paper"])
-    view.resize(PANEL_PX[0] * min(COLUMNS, len(metrics)), PANEL_PX[1] * rows + 70)
+    view.resize(PANEL_PX[0] * min(COLUMNS, len(metrics)), PANEL_PX[1] * rows + 90)
     n = len(report["runs"])
     regimes = [g for g in REGIME_COLORS if any(r["regime"] == g for r in report["runs"])]
     key = "  ".join(f"<span style='color:{COLORS[REGIME_COLORS[g]]}'>&#9679;</span> {g}" for g in regimes)
     bars = f" Bars: p5-p95 over {report['band_samples']} coefficient sets." if report.get("band_samples") else ""
     if any(r.get("held_out") is False for r in report["runs"]):
         bars += " Hollow: a run the profile was fitted on."
-    head = (f"<b>lab fidelity</b>: {n} measured run{'s' if n != 1 else ''}, predicted vs measured. "
-            f"Dashed: y = x (exact); dotted: &plusmn;{BAND:.0%}.{bars} {key}")
+    head = (f"<b>lab fidelity</b>: {n} measured run{'s' if n != 1 else ''}, predicted vs measured. {key}<br>"
+            f"<span style='font-size:11pt'>Dashed: y = x (exact); dotted: &plusmn;{BAND:.0%}.{bars}</span>")
     view.addLabel(head, row=0, col=0, colspan=COLUMNS, color=COLORS["ink"], size="13pt")
     for i, metric in enumerate(metrics):
         plot = view.addPlot(row=1 + i // COLUMNS, col=i % COLUMNS)
@@ -129,8 +129,8 @@ def _frame(plot, metric: str, summary: dict | None, colors) -> None:
     title = f"<b>{TITLES[metric]}</b>"
     if summary is not None and "median_abs_error" in summary:
         unit = " pts" if summary["unit"] == "points" else "%"
-        title += (f"<br><span style='font-size:10pt'>median |error| {summary['median_abs_error']:.1f}{unit}, "
-                  f"worst {summary['worst_abs_error']:.1f}{unit} ({summary['worst_run']})</span>")
+        title += (f"<br><span style='font-size:10pt'>median |error| {_pct(summary['median_abs_error'])}{unit}, "
+                  f"worst {_pct(summary['worst_abs_error'])}{unit} ({summary['worst_run']})</span>")
     plot.setTitle(title, color=colors["ink"], size="12pt")
     plot.showGrid(x=True, y=True, alpha=0.2)
     plot.setLabel("bottom", "measured", color=colors["muted"])
@@ -165,6 +165,10 @@ def _labels(plot, points, f, middle: float, pg, colors) -> None:
         item = pg.TextItem(text, color=colors["ink"], anchor=(0, 1) if x < middle else (1, 1))
         item.setPos(x, y)
         plot.addItem(item)
+
+
+def _pct(value: float) -> str:
+    return f"{value:.0f}" if abs(value) >= 100 else f"{value:.1f}"
 
 
 def _dot():
