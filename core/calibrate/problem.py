@@ -67,6 +67,7 @@ class Problem:
             raise Cancelled()
         t0 = time.perf_counter()
         p = self.replays[i].predict(self.coefs(x))
+        p.source = None  # the fit reads no ITL samples: the replay's result is not kept
         self.replay_s.append(time.perf_counter() - t0)
         self.replays_done += 1
         if self.progress is not None:

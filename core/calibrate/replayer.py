@@ -37,17 +37,38 @@ EPS_S = 1e-6  # latencies are compared in log; a zero (a token in the same ms) c
 POOL_MARGIN_BLOCKS = 0.5
 
 
-@dataclass(frozen=True)
+@dataclass
 class Prediction:
-    """Per-request predicted latencies (the run's request order) and the ITL samples."""
+    """Per-request predicted latencies (the run's request order) and the ITL samples. The
+    ITL samples of a replay are computed when first read (a fit reads only TTFT, TPOT and
+    E2E: they cost as much as the replay itself)."""
 
     ttft_s: np.ndarray
     tpot_s: np.ndarray  # nan where output <= 1
     e2e_s: np.ndarray
-    itl_gaps_s: np.ndarray
-    itl_weights: np.ndarray
+    gaps: np.ndarray | None  # the ITL samples (None: from `source` when read)
+    weights: np.ndarray | None
     preemptions: int
     engine_steps: int
+    source: tuple | None = None  # (result, cost) the samples come from
+
+    @property
+    def itl_gaps_s(self) -> np.ndarray:
+        self._itl()
+        assert self.gaps is not None
+        return self.gaps
+
+    @property
+    def itl_weights(self) -> np.ndarray:
+        self._itl()
+        assert self.weights is not None
+        return self.weights
+
+    def _itl(self) -> None:
+        if self.gaps is None or self.weights is None:
+            assert self.source is not None  # made by RunReplay.predict
+            self.gaps, self.weights = itl_samples(*self.source)
+            self.source = None
 
 
 def mirrored_keys(run, raw: dict) -> dict:
@@ -151,9 +172,8 @@ class RunReplay:
         e2e = result.finish_s - result.arrival_s
         with np.errstate(divide="ignore", invalid="ignore"):
             tpot = np.where(g > 1, (result.finish_s - result.first_token_s) / (g - 1), np.nan)
-        gaps, weights = itl_samples(result, cost)
-        return Prediction(np.asarray(result.ttft_s, dtype=float), tpot, e2e, gaps, weights,
-                          int(result.preemptions.sum()), int(result.engine_steps))
+        return Prediction(np.asarray(result.ttft_s, dtype=float), tpot, e2e, None, None,
+                          int(result.preemptions.sum()), int(result.engine_steps), (result, cost))
 
 
 # -- the metrics each run is judged on -------------------------------------------------
