@@ -21,7 +21,7 @@ kv_bytes=${LAB_VLLM_KV_BYTES:-134217728}
 
 why() {  # why the server failed: its first errors, then the end of its log
     echo "its first errors:" >&2
-    { grep -E "Error|error:" "$state/server.log" | grep -v " WARNING " | head -n 5 | cut -c1-600; } >&2
+    { grep -E "Error|error:" "$state/server.log" | grep -v " WARNING " | head -n 5 | cut -c1-600 || true; } >&2
     grep -qE "Error|error:" "$state/server.log" || echo "  (none logged)" >&2
     echo "the end of $state/server.log:" >&2
     tail -n 15 "$state/server.log" >&2
