@@ -130,23 +130,31 @@ def serving_bands(raw: Mapping[str, str], samples: Sequence[Mapping[str, float]]
 
 
 def banded_report(raw: Mapping[str, str], workload=None, progress=None,
-                  samples: Sequence[Mapping[str, float]] | None = None) -> tuple[dict, tuple]:
+                  samples: Sequence[Mapping[str, float]] | None = None,
+                  attainment: float | None = None) -> tuple[dict, tuple]:
     """headless.serving_report's (report, (result, workload)) plus, with coefficient sets
     (samples, else the samples of the profile raw names: profile_samples), the bands block
-    (bands_from_runs's keys). band_samples= and attainment= are read here. The sets replay
-    the report's own seed (seeds= still bands the point estimate over seeds), a trace read
-    once (workload=)."""
+    (bands_from_runs's keys). band_samples= and attainment= are read here (refused without
+    coefficient sets: they would change nothing); attainment (the argument) is a caller's
+    own (the capacity search's), taken with or without sets. The sets replay the report's
+    own seed (seeds= still bands the point estimate over seeds), a trace read once."""
     raw = dict(raw)
-    b, attainment = parse_band_keys(raw)
+    given = [k for k in BAND_KEYS if k in raw]
+    b, share = parse_band_keys(raw)
     if samples is None:
         samples = profile_samples(raw)
+    if not samples and given:
+        raise ParamError(given[0], "applies to a calibration profile's coefficient sets; valid: with profile=P.toml "
+                                   "(or hardware=P.toml) naming a profile that has [[samples]]")
+    if attainment is not None:
+        share = attainment
     if not samples or b <= 0:
         return serving_report(raw, workload=workload, progress=progress)
     if workload is None and "trace" in raw:
         workload = load_shared_trace(raw)
     report, run = serving_report(raw, workload=workload, progress=progress)
     plain = {k: v for k, v in raw.items() if k != "seeds"}
-    report.update(serving_bands(plain, samples, lambda r: serving_report(r, workload=workload), b, attainment))
+    report.update(serving_bands(plain, samples, lambda r: serving_report(r, workload=workload), b, share))
     return report, run
 
 

@@ -132,8 +132,8 @@ SERVING = ServingKind()
 SERVING.evaluate = evaluate_point  # a module-level function: workers unpickle it by name
 
 
-def _simulate(raw: dict, shared):
-    return banded_report(raw, workload=shared)
+def _simulate(raw: dict, shared, attainment: float | None = None):
+    return banded_report(raw, workload=shared, attainment=attainment)
 
 
 def _profile_digests(raw: dict) -> dict:
@@ -187,11 +187,11 @@ def _search_row(shared, payload: dict) -> dict:
     refusals: list[ParamError] = []
 
     confidence = search.get("confidence", DEFAULT_CONFIDENCE)
-    raw = dict(raw, attainment=repr(float(search["attainment"])))  # a set's run "meets" as the search's does
 
     def attains(m: float):
         try:
-            report, run = _simulate(scaled(raw, params, m), shared)
+            # A coefficient set's run "meets" the SLOs as the search's own test does.
+            report, run = _simulate(scaled(raw, params, m), shared, float(search["attainment"]))
         except ParamError as err:  # too many (or too few) requests to replay at this rate: a limit, not the SLO
             refusals.append(err)
             return None, None

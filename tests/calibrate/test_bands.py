@@ -91,3 +91,10 @@ def test_band_samples_takes_the_first_b_sets_and_explicit_keys_hold_them_fixed()
     assert b["p5"] == b["p50"] == b["p95"] == fixed["median_tpot_ms"]
     none, _ = bands.banded_report(dict(BASE, band_samples="0"), samples=samples)
     assert "bands" not in none
+
+
+def test_band_keys_without_coefficient_sets_are_refused():
+    for key, value in (("band_samples", "5"), ("attainment", "0.8")):
+        with pytest.raises(ParamError) as err:
+            bands.banded_report(dict(BASE, **{key: value}))
+        assert err.value.param == key and "profile=" in str(err.value)
