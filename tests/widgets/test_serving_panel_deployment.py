@@ -133,3 +133,19 @@ def test_keys_that_do_not_fit_a_new_model_fall_back_to_its_own_values(panel, qtb
     result, work, config = rp.run_replay(values)
     book = rp.summarize(result, work, config)
     assert summary(panel) == {k: book[k] for k in COMPARED}
+
+
+def test_a_client_limit_the_replicas_cannot_take_is_said_next_to_its_field(panel, qtbot):
+    panel.state.replay("A").update({"replicas": "2"})
+    qtbot.waitUntil(lambda: ready(panel), timeout=60_000)
+    two_replicas = summary(panel)
+    field = panel.deployment_section.field("max_concurrency")
+    type_in(field, "4")
+    assert field.error_label.isVisibleTo(panel) and "replicas" in field.error_label.text()
+    qtbot.waitUntil(lambda: ready(panel), timeout=60_000)
+    assert summary(panel) == two_replicas  # replayed without the limit, not failed
+    assert "failed" not in panel.controls.replay_status.text()
+    panel.state.replay("A").update({"replicas": "1"})
+    assert not field.error_label.isVisibleTo(panel)
+    qtbot.waitUntil(lambda: ready(panel), timeout=60_000)
+    assert summary(panel) == cli({"max_concurrency": "4"})

@@ -314,9 +314,10 @@ class ServingPanel(DeployedReplays, QtWidgets.QWidget):
             inputs = card.inputs
             self._submitted[side] = (inputs, source, deployed.key)
             workload = self.state.trace_workload
+            cost = deployed.cost(inputs)
             jobs().submit(self._keys[side], F.replay_side, inputs, context=self, workload=workload,
                           prefix_caching=self.state.replay_prefix_caching(side), source=source,
-                          cost=deployed.cost(inputs), client=deployed.client(inputs, workload),
+                          cost=cost, client=self._checked_client(deployed, inputs, workload, cost),
                           done=lambda out, s=side, i=inputs, k=deployed.key: self._on_replay_done(s, i, out, k),
                           failed=lambda text, s=side, i=inputs: self._on_replay_failed(s, i, text))
         fig = (card.result or {}).get("figure")

@@ -4,9 +4,10 @@ a new one sets (or the choice's back when it is the book's again). A mixin of Se
 kept out of its module."""
 from __future__ import annotations
 
-from core.registry import get
+from core.registry import ParamError, get
+from core.serving import replay as rp
 from core.serving.state import REPLAY_SIDES
-from widgets.serving.deployment import Deployed
+from widgets.serving.deployment import NAMES, Deployed
 
 _BOOK_DEPLOYMENT = Deployed()  # before the pickers are built: the book's
 
@@ -41,3 +42,21 @@ class DeployedReplays:
             self.state.replay("A").update(values)
         for side in REPLAY_SIDES:
             self._on_replay_card_changed(side)
+
+    def _checked_client(self, deployed, inputs, workload, cost):
+        """The deployment's client for these inputs, tried on their config here: a limit
+        the replay cannot take (max_concurrency with replicas > 1) shows next to its field
+        and the replay runs without it, rather than failing on the worker."""
+        section = getattr(self, "deployment_section", None)
+        try:
+            client = deployed.client(inputs, workload)
+            if client is not None:
+                client(rp.config_from(inputs, cost))
+        except ParamError as err:
+            if section is None or err.param not in NAMES:
+                raise
+            section.show_replay_refusal(err)
+            return None
+        if section is not None:
+            section.show_replay_refusal(None)
+        return client

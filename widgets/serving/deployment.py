@@ -218,6 +218,16 @@ class DeploymentSection(QtWidgets.QWidget):
             self.deployed_changed.emit(d)
         return True
 
+    def show_replay_refusal(self, err: ParamError | None) -> None:
+        """A key the replays refuse with their other values (max_concurrency with several
+        replicas), next to its field; None clears what this showed before."""
+        shown = getattr(self, "_refused_by_replay", None)
+        if shown is not None and (err is None or err.param != shown):
+            self.form.field(shown).show_error(None)
+        self._refused_by_replay = err.param if err is not None else None
+        if err is not None:
+            self.form.field(err.param).show_error(f"{err.message} (replayed without it)")
+
     def _show_error(self, err: ParamError | None) -> None:
         for name in NAMES:
             if not self.card.errors.get(name):
