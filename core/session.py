@@ -23,11 +23,11 @@ import datetime
 import json
 import math
 import os
-import stat
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from core.atomic_file import write_atomic
+from core.file_guard import FileRefused, check_depth, read_regular
 from core.look import MAX_ZOOM, MIN_ZOOM
 from core.registry import ParamError
 from core.talk import STATE_MODELS, model_class
@@ -36,6 +36,7 @@ FORMAT = "load-lab-session"
 VERSION = 2
 SUFFIX = ".lab.json"
 MAX_BYTES = 8 * 1024 * 1024  # a session is a few kB; anything this big is not one
+MAX_DEPTH = 64  # a panel's state nests a few levels; the JSON parser recurses per level
 LANGUAGES = ("zh", "en", "both")
 ZOOM_RANGE = (MIN_ZOOM, MAX_ZOOM)  # what the window can show
 WINDOW_RANGE = (-100_000, 100_000)  # pixels: any real screen layout fits
@@ -73,20 +74,14 @@ def read_session(path: str) -> dict[str, Any]:
     """The session in path, migrated to VERSION and checked (panels' contents aside: see
     check_panels). SessionError saying what is wrong, and nothing read half."""
     try:
-        info = os.stat(path)
-    except OSError as err:
-        raise SessionError(f"{path}: cannot open ({err.strerror or err})") from None
-    if not stat.S_ISREG(info.st_mode):  # a FIFO or device would block or never end
-        raise SessionError(f"{path}: not a regular file; a session is a {SUFFIX} file")
-    if info.st_size > MAX_BYTES:
-        raise SessionError(f"{path}: {info.st_size:,} bytes; a session is at most {MAX_BYTES:,} bytes")
-    try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_BYTES + 1)  # the file may have grown since stat
-    except OSError as err:
-        raise SessionError(f"{path}: cannot read ({err.strerror or err})") from None
-    if len(raw) > MAX_BYTES:
-        raise SessionError(f"{path}: over {MAX_BYTES:,} bytes; a session is at most that")
+        raw = read_regular(path, MAX_BYTES)
+    except FileRefused as err:
+        reason = str(err)
+        if reason.startswith("not a regular file"):
+            reason += f"; a session is a {SUFFIX} file"
+        elif "bytes" in reason:
+            reason += f"; a session is at most {MAX_BYTES:,} bytes"
+        raise SessionError(f"{path}: {reason}") from None
     return parse_session(raw, path)
 
 
@@ -94,13 +89,14 @@ def parse_session(raw: bytes | str, where: str = "session") -> dict[str, Any]:
     """Decode, migrate and check a session's text."""
     try:
         text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+        check_depth(text, MAX_DEPTH, "json")
         data = json.loads(text, parse_constant=_refuse_constant)
     except UnicodeDecodeError as err:
         raise SessionError(f"{where}: not UTF-8 text (byte {err.start}); not a session file") from None
     except json.JSONDecodeError as err:
         raise SessionError(f"{where}: not valid JSON (line {err.lineno}, column {err.colno}: {err.msg}); "
                            "the file is damaged or cut short") from None
-    except (ValueError, RecursionError) as err:
+    except (ValueError, RecursionError, FileRefused) as err:
         raise SessionError(f"{where}: not valid JSON ({err})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise SessionError(f"{where}: not a Load Lab session (no \"format\": \"{FORMAT}\")")

@@ -180,6 +180,12 @@ class PanelModel:
             self._view[name] = value
             self.changed.emit(f"view.{name}", value)
 
+    def check_view(self, view: Mapping[str, Any]) -> None:
+        """Refuse (ParamError naming view.<name>) a whole view a saved state or a talk
+        brings that this panel's own computation would refuse; by default every value
+        of the right type is fine. A panel with ranges checks them here, with the same
+        resolve an edit's run goes through."""
+
     def player(self, name: str) -> float:
         return self._players[name]
 
@@ -232,6 +238,7 @@ class PanelModel:
                 inputs[slot] = self.check_card(slot, values)
         view = {k: _like(self.VIEW[k], v, f"view.{k}") if k in self.VIEW else _unknown("view", k, self.VIEW)
                 for k, v in (data.get("view", {}) or {}).items()}
+        self.check_view({**self._view, **view})
         players = data.get("players", {}) or {}
         for name in players:
             if name not in self._players:

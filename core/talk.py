@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.file_guard import FileRefused, check_depth, read_regular
 from core.look import MAX_ZOOM, MIN_ZOOM
 from core.registry import ParamError
 
@@ -58,6 +59,10 @@ SCENE_KEYS = {
     "image": "an image file, relative to the talk file (vision)", "zoom": "a UI zoom factor 0.5..3",
 }
 ZOOM_RANGE = (MIN_ZOOM, MAX_ZOOM)
+# A talk is tens of scenes in tens of kB; each scene builds and checks a panel's state.
+MAX_TALK_BYTES = 1024 * 1024
+MAX_TALK_DEPTH = 32
+MAX_SCENES = 500
 
 # (path) -> (height, width, file_bytes) of an image file, or ParamError.
 ImageProbe = Callable[[str], "tuple[int, int, int]"]
@@ -133,12 +138,14 @@ def load_talk(path: str | os.PathLike, probe_image: ImageProbe | None = None) ->
     """Read and check a talk file. ParamError('talk', …) if it cannot be read, is not TOML
     or has no good scene; bad scenes are kept, each with its message."""
     path = os.fspath(path)
-    try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
-    except OSError as err:
-        raise ParamError("talk", f"{path}: {err.strerror or err}; valid: a readable .toml file") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+    try:  # the guard session files have: a regular file, its size, its nesting (core/file_guard.py)
+        text = read_regular(path, MAX_TALK_BYTES).decode("utf-8")
+        check_depth(text, MAX_TALK_DEPTH, "toml")
+        data = tomllib.loads(text)
+    except FileRefused as err:
+        raise ParamError("talk", f"{path}: {err}; valid: a readable .toml file of at most {MAX_TALK_BYTES:,} bytes, "
+                         f"nested at most {MAX_TALK_DEPTH} levels") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as err:
         raise ParamError("talk", f"{path}: not TOML ({err}); valid: a [[scene]] list, see README 'Talks'") from None
     return parse_talk(data, path, probe_image)
 
@@ -151,6 +158,8 @@ def parse_talk(data: Mapping[str, Any], path: str = "talk.toml", probe_image: Im
     tables = data.get("scene")
     if not isinstance(tables, list) or not tables or not all(isinstance(t, dict) for t in tables):
         raise ParamError("talk", f"{path}: no scenes; valid: one or more [[scene]] tables")
+    if len(tables) > MAX_SCENES:
+        raise ParamError("talk", f"{path}: {len(tables):,} scenes; valid: at most {MAX_SCENES:,} [[scene]] tables")
     base = os.path.dirname(os.path.abspath(path))
     models: dict[str, Any] = {}  # one checking model per panel, shared by its scenes
     scenes = tuple(_scene(i + 1, table, base, models, probe_image) for i, table in enumerate(tables))
