@@ -1,0 +1,53 @@
+"""lab calibrate on runs recorded from the real vLLM CPU server (tests/data/vllm_cpu/, brief
+V: model=tiny-llama-cpu, hardware=core/data/hardware/cpu-2core.toml, --max-num-seqs 128
+--max-num-batched-tokens 2048): the fit converges and brings every run's error down from the
+defaults', and the server's KV pool is mirrored by blocks from the result. What is asserted
+is what holds whatever the machine's load was when they were recorded (the same load
+repeated gave medians 1.7-4.5x apart on this shared machine): improvement, not a bound on
+the error of a held-out run."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.calibrate.fit import calibrate
+from core.calibrate.replayer import RunReplay
+from core.calibrate.runs import load_runs
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "vllm_cpu"
+KEYS = {"model": "tiny-llama-cpu", "hardware": "core/data/hardware/cpu-2core.toml", "max_num_seqs": "128",
+        "token_budget": "2048"}
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def _repo_root(monkeypatch):
+    monkeypatch.chdir(ROOT)  # hardware= is a path from the repository's root
+
+
+def medians(table: dict) -> list[float]:
+    return [abs(table[m]["error_pct"]) for m in ("median_ttft_ms", "median_tpot_ms", "median_e2el_ms")]
+
+
+def test_the_fit_improves_every_run(tmp_path):
+    paths = [str(DATA / f"{n}.json") for n in ("low", "medium_repeat", "saturated")]
+    cal = calibrate(paths, KEYS, bootstrap=0)
+    assert cal.converged, cal.message
+    assert cal.cost_after < cal.cost_before
+    for row in cal.per_run:
+        before, after = medians(row["before"]), medians(row["after"])
+        assert np.median(after) < np.median(before), row["run"]
+    assert len(cal.loo) == 3  # and each held-out run is predicted by a fit to the other two
+    assert cal.profile.engine == "vLLM 0.32.0"
+    assert cal.profile.settings["replay"]["kv_pool_blocks"] == 1024
+
+
+def test_the_server_pool_is_mirrored_by_blocks():
+    (run,) = load_runs([DATA / "small_kv.json"])
+    blocks, block_size = run.settings["num_gpu_blocks"], run.settings["block_size"]
+    replay = RunReplay(run, KEYS)
+    assert replay.num_blocks == blocks  # the server's blocks, whatever the lab's bytes per token
+    assert int(replay.values["block_size"]) == block_size
+    assert run.settings["num_preemptions"] > 0  # the small pool preempted on the server
