@@ -13,6 +13,10 @@ import stat
 
 _JSON = re.compile(r'[\[\]{}"]')
 _TOML = re.compile(r"[\[\]{}\"'#]")
+# Where a one-line string ends: its quote (or, in TOML, the line's end); a backslash escapes.
+_BASIC_JSON = re.compile(r'["\\]')
+_BASIC_TOML = re.compile(r'["\\\n]')
+_LITERAL = re.compile(r"['\n]")
 
 
 class FileRefused(Exception):
@@ -96,13 +100,13 @@ def _string_end(text: str, i: int, toml: bool) -> int:
         while end < len(text) and text[end] == quote:  # up to two quotes may end the content
             end += 1
         return end
+    stop = (_BASIC_TOML if toml else _BASIC_JSON) if quote == '"' else _LITERAL
     j = i + 1
-    while j < len(text):
-        c = text[j]
-        if c == "\\" and quote == '"':
-            j += 2
+    while True:
+        m = stop.search(text, j)
+        if m is None:
+            return len(text)
+        if m.group() == "\\":  # an escape: skip the character it escapes
+            j = m.end() + 1
             continue
-        if c == quote or (toml and c == "\n"):
-            return j + 1
-        j += 1
-    return j
+        return m.end()
