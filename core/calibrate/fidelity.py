@@ -222,7 +222,9 @@ def run_fidelity(run, raw: Mapping[str, str], coefs: Mapping[str, float], sample
         point = predicted(rr, coefs)
         sets = [predicted(rr, dict(coefs, **s)) for s in samples]
     except ParamError as err:
-        return dict(head, error=str(err), metrics={})
+        if err.param in raw:  # a key the user gave (or misspelt): bad input, not this run's
+            raise
+        return dict(head, error=str(err), metrics={}, refusal=err)
     measured = dict(measured_metrics(run))
     measured["output_throughput"] = throughput(run.arrival_s, run.arrival_s + run.e2e_s, run.output_tokens)
     measured.update(measured_counters(run.settings))
@@ -329,6 +331,9 @@ def fidelity(paths: Sequence[str], raw: Mapping[str, str], progress=None) -> dic
             rows[-1]["held_out"] = run.sha256 not in fitted
         if progress is not None:
             progress(i + 1, len(runs))
+    refusals = [r.pop("refusal") for r in rows if "refusal" in r]
+    if refusals and len(refusals) == len(rows):  # none compared: the keys, not the runs, are wrong
+        raise refusals[0]
     repeats = repeat_groups(rows)
     judge(rows, repeats)
     return {"runs": rows, "summary": summarize([r for r in rows if "error" not in r]), "repeats": repeats,

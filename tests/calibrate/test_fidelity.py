@@ -255,3 +255,15 @@ def test_runs_the_profile_was_fitted_on_are_told_from_the_held_out_ones(runs, tm
     assert "fitted on" in report_text(report) and "held out (1 runs)" in report_text(report)
     plain = fd.fidelity([str(folder / "low.json")], RAW)
     assert "held_out" not in plain["runs"][0] and "held out" not in plain["summary"]["median_ttft_ms"]
+
+
+def test_a_bad_key_is_bad_input_not_a_refused_run(runs, capsys):
+    folder, _, _ = runs
+    with pytest.raises(ParamError) as err:
+        fd.fidelity([str(folder)], dict(RAW, max_num_seq="8"))
+    assert err.value.param == "max_num_seq" and "did you mean max_num_seqs=" in str(err.value)
+    with pytest.raises(ParamError) as err:  # every run refused for one reason: said once, as bad input
+        fd.fidelity([str(folder / "low.json")], dict(RAW, kv_pool_bytes="1MiB"))
+    assert err.value.param == "kv_pool_bytes"
+    assert main(["fidelity", str(folder), "model=qwen3-8b", "hardwar=h100-sxm"]) == 2
+    assert "hardwar" in capsys.readouterr().err
