@@ -47,4 +47,6 @@ files=("${files[@]/%/.json}")
 "$lab" fidelity "${files[@]}" profile="$out/profile.toml" --json >"$out/fidelity.json"
 "$lab" fidelity "${files[@]}" profile="$out/profile.toml" --plot "$out/fidelity.png" \
     | tee "$out/fidelity.txt" | sed 's/^/   /'
+echo "   the errors (measured -> predicted), fitted on the medium run:"
+python3 "$here/e2e_table.py" "$out/fidelity.json" medium | tee "$out/e2e_table.md" | sed 's/^/   /'
 echo "   results in $out"
