@@ -46,6 +46,7 @@ from pathlib import Path
 import numpy as np
 
 from core.calibrate.bands import parse_band_keys, percentile_band, profile_samples
+from core.calibrate.fidelity_steps import split_paths, steps_fidelity
 from core.calibrate.replayer import METRICS, Prediction, RunReplay, measured_metrics, predicted_metrics
 from core.calibrate.runs import REQUIRED, load_runs
 from core.registry import ParamError
@@ -312,13 +313,15 @@ def summarize(runs: Sequence[dict]) -> dict:
 
 
 def fidelity(paths: Sequence[str], raw: Mapping[str, str], progress=None) -> dict:
-    """The report --json prints: runs (each run_fidelity's), summary, skipped files, the
+    """The report --json prints: runs (each run_fidelity's), steps (each step log's,
+    core/calibrate/fidelity_steps.py), summary, skipped files, the
     coefficients priced with, the sets banded over, the regime rule. progress(done,
     total) after each run. Keys of its own: saturated_at= (the regime's concurrency),
     band_samples= (sets replayed per run with a profile that has them; 0: none)."""
     raw = dict(raw)
     saturated_at = _positive(raw.pop("saturated_at", None), "saturated_at", SATURATED_CONCURRENCY)
     b, _ = parse_band_keys({"band_samples": raw.pop("band_samples")} if "band_samples" in raw else {})
+    paths, logs = split_paths(paths)
     files, skipped = result_files(paths)
     runs = load_runs(files)
     keys, coefs = replay_keys(raw)
@@ -336,7 +339,7 @@ def fidelity(paths: Sequence[str], raw: Mapping[str, str], progress=None) -> dic
         raise refusals[0]
     repeats = repeat_groups(rows)
     judge(rows, repeats)
-    return {"runs": rows, "summary": summarize([r for r in rows if "error" not in r]), "repeats": repeats,
+    return {"runs": rows, "steps": steps_fidelity(logs, keys), "summary": summarize([r for r in rows if "error" not in r]), "repeats": repeats,
             "skipped": skipped,
             "refused": sum(1 for r in rows if "error" in r), "keys": dict(raw), "coefficients": dict(coefs),
             "band_samples": len(samples), "saturated_at": saturated_at,

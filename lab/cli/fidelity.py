@@ -108,6 +108,7 @@ def report_text(report: dict) -> str:
         spread = ", ".join(f"{m} {v:.0f}{' pts' if m == 'prefix_cache_hit_rate' else '%'}"
                            for m, v in g["spread"].items() if m.startswith("median_") or m == "prefix_cache_hit_rate")
         lines.append(f"  repeats of one load ({', '.join(g['runs'])}): measured spread {spread}")
+    lines += _step_lines(report.get("steps") or [])
     lines += _summary_lines(report, banded)
     lines.append(f"  tolerance: {report['tolerance']}")
     lines.append(f"  regime: {report['regime_rule']}")
@@ -138,6 +139,26 @@ def _run_lines(r: dict, banded: int) -> list[str]:
                 cell = f"{_num(b['p5'], UNITS[m])} - {_num(b['p95'], UNITS[m])}" + (" in" if e["inside"] else " out")
                 line += f"{cell:>24}"
             lines.append(line)
+    return lines
+
+
+def _step_lines(logs: list[dict]) -> list[str]:
+    """Each step log: the median |step error| against the 15% bar, and per kind of step
+    the measured and predicted median step times."""
+    from core.calibrate.fidelity_steps import STEP_TOLERANCE
+
+    lines = []
+    for log in logs:
+        whole = log["kinds"].get("all", {})
+        lines.append(f"  step log {Path(log['log']).name}: {log['steps']:,} engine steps, median |step error| "
+                     f"{whole.get('median_abs_step_error', float('nan')) * 100:.1f}% "
+                     f"({'within' if log['within'] else 'NOT within'} {STEP_TOLERANCE:.0%})")
+        for kind in ("prefill", "decode", "mixed"):
+            k = log["kinds"].get(kind)
+            if k:
+                lines.append(f"    {kind:<8} {k['steps']:>5} steps: median {k['measured_median_ms']:.2f} ms measured, "
+                             f"{k['predicted_median_ms']:.2f} ms predicted ({k['median_error'] * 100:+.1f}%), "
+                             f"median |step error| {k['median_abs_step_error'] * 100:.1f}%")
     return lines
 
 

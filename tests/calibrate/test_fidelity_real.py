@@ -49,3 +49,20 @@ def test_a_trace_on_the_small_pool_is_replayed_not_refused_for_the_books_windows
     report, _ = serving_report(dict(RAW, trace=trace, block_size="32", max_num_seqs="16",
                                     kv_pool_bytes=repr(32 * 32 * per_token)))
     assert report["requests"] == 16 and report["preemptions"] > 0
+
+
+def test_the_step_log_beside_the_results_is_compared_step_by_step(report):
+    (log,) = report["steps"]
+    assert Path(log["log"]).name == "medium_steps.log"
+    lines = [x for x in (DATA / "medium_steps.log").read_text().splitlines() if "Iteration(" in x]
+    assert log["steps"] == len(lines)
+    assert set(log["kinds"]) >= {"all", "decode"} and isinstance(log["within"], bool)
+    assert log["within"] == (log["kinds"]["all"]["median_abs_step_error"] <= 0.15)
+    # One more millisecond of fixed time per step moves every predicted step, so each
+    # kind's predicted median, by exactly 1 ms; the measured medians stay.
+    moved = fd.fidelity([str(DATA / "low.json"), str(DATA / "medium_steps.log")], dict(RAW, coef_step_s="0.0019"))
+    (after,) = moved["steps"]
+    for kind, before in log["kinds"].items():
+        assert after["kinds"][kind]["measured_median_ms"] == before["measured_median_ms"]
+        assert after["kinds"][kind]["predicted_median_ms"] == pytest.approx(before["predicted_median_ms"] + 1.0,
+                                                                            abs=1e-9)
