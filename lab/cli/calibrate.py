@@ -22,7 +22,8 @@ DESCRIPTION = """Fit the lab's step-time model to what a real server measured. E
 --save-result --save-detailed JSON, or lab observe's result.json) is replayed as it was measured:
 its requests, its client's --max-concurrency, and its server's KV pool by blocks and prefix caching
 when lab observe recorded them (keys given win: max_num_seqs=, token_budget= for the server's
---max-num-seqs and --max-num-batched-tokens); --steps adds the server's own step times. The fit: robust least squares on per-request
+--max-num-seqs and --max-num-batched-tokens); --steps adds the server's own step times.
+The fit: robust least squares on per-request
 log(predicted/measured) of TTFT, TPOT and E2E plus their medians and p90s
 (core/calibrate/loss.py), bounded, in log space, over coef_step_s, coef_seq_s,
 coef_prefill_compute, coef_request_s and coef_decode_kv by default (those a run identifies; a

@@ -122,3 +122,18 @@ def test_model_and_hardware_are_required(two_runs):
     with pytest.raises(ParamError) as err:
         calibrate(two_runs, {"model": "qwen3-8b"})
     assert err.value.param == "hardware"
+
+
+def test_the_front_end_coefficients_are_fittable_and_frozen_when_off(tmp_path, two_runs):
+    path = tmp_path / "fe.json"
+    write_run(path, coefs=dict(TRUTH, frontend_output_token_us="400"), concurrency=4, prompts=60, input_len=512,
+              output_len=64)
+    # The step terms given: only the API server's time per output token is fitted. At its
+    # default it is no bottleneck (no effect on any latency): found by its far ends.
+    keys = dict(BASE, **TRUTH)
+    cal = calibrate([str(path)], keys, fit_keys=("frontend_output_token_us",), bootstrap=0)
+    assert cal.defaults["frontend_output_token_us"] == 40.0
+    assert cal.converged and cal.coefficients["frontend_output_token_us"] == pytest.approx(400.0, rel=0.02)
+    off = calibrate(two_runs[:1], dict(BASE, frontend="off"), fit_keys=("coef_step_s", "frontend_request_ms"),
+                    bootstrap=0)
+    assert "front end is off" in off.frozen["frontend_request_ms"] and off.fit_keys == ("coef_step_s",)

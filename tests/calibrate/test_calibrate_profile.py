@@ -101,3 +101,14 @@ def _card(tmp_path):
     card = tmp_path / "card.toml"
     card.write_text('memory_gib = 16\nbandwidth_gb_s = 20\n[peak_tflops]\nbf16 = 0.5\n')
     return card
+
+
+def test_the_front_end_keys_are_skipped_with_frontend_off(tmp_path):
+    path = tmp_path / "p.toml"
+    p = profile()
+    p.coefficients["frontend_output_token_us"] = 500.0
+    save_profile(p, path)
+    on, _ = serving_report(dict(BASE, profile=str(path)))
+    assert on["client"]["frontend"]["output_token_us"] == 500.0
+    off, _ = serving_report(dict(BASE, profile=str(path), frontend="off"))  # refused if the keys were applied
+    assert off["client"]["frontend"] == "off (the engine alone)"
