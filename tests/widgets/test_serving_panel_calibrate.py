@@ -175,6 +175,17 @@ def test_a_measured_trace_is_offered_as_the_run(panel, qtbot, measured_run):
     qtbot.waitUntil(lambda: ready(panel), timeout=60_000)
     assert panel.calibrate_section.paths == [measured_run]
     assert "measured.json" in panel.calibrate_section.runs_label.text()
+    panel.trace_section.clear()  # back to the book's windows: no run to offer
+    qtbot.waitUntil(lambda: ready(panel), timeout=60_000)
+    assert panel.calibrate_section.paths == [] and not panel.calibrate_section.calibrate_button.isEnabled()
+
+
+def test_runs_opened_by_hand_stay_when_a_trace_opens(panel, qtbot, measured_run, tmp_path):
+    mine = str(tmp_path / "mine.json")
+    panel.calibrate_section.set_runs([mine])
+    panel.trace_section.open_path(measured_run)
+    qtbot.waitUntil(lambda: ready(panel), timeout=60_000)
+    assert panel.calibrate_section.paths == [mine]
 
 
 def test_use_in_replays_replays_with_the_fitted_coefficients(panel, qtbot, measured_run):

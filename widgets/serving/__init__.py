@@ -20,6 +20,7 @@ from core.serving import figures as F
 from core.serving.state import BAND_SEEDS, REPLAY_SIDES, ServingState
 from widgets.kit.calculator_card import CalculatorCard
 from widgets.kit.jobs import jobs
+from widgets.kit.lifetime import free_on_close
 from widgets.kit.page import PAGE_COLUMN_EM, ReflowLayout, column, fixed_text_width, page_header, scroll_page
 from widgets.kit.panels import PanelInfo
 from widgets.kit.theme import LEGEND
@@ -57,6 +58,7 @@ class ServingPanel(DeployedReplays, QtWidgets.QWidget):
 
     def __init__(self, state: ServingState | None = None, parent=None):
         super().__init__(parent)
+        free_on_close(self)  # a closed panel is freed (widgets/kit/lifetime.py)
         self.state = state if state is not None else ServingState()
         self._keys = {side: f"serving.replay.{side}.{id(self)}" for side in REPLAY_SIDES}
         self._band_key = f"serving.band.{id(self)}"

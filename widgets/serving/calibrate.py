@@ -82,6 +82,7 @@ class CalibrateSection(QtWidgets.QWidget):
         super().__init__(parent)
         self.key, self._raw_keys, self._apply = key, raw_keys, apply
         self.paths: list[str] = []
+        self._from_trace = False  # the runs are the replays' trace (a new trace replaces them)
         self.outcome: Outcome | None = None
         self._serial = 0
         self._running = False
@@ -170,15 +171,18 @@ class CalibrateSection(QtWidgets.QWidget):
         if paths:
             self.set_runs(paths)
 
-    def set_runs(self, paths) -> None:
+    def set_runs(self, paths, from_trace: bool = False) -> None:
         self.paths = [str(p) for p in paths]
+        self._from_trace = from_trace
         self.show_runs()
 
     def offer_trace(self, path: str | None) -> None:
-        """The replays' trace, when it carries measured values: the run to calibrate on
-        unless runs were opened here."""
-        if path and not self.paths:
-            self.set_runs([path])
+        """The replays' trace when it carries measured values (None: it does not): the run
+        to calibrate on unless runs were opened here; a later trace replaces it."""
+        if self.paths and not self._from_trace:
+            return  # the user's own runs stay
+        if [path] != self.paths:
+            self.set_runs([path] if path else [], from_trace=True)
 
     def show_runs(self) -> None:
         if self.paths:

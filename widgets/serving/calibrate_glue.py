@@ -55,5 +55,5 @@ def offer_trace(panel, section: CalibrateSection) -> None:
     """The replays' trace as the run to calibrate on, when it is a measured result."""
     state = panel.state
     meta = getattr(state.trace_workload, "meta", None) or {}
-    if state.trace_loaded is not None and meta.get("measured"):
-        section.offer_trace(state.trace_loaded.path)
+    measured = state.trace_loaded is not None and bool(meta.get("measured"))
+    section.offer_trace(state.trace_loaded.path if measured else None)

@@ -155,7 +155,8 @@ class DeploymentSection(QtWidgets.QWidget):
             f.label.setText(LABELS[name])
             f.edit.setObjectName(f"deploy_{name}")
             grid.addWidget(f)
-        notifier().language_changed.connect(lambda _: QtCore.QTimer.singleShot(0, self._align_labels))
+        # A bound method, not a lambda: the app-lifetime notifier must not hold the box.
+        notifier().language_changed.connect(self._on_language_changed)
         col.addLayout(grid)
         self.message = QtWidgets.QLabel("")
         self.message.setObjectName("deployment_message")
@@ -167,6 +168,9 @@ class DeploymentSection(QtWidgets.QWidget):
         col.addWidget(self.summary)
         self.form.values_changed.connect(lambda _: self.apply())
         choice.changed.connect(self._on_choice_changed)
+
+    def _on_language_changed(self, _lang: str) -> None:
+        QtCore.QTimer.singleShot(0, self, self._align_labels)
 
     def _align_labels(self) -> None:
         """Both columns' inputs start at one x: every label as wide as the widest (in the
