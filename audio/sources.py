@@ -12,6 +12,8 @@ the audio callback only ever copies from it.
 """
 from __future__ import annotations
 
+import io
+import struct
 import wave
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +21,13 @@ from pathlib import Path
 import numpy as np
 
 from audio.markers import add_marker, min_sample_rate_hz
+from core.file_guard import FileRefused, read_regular
+
+# A WAV source is a voice clip: minutes at most. The bound keeps its samples, as float32
+# and their temporaries, far below the corpus's memory bound even at 8 bits.
+MAX_WAV_BYTES = 32 * 2**20
+RATE_RANGE_HZ = (1_000, 768_000)  # telephone-band files to studio rates
+MAX_CHANNELS = 64
 
 
 class SourceError(ValueError):
@@ -131,19 +140,26 @@ class WavSource:
         p = Path(self.path)
         if not p.is_file():
             raise SourceError("wav", f"{self.path!r} does not exist or is not a file")
+        try:  # read whole through the guard: a regular file of bounded size, never a FIFO
+            data = read_regular(p, MAX_WAV_BYTES)
+        except FileRefused as err:
+            raise SourceError("wav", f"{p.name}: {err}; valid: a PCM WAV file of at most {MAX_WAV_BYTES:,} bytes") from None
         try:
-            with wave.open(str(p), "rb") as w:
+            with wave.open(io.BytesIO(data), "rb") as w:
                 if w.getcomptype() != "NONE":
                     raise SourceError("wav", f"{p.name}: compressed ({w.getcompname()}); valid: PCM WAV only")
                 width, channels, rate, frames = w.getsampwidth(), w.getnchannels(), w.getframerate(), w.getnframes()
                 raw = w.readframes(frames)
         except SourceError:
             raise
-        except (wave.Error, EOFError) as err:
-            # The wave module refuses float (format 3), extensible oddities and cut headers.
+        except (wave.Error, EOFError, struct.error, ValueError, ZeroDivisionError, OverflowError) as err:
+            # The wave module refuses float (format 3), extensible oddities and cut headers;
+            # a zero channel count or sample width fails inside it on some versions.
             raise SourceError("wav", f"{p.name}: not a readable PCM WAV ({err}); valid: PCM WAV, 8/16/24/32-bit") from None
-        if channels < 1 or rate < 1:
-            raise SourceError("wav", f"{p.name}: {channels} channels at {rate} Hz; valid: >= 1 channel, rate > 0")
+        low, high = RATE_RANGE_HZ
+        if not (1 <= channels <= MAX_CHANNELS and low <= rate <= high):
+            raise SourceError("wav", f"{p.name}: {channels} channels at {rate:,} Hz; valid: 1..{MAX_CHANNELS} channels "
+                              f"at {low:,}..{high:,} Hz")
         expected = frames * width * channels
         if len(raw) < expected:
             have = len(raw) // (width * channels)
@@ -171,8 +187,8 @@ class WavSource:
     def render(self, chunks: int, chunk_samples: int, rate_hz: int, marker: bool = True) -> np.ndarray:
         _check_rate(rate_hz)
         x, rate = self.load()
-        if rate != rate_hz:
-            t_out = np.arange(int(x.size * rate_hz / rate)) / rate_hz
+        if rate != rate_hz:  # only as much as the stream plays: a slow file resampled up stays bounded
+            t_out = np.arange(min(int(x.size * rate_hz / rate), chunks * chunk_samples)) / rate_hz
             x = np.interp(t_out, np.arange(x.size) / rate, x)
         peak = float(np.abs(x).max()) or 1.0
         x = x * (self.level / peak) * (1 - 0.1 * marker)
