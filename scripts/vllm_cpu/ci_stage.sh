@@ -56,7 +56,13 @@ status=$?
 set -e
 echo "   real-server tests: $(($(date +%s) - t0)) s"
 [ "$status" -eq 5 ] && { echo "no real-server tests collected: a broken checkout" >&2; exit 1; }
-[ "$status" -eq 0 ] || exit "$status"
+if [ "$status" -ne 0 ]; then
+    for name in ci-main ci-small; do
+        echo "the end of $name's log ($LAB_VLLM_STATE/$name/server.log):" >&2
+        grep -v "Iteration(" "$LAB_VLLM_STATE/$name/server.log" | tail -n 15 >&2 || true
+    done
+    exit "$status"
+fi
 
 t0=$(date +%s)
 "$here/end_to_end.sh" "$LAB_VLLM_URL" "$LAB_VLLM_SMALL_KV_URL" "$LAB_VLLM_LOG" "${LAB_VLLM_E2E_OUT:-$LAB_VLLM_STATE/e2e}"
