@@ -4,15 +4,15 @@ every metric reported as its p5 / p50 / p95 over those replays; "meets the SLO" 
 probability: the share of coefficient sets whose run meets it.
 
 A run meets the SLOs when the share of its requests within every SLO given (vLLM's goodput
-test, core.serving.vllm_metrics.meets_slo) is >= `attainment` (default 0.9, the sweep's
-own default, so "meets" means the same in simulate, sweep and the capacity search).
+test, core.serving.vllm_metrics.meets_slo) is >= `attainment` (DEFAULT_ATTAINMENT, equal to
+the sweep's own default, so "meets" means the same in simulate, sweep and the capacity search).
 
-Percentiles over the B runs: numpy's linear interpolation (np.percentile), so with B = 20
-p5 lies between the smallest and the second smallest (h = 0.05 · 19 = 0.95).
+Percentiles over the B runs: numpy's linear interpolation (np.percentile): p5 sits at
+h = 0.05 · (B − 1) in the sorted values, between the smallest two for B of a few tens.
 
-Cost: B replays besides the point estimate's. B defaults to 20 (DEFAULT_SAMPLES; the
-`band_samples=` key, 0: no bands): 20 sets give p5/p95 from 1-2 runs beyond each end, the
-least that still tells a tail from one outlier; the samples taken are the profile's first B
+Cost: B replays besides the point estimate's. B is DEFAULT_SAMPLES unless `band_samples=`
+says (0: no bands): a few tens of sets put p5/p95 a run or two inside each end, the least
+that still tells a tail from one outlier; the samples taken are the profile's first B
 (bootstrap draws are independent, so any B of them are a fair draw). The replays share the
 process's compiled engine (numba compiles once per process and caches on disk) and a
 trace read once (workload=).
@@ -33,7 +33,7 @@ from core.serving.vllm_metrics import LATENCIES, STATS, meets_slo
 
 DEFAULT_SAMPLES = 20
 MAX_SAMPLES = 1000
-DEFAULT_ATTAINMENT = 0.9
+DEFAULT_ATTAINMENT = 0.9  # core.sweep.spec's DEFAULT_ATTAINMENT (core.sweep imports this package, not back)
 SLO_KEYS = ("slo_ttft_ms", "slo_tpot_ms", "slo_e2el_ms")
 # The report keys banded: the book's, vllm bench serve's and the run's totals.
 BAND_METRICS = rp.METRICS + tuple(f"{s}_{m}_ms" for m in LATENCIES for s in STATS) + (

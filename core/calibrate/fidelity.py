@@ -14,7 +14,7 @@ a measured 0 (no preemptions) leaves error_pct None and shows the difference.
 
 Regime, from the measured run alone: the mean concurrency it reached, by Little's law
 N = Σ E2E / (last finish − first arrival) (requests in flight on average). N >=
-SATURATED_CONCURRENCY (4; `saturated_at=` sets it) is "saturated": several sequences share
+SATURATED_CONCURRENCY (`saturated_at=` sets it) is "saturated": several sequences share
 every step and a request's latency is set by the others' (batch size, queue), where the
 engine's throughput, not one request's step time, decides the error; below it "low load".
 The queueing share of the median TTFT, q = 1 − p10 / median of the measured TTFTs, is
@@ -22,15 +22,16 @@ printed beside it (it misses a burst served in one batch, where every TTFT is al
 
 With a profile, each run is marked held out or not (its bytes' sha256 against the runs
 the profile was fitted on) and the summary has a "held out" group: the errors that say
-how the calibration predicts loads it was not shown. With a profile that has coefficient sets (core/calibrate/bands.py), each run is also
-replayed once per set (the first band_samples=, default 20) and every metric gets its
-predicted p5 / p95 and whether the measurement lies inside; the summary counts those.
+how the calibration predicts loads it was not shown. With a profile that has coefficient
+sets (core/calibrate/bands.py), each run is also replayed once per set (the first
+band_samples=, bands.DEFAULT_SAMPLES by default) and every metric gets its predicted
+p5 / p95 and whether the measurement lies inside; the summary counts those.
 A run the replay refuses (a request larger than the mirrored KV pool...) is a row with
 its error and no metrics; the others are still compared.
 
 Within tolerance, the issue's bar for a prediction on a held-out load: a latency or the
-throughput within the spread of repeated measurements of the same load, or 30%, whichever
-is wider; preemptions within 30%; the hit rate within 5 points. Repeats are the runs of one
+throughput within the spread of repeated measurements of the same load, or TOLERANCE_PCT,
+whichever is wider; preemptions within TOLERANCE_PCT; the hit rate within TOLERANCE_POINTS. Repeats are the runs of one
 load: the same request rate, client concurrency, burstiness, shared prefix and request
 count (the seeds, so the prompts drawn, may differ); a metric's spread over them is
 max / min − 1 of the measured values (the hit rate's: max − min, in points). No Qt here.

@@ -3,7 +3,7 @@ log (core/observe/steps.py) beside the results, each logged engine step's measur
 against the step-time model's for what the log says the step did (core/calibrate/step_log.py),
 per kind of step (prefill, decode, mixed) and over all of them.
 
-The issue's bar: per-step times within 15%, read here as the median of each step's
+The issue's bar: per-step times within STEP_TOLERANCE, read here as the median of each step's
 |predicted − measured| / measured (a single slow step on a busy host does not decide it;
 the median over hundreds of steps does). A log is found as a *.log file given among the
 results, or under a results folder when it has Iteration(...) lines. No Qt here.

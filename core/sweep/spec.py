@@ -26,9 +26,10 @@ SEARCHES = ("max_rate",)
 DEFAULT_ATTAINMENT = 0.9
 DEFAULT_TOLERANCE = 0.02  # relative width of the final bracket: the rate is known to 2%
 # With a calibration profile's coefficient sets (core/calibrate/bands.py) a rate passes when
-# P(meets the SLOs) over the sets is >= confidence: 0.9 by default, the same share as the
-# attainment, and with 20 sets it lets 2 of them fail, so one outlier refit does not decide.
-DEFAULT_CONFIDENCE = 0.9
+# P(meets the SLOs) over the sets is >= confidence; by default the same share as the
+# attainment, which with bands.DEFAULT_SAMPLES sets lets a tenth of them fail: one outlier
+# refit does not decide the capacity.
+DEFAULT_CONFIDENCE = DEFAULT_ATTAINMENT
 
 
 class SweepKind(Protocol):

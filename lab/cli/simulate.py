@@ -11,9 +11,9 @@ Keys are serving.replay's parameters (see `lab simulate serving --help`), plus
   slo_ttft_ms= slo_tpot_ms= slo_e2el_ms=   goodput SLOs (vLLM's request_goodput)
   model=KEY|config.json  hardware=KEY|card.toml   defaults for the replay's model and card
   profile=P.toml (or hardware=P.toml)  a calibration profile (lab calibrate); with its coefficient
-                           sets every metric also as p50 [p5 - p95] over band_samples= sets (default
-                           20) and P(meets the SLOs): the share of sets whose run has >= attainment=
-                           (default 0.9) of its requests within every SLO (core/calibrate/bands.py)
+                           sets every metric also as p50 [p5 - p95] over band_samples= sets and
+                           P(meets the SLOs): the share of sets whose run has >= attainment= of its
+                           requests within every SLO (defaults: core/calibrate/bands.py)
 The report keeps the book's names (p95 by nearest rank, seconds) and adds `vllm bench
 serve`'s (core/serving/vllm_metrics.py), and what the cards cost (core/serving/cost.py):
 replicas, router, price_per_card_hour (hardware= sets it from the card; price_source says

@@ -98,3 +98,9 @@ def test_band_keys_without_coefficient_sets_are_refused():
         with pytest.raises(ParamError) as err:
             bands.banded_report(dict(BASE, **{key: value}))
         assert err.value.param == key and "profile=" in str(err.value)
+
+
+def test_meets_means_the_same_in_simulate_sweep_and_search():
+    from core.sweep import spec
+
+    assert bands.DEFAULT_ATTAINMENT == spec.DEFAULT_ATTAINMENT == spec.DEFAULT_CONFIDENCE

@@ -267,3 +267,12 @@ def test_a_bad_key_is_bad_input_not_a_refused_run(runs, capsys):
     assert err.value.param == "kv_pool_bytes"
     assert main(["fidelity", str(folder), "model=qwen3-8b", "hardwar=h100-sxm"]) == 2
     assert "hardwar" in capsys.readouterr().err
+
+
+def test_the_help_states_the_defaults_the_code_uses():
+    from core.calibrate import bands
+    from lab.cli import fidelity as cli
+
+    text = " ".join(cli.DESCRIPTION.split())
+    assert f">= {fd.SATURATED_CONCURRENCY:g} requests in flight" in text
+    assert f"(default {bands.DEFAULT_SAMPLES})" in text
