@@ -313,11 +313,12 @@ def summarize(runs: Sequence[dict]) -> dict:
     return out
 
 
-def fidelity(paths: Sequence[str], raw: Mapping[str, str], progress=None) -> dict:
+def fidelity(paths: Sequence[str], raw: Mapping[str, str], progress=None, cancel=None) -> dict:
     """The report --json prints: runs (each run_fidelity's), steps (each step log's,
-    core/calibrate/fidelity_steps.py), summary, skipped files, the
-    coefficients priced with, the sets banded over, the regime rule. progress(done,
-    total) after each run. Keys of its own: saturated_at= (the regime's concurrency),
+    core/calibrate/fidelity_steps.py), summary, skipped files, the coefficients priced
+    with, the sets banded over, the regime rule. progress(done, total) after each run;
+    cancel() -> bool polled before each (a panel's job): the runs done so far are reported,
+    "cancelled" says so. Keys of its own: saturated_at= (the regime's concurrency),
     band_samples= (sets replayed per run with a profile that has them; 0: none)."""
     raw = dict(raw)
     saturated_at = _positive(raw.pop("saturated_at", None), "saturated_at", SATURATED_CONCURRENCY)
@@ -328,8 +329,12 @@ def fidelity(paths: Sequence[str], raw: Mapping[str, str], progress=None) -> dic
     keys, coefs = replay_keys(raw)
     samples = (profile_samples(keys) or [])[:b]
     fitted = fitted_runs(keys)
-    rows = []
+    rows: list[dict] = []
+    cancelled = False
     for i, run in enumerate(runs):
+        if cancel is not None and cancel():
+            cancelled = True
+            break
         rows.append(run_fidelity(run, keys, coefs, samples, saturated_at))
         if fitted is not None:  # a profile: was this run one it was fitted on (by content)?
             rows[-1]["held_out"] = run.sha256 not in fitted
@@ -340,8 +345,9 @@ def fidelity(paths: Sequence[str], raw: Mapping[str, str], progress=None) -> dic
         raise refusals[0]
     repeats = repeat_groups(rows)
     judge(rows, repeats)
-    return {"runs": rows, "steps": steps_fidelity(logs, keys), "summary": summarize([r for r in rows if "error" not in r]), "repeats": repeats,
-            "skipped": skipped,
+    steps = [] if cancelled else steps_fidelity(logs, keys)
+    return {"runs": rows, "steps": steps, "summary": summarize([r for r in rows if "error" not in r]),
+            "repeats": repeats, "skipped": skipped, "cancelled": cancelled,
             "refused": sum(1 for r in rows if "error" in r), "keys": dict(raw), "coefficients": dict(coefs),
             "band_samples": len(samples), "saturated_at": saturated_at,
             "tolerance": f"a latency or the throughput within max({TOLERANCE_PCT:g}%, the spread of repeated runs "

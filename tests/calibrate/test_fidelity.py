@@ -276,3 +276,14 @@ def test_the_help_states_the_defaults_the_code_uses():
     text = " ".join(cli.DESCRIPTION.split())
     assert f">= {fd.SATURATED_CONCURRENCY:g} requests in flight" in text
     assert f"(default {bands.DEFAULT_SAMPLES})" in text
+
+
+def test_progress_after_each_run_and_a_cancel_keeps_the_runs_done(runs):
+    folder, _, _ = runs
+    seen = []
+    report = fd.fidelity([str(folder)], dict(RAW, max_num_seqs="8"), progress=lambda d, t: seen.append((d, t)),
+                         cancel=lambda: len(seen) >= 1)
+    assert seen == [(1, 2)] and report["cancelled"] is True
+    assert [r["run"] for r in report["runs"]] == ["low"] and report["summary"]["median_ttft_ms"]["all"]["runs"] == 1
+    whole = fd.fidelity([str(folder)], dict(RAW, max_num_seqs="8"), cancel=lambda: False)
+    assert whole["cancelled"] is False and len(whole["runs"]) == 2
