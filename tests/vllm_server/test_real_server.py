@@ -70,16 +70,18 @@ def test_preemptions_with_a_small_pool(small_kv_url, run_observe):
 
 
 def test_prefix_cache_hits_with_a_shared_prefix(server_url, run_observe):
-    """Every prompt opens with the same 384 words (12 blocks): all but the first find them
-    cached, so the hit rate is high; without the prefix there are no hits."""
+    """Every prompt opens with the same 384 words (12 blocks); one request at a time, so each
+    after the first finds all 12 blocks cached: the hits are exactly 15 x 384 tokens. Without
+    the prefix there are none."""
     r = run_observe(server_url, "dataset=random", "random_prefix_len=384", "random_input_len=64",
-                    "random_output_len=8", "num_prompts=16", "request_rate=4", "seed=11")
+                    "random_output_len=8", "num_prompts=16", "request_rate=inf", "--max-concurrency", "1",
+                    "seed=11")
     assert r["failed"] == 0
     assert r["input_lens"] == [448] * 16
     hits, queries = _delta(r, "prefix_cache_hits_total"), _delta(r, "prefix_cache_queries_total")
     assert queries == 16 * 448
-    assert hits >= 15 * 384  # the 15 after the first hit the whole prefix
-    assert r["lab_observe"]["metrics"]["prefix_cache_hit_rate"] > 0.75
+    assert hits == 15 * 384
+    assert r["lab_observe"]["metrics"]["prefix_cache_hit_rate"] == hits / queries
     plain = run_observe(server_url, "dataset=random", "random_input_len=64", "random_output_len=8",
                         "num_prompts=8", "request_rate=4", "seed=12")
     assert _delta(plain, "prefix_cache_hits_total") == 0
