@@ -200,9 +200,11 @@ def _check_keys(fit_keys) -> tuple[str, ...]:
 
 
 def _planned(k: int, runs: int, bootstrap: int) -> int:
-    """Replays a calibration expects (for progress): the fit, the draws, the leave-one-outs."""
-    per_fit = 12 * (k + 1) * runs
-    return per_fit + bootstrap * (per_fit // 3) + (runs * per_fit if runs > 1 else 0)
+    """Replays a calibration expects (for progress; measured on synthetic runs): the scan
+    and three starts' fine and coarse searches, the draws (most of a refit's replays are
+    the point estimate's, cached), the leave-one-outs."""
+    per_fit = runs * (SCAN_POINTS * k + 200 * (k + 1))
+    return per_fit + bootstrap * runs * 2 * (k + 1) + (per_fit // 4 if runs > 1 else 0)
 
 
 def _identifiable(problem: Problem, x0, counts, weights) -> tuple[tuple[str, ...], dict]:
