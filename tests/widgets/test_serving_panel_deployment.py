@@ -149,3 +149,17 @@ def test_a_client_limit_the_replicas_cannot_take_is_said_next_to_its_field(panel
     assert not field.error_label.isVisibleTo(panel)
     qtbot.waitUntil(lambda: ready(panel), timeout=60_000)
     assert summary(panel) == cli({"max_concurrency": "4"})
+
+
+def test_pp_and_gpu_memory_utilization_replay_as_the_cli_does(panel, qtbot):
+    section = panel.deployment_section
+    type_in(section.field("gpu_memory_utilization"), "0.5")
+    qtbot.waitUntil(lambda: ready(panel), timeout=60_000)
+    half = summary(panel)
+    assert half == cli({"model": "qwen3-8b", "hardware": "rtx-pro-6000-blackwell", "gpu_memory_utilization": "0.5"})
+    type_in(section.field("pp"), "2")
+    qtbot.waitUntil(lambda: ready(panel), timeout=60_000)
+    got = summary(panel)
+    assert got == cli({"model": "qwen3-8b", "hardware": "rtx-pro-6000-blackwell", "gpu_memory_utilization": "0.5",
+                       "pp": "2"})
+    assert got["kv_pool_blocks"] != half["kv_pool_blocks"]  # half the layers per stage: more tokens per card

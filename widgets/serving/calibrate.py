@@ -250,8 +250,9 @@ class CalibrateSection(QtWidgets.QWidget):
         if serial != self._serial or not self._running or not shiboken6.isValid(self):
             return
         self.progress_bar.setValue(int(round(min(max(fraction, 0.0), 1.0) * PROGRESS_STEPS)))
-        if text:
-            self.progress_label.setText(f"校准中 · calibrating: {text}")
+        shown = f"校准中 {fraction:.0%} · calibrating {fraction:.0%}" + (f": {text}" if text else "")
+        if shown != self.progress_label.text():
+            self.progress_label.setText(shown)
             in_language(self.progress_label)
 
     def _on_done(self, serial: int, out) -> None:
