@@ -7,8 +7,12 @@ fitted to measured runs by replaying each run's requests through the engine.
 The loss: core/calibrate/loss.py (robust least squares on per-request log(predicted /
 measured) of TTFT, TPOT and E2E, plus their medians and p90s, each run weighing alike).
 The optimiser: scipy.optimize.least_squares (trust-region reflective, bounded), in log
-space (core/calibrate/problem.py), with finite differences of DIFF_STEP: the engine is a
-discrete-event loop, its latencies piecewise smooth in the coefficients.
+space (core/calibrate/problem.py), with finite differences: the engine is a discrete-event
+loop, its latencies piecewise smooth in the coefficients, so the loss is a trend plus a
+noise of about a step's time. Hence three searches from each start (fine differences;
+coarse then fine: _fit) and starts from a Latin hypercube scan as well as the defaults
+(_global_fit); a replay costs a fraction of a millisecond, so a fit of a thousand or two
+replays takes about a second or two (bench/bench_calibrate.py).
 
 What is fitted (FIT_KEYS, in this order of preference): what client-side latencies of one
 card identify. coef_step_s (every step's fixed time: the whole of TPOT at small batches),
@@ -20,8 +24,11 @@ prefill_mfu and coef_decode_weights (each a factor on a term another fitted key 
 scales: the same time, not separable), coef_layer_s (a constant per step, as coef_step_s
 is), the attention, ramp and TP/PP/EP terms (zero or unseen at tp = pp = 1 with short
 prompts). fit_keys= chooses others. Before fitting, a key whose effect on the residuals
-is below SENSITIVITY_FLOOR, or that is collinear with keys ahead of it (its Jacobian
-column within COLLINEAR of their span), is kept at its default, and the fit says so.
+is below SENSITIVITY_FLOOR there and at its far ends, or that is collinear with keys ahead
+of it (its Jacobian column within COLLINEAR of their span), is kept at its default, and the
+fit says so. The API server's terms (frontend_request_ms, frontend_output_token_us, ...)
+and the others can be fitted by name. A server's step log (steps=) adds each logged
+step's time (core/calibrate/step_log.py).
 
 Uncertainty: a bootstrap. Each draw resamples requests within each run and, with two or
 more runs, the runs themselves (multinomial counts as weights in the loss), and refits from
