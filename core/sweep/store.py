@@ -14,6 +14,7 @@ Rows are JSON-able dicts of scalars (floats as they are: repr round-trips exactl
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -100,18 +101,30 @@ class Store:
             self._points = open(path, "a", encoding="utf-8")
             if torn:  # a line cut by a crash: the next one starts on its own line
                 self._points.write("\n")
-        self._points.write(line)
-        self._points.flush()
+        try:
+            self._points.write(line)
+            self._points.flush()
+        except OSError as err:  # a full disk: say so (exit 2); a rerun resumes from what reached the file
+            raise self._refused(err) from None
         self.last_key = key  # run_sweep's check after a Ctrl+C: did this one reach the file?
 
     def close(self) -> None:
         if self._points is not None:
-            self._points.close()
-            self._points = None
+            points, self._points = self._points, None
+            try:
+                points.close()
+            except OSError as err:
+                raise self._refused(err) from None
+
+    def _refused(self, err: OSError) -> ParamError:
+        return ParamError("--out", f"cannot write to {str(self.folder)!r} ({err.strerror}); valid: a writable folder "
+                                   "with room (a rerun resumes from the points kept)")
 
     def release(self) -> None:
-        """Done with the folder: points closed, the lock let go."""
-        self.close()
+        """Done with the folder: points closed, the lock let go (also after a failed
+        write, whose error is the one reported)."""
+        with contextlib.suppress(ParamError):
+            self.close()
         if self._lock is not None:
             self._lock.close()
             self._lock = None

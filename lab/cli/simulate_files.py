@@ -5,10 +5,13 @@ requests.csv gains a replica column and replicas.csv holds each replica's series
 """
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import json
 from pathlib import Path
 
+from core.atomic_file import write_atomic_all
 from core.registry import ParamError
 from core.serving.vllm_metrics import aiperf_records, tpot_s
 
@@ -19,77 +22,95 @@ AIPERF_FILE = "profile_export.jsonl"
 
 
 def write_all(folder: Path, result, workload, report: dict, aiperf: bool = False) -> list[str]:
-    """Write the run's files into folder (made if missing); returns their names."""
+    """Write the run's files into folder (made if missing), all of them whole or none
+    (core.atomic_file.write_atomic_all: a full disk leaves the folder as it was); returns
+    their names."""
+    files = {"requests.csv": requests_csv(result), "series.csv": series_csv(result),
+             "preemptions.csv": preemptions_csv(result)}
+    if "replicas" in (result.extras or {}):
+        files["replicas.csv"] = replicas_csv(result)
+    if aiperf:
+        files[AIPERF_FILE] = aiperf_lines(result, workload)
+    files["summary.json"] = json.dumps(report, ensure_ascii=False, indent=1)
+    write_folder(folder, {name: text.encode("utf-8") for name, text in files.items()})
+    return list(files)
+
+
+def write_folder(folder: Path, files: dict[str, bytes]) -> None:
+    """files (name -> bytes) into folder, all or none: ParamError('--out') saying why not.
+    A folder this call made is removed again when nothing could be written into it."""
+    made = not folder.exists()
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        written = [write_requests(folder / "requests.csv", result), write_series(folder / "series.csv", result),
-                   write_preemptions(folder / "preemptions.csv", result)]
-        if "replicas" in (result.extras or {}):
-            written.append(write_replicas(folder / "replicas.csv", result))
-        if aiperf:
-            written.append(write_aiperf(folder / AIPERF_FILE, result, workload))
-        (folder / "summary.json").write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
+        write_atomic_all({folder / name: data for name, data in files.items()})
     except OSError as exc:
-        raise ParamError("--out", f"cannot write to {str(folder)!r} ({exc.strerror}); valid: a writable directory") from None
-    return written + ["summary.json"]
+        if made:
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only if empty
+        raise ParamError("--out", f"cannot write to {str(folder)!r} ({exc.strerror}); valid: a writable directory "
+                         "with room (nothing was written)") from None
 
 
-def write_requests(path: Path, result) -> str:
+def _csv_text(rows_of) -> str:
+    out = io.StringIO(newline="")
+    rows_of(csv.writer(out))
+    return out.getvalue()
+
+
+def requests_csv(result) -> str:
+    return _csv_text(lambda w: _request_rows(w, result))
+
+
+def _request_rows(w, result) -> None:
     tpot = tpot_s(result)
     cached = result.cached_tokens
     replica_of = (result.extras or {}).get("replica_of")
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(REQUEST_COLUMNS + (("replica",) if replica_of is not None else ()))
-        for i in range(result.arrival_s.size):
-            a = result.arrival_s[i]
-            w.writerow([i, f"{a:.6f}", int(result.input_tokens[i]), int(result.output_tokens[i]),
-                        0 if cached is None else int(cached[i]),
-                        f"{result.first_schedule_s[i]:.6f}", f"{result.first_token_s[i]:.6f}", f"{result.finish_s[i]:.6f}",
-                        f"{result.first_schedule_s[i] - a:.6f}", f"{result.first_token_s[i] - a:.6f}",
-                        "" if tpot[i] != tpot[i] else f"{tpot[i]:.6f}",  # no TPOT with one output token
-                        f"{result.finish_s[i] - a:.6f}", int(result.preemptions[i])]
-                       + ([int(replica_of[i])] if replica_of is not None else []))
-    return path.name
+    w.writerow(REQUEST_COLUMNS + (("replica",) if replica_of is not None else ()))
+    for i in range(result.arrival_s.size):
+        a = result.arrival_s[i]
+        w.writerow([i, f"{a:.6f}", int(result.input_tokens[i]), int(result.output_tokens[i]),
+                    0 if cached is None else int(cached[i]),
+                    f"{result.first_schedule_s[i]:.6f}", f"{result.first_token_s[i]:.6f}", f"{result.finish_s[i]:.6f}",
+                    f"{result.first_schedule_s[i] - a:.6f}", f"{result.first_token_s[i] - a:.6f}",
+                    "" if tpot[i] != tpot[i] else f"{tpot[i]:.6f}",  # no TPOT with one output token
+                    f"{result.finish_s[i] - a:.6f}", int(result.preemptions[i])]
+                   + ([int(replica_of[i])] if replica_of is not None else []))
 
 
-def write_replicas(path: Path, result) -> str:
+def replicas_csv(result) -> str:
     """Each replica's own series (core.serving.replicas), one block of rows per replica."""
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(["replica", "t_s", "waiting", "running", "kv_blocks", "kv_fraction"])
-        for entry in result.extras["replicas"]:
-            blocks = entry["num_blocks"] or 1
-            for t, q, r, kv in zip(entry["series_t"], entry["series_waiting"], entry["series_running"],
-                                   entry["series_kv_blocks"]):
-                w.writerow([entry["replica"], f"{t:.6f}", int(q), int(r), int(kv), f"{kv / blocks:.6f}"])
-    return path.name
+    return _csv_text(lambda w: _replica_rows(w, result))
 
 
-def write_series(path: Path, result) -> str:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(["t_s", "waiting", "running", "kv_blocks", "kv_fraction", "tokens_in_step"])
-        for row in zip(result.series_t, result.series_waiting, result.series_running, result.series_kv_blocks,
-                       result.series_kv_fraction, result.series_tokens):
-            w.writerow([f"{row[0]:.6f}", int(row[1]), int(row[2]), int(row[3]), f"{row[4]:.6f}", int(row[5])])
-    return path.name
+def _replica_rows(w, result) -> None:
+    w.writerow(["replica", "t_s", "waiting", "running", "kv_blocks", "kv_fraction"])
+    for entry in result.extras["replicas"]:
+        blocks = entry["num_blocks"] or 1
+        for t, q, r, kv in zip(entry["series_t"], entry["series_waiting"], entry["series_running"],
+                               entry["series_kv_blocks"]):
+            w.writerow([entry["replica"], f"{t:.6f}", int(q), int(r), int(kv), f"{kv / blocks:.6f}"])
 
 
-def write_preemptions(path: Path, result) -> str:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
+def series_csv(result) -> str:
+    return _csv_text(lambda w: _series_rows(w, result))
+
+
+def _series_rows(w, result) -> None:
+    w.writerow(["t_s", "waiting", "running", "kv_blocks", "kv_fraction", "tokens_in_step"])
+    for row in zip(result.series_t, result.series_waiting, result.series_running, result.series_kv_blocks,
+                   result.series_kv_fraction, result.series_tokens):
+        w.writerow([f"{row[0]:.6f}", int(row[1]), int(row[2]), int(row[3]), f"{row[4]:.6f}", int(row[5])])
+
+
+def preemptions_csv(result) -> str:
+    def rows(w):
         w.writerow(["request", "preempted_s", "rescheduled_s"])
         for rid, t0, t1 in result.preempt_log:
             w.writerow([rid, f"{t0:.6f}", f"{t1:.6f}"])
-    return path.name
+    return _csv_text(rows)
 
 
 def aiperf_lines(result, workload) -> str:
     """AIPerf's profile_export.jsonl: one JSON record per line."""
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in aiperf_records(result, workload))
 
-
-def write_aiperf(path: Path, result, workload) -> str:
-    path.write_text(aiperf_lines(result, workload), encoding="utf-8")
-    return path.name

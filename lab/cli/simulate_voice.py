@@ -12,6 +12,7 @@ underruns) and summary.json. Bad input: ParamError naming the field (exit 2). No
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 from pathlib import Path
@@ -19,6 +20,7 @@ from pathlib import Path
 from core.registry import ParamError
 from core.voice import AFTER, PARAMS, STAGES, VoiceParams, simulate_voice
 from lab.cli.args import ARGS, SUFFIXES, Formatter, add_params, help_text, wrapped
+from lab.cli.simulate_files import write_folder
 
 ABOUT = ("voice-agent turns on one clock: VAD, ASR, the LLM request in the loaded serving engine, TTS, "
          "network and the jitter buffer (issue 13)")
@@ -78,18 +80,16 @@ def turn_rows(run) -> tuple[list[str], list[list]]:
 
 
 def write_files(out: Path, run, report: dict) -> list[str]:
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        header, rows = turn_rows(run)
-        with open(out / "turns.csv", "w", newline="", encoding="utf-8") as fh:
-            w = csv.writer(fh)
-            w.writerow(header)
-            w.writerows([repr(v) if isinstance(v, float) else v for v in row] for row in rows)
-        summary = dict(report, files=["turns.csv", "summary.json"])
-        (out / "summary.json").write_text(json.dumps(_jsonable(summary), ensure_ascii=False, indent=1) + "\n",
-                                          encoding="utf-8")
-    except OSError as err:
-        raise ParamError("--out", f"{err}; valid: a folder that can be created and written") from None
+    """turns.csv and summary.json into out, both whole or neither (a full disk leaves the
+    folder as it was: lab/cli/simulate_files.write_folder)."""
+    header, rows = turn_rows(run)
+    table = io.StringIO(newline="")
+    w = csv.writer(table)
+    w.writerow(header)
+    w.writerows([repr(v) if isinstance(v, float) else v for v in row] for row in rows)
+    summary = dict(report, files=["turns.csv", "summary.json"])
+    write_folder(out, {"turns.csv": table.getvalue().encode("utf-8"),
+                       "summary.json": (json.dumps(_jsonable(summary), ensure_ascii=False, indent=1) + "\n").encode("utf-8")})
     return ["turns.csv", "summary.json"]
 
 
