@@ -47,7 +47,10 @@ seeds=0-7 or 0,3,9 (each setting once per seed; min/median/max bands in the summ
 Keys: every `lab simulate serving` key (see its --help); trace=, slo_*= and the trace's
 reading keys keep one value. search=max_rate [attainment=0.9] [tolerance=0.02]: per setting,
 the highest rate (time_scale of a trace, rates_per_s of the windows) at which that share of
-requests meets every SLO, by bisection to that relative tolerance."""
+requests meets every SLO, by bisection to that relative tolerance.
+With profile=P.toml (a `lab calibrate` profile with coefficient sets): every point also gets
+p5/p50/p95 columns per metric and meets_slo_probability over band_samples= sets (default
+20), and the search passes a rate where P(meets the SLOs) >= confidence= (default 0.9)."""
 
 
 def cmd_sweep(kind: str, values: dict[str, str], out: str | None, engine: str, workers: str | None,
