@@ -408,6 +408,8 @@ class ServingPanel(DeployedReplays, QtWidgets.QWidget):
         self.band_computed.emit(fig["bands"])
 
     def close(self) -> bool:
+        if not shiboken6.isValid(self):
+            return True  # closed and freed already (widgets/kit/lifetime.py): nothing left to stop
         self._build_timer.stop()
         for player in ("banner_player", "replay_player"):
             if hasattr(self, player):
