@@ -10,8 +10,8 @@ The optimiser: scipy.optimize.least_squares (trust-region reflective, bounded), 
 space (core/calibrate/problem.py), with finite differences: the engine is a discrete-event
 loop, its latencies piecewise smooth in the coefficients, so the loss is a trend plus a
 noise of about a step's time. Hence three searches from each start (fine differences;
-coarse then fine: _fit) and starts from a Latin hypercube scan as well as the defaults
-(_global_fit); a replay costs a fraction of a millisecond, so a fit of a thousand or two
+coarse then fine: search.local_fit) and starts from a Latin hypercube scan as well as the defaults
+(search.global_fit); a replay costs a fraction of a millisecond, so a fit of a thousand or two
 replays takes about a second or two (bench/bench_calibrate.py).
 
 What is fitted (FIT_KEYS, in this order of preference): what client-side latencies of one
@@ -24,8 +24,8 @@ prefill_mfu and coef_decode_weights (each a factor on a term another fitted key 
 scales: the same time, not separable), coef_layer_s (a constant per step, as coef_step_s
 is), the attention, ramp and TP/PP/EP terms (zero or unseen at tp = pp = 1 with short
 prompts). fit_keys= chooses others. Before fitting, a key whose effect on the residuals
-is below SENSITIVITY_FLOOR there and at its far ends, or that is collinear with keys ahead
-of it (its Jacobian column within COLLINEAR of their span), is kept at its default, and the
+is below search.SENSITIVITY_FLOOR there and at its far ends, or that is collinear with keys ahead
+of it (its Jacobian column within search.COLLINEAR of their span), is kept at its default, and the
 fit says so. The API server's terms (frontend_request_ms, frontend_output_token_us, ...)
 and the others can be fitted by name. A server's step log (steps=) adds each logged
 step's time (core/calibrate/step_log.py).
@@ -44,38 +44,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import least_squares  # type: ignore[import-untyped]
 
 from core.calibrate import loss
 from core.calibrate.problem import Problem
 from core.calibrate.replayer import RunReplay, compare, measured_metrics, predicted_metrics
 from core.calibrate.runs import load_runs
+from core.calibrate.search import FLOOR, SCAN_POINTS, bootstrap_draws, global_fit, identifiable, local_fit, refocus
 from core.calibrate.step_log import StepLog
 from core.registry import ParamError
 from core.serving.profile import COEF_KEYS, Profile, card_table
 
 FIT_KEYS = ("coef_step_s", "coef_seq_s", "coef_prefill_compute", "coef_request_s", "coef_decode_kv")
-# Physical ranges (the time terms in seconds): wide, so a fit is never pinned by a guess.
-RANGES: dict[str, tuple[float, float]] = {
-    "bandwidth_efficiency": (1e-3, 1.0), "prefill_mfu": (1e-3, 1.0),
-    "coef_step_s": (1e-6, 1.0), "coef_seq_s": (1e-9, 0.05), "coef_layer_s": (1e-9, 0.01),
-    "coef_request_s": (1e-9, 1.0),
-    "frontend_request_ms": (1e-4, 1e3), "frontend_input_token_us": (1e-4, 1e3), "frontend_output_token_us": (1e-2, 1e5),
-}
-MULTIPLIER_RANGE = (0.01, 100.0)
-FLOOR = 1e-9  # a start of 0 (a time term switched off) starts here instead: log space
-DIFF_STEP = 1e-3
-COARSE_STEP = 0.05
-SCAN_POINTS = 16  # starts per fitted key in the global scan
-SCAN_SPAN = 3.0  # log units either side of the start: a factor of 20
-SCAN_STARTS = 2  # the best starts of the scan that a local fit is run from
 MAX_NFEV = 200
-BOOT_NFEV = 40
 DEFAULT_BOOTSTRAP = 20
-RESTARTS = 4
-RESTART_GAIN = 1e-3  # a restart that lowers the loss by less than this share ends the fit
-SENSITIVITY_FLOOR = 1e-3  # residual change per unit of log(coefficient): below, not identified
-COLLINEAR = 0.03  # share of a column left outside the span of the columns before it
 
 
 @dataclass
@@ -95,10 +76,6 @@ class Calibration:
     cost_before: float = 0.0
     cost_after: float = 0.0
     steps: list = field(default_factory=list)  # per step log: compare_steps before and after
-
-
-def ranges_of(key: str) -> tuple[float, float]:
-    return RANGES.get(key, MULTIPLIER_RANGE)
 
 
 def calibrate(paths, raw: Mapping[str, str], *, fit_keys=None, bootstrap: int = DEFAULT_BOOTSTRAP, seed: int = 0,
@@ -132,13 +109,13 @@ def calibrate(paths, raw: Mapping[str, str], *, fit_keys=None, bootstrap: int = 
     x0 = np.zeros(len(keys))
     r0 = problem.residuals(x0, counts, weights)
     cost_before = loss.robust_cost(r0)
-    keys, why = _identifiable(problem, x0, counts, weights)
+    keys, why = identifiable(problem, x0, counts, weights)
     frozen.update(why)
-    problem = _refocus(problem, keys, start)
+    problem = refocus(problem, keys, start)
     x0 = np.zeros(len(keys))
     converged, message, x_hat, cost_after = True, "", x0, cost_before
     if keys:
-        fit = _global_fit(problem, x0, counts, weights, MAX_NFEV, seed)
+        fit = global_fit(problem, x0, counts, weights, MAX_NFEV, seed)
         cost_after = float(fit.cost)
         converged = fit.status > 0 and cost_after <= cost_before * (1 + 1e-9)
         x_hat = fit.x if converged else x0
@@ -154,7 +131,7 @@ def calibrate(paths, raw: Mapping[str, str], *, fit_keys=None, bootstrap: int = 
     boot_s: list[float] = []
     if converged and keys and bootstrap:
         problem.stage = "bootstrap"
-        samples, boot_s = _bootstrap(problem, x_hat, bootstrap, seed)
+        samples, boot_s = bootstrap_draws(problem, x_hat, bootstrap, seed)
     bands = {k: tuple(float(v) for v in np.percentile([s[k] for s in samples], (5, 50, 95))) for k in keys} \
         if samples else {}
     per_run = [_run_table(r, defaults, coefficients) for r in replays]
@@ -214,147 +191,6 @@ def _planned(k: int, runs: int, bootstrap: int) -> int:
     return per_fit + bootstrap * runs * 2 * (k + 1) + (per_fit // 4 if runs > 1 else 0)
 
 
-def _identifiable(problem: Problem, x0, counts, weights) -> tuple[tuple[str, ...], dict]:
-    """The keys whose Jacobian column at the start is large enough and not in the span of
-    the kept ones before it (a QR in key order), and why each other one is left out."""
-    f0 = problem.residuals(x0, counts, weights)
-    cols = []
-    for i in range(len(problem.keys)):
-        x = x0.copy()
-        x[i] += DIFF_STEP
-        cols.append((problem.residuals(x, counts, weights) - f0) / DIFF_STEP)
-    kept: list[int] = []
-    basis: list[np.ndarray] = []
-    why = {}
-    for i, col in enumerate(cols):
-        norm = float(np.linalg.norm(col))
-        key = problem.keys[i]
-        if norm < SENSITIVITY_FLOOR:
-            # Inert here is not inert everywhere (an API server's time per token matters only
-            # once it is the bottleneck): the key's far ends are tried before it is left out.
-            far = _far_effect(problem, x0, i, f0, counts, weights)
-            if far < SENSITIVITY_FLOOR:
-                why[key] = (f"not identified by these runs (effect {max(norm, far):.2g} < {SENSITIVITY_FLOOR:g} per "
-                            "log unit)")
-                continue
-            kept.append(i)  # its local column says nothing of its direction: no collinearity test
-            continue
-        rest = col.copy()
-        for b in basis:
-            rest -= float(rest @ b) * b
-        if np.linalg.norm(rest) < COLLINEAR * norm:
-            ahead = ", ".join(problem.keys[j] for j in kept)
-            why[key] = f"collinear with {ahead} in these runs (not separable)"
-            continue
-        kept.append(i)
-        basis.append(rest / np.linalg.norm(rest))
-    return tuple(problem.keys[i] for i in kept), why
-
-
-def _far_effect(problem: Problem, x0, i: int, f0, counts, weights) -> float:
-    """The largest residual change per log unit at x0 ± SCAN_SPAN in key i (inside its bounds)."""
-    lo, hi = problem.bounds({k: ranges_of(k) for k in problem.keys})
-    out = 0.0
-    for end in (lo[i], hi[i]):
-        x = x0.copy()
-        x[i] = float(np.clip(x0[i] + np.sign(end - x0[i]) * SCAN_SPAN, lo[i], hi[i]))
-        if x[i] != x0[i]:
-            out = max(out, float(np.linalg.norm(problem.residuals(x, counts, weights) - f0)) / abs(x[i] - x0[i]))
-    return out
-
-
-def _refocus(problem: Problem, keys: tuple[str, ...], start: dict) -> Problem:
-    """The problem over fewer keys, keeping its replays' timings and counts."""
-    new = Problem(problem.replays, keys, start, problem.progress, problem.cancel, problem.planned, problem.logs)
-    new.replays_done, new.replay_s = problem.replays_done, problem.replay_s
-    return new
-
-
-def _global_fit(problem: Problem, x0, counts, weights, nfev: int, seed: int = 0):
-    """_fit from x0 and from the best few of a Latin hypercube of starts (SCAN_POINTS per
-    key, log-uniform within SCAN_SPAN of x0 in every key, inside the bounds): a local
-    search from the defaults can settle in a valley that a start a factor of ten away
-    does not (the API server's per-token time against the steps' per-sequence time)."""
-    from scipy.stats import qmc  # type: ignore[import-untyped]
-
-    lo, hi = problem.bounds({k: ranges_of(k) for k in problem.keys})
-    k = len(problem.keys)
-    unit = qmc.LatinHypercube(d=k, seed=seed).random(SCAN_POINTS * k)
-    starts = np.clip(x0 + (2.0 * unit - 1.0) * SCAN_SPAN, lo, hi)
-    scores = [loss.robust_cost(problem.residuals(x, counts, weights)) for x in starts]
-    best = _fit(problem, x0, counts, weights, nfev)
-    total = best.nfev
-    for i in np.argsort(scores)[:SCAN_STARTS]:
-        fit = _fit(problem, starts[i], counts, weights, nfev)
-        total += fit.nfev
-        if fit.cost < best.cost:
-            best = fit
-    best.nfev = total + len(starts)
-    return best
-
-
-def _fit(problem: Problem, x0, counts, weights, nfev: int):
-    """The point fit: the better of two searches from x0. Fine: finite differences of
-    DIFF_STEP from the start. Coarse then fine: COARSE_STEP first, then fine from where it
-    stopped. Why both: a replay's latencies jump where a request lands a step earlier or
-    later (a send after a finish, a front end's delay across a step boundary), so the loss
-    is a smooth trend plus a noise of about a step's time; small differences follow the
-    trend only near its minimum, large ones see the trend through the noise but stop
-    short of an exact match (a synthetic run's, recovered only with small steps)."""
-    fine = _solve(problem, x0, counts, weights, nfev)
-    coarse = _solve(problem, x0, counts, weights, nfev, COARSE_STEP)
-    refined = _solve(problem, coarse.x, counts, weights, nfev)
-    best = min((fine, refined), key=lambda f: f.cost)
-    best.nfev = fine.nfev + coarse.nfev + refined.nfev
-    if min(fine.status, refined.status) > 0:
-        best.status = max(best.status, 1)
-    return best
-
-
-def _solve(problem: Problem, x0, counts, weights, nfev: int, step: float | None = None, step_counts=None):
-    """least_squares, restarted from where it stopped while a restart still lowers the
-    loss (RESTARTS at most): through a discrete engine the trust region can shrink on a
-    jump of the loss and stop short; a fresh region steps over it. nfev: per start."""
-    lo, hi = problem.bounds({k: ranges_of(k) for k in problem.keys})
-    x = np.clip(x0, lo + 1e-12, hi - 1e-12)
-    best = None
-    total = 0
-    for _ in range(RESTARTS + 1):
-        fit = least_squares(lambda v: problem.residuals(v, counts, weights, step_counts), x, jac="2-point",
-                            bounds=(lo, hi),
-                            method="trf", loss="soft_l1", f_scale=loss.ROBUST_SCALE, diff_step=step or DIFF_STEP,
-                            x_scale=1.0, max_nfev=nfev, xtol=1e-6, ftol=1e-8, gtol=1e-8)
-        total += fit.nfev
-        improved = best is None or fit.cost < best.cost * (1 - RESTART_GAIN)
-        if best is None or fit.cost < best.cost:
-            best = fit
-        if not improved or fit.status <= 0:
-            break
-        x = np.clip(fit.x, lo + 1e-12, hi - 1e-12)
-    assert best is not None  # the loop runs at least once
-    best.nfev = total
-    return best
-
-
-def _bootstrap(problem: Problem, x_hat, draws: int, seed: int) -> tuple[list, list]:
-    rng = np.random.default_rng(seed)
-    runs = problem.replays
-    samples, times = [], []
-    for _ in range(draws):
-        t0 = time.perf_counter()
-        if len(runs) > 1:
-            weights = rng.multinomial(len(runs), np.full(len(runs), 1.0 / len(runs))).astype(float)
-        else:
-            weights = np.ones(1)
-        counts = [rng.multinomial(len(r.run), np.full(len(r.run), 1.0 / len(r.run))).astype(float) for r in runs]
-        step_counts = [rng.multinomial(len(g), np.full(len(g), 1.0 / len(g))).astype(float) for g in problem.logs]
-        fit = _solve(problem, x_hat, counts, weights, BOOT_NFEV, step_counts=step_counts)
-        c = problem.coefs(fit.x)
-        samples.append({k: c[k] for k in problem.keys})
-        times.append(time.perf_counter() - t0)
-    return samples, times
-
-
 def _run_table(replay: RunReplay, before: dict, after: dict) -> dict:
     measured = measured_metrics(replay.run)
     pb = replay.predict(before)
@@ -377,7 +213,7 @@ def _leave_one_out(problem: Problem, x_hat, replays, coefficients: dict) -> list
     for i, replay in enumerate(replays):
         weights = np.ones(len(replays))
         weights[i] = 0.0
-        fit = _fit(problem, x_hat, counts, weights, MAX_NFEV)
+        fit = local_fit(problem, x_hat, counts, weights, MAX_NFEV)
         coefs = dict(coefficients, **{k: v for k, v in problem.coefs(fit.x).items() if k in problem.keys})
         table = compare(measured_metrics(replay.run), predicted_metrics(replay.predict(coefs)))
         out.append({"run": replay.run.label, "errors": table, "median_abs_error_pct": median_abs_error(table)})
