@@ -4,6 +4,8 @@ either finishes (exit 0) or is refused up front (exit 2, one line naming the fie
 valid range), never a traceback."""
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from tests.hostile.bounds import run_cli
@@ -41,3 +43,25 @@ def test_hostile_argument_list(name):
     assert ran.rc == rc, (ran.rc, ran.err[-2000:])
     if field is not None:
         assert f"{field}:" in ran.err and "valid" in ran.err, ran.err
+
+
+# Argument lists naming a file the test makes: {fifo} a FIFO nobody writes, {dir} a folder.
+FILE_CASES = {
+    "lab snapshot --talk FIFO": ("snapshot --talk {fifo} --scene 1 --out {dir}/s.png", 2, "--talk"),
+    "lab simulate serving trace=FIFO": ("simulate serving trace={fifo}", 2, "trace"),
+    "lab calc agent.round trace=FIFO": ("calc agent.round trace={fifo}", 2, "trace"),
+    "lab simulate serving trace=/dev/zero": ("simulate serving trace=/dev/zero", 2, "trace"),
+    "lab simulate serving trace=a folder": ("simulate serving trace={dir}", 2, "trace"),
+}
+
+
+@pytest.mark.parametrize("name", FILE_CASES)
+def test_hostile_file_argument(tmp_path, name):
+    args, rc, field = FILE_CASES[name]
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    ran = run_cli(args.format(fifo=fifo, dir=tmp_path).split())
+    assert ran.within_bounds() is None, (name, ran.within_bounds())
+    assert "Traceback" not in ran.err, ran.err
+    assert ran.rc == rc, (ran.rc, ran.err[-2000:])
+    assert f"{field}:" in ran.err and "valid" in ran.err, ran.err
