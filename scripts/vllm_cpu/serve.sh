@@ -33,7 +33,8 @@ stop() {
     pid=$(cat "$state/pid")
     if kill -0 "$pid" 2>/dev/null; then
         kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-        for _ in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+        # vLLM shuts down within a second or two; one still starting may not listen: 10 s, then KILL
+        for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
         kill -KILL -- "-$pid" 2>/dev/null || true
         echo "stopped server $name (pid $pid)"
     fi
