@@ -79,7 +79,7 @@ def _fin_push(S, I, grp, c, r, j):
     fc, fr, fj = grp[1], grp[2], grp[3]
     n = S[FIN_LEN]
     if n == fc.size:  # full of stale entries: keep the live ones, heapify again
-        w = 0
+        w = np.int64(0)
         for i in range(n):
             if I[JID, fr[i]] == fj[i]:
                 fc[w], fr[w], fj[w] = fc[i], fr[i], fj[i]
@@ -188,7 +188,7 @@ def crossings(S, grp, k):
         return S[NG] * full
     cnt = grp[0]
     s0 = (-S[D]) % bs
-    part = 0
+    part = np.int64(0)
     for i in range(rem):  # offsets 0..rem-1: phases s0, s0-1, ..., s0-rem+1 (mod bs)
         part += cnt[(s0 - i) % bs]
     return S[NG] * full + part
@@ -197,7 +197,7 @@ def crossings(S, grp, k):
 @kernel
 def kth_offset(S, grp, idx):
     """The idx-th smallest (0-based) offset to a member's next block boundary."""
-    seen = 0
+    seen = np.int64(0)
     for o in range(S[BS]):
         seen += at_offset(S, grp, o)
         if seen > idx:

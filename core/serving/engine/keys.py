@@ -44,9 +44,9 @@ def intern_chains(raw, off, first, low, table_keys, table_vals):
     id) looked up in a hash table, a new code for a new pair, in request order. The pair
     packs into one key: (previous + 1) << 32 | (id − low), ids spanning under 2**32."""
     codes = np.empty(raw.size, np.int64)
-    made = 0
+    made = np.int64(0)
     for r in range(off.size - 1):
-        prev = -1
+        prev = np.int64(-1)
         for i in range(off[r], off[r + 1]):
             pair = ((prev + 1) << 32) | (raw[i] - low)
             s = hashtab.find(table_keys, pair)

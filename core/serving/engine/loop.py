@@ -148,7 +148,7 @@ def finish(S, SF, I, F, run, cache, grp, ht, hi, gone, k, scratch):
         if s >= 0 and I[DYNAMIC, s]:
             F[ARRIVAL, s] = now + F[TOOL, r] + F[AFTER, s]
             heap_push(S, ht, hi, F[ARRIVAL, s], s)
-    w = 0
+    w = np.int64(0)
     for i in range(S[N_RUN]):  # running keeps its order
         r = run[i]
         if math.isnan(F[FINISH, r]):
@@ -254,8 +254,8 @@ def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, 
         ctx = float(S[SUMCB] + n_dec * S[D]) + n_dec
         kv_tokens += ctx
         pairs += ctx
-    prefill_rows = 0
-    nc = 0
+    prefill_rows = np.int64(0)
+    nc = np.int64(0)
     for j in range(m):
         r, L = ids[j], chunks[j]
         s = I[COMPUTED, r]
@@ -275,7 +275,7 @@ def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, 
     S[STEPS] += 1
     S[PRE_TOK] += prefill_rows
     S[DEC_TOK] += rows - prefill_rows - n_dec
-    nf = 0
+    nf = np.int64(0)
     if n_dec:
         S[D] += 1
         S[DEC_TOK] += n_dec
@@ -323,7 +323,7 @@ def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, ser_t, ser, log_r
     ids, chunks, gone = work[:cap], work[cap:2 * cap], work[2 * cap:6 * cap]
     scratch, hist = work[6 * cap:8 * cap], work[8 * cap:8 * cap + S[BS]]
     fast = S[FAST] != 0
-    events = 0
+    events = np.int64(0)
     while SF[NOW] < horizon and work_left(S, ht):
         if events >= max_events:
             return ST_CHUNK
@@ -349,7 +349,7 @@ def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, ser_t, ser, log_r
         if m < 0:
             dissolve(S, I, run, grp)
             m = plan_exact(S, SF, I, F, run, wq, log_r, log_t, ids, chunks, cache, grp)
-            n_dec = 0
+            n_dec = np.int64(0)
         execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, chunks, m, gone, scratch,
                 (fixed, feed, feq))
     return ST_DONE

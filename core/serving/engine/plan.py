@@ -103,7 +103,7 @@ def admit_plain(S, SF, I, F, run, wq, log_t, budget, ids, chunks, m, free):
     """FCFS admission without prefix caching: returns (ids filled, free left)."""
     bs = S[BS]
     running_count = S[N_RUN]
-    admitted = 0
+    admitted = np.int64(0)
     while admitted < S[WQ_LEN]:
         h = wq_get(S, wq, admitted)
         if budget <= 0 or running_count >= S[MAX_SEQS]:
@@ -130,7 +130,7 @@ def admit_cached(S, SF, I, F, run, wq, log_t, cache, budget, ids, chunks, m):
     """FCFS admission with lookups; each admission is committed before the next lookup
     (it may take or evict blocks the next one would hit). Returns the ids filled."""
     seats = S[MAX_SEQS] - S[N_RUN]
-    admitted = 0
+    admitted = np.int64(0)
     while admitted < S[WQ_LEN]:
         if budget <= 0 or admitted >= seats:
             break
@@ -163,7 +163,7 @@ def plan_fast(S, SF, I, F, run, wq, log_t, cache, grp, n_dec, ids, chunks):
             return -1
         free -= need
         budget -= n_dec
-    m = 0
+    m = np.int64(0)
     for i in range(n_dec, S[N_RUN]):
         if budget <= 0:
             break
@@ -195,9 +195,9 @@ def plan_exact(S, SF, I, F, run, wq, log_r, log_t, ids, chunks, pool, grp):
     running request is a row of ids (its decode a chunk of one). Returns the ids filled."""
     bs = S[BS]
     budget = S[BUDGET]
-    m = 0
+    m = np.int64(0)
     any_preempted = False
-    i = 0
+    i = np.int64(0)
     while i < S[N_RUN] and budget > 0:
         r = run[i]
         num = min(I[P, r] + I[OUT, r] - I[COMPUTED, r], budget)

@@ -122,7 +122,7 @@ def _append_plain(pool, count):
     if t >= 0 and e_key[t] < 0:  # runs next to each other are one run
         e_cnt[t] += count
         return
-    e = _new(pool, -1)
+    e = _new(pool, np.int64(-1))
     e_cnt[e] = count
     _link_tail(pool, e)
 
@@ -145,7 +145,7 @@ def _purge(pool, now):
     keep_k = watch_k.copy()
     keep_v = watch_v.copy()
     watch_k[:] = ht.EMPTY
-    n = 0
+    n = np.int64(0)
     for i in range(keep_k.size):
         if keep_k[i] != ht.EMPTY and keep_v[i] > now:
             ht.put(watch_k, watch_v, keep_k[i], keep_v[i])
@@ -194,7 +194,7 @@ def lookup(pool, keys, j0, j1):
     """(blocks hit: the longest run of cached keys[j0:j1] from the first, how many of
     those are free, i.e. leave the queue when a request takes them)."""
     e_ref, ref_k, ref_v = pool[3], pool[8], pool[9]
-    idle = 0
+    idle = np.int64(0)
     for j in range(j0, j1):
         i = ht.find(ref_k, keys[j])
         if i < 0:
@@ -208,7 +208,7 @@ def lookup(pool, keys, j0, j1):
 def touch(pool, keys, j0, j1):
     """A request takes the cached blocks keys[j0:j1]; returns how many left the queue."""
     PS, e_ref, ref_k, ref_v = pool[0], pool[3], pool[8], pool[9]
-    taken = 0
+    taken = np.int64(0)
     if j1 > j0:
         PS[EPOCH] += 1
     for j in range(j0, j1):
@@ -249,10 +249,10 @@ def release(pool, keys, uncached, held, plain, drop, watching, until, now):
     PS[EPOCH] += 1
     freed = plain
     _append_plain(pool, plain)
-    still = 0
+    still = np.int64(0)
     for j in range(held - 1, -1, -1):
         if uncached[j]:
-            _append_plain(pool, 1)
+            _append_plain(pool, np.int64(1))
             freed += 1
             continue
         key = keys[j]
@@ -266,7 +266,7 @@ def release(pool, keys, uncached, held, plain, drop, watching, until, now):
         if drop:
             ht.remove(ref_k, ref_v, slot)
             _free(pool, e)
-            _append_plain(pool, 1)
+            _append_plain(pool, np.int64(1))
             continue
         e_ref[e] = 0
         _link_tail(pool, e)
@@ -288,7 +288,7 @@ def blocks_before_watched(pool, free, now, limit):
     if PS[WATCH_N] == 0:
         return limit
     skip = PS[QUEUED] - free  # allocated already, not yet taken from the queue
-    seen = 0
+    seen = np.int64(0)
     e = PS[HEAD]
     while e >= 0:
         key = e_key[e]

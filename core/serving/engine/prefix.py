@@ -6,6 +6,8 @@ arrays, with px[7] the held blocks' uncached flags (px[8] their CSR offsets) and
 buffer of keys. I[HELD, r]: r's leading full blocks registered so far."""
 from __future__ import annotations
 
+import numpy as np
+
 from core.serving.engine import pool as bp
 from core.serving.engine.jit import exposed, kernel, njit
 from core.serving.engine.keys import fill
@@ -34,7 +36,7 @@ def head_plan(S, SF, I, cache, h, budget):
     else:
         most = (total - 1) // bs
         buf = px[9]
-        hit = idle = 0
+        hit = idle = np.int64(0)
         step = 16  # look up in growing chunks: a long prompt usually misses early
         while hit < most:
             j1 = min(most, hit + step)
@@ -59,8 +61,8 @@ def take_hit(S, I, cache, h, hit, num):
     pool, px = cache
     bs = S[BS]
     pool[0][bp.MEMO_H] = -1
-    fill(px, h, 0, hit, bs, px[9])
-    S[FREE] -= bp.touch(pool, px[9], 0, hit)
+    fill(px, h, np.int64(0), hit, bs, px[9])
+    S[FREE] -= bp.touch(pool, px[9], np.int64(0), hit)
     need = -(-(hit * bs + num) // bs) - hit
     S[FREE] -= need
     I[BLOCKS, h] = hit + need
@@ -99,7 +101,7 @@ def release(S, SF, I, F, cache, r, finished):
             until = now + F[TOOL, r]
         else:
             drop = True
-    fill(px, r, 0, held, S[BS], px[9])
+    fill(px, r, np.int64(0), held, S[BS], px[9])
     S[FREE] += bp.release(pool, px[9], _flags(px, r), held, plain, drop, watching, until, now)
     I[HELD, r] = 0
 
@@ -112,7 +114,7 @@ def watching_any(cache):
 @kernel
 def kth_offset(hist, idx):
     """The idx-th smallest (0-based) offset of the members' histogram by offset."""
-    seen = 0
+    seen = np.int64(0)
     for o in range(hist.size):
         seen += hist[o]
         if seen > idx:
@@ -125,7 +127,7 @@ def steps_before_watched_eviction(S, SF, cache, hist, n, k):
     """Lockstep decode steps (at most k) before one would evict a block held for a
     running tool wait. hist: the n members by offset to their next block boundary."""
     bs = S[BS]
-    needs = 0
+    needs = np.int64(0)
     for o in range(bs):
         if hist[o]:
             needs += hist[o] * max(0, (k - o - 1) // bs + 1)
@@ -144,5 +146,5 @@ def cached_prefix_blocks(S, I, cache, r):
     most = (I[P, r] - 1) // bs
     if most <= 0:
         return 0
-    fill(px, r, 0, most, bs, px[9])
-    return bp.lookup(pool, px[9], 0, most)[0]
+    fill(px, r, np.int64(0), most, bs, px[9])
+    return bp.lookup(pool, px[9], np.int64(0), most)[0]

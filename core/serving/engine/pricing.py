@@ -26,7 +26,7 @@ def price_step(c, I, ids, chunks, m, n_dec, rows, logit_rows, kv_tokens, pairs):
     """The planned step's time: the group's n_dec decodes and the chunks of ids[:m]."""
     if c[KIND] == ROOFLINE:
         return step_time(c, rows, logit_rows, kv_tokens, pairs)
-    new = 0
+    new = np.int64(0)
     for j in range(m):  # prompts completing in this step (their first token, or a recompute's)
         r = ids[j]
         if not I[IS_DEC, r] and I[COMPUTED, r] + chunks[j] == I[P, r] + I[OUT, r]:

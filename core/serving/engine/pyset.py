@@ -41,7 +41,7 @@ def set_order(keys, k, out):
     """out[:m] = list(set(keys[:k])); returns m."""
     size = 8
     table = np.full(size, -1, np.int64)
-    fill = 0
+    fill = np.int64(0)
     for j in range(k):
         mask = size - 1
         if not _insert(table, mask, keys[j]):
@@ -56,7 +56,7 @@ def set_order(keys, k, out):
                 if e >= 0:
                     _insert(grown, size - 1, e)
             table = grown
-    m = 0
+    m = np.int64(0)
     for e in table:
         if e >= 0:
             out[m] = e

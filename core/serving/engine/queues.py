@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from core.serving.engine.jit import kernel
 from core.serving.engine.layout import (
     ARRIVAL,
@@ -100,7 +102,7 @@ def heap_pop(S, ht, hi):
     S[HEAP_LEN] = n
     ht[0] = ht[n]
     hi[0] = hi[n]
-    i = 0
+    i = np.int64(0)
     while True:
         a, b, m = 2 * i + 1, 2 * i + 2, i
         if a < n and _less(ht, hi, a, m):
