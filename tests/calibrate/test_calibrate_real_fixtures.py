@@ -40,7 +40,7 @@ def test_the_fit_improves_every_run(tmp_path):
         before, after = medians(row["before"]), medians(row["after"])
         assert np.median(after) < np.median(before), row["run"]
     assert len(cal.loo) == 3  # and each held-out run is predicted by a fit to the other two
-    assert cal.profile.engine == "vLLM 0.32.0"
+    assert cal.profile.engine.startswith("vLLM 0.32.0")  # the server's /version
     assert cal.profile.settings["replay"]["kv_pool_blocks"] == 1024
 
 
