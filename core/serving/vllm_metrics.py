@@ -215,22 +215,27 @@ def _exact_steps(d, k, n, cost):
 def _resume_gaps(result, missing: int, total_s: float) -> np.ndarray:
     """`missing` gaps summing to total_s: each preemption after a request's first token
     waits from preempted to rescheduled (repeated preemptions of one request closest in
-    time merged until the count matches), plus an equal share of what is left."""
-    first = result.first_token_s
-    spans = []  # (request, t_preempted, t_rescheduled)
-    for r, t0, t1 in result.preempt_log:
-        if math.isfinite(t1) and t0 >= first[r]:
-            spans.append([int(r), float(t0), float(t1)])
-    spans.sort()
-    while len(spans) > missing:  # a preemption during a recompute: one gap, not two
-        pairs = [(spans[i + 1][1] - spans[i][2], i) for i in range(len(spans) - 1) if spans[i][0] == spans[i + 1][0]]
-        if not pairs:
-            spans = spans[:missing]
-            break
-        _, i = min(pairs)
-        spans[i][2] = spans[i + 1][2]
-        del spans[i + 1]
-    waits = np.array([t1 - t0 for _, t0, t1 in spans] + [0.0] * (missing - len(spans)))
+    time merged until the count matches), plus an equal share of what is left.
+
+    Merging two neighbours leaves every other pair's distance as it was, so merging the
+    closest pair again and again merges the (spans − missing) closest pairs at once
+    (ties by position); with too few pairs, all are merged and the first `missing` kept."""
+    log = np.asarray(result.preempt_log, dtype=float).reshape(-1, 3)
+    r = log[:, 0].astype(np.int64)
+    keep = np.isfinite(log[:, 2]) & (log[:, 1] >= result.first_token_s[r]) if r.size else np.zeros(0, bool)
+    r, t0, t1 = r[keep], log[keep, 1], log[keep, 2]
+    order = np.lexsort((t1, t0, r))  # as sorting [request, t0, t1] lists
+    r, t0, t1 = r[order], t0[order], t1[order]
+    excess = r.size - missing
+    if excess > 0:
+        same = np.flatnonzero(r[1:] == r[:-1])  # pair (i, i+1) of one request
+        chosen = same[np.lexsort((same, t0[same + 1] - t1[same]))[:excess]]
+        merge = np.zeros(r.size, bool)
+        merge[chosen + 1] = True  # span i+1 joins span i
+        starts = np.flatnonzero(~merge)
+        ends = np.append(starts[1:], r.size) - 1
+        t0, t1 = t0[starts][:missing], t1[ends][:missing]
+    waits = np.concatenate([t1 - t0, np.zeros(max(missing - t0.size, 0))])
     rest = total_s - float(waits.sum())
     if rest >= 0:
         return waits + rest / missing
