@@ -15,6 +15,14 @@ from core.observe.steps import parse_steps, read_steps
 from core.serving.traces.vllm_bench import read_vllm_bench
 
 pytestmark = pytest.mark.vllm_server
+BASE_SEED = int(time.time()) % 10**7 * 100  # within lab observe's seeds (< 2**31)
+
+
+def seed(k: int) -> str:
+    """A seed no earlier run against the same server used: a rerun of these tests on a
+    server that still holds the last run's blocks would find its prompts in the prefix
+    cache."""
+    return f"seed={BASE_SEED + k}"
 
 
 def _delta(result: dict, name: str) -> float:
@@ -25,7 +33,7 @@ def test_token_counts_are_the_ones_asked(server_url, run_observe):
     """Random lengths (a range ratio): the server's usage says exactly the lengths drawn,
     the one-word-a-token prompts included, and the lab's loader reads the same counts."""
     r = run_observe(server_url, "dataset=random", "random_input_len=96", "random_output_len=24",
-                    "random_range_ratio=0.5", "num_prompts=16", "request_rate=8", "seed=3")
+                    "random_range_ratio=0.5", "num_prompts=16", "request_rate=8", seed(3))
     lab = r["lab_observe"]
     assert r["errors"] == [""] * 16 and r["completed"] == 16
     assert len(set(r["input_lens"])) > 1  # the range ratio drew different lengths
@@ -45,9 +53,9 @@ def test_token_counts_are_the_ones_asked(server_url, run_observe):
 def test_queueing_appears_with_load(server_url, run_observe):
     """The same requests at a low rate and all at once: the burst's median TTFT is several
     times the low rate's (prompts wait for the token budget's prefill steps)."""
-    keys = ("dataset=random", "random_input_len=256", "random_output_len=16", "num_prompts=40", "seed=5")
-    low = run_observe(server_url, *keys[:-2], "num_prompts=8", "request_rate=2", "seed=5")
-    burst = run_observe(server_url, *keys[:-1], "seed=6", "request_rate=inf")  # other prompts: no cache hits
+    keys = ("dataset=random", "random_input_len=256", "random_output_len=16")
+    low = run_observe(server_url, *keys, "num_prompts=8", "request_rate=2", seed(5))
+    burst = run_observe(server_url, *keys, "num_prompts=40", "request_rate=inf", seed(6))
     assert low["failed"] == 0 and burst["failed"] == 0
     low_ttft = statistics.median(low["ttfts"])
     burst_ttft = statistics.median(burst["ttfts"])
@@ -62,7 +70,7 @@ def test_preemptions_with_a_small_pool(small_kv_url, run_observe):
     """32 blocks of 32 tokens: 16 requests of up to 256 tokens each do not fit at once, so
     vLLM preempts (recomputes) and still returns every token asked."""
     r = run_observe(small_kv_url, "dataset=random", "random_input_len=128", "random_output_len=128",
-                    "num_prompts=16", "request_rate=inf", "seed=7")
+                    "num_prompts=16", "request_rate=inf", seed(7))
     cache = r["lab_observe"]["metrics"]["cache_config"]
     assert cache["num_gpu_blocks"] == "32"
     assert r["failed"] == 0 and r["output_lens"] == [128] * 16
@@ -75,7 +83,7 @@ def test_prefix_cache_hits_with_a_shared_prefix(server_url, run_observe):
     the prefix there are none."""
     r = run_observe(server_url, "dataset=random", "random_prefix_len=384", "random_input_len=64",
                     "random_output_len=8", "num_prompts=16", "request_rate=inf", "--max-concurrency", "1",
-                    "seed=11")
+                    seed(11))
     assert r["failed"] == 0
     assert r["input_lens"] == [448] * 16
     hits, queries = _delta(r, "prefix_cache_hits_total"), _delta(r, "prefix_cache_queries_total")
@@ -83,7 +91,7 @@ def test_prefix_cache_hits_with_a_shared_prefix(server_url, run_observe):
     assert hits == 15 * 384
     assert r["lab_observe"]["metrics"]["prefix_cache_hit_rate"] == hits / queries
     plain = run_observe(server_url, "dataset=random", "random_input_len=64", "random_output_len=8",
-                        "num_prompts=8", "request_rate=4", "seed=12")
+                        "num_prompts=8", "request_rate=4", seed(12))
     assert _delta(plain, "prefix_cache_hits_total") == 0
 
 
@@ -93,7 +101,7 @@ def test_step_records_add_up_to_the_run(server_url, server_log, run_observe):
     tokens to every output token but each request's first (the prefill step samples it)."""
     start = server_log.stat().st_size
     r = run_observe(server_url, "dataset=random", "random_input_len=100", "random_output_len=20",
-                    "random_range_ratio=0.3", "num_prompts=12", "request_rate=6", "seed=13")
+                    "random_range_ratio=0.3", "num_prompts=12", "request_rate=6", seed(13))
     assert r["failed"] == 0 and _delta(r, "num_preemptions_total") == 0
     assert _delta(r, "prefix_cache_hits_total") == 0
     want_ctx, want_gen = sum(r["input_lens"]), sum(r["output_lens"]) - len(r["output_lens"])
