@@ -25,6 +25,7 @@ from core.serving import replay as rp
 from core.serving import simulate_keys as keys
 from core.serving.engine import replay, validate
 from core.serving.engine.frontend import FrontEnd
+from core.serving.headless import trace_values
 from core.serving.profile import COEF_KEYS
 from core.serving.step_basis import from_deployment
 from core.serving.step_defaults import DEFAULTS as STEP_DEFAULTS
@@ -86,15 +87,6 @@ def mirrored_keys(run, raw: dict) -> dict:
     return out
 
 
-def _window_classes(run) -> dict:
-    """serving.replay's check prices the book's window classes against the pool (their
-    8,448-token request refuses a small server's pool) though a trace replaces them: the
-    classes are set to the run's own largest request, which validate() checks anyway."""
-    largest = int(np.max(run.input_tokens + run.output_tokens)) if len(run) else 2
-    return {"long_input_in_tokens": str(max(largest - 1, 1)), "long_input_out_tokens": "1",
-            "long_output_in_tokens": "1", "long_output_out_tokens": "1"}
-
-
 class RunReplay:
     """The run's engine config and workload, checked once; predict(coefs) replays it."""
 
@@ -111,23 +103,22 @@ class RunReplay:
 
         base = mirrored_keys(run, raw)
         base["trace"] = run.path
-        base.update({k: v for k, v in _window_classes(run).items() if k not in raw})
         expanded = keys.expand_checked(base, unknown)
         blocks = run.settings.get("num_gpu_blocks")
         if isinstance(blocks, int) and blocks > 0 and "kv_pool_bytes" not in raw and expanded.deployment is not None:
-            kv = float(calc.resolve(expanded.raw)["kv_bytes_per_token"])
-            block_size = int(calc.resolve(expanded.raw)["block_size"])
+            first = trace_values(calc, expanded.raw)
+            kv, block_size = float(first["kv_bytes_per_token"]), int(first["block_size"])
             base["kv_pool_bytes"] = repr((blocks + POOL_MARGIN_BLOCKS) * block_size * kv)
             # The engine refuses more seats than blocks (each running sequence holds one);
             # the server takes them and never fills them: the same runs either way.
-            if int(calc.resolve(expanded.raw)["max_num_seqs"]) > blocks:
+            if int(first["max_num_seqs"]) > blocks:
                 base["max_num_seqs"] = str(blocks)
             expanded = keys.expand_checked(base, unknown)
         if expanded.deployment is None or expanded.step_coefs is None:
             raise ParamError("model", "a calibration fits the basis step-time model of a deployment; valid: model= "
                              "and hardware= (a catalog key or file)")
         self.expanded = expanded
-        self.values = calc.resolve(expanded.raw)
+        self.values = trace_values(calc, expanded.raw)
         work = run.workload
         got = expanded.got
         cost = expanded.step_cost(self.values)
