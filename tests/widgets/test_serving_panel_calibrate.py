@@ -78,6 +78,9 @@ def test_calibrate_shows_what_core_calibrate_gives(panel, qtbot, measured_run):
         assert table.verticalHeaderItem(r).text() == name
         assert [table.item(r, c).text() for c in range(4)] == list(cells)
     assert section.view.metrics.rowCount() == 6
+    # The keys the fit left at their defaults are named under the table (why: its tooltip).
+    assert all(k in section.view.frozen.text() and k in section.view.frozen.toolTip() for k in cal.frozen)
+    assert bool(section.view.frozen.text()) == bool(cal.frozen)
     assert section.view.metrics.item(0, 0).text() == f"{cal.per_run[0]['before']['median_ttft_ms']['measured']:,.1f}"
     # Measured, before and after on each plot; every request's TTFT counted.
     for card in section.view.cards.values():

@@ -48,6 +48,7 @@ class CalibrationView(QtWidgets.QWidget):
         tables = ReflowLayout(columns=2, min_column_em=26, spacing=10)
         self.metrics = _table(METRIC_COLUMNS, "calibrate_metrics")
         self.coefs = _table(COEF_COLUMNS, "calibrate_coefficients")
+        self.frozen = caption(name="calibrate_frozen")  # the keys kept at their defaults, and why
         for title, table in (("每个实测结果的指标 (ms) · each run's metrics (ms)", self.metrics),
                              ("拟合的系数与区间 (p5–p95) · fitted coefficients and their bands (p5–p95)", self.coefs)):
             box = QtWidgets.QWidget()
@@ -57,6 +58,8 @@ class CalibrationView(QtWidgets.QWidget):
             head.setWordWrap(True)
             inner.addWidget(head)
             inner.addWidget(table)
+            if table is self.coefs:
+                inner.addWidget(self.frozen)
             inner.addStretch(1)
             tables.addWidget(box)
         col.addLayout(tables)
@@ -83,6 +86,10 @@ class CalibrationView(QtWidgets.QWidget):
         shown = {k: cal.coefficients[k] for k in fitted if k in cal.coefficients}  # the fit's order
         shown.update((k, v) for k, v in cal.coefficients.items() if float(v) != float(cal.defaults.get(k, v)))
         _fill(self.coefs, coefficient_rows(cal.defaults, shown, cal.bands))
+        frozen = dict(getattr(cal, "frozen", None) or {})
+        self.frozen.setText(f"未拟合、保留默认值的系数 {len(frozen)} 个(原因见提示) · kept at their defaults: "
+                            + ", ".join(frozen) if frozen else "")
+        self.frozen.setToolTip("\n".join(f"{k}: {why}" for k, why in frozen.items()))
         before, after = median_abs_error(cal.per_run, "before"), median_abs_error(cal.per_run, "after")
         runs = len(cal.per_run)
         zh = f"{runs} 个实测结果各指标的中位 |误差|:校准前 {_p(before)},校准后 {_p(after)}"
