@@ -12,7 +12,6 @@ core/sweep/serving.py, reads them too). No Qt here.
 """
 from __future__ import annotations
 
-import difflib
 import os
 import sys
 from collections.abc import Callable
@@ -21,7 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 from core.registry import Param, ParamError, get
-from core.serving import bench_keys, traces
+from core.serving import aliases, bench_keys, traces
 from core.serving import replay as rp
 from core.serving.deployment import Deployment
 from core.serving.deployment_params import DEPLOYMENT_KEYS, DEPLOYMENT_PARAMS
@@ -194,8 +193,7 @@ def expand_checked(raw: dict, unknown: Callable[[], str]) -> Expanded:
     known = {p.name for p in get("serving.replay").params}
     for key in raw:
         if key not in known:
-            close = difflib.get_close_matches(key, sorted(known | set(names())), n=1)
-            raise ParamError(key, (f"did you mean {close[0]}=? " if close else "") + unknown())
+            raise aliases.unknown_key(key, known | set(names()), unknown())
     if "scenario" in got:
         for key, value in rp.SCENARIOS[got["scenario"]]["params"].items():
             raw.setdefault(key, ",".join(str(v) for v in value) if isinstance(value, tuple) else str(value))

@@ -22,6 +22,7 @@ from typing import Any
 
 from core import verify
 from core.registry import ParamError, get, registry
+from lab.cli import config_file
 from lab.cli.args import input_error
 from lab.cli.parser import COMMANDS, MODULE_COMMANDS, build_parser, command_module, parameter_values
 from lab.cli.sweep import cmd_sweep
@@ -220,6 +221,39 @@ def _where(argv: Sequence[str], args: argparse.Namespace | None) -> str:
 
 
 def _run(argv: list[str]) -> int:
+    try:
+        argv, config = config_file.split_argv(argv)
+        config_file.begin(config)
+    except ParamError as err:
+        print(f"{_where(argv, None)}: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        code = _command(argv)
+        if code == EXIT_OK and args_out(argv):  # the keys of the result beside it (lab/cli/config_file.py)
+            config_file.write_beside(args_out(argv), "lab " + " ".join(_command_words(argv)))
+        return code
+    finally:
+        config_file.end()
+
+
+def args_out(argv: list[str]) -> str | None:
+    """The --out folder of a command line (config.toml goes there), or None."""
+    for i, item in enumerate(argv):
+        if item == "--out" and i + 1 < len(argv):
+            return argv[i + 1]
+        if item.startswith("--out="):
+            return item.partition("=")[2]
+    return None
+
+
+def _command_words(argv: list[str]) -> list[str]:
+    """'simulate serving', 'sweep serving', 'observe': the command and its kind."""
+    words = [a for a in argv if not a.startswith("-") and "=" not in a]
+    take = 2 if words and words[0] in ("simulate", "sweep", "calc") else 1
+    return words[:take]
+
+
+def _command(argv: list[str]) -> int:
     words = [a for a in argv if not a.startswith("-")]
     args = None
     try:
@@ -237,7 +271,8 @@ def _run(argv: list[str]) -> int:
         if command == "list":
             return cmd_list(args.json)
         if command == "calc":
-            return cmd_calc(args.name, parameter_values(args, extras), args.json)
+            return cmd_calc(args.name, parameter_values(args, extras, [p.name for p in get(args.name).params]),
+                            args.json)
         if command == "verify":
             return cmd_verify(args.json)
         if command == "talk":
@@ -250,6 +285,7 @@ def _run(argv: list[str]) -> int:
                                 theme=args.theme, zoom=args.zoom, talk=args.talk, scene=args.scene)
         return cmd_simulate(args.kind, parameter_values(args, extras), args.out, args.json, args.fmt)
     except ParamError as err:
+        err = config_file.located(err)  # a key from a --config file: its file and line
         print(f"{getattr(err, 'where', None) or _where(argv, args)}: {err}", file=sys.stderr)
         return EXIT_USAGE
 

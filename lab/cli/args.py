@@ -10,10 +10,14 @@ import textwrap
 from typing import Any
 
 from core.registry import ParamError
+from core.serving import aliases
 from core.units import format_value, unit_kind
 
 PARAM = "param."  # namespace prefix of the --key options generated from Params
 ARGS = "key=value | --key value"
+SPELLINGS = ("every key also takes dashes (--max-num-seqs is max_num_seqs) and --key=value; vLLM's and "
+             "vllm bench serve's names are shown beside ours; --config FILE.toml|.yaml|.json gives keys from a "
+             "file (the command line wins)")
 
 
 def input_error(field: str, message: str) -> ParamError:
@@ -27,6 +31,12 @@ class Formatter(argparse.RawDescriptionHelpFormatter):
 
     def _split_lines(self, text, width):
         return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+    def _format_action_invocation(self, action):
+        # '--token_budget, --max-num-batched-tokens N': the metavar once, after the spellings
+        if not action.option_strings or action.nargs == 0:
+            return super()._format_action_invocation(action)
+        return ", ".join(action.option_strings) + " " + self._format_args(action, self._get_default_metavar_for_optional(action))
 
 
 def help_text(text: str) -> str:
@@ -71,13 +81,16 @@ def metavar(p) -> str:
 def add_params(parser: argparse.ArgumentParser, params, title: str) -> None:
     group = parser.add_argument_group(title)
     for p in params:
-        group.add_argument(f"--{p.name}", dest=PARAM + p.name, metavar=metavar(p), default=argparse.SUPPRESS,
-                           help=param_help(p))
+        group.add_argument(f"--{p.name}", *aliases.aliases_of(p.name), dest=PARAM + p.name, metavar=metavar(p),
+                           default=argparse.SUPPRESS, help=param_help(p))
+        for option, value in aliases.flag_options(p.name):  # vLLM's value-less flags
+            group.add_argument(option, dest=PARAM + p.name, action="store_const", const=value,
+                               default=argparse.SUPPRESS, help=f"= {p.name}={value} (vLLM's flag)")
 
 
 SUFFIXES = ("numbers take the suffixes that fit their unit: times ns, us, µs, ms, s, min, h (20ms and 0.02s "
              "are both 20 for a parameter in ms); sizes kB, MB, GB, TB, KiB, MiB, GiB, TiB; counts and rates "
-             "k, M, G, T, P. Lists are comma-separated; a single number takes no comma.")
+             "k, M, G, T, P. Lists are comma-separated; a single number takes no comma.") + "\n\n" + SPELLINGS
 
 
 def outputs_text(calc, scalar_only: bool = False) -> str:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 
 from core.registry import get, registry
+from core.serving import aliases
 from lab import __version__
 from lab.cli.args import (
     ARGS,
@@ -25,6 +26,7 @@ from lab.cli.args import (
     param_help,
     wrapped,
 )
+from lab.cli import config_file
 from lab.cli.sweep import add_parser as add_sweep_parser
 
 # Commands in modules of their own (lab/cli/NAME.py: add_parser(sub, Formatter) and
@@ -87,11 +89,12 @@ def _simulate_parsers(sub) -> None:
     from core.serving.simulate_keys import TEXT_KEYS
     from core.serving.vllm_metrics import NAMES
     from lab.cli.simulate import KINDS, OUTPUT_FORMATS, TRACE_HELP, extra_params
+    from lab.cli.simulate_rl import add_parser as add_rl_parser
     from lab.cli.simulate_voice import add_parser
 
     for kind, (calc_name, about) in KINDS.items():
-        if calc_name is None:  # a simulation with its own keys (voice)
-            add_parser(sub, kind)
+        if calc_name is None:  # a simulation with its own keys (voice, rl)
+            (add_rl_parser if kind == "rl" else add_parser)(sub, kind)
             continue
         calc = get(calc_name)
         vllm_names = wrapped(", ".join(NAMES))
@@ -118,9 +121,9 @@ def _simulate_parsers(sub) -> None:
         for q in extra_params(kind):
             if q.name == "format":
                 continue
-            extra.add_argument(f"--{q.name}", dest=PARAM + q.name, metavar=metavar(q), default=argparse.SUPPRESS,
+            extra.add_argument(f"--{q.name}", *aliases.aliases_of(q.name), dest=PARAM + q.name, metavar=metavar(q), default=argparse.SUPPRESS,
                                help=param_help(q))
-        extra.add_argument("--trace", dest=PARAM + "trace", metavar="FILE", default=argparse.SUPPRESS,
+        extra.add_argument("--trace", *aliases.aliases_of("trace"), dest=PARAM + "trace", metavar="FILE", default=argparse.SUPPRESS,
                            help=help_text(TRACE_HELP))
         for name, text in TEXT_KEYS.items():
             extra.add_argument(f"--{name}", dest=PARAM + name, metavar="START:END" if name == "window" else "TEXT",
@@ -179,30 +182,43 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def parameter_values(args: argparse.Namespace, extras: Sequence[str]) -> dict[str, str]:
-    """The parameters given: key=value words and --key value options.
+def parameter_values(args: argparse.Namespace, extras: Sequence[str],
+                     known: Sequence[str] | None = None) -> dict[str, str]:
+    """The parameters given: a --config file's keys (lab/cli/config_file.py), then key=value
+    words and --key value / --key=value options, which win over the file's.
 
     argparse takes the --key options of known parameters; everything else comes back in
-    `extras`, in order, and is read here (an unknown key is left for resolve to refuse
-    with the list of valid keys).
+    `extras`, in order, and is read here. Every key comes back as our name: dashes as
+    underscores, vLLM's names and flags as ours (core/serving/aliases.py). With known (a
+    calculator's names) an unknown key is refused here with "did you mean"; without it
+    the command's own check refuses it.
     """
-    values: dict[str, str] = {}
+    given: dict[str, str] = {}
     items = list(extras)
     i = 0
     while i < len(items):
         item = items[i]
-        if item.startswith("--") and "=" not in item:  # an unknown --key value: resolve names the valid keys
+        hit = aliases.flag(item, known)
+        if hit is not None:  # --enable-prefix-caching: a flag, no value
+            given[hit[0]] = hit[1]
+            i += 1
+            continue
+        if (item.startswith("--") or item in aliases.SHORT) and "=" not in item:  # --key value
             if i + 1 >= len(items):
-                raise input_error(item, f"needs a value; valid: {item} VALUE or {item[2:]}=VALUE")
-            values[item[2:]] = items[i + 1]
+                raise input_error(item, f"needs a value; valid: {item} VALUE or {item.lstrip('-')}=VALUE")
+            given[aliases.canonical(item, known)] = items[i + 1]
             i += 2
             continue
         key, sep, value = item.lstrip("-").partition("=") if item.startswith("--") else item.partition("=")
         if not sep or not key.strip() or item.startswith("-") and not item.startswith("--"):
             raise input_error(item, "expected key=value or --key value (for example input_tokens=1024 or --cards 3)")
-        values[key.strip()] = value
+        given[aliases.canonical(key, known)] = value
         i += 1
     for dest, value in vars(args).items():
         if dest.startswith(PARAM):
-            values[dest[len(PARAM):]] = value
-    return values
+            given[dest[len(PARAM):]] = value
+    if known is not None:
+        for key in given:
+            if key not in known:
+                raise aliases.unknown_key(key, known, f"unknown parameter; valid: {', '.join(known)}")
+    return config_file.merged(given)

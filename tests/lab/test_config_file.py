@@ -1,0 +1,111 @@
+"""--config FILE.toml|.json|.yaml: the same keys (names or aliases) under the command line's,
+config.toml written beside a result, a rerun from it bit-identical, and a bad key in a file
+named with the file and its line (exit 2)."""
+from __future__ import annotations
+
+import json
+import tomllib
+
+import pytest
+
+from lab.cli import config_file, main
+
+PLAN = """# a plan written down
+durations_s = [20, 20]
+rates_per_s = [2, 3]
+shares-long-input = "0.5,0.5"
+max_num_batched_tokens = 1024
+max-num-seqs = 16
+"""
+
+
+def _run(argv, capsys):
+    code = main(["simulate", "serving", *argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def _summary(folder):
+    report = json.loads((folder / "summary.json").read_text())
+    report.pop("wall_s")
+    report.pop("out", None)
+    return report
+
+
+def test_a_file_gives_the_keys_and_the_command_line_wins(tmp_path, capsys):
+    plan = tmp_path / "plan.toml"
+    plan.write_text(PLAN)
+    code, from_file, _ = _run(["--config", str(plan), "--json"], capsys)
+    assert code == 0
+    code, by_hand, _ = _run(["durations_s=20,20", "rates_per_s=2,3", "shares_long_input=0.5,0.5",
+                             "token_budget=1024", "max_num_seqs=16", "--json"], capsys)
+    drop = lambda text: {k: v for k, v in json.loads(text).items() if k != "wall_s"}  # noqa: E731
+    assert drop(from_file) == drop(by_hand)
+    code, over, _ = _run([f"--config={plan}", "--max-num-seqs", "2", "--json"], capsys)
+    code, over_hand, _ = _run(["durations_s=20,20", "rates_per_s=2,3", "shares_long_input=0.5,0.5",
+                               "token_budget=1024", "max_num_seqs=2", "--json"], capsys)
+    assert drop(over) == drop(over_hand) != drop(from_file)
+
+
+def test_the_written_config_reruns_the_result_bit_identically(tmp_path, capsys):
+    plan = tmp_path / "plan.json"
+    plan.write_text(json.dumps({"durations_s": [20, 20], "rates_per_s": [2, 3], "shares_long_input": [0.5, 0.5],
+                                "tensor_parallel_size": 2, "model": "qwen3-8b", "hardware": "h100-sxm"}))
+    first, again = tmp_path / "first", tmp_path / "again"
+    assert _run(["--config", str(plan), "seed=7", "--out", str(first)], capsys)[0] == 0
+    written = tomllib.loads((first / "config.toml").read_text())
+    assert written == {"durations_s": "20,20", "rates_per_s": "2,3", "shares_long_input": "0.5,0.5", "tp": "2",
+                       "model": "qwen3-8b", "hardware": "h100-sxm", "seed": "7"}
+    assert _run(["--config", str(first / "config.toml"), "--out", str(again)], capsys)[0] == 0
+    assert _summary(first) == _summary(again)
+    for name in ("requests.csv", "series.csv", "preemptions.csv"):
+        assert (first / name).read_bytes() == (again / name).read_bytes(), name
+    assert (again / "config.toml").read_text() == (first / "config.toml").read_text()
+
+
+@pytest.mark.parametrize("name, text, said", [
+    ("bad.toml", "max_num_seqs = 16\n\nmax_num_seq = 3\n", "bad.toml:3: max_num_seq: did you mean max_num_seqs=?"),
+    ("bad.json", '{\n  "max_num_seqs": 16,\n  "token_budget": -5\n}\n', "bad.json:3: token_budget: got -5"),
+    ("bad.toml", "[engine]\nmax_num_seqs = 3\n", "bad.toml:1: engine: got {"),
+    ("bad.toml", "max_num_seqs = \n", "bad.toml: Invalid value"),
+    ("bad.ini", "x=1\n", "valid: a .toml, .yaml, .yml or .json file"),
+])
+def test_a_bad_key_in_a_file_names_the_file_and_line(tmp_path, capsys, name, text, said):
+    path = tmp_path / name
+    path.write_text(text)
+    code, _, err = _run(["--config", str(path), "--json"], capsys)
+    assert code == 2 and said.replace("bad.", str(tmp_path / "bad.")) in err, err
+    assert err.count("\n") == 1
+
+
+def test_a_bad_key_on_the_command_line_is_not_blamed_on_the_file(tmp_path, capsys):
+    path = tmp_path / "plan.toml"
+    path.write_text("max_num_seqs = 16\n")
+    code, _, err = _run(["--config", str(path), "max_num_seqs=-1", "--json"], capsys)
+    assert code == 2 and err.startswith("lab simulate serving: max_num_seqs: got -1")
+
+
+def test_yaml_needs_pyyaml_and_says_so(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "plan.yaml"
+    path.write_text("durations_s: [20]\nrates_per_s: [2]\nshares_long_input: 0.5\nmax-num-seqs: 4\n")
+    monkeypatch.setitem(__import__("sys").modules, "yaml", None)  # import yaml fails as where it is not installed
+    code, _, err = _run(["--config", str(path), "--json"], capsys)
+    assert code == 2 and "YAML needs PyYAML, which Load Lab does not depend on" in err
+
+
+def test_yaml_reads_where_pyyaml_is_installed(tmp_path, capsys):
+    pytest.importorskip("yaml")
+    path = tmp_path / "plan.yaml"
+    path.write_text("durations_s: [20]\nrates_per_s: [2]\nshares_long_input: 0.5\nmax-num-seqs: 4\nmax_num_seq: 1\n")
+    code, _, err = _run(["--config", str(path), "--json"], capsys)
+    assert code == 2 and f"{path}:5: max_num_seq: did you mean max_num_seqs=?" in err
+
+
+def test_values_become_command_line_text_exactly():
+    assert config_file._text("f", 1, "k", 0.1) == "0.1"
+    assert config_file._text("f", 1, "k", float("inf")) == "inf"
+    assert config_file._text("f", 1, "k", True) == "true"
+    assert config_file._text("f", 1, "k", [1, 2.5, "3"]) == "1,2.5,3"
+    assert config_file.split_argv(["simulate", "serving", "--config", "a.toml", "x=1"]) == (
+        ["simulate", "serving", "x=1"], "a.toml")
+    assert config_file.split_argv(["list", "--config", "a.toml"])[1] is None  # list takes no keys
