@@ -18,6 +18,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from lab import __version__
 from lab.settings import Settings
 from widgets.kit.jobs import BusyBadge, jobs
+from widgets.kit.lifetime import owned
 from widgets.kit.panels import LazyFactory, PanelInfo, discover_panels
 from widgets.kit.theme import setup_pyqtgraph
 from widgets.kit.timeline_player import TimelinePlayer
@@ -162,6 +163,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self._panels[key] = widget
             self.panel_built.emit(key)
             self.stack.addWidget(widget)
+            owned(widget)  # deleted with the window, not by its close
             if key == self._pending:
                 self._pending = None
                 self._build_timer.stop()

@@ -86,6 +86,52 @@ def _delete_closed(widgets, QtCore) -> None:
     widgets.QApplication.processEvents()  # what the deletion queued (a deferred fit) runs now
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)  # around pytest-qt's own teardown
+def pytest_runtest_teardown(item):
+    """A panel deletes itself once closed (widgets/kit/lifetime.py). qtbot closes the
+    widgets it was given before the test's fixtures end, and a fixture's own close() would
+    then find its panel gone: qtbot leaves those to the fixtures, and what is still open
+    after them is closed and deleted here."""
+    added = getattr(item, "qt_widgets", None) or []
+    deferred = [ref for ref, _ in added if _deletes_on_close(ref())]
+    if added:  # neither those nor the widgets already gone
+        item.qt_widgets = [(ref, before) for ref, before in added
+                           if ref not in deferred and _alive(ref())]
+    try:
+        return (yield)
+    finally:
+        _close_left_open(deferred)
+
+
+def _alive(widget) -> bool:
+    import shiboken6
+
+    return widget is not None and shiboken6.isValid(widget)
+
+
+def _deletes_on_close(widget) -> bool:
+    from PySide6 import QtCore
+
+    return _alive(widget) and widget.testAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
+
+
+def _close_left_open(refs) -> None:
+    if not refs:
+        return
+    import shiboken6
+    from PySide6 import QtCore
+
+    with _slots_of_deleted_widgets_may_fail():
+        for ref in refs:
+            widget = ref()
+            if widget is not None and shiboken6.isValid(widget):
+                if widget.isVisible():
+                    widget.close()  # deletes it too
+                else:
+                    widget.deleteLater()
+        QtCore.QCoreApplication.sendPostedEvents(None, QtCore.QEvent.Type.DeferredDelete)
+
+
 @pytest.fixture(autouse=True)
 def _default_look():
     """Zoom, theme and language are app-wide: whatever a test set, the next starts at 1×,

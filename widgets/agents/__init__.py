@@ -14,6 +14,7 @@ from widgets.agents.classic import ClassicSections
 from widgets.agents.structure import StructureSections
 from widgets.agents.trajectory import TrajectorySections
 from widgets.kit.binding import FigureBinding
+from widgets.kit.lifetime import free_on_close
 from widgets.kit.page import StagedGrid, scroll_page
 from widgets.kit.panels import PanelInfo
 
@@ -21,6 +22,7 @@ from widgets.kit.panels import PanelInfo
 class AgentsPanel(ClassicSections, TrajectorySections, StructureSections, FigureBinding, QtWidgets.QWidget):
     def __init__(self, state: AgentsState | None = None, parent=None):
         super().__init__(parent)
+        free_on_close(self)  # a closed panel is freed (widgets/kit/lifetime.py)
         self.state = state if state is not None else AgentsState()
         layout = scroll_page(self, "§3.2 多轮交互与 Agent 任务 · Multi-turn & Agents")
         # Two to a row, the tall ones together: the measured runs and their replay; then the

@@ -31,6 +31,7 @@ from widgets.audio.controls import DEVICE_STATUS, Controls
 from widgets.audio.exercises import Exercises
 from widgets.audio.live_plots import LivePlots
 from widgets.kit.jobs import jobs
+from widgets.kit.lifetime import free_on_close
 from widgets.kit.page import Reflow, page_header, scroll_page
 from widgets.kit.panels import PanelInfo
 
@@ -56,6 +57,7 @@ class AudioPanel(QtWidgets.QWidget):
 
     def __init__(self, state: AudioState | None = None, parent=None, engine: StreamEngine | None = None):
         super().__init__(parent)
+        free_on_close(self)  # a closed panel is freed (widgets/kit/lifetime.py)
         self.state = state if state is not None else AudioState()
         self._engine = engine  # opened lazily on the first ▶, so a snapshot never opens a device
         self._owns_engine = engine is None

@@ -16,6 +16,7 @@ import shiboken6
 from PySide6 import QtCore, QtWidgets
 
 from core.sweep.plan_state import PlanState
+from widgets.kit.lifetime import free_on_close
 from widgets.kit.page import ReflowLayout, caption, page_header, scroll_page
 from widgets.kit.panels import PanelInfo
 from widgets.plan import figures as F
@@ -46,6 +47,7 @@ class PlanPanel(QtWidgets.QWidget):
 
     def __init__(self, state=None, parent=None, settings=None, first_sweep: bool = True):
         super().__init__(parent)
+        free_on_close(self)  # a closed panel is freed (widgets/kit/lifetime.py)
         self.state = state if state is not None else PlanState()  # the sweep as written; the rows are its result
         self._settings = settings
         self.runner = SweepRunner(self)

@@ -13,6 +13,7 @@ from core.request import figures
 from core.request.state import RequestState
 from widgets.kit.binding import FigureBinding
 from widgets.kit.calculator_card import CalculatorCard
+from widgets.kit.lifetime import free_on_close
 from widgets.kit.page import StagedGrid, caption, column, marker_line, page_header, plot_text, scroll_page
 from widgets.kit.panels import PanelInfo
 from widgets.kit.plot_card import PlotCard
@@ -29,6 +30,7 @@ class RequestPanel(FigureBinding, QtWidgets.QWidget):
 
     def __init__(self, state: RequestState | None = None, parent=None):
         super().__init__(parent)
+        free_on_close(self)  # a closed panel is freed (widgets/kit/lifetime.py)
         self.state = state if state is not None else RequestState()
         layout = scroll_page(self, "")
         layout.addWidget(page_header("§3.1 从单次请求到持续到达的负载 · Request & Metrics", LEGEND[:5]))

@@ -12,6 +12,7 @@ from core.scaling import figures
 from core.scaling.state import ScalingState
 from widgets.kit.binding import FigureBinding
 from widgets.kit.calculator_card import CalculatorCard
+from widgets.kit.lifetime import free_on_close
 from widgets.kit.page import StagedGrid, column, marker_line, plot_text, scroll_page
 from widgets.kit.panels import PanelInfo
 from widgets.kit.plot_card import PlotCard
@@ -25,6 +26,7 @@ SMALL, LARGE = SERIES[1], SERIES[4]  # the small and the large model, on the sam
 class ScalingPanel(FigureBinding, QtWidgets.QWidget):
     def __init__(self, state: ScalingState | None = None, parent=None):
         super().__init__(parent)
+        free_on_close(self)  # a closed panel is freed (widgets/kit/lifetime.py)
         self.state = state if state is not None else ScalingState()
         layout = scroll_page(self, "§3.6 从负载需求到训练与服务预算 · Scaling & Budgets")
         self._grid = StagedGrid(self, layout, [self._fit_section, self._serve_section, self._table_section,

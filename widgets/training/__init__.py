@@ -18,6 +18,7 @@ from PySide6 import QtCore, QtWidgets
 from core.training.state import TABS, TrainingState
 from widgets.kit.calculator_card import CalculatorCard
 from widgets.kit.jobs import jobs
+from widgets.kit.lifetime import free_on_close
 from widgets.kit.page import PAGE_COLUMN_EM, ReflowLayout, page_header, scroll_layout
 from widgets.kit.panels import PanelInfo
 from widgets.kit.param_form import ParamForm
@@ -41,6 +42,7 @@ class TrainingPanel(QtWidgets.QWidget):
 
     def __init__(self, state: TrainingState | None = None, parent=None):
         super().__init__(parent)
+        free_on_close(self)  # a closed panel is freed (widgets/kit/lifetime.py)
         self.state = state if state is not None else TrainingState()
         self._build_ui()
         self._connect()

@@ -17,6 +17,7 @@ from core.verify import VerifyRow, verify_all
 from core.verify_state import VerifyState
 from widgets.kit import i18n
 from widgets.kit.jobs import BusyBadge, jobs
+from widgets.kit.lifetime import free_on_close
 from widgets.kit.page import Reflow, min_chars, title_label
 from widgets.kit.panels import PanelInfo
 from widgets.kit.theme import COLORS
@@ -122,6 +123,7 @@ class VerifyPanel(QtWidgets.QWidget):
 
     def __init__(self, state: VerifyState | None = None, parent=None):
         super().__init__(parent)
+        free_on_close(self)  # a closed panel is freed (widgets/kit/lifetime.py)
         self.state = state or VerifyState()
         self.model = VerifyTableModel(self)
         self.proxy = VerifyFilterModel(self)

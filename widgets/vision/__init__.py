@@ -23,6 +23,7 @@ from vision.resize import ResizePolicy
 from vision.sample import placeholder_image, sample_image
 from widgets.kit.calculator_card import CalculatorCard
 from widgets.kit.jobs import BusyBadge, jobs
+from widgets.kit.lifetime import free_on_close
 from widgets.kit.panels import PanelInfo
 from widgets.kit.param_form import ParamForm
 from widgets.kit.theme import setup_pyqtgraph
@@ -46,6 +47,7 @@ class VisionPanel(FileLoads, QtWidgets.QWidget):
 
     def __init__(self, state: VisionState | None = None, parent=None):
         super().__init__(parent)
+        free_on_close(self)  # a closed panel is freed (widgets/kit/lifetime.py)
         setup_pyqtgraph()
         self.setAcceptDrops(True)
         self.state = state if state is not None else VisionState()

@@ -31,6 +31,7 @@ from core.voice import VoiceParams, simulate_voice
 from core.voice.state import RATE_MAX_PER_S, RATE_STEP_PER_S, SHOWN, VoiceState
 from widgets.kit.helper_process import helper
 from widgets.kit.jobs import jobs
+from widgets.kit.lifetime import free_on_close
 from widgets.kit.page import Reflow, caption, column, follow_font, page_header, scroll_page
 from widgets.kit.panels import PanelInfo
 from widgets.voice.boxes import fitted_column, row
@@ -64,6 +65,7 @@ class VoicePanel(QtWidgets.QWidget):
 
     def __init__(self, state: VoiceState | None = None, parent=None, engine=None):
         super().__init__(parent)
+        free_on_close(self)  # a closed panel is freed (widgets/kit/lifetime.py)
         self.state = state if state is not None else VoiceState()
         self._engine = engine
         self.run: Any = None  # the last good core.voice VoiceRun
