@@ -118,3 +118,23 @@ def test_lab_simulate_serving_replays_a_recorded_run():
     assert out["prefill_tokens_total"] == int(steps.ctx_tokens.sum())
     assert out["decode_steps_total"] == int(steps.gen_tokens.sum())
     assert out["step_model"]["kind"] == "basis"
+
+
+def test_vllm_bench_serve_of_the_same_server_is_read_alike():
+    """A `vllm bench serve --save-result --save-detailed` result (vLLM 0.32's own client)
+    of the same server: the lab reads it as it reads lab observe's, and lab observe writes
+    every per-request key of it the lab reads."""
+    bench = load("vllm_bench")
+    assert bench["completed"] == 20 and bench["errors"] == [""] * 20
+    assert sum(bench["input_lens"]) == bench["total_input_tokens"]
+    assert sum(bench["output_lens"]) == bench["total_output_tokens"]
+    # vllm bench counts a stream's chunks too: a chunk may carry several tokens
+    assert all(1 <= len(g) <= n - 1 for g, n in zip(bench["itls"], bench["output_lens"]))
+    parsed = read_vllm_bench((DATA / "vllm_bench.json").read_text())
+    assert parsed.input_tokens.tolist() == bench["input_lens"]
+    assert parsed.output_tokens.tolist() == bench["output_lens"]
+    observed = load("medium")
+    per_request = {"input_lens", "output_lens", "ttfts", "itls", "start_times", "errors", "generated_texts"}
+    assert per_request <= set(bench) and per_request <= set(observed)
+    for key in ("num_prompts", "request_rate", "burstiness", "max_concurrency", "model_id", "duration", "completed"):
+        assert key in bench and key in observed
