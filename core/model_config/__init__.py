@@ -2,7 +2,8 @@
 chapter counts Qwen3-8B. Public API:
 
 - load_model_config(path, dtype_bytes=2) -> ModelSpec
-- model_spec(key_or_path, dtype_bytes=2, param="model") -> ModelSpec (catalog key or path)
+- model_spec(key_or_path, dtype_bytes=2, param="model") -> ModelSpec (catalog key, path, or a Hugging
+  Face id such as Qwen/Qwen3-8B read from the local Hugging Face cache: hf_cache.py)
 - replay_params(key_or_path, dtype_bytes=2) -> serving.replay / StepCost model values
 - config_model_keys(): catalog models with the whole decoder shape and the Hugging Face
   configs shipped in core/data/model_configs (the named choices; shipped_config_path)
@@ -12,11 +13,13 @@ Families, fields and counting rules: core/model_config/architecture.py and count
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 from functools import cache
 from importlib import resources
 
 from core import catalog
+from core.model_config import hf_cache
 from core.model_config.architecture import FAMILIES, VALID, Architecture, GroupedAttention, architecture
 from core.model_config.counting import ModelSpec, count
 from core.model_config.reading import Fields, config_file, display_name, parse_json_object, read_small_file, shown_path
@@ -71,6 +74,8 @@ def model_spec(key_or_path: str, dtype_bytes: float = 2, *, param: str = "model"
         return _catalog_spec(key, dtype_bytes, param)
     if key in shipped_model_keys():
         return load_model_config(shipped_config_path(key), dtype_bytes, param=param)
+    if hf_cache.looks_like_hub_id(key):  # 'Qwen/Qwen3-8B': the local Hugging Face cache's config.json
+        return dataclasses.replace(load_model_config(hf_cache.resolve(key, param), dtype_bytes, param=param), name=key)
     if looks_like_a_key(key):  # 'qwen3-8x': a mistyped catalog key more likely than a file
         raise ParamError(param, f"{key!r}: no catalog model or file of that name; valid: one of "
                          f"{', '.join(config_model_keys())}, or a Hugging Face config.json's path")

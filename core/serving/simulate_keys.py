@@ -41,7 +41,8 @@ TEXT_KEYS = {
               "time_scale; either side may be empty: 60: or :600; times take suffixes, 1min:2min)",
     "trace_model": "keep only the trace's rows of this model (BurstGPT's Model column; model= names the served model)",
     "trace_log_type": "keep only the trace's rows of this log type (BurstGPT: Conversation log or API log)",
-    "model": "the served model: a catalog key or a Hugging Face config.json; sets weights, KV per token and the "
+    "model": "the served model: a catalog key, a Hugging Face config.json, or a Hugging Face id (Qwen/Qwen3-8B: its "
+             "config.json from the local Hugging Face cache, HF_HOME; nothing is downloaded); sets weights, KV per token and the "
              "step cost's FLOPs (explicit keys win)",
     "hardware": "the card: a catalog key or a small TOML (memory, bandwidth, peak FLOP/s); sets bandwidth, peak "
                 "FLOP/s, the token budget and price_per_card_hour when the card has a price (explicit keys win)",

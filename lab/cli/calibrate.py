@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from core.serving import aliases
+from lab.cli import config_file
 from lab.cli.args import input_error
 
 USAGE = ("lab calibrate RESULT.json [RESULT2.json ...] model=KEY|config.json hardware=KEY|card.toml [key=value ...] "
@@ -69,7 +71,7 @@ def split_items(items) -> tuple[list[str], dict[str, str]]:
         if sep and not Path(item).exists():
             if not key.strip():
                 raise input_error(item, "an empty key; valid: KEY=VALUE")
-            keys[key.strip()] = value
+            keys[aliases.canonical(key)] = value  # dashes and vLLM's names as ours
         else:
             paths.append(item)
     return paths, keys
@@ -79,7 +81,7 @@ def run(args, extras) -> int:
     from core.calibrate.fit import DEFAULT_BOOTSTRAP, calibrate  # lazy: scipy, the engine
     from core.calibrate.profile import save_profile
 
-    items = list(args.items)
+    items = config_file.words() + list(args.items)  # a --config file's keys first: the command line wins
     for extra in extras:
         if extra.startswith("-"):
             raise input_error(extra, "unknown option; valid: --out, --fit-keys, --bootstrap, --seed, --json "

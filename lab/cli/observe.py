@@ -13,6 +13,7 @@ import os
 import sys
 
 from core.registry import ParamError
+from core.serving import aliases
 from lab.cli.parser import parameter_values
 
 EXIT_INTERRUPTED = 130
@@ -77,7 +78,7 @@ def _settings(args, values: dict):
     from core.observe import runner, schedule
     from core.observe.prompts import words_from
 
-    values = {k.replace("-", "_"): v for k, v in values.items()}  # vllm bench's spelling too: --num-prompts 10
+    values = aliases.canonical_values(values)  # vllm bench's spellings too: --num-prompts 10 (core/serving/aliases.py)
     if not args.url:
         raise ParamError("url", "missing; valid: lab observe http://HOST:PORT ... --out DIR")
     runner.server.base_url(args.url)  # a URL that is not http(s) is refused before any work
