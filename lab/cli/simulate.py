@@ -38,6 +38,7 @@ from core.serving import simulate_keys as keys
 from core.serving.headless import PERCENTILE_LABELS, load_shared_trace, serving_report  # noqa: F401 - re-exported
 from core.serving.vllm_metrics import LATENCIES, STATS
 from lab.cli.simulate_files import aiperf_lines, write_all
+from lab.cli.simulate_rl import simulate_rl_report
 from lab.cli.simulate_voice import simulate_voice_report
 
 __all__ = ["KINDS", "OUTPUT_FORMATS", "PERCENTILE_LABELS", "TRACE_HELP", "extra_params", "load_shared_trace",
@@ -47,7 +48,9 @@ __all__ = ["KINDS", "OUTPUT_FORMATS", "PERCENTILE_LABELS", "TRACE_HELP", "extra_
 KINDS = {"serving": ("serving.replay", "the serving replay: the book's 480 requests through a vLLM-like engine "
                                        "(or a trace), with TTFT, request time and KV use"),
          "voice": (None, "voice-agent turns on one clock through the loaded serving engine and the jitter buffer "
-                         "(lab/cli/simulate_voice.py)")}
+                         "(lab/cli/simulate_voice.py)"),
+         "rl": (None, "an RL loop whose rollout runs through the serving engine: reward, reference, update, weight "
+                      "sync; synchronous, one-step, asynchronous or partial (lab/cli/simulate_rl.py)")}
 TRACE_HELP = ("replay a trace file instead of the windows (the windows' parameters then do not apply): "
               "CSV or JSONL with arrival_s, input_tokens, output_tokens, or a public trace as it ships "
               "(Azure, BurstGPT, Mooncake, Vidur, vllm bench --save-result; see format=)")
@@ -65,6 +68,8 @@ def simulate(kind: str, raw: dict[str, str], out: str | None = None, fmt: str = 
     for fmt: the text report, or for aiperf without `out` the JSONL records)."""
     if kind == "voice":  # its own keys and report (lab/cli/simulate_voice.py)
         return simulate_voice_report(raw, out, fmt)
+    if kind == "rl":  # its own keys and report (lab/cli/simulate_rl.py)
+        return simulate_rl_report(raw, out, fmt)
     if fmt not in OUTPUT_FORMATS:
         hint = f" (a trace's format is the key format={fmt})" if fmt in keys.trace_formats() else ""
         raise ParamError("--format", f"got {fmt!r}{hint}; valid: {', '.join(OUTPUT_FORMATS)}")

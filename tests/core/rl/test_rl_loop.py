@@ -1,0 +1,129 @@
+"""lab simulate rl's loop (issue 16): hand arithmetic for the stages, the rollout as the
+engine's replay of the same batch, async overlap and the staleness bound, partial rollouts."""
+import numpy as np
+import pytest
+
+from core.registry import ParamError, get
+from core.rl import RLParams, simulate, summarize
+from core.rl import rollout as ro
+from core.rl import stages as st
+from core.serving.engine import replay
+from core.training.model import shape
+
+BOOK = dict(prompts=2, group=16, prompt_tokens=1024, output_tokens=256, keep_ratio=0.5)
+
+
+def run_of(**kw):
+    return simulate(RLParams(**kw))
+
+
+def test_synchronous_step_is_the_sum_of_its_stages_each_its_own_calculator():
+    p = RLParams(steps=3, rollout_replicas=1, trainer_cards=8, mfu=0.4, link_bytes_per_s=50e9, **BOOK)
+    run = simulate(p)
+    s = shape("qwen3-8b")
+    card = st.cards(p.hardware)
+    cycle = get("rl.cycle").run({"n_keep": 16, "n_generate": 32})
+    # The rollout is the engine's replay of the same batch (32 samples of one group pair, prefix ids).
+    config, _ = st.rollout_engine("qwen3-8b", p.hardware, 1)
+    batch = ro.Batch(np.repeat([0, 1], 16), np.full(32, 1024), np.full(32, 256))
+    alone = replay(ro.workload(batch, 1024, config.block_size, np.arange(32), [10_000]), config)
+    assert run.end["rollout"][0] - run.start["rollout"][0] == float(alone.finish_s.max())
+    # 例题 3-4's numbers are the loop's own: 32 generated, 16 kept.
+    assert run.flops["reference"][0] == pytest.approx(32 * cycle["ref_flops_per_answer"], rel=1e-12)
+    assert run.flops["update"][0] == pytest.approx(952.416e12, rel=1e-6)
+    assert (run.flops["generation"][0] + run.flops["reference"][0]) / 32 == pytest.approx(38.411e12, rel=2e-5)
+    assert run.flops["generation"][0] + run.flops["reference"][0] + run.flops["update"][0] == \
+        pytest.approx(cycle["cycle_flops"], rel=1e-12)
+    ref_s = 32 * cycle["ref_flops_per_answer"] / (8 * card.peak_flops * 0.4)
+    upd_s = cycle["update_flops"] / (8 * card.peak_flops * 0.4)
+    sync_s = 2 * s.parameters / 50e9  # BF16 weights, one broadcast
+    out = summarize(run)
+    assert out["reference_s"] == pytest.approx(ref_s, rel=1e-12)
+    assert out["update_s"] == pytest.approx(upd_s, rel=1e-12)
+    assert out["sync_s"] == pytest.approx(sync_s, rel=1e-12)
+    assert out["reward_s"] == 0.0
+    assert out["step_time_s"] == pytest.approx(out["rollout_s"] + ref_s + upd_s + sync_s, rel=1e-12)
+    assert out["idle_s"] == pytest.approx(out["rollout_s"], rel=1e-12)  # the trainer waits out the rollout
+    assert out["kept_samples_per_step"] == 16 and out["staleness_max"] == 0
+
+
+def test_sync_bytes_are_exercise_3_7s_total():
+    m = get("rl.marginal").run()
+    assert st.sync_bytes(shape("qwen3-8b"), 4) == m["weight_sync_bytes"]
+    one = st.sync_s(shape("qwen3-8b"), 4, "independent", 1e9, 0.5)
+    assert one == pytest.approx(0.5 + m["weight_sync_bytes"] / 1e9)
+
+
+def test_async_eta_zero_is_synchronous():
+    kw = dict(steps=4, lengths="lognormal", sigma=0.8, output_tokens=200, prompts=2, group=8)
+    sync, asyn = run_of(mode="synchronous", **kw), run_of(mode="async", staleness=0, **kw)
+    for lane in sync.start:
+        assert np.array_equal(sync.start[lane], asyn.start[lane]) and np.array_equal(sync.end[lane], asyn.end[lane])
+
+
+@pytest.mark.parametrize("eta", [1, 2, 3])
+def test_async_never_consumes_a_sample_staler_than_eta(eta):
+    # A slow trainer (low MFU): the rollout runs ahead as far as the bound lets it.
+    run = run_of(mode="async", staleness=eta, steps=8, lengths="lognormal", output_tokens=100, prompts=2,
+                 group=4, mfu=0.001)
+    assert run.staleness.max() == eta  # reached, never passed
+    for k in range(8):  # rollout k waited for sync k-1-eta
+        if k - 1 - eta >= 0:
+            assert run.start["rollout"][k] >= run.end["sync"][k - 1 - eta]
+
+
+def test_one_step_overlap_gives_the_constructed_step_time():
+    # Fixed lengths: every rollout takes R, every trainer pass T = ref + update + sync. With
+    # rollout of k+1 overlapping the update of k, the steady step is max(R, T); synchronous R + T.
+    kw = dict(steps=6, rollout_replicas=1, **BOOK)
+    sync, one = run_of(**kw), run_of(mode="one_step", **kw)
+    R = sync.end["rollout"][0] - sync.start["rollout"][0]
+    T = sync.end["sync"][0] - sync.end["rollout"][0]
+    assert np.diff(sync.end["sync"]) == pytest.approx(np.full(5, R + T))
+    assert np.diff(one.end["sync"]) == pytest.approx(np.full(5, max(R, T)))
+    assert one.staleness.max() == 1
+
+
+def test_partial_rollouts_generate_every_token_exactly_once():
+    run = run_of(mode="partial", partial_tokens=300, steps=6, lengths="pareto", alpha=1.2, output_tokens=100,
+                 prompts=2, group=4, max_tokens=5000)
+    generated = {}
+    totals = {}
+    for k, cur, segment, done_now, use, keep, stale, roll in run.sample_rows:
+        for sid, done, seg, total in zip(cur["sample"].tolist(), cur["done"].tolist(), segment.tolist(),
+                                         cur["total"].tolist()):
+            assert done == generated.get(sid, 0)  # resumes where it stopped: the old tokens kept
+            assert seg <= 300
+            generated[sid] = done + seg
+            totals[sid] = total
+        assert np.array_equal(roll.finish_s > 0, np.ones(segment.size, bool))
+    assert all(generated[s] <= totals[s] for s in generated)
+    finished = [s for s in generated if generated[s] == totals[s]]
+    consumed = {sid for row in run.sample_rows for sid in row[4]["sample"].tolist()}
+    assert consumed <= set(finished)  # the update reads only whole samples, each once
+    assert len(generated) == int(run.consumed.sum()) + run.carried_at_end  # the rest is carried, none lost
+    assert any(totals[s] > 300 for s in finished)  # some sample did span steps
+    assert sum(run.generated_tokens) == sum(generated.values())
+
+
+def test_long_tail_idle_share_is_max_minus_mean_over_max(tmp_path):
+    # One engine, 64 seats, 64 samples: every sample runs from t = 0; a decode step costs
+    # about the same at any batch size, so each sample's time is about its length.
+    lengths = tmp_path / "lengths.txt"
+    lengths.write_text("\n".join(str(100 + 30 * i) for i in range(64)))
+    run = run_of(lengths="trace", lengths_file=str(lengths), prompts=1, group=64, prompt_tokens=16, steps=1,
+                 rollout_replicas=1)
+    seg = run.sample_rows[0][2].astype(float)
+    expected = (seg.max() - seg.mean()) / seg.max()
+    assert run.rollouts[0].seat_idle_share() == pytest.approx(expected, rel=0.01)
+
+
+def test_bad_input_names_the_field():
+    cases = [({"mode": "async", "placement": "colocated"}, "mode"), ({"steps": "2000", "prompts": "512", "group": "8"},
+             "steps"), ({"lengths": "trace"}, "lengths_file"), ({"keep_ratio": "0"}, "keep_ratio"),
+             ({"group": "x"}, "group"), ({"nope": "1"}, "nope"), ({"placement": "colocated", "cards": "6",
+                                                                   "rollout_tp": "4"}, "rollout_tp")]
+    for raw, field in cases:
+        with pytest.raises(ParamError) as err:
+            RLParams.from_raw(raw)
+        assert err.value.param == field, raw
