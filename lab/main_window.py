@@ -249,7 +249,7 @@ class MainWindow(QtWidgets.QMainWindow):
         count = len(self._infos)
         if count <= 9:
             return f"Ctrl+1…{count}" if count > 1 else "Ctrl+1"
-        return f"Ctrl+1…9, Alt+1…{count - 9}"
+        return f"Ctrl+1…9, Alt+1…{count - 9}" if count > 10 else "Ctrl+1…9, Alt+1"  # not "Alt+1…1"
 
     def toggle_playback(self) -> None:
         """Space: play or pause the figure on screen (the player used last, else the first)."""

@@ -4,7 +4,8 @@
   status bar says the zoom, the zoom is saved in the settings. Plots follow it: the panel
   on screen at once, the others when they are next shown (a zoom step stays quick however
   many panels were built).
-- Presentation mode (F11): the zoom fits the screen (1.5 on 1920x1080), menu bar, status
+- Presentation mode (F11): the zoom fits the screen with no text smaller than
+  widgets.kit.zoom.PRESENTATION_MIN_PX (a projector's 1280x720 too), menu bar, status
   bar and navigation go, the figure owns the screen; Esc or F11 leave it and put the zoom
   and the bars back.
 - Themes (View -> Theme): light, dark, high contrast (widgets.kit.theme), saved in the settings;
@@ -160,7 +161,7 @@ class Presentation(QtCore.QObject):
         if on:
             self._normal_zoom = zoom.zoom()
             self._was_maximized = w.isMaximized()
-            zoom.set_zoom(zoom.screen_fit_zoom(w))
+            zoom.set_zoom(zoom.screen_presentation_zoom(w))  # fills the screen, text legible
             w.showFullScreen()
         else:
             if self._normal_zoom is not None:

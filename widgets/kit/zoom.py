@@ -7,17 +7,20 @@ screen. Sizes that a panel draws itself use pt(size) or the widget's font.
 """
 from __future__ import annotations
 
+import math
+
 from PySide6 import QtCore, QtWidgets
 
 from core.look import MAX_ZOOM, MIN_ZOOM  # the range sessions and talks check too
 from widgets.kit import zoom_factor
-from widgets.kit.theme import apply_fonts
+from widgets.kit.theme import ROLE_POINTS, apply_fonts
 
 # The factor itself lives in zoom_factor (the theme reads it too); it is read from here.
 from widgets.kit.zoom_factor import ZoomNotifier, clamp_zoom, pt, zoom, zoom_notifier
 
-__all__ = ["MAX_ZOOM", "MIN_ZOOM", "STEPS", "ZoomNotifier", "apply_plot_zoom", "clamp_zoom", "fit_zoom", "pt",
-           "screen_fit_zoom", "set_zoom", "step_zoom", "zoom", "zoom_notifier"]
+__all__ = ["MAX_ZOOM", "MIN_ZOOM", "PRESENTATION_MIN_PX", "STEPS", "ZoomNotifier", "apply_plot_zoom", "clamp_zoom",
+           "fit_zoom", "presentation_zoom", "pt", "screen_fit_zoom", "screen_presentation_zoom", "set_zoom",
+           "smallest_points", "step_zoom", "zoom", "zoom_notifier"]
 
 # The steps Ctrl+= / Ctrl+- walk through (a browser's zoom feels like this).
 STEPS = (0.5, 0.67, 0.75, 0.8, 0.9, 1.0, 1.1, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0)
@@ -75,3 +78,27 @@ def fit_zoom(available: QtCore.QSize, design: QtCore.QSize = QtCore.QSize(1280, 
 def screen_fit_zoom(widget: QtWidgets.QWidget | None = None) -> float:
     screen = (widget.screen() if widget is not None else None) or QtWidgets.QApplication.primaryScreen()
     return fit_zoom(screen.geometry().size()) if screen is not None else 1.0
+
+
+PRESENTATION_MIN_PX = 18.0  # the smallest text a room reads from the back (F11)
+
+
+def smallest_points() -> float:
+    """The smallest text the UI sets at zoom 1 (points): a role's size or a plot's ticks."""
+    from widgets.kit.plot_zoom import TICK_POINTS  # lazy: pyqtgraph
+
+    return min(min(ROLE_POINTS.values()), TICK_POINTS)
+
+
+def presentation_zoom(available: QtCore.QSize, dpi: float = 96.0) -> float:
+    """F11's zoom: the figures fill the screen (fit_zoom) and no text is under
+    PRESENTATION_MIN_PX pixels, whichever needs more; rounded up to 0.05, clamped."""
+    legible = PRESENTATION_MIN_PX / (smallest_points() * dpi / 72.0)
+    return clamp_zoom(max(fit_zoom(available), math.ceil(legible * 20 - 1e-6) / 20))
+
+
+def screen_presentation_zoom(widget: QtWidgets.QWidget | None = None) -> float:
+    screen = (widget.screen() if widget is not None else None) or QtWidgets.QApplication.primaryScreen()
+    if screen is None:
+        return 1.0
+    return presentation_zoom(screen.geometry().size(), screen.logicalDotsPerInch())
