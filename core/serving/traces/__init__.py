@@ -6,7 +6,8 @@ Formats (FORMATS; format="auto" sniffs the header or the first JSON line):
   jsonl       the same fields, one JSON object per line
   azure       Azure LLM inference 2023 / 2024 (TIMESTAMP date-time, ContextTokens, GeneratedTokens)
   burstgpt    BurstGPT as downloaded (failed rows with Response tokens 0 left out and counted)
-  mooncake    Mooncake / AIPerf mooncake_trace JSONL (timestamp ms, hash_ids -> Workload.prefix)
+  mooncake    Mooncake / AIPerf mooncake_trace JSONL (timestamp ms, hash_ids -> Workload.prefix); rows
+              with session_id (AIPerf's multi-turn form, delay ms) are sessions (mooncake_sessions.py)
   vidur       Vidur's trace CSV (arrived_at, num_prefill_tokens, num_decode_tokens)
   vllm_bench  a `vllm bench serve --save-result` JSON (measured ttfts/itls in meta["measured"])
   sessions    multi-turn sessions JSONL -> Workload(sessions=Sessions(...)) (see sessions.py)
@@ -35,6 +36,7 @@ from core.serving.traces.guard import MAX_ARRIVAL_S, MAX_FIELD_CHARS, MAX_LINE_C
 from core.serving.traces.jsonlines import read_jsonl
 from core.serving.traces.options import DEFAULT as DEFAULT_OPTIONS
 from core.serving.traces.options import MAX_HASH_BLOCK_TOKENS, TraceOptions, trace_options
+from core.serving.traces import mooncake_sessions
 from core.serving.traces.sessions import read_sessions
 from core.serving.traces.sniff import FORMATS, JSON_FORMATS, sniff
 from core.serving.traces.tabular import read_csv
@@ -70,7 +72,8 @@ def load_trace(path, max_request_tokens: int | None = None, *, format: str = "au
     # limit=N on a file over the size limit reads its first N rows (+ a CSV header): the
     # one-week Azure 2024 files are 17 M and 27 M rows, time-ordered.
     data, head = guard.read_checked(path, MAX_TRACE_BYTES, None if rows is None else rows + 1)
-    if head and (options.format if options.format != "auto" else sniff(data)) in ("sessions", "vllm_bench"):
+    kind = options.format if options.format != "auto" or not head else sniff(data)
+    if head and (kind in ("sessions", "vllm_bench") or kind == "mooncake" and mooncake_sessions.has_sessions(data)):
         raise ParamError("trace", f"{path.name}: {path.stat().st_size:,} bytes; valid: at most {MAX_TRACE_BYTES:,} "
                          "bytes (limit= reads the head of a larger file only for one request per row)")
     work = _parse(data, path.name, options, max_request_tokens, progress, cancel)
@@ -123,6 +126,8 @@ def _parse(data: bytes, name: str, options: TraceOptions, max_request_tokens: in
                 parsed = read_vllm_bench(data.decode("utf-8-sig"))
             elif kind == "sessions":
                 parsed = read_sessions(data.decode("utf-8-sig"), report.part(0.9), cancel)
+            elif kind == "mooncake" and mooncake_sessions.has_sessions(data):  # AIPerf's multi-turn form
+                parsed = mooncake_sessions.read_mooncake_sessions(data.decode("utf-8-sig"), report.part(0.9), cancel)
             else:  # bytes: a large file may not need its text (jsonlines.read_jsonl)
                 parsed = read_jsonl(data, kind, hash_block_tokens or 512, report.part(0.9), cancel)
         else:

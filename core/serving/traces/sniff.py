@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from core.registry import ParamError
-from core.serving.traces import sessions, vllm_bench
+from core.serving.traces import mooncake_sessions, sessions, vllm_bench
 from core.serving.traces.columns import CsvText
 from core.serving.traces.guard import fail
 from core.serving.traces.jsonlines import MOONCAKE_KEYS
@@ -28,7 +28,8 @@ def json_kind(obj) -> str:
         return "vllm_bench"
     if sessions.looks_like(obj):
         return "sessions"
-    if isinstance(obj, dict) and "input_length" in obj and set(obj) <= set(MOONCAKE_KEYS):
+    if isinstance(obj, dict) and "input_length" in obj and (set(obj) <= set(MOONCAKE_KEYS)
+                                                          or mooncake_sessions.looks_like(obj)):
         return "mooncake"
     return "jsonl"
 
