@@ -77,6 +77,24 @@ def test_preemptions_with_a_small_pool(small_kv_url, run_observe):
     assert _delta(r, "num_preemptions_total") > 0
 
 
+def test_prompts_past_the_model_length_fail_one_by_one(small_kv_url, run_observe):
+    """The small server's --max-model-len 512: a prompt of 512 tokens or more is refused
+    with HTTP 400, counted as that request's error (the run goes on, lab observe exits 0);
+    a shorter one whose output would pass the limit is cut there (usage says so)."""
+    r = run_observe(small_kv_url, "dataset=random", "random_input_len=512", "random_output_len=16",
+                    "random_range_ratio=0.05", "num_prompts=16", "request_rate=inf", seed(8))
+    planned_in = r["lab_observe"]["planned_input_lens"]
+    planned_out = r["lab_observe"]["planned_output_lens"]
+    too_long = [p >= 512 for p in planned_in]
+    assert any(too_long) and not all(too_long)  # 487-537 tokens: both but once in ~30,000 draws
+    assert r["failed"] == sum(too_long) and r["completed"] == 16 - sum(too_long)
+    for long, err, p, want, got in zip(too_long, r["errors"], planned_in, planned_out, r["output_lens"]):
+        if long:
+            assert err.startswith("HTTP 400") and "maximum context length is 512" in err and got == 0
+        else:
+            assert err == "" and got == min(want, 512 - p)
+
+
 def test_prefix_cache_hits_with_a_shared_prefix(server_url, run_observe):
     """Every prompt opens with the same 384 words (12 blocks); one request at a time, so each
     after the first finds all 12 blocks cached: the hits are exactly 15 x 384 tokens. Without
