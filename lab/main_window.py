@@ -17,6 +17,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from lab import __version__
 from lab.settings import Settings
+from widgets.kit.field_wheel import install_field_wheel_filter
 from widgets.kit.jobs import BusyBadge, jobs
 from widgets.kit.lifetime import owned
 from widgets.kit.panels import LazyFactory, PanelInfo, discover_panels
@@ -58,6 +59,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def __init__(self, settings: Settings | None = None, parent=None):
         super().__init__(parent)
+        install_field_wheel_filter()  # the wheel over a field scrolls the page, keeps its value
         self._warmed = False
         self.setWindowTitle("Load Lab · 推理与训练负载")
         self.settings = settings or Settings()
