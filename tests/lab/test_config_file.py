@@ -109,3 +109,38 @@ def test_values_become_command_line_text_exactly():
     assert config_file.split_argv(["simulate", "serving", "--config", "a.toml", "x=1"]) == (
         ["simulate", "serving", "x=1"], "a.toml")
     assert config_file.split_argv(["list", "--config", "a.toml"])[1] is None  # list takes no keys
+
+
+def test_a_sweep_reruns_from_its_config_toml(tmp_path, capsys):
+    import csv
+
+    plan = tmp_path / "sweep.toml"
+    plan.write_text('durations_s = [20]\nrates_per_s = [2]\nshares_long_input = 0.5\nmax-num-seqs = "4,8"\n')
+    first, again = tmp_path / "first", tmp_path / "again"
+    argv = ["sweep", "serving", "--config", str(plan), "--max-num-batched-tokens", "512", "--workers", "1", "--json"]
+    assert main(argv + ["--out", str(first)]) == 0
+    assert tomllib.loads((first / "config.toml").read_text()) == {
+        "durations_s": "20", "rates_per_s": "2", "shares_long_input": "0.5", "max_num_seqs": "4,8", "token_budget": "512"}
+    assert main(["sweep", "serving", "--config", str(first / "config.toml"), "--workers", "1", "--json",
+                 "--out", str(again)]) == 0
+    capsys.readouterr()
+
+    def rows(folder):
+        with open(folder / "results.csv") as f:
+            return [{k: v for k, v in r.items() if k != "wall_s"} for r in csv.DictReader(f)]
+
+    assert rows(first) == rows(again) and len(rows(first)) == 2
+    assert {r["param.max_num_seqs"] for r in rows(first)} == {"4", "8"}
+    assert {r["param.token_budget"] for r in rows(first)} == {"512"}
+
+
+def test_observe_and_calibrate_name_the_file_and_line_of_a_bad_key(tmp_path, capsys):
+    observe = tmp_path / "observe.toml"
+    observe.write_text("num-prompts = 3\nnum_promts = 4\n")
+    # the keys are checked before any connection: the URL is never reached
+    assert main(["observe", "http://127.0.0.1:9", "--config", str(observe), "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err.startswith(f"lab observe: {observe}:2: num_promts: ")
+    calibrate = tmp_path / "calibrate.toml"
+    calibrate.write_text('model = "qwen3-8b"\nhardwre = "h100-sxm"\n')
+    assert main(["calibrate", str(tmp_path / "result.json"), "--config", str(calibrate)]) == 2
+    assert f"{calibrate}:2: hardwre: did you mean hardware=?" in capsys.readouterr().err
