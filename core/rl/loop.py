@@ -28,6 +28,7 @@ from core.cancel import NEVER, CancelToken
 from core.rl import lengths as ln
 from core.rl import rollout as ro
 from core.rl import stages as st
+from core.registry import ParamError
 from core.rl.params import RLParams
 
 LANES = ("rollout", "reward", "reference", "update", "sync", "switch")
@@ -58,10 +59,11 @@ class Run:
 def simulate(p: RLParams, cancel: CancelToken = NEVER) -> Run:
     wall = time.perf_counter()
     s = st.policy_shape(p.model)
-    reward_shape = st.policy_shape(p.reward_model) if p.reward == "model" and p.reward_model else s
+    reward_shape = st.policy_shape(p.reward_model, "reward_model") if p.reward == "model" and p.reward_model else s
     card = st.cards(p.hardware)
     config, _ = st.rollout_engine(p.model, p.hardware, p.rollout_tp)
     trace = ln.load_trace_lengths(p.lengths_file) if p.lengths == "trace" else None
+    _check_fits(p, config, trace)
     K, P = p.steps, p.prompt_tokens
     start = {lane: np.zeros(K) for lane in LANES}
     end = {lane: np.zeros(K) for lane in LANES}
@@ -157,6 +159,23 @@ def simulate(p: RLParams, cancel: CancelToken = NEVER) -> Run:
     run.sync_bytes = st.sync_bytes(s, p.replicas)
     run.wall_s = time.perf_counter() - wall
     return run
+
+
+def _check_fits(p: RLParams, config, trace) -> None:
+    """The longest sample (prompt + its longest response) must fit one engine's KV pool."""
+    limit = int(config.num_blocks) * int(config.block_size)  # core.serving.traces.request_token_limit
+    if p.prompt_tokens >= limit:
+        raise ParamError("prompt_tokens", f"got {p.prompt_tokens:,}; valid: < {limit:,} tokens (one rollout "
+                         f"engine's KV pool: {config.num_blocks:,} blocks of {config.block_size})")
+    longest = p.max_tokens
+    if p.lengths == "fixed":
+        longest = min(longest, p.output_tokens)
+    elif trace is not None:
+        longest = min(longest, int(trace.max()))
+    if p.prompt_tokens + longest > limit:
+        raise ParamError("max_tokens", f"prompt_tokens {p.prompt_tokens:,} + up to {longest:,} response tokens; "
+                         f"valid: max_tokens <= {limit - p.prompt_tokens:,} (one rollout engine's KV pool holds "
+                         f"{limit:,} tokens)")
 
 
 def _segment_generation_flops(s, batch: ro.Batch) -> float:

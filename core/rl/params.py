@@ -183,6 +183,8 @@ class RLParams:
             raise ParamError("lengths_file", "lengths=trace needs the file; valid: lengths_file=FILE")
         if self.lengths_file is not None and self.lengths != "trace":
             raise ParamError("lengths_file", f"applies to lengths=trace; valid: leave it out with lengths={self.lengths}")
+        if self.reward_model is not None and self.reward != "model":
+            raise ParamError("reward_model", f"applies to reward=model; valid: leave it out with reward={self.reward}")
         if self.placement == "colocated":
             if self.mode in ("one_step", "async"):
                 raise ParamError("mode", f"got {self.mode} with placement=colocated: the same cards cannot generate "

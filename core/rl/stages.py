@@ -122,8 +122,10 @@ _BOOK_MODEL = "qwen3-8b"
 _BOOK_CARD = "rtx-pro-6000-blackwell"
 
 
-def policy_shape(model: str) -> DecoderShape:
+def policy_shape(model: str, key: str = "model") -> DecoderShape:
+    """The dense decoder's shape, its errors named after the key the user typed."""
     try:
         return shape(model)
     except ParamError as err:
-        raise ParamError("model", f"{err.param}: {err.message}") from None
+        message = err.message if err.param == "model" else f"{err.param}: {err.message}"
+        raise ParamError(key, message) from None

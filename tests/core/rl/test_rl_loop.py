@@ -127,3 +127,19 @@ def test_bad_input_names_the_field():
         with pytest.raises(ParamError) as err:
             RLParams.from_raw(raw)
         assert err.value.param == field, raw
+
+
+def test_a_sample_longer_than_the_kv_pool_is_refused_before_running():
+    with pytest.raises(ParamError) as err:
+        simulate(RLParams(prompt_tokens=400_000, lengths="lognormal", max_tokens=100_000, steps=1))
+    assert err.value.param == "max_tokens"
+    with pytest.raises(ParamError) as err:
+        RLParams.from_raw({"reward_model": "qwen3-8b"})
+    assert err.value.param == "reward_model"
+
+
+def test_colocated_pays_two_switches_and_no_link():
+    kw = dict(steps=2, **BOOK)
+    co = summarize(run_of(placement="colocated", cards=4, switch_s=7.0, **kw))
+    assert co["switch_s"] == 14.0 and co["sync_s"] == 0.0 and co["weight_sync_bytes"] == 0.0
+    assert co["step_time_s"] == pytest.approx(co["rollout_s"] + 14.0 + co["reference_s"] + co["update_s"], rel=1e-12)
