@@ -74,7 +74,13 @@ def choose_cache_folder() -> None:
 
 choose_cache_folder()
 
-kernel = njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, _nrt=False)
+try:  # a kernel's code is emitted once, in the entry point that calls it (jit_link.py)
+    from core.serving.engine.jit_link import LinkOnly
+    _LINK: dict = {"cache": False, "pipeline_class": LinkOnly}
+except (ImportError, AttributeError):  # another numba's internals: compiled the plain way
+    _LINK = {"cache": True}
+
+kernel = njit(no_cpython_wrapper=True, no_cfunc_wrapper=True, _nrt=False, **_LINK)
 exposed = njit(cache=True, _nrt=False)
 
 __all__ = ["exposed", "kernel", "njit"]

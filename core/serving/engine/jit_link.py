@@ -1,0 +1,110 @@
+"""A kernel compiled for linking only: numba compiles every jitted function it calls into a
+library of its own and finalizes it, which optimizes the module with all the callees
+linked in and emits machine code for it. For the loop's kernels that meant emitting
+each subtree of the call graph once per level above it (the loop's whole code about
+ten times over), though only the entry points are ever run. Measured, that was about a
+third of the first compile.
+
+`LinkOnly` is a numba compiler pipeline (numba's documented way to customize one) that
+stops a kernel's compile after lowering: the kernel's IR is kept, optimized function by
+function, and linked into whatever calls it, whose own finalization optimizes and emits
+the whole once. Such a kernel has no entry point Python could call (calling it raises
+TypeError); it is not cached on its own (its callers, the entry points, are).
+
+This leans on numba internals beyond the pass API (the code library's finalization, the
+flag no_compile that numba's own cfunc uses), checked on the numba the lab pins; if a
+numba changes them, `kernel` in jit.py falls back to plain njit (the compile is slower,
+nothing else changes)."""
+from __future__ import annotations
+
+import weakref
+
+from numba import _dynfunc
+from numba.core import codegen
+from numba.core.compiler import CompilerBase, DefaultPassBuilder
+from numba.core.compiler_machinery import LoweringPass, register_pass
+from numba.core.typed_passes import NativeLowering
+
+
+class _LinkOnlyLibrary(codegen.JITCodeLibrary):
+    """Finalized for linking: its callers' libraries optimize and emit its code."""
+
+    def _optimize_final_module(self):
+        pass  # the caller's final module is optimized with this one linked in
+
+    def _finalize_final_module(self):
+        self._finalize_dynamic_globals()
+        self._verify_declare_only_symbols()
+        self._final_module.__library = weakref.proxy(self)
+        self._finalized = True  # never added to the execution engine: no machine code
+
+    def get_pointer_to_function(self, name):
+        return 0
+
+
+_REFUSE = None
+
+
+def only_compiled_code_calls_a_kernel():
+    raise TypeError("a kernel only compiled code calls (core/serving/engine/jit.py)")
+
+
+def _refusing_entry(module, name: str, keepalive):
+    """A builtin function numba's dispatcher can hold as a kernel's entry point: it runs the
+    CPython wrapper of only_compiled_code_calls_a_kernel (compiled once), which raises
+    TypeError whatever a kernel is called with (a kernel takes arguments; it takes none)."""
+    global _REFUSE
+    if _REFUSE is None:
+        from numba import njit
+        refuse = njit(cache=True)(only_compiled_code_calls_a_kernel)
+        refuse.compile(())
+        cres = refuse.overloads[()]
+        ptr = cres.library.get_pointer_to_function(cres.fndesc.llvm_cpython_wrapper_name)
+        _REFUSE = (ptr, cres.environment, cres.library)
+    ptr, env, library = _REFUSE
+    return _dynfunc.make_function(module, name, "a kernel only compiled code calls", ptr, env, keepalive + (library,))
+
+
+@register_pass(mutates_CFG=False, analysis_only=False)
+class _NoCompile(LoweringPass):
+    _name = "engine_kernel_no_compile"
+
+    def __init__(self):
+        LoweringPass.__init__(self)
+
+    def run_pass(self, state):
+        state.flags.no_compile = True  # lowering stops before finalizing the library
+        return False
+
+
+@register_pass(mutates_CFG=False, analysis_only=False)
+class _LinkedInto(LoweringPass):
+    _name = "engine_kernel_linked_into_callers"
+
+    def __init__(self):
+        LoweringPass.__init__(self)
+
+    def run_pass(self, state):
+        library = state.library
+        library.__class__ = _LinkOnlyLibrary
+        entry = _refusing_entry(state.cr.fndesc.lookup_module(), state.func_id.func_qualname, (library,))
+        state.targetctx.insert_user_function(entry, state.cr.fndesc, [library])
+        state.cr = state.cr._replace(cfunc=entry)
+        return True
+
+
+class LinkOnly(CompilerBase):
+    """numba's nopython pipeline with the two passes above around its lowering."""
+
+    def define_pipelines(self):
+        pm = DefaultPassBuilder.define_nopython_pipeline(self.state)
+        pm.add_pass_after(_NoCompile, _lowering_pass(pm))
+        pm.add_pass_after(_LinkedInto, NativeLowering)
+        pm.finalize()
+        return [pm]
+
+
+def _lowering_pass(pm):
+    """The pass just before numba's NativeLowering."""
+    names = [p for p, _ in pm.passes]
+    return names[names.index(NativeLowering) - 1]
