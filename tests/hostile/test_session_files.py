@@ -26,6 +26,14 @@ def _with_view(panel: str, **view):
     return make
 
 
+def _with_card(panel: str, slot: str, **values):
+    def make(path):
+        data = session.make_session(panel, WINDOW, 1.0, "light", "en", {})
+        data["panels"] = {panel: {"panel": panel, "cards": {slot: values}}}
+        path.write_text(json.dumps(data), encoding="utf-8")
+    return make
+
+
 def _text(text):
     return lambda path: path.write_text(text, encoding="utf-8")
 
@@ -61,6 +69,10 @@ CASES = {
     "objects nested 10,000 deep": (_text('{"a":' * 10_000 + "1" + "}" * 10_000), "nested deeper"),
     "NaN": (_text('{"format": "load-lab-session", "version": 2, "zoom": NaN}'), "not a number"),
     "a theme of 7 MB": (_with_theme("t" * 7_000_000), "theme"),
+    "a window list of a million": (_with_card("serving", "replay_a", durations_s=[1.0] * 1_000_000), "durations_s"),
+    "a replay decoding 10^10 tokens": (_with_card("serving", "replay_a", durations_s=[1000.0], rates_per_s=[100.0],
+                                                  shares_long_input=[0.0], long_output_out_tokens=100_000),
+                                       "rates_per_s"),
 }
 
 
