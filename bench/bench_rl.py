@@ -15,10 +15,11 @@ import argparse
 import json
 import statistics
 import time
+from typing import Any
 
 from core.rl import RLParams, simulate, summarize
 
-LOOP = dict(prompts=512, group=8, prompt_tokens=512, lengths="lognormal", output_tokens=512, sigma=1.0,
+LOOP: dict[str, Any] = dict(prompts=512, group=8, prompt_tokens=512, lengths="lognormal", output_tokens=512, sigma=1.0,
             max_tokens=8192, rollout_replicas=8, trainer_cards=8)
 
 

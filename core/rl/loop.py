@@ -21,17 +21,33 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
 from core.cancel import NEVER, CancelToken
+from core.registry import ParamError
 from core.rl import lengths as ln
 from core.rl import rollout as ro
 from core.rl import stages as st
-from core.registry import ParamError
 from core.rl.params import RLParams
 
 LANES = ("rollout", "reward", "reference", "update", "sync", "switch")
+
+
+class StepSamples(NamedTuple):
+    """One step's samples: those generated (cur: group, sample, done, total, v0 arrays; this
+    step's segment and whether it finished the sample) and those consumed (use) with their
+    keep flags and staleness, and the step's rollout."""
+
+    step: int
+    cur: dict
+    segment: np.ndarray
+    done_now: np.ndarray
+    use: dict
+    keep: np.ndarray
+    stale: np.ndarray
+    roll: ro.Rollout
 
 
 @dataclass
@@ -43,7 +59,7 @@ class Run:
     wait_s: np.ndarray  # the trainer waiting for step k's samples
     rollouts: list  # core.rl.rollout.Rollout per step
     steps_rows: list = field(default_factory=list)
-    sample_rows: list = field(default_factory=list)  # (step, sample, group, P, L_total, segment, finished, kept, v0, staleness)
+    sample_rows: list = field(default_factory=list)  # StepSamples per step
     staleness: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # per consumed sample
     consumed: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # per step
     kept: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
@@ -62,7 +78,7 @@ def simulate(p: RLParams, cancel: CancelToken = NEVER) -> Run:
     reward_shape = st.policy_shape(p.reward_model, "reward_model") if p.reward == "model" and p.reward_model else s
     card = st.cards(p.hardware)
     config, _ = st.rollout_engine(p.model, p.hardware, p.rollout_tp)
-    trace = ln.load_trace_lengths(p.lengths_file) if p.lengths == "trace" else None
+    trace = ln.load_trace_lengths(p.lengths_file) if p.lengths_file is not None else None
     _check_fits(p, config, trace)
     K, P = p.steps, p.prompt_tokens
     start = {lane: np.zeros(K) for lane in LANES}
@@ -149,7 +165,7 @@ def simulate(p: RLParams, cancel: CancelToken = NEVER) -> Run:
         end["update"][k] = start["update"][k] + st.compute_s(flops["update"][k], p.train_cards, card, p.mfu)
         start["sync"][k] = end["update"][k]
         end["sync"][k] = start["sync"][k] + (switch if p.placement == "colocated" else sync_time)
-        sample_rows.append((k, cur, segment, done_now, use, keep, stale, roll))
+        sample_rows.append(StepSamples(k, cur, segment, done_now, use, keep, stale, roll))
     run = Run(p, start, end, version, wait, rollouts)
     run.sample_rows = sample_rows
     run.staleness = np.concatenate(stale_all) if stale_all else np.zeros(0, np.int64)

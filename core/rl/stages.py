@@ -98,7 +98,7 @@ def trainer_state_per_card(s: DecoderShape, cards: int, zero: int) -> float:
 
 
 @functools.lru_cache(maxsize=32)
-def rollout_engine(model: str, hardware: str, tp: int) -> tuple[EngineConfig, object]:
+def rollout_engine(model: str, hardware: str, tp: int) -> tuple[EngineConfig, keys.Expanded]:
     """One rollout engine: the serving simulation's deployment of model on tp cards of hardware."""
     try:
         e = keys.expand_checked({"model": model, "hardware": hardware, "tp": str(tp)}, lambda: "")
@@ -113,6 +113,7 @@ def rollout_engine(model: str, hardware: str, tp: int) -> tuple[EngineConfig, ob
 def cards(hardware: str) -> Cards:
     _, e = rollout_engine(_BOOK_MODEL, hardware, 1)
     card = e.choice.card
+    assert card is not None  # hardware= given: choose() loaded it
     figures = card_replay_values(card)
     return Cards(card.name, float(figures["peak_flops"]), float(figures["memory_bytes"]),
                  e.choice.price_per_card_hour, e.choice.price_source)

@@ -104,8 +104,8 @@ SAMPLE_HEADER = ["step", "sample", "group", "prompt_tokens", "input_tokens", "se
 def step_rows(run: Run) -> list[list]:
     rows = []
     for k in range(run.params.steps):
-        stale = run.sample_rows[k][6]
-        row = [k, int(run.version[k]), int(run.consumed[k]), int(run.kept[k]), int(run.kept_tokens[k]),
+        stale = run.sample_rows[k].stale
+        row: list = [k, int(run.version[k]), int(run.consumed[k]), int(run.kept[k]), int(run.kept_tokens[k]),
                int(run.generated_tokens[k]), int(stale.max()) if stale.size else ""]
         row += [float(run.start[lane][k]) if edge == "start" else float(run.end[lane][k])
                 for lane in LANES for edge in ("start", "end")]

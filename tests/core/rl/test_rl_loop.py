@@ -89,7 +89,8 @@ def test_partial_rollouts_generate_every_token_exactly_once():
                  prompts=2, group=4, max_tokens=5000)
     generated = {}
     totals = {}
-    for k, cur, segment, done_now, use, keep, stale, roll in run.sample_rows:
+    for row in run.sample_rows:
+        cur, segment, roll = row.cur, row.segment, row.roll
         for sid, done, seg, total in zip(cur["sample"].tolist(), cur["done"].tolist(), segment.tolist(),
                                          cur["total"].tolist()):
             assert done == generated.get(sid, 0)  # resumes where it stopped: the old tokens kept
@@ -99,7 +100,7 @@ def test_partial_rollouts_generate_every_token_exactly_once():
         assert np.array_equal(roll.finish_s > 0, np.ones(segment.size, bool))
     assert all(generated[s] <= totals[s] for s in generated)
     finished = [s for s in generated if generated[s] == totals[s]]
-    consumed = {sid for row in run.sample_rows for sid in row[4]["sample"].tolist()}
+    consumed = {sid for row in run.sample_rows for sid in row.use["sample"].tolist()}
     assert consumed <= set(finished)  # the update reads only whole samples, each once
     assert len(generated) == int(run.consumed.sum()) + run.carried_at_end  # the rest is carried, none lost
     assert any(totals[s] > 300 for s in finished)  # some sample did span steps
@@ -113,7 +114,7 @@ def test_long_tail_idle_share_is_max_minus_mean_over_max(tmp_path):
     lengths.write_text("\n".join(str(100 + 30 * i) for i in range(64)))
     run = run_of(lengths="trace", lengths_file=str(lengths), prompts=1, group=64, prompt_tokens=16, steps=1,
                  rollout_replicas=1)
-    seg = run.sample_rows[0][2].astype(float)
+    seg = run.sample_rows[0].segment.astype(float)
     expected = (seg.max() - seg.mean()) / seg.max()
     assert run.rollouts[0].seat_idle_share() == pytest.approx(expected, rel=0.01)
 
