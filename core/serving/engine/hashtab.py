@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.serving.engine.jit import exposed, kernel
+from core.serving.engine.jit import kernel
 
 EMPTY = -1
 _GOLD = np.uint64(11400714819323198485)  # 2**64 / golden ratio: Fibonacci hashing
@@ -28,7 +28,7 @@ def _home(keys, key):
     return np.int64(((np.uint64(key) * _GOLD) >> np.uint64(32)) & np.uint64(keys.size - 1))
 
 
-@exposed
+@kernel
 def find(keys, key):
     """key's slot, -1 if absent."""
     mask = keys.size - 1
@@ -40,7 +40,7 @@ def find(keys, key):
     return -1
 
 
-@exposed
+@kernel
 def put(keys, vals, key, val):
     """Set key's value; True if key was new (the caller counts keys: it must leave room)."""
     mask = keys.size - 1
@@ -53,7 +53,7 @@ def put(keys, vals, key, val):
     return new
 
 
-@exposed
+@kernel
 def remove(keys, vals, i):
     """Empty slot i, shifting back the entries that probed past it."""
     mask = keys.size - 1

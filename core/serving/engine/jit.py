@@ -75,12 +75,9 @@ def choose_cache_folder() -> None:
 choose_cache_folder()
 
 try:  # a kernel's code is emitted once, in the entry point that calls it (jit_link.py)
-    from core.serving.engine.jit_link import LinkOnly
-    _LINK: dict = {"cache": False, "pipeline_class": LinkOnly}
+    from core.serving.engine.jit_link import kernel
 except (ImportError, AttributeError):  # another numba's internals: compiled the plain way
-    _LINK = {"cache": True}
-
-kernel = njit(no_cpython_wrapper=True, no_cfunc_wrapper=True, _nrt=False, **_LINK)
+    kernel = njit(cache=True, _nrt=False)
 exposed = njit(cache=True, _nrt=False)
 
 __all__ = ["exposed", "kernel", "njit"]

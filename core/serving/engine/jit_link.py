@@ -8,8 +8,9 @@ third of the first compile.
 `LinkOnly` is a numba compiler pipeline (numba's documented way to customize one) that
 stops a kernel's compile after lowering: the kernel's IR is kept, optimized function by
 function, and linked into whatever calls it, whose own finalization optimizes and emits
-the whole once. Such a kernel has no entry point Python could call (calling it raises
-TypeError); it is not cached on its own (its callers, the entry points, are).
+the whole once. A kernel is not cached on its own (its callers, the entry points, are);
+called from Python (BlockCache's pool, a kernel's tests), it runs a twin compiled the
+usual way on that first call (`Kernel`), so the loop's compile builds no wrapper for it.
 
 This leans on numba internals beyond the pass API (the code library's finalization, the
 flag no_compile that numba's own cfunc uses), checked on the numba the lab pins; if a
@@ -23,7 +24,12 @@ from numba import _dynfunc
 from numba.core import codegen
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_machinery import LoweringPass, register_pass
+from numba.core.registry import CPUDispatcher
 from numba.core.typed_passes import NativeLowering
+
+# a kernel's numba options: no CPython or cfunc wrapper, no reference counting (jit.py)
+OPTIONS = {"nopython": True, "boundscheck": None, "no_cpython_wrapper": True, "no_cfunc_wrapper": True,
+           "_nrt": False}
 
 
 class _LinkOnlyLibrary(codegen.JITCodeLibrary):
@@ -50,7 +56,8 @@ def only_compiled_code_calls_a_kernel():
 
 
 def _refusing_entry(module, name: str, keepalive):
-    """A builtin function numba's dispatcher can hold as a kernel's entry point: it runs the
+    """A builtin function numba's dispatcher holds as a kernel's entry point (never called:
+    Kernel.__call__ goes to the twin; this one is there should numba call it): it runs the
     CPython wrapper of only_compiled_code_calls_a_kernel (compiled once), which raises
     TypeError whatever a kernel is called with (a kernel takes arguments; it takes none)."""
     global _REFUSE
@@ -108,3 +115,20 @@ def _lowering_pass(pm):
     """The pass just before numba's NativeLowering."""
     names = [p for p, _ in pm.passes]
     return names[names.index(NativeLowering) - 1]
+
+
+class Kernel(CPUDispatcher):
+    """A link-only kernel for compiled callers; a call from Python runs `twin`, the same
+    function compiled the usual way (with its wrapper, cached) at its first call."""
+
+    def __call__(self, *args, **kwargs):
+        twin = self.__dict__.get("twin")
+        if twin is None:
+            from numba import njit
+            twin = self.twin = njit(cache=True, _nrt=False)(self.py_func)
+        return twin(*args, **kwargs)
+
+
+def kernel(func):
+    """The decorator (jit.py's kernel): func as a link-only kernel."""
+    return Kernel(py_func=func, locals={}, targetoptions=dict(OPTIONS), pipeline_class=LinkOnly)

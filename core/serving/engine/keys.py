@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.serving.engine import hashtab
-from core.serving.engine.jit import exposed, kernel, njit
+from core.serving.engine.jit import kernel, njit
 
 HASH_IDS = 0
 SESSIONS = 1
@@ -31,7 +31,7 @@ def key(px, r, j, bs):
     return ((r + 1) << _SHIFT) | j
 
 
-@exposed
+@kernel
 def fill(px, r, j0, j1, bs, out):
     """out[j] = r's key of block j for j0 <= j < j1."""
     for j in range(j0, j1):

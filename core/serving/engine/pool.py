@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.serving.engine import hashtab as ht
-from core.serving.engine.jit import exposed, kernel, njit
+from core.serving.engine.jit import kernel, njit
 from core.serving.engine.layout import POOL_EVICTED as EVICTED
 from core.serving.engine.layout import POOL_HEAD as HEAD
 from core.serving.engine.layout import POOL_QUEUED as QUEUED
@@ -54,15 +54,13 @@ def make_pool(num_blocks: int, entries: int):
     ref_k, ref_v = ht.make(entries, np.int64)
     watch_k, watch_v = ht.make(max(entries, 64), np.float64)
     pool = (PS, PF, e_key, e_ref, e_cnt, e_prev, e_next, stack, ref_k, ref_v, watch_k, watch_v)
-    start(pool, num_blocks)
-    return pool
-
-
-@exposed
-def start(pool, num_blocks):
-    PS = pool[0]
-    _append_plain(pool, num_blocks)
+    if num_blocks > 0:  # the queue: one run of plain free blocks (_new and _link_tail's first entry)
+        PS[STACK_N] -= 1
+        e = stack[PS[STACK_N]]
+        e_cnt[e] = num_blocks
+        PS[HEAD] = PS[TAIL] = e
     PS[QUEUED] = num_blocks
+    return pool
 
 
 # -- entries and the list ----------------------------------------------------------------
@@ -154,7 +152,7 @@ def _purge(pool, now):
 
 
 # -- the seam --------------------------------------------------------------------------------
-@exposed
+@kernel
 def settle(pool, free, now):
     """Take the blocks allocated since the last call from the head of the queue."""
     PS, PF, e_key, e_cnt = pool[0], pool[1], pool[2], pool[4]
@@ -189,7 +187,7 @@ def settle(pool, free, now):
                     PF[0] -= end - now
 
 
-@exposed
+@kernel
 def lookup(pool, keys, j0, j1):
     """(blocks hit: the longest run of cached keys[j0:j1] from the first, how many of
     those are free, i.e. leave the queue when a request takes them)."""
@@ -204,7 +202,7 @@ def lookup(pool, keys, j0, j1):
     return j1 - j0, idle
 
 
-@exposed
+@kernel
 def touch(pool, keys, j0, j1):
     """A request takes the cached blocks keys[j0:j1]; returns how many left the queue."""
     PS, e_ref, ref_k, ref_v = pool[0], pool[3], pool[8], pool[9]
@@ -221,7 +219,7 @@ def touch(pool, keys, j0, j1):
     return taken
 
 
-@exposed
+@kernel
 def register(pool, keys, j0, j1, uncached):
     """A request's blocks keys[j0:j1] just became full: cache them. uncached[j] = 1 where
     an equal block was cached already (this copy stays uncached), else 0."""
@@ -238,7 +236,7 @@ def register(pool, keys, j0, j1, uncached):
             uncached[j] = 0
 
 
-@exposed
+@kernel
 def release(pool, keys, uncached, held, plain, drop, watching, until, now):
     """A request frees its blocks: its `held` leading full blocks (keys[:held], uncached
     where flagged) and `plain` more after them, tail first. Cached blocks nobody else uses
@@ -279,7 +277,7 @@ def release(pool, keys, uncached, held, plain, drop, watching, until, now):
     return freed
 
 
-@exposed
+@kernel
 def blocks_before_watched(pool, free, now, limit):
     """How many blocks can be allocated (at most `limit`) before one would evict a block
     whose tool wait is still running; the engine ends a closed-form decode run there so

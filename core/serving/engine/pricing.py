@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.serving.engine.jit import exposed, kernel
+from core.serving.engine.jit import kernel
 from core.serving.engine.layout import COMPUTED, IS_DEC, OUT, P
 from core.serving.engine.pricing_basis import basis_decode_time, basis_step_time, basis_steps_until
 from core.serving.engine.step_model import ATT, KIND, KVB, LM, MF, OVERHEAD, ROOFLINE, SPB, SPF, WB
 
 
-@exposed
+@kernel
 def step_time(c, rows, logit_rows, kv_tokens, pairs):
     """One step: rows processed, logit_rows producing a token, KV tokens, query-key pairs."""
     memory = (c[WB] + c[KVB] * kv_tokens) * c[SPB]
@@ -42,7 +42,7 @@ def _sum_lin(a, b, j0, j1):
     return a * count + b * (j0 + j1) * count / 2.0
 
 
-@exposed
+@kernel
 def decode_time(c, n, context_sum, k):
     """k lockstep decode steps of n requests whose contexts sum to context_sum."""
     if k <= 0:
@@ -71,7 +71,7 @@ def decode_time(c, n, context_sum, k):
     return c[OVERHEAD] * k + s
 
 
-@exposed
+@kernel
 def steps_until(c, n, context_sum, gap):
     """Fewest lockstep steps after which the clock has moved on by at least gap (>= 1)."""
     if c[KIND] != ROOFLINE:

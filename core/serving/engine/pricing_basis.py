@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.serving.engine.jit import exposed, kernel
+from core.serving.engine.jit import kernel
 from core.serving.engine.step_model import (
     ATT,
     CATT,
@@ -53,7 +53,7 @@ def micro_batches(c, seqs):
     return m if m > 1.0 else 1.0
 
 
-@exposed
+@kernel
 def weights_read(c, tokens):
     """Weight bytes one micro-batch pass reads (MoE: dense + expected distinct experts)."""
     if c[MOE] == 0.0:
@@ -82,7 +82,7 @@ def constant_terms(c, rows, seqs, x):
     return seqs * c[SEQ_T] + layer + tp + pp + ep
 
 
-@exposed
+@kernel
 def basis_step_time(c, rows, logit_rows, kv_tokens, pairs, seqs, new):
     m = micro_batches(c, seqs)
     x = rows / m
