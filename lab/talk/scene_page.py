@@ -9,6 +9,7 @@ import shiboken6
 from PySide6 import QtCore, QtWidgets
 
 from widgets.kit.calculator_card import CalculatorCard
+from widgets.kit.i18n_text import book_refs_in_english, split_spaced_pair
 from widgets.kit.plot_card import PlotCard
 from widgets.kit.timeline_player import TimelinePlayer
 
@@ -44,7 +45,7 @@ class ScenePage(QtCore.QObject):
         no figure of the panel."""
         missing = []
         for text, axes in ranges.items():
-            plots = [p for p in self.children(panel, PlotCard) if text in p.title_label.text()]
+            plots = [p for p in self.children(panel, PlotCard) if titled(p, text)]
             if not plots:
                 missing.append(text)
             for plot in plots:
@@ -77,7 +78,7 @@ class ScenePage(QtCore.QObject):
     def _show_figure(self, panel, text: str) -> bool:
         for fresh in (False, True):
             for plot in self.children(panel, PlotCard, fresh):
-                if text in plot.title_label.text() and plot.isVisibleTo(panel):
+                if titled(plot, text) and plot.isVisibleTo(panel):
                     return self._scroll_to(plot, plot)
         return False
 
@@ -95,7 +96,10 @@ class ScenePage(QtCore.QObject):
             return
         area = _ancestor(card, QtWidgets.QScrollArea)
         if area is not None:  # the card with its figure (their column), or the card alone
-            self._scroll_to(card, card.parentWidget() if card.parentWidget() is not area.widget() else card)
+            column = card.parentWidget()
+            # A column of several cards: this card at the top (each scene a view of its own).
+            alone = column is not area.widget() and len(column.findChildren(CalculatorCard)) == 1
+            self._scroll_to(card, column if alone else card)
 
     def _scroll_to(self, widget, section) -> bool:
         area = _ancestor(widget, QtWidgets.QScrollArea)
@@ -146,6 +150,22 @@ class ScenePage(QtCore.QObject):
             if getattr(panel, "is_ready", lambda: True)():  # built whole: nothing more will come
                 self._found[key] = found
         return found
+
+
+def title_forms(text: str) -> set[str]:
+    """The forms a scene's figure text takes on screen in each language: as written, with
+    the book's refs in English ("图 3-24" -> "Fig. 3-24"), either half of "同步 synchronous"."""
+    forms = {text, book_refs_in_english(text)}
+    pair = split_spaced_pair(text)
+    if pair is not None:
+        forms.update(pair)
+    return {form for form in forms if form}
+
+
+def titled(plot, text: str) -> bool:
+    """Whether plot's title (in the language shown) holds the scene's figure text."""
+    title = plot.title_label.text()
+    return any(form in title for form in title_forms(text))
 
 
 def _ancestor(widget, kind):

@@ -101,8 +101,11 @@ def _assert_card_on_screen(panel, slot, label):
     area = cards[0]
     while not isinstance(area, QtWidgets.QScrollArea):
         area = area.parentWidget()
-    # The card with its figure (the column holding both), or the card on a page of cards.
-    section = cards[0].parentWidget() if cards[0].parentWidget() is not area.widget() else cards[0]
+    # The card with its figure (the column holding both), or the card itself on a page of
+    # cards or in a column of several cards (lab.talk.scene_page).
+    column = cards[0].parentWidget()
+    alone = column is not area.widget() and len(column.findChildren(CalculatorCard)) == 1
+    section = column if alone else cards[0]
     top = section.mapTo(area.viewport(), QtCore.QPoint(0, 0)).y()
     bar = area.verticalScrollBar()
     assert 0 <= top < area.viewport().height() // 2 or bar.value() == bar.maximum(), f"{label}: {slot} at {top}"

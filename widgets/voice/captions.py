@@ -8,7 +8,7 @@ from widgets.voice.plots import AFTER_GAP, S_TO_MS, stage_names
 def summary_text(s: dict) -> str:
     """The run's percentiles, underrun share and tail stage: one "中文 · English" pair."""
     marks = "  ".join(f"{k} {s[f'silence_{k}_ms']:.0f} ms" for k in ("p50", "p95", "p99") if f"silence_{k}_ms" in s)
-    zh, en = [marks], []
+    zh, en = [marks], [marks] if marks else []  # English shows the numbers too, not only the Chinese half
     if "underrun_turn_share" in s:
         zh.append(f"欠载轮次 {s['underrun_turn_share']:.0%}")
         en.append(f"turns with an underrun {s['underrun_turn_share']:.0%}")
