@@ -10,8 +10,8 @@ driver's entry points, BlockCache's pool, a kernel's tests). Neither uses numba'
 reference counting (NRT, `_nrt=False`): the loop's arrays are Python's for the whole call
 (borrow.py), and the increfs and decrefs numba emits around every array it passes were
 much of the code each kernel's compile types, lowers and optimizes. A kernel that
-allocates an array or returns a view needs NRT and says so (`_nrt=True`: the option is
-otherwise inherited from the caller); numba refuses to compile one that forgets."""
+allocates an array or returns a view needs NRT and says so (`kernel(nrt=True)`: the
+option is otherwise inherited from the caller); numba refuses to compile one that forgets."""
 from __future__ import annotations
 
 import getpass
@@ -75,9 +75,19 @@ def choose_cache_folder() -> None:
 choose_cache_folder()
 
 try:  # a kernel's code is emitted once, in the entry point that calls it (jit_link.py)
-    from core.serving.engine.jit_link import kernel
+    from core.serving.engine.jit_link import link_only as _kernel
 except (ImportError, AttributeError):  # another numba's internals: compiled the plain way
-    kernel = njit(cache=True, _nrt=False)
+    def _kernel(func, nrt: bool):
+        return njit(cache=True, _nrt=nrt)(func)
+
+
+def kernel(func=None, *, nrt: bool = False):
+    """@kernel, or @kernel(nrt=True) for one that allocates an array or returns a view."""
+    if func is None:
+        return lambda f: _kernel(f, nrt)
+    return _kernel(func, nrt)
+
+
 exposed = njit(cache=True, _nrt=False)
 
 __all__ = ["exposed", "kernel", "njit"]

@@ -125,10 +125,10 @@ class Kernel(CPUDispatcher):
         twin = self.__dict__.get("twin")
         if twin is None:
             from numba import njit
-            twin = self.twin = njit(cache=True, _nrt=False)(self.py_func)
+            twin = self.twin = njit(cache=True, _nrt=self.targetoptions["_nrt"])(self.py_func)
         return twin(*args, **kwargs)
 
 
-def kernel(func):
-    """The decorator (jit.py's kernel): func as a link-only kernel."""
-    return Kernel(py_func=func, locals={}, targetoptions=dict(OPTIONS), pipeline_class=LinkOnly)
+def link_only(func, nrt: bool):
+    """func as a link-only kernel (jit.py's kernel), with numba's reference counting if nrt."""
+    return Kernel(py_func=func, locals={}, targetoptions=dict(OPTIONS, _nrt=nrt), pipeline_class=LinkOnly)

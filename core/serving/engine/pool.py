@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.serving.engine import hashtab as ht
-from core.serving.engine.jit import kernel, njit
+from core.serving.engine.jit import kernel
 from core.serving.engine.layout import POOL_EVICTED as EVICTED
 from core.serving.engine.layout import POOL_HEAD as HEAD
 from core.serving.engine.layout import POOL_QUEUED as QUEUED
@@ -137,7 +137,7 @@ def _watch(pool, key, until, now):
         PS[WATCH_N] += 1
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=True)  # copies the watch list
+@kernel(nrt=True)  # copies the watch list
 def _purge(pool, now):
     PS, watch_k, watch_v = pool[0], pool[10], pool[11]
     keep_k = watch_k.copy()

@@ -9,12 +9,12 @@ from __future__ import annotations
 import numpy as np
 
 from core.serving.engine import pool as bp
-from core.serving.engine.jit import exposed, kernel, njit
+from core.serving.engine.jit import exposed, kernel
 from core.serving.engine.keys import fill
 from core.serving.engine.layout import BLOCKS, BS, COMPUTED, FREE, HELD, KEEP, NOW, OUT, RESERVE, TOOL, P
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=True)  # returns a view
+@kernel(nrt=True)  # returns a view
 def _flags(px, r):
     return px[7][px[8][r]:px[8][r + 1]]
 

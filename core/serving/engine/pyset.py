@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.serving.engine.jit import kernel, njit
+from core.serving.engine.jit import kernel
 
 _LINEAR = 9
 _SHIFT = 5
@@ -36,7 +36,7 @@ def _insert(table, mask, key):
         i = (i * 5 + 1 + perturb) & mask
 
 
-@njit(cache=True, _nrt=True)  # its table is allocated here
+@kernel(nrt=True)  # its table is allocated here
 def set_order(keys, k, out):
     """out[:m] = list(set(keys[:k])); returns m."""
     size = 8
