@@ -141,8 +141,9 @@ _CHILD = ("import time; t = time.perf_counter(); c = time.process_time(); import
 def compile_times() -> dict:
     """The first replay in a fresh process: with an empty numba cache (the compile, once per
     machine), then with the cache it wrote (every later start), both kinds of replay (one
-    without prefix caching, one with: two compiled specializations of the loop). CPU time
-    of the child (its wall time too: on shared cores that waits for the others)."""
+    without prefix caching, one with: one compiled loop serves both). CPU time of the
+    child (its wall time too: on shared cores that waits for the others).
+    bench/bench_engine_compile.py times each entry point's first call."""
     root = os.path.join(os.path.dirname(__file__), "..")
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=root)

@@ -37,3 +37,30 @@ def test_the_loop_caches_in_this_versions_folder_and_old_ones_go(tmp_path, monke
     finally:
         config.CACHE_DIR = saved
     assert not stale.exists() and recent.exists()  # another checkout may still use a recent one
+
+
+def test_one_compiled_loop_serves_replays_with_and_without_prefix_caching():
+    """A replay caching nothing passes an empty prefix cache (S[CACHE] = 0) rather than
+    None: one specialization of the loop, compiled (or loaded) once for both."""
+    import numpy as np
+
+    from core.serving.engine import EngineConfig, loop, replay
+    from core.serving.workload import Workload
+    from tests.core.test_engine_frozen import hash_id_workload
+
+    plain = replay(Workload(np.zeros(2), np.array([100, 100]), np.array([5, 5])), EngineConfig())
+    cached = replay(hash_id_workload(40, seed=3), EngineConfig())
+    assert plain.extras == {} and cached.extras["cache_hit_rate"] > 0
+    assert len(loop.run_events.signatures) == 1
+
+
+def test_a_kernel_called_from_python_runs_its_twin():
+    """Kernels compile for linking into the loop only; called from Python (a pool's
+    BlockCache, a kernel's tests) they run a twin compiled the usual way."""
+    import numpy as np
+
+    from core.serving.engine import pyset
+
+    out = np.zeros(4, np.int64)
+    assert pyset.set_order(np.array([9, 1, 9, 17]), 4, out) == 3
+    assert out[:3].tolist() == list({9, 1, 17})  # CPython's set order of those ids
