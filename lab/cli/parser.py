@@ -217,8 +217,9 @@ def parameter_values(args: argparse.Namespace, extras: Sequence[str],
     for dest, value in vars(args).items():
         if dest.startswith(PARAM):
             given[dest[len(PARAM):]] = value
+    values = config_file.merged(given)
     if known is not None:
-        for key in given:
+        for key in values:
             if key not in known:
                 raise aliases.unknown_key(key, known, f"unknown parameter; valid: {', '.join(known)}")
-    return config_file.merged(given)
+    return values

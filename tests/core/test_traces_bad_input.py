@@ -29,7 +29,7 @@ def refused(tmp_path, name, text, param="trace", **options):
     ("u.csv", "when,size,out\n1,2,3\n", "unknown column 'when'"),
     ("u.json", '[{"arrival_s": 1}]', "is a JSON array"),
     ("m.jsonl", MOONCAKE + '{"session_id": 1, "turn": 0, "arrival_s": 0, "input_tokens": 5, "output_tokens": 1}\n',
-     "line 2: unknown field 'session_id' for format mooncake"),
+     "line 2: unknown field 'turn' for format mooncake with sessions"),  # AIPerf's session_id, our turn
     ("m.csv", "TIMESTAMP,ContextTokens,Response tokens\n1,2,3\n", "unknown column 'ContextTokens'; valid columns"),
     ("m.jsonl", '{"arrival_s": 0, "input_tokens": 1, "output_tokens": 2}\n{"t": 1, "p": 1, "g": 2}\n',
      "lines name their fields differently"),

@@ -144,3 +144,15 @@ def test_observe_and_calibrate_name_the_file_and_line_of_a_bad_key(tmp_path, cap
     calibrate.write_text('model = "qwen3-8b"\nhardwre = "h100-sxm"\n')
     assert main(["calibrate", str(tmp_path / "result.json"), "--config", str(calibrate)]) == 2
     assert f"{calibrate}:2: hardwre: did you mean hardware=?" in capsys.readouterr().err
+
+
+def test_calc_takes_a_config_file(tmp_path, capsys):
+    path = tmp_path / "calc.json"
+    path.write_text('{"cards": 3, "weights-bytes": 15136811008}')
+    assert main(["calc", "serving.decode_rate", "--config", str(path), "--json"]) == 0
+    from_file = capsys.readouterr().out
+    assert main(["calc", "serving.decode_rate", "cards=3", "weights_bytes=15136811008", "--json"]) == 0
+    assert capsys.readouterr().out == from_file
+    path.write_text('{\n"cards": 3,\n"card": 2}')
+    assert main(["calc", "serving.decode_rate", "--config", str(path)]) == 2
+    assert f"{path}:3: card: did you mean cards=?" in capsys.readouterr().err
