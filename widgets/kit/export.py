@@ -86,10 +86,11 @@ def write_widget(widget: QtWidgets.QWidget, path: str | os.PathLike, fmt: str | 
     return write_atomic(path, encode(paint_widget(widget, fmt)))
 
 
-def paint_widget(widget: QtWidgets.QWidget, fmt: str) -> QtGui.QImage | bytes:
+def paint_widget(widget: QtWidgets.QWidget, fmt: str, title: str | None = None) -> QtGui.QImage | bytes:
     """The GUI-thread half of an export: a PNG's pixels (a QImage, encoded by encode(),
-    which may run on a worker), or the finished SVG or PDF bytes (widgets/kit/vector_render.py)."""
-    title = widget.windowTitle() or "Load Lab"
+    which may run on a worker), or the finished SVG or PDF bytes (widgets/kit/vector_render.py)
+    titled title (else the window's title)."""
+    title = title or widget.windowTitle() or "Load Lab"
     if fmt == "png":
         return widget.grab().toImage()
     if fmt == "svg":
@@ -137,10 +138,22 @@ def paint_plot(plot, fmt: str, names: dict | None = None) -> QtGui.QImage | byte
     """The GUI-thread half of a plot export (see paint_widget); csv gives the finished bytes."""
     view = plot_view(plot)
     if fmt != "csv":
-        return paint_widget(view, fmt)
+        return paint_widget(view, fmt, plot_title(plot))
     if names is None:
         names = {curve: key for key, curve in getattr(plot, "curves", {}).items()}
     return plot_csv(view, names).encode("utf-8")
+
+
+def plot_title(plot) -> str | None:
+    """The figure's title as its card shows it (a vector file's title), else None."""
+    widget = plot if isinstance(plot, QtWidgets.QWidget) else plot_view(plot)
+    while widget is not None and not hasattr(widget, "title_label"):
+        widget = widget.parentWidget()
+    if widget is None:
+        return None
+    doc = QtGui.QTextDocument()
+    doc.setHtml(widget.title_label.text())
+    return doc.toPlainText().strip() or None
 
 
 def plot_columns(view: pg.GraphicsView, names: dict | None = None) -> list[tuple[str, np.ndarray]]:

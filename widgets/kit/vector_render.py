@@ -46,7 +46,7 @@ def svg_bytes(root: QtWidgets.QWidget, title: str) -> bytes:
     defs, body = [], []
     with no_view_caches(root):
         for n, (widget, origin, visible) in enumerate(paint_order(root)):
-            fragment = _svg_of(widget, widget is root)
+            fragment = bake_cosmetic_strokes(_svg_of(widget, widget is root))
             inner_defs = re.search(r"<defs>(.*?)</defs>", fragment, re.S)
             start = fragment.find("</defs>")
             content = fragment[start + len("</defs>"):fragment.rindex("</svg>")] if start >= 0 else ""
@@ -117,6 +117,46 @@ def _svg_of(widget: QtWidgets.QWidget, is_root: bool) -> str:
     finally:
         painter.end()
     return bytes(buffer.data()).decode("utf-8")
+
+
+# ---- cosmetic pens ------------------------------------------------------------------------
+# Qt writes a cosmetic pen (every plot line: its width is in screen pixels) as a stroke with
+# vector-effect="non-scaling-stroke" inside a group scaled by the plot's data transform.
+# Renderers without vector effects (librsvg) scale the stroke with the data: a 2 px line
+# drew as a hairline. Such groups get the transform applied to their points instead, so the
+# stroke width is in pixels with no vector effect at all.
+_GROUP = re.compile(r'<g\b([^>]*?)\stransform="matrix\(([^)]*)\)"([^>]*)>(.*?)</g>', re.S)
+_PAIR = re.compile(r"(-?[\d.]+(?:e[-+]?\d+)?),(-?[\d.]+(?:e[-+]?\d+)?)")
+_SHAPES = re.compile(r"<(polyline|polygon|path|rect)\b")
+_OTHER = re.compile(r"<(?!/?(?:polyline|polygon|path|rect)\b)[a-zA-Z]")
+_RECT = re.compile(r'<rect\b([^>]*?)\sx="([^"]+)" y="([^"]+)" width="([^"]+)" height="([^"]+)"([^>]*)/>')
+_NON_SCALING = ' vector-effect="non-scaling-stroke"'
+
+
+def bake_cosmetic_strokes(svg: str) -> str:
+    """svg with every group of only polylines and paths drawn in non-scaling strokes given
+    its points in pixels (its matrix applied) and no vector effect; others unchanged."""
+    return _GROUP.sub(_baked_group, svg)
+
+
+def _baked_group(match: re.Match) -> str:
+    before, matrix, after, inner = match.groups()
+    if _NON_SCALING not in inner or _OTHER.search(inner) or not _SHAPES.search(inner):
+        return match.group(0)
+    a, b, c, d, e, f = (float(v) for v in matrix.split(","))
+
+    def mapped(pair: re.Match) -> str:
+        x, y = float(pair.group(1)), float(pair.group(2))
+        return f"{a * x + c * y + e:.6g},{b * x + d * y + f:.6g}"
+
+    inner = _RECT.sub(_rect_as_path, inner)  # a rect's corners move apart under a matrix
+    inner = re.sub(r'(points|d)="([^"]*)"', lambda m: f'{m.group(1)}="{_PAIR.sub(mapped, m.group(2))}"', inner)
+    return f"<g{before}{after}>{inner.replace(_NON_SCALING, '')}</g>"
+
+
+def _rect_as_path(m: re.Match) -> str:
+    x, y, w, h = (float(v) for v in m.group(2, 3, 4, 5))
+    return f'<path{m.group(1)} d="M{x:g},{y:g} L{x + w:g},{y:g} L{x + w:g},{y + h:g} L{x:g},{y + h:g} Z"{m.group(6)}/>'
 
 
 def _prefixed(prefix: str, text: str) -> str:
