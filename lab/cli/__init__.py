@@ -4,7 +4,9 @@ calibrate, fidelity.
 One argparse tree; `lab calc NAME` and `lab simulate KIND` get one sub-command per
 calculator and simulation, generated from the registry, so `--help` lists every parameter
 (unit, default, range, help) and every output. A parameter is given as `key=value` or as
-`--key value` (`--key=value`).
+`--key value` (`--key=value`), with dashes or underscores, or by vLLM's name for it
+(core/serving/aliases.py); `--config FILE.toml|.yaml|.json` gives keys from a file, and a
+run with --out DIR writes the keys it resolved to DIR/config.toml (lab/cli/config_file.py).
 
 Exit codes: 0 fine, 1 a book figure does not match (verify), 2 invalid input (one line on
 stderr naming the field and its valid range), 3 no display (gui). Output cut short by a

@@ -1,7 +1,8 @@
 """The `lab` command line's one argparse tree, generated from the registry: `lab calc NAME`
 and `lab simulate KIND` get one sub-command per calculator and simulation, so `--help`
-lists every parameter (unit, default, range, help) and every output; parameters come as
-`key=value` or `--key value`. Usage errors become the one error type (ParamError).
+lists every parameter (unit, default, range, help, and vLLM's names for it beside ours) and
+every output; parameters come as `key=value`, `--key value` or `--key=value`, with dashes
+or underscores. Usage errors become the one error type (ParamError).
 """
 from __future__ import annotations
 
