@@ -11,6 +11,8 @@ Formats (FORMATS; format="auto" sniffs the header or the first JSON line):
   vidur       Vidur's trace CSV (arrived_at, num_prefill_tokens, num_decode_tokens)
   vllm_bench  a `vllm bench serve --save-result` JSON (measured ttfts/itls in meta["measured"])
   sessions    multi-turn sessions JSONL -> Workload(sessions=Sessions(...)) (see sessions.py)
+  bailian     Alibaba's Bailian usage traces as AIPerf reads them (timestamp s, each row its whole
+              context, hash_ids of 16 tokens -> Workload.prefix; bailian.py)
 Transforms (transforms.py): window=(start_s, end_s), then limit=rows, then time_scale
 (2 = arrivals twice as fast).
 
@@ -37,6 +39,7 @@ from core.serving.traces.jsonlines import read_jsonl
 from core.serving.traces.options import DEFAULT as DEFAULT_OPTIONS
 from core.serving.traces.options import MAX_HASH_BLOCK_TOKENS, TraceOptions, trace_options
 from core.serving.traces import mooncake_sessions
+from core.serving.traces.bailian import read_bailian
 from core.serving.traces.sessions import read_sessions
 from core.serving.traces.sniff import FORMATS, JSON_FORMATS, sniff
 from core.serving.traces.tabular import read_csv
@@ -126,6 +129,8 @@ def _parse(data: bytes, name: str, options: TraceOptions, max_request_tokens: in
                 parsed = read_vllm_bench(data.decode("utf-8-sig"))
             elif kind == "sessions":
                 parsed = read_sessions(data.decode("utf-8-sig"), report.part(0.9), cancel)
+            elif kind == "bailian":
+                parsed = read_bailian(data.decode("utf-8-sig"), report.part(0.9), cancel)
             elif kind == "mooncake" and mooncake_sessions.has_sessions(data):  # AIPerf's multi-turn form
                 parsed = mooncake_sessions.read_mooncake_sessions(data.decode("utf-8-sig"), report.part(0.9), cancel)
             else:  # bytes: a large file may not need its text (jsonlines.read_jsonl)

@@ -6,14 +6,14 @@ from __future__ import annotations
 import json
 
 from core.registry import ParamError
-from core.serving.traces import mooncake_sessions, sessions, vllm_bench
+from core.serving.traces import bailian, mooncake_sessions, sessions, vllm_bench
 from core.serving.traces.columns import CsvText
 from core.serving.traces.guard import fail
 from core.serving.traces.jsonlines import MOONCAKE_KEYS
 from core.serving.traces.tabular import sniff as sniff_header
 
-FORMATS = ("auto", "csv", "jsonl", "azure", "burstgpt", "mooncake", "vidur", "vllm_bench", "sessions")
-JSON_FORMATS = ("jsonl", "mooncake", "vllm_bench", "sessions")
+FORMATS = ("auto", "csv", "jsonl", "azure", "burstgpt", "mooncake", "vidur", "vllm_bench", "sessions", "bailian")
+JSON_FORMATS = ("jsonl", "mooncake", "vllm_bench", "sessions", "bailian")
 _FIRST_LINE_BYTES = 1 << 20
 
 
@@ -28,6 +28,8 @@ def json_kind(obj) -> str:
         return "vllm_bench"
     if sessions.looks_like(obj):
         return "sessions"
+    if bailian.looks_like(obj):
+        return "bailian"
     if isinstance(obj, dict) and "input_length" in obj and (set(obj) <= set(MOONCAKE_KEYS)
                                                           or mooncake_sessions.looks_like(obj)):
         return "mooncake"
