@@ -19,7 +19,8 @@ from lab.cli import config_file
 from lab.cli.args import input_error
 
 USAGE = ("lab calibrate RESULT.json [RESULT2.json ...] model=KEY|config.json hardware=KEY|card.toml [key=value ...] "
-         "[--out PROFILE.toml] [--steps SERVER.log] [--fit-keys a,b] [--bootstrap N] [--seed N] [--json]")
+         "[--out PROFILE.toml] [--steps SERVER.log] [--fit-keys a,b] [--bootstrap N] [--seed N] [--json] "
+         "[--config FILE.toml|.yaml|.json: keys from a file, the command line wins]")
 DESCRIPTION = """Fit the lab's step-time model to what a real server measured. Each run (a vllm bench serve
 --save-result --save-detailed JSON, or lab observe's result.json) is replayed as it was measured:
 its requests, its client's --max-concurrency, and its server's KV pool by blocks and prefix caching

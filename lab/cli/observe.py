@@ -26,6 +26,9 @@ prompts: prompt_words=FILE|w1,w2,... (default: the CPU server's w0 w1 ... words,
   prompt_seed=N (the texts' seed; default fresh each run, so no run hits the last one's cache)
 output: DIR/result.json (vllm bench serve --save-result --save-detailed keys + lab_observe)
   and DIR/requests.csv
+keys also as --key value, with dashes (--num-prompts 10) or vllm bench's names (--dataset-path);
+  --config FILE.toml|.yaml|.json gives them from a file (the command line wins) and DIR/config.toml
+  gets the keys of the run
 exit codes: 0 done, 2 bad input or unreachable server, 130 interrupted (Ctrl+C)"""
 
 
