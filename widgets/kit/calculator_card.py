@@ -105,8 +105,13 @@ class CalculatorCard(QtWidgets.QGroupBox):
         ref.setProperty("role", "ref")
         self.busy = BusyBadge(self._job_key, owner=self)
         header.addWidget(self.busy)
-        if calc.note or calc.illustrative:
-            tag = QtWidgets.QLabel(calc.note or f"含{ILLUSTRATIVE_TAG}值")
+        note = None
+        if calc.note:  # a sentence (longer in English): its own line under the header, wrapped
+            note = QtWidgets.QLabel(calc.note)
+            note.setProperty("role", "tag")
+            note.setWordWrap(True)
+        elif calc.illustrative:
+            tag = QtWidgets.QLabel(f"含{ILLUSTRATIVE_TAG}值")
             tag.setProperty("role", "tag")
             header.addWidget(tag)
         self.reset_button = QtWidgets.QToolButton()
@@ -120,6 +125,8 @@ class CalculatorCard(QtWidgets.QGroupBox):
         self.copy_button.clicked.connect(self._copy_command)
         header.addWidget(self.copy_button)
         outer.addWidget(Reflow(ref, tools, natural=True, spacing=6))
+        if note is not None:
+            outer.addWidget(note)
         # Form beside the outputs when the card is wide enough, above them when not.
         body = ReflowLayout(columns=1 if compact else 2, stretch=(3, 2), spacing=10, fill=False)
         self.form = ParamForm(model)

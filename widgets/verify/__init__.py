@@ -25,6 +25,7 @@ from widgets.kit.theme import COLORS
 COLUMNS = ("calculator", "book ref", "output", "book prints", "book value", "computed", "tolerance", "")
 RIGHT = (4, 5, 6)  # numbers
 MARK = 7
+REF_COLUMN = COLUMNS.index("book ref")
 STRETCH = 3  # "book prints" takes the width left over
 MAX_COLUMN_CHARS = 36  # no column wider than this many average characters
 STRETCH_MIN_CHARS = 14  # "book prints" keeps at least this much when the table is narrow
@@ -54,6 +55,8 @@ class VerifyTableModel(QtCore.QAbstractTableModel):
 
     def _on_language_changed(self, _lang: str) -> None:
         self.headerDataChanged.emit(QtCore.Qt.Orientation.Horizontal, 0, len(COLUMNS) - 1)
+        if self.rows:  # the book refs in the language shown
+            self.dataChanged.emit(self.index(0, REF_COLUMN), self.index(len(self.rows) - 1, REF_COLUMN))
 
     def set_rows(self, rows: Sequence[VerifyRow]) -> None:
         self.beginResetModel()
@@ -76,6 +79,8 @@ class VerifyTableModel(QtCore.QAbstractTableModel):
             return None
         r, c = index.row(), index.column()
         if role == QtCore.Qt.ItemDataRole.DisplayRole:
+            if c == REF_COLUMN and i18n.language() == "en":
+                return i18n.book_refs_in_english(self._cells[r][c])  # "图 3-1" -> "Fig. 3-1"
             return self._cells[r][c]
         if role == QtCore.Qt.ItemDataRole.TextAlignmentRole and c in RIGHT:
             return int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
