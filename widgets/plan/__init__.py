@@ -251,9 +251,12 @@ def summary_status(summary: dict, rows: int) -> str:
     points = summary.get("points") or {}
     done, reused = points.get("done", rows), points.get("reused", 0)
     left, refused = points.get("left", 0), points.get("refused", 0)
-    tail = f",{left} 个未完成 · {left} left" if left else ""
-    tail += f",{refused} 个被拒 · {refused} refused by the replay" if refused else ""
-    return f"完成 {done} 个点(复用 {reused})· {done} points done, {reused} reused{tail}"
+    # One "中文 · English" pair, each half whole (a half with a " · " of its own split the
+    # pair wrongly: "完成 12 个点(复用 0)· 12" in Chinese, the count lost in English).
+    zh = f"完成 {done} 个点(复用 {reused})" + (f",{left} 个未完成" if left else "") + (f",{refused} 个被拒" if refused else "")
+    en = (f"{done} points done, {reused} reused" + (f", {left} left" if left else "")
+          + (f", {refused} refused by the replay" if refused else ""))
+    return f"{zh} · {en}"
 
 
 def summary_text(summary: dict) -> tuple[str, str, str]:
