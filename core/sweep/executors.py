@@ -9,9 +9,12 @@ tasks (point_key, payload); it yields (point_key, row) as points finish, each ke
 """
 from __future__ import annotations
 
+import importlib
 import multiprocessing
 import os
 import signal
+import sys
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -80,6 +83,42 @@ def pool_context():
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
+def _may_fork() -> bool:
+    """No other Python thread and no Qt application (whose threads a fork would copy mid-way);
+    numpy's BLAS threads are fork-safe (OpenBLAS restarts them in the child)."""
+    qt = sys.modules.get("PySide6.QtCore")
+    return threading.active_count() == 1 and (qt is None or qt.QCoreApplication.instance() is None)
+
+
+# Warm-ups run in this process (module:function names), so workers forked after them start warm.
+_WARMED: set[str] = set()
+
+
+def call_warmup(name: str) -> None:
+    """Run a warm-up named "module:function"."""
+    module, _, attr = name.partition(":")
+    getattr(importlib.import_module(module), attr)()
+
+
+def worker_context(warm: str | None, fork: bool):
+    """How LocalPool starts its workers. With fork (the CLI, one thread and no Qt) they are
+    forked from this process after `warm` has run here once (the compiled engine loaded):
+    each starts in milliseconds with the engine in memory. Otherwise pool_context()'s
+    forkserver, which imports and runs the warm-ups itself before its first fork
+    (forkserver_preload.py), so those workers start warm too."""
+    if fork and "fork" in multiprocessing.get_all_start_methods() and _may_fork():
+        if warm is not None and warm not in _WARMED:
+            call_warmup(warm)
+            _WARMED.add(warm)
+        sys.stdout.flush()  # a child flushes its copy of the buffers when it ends
+        sys.stderr.flush()
+        return multiprocessing.get_context("fork")
+    context = pool_context()
+    if context.get_start_method() == "forkserver" and warm is not None:
+        context.set_forkserver_preload(["core.sweep.forkserver_preload"])  # no effect once it runs
+    return context
+
+
 class LocalPool:
     """A process pool of `workers` processes (default: every core). A worker that dies
     (killed, out of memory) breaks a ProcessPoolExecutor; the pool is then rebuilt and the
@@ -87,7 +126,7 @@ class LocalPool:
 
     name = "local"
 
-    def __init__(self, workers: int | None = None):
+    def __init__(self, workers: int | None = None, fork: bool = False):
         count = (os.cpu_count() or 1) if workers is None else workers
         if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_WORKERS:
             raise ParamError("--workers", f"got {workers!r}; valid: a whole number in [1, {MAX_WORKERS}]")
@@ -98,14 +137,28 @@ class LocalPool:
         # freed one's id and be mistaken for the input the workers already have.
         self._for: tuple[Any, Any] | None = None
         self.worker_pids: set[int] = set()  # processes that have returned a point (tests kill one)
+        self.warm: str | None = None  # "module:function" that loads what evaluate needs (prepare)
+        self.fork = fork  # fork workers from this process when it may (worker_context)
+        self.start_method = ""  # how the current pool started its workers
+
+    def prepare(self, evaluate: Evaluate, shared: Any, warm: str | None = None) -> None:
+        """Start the workers for (evaluate, shared) now, warmed by `warm` (worker_context).
+        run_sweep calls it before it opens its folder: a forked worker then holds no copy of
+        the folder's lock."""
+        self.warm = warm
+        self._ensure_pool(evaluate, shared)
 
     def _ensure_pool(self, evaluate: Evaluate, shared: Any) -> ProcessPoolExecutor:
         if self._pool is not None and self._for is not None and not (self._for[0] is evaluate and self._for[1] is shared):
             self._shutdown(kill=False)  # another input: workers get it from a fresh pool's initializer
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=pool_context(), initializer=_worker_init,
+            context = worker_context(self.warm, self.fork)
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_worker_init,
                                              initargs=(evaluate, shared))
             self._for = (evaluate, shared)
+            self.start_method = context.get_start_method()
+            if self.start_method == "fork":  # a first task forks them all now, while this process has one thread
+                self._pool.submit(os.getpid)
         return self._pool
 
     def live_pids(self) -> list[int]:
@@ -184,13 +237,15 @@ class LocalPool:
         self._shutdown(kill=False)
 
 
-def make_executor(engine: str = "local", workers: int | None = None, address: str | None = None) -> Executor:
-    """The executor for --engine: "local" (a LocalPool of `workers`, default every core) or
-    "ray" (core.sweep.ray_executor, imported only then: Ray is an optional extra)."""
+def make_executor(engine: str = "local", workers: int | None = None, address: str | None = None,
+                  fork: bool = False) -> Executor:
+    """The executor for --engine: "local" (a LocalPool of `workers`, default every core;
+    fork: from this process, for a caller with one thread such as the CLI) or "ray"
+    (core.sweep.ray_executor, imported only then: Ray is an optional extra)."""
     if engine == "local":
         if address is not None:
             raise ParamError("--address", "a cluster address goes with the Ray engine; valid: --engine ray --address HOST:PORT")
-        return LocalPool(workers)
+        return LocalPool(workers, fork)
     if engine == "ray":
         # Lazy: the Ray plug-in (an optional extra) builds on this module.
         from core.sweep.ray_executor import RayExecutor

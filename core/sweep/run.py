@@ -28,6 +28,9 @@ from core.sweep.summary import summarize
 
 # kind -> "module:attribute" of its SweepKind (resolved on first use).
 KINDS = {"serving": "core.sweep.serving:SERVING"}
+# kind -> "module:function" that loads what its evaluator needs (an executor that starts
+# workers runs it where they start from: core/sweep/warm.py).
+WARMUPS = {"serving": "core.sweep.warm:warm_serving"}
 
 
 def sweep_kind(kind: str) -> SweepKind:
@@ -77,6 +80,10 @@ def run_sweep(spec: SweepSpec, out_dir: str | None, executor: Executor, *, force
     row, reused ones first; progress(done, total) after each. force: take over a folder
     written by a different sweep (its finished points stay reusable by key)."""
     k = sweep_kind(spec.kind)
+    shared = k.load_shared(spec.fixed) if spec.points else None
+    prepare = getattr(executor, "prepare", None)
+    if prepare is not None and spec.points:  # workers start before the folder's lock is taken
+        prepare(k.evaluate, shared, WARMUPS.get(spec.kind))
     store = Store(out_dir, spec, force=force) if out_dir is not None else None
     rows: dict[str, dict] = {}
     finished = store.load() if store is not None else {}
@@ -96,7 +103,6 @@ def run_sweep(spec: SweepSpec, out_dir: str | None, executor: Executor, *, force
     pending = None
     try:
         if tasks:
-            shared = k.load_shared(spec.fixed)
             stream = executor.run(k.evaluate, shared, tasks, cancel)
             try:
                 for key, row in stream:

@@ -64,7 +64,7 @@ def cmd_sweep(kind: str, values: dict[str, str], out: str | None, engine: str, w
         except ValueError:
             raise ParamError("--workers", f"got {workers!r}; valid: a whole number >= 1") from None
     spec = parse_sweep(kind, values)
-    executor = make_executor(engine, count, address)
+    executor = make_executor(engine, count, address, fork=True)  # workers forked warm from this one-thread process
     bar = _progress_bar(len(spec.points))
     try:
         summary = run_sweep(spec, out, executor, force=force, progress=bar.update if bar else None)
@@ -90,6 +90,7 @@ class _Bar:
         # only a sweep on a terminal shows its bar.
         from tqdm import tqdm
 
+        tqdm.monitor_interval = 0  # no monitor thread: the pool's workers fork from this one-thread process
         self.tqdm = tqdm(total=total, unit="pt", file=sys.stderr, dynamic_ncols=True, desc="sweep")
 
     def update(self, done: int, total: int) -> None:
