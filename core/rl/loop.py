@@ -6,9 +6,12 @@ synced (sync k ends), makes v_{k+1} what a rollout starting later generates with
 sample's staleness is k − the version its first token was generated with.
 
 - synchronous: rollout k starts when sync k−1 ends (staleness 0).
-- async (staleness bound η): rollout k starts when the rollout pool is free and sync
-  k−1−η has ended, with the newest synced weights, so staleness <= η; η = 0 is
-  synchronous. one_step is η = 1: the rollout of step k+1 overlaps the update of step k.
+- one_step: rollout k starts when the rollout pool has finished batch k−1 and sync k−2
+  has ended (the rollout of step k+1 overlaps the update of step k; staleness 1).
+- async (staleness bound η): batch k is submitted once sync k−1−η has ended, with the
+  newest synced weights, so staleness <= η; the engines stream (core/rl/stream.py): a
+  batch joins the running engines without waiting for the previous one's tail. η = 0 is
+  synchronous.
 - partial: synchronous, but a sample generates at most partial_tokens per step; an
   unfinished one resumes next step with its tokens kept (re-prefilled), and a group is
   consumed at the step its last sample finishes.
@@ -21,7 +24,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 import numpy as np
 
@@ -31,23 +33,11 @@ from core.rl import lengths as ln
 from core.rl import rollout as ro
 from core.rl import stages as st
 from core.rl.params import RLParams
+from core.rl.plan import StepSamples, plan
+from core.rl.stream import Streamer
 
 LANES = ("rollout", "reward", "reference", "update", "sync", "switch")
-
-
-class StepSamples(NamedTuple):
-    """One step's samples: those generated (cur: group, sample, done, total, v0 arrays; this
-    step's segment and whether it finished the sample) and those consumed (use) with their
-    keep flags and staleness, and the step's rollout."""
-
-    step: int
-    cur: dict
-    segment: np.ndarray
-    done_now: np.ndarray
-    use: dict
-    keep: np.ndarray
-    stale: np.ndarray
-    roll: ro.Rollout
+__all__ = ["LANES", "Run", "StepSamples", "simulate"]
 
 
 @dataclass
@@ -58,7 +48,6 @@ class Run:
     version: np.ndarray  # version each step's new tokens were generated with
     wait_s: np.ndarray  # the trainer waiting for step k's samples
     rollouts: list  # core.rl.rollout.Rollout per step
-    steps_rows: list = field(default_factory=list)
     sample_rows: list = field(default_factory=list)  # StepSamples per step
     staleness: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # per consumed sample
     consumed: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))  # per step
@@ -69,7 +58,32 @@ class Run:
     truncated: int = 0
     carried_at_end: int = 0
     sync_bytes: float = 0.0
+    rollout_busy_engine_s: float | None = None  # streaming: the engines' busy time (batches overlap)
     wall_s: float = 0.0
+
+
+class _Trainer:
+    """The trainer's chain for a step whose samples are ready at f (monotone in f)."""
+
+    def __init__(self, p: RLParams, durations: dict, sandbox_times: np.ndarray | None):
+        self.p, self.d, self.sandbox = p, durations, sandbox_times
+
+    def chain(self, f: float, trainer_free: float, sandbox_free: float) -> dict:
+        d = self.d
+        tr0 = max(f, trainer_free)
+        lanes = {"switch": (tr0, tr0 + d["switch"])}
+        tr0 += d["switch"]
+        if self.sandbox is not None:
+            r0 = max(f, sandbox_free)
+            lanes["reward"] = (r0, r0 + d["reward"])
+        else:
+            lanes["reward"] = (tr0, tr0 + d["reward"])
+        ref0 = tr0 + (0.0 if self.sandbox is not None else d["reward"])
+        lanes["reference"] = (ref0, ref0 + d["reference"])
+        u0 = max(lanes["reference"][1], lanes["reward"][1])
+        lanes["update"] = (u0, u0 + d["update"])
+        lanes["sync"] = (u0 + d["update"], u0 + d["update"] + d["sync"])
+        return lanes
 
 
 def simulate(p: RLParams, cancel: CancelToken = NEVER) -> Run:
@@ -81,98 +95,78 @@ def simulate(p: RLParams, cancel: CancelToken = NEVER) -> Run:
     trace = ln.load_trace_lengths(p.lengths_file) if p.lengths_file is not None else None
     _check_fits(p, config, trace)
     K, P = p.steps, p.prompt_tokens
+    steps, truncated, carried = plan(p, trace)
     start = {lane: np.zeros(K) for lane in LANES}
     end = {lane: np.zeros(K) for lane in LANES}
     version = np.zeros(K, np.int64)
     wait = np.zeros(K)
-    rollouts = []
+    rollouts: list = []
     flops = {k: np.zeros(K) for k in ("generation", "reference", "update")}
-    consumed, kept_n, kept_tok, gen_tok = (np.zeros(K, np.int64) for _ in range(4))
-    stale_all, sample_rows = [], []
     lag = {"synchronous": 0, "partial": 0, "one_step": 1, "async": p.staleness}[p.mode]
     switch = p.switch_s if p.placement == "colocated" else 0.0
-    sync_time = 0.0 if p.placement == "colocated" else st.sync_s(s, p.replicas, p.sync, p.link_bytes_per_s,
-                                                                  p.sync_latency_s)
-    # Samples in flight (partial): group, sample id, tokens done, total length, first version.
-    pend = {k: np.zeros(0, np.int64) for k in ("group", "sample", "done", "total", "v0")}
-    held = {k: np.zeros(0, np.int64) for k in ("group", "sample", "total", "v0")}  # finished, group not yet
-    truncated = 0
+    sync_time = switch if p.placement == "colocated" else st.sync_s(s, p.replicas, p.sync, p.link_bytes_per_s,
+                                                                     p.sync_latency_s)
+    streamer = Streamer([x.batch for x in steps], P, p.replicas, config) if p.mode == "async" else None
+    if streamer is not None:
+        for k in range(min(lag + 1, K)):  # batches 0..η wait for no sync
+            streamer.submit(k, 0.0)
     sandbox_free = 0.0
-    for k in range(K):
+    for k, x in enumerate(steps):
         cancel.check()
-        # -- when the rollout starts, and with which weights
-        gate = k - 1 - lag
-        ready = end["sync"][gate] if gate >= 0 else 0.0
-        pool_free = end["rollout"][k - 1] if k else 0.0
-        if p.placement == "colocated" and k:
-            pool_free = end["sync"][k - 1]  # the switch back ends the training phase
-        t0 = max(pool_free, ready)
+        rows = P + x.use["total"] - 1  # teacher forcing over P + G − 1 rows
+        flops["generation"][k] = _segment_generation_flops(s, x.batch)
+        flops["reference"][k] = st.forward_flops(s, rows) if p.reference else 0.0
+        flops["update"][k] = st.update_flops(s, rows[x.keep])
+        sandbox = None
+        durations = {"switch": switch, "sync": sync_time,
+                     "reference": st.compute_s(flops["reference"][k], p.train_cards, card, p.mfu),
+                     "update": st.compute_s(flops["update"][k], p.train_cards, card, p.mfu), "reward": 0.0}
+        if p.reward == "sandbox":
+            sandbox = p.sandbox_s * np.exp(p.sandbox_sigma * ln.step_rng(p.seed, k, 4).standard_normal(rows.size))
+            durations["reward"] = st.sandbox_s(sandbox, p.sandbox_workers)
+        elif p.reward == "model":
+            durations["reward"] = st.compute_s(st.forward_flops(reward_shape, rows), p.train_cards, card, p.mfu)
+        trainer = _Trainer(p, durations, sandbox)
+        trainer_free = end["sync"][k - 1] if k else 0.0
+        # -- the rollout: when it starts, with which weights, and its time in the engine
+        if streamer is not None:
+            def next_submit(f, chain=trainer.chain, free=trainer_free, sb=sandbox_free):
+                return chain(f, free, sb)["sync"][1]  # the earliest this step's sync can end
+
+            roll = streamer.complete(k, next_submit)
+            t0 = roll.start_at
+        else:
+            gate = k - 1 - lag
+            ready = end["sync"][gate] if gate >= 0 else 0.0
+            pool_free = end["rollout"][k - 1] if k else 0.0
+            if p.placement == "colocated" and k:
+                pool_free = end["sync"][k - 1]  # the switch back ends the training phase
+            t0 = max(pool_free, ready)
+            roll = ro.run(x.batch, P, p.replicas, config)
         version[k] = int(np.searchsorted(end["sync"][:k], t0, side="right"))
-        # -- the batch: new groups, plus (partial) the unfinished of earlier steps
-        n_new = p.samples_per_step
-        length, whole = ln.draw(p, k, n_new, trace)
-        truncated += int((whole > length).sum())
-        groups = k * p.prompts + np.arange(n_new) // p.group
-        ids = k * n_new + np.arange(n_new)
-        cur = {"group": np.concatenate([pend["group"], groups]), "sample": np.concatenate([pend["sample"], ids]),
-               "done": np.concatenate([pend["done"], np.zeros(n_new, np.int64)]),
-               "total": np.concatenate([pend["total"], length]),
-               "v0": np.concatenate([pend["v0"], np.full(n_new, version[k])])}
-        left = cur["total"] - cur["done"]
-        segment = np.minimum(left, p.partial_tokens) if p.mode == "partial" else left
-        batch = ro.Batch(cur["group"], P + cur["done"], segment)
-        roll = ro.run(batch, P, p.replicas, config)
         rollouts.append(roll)
         start["rollout"][k], end["rollout"][k] = t0, t0 + roll.makespan_s
-        gen_tok[k] = int(segment.sum())
-        # -- what the update consumes: every finished sample of a group now complete
-        done_now = segment == left
-        fin = {key: np.concatenate([held[key], cur[key][done_now]]) for key in held}
-        pend = {key: cur[key][~done_now] for key in pend}
-        pend["done"] = (cur["done"] + segment)[~done_now]
-        open_groups = np.unique(pend["group"])
-        take = ~np.isin(fin["group"], open_groups)
-        held = {key: fin[key][~take] for key in fin}
-        use = {key: fin[key][take] for key in fin}
-        reward = ln.rewards(p, k, use["sample"].size)
-        keep = ln.keep_flags(p, k, use["group"], reward)
-        rows = P + use["total"] - 1  # teacher forcing over P + G − 1 rows
-        consumed[k], kept_n[k], kept_tok[k] = use["sample"].size, int(keep.sum()), int(use["total"][keep].sum())
-        stale = k - use["v0"]
-        stale_all.append(stale)
-        flops["generation"][k] = _segment_generation_flops(s, batch)
-        flops["reference"][k] = st.forward_flops(s, rows) if p.reference else 0.0
-        flops["update"][k] = st.update_flops(s, rows[keep])
         # -- the trainer's stages
-        trainer_free = end["sync"][k - 1] if k else 0.0
-        tr0 = max(end["rollout"][k], trainer_free)
         wait[k] = max(0.0, end["rollout"][k] - trainer_free)
-        start["switch"][k], end["switch"][k] = tr0, tr0 + switch
-        tr0 += switch
-        model_reward = st.compute_s(st.forward_flops(reward_shape, rows), p.train_cards, card, p.mfu) \
-            if p.reward == "model" else 0.0
-        if p.reward == "sandbox":
-            times = p.sandbox_s * np.exp(p.sandbox_sigma * ln.step_rng(p.seed, k, 4).standard_normal(rows.size))
-            r0 = max(end["rollout"][k], sandbox_free)
-            start["reward"][k], end["reward"][k] = r0, r0 + st.sandbox_s(times, p.sandbox_workers)
+        for lane, (a, b) in trainer.chain(end["rollout"][k], trainer_free, sandbox_free).items():
+            start[lane][k], end[lane][k] = a, b
+        if sandbox is not None:
             sandbox_free = end["reward"][k]
-        else:
-            start["reward"][k], end["reward"][k] = tr0, tr0 + model_reward
-        ref0 = tr0 + model_reward
-        start["reference"][k] = ref0
-        end["reference"][k] = ref0 + st.compute_s(flops["reference"][k], p.train_cards, card, p.mfu)
-        start["update"][k] = max(end["reference"][k], end["reward"][k])
-        end["update"][k] = start["update"][k] + st.compute_s(flops["update"][k], p.train_cards, card, p.mfu)
-        start["sync"][k] = end["update"][k]
-        end["sync"][k] = start["sync"][k] + (switch if p.placement == "colocated" else sync_time)
-        sample_rows.append(StepSamples(k, cur, segment, done_now, use, keep, stale, roll))
-    run = Run(p, start, end, version, wait, rollouts)
-    run.sample_rows = sample_rows
-    run.staleness = np.concatenate(stale_all) if stale_all else np.zeros(0, np.int64)
-    run.consumed, run.kept, run.kept_tokens, run.generated_tokens = consumed, kept_n, kept_tok, gen_tok
-    run.flops, run.truncated = flops, truncated
-    run.carried_at_end = int(pend["sample"].size + held["sample"].size)
+        if streamer is not None and k + 1 + lag < K:
+            streamer.submit(k + 1 + lag, end["sync"][k])
+        steps[k] = x._replace(roll=roll)
+    busy = streamer.close() if streamer is not None else None
+    for k, x in enumerate(steps):  # staleness: versions passed since the sample's first token
+        steps[k] = x._replace(stale=k - version[x.use["first"]])
+    run = Run(p, start, end, version, wait, rollouts, sample_rows=steps)
+    run.staleness = np.concatenate([x.stale for x in steps]) if steps else np.zeros(0, np.int64)
+    run.consumed = np.array([x.use["sample"].size for x in steps], np.int64)
+    run.kept = np.array([int(x.keep.sum()) for x in steps], np.int64)
+    run.kept_tokens = np.array([int(x.use["total"][x.keep].sum()) for x in steps], np.int64)
+    run.generated_tokens = np.array([int(x.segment.sum()) for x in steps], np.int64)
+    run.flops, run.truncated, run.carried_at_end = flops, truncated, carried
     run.sync_bytes = st.sync_bytes(s, p.replicas)
+    run.rollout_busy_engine_s = busy
     run.wall_s = time.perf_counter() - wall
     return run
 

@@ -38,6 +38,7 @@ class Rollout:
     cached_tokens: int
     prompt_tokens_total: int
     engine_steps: int
+    start_at: float = 0.0  # streaming (core/rl/stream.py): when the batch entered the engines
 
     @property
     def makespan_s(self) -> float:

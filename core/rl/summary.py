@@ -35,7 +35,7 @@ def summarize(run: Run) -> dict:
     total = float(max(run.end["sync"][-1], run.end["reward"][-1]))
     rollout_cards = p.replicas * p.rollout_tp
     spans = np.array([r.replica_makespan_s for r in run.rollouts])  # (steps, replicas)
-    roll_busy = float(spans.sum()) * p.rollout_tp
+    roll_busy = (float(spans.sum()) if run.rollout_busy_engine_s is None else run.rollout_busy_engine_s) * p.rollout_tp
     trainer_busy = float(sum(dur[k].sum() for k in ("reference", "update", "sync")))
     if p.reward == "model":
         trainer_busy += float(dur["reward"].sum())
@@ -116,8 +116,9 @@ def step_rows(run: Run) -> list[list]:
 def sample_rows(run: Run):
     """One row per sample per step it generated in (a resumed partial sample: one per segment)."""
     P = run.params.prompt_tokens
-    for k, cur, segment, done_now, use, keep, stale, roll in run.sample_rows:
-        consumed = dict(zip(use["sample"].tolist(), zip(keep.tolist(), stale.tolist())))
+    for x in run.sample_rows:
+        k, cur, segment, done_now, roll = x.step, x.cur, x.segment, x.done_now, x.roll
+        consumed = dict(zip(x.use["sample"].tolist(), zip(x.keep.tolist(), x.stale.tolist())))
         t0 = float(run.start["rollout"][k])
         for i, sid in enumerate(cur["sample"].tolist()):
             kept, s = consumed.get(sid, ("", ""))
