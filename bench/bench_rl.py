@@ -1,13 +1,13 @@
 """Benchmarks of `lab simulate rl` (issue 16), printed as one JSON object.
 
-    .venv/bin/python bench/bench_rl.py [--steps 1000] [--repeats 3] [--sweep-steps 5]
+    .venv/bin/python bench/bench_rl.py [--steps 1000] [--repeats 3] [--sweep-steps 5] [--mode-steps 20]
 
 loop: a --steps-step simulation of a 512-prompt x 8-sample loop (lognormal lengths,
 median 512, sigma 1, synchronous), wall time and µs per generated sequence, median/min/max
 over --repeats runs (the first run also loads the compiled engine). sweep: 32 splits of a
 64-card pool between rollout replicas (1..32 cards, tp 1) and the trainer (the rest), one
 run of --sweep-steps steps each, its wall time and the split with the least GPU-hours per
-1,000 steps.
+1,000 steps. modes: the loop for --mode-steps steps in each mode (eta = 1).
 """
 from __future__ import annotations
 
@@ -49,6 +49,17 @@ def sweep(steps: int, cards: int = 64, points: int = 32) -> dict:
     return {"points": points, "steps_per_point": steps, "wall_s": time.perf_counter() - t, "best": best}
 
 
+def modes(steps: int) -> dict:
+    """The loop of LOOP in each mode (eta = 1 where it applies): simulated step time, wall time."""
+    out = {}
+    for mode in ("synchronous", "one_step", "async", "partial"):
+        t = time.perf_counter()
+        s = summarize(simulate(RLParams(steps=steps, mode=mode, staleness=1, partial_tokens=1024, **LOOP)))
+        out[mode] = {"step_time_s": s["step_time_s"], "rollout_pool_utilisation": s["rollout_pool_utilisation"],
+                     "staleness_max": s["staleness_max"], "wall_s": time.perf_counter() - t}
+    return out
+
+
 def _stats(values: list[float]) -> dict:
     return {"median": statistics.median(values), "min": min(values), "max": max(values), "n": len(values)}
 
@@ -58,8 +69,10 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=1000)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--sweep-steps", type=int, default=5)
+    ap.add_argument("--mode-steps", type=int, default=20)
     a = ap.parse_args()
-    print(json.dumps({"loop": loop(a.steps, a.repeats), "sweep": sweep(a.sweep_steps)}, indent=1))
+    print(json.dumps({"loop": loop(a.steps, a.repeats), "sweep": sweep(a.sweep_steps), "modes": modes(a.mode_steps)},
+                     indent=1))
 
 
 if __name__ == "__main__":
