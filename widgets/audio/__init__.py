@@ -373,6 +373,8 @@ class AudioPanel(QtWidgets.QWidget):
         self.controls.show_status(DEVICE_STATUS)
 
     def close(self) -> bool:
+        if not shiboken6.isValid(self):  # freed already (widgets/kit/lifetime.py): nothing to close
+            return True
         if self._closed:
             return super().close()
         self._closed = True

@@ -241,6 +241,10 @@ def _recolor_item(item, mapping) -> None:  # noqa: C901 - one branch per kind of
         value = _recolored_pen(item.pen, mapping)
         if value is not None:
             item.setPen(value)
+    elif isinstance(item, pg.LinearRegionItem):  # a veil in the paper's colour (the future of a ▶)
+        value = _recolored_brush(item.brush, mapping)
+        if value is not None:
+            item.setBrush(value)
     elif isinstance(item, pg.TextItem):
         value = _mapped(pg.mkColor(item.color), mapping)
         if value is not None:

@@ -166,6 +166,8 @@ class TrainingPanel(QtWidgets.QWidget):
     def close(self) -> bool:
         """Stop the players and jobs, and leave nothing listening to a state that may
         outlive this panel (a session, a scene)."""
+        if not shiboken6.isValid(self):  # freed already (widgets/kit/lifetime.py): nothing to close
+            return True
         self._closed = True
         self.state.changed.disconnect(self._on_state_changed)
         for section in self.sections:

@@ -39,7 +39,7 @@ class FlopsSection(Section):
         p.setMouseEnabled(x=False, y=False)
         self.bars: dict[str, pg.BarGraphItem] = {}
         self.texts: dict[str, pg.TextItem] = {}
-        legend = p.addLegend(offset=(-6, -30), brush=pg.mkBrush(255, 255, 255, 220))
+        legend = p.addLegend(offset=(-6, -30), brush=brush("paper", 220))
         for key, (_, text) in figures.FLOPS_SEGMENTS.items():
             bar = pg.BarGraphItem(x=[0], y0=[0], height=[0], width=0.62, brush=brush(SEGMENT_KINDS[key], 215),
                                   pen=pen("paper", 1))

@@ -9,7 +9,7 @@ from core.training.figures import StepFigure, StepFrame
 from core.training.step import STATE_KINDS, STATE_LABELS
 from core.units import format_seconds
 from widgets.kit.plot_card import PlotCard
-from widgets.kit.theme import COLORS, pen
+from widgets.kit.theme import COLORS, brush, pen
 from widgets.training.kit import CachedLayer
 
 KIND_COLORS = {kind: COLORS[kind] for kind in STATE_KINDS}  # one colour per kind, as on every panel
@@ -45,7 +45,8 @@ class MemoryView:
         self.static_layer.setZValue(5)
         m.addItem(self.static_layer)
         m.showGrid(x=False, y=False)  # grid lines would make each axis's cached picture as large as the plot
-        legend = m.addLegend(offset=(8, 8), colCount=3, brush=pg.mkBrush(255, 255, 255, 225))
+        # The theme's paper, not white: built in the dark theme its ink is light (white on white).
+        legend = m.addLegend(offset=(8, 8), colCount=3, brush=brush("paper", 225))
         legend.setZValue(40)
         for kind in STATE_KINDS:
             legend.addItem(self.kind_curves[kind], STATE_LABELS[kind])
@@ -54,7 +55,7 @@ class MemoryView:
                                                         "anchors": [(1, 1), (1, 1)]})
         self.capacity_line.setZValue(25)
         m.addItem(self.capacity_line)
-        self.future = pg.LinearRegionItem(values=(0, 0), movable=False, brush=pg.mkBrush(255, 255, 255, 185),
+        self.future = pg.LinearRegionItem(values=(0, 0), movable=False, brush=brush("paper", 185),
                                           pen=pg.mkPen(None))
         self.future.setZValue(20)
         m.addItem(self.future)

@@ -52,7 +52,7 @@ class PipelineView(QtWidgets.QWidget):
         self.labels[mode] = PlotLabels(color("paper"), size=8)
         self.labels[mode].setZValue(10)
         p.addItem(self.labels[mode])
-        region = pg.LinearRegionItem(values=(0, 0), movable=False, brush=pg.mkBrush(255, 255, 255, 170),
+        region = pg.LinearRegionItem(values=(0, 0), movable=False, brush=brush("paper", 170),
                                      pen=pg.mkPen(None))
         region.setZValue(20)
         p.addItem(region)

@@ -64,7 +64,7 @@ class StepView(QtWidgets.QWidget):
         self.alive_bars.setZValue(1)
         # Grid lines would make each axis's cached picture as large as the plot.
         p.showGrid(x=False, y=False)
-        self.schedule_future = pg.LinearRegionItem(values=(0, 0), movable=False, brush=pg.mkBrush(255, 255, 255, 170),
+        self.schedule_future = pg.LinearRegionItem(values=(0, 0), movable=False, brush=brush("paper", 170),
                                                    pen=pg.mkPen(None))
         self.schedule_future.setZValue(20)
         p.addItem(self.schedule_future)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.registry import ParamError
@@ -381,6 +382,8 @@ class VisionPanel(FileLoads, QtWidgets.QWidget):
 
     # ---- lifecycle ----------------------------------------------------------------------
     def close(self) -> bool:
+        if not shiboken6.isValid(self):  # freed already (widgets/kit/lifetime.py): nothing to close
+            return True
         # Cancel decodes and do not wait for them: a decoder that cannot stop finishes in
         # the background and its result is dropped (the job's context is this panel).
         if not self._closed:

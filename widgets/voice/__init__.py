@@ -378,6 +378,8 @@ class VoicePanel(QtWidgets.QWidget):
         return self.run is not None and not jobs().busy(self._key) and not self._stale and not self._needs_full
 
     def close(self) -> bool:
+        if not shiboken6.isValid(self):  # freed already (widgets/kit/lifetime.py): nothing to close
+            return True
         self._closed = True
         self._cursor_timer.stop()
         self._frame_timer.stop()
