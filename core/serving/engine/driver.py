@@ -246,9 +246,10 @@ class Engine:
             return {}
         st = self.state
         evicted, block_s = 0, 0.0
-        if self._pool is not None:  # blocks allocated in the last step leave the queue
+        if self._pool is not None:
             pool = self._pool[0]
-            kernels()[3](pool, st.S[L.FREE], st.SF[L.NOW])
+            if pool[0][L.POOL_QUEUED] != st.S[L.FREE]:  # blocks allocated in the last step leave
+                kernels()[3](pool, st.S[L.FREE], st.SF[L.NOW])  # the queue (a finished loop did)
             evicted, block_s = int(pool[0][L.POOL_EVICTED]), float(pool[1][0])
         P, cached = st.I[L.P], st.I[L.CACHED]
         prompt = float(P.sum())

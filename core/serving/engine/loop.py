@@ -55,6 +55,7 @@ from core.serving.engine.layout import (
     EXACT_UNTIL,
     FAST,
     FEED_HEAD,
+    FEED_OPEN,
     FEED_TAIL,
     FEQ_LEN,
     FINISH,
@@ -352,4 +353,6 @@ def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, ser_t, ser, log_r
             n_dec = np.int64(0)
         execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, chunks, m, gone, scratch,
                 (fixed, feed, feq))
+    if S[CACHE] and not work_left(S, ht) and not (S[ROUTED] and S[FEED_OPEN]):
+        settle(cache[0], S[FREE], SF[NOW])  # the replay is over: the last step's blocks leave the queue
     return ST_DONE
