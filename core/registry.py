@@ -417,4 +417,30 @@ def registry() -> Registry:
 
 
 def get(name: str) -> Calculator:
+    """The calculator of that name. Before the whole registry is needed, only the modules
+    whose source names it are imported (`lab calc NAME` loads one topic, not all of core);
+    the object is the one registry() holds. Found nowhere that way, the registry decides."""
+    if _REGISTRY is None:
+        for module in _naming(name):
+            for calc in getattr(importlib.import_module(module), "CALCULATORS", ()):
+                if calc.name == name:
+                    return calc
     return registry().get(name)
+
+
+def _naming(name: str) -> list[str]:
+    """Calculator modules whose source holds the quoted name (a candidate, not a proof: the
+    module's CALCULATORS decides)."""
+    quoted = (f'"{name}"', f"'{name}'")
+    found = []
+    for module in calculator_modules():
+        path = os.path.join(_CORE, *module.split(".")[1:])
+        path = os.path.join(path, "__init__.py") if os.path.isdir(path) else path + ".py"
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except OSError:
+            continue
+        if any(q in text for q in quoted):
+            found.append(module)
+    return found

@@ -260,7 +260,8 @@ def _command(argv: list[str]) -> int:
     args = None
     try:
         try:
-            args, extras = build_parser(words[0] if words else None).parse_known_args(argv)
+            name = words[1] if len(words) > 1 and words[0] == "calc" else None  # `lab calc NAME`: its parser alone
+            args, extras = build_parser(words[0] if words else None, name).parse_known_args(argv)
         except SystemExit as done:  # --help and --version print, then exit 0
             return EXIT_OK if done.code in (None, 0) else EXIT_USAGE
         command = args.command or "gui"

@@ -11,7 +11,7 @@ import importlib
 import re
 from collections.abc import Sequence
 
-from core.registry import get, registry
+from core.registry import ParamError, get, registry
 from core.serving import aliases
 from lab import __version__
 from lab.cli.args import (
@@ -74,8 +74,10 @@ def _usage_error(message: str, prog: str):
     return input_error("lab", f"{message}; valid: {hint}")
 
 
-def _calc_parsers(sub) -> None:
-    for calc in registry():
+def _calc_parsers(sub, name: str | None = None) -> None:
+    # `lab calc NAME`: NAME's parser alone, so only NAME's module is imported (core.registry.get).
+    calcs = [get(name)] if name is not None and _is_calculator(name) else registry()
+    for calc in calcs:
         outputs = outputs_text(calc)
         about = f"{calc.title}  [{calc.ref}]" + (f"\n{calc.note}" if calc.note else "")
         p = sub.add_parser(calc.name, prog=f"lab calc {calc.name}", help=help_text(calc.title), usage=f"lab calc {calc.name} [{ARGS} ...] [--json]",
@@ -131,14 +133,24 @@ def _simulate_parsers(sub) -> None:
                                default=argparse.SUPPRESS, help=help_text(text))
 
 
+def _is_calculator(name: str) -> bool:
+    try:
+        get(name)
+    except ParamError:
+        return False
+    return True
+
+
 def command_module(name: str):
     """lab/cli/NAME.py of a module command (imported only when the parser is built)."""
     return importlib.import_module(f"lab.cli.{name}")
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+def build_parser(command: str | None = None, name: str | None = None) -> argparse.ArgumentParser:
     """The whole tree; the registry's part (calc NAME, simulate KIND) only for that command,
-    so `lab`, `lab --version` and `lab list` start without building it."""
+    so `lab`, `lab --version` and `lab list` start without building it; with name (the word
+    after `calc`), that calculator's parser alone. Another command's own options only for
+    that command (or none given): `lab calc` and `lab list` import no sweep or observe code."""
     parser = _Parser(prog="lab", allow_abbrev=False,
                      description="Load Lab: the load AI serving and training put on machines (AI Infra, ch. 3).",
                      epilog="exit codes: 0 fine, 1 verify mismatch, 2 bad input, 3 no display")
@@ -151,7 +163,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                             usage=f"lab calc NAME [{ARGS} ...] [--json]")
     calcs = p_calc.add_subparsers(dest="name", metavar="NAME", required=True)
     if command == "calc":
-        _calc_parsers(calcs)
+        _calc_parsers(calcs, name)
     p_verify = sub.add_parser("verify", help="every book figure beside the computed value")
     p_verify.add_argument("--json", action="store_true")
     p_sim = sub.add_parser("simulate", help="run a simulation headless: lab simulate serving key=value ...",
@@ -159,9 +171,16 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     kinds = p_sim.add_subparsers(dest="kind", metavar="KIND", required=True)
     if command == "simulate":
         _simulate_parsers(kinds)
-    add_sweep_parser(sub, Formatter)
-    for name in MODULE_COMMANDS:
-        command_module(name).add_parser(sub, Formatter)
+    whole = command not in COMMANDS  # none given, or not a command: every command's help
+    if whole or command == "sweep":
+        add_sweep_parser(sub, Formatter)
+    else:
+        sub.add_parser("sweep")
+    for module in MODULE_COMMANDS:
+        if whole or command == module:
+            command_module(module).add_parser(sub, Formatter)
+        else:
+            sub.add_parser(module)
     p_snap = sub.add_parser("snapshot", help="render a panel offscreen to a PNG, SVG or PDF",
                             usage="lab snapshot PANEL --out FILE [--size WxH] [--format png|svg|pdf] [--lang zh|en|both] "
                                   "[--theme T] [--zoom Z] | lab snapshot --talk FILE.toml --scene N --out FILE | lab snapshot --list")

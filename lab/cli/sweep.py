@@ -12,8 +12,6 @@ import json
 import sys
 
 from core.registry import ParamError
-from core.sweep.executors import make_executor
-from core.sweep.run import KINDS, parse_sweep, run_sweep
 
 ENGINE_HELP = "local: a process pool on this machine (default); ray: Ray tasks on --address or a local Ray"
 
@@ -21,6 +19,8 @@ ENGINE_HELP = "local: a process pool on this machine (default); ray: Ray tasks o
 # -- the command -------------------------------------------------------------------------
 def add_parser(sub, formatter) -> None:
     """`lab sweep KIND ...` in lab's one argparse tree (lab/cli/parser.py calls this)."""
+    from core.sweep.run import KINDS  # lazy, as cmd_sweep's: only `lab sweep` loads core.sweep
+
     p = sub.add_parser("sweep", help="many replays on a process pool or a Ray cluster: lab sweep serving KEY=v1,v2 ...",
                        prog="lab sweep", formatter_class=formatter,
                        description="Many `lab simulate serving` runs (a grid of settings x seeds, or a capacity "
@@ -63,6 +63,10 @@ def cmd_sweep(kind: str, values: dict[str, str], out: str | None, engine: str, w
             count = int(workers)
         except ValueError:
             raise ParamError("--workers", f"got {workers!r}; valid: a whole number >= 1") from None
+    # Lazy: the process pool, the sweep store and the serving replay, which `lab sweep` alone needs.
+    from core.sweep.executors import make_executor
+    from core.sweep.run import parse_sweep, run_sweep
+
     spec = parse_sweep(kind, values)
     executor = make_executor(engine, count, address, fork=True)  # workers forked warm from this one-thread process
     bar = _progress_bar(len(spec.points))
