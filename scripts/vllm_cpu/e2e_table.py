@@ -31,7 +31,21 @@ def table(report: dict, fitted: str = "medium") -> str:
         name = run["run"] + (" (fitted)" if run["run"] == fitted else "")
         rows.append(f"| {name} | {run['regime']} | " + " | ".join(cell(m.get(k)) for k in LATENCIES)
                     + f" | {cell(m.get('preemptions'), 'n')} | {cell(m.get('prefix_cache_hit_rate'), 'n')} |")
+    held = [held_out(report, k) for k in LATENCIES]
+    if any(held):
+        names = ("TTFT", "TPOT", "E2E")
+        rows.append("")
+        rows.append("held out, median |error| (worst): " + ", ".join(
+            f"{n} {h}" for n, h in zip(names, held) if h))
     return "\n".join(rows)
+
+
+def held_out(report: dict, metric: str) -> str:
+    """The fidelity summary's held-out median and worst |error| of one metric ('' if none)."""
+    group = report.get("summary", {}).get(metric, {}).get("held out")
+    if not group:
+        return ""
+    return f"{group['median_abs_error']:.0f}% ({group['worst_abs_error']:.0f}%, {group['worst_run']})"
 
 
 if __name__ == "__main__":

@@ -46,6 +46,10 @@ def test_the_end_to_end_table():
     lines = table(report).splitlines()
     assert lines[0].startswith("| run | regime | median TTFT ms")
     assert lines[2] == ("| medium (fitted) | low load | 10 → 12 (+20% ok) | 10 → 12 (+20%) | - | 4 → 5 ok | - |")
+    assert len(lines) == 3  # no summary, no held-out line
+    report["summary"] = {"median_ttft_ms": {"held out": {"median_abs_error": 31.6, "worst_abs_error": 51.2,
+                                                         "worst_run": "low"}}}
+    assert table(report).splitlines()[-1] == "held out, median |error| (worst): TTFT 32% (51%, low)"
 
 
 @pytest.mark.parametrize("name", ["serve.sh", "ci_stage.sh", "end_to_end.sh", "record_fixtures.sh", "install.sh",
