@@ -1,17 +1,17 @@
-"""numba's njit for the engine's kernels, with the cache folder chosen first: every
-module of the compiled loop imports njit (or kernel) from here, so all of them cache in
-the folder of this version of the sources (choose_cache_folder), whichever is imported
-first.
+"""numba's decorators for the engine's kernels, with the cache folder chosen first: every
+module of the compiled loop imports them from here, so all of them cache in the folder
+of this version of the sources (choose_cache_folder), whichever is imported first.
 
-`kernel` is njit for a function only compiled code calls: numba builds no CPython (or
-cfunc) wrapper for it, a function of its own to lower and emit for every kernel (measured:
-a quarter of the loop's first compile). `exposed` is for one Python calls too (the
-driver's entry points, BlockCache's pool, a kernel's tests). Neither uses numba's
-reference counting (NRT, `_nrt=False`): the loop's arrays are Python's for the whole call
-(borrow.py), and the increfs and decrefs numba emits around every array it passes were
-much of the code each kernel's compile types, lowers and optimizes. A kernel that
-allocates an array or returns a view needs NRT and says so (`kernel(nrt=True)`: the
-option is otherwise inherited from the caller); numba refuses to compile one that forgets."""
+`kernel` is for the loop's functions: compiled for linking into the entry point that
+calls them (jit_link.py: no CPython wrapper, no machine code of their own, not cached on
+their own); Python may still call one (BlockCache's pool, a kernel's tests), which runs
+a twin compiled then. `exposed` is for the entry points the driver calls (cached on
+disk with their kernels inside). Neither uses numba's reference counting (NRT,
+`_nrt=False`): the loop's arrays are Python's for the whole call (borrow.py), and the
+increfs and decrefs numba emits around every array it passes were much of the code each
+compile types, lowers and optimizes (and of the loop's time). A kernel that allocates an
+array or returns a view needs NRT and says so (`kernel(nrt=True)`: the option is
+otherwise inherited from the caller); numba refuses to compile one that forgets."""
 from __future__ import annotations
 
 import getpass

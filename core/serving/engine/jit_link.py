@@ -1,9 +1,9 @@
 """A kernel compiled for linking only: numba compiles every jitted function it calls into a
 library of its own and finalizes it, which optimizes the module with all the callees
-linked in and emits machine code for it. For the loop's kernels that meant emitting
-each subtree of the call graph once per level above it (the loop's whole code about
-ten times over), though only the entry points are ever run. Measured, that was about a
-third of the first compile.
+linked in and emits machine code for it. For the loop's kernels that meant optimizing
+and emitting each subtree of the call graph once per level above it, though only the
+entry points are ever run: most of the first compile's LLVM time
+(bench/bench_engine_compile.py measures it).
 
 `LinkOnly` is a numba compiler pipeline (numba's documented way to customize one) that
 stops a kernel's compile after lowering: the kernel's IR is kept, optimized function by
@@ -13,9 +13,9 @@ called from Python (BlockCache's pool, a kernel's tests), it runs a twin compile
 usual way on that first call (`Kernel`), so the loop's compile builds no wrapper for it.
 
 This leans on numba internals beyond the pass API (the code library's finalization, the
-flag no_compile that numba's own cfunc uses), checked on the numba the lab pins; if a
-numba changes them, `kernel` in jit.py falls back to plain njit (the compile is slower,
-nothing else changes)."""
+flag no_compile that numba's own cfunc uses), written against numba 0.68; _check says
+at import whether they are all there, and where not, `kernel` in jit.py falls back to
+plain njit (the compile is slower, nothing else changes)."""
 from __future__ import annotations
 
 import weakref
@@ -132,3 +132,19 @@ class Kernel(CPUDispatcher):
 def link_only(func, nrt: bool):
     """func as a link-only kernel (jit.py's kernel), with numba's reference counting if nrt."""
     return Kernel(py_func=func, locals={}, targetoptions=dict(OPTIONS, _nrt=nrt), pipeline_class=LinkOnly)
+
+
+def _check() -> None:
+    """AttributeError (jit.py then compiles kernels the plain way) if this numba lacks what
+    the link-only pipeline overrides or calls."""
+    from numba.core.compiler import Flags, PassManager
+
+    library = ("_optimize_final_module", "_finalize_final_module", "_finalize_dynamic_globals",
+               "_verify_declare_only_symbols", "get_pointer_to_function")
+    for owner, names in ((codegen.JITCodeLibrary, library), (Flags, ("no_compile",)),
+                         (PassManager, ("add_pass_after",)), (_dynfunc, ("make_function",))):
+        for name in names:
+            getattr(owner, name)
+
+
+_check()
