@@ -119,8 +119,9 @@ class ParamField(QtWidgets.QWidget):
             self.browse_button.setToolTip(BROWSE_TITLE)
             self.browse_button.clicked.connect(self.browse)
             row.addWidget(self.browse_button)
+        self.tag: QtWidgets.QLabel | None = None
         if param.illustrative:
-            tag = QtWidgets.QLabel(ILLUSTRATIVE_TAG)
+            tag = self.tag = QtWidgets.QLabel(ILLUSTRATIVE_TAG)
             tag.setProperty("role", "tag")
             tag.setToolTip("数值为示意: an illustrative value, not a figure from the book")
             tag.setSizePolicy(QtWidgets.QSizePolicy.Policy.Fixed, QtWidgets.QSizePolicy.Policy.Fixed)
@@ -239,7 +240,10 @@ class ParamForm(QtWidgets.QWidget):
                 metrics = f.edit.fontMetrics()
                 text = min(metrics.horizontalAdvance(f.edit.text()) + metrics.averageCharWidth(),
                            MAX_INPUT_CHARS * metrics.averageCharWidth())
-                f.edit.setMinimumWidth(max(INPUT_CHARS * metrics.averageCharWidth(), text))
+                # A row with a tag (longer in English) gives the tag its room: its input
+                # shrinks to TAGGED_INPUT_CHARS, the value still whole.
+                chars = INPUT_CHARS if f.tag is None else TAGGED_INPUT_CHARS
+                f.edit.setMinimumWidth(max(chars * metrics.averageCharWidth(), text))
 
     def changeEvent(self, event):
         if event.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.StyleChange):
@@ -317,6 +321,7 @@ PATH_CHARS = 14  # a path field shows at least this many characters
 _REFUSED = object()
 LABEL_MIN_CHARS = 14  # the label column of a form, at least
 INPUT_CHARS = 8  # an input shows at least this many characters (a number with its unit)
+TAGGED_INPUT_CHARS = 5  # beside an illustrative tag
 MAX_INPUT_CHARS = 24  # and its starting value whole, up to this many
 
 
