@@ -5,7 +5,8 @@
 loop: a --steps-step simulation of a 512-prompt x 8-sample loop (lognormal lengths,
 median 512, sigma 1, synchronous), wall time and µs per generated sequence, median/min/max
 over --repeats runs (the first run also loads the compiled engine). sweep: 32 splits of a
-64-card pool between rollout replicas (1..32 cards, tp 1) and the trainer (the rest), one
+64-card pool between rollout replicas (1..63 cards, evenly spaced, tp 1) and the trainer (the
+rest), one
 run of --sweep-steps steps each, its wall time and the split with the least GPU-hours per
 1,000 steps. modes: the loop for --mode-steps steps in each mode (eta = 1).
 """
@@ -39,14 +40,14 @@ def loop(steps: int, repeats: int) -> dict:
 def sweep(steps: int, cards: int = 64, points: int = 32) -> dict:
     t = time.perf_counter()
     rows = []
-    for r in range(1, points + 1):
+    for r in sorted({round(1 + i * (cards - 2) / (points - 1)) for i in range(points)}):
         out = summarize(simulate(RLParams(steps=steps, prompts=64, group=8, prompt_tokens=512, lengths="lognormal",
                                           output_tokens=512, max_tokens=8192, rollout_replicas=r,
                                           trainer_cards=cards - r, mode="one_step")))
         rows.append({"rollout_cards": r, "trainer_cards": cards - r, "step_time_s": out["step_time_s"],
                      "gpu_hours_per_1000_steps": out["gpu_hours_per_1000_steps"]})
     best = min(rows, key=lambda row: row["gpu_hours_per_1000_steps"])
-    return {"points": points, "steps_per_point": steps, "wall_s": time.perf_counter() - t, "best": best}
+    return {"points": len(rows), "steps_per_point": steps, "wall_s": time.perf_counter() - t, "best": best}
 
 
 def modes(steps: int) -> dict:
