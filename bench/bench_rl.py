@@ -1,6 +1,6 @@
 """Benchmarks of `lab simulate rl` (issue 16), printed as one JSON object.
 
-    .venv/bin/python bench/bench_rl.py [--steps 1000] [--repeats 3] [--sweep-steps 5] [--mode-steps 20]
+    .venv/bin/python bench/bench_rl.py [--steps 60] [--repeats 3] [--sweep-steps 5] [--mode-steps 20]
 
 loop: a --steps-step simulation of a 512-prompt x 8-sample loop (lognormal lengths,
 median 512, sigma 1, synchronous), wall time and µs per generated sequence, median/min/max
@@ -67,7 +67,7 @@ def _stats(values: list[float]) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--steps", type=int, default=1000)
+    ap.add_argument("--steps", type=int, default=60)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--sweep-steps", type=int, default=5)
     ap.add_argument("--mode-steps", type=int, default=20)
