@@ -27,8 +27,21 @@ prompts). fit_keys= chooses others. Before fitting, a key whose effect on the re
 is below search.SENSITIVITY_FLOOR there and at its far ends, or that is collinear with keys ahead
 of it (its Jacobian column within search.COLLINEAR of their span), is kept at its default, and the
 fit says so. The API server's terms (frontend_request_ms, frontend_output_token_us, ...)
-and the others can be fitted by name. A server's step log (steps=) adds each logged
-step's time (core/calibrate/step_log.py).
+and the others can be fitted by name.
+
+With a server's step logs (steps=: each logged step's time, core/calibrate/step_log.py),
+two stages. One: the engine's terms (every fitted coef_*) from the logs alone, no replay,
+with a weak prior toward the start in log space (PRIOR_SD, _prior_weight; problem.py). A log times
+the forward pass at the batches it saw, independent of the client and the API server; the
+runs' latencies see those steps summed with everything around them, and fitted jointly
+they let the per-prompt and per-sequence terms absorb what is not the engine's (a fit to
+a run of one to three sequences in flight put 6 ms a prompt and 0.3 ms a sequence into
+the steps, and a saturated run of 40 came out 2.4x too slow). The prior holds the
+directions the log does not pin (how a step grows past the batches it saw) near the
+card's measured figures. Two: from there, the runs (with the logs, each a run's weight)
+fit CLIENT_KEYS and any frontend_* asked: the per-step time the log's elapsed leaves out
+(the scheduler, the outputs' processing). The bootstrap draws both stages (each draw:
+the logs' refit, then the runs' refit from the point estimate).
 
 Uncertainty: a bootstrap. Each draw resamples requests within each run and, with two or
 more runs, the runs themselves (multinomial counts as weights in the loss), and refits from
@@ -45,18 +58,85 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from core.calibrate import loss
+from core.calibrate import loss, step_log
 from core.calibrate.problem import Problem
 from core.calibrate.replayer import RunReplay, compare, measured_metrics, predicted_metrics
 from core.calibrate.runs import load_runs
 from core.calibrate.search import FLOOR, SCAN_POINTS, bootstrap_draws, global_fit, identifiable, local_fit, refocus
-from core.calibrate.step_log import StepLog
+from core.calibrate.step_log import EPS_MS, StepLog
 from core.registry import ParamError
 from core.serving.profile import COEF_KEYS, Profile, card_table
 
 FIT_KEYS = ("coef_step_s", "coef_seq_s", "coef_prefill_compute", "coef_request_s", "coef_decode_kv")
+# With step logs, what the runs still fit after the logs fitted the engine's terms: the
+# per-step time the logs' elapsed leaves out (the scheduler, the outputs' processing), and
+# the front end's terms when asked for.
+CLIENT_KEYS = ("coef_step_s",)
+# Stage one's prior: a normal in log space about the start with this sd (a factor of e),
+# weighed against the logs' own noise (_prior_weight), so a clean log is fitted as it is and
+# a noisy one is held near the card's figures where it says little. Not in a fit to the runs
+# alone: there the runs' TTFT pins the prefill term (a prior moved it by under 2% here),
+# and it would bias a synthetic run's recovery of its own coefficients.
+PRIOR_SD = 1.0
 MAX_NFEV = 200
 DEFAULT_BOOTSTRAP = 20
+
+
+@dataclass
+class StepFit:
+    """Stage one of a calibration with step logs: the engine's terms fitted to the logs."""
+
+    keys: tuple
+    values: dict
+    samples: list
+    frozen: dict
+    converged: bool
+    message: str
+
+
+def _fit_steps(replays, logs, keys, start, bootstrap, seed, progress, cancel, planned) -> StepFit:
+    """The logs' steps alone (the runs weigh 0: no replay), with the prior toward the start:
+    a log of one to five sequences a step pins the per-step time and a prompt's cost, not
+    how a step grows to the batches a saturated run reaches; the prior keeps those terms
+    near the card's figures instead of wherever the log's noise puts them."""
+    problem = Problem(replays, keys, start, progress, cancel, planned, logs)
+    counts, _ = problem.ones()
+    off = np.zeros(len(replays))
+    x0 = np.zeros(len(keys))
+    kept, why = identifiable(problem, x0, counts, off)
+    why = {k: v.replace("these runs", "the step logs") for k, v in why.items()}
+    if not kept:
+        return StepFit((), {}, [], why, True, "the step logs identify none of the engine's terms")
+    problem = refocus(problem, kept, start)
+    x0 = np.zeros(len(kept))
+    before = loss.robust_cost(problem.residuals(x0, counts, off))
+    fit = global_fit(problem, x0, counts, off, MAX_NFEV, seed)
+    weight = _prior_weight(logs, replays[0].cost(problem.coefs(fit.x)))
+    if weight > 0 and fit.status > 0:
+        problem.prior_weight = weight
+        before = loss.robust_cost(problem.residuals(x0, counts, off))
+        fit = global_fit(problem, x0, counts, off, MAX_NFEV, seed)
+    if fit.status <= 0 or fit.cost > before * (1 + 1e-9):
+        return StepFit((), {}, [], why, False, f"the step logs' fit did not converge ({fit.message.rstrip('.')})")
+    values = problem.coefs(fit.x)
+    samples: list[dict] = []
+    if bootstrap:
+        problem.stage = "bootstrap (step logs)"
+        samples, _ = bootstrap_draws(problem, fit.x, bootstrap, seed, run_weights=off)
+    return StepFit(kept, {k: values[k] for k in kept}, samples, why, True,
+                   f"engine terms from the step logs ({fit.nfev} evaluations)")
+
+
+def _prior_weight(logs, cost) -> float:
+    """The prior's weight beside the logs' residuals (each log's part a mean over its N steps,
+    times STEP_WEIGHT): for steps of log-normal noise σ, a normal prior of sd PRIOR_SD is
+    STEP_WEIGHT·σ/(√N·PRIOR_SD) per log unit. σ: the steps' spread about the fit without
+    the prior (1.4826 × the median absolute deviation of log(predicted/measured): a stalled
+    step on a busy host does not widen it); N: the logs' mean length."""
+    errors = np.concatenate([np.log(np.maximum(log.predicted_ms(cost), EPS_MS) / log.measured_ms) for log in logs])
+    sigma = 1.4826 * float(np.median(np.abs(errors - np.median(errors))))
+    steps = float(np.mean([len(log) for log in logs]))
+    return step_log.STEP_WEIGHT * sigma / (np.sqrt(steps) * PRIOR_SD)  # read here: a test may set it
 
 
 @dataclass
@@ -76,6 +156,7 @@ class Calibration:
     cost_before: float = 0.0
     cost_after: float = 0.0
     steps: list = field(default_factory=list)  # per step log: compare_steps before and after
+    from_steps: tuple = ()  # the keys stage one fitted to the step logs alone
 
 
 def calibrate(paths, raw: Mapping[str, str], *, fit_keys=None, bootstrap: int = DEFAULT_BOOTSTRAP, seed: int = 0,
@@ -104,6 +185,15 @@ def calibrate(paths, raw: Mapping[str, str], *, fit_keys=None, bootstrap: int = 
     start = {k: max(defaults[k], FLOOR) for k in COEF_KEYS}
     planned = _planned(len(keys), len(runs), bootstrap)
     t0 = time.perf_counter()
+    stage1 = None
+    if logs:
+        # Stage one: the engine's terms from the step logs alone (no replays); stage two
+        # then starts there and fits only what the logs cannot see.
+        stage1 = _fit_steps(replays, logs, tuple(k for k in keys if not k.startswith("frontend_")), start,
+                            bootstrap, seed, progress, cancel, planned)
+        frozen.update(stage1.frozen)
+        start.update({k: max(stage1.values[k], FLOOR) for k in stage1.keys})
+        keys = tuple(k for k in keys if k in CLIENT_KEYS or k.startswith("frontend_"))
     problem = Problem(replays, keys, start, progress, cancel, planned, logs)
     counts, weights = problem.ones()
     x0 = np.zeros(len(keys))
@@ -114,7 +204,9 @@ def calibrate(paths, raw: Mapping[str, str], *, fit_keys=None, bootstrap: int = 
     problem = refocus(problem, keys, start)
     x0 = np.zeros(len(keys))
     converged, message, x_hat, cost_after = True, "", x0, cost_before
-    if keys:
+    if stage1 is not None and not stage1.converged:
+        converged, message, keys = False, stage1.message + "; kept the defaults", ()
+    elif keys:
         fit = global_fit(problem, x0, counts, weights, MAX_NFEV, seed)
         cost_after = float(fit.cost)
         converged = fit.status > 0 and cost_after <= cost_before * (1 + 1e-9)
@@ -122,28 +214,41 @@ def calibrate(paths, raw: Mapping[str, str], *, fit_keys=None, bootstrap: int = 
         message = (f"converged ({fit.message.rstrip('.')}; {fit.nfev} evaluations)" if converged else
                    f"did not converge ({fit.message.rstrip('.')}; loss {cost_before:.4g} -> {cost_after:.4g}); "
                    "kept the defaults")
-    else:
+    elif stage1 is None or not stage1.keys:
         message = "nothing to fit: no key these runs identify; kept the defaults"
+    if stage1 is not None and converged:
+        message = f"{stage1.message}; then the runs: {message or 'nothing more to fit'}"
     fit_s = time.perf_counter() - t0
     fitted = problem.coefs(x_hat)
-    coefficients = {k: (fitted[k] if k in keys else defaults[k]) for k in COEF_KEYS}
+    done = stage1 if stage1 is not None and converged else None
+    from_steps = done.keys if done is not None else ()
+    coefficients = {k: (fitted[k] if k in keys or k in from_steps else defaults[k]) for k in COEF_KEYS}
     samples: list[dict] = []
     boot_s: list[float] = []
     if converged and keys and bootstrap:
         problem.stage = "bootstrap"
         samples, boot_s = bootstrap_draws(problem, x_hat, bootstrap, seed)
+    if done is not None and from_steps and bootstrap:  # each draw: the logs' refit, then the runs'
+        samples = [dict(a, **b) for a, b in zip(done.samples, samples or [{}] * len(done.samples))]
+    keys = from_steps + tuple(k for k in keys if k not in from_steps)
     bands = {k: tuple(float(v) for v in np.percentile([s[k] for s in samples], (5, 50, 95))) for k in keys} \
         if samples else {}
     per_run = [_run_table(r, defaults, coefficients) for r in replays]
     step_tables = [{"log": log.path, "steps": len(log), "before": log.compare(replays[0].cost(defaults)),
                     "after": log.compare(replays[0].cost(coefficients))} for log in logs]
-    loo = _leave_one_out(problem, x_hat, replays, coefficients) if converged and keys and len(runs) > 1 else []
+    if done is not None and from_steps:  # the logs' own fit: the engine's time as the log times it
+        engine = dict(coefficients, **done.values)
+        for table, log in zip(step_tables, logs):
+            table["engine"] = log.compare(replays[0].cost(engine))
+            table["engine_coefficients"] = dict(done.values)
+    loo = _leave_one_out(problem, x_hat, replays, coefficients) if converged and problem.keys and len(runs) > 1 \
+        else []
     timings = {"replay_s": list(problem.replay_s), "fit_s": fit_s, "bootstrap_s": boot_s,
                "replays": problem.replays_done}
     cal = Calibration(coefficients=coefficients, defaults=defaults, samples=samples, bands=bands, per_run=per_run,
                       loo=loo, converged=converged, message=message, profile=None, fit_keys=keys,  # type: ignore[arg-type]
                       frozen=frozen, timings=timings, cost_before=cost_before, cost_after=cost_after,
-                      steps=step_tables)
+                      steps=step_tables, from_steps=from_steps)
     cal.profile = _profile(cal, runs, replays, raw)
     if progress is not None:
         progress(1.0, "done")
@@ -235,6 +340,7 @@ def _profile(cal: Calibration, runs, replays, raw: dict) -> Profile:
                    "(core/calibrate/loss.py)", "fit_keys": list(cal.fit_keys), "converged": cal.converged,
            "message": cal.message, "bootstrap": len(cal.samples), "frozen": dict(cal.frozen),
            "bands": {k: list(b) for k, b in cal.bands.items()}, "loss_before": cal.cost_before,
+           "from_step_logs": list(cal.from_steps),
            "loss_after": cal.cost_after}
     engine = next((r.engine for r in runs if r.engine), None)
     return Profile(model=raw["model"], hardware=raw["hardware"], card=card_table(card) if card is not None else {},

@@ -6,6 +6,12 @@ reported between replays, and every replay timed.
 x_i = log(c_i / c0_i) for each fitted key (c0: the starting value): the time terms and
 multipliers are positive and act as factors, so equal steps in x are equal relative
 changes; a finite difference of DIFF_STEP in x is that share of the coefficient.
+
+The prior (prior_weight > 0): one more residual per fitted key, prior_weight · x_i, a weak
+pull toward the start in log space (the card's measured figures and the published
+defaults, or the step log's fit). A direction the data pin moves the data's residuals far
+more than this; one they do not (the per-sequence term from steps of one to five
+sequences) stays near the start instead of running off along a valley of the loss.
 """
 from __future__ import annotations
 
@@ -25,8 +31,10 @@ CACHE_ENTRIES = 1024  # per run: a fit of ~200 evaluations with its Jacobians, a
 class Problem:
     def __init__(self, replays, keys: tuple[str, ...], start: dict[str, float],
                  progress: Callable[[float, str], None] | None = None,
-                 cancel: Callable[[], bool] | None = None, planned_replays: int = 1000, logs=()):
+                 cancel: Callable[[], bool] | None = None, planned_replays: int = 1000, logs=(),
+                 prior_weight: float = 0.0):
         self.replays = replays
+        self.prior_weight = float(prior_weight)
         self.logs = tuple(logs)  # step logs (core/calibrate/step_log.py): priced, not replayed
         self.keys = tuple(keys)
         self.start = {k: float(start[k]) for k in self.keys}
@@ -93,7 +101,8 @@ class Problem:
             p = self.prediction(i, x)
             parts.append(loss.run_residuals(self._measured[i], loss.predicted_arrays(p), counts[i],
                                             float(run_weights[i])))
-        return np.concatenate(parts[len(self.logs):] + parts[:len(self.logs)])
+        prior = [self.prior_weight * np.asarray(x, dtype=float)] if self.prior_weight > 0 else []
+        return np.concatenate(parts[len(self.logs):] + parts[:len(self.logs)] + prior)
 
     def ones(self) -> tuple[list[np.ndarray], np.ndarray]:
         return [np.ones(len(r.run)) for r in self.replays], np.ones(len(self.replays))

@@ -40,7 +40,16 @@ def ranges_of(key: str) -> tuple[float, float]:
 
 def identifiable(problem: Problem, x0, counts, weights) -> tuple[tuple[str, ...], dict]:
     """The keys whose Jacobian column at the start is large enough and not in the span of
-    the kept ones before it (a QR in key order), and why each other one is left out."""
+    the kept ones before it (a QR in key order), and why each other one is left out. The
+    prior is off here: it would make every key look pinned."""
+    prior, problem.prior_weight = problem.prior_weight, 0.0
+    try:
+        return _identifiable(problem, x0, counts, weights)
+    finally:
+        problem.prior_weight = prior
+
+
+def _identifiable(problem: Problem, x0, counts, weights) -> tuple[tuple[str, ...], dict]:
     f0 = problem.residuals(x0, counts, weights)
     cols = []
     for i in range(len(problem.keys)):
@@ -89,7 +98,8 @@ def far_effect(problem: Problem, x0, i: int, f0, counts, weights) -> float:
 
 def refocus(problem: Problem, keys: tuple[str, ...], start: dict) -> Problem:
     """The problem over fewer keys, keeping its replays' timings and counts."""
-    new = Problem(problem.replays, keys, start, problem.progress, problem.cancel, problem.planned, problem.logs)
+    new = Problem(problem.replays, keys, start, problem.progress, problem.cancel, problem.planned, problem.logs,
+                  problem.prior_weight)
     new.replays_done, new.replay_s = problem.replays_done, problem.replay_s
     return new
 
@@ -160,13 +170,17 @@ def solve(problem: Problem, x0, counts, weights, nfev: int, step: float | None =
     return best
 
 
-def bootstrap_draws(problem: Problem, x_hat, draws: int, seed: int) -> tuple[list, list]:
+def bootstrap_draws(problem: Problem, x_hat, draws: int, seed: int, run_weights=None) -> tuple[list, list]:
+    """run_weights: fixed weights of the runs (zeros: a fit to the step logs alone), else
+    resampled with two or more runs."""
     rng = np.random.default_rng(seed)
     runs = problem.replays
     samples, times = [], []
     for _ in range(draws):
         t0 = time.perf_counter()
-        if len(runs) > 1:
+        if run_weights is not None:
+            weights = np.asarray(run_weights, dtype=float)
+        elif len(runs) > 1:
             weights = rng.multinomial(len(runs), np.full(len(runs), 1.0 / len(runs))).astype(float)
         else:
             weights = np.ones(1)

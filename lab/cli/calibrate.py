@@ -176,11 +176,18 @@ def report_text(cal, wrote: str | None) -> str:
                          f"{a['predicted']:>11.2f}{a['error_pct']:>+8.1f}%")
     for log in cal.steps:
         lines.append(f"  {log['log']}: {log['steps']:,} engine steps; measured vs model, median ms (median |step error|)")
+        engine = log.get("engine")
         for kind, b in log["before"].items():
             a = log["after"][kind]
+            e = f"  the logs' fit {engine[kind]['predicted_median_ms']:>8.2f} " \
+                f"({engine[kind]['median_abs_step_error'] * 100:.0f}%)" if engine else ""
             lines.append(f"    {kind:<8}{b['steps']:>6} steps {b['measured_median_ms']:>9.2f}  before "
                          f"{b['predicted_median_ms']:>8.2f} ({b['median_abs_step_error'] * 100:.0f}%)  after "
-                         f"{a['predicted_median_ms']:>8.2f} ({a['median_abs_step_error'] * 100:.0f}%)")
+                         f"{a['predicted_median_ms']:>8.2f} ({a['median_abs_step_error'] * 100:.0f}%)" + e)
+        if engine and "coef_step_s" in log["engine_coefficients"]:
+            extra = (cal.coefficients["coef_step_s"] - log["engine_coefficients"]["coef_step_s"]) * 1e3
+            lines.append(f"    the engine's terms are the logs' fit; the runs then set coef_step_s: {extra:+.2f} ms a "
+                         "step beside the logs' (what the log's elapsed time leaves out: the scheduler, the outputs)")
     if cal.loo:
         lines.append("  leave one run out (fit on the others, predict this one): median |error| per run")
         for r in cal.loo:

@@ -51,3 +51,26 @@ def test_the_server_pool_is_mirrored_by_blocks():
     assert replay.num_blocks == blocks  # the server's blocks, whatever the lab's bytes per token
     assert int(replay.values["block_size"]) == block_size
     assert run.settings["num_preemptions"] > 0  # the small pool preempted on the server
+
+
+def test_a_step_log_fits_the_engine_first_and_the_saturated_run_is_predicted_closer():
+    """Fitted on the medium run: with its server's step log the engine's terms come from the
+    log (two stages, core/calibrate/fit.py) and price its steps; held out, the saturated run (40 in flight where the medium run had
+    one to eight) is predicted closer on median TTFT and E2E than by the runs alone, whose
+    fit put the gap between the client's TTFT and the engine's steps into the prefill."""
+    from core.calibrate.replayer import compare, measured_metrics, predicted_metrics
+
+    medium, log = str(DATA / "medium.json"), str(DATA / "medium_steps.log")
+    alone = calibrate([medium], KEYS, bootstrap=0)
+    staged = calibrate([medium], KEYS, bootstrap=0, steps=[log])
+    assert alone.converged and staged.converged, (alone.message, staged.message)
+    assert set(staged.from_steps) == set(staged.fit_keys)
+    table = staged.steps[0]
+    assert table["engine"]["all"]["median_abs_step_error"] < table["before"]["all"]["median_abs_step_error"]
+    (run,) = load_runs([DATA / "saturated.json"])
+    replay = RunReplay(run, KEYS)
+    measured = measured_metrics(run)
+    err = {name: compare(measured, predicted_metrics(replay.predict(c.coefficients)))
+           for name, c in (("alone", alone), ("staged", staged))}
+    for m in ("median_ttft_ms", "median_e2el_ms"):
+        assert abs(err["staged"][m]["error_pct"]) < abs(err["alone"][m]["error_pct"]), m

@@ -87,3 +87,44 @@ def test_a_log_without_steps_is_refused(tmp_path):
     with pytest.raises(ParamError) as err:
         StepLog(str(empty))
     assert err.value.param == "steps" and "Iteration" in err.value.message
+
+
+def test_with_a_log_the_engine_terms_come_from_the_log_alone(tmp_path, run_and_replay):
+    """Stage one fits the log by itself: the per-sequence and prefill terms are the log's
+    even where the run (made with the defaults: faster steps) disagrees and the log weighs
+    as one run; the runs then move the per-step term alone, down toward their faster steps."""
+    path, replay = run_and_replay
+    truth = {"coef_step_s": 2e-3, "coef_seq_s": 6e-5, "coef_prefill_compute": 1.5}
+    log = write_log(tmp_path / "s.log", replay.cost(truth), np.random.default_rng(1), n=120)
+    cal = calibrate([path], BASE, fit_keys=tuple(truth), bootstrap=3, steps=[log])
+    assert cal.converged, cal.message
+    assert set(cal.from_steps) == set(truth)
+    for key in ("coef_seq_s", "coef_prefill_compute"):
+        assert cal.coefficients[key] == pytest.approx(truth[key], rel=0.05), key
+    engine_coefs = cal.steps[0]["engine_coefficients"]
+    assert engine_coefs["coef_step_s"] == pytest.approx(truth["coef_step_s"], rel=0.05)
+    assert cal.coefficients["coef_step_s"] < engine_coefs["coef_step_s"]
+    engine = cal.steps[0]["engine"]["all"]  # the log's own fit prices its steps near exactly
+    assert engine["median_abs_step_error"] < 0.05
+    assert len(cal.samples) == 3 and all(set(s) == set(truth) for s in cal.samples)
+    assert cal.profile.fit["from_step_logs"] == list(cal.from_steps)
+
+
+def test_the_prior_is_one_residual_per_key_and_off_in_the_identifiability_check(tmp_path, run_and_replay):
+    from core.calibrate.problem import Problem
+    from core.calibrate.search import identifiable
+
+    _, replay = run_and_replay
+    log = StepLog(write_log(tmp_path / "s.log", replay.cost({}), np.random.default_rng(2)))
+    keys = ("coef_seq_s", "coef_tp_comm")  # tp = 1: the TP term does nothing
+    start = dict(replay.defaults)
+    plain = Problem([replay], keys, start, logs=[log])
+    prior = Problem([replay], keys, start, logs=[log], prior_weight=0.05)
+    counts, _ = plain.ones()
+    off = np.zeros(1)
+    x = np.array([0.7, -1.3])
+    a, b = plain.residuals(x, counts, off), prior.residuals(x, counts, off)
+    assert np.array_equal(b[:-2], a) and np.allclose(b[-2:], 0.05 * x, rtol=0, atol=1e-15)
+    kept, why = identifiable(prior, np.zeros(2), counts, off)
+    assert kept == ("coef_seq_s",) and "not identified" in why["coef_tp_comm"]
+    assert prior.prior_weight == 0.05  # restored after the check
