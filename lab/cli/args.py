@@ -90,7 +90,7 @@ def add_params(parser: argparse.ArgumentParser, params, title: str) -> None:
 
 SUFFIXES = ("numbers take the suffixes that fit their unit: times ns, us, µs, ms, s, min, h (20ms and 0.02s "
              "are both 20 for a parameter in ms); sizes kB, MB, GB, TB, KiB, MiB, GiB, TiB; counts and rates "
-             "k, M, G, T, P. Lists are comma-separated; a single number takes no comma.") + "\n\n" + SPELLINGS
+             "k, M, G, T, P. Lists are comma-separated; a single number takes no comma.") + " " + SPELLINGS
 
 
 def outputs_text(calc, scalar_only: bool = False) -> str:
