@@ -44,7 +44,8 @@ def add_parser(sub, formatter) -> None:
 SYNTAX = """values: KEY=a,b,c (alternatives), KEY=start:stop:step (a number range, stop included),
 KEY=4,4;8,8 (alternatives of a list-valued key such as rates_per_s, split at ';'),
 seeds=0-7 or 0,3,9 (each setting once per seed; min/median/max bands in the summary).
-Keys: every `lab simulate serving` key (see its --help); trace=, slo_*= and the trace's
+Keys: every `lab simulate serving` key (see its --help; vLLM's names and dashed --keys too,
+and --config FILE.toml for them from a file); trace=, slo_*= and the trace's
 reading keys keep one value. search=max_rate [attainment=0.9] [tolerance=0.02]: per setting,
 the highest rate (time_scale of a trace, rates_per_s of the windows) at which that share of
 requests meets every SLO, by bisection to that relative tolerance.
