@@ -11,7 +11,8 @@ Why logs: errors are relative (a TTFT of 20 ms off by 10 ms is as wrong as one o
 by 1 s), and a step-time multiplier enters a latency as a factor. Why robust (least
 squares' soft_l1 with f_scale ROBUST_SCALE): a request that stalled on a busy host (the
 shared 2-core machine moved medians 1.7-2.9× run to run) counts linearly, not squared.
-ITL is reported but not fitted: the replay's gaps are per step, not per request (a request
+A request delivered in one chunk counts by its E2E alone (measured_arrays). ITL is
+reported but not fitted: the replay's gaps are per step, not per request (a request
 bootstrap cannot reweight them); TPOT carries each request's mean gap.
 """
 from __future__ import annotations
@@ -29,7 +30,14 @@ ROBUST_SCALE = 0.1  # log units: beyond ~10% off a term counts linearly
 
 
 def measured_arrays(run) -> dict[str, np.ndarray]:
-    return {"ttft": run.ttft_s, "tpot": run.tpot_s, "e2e": run.e2e_s}
+    """The run's latencies as the fit reads them: a request whose tokens all came in one chunk
+    (every gap 0: the API server or the client read them together) measured its end, not its
+    first token or its pace, so its TTFT and TPOT are left out (nan) and its E2E kept."""
+    one = np.array([len(g) > 0 and not np.any(np.asarray(g) > 0) for g in run.itl_s], dtype=bool) \
+        if len(run.itl_s) == len(run) else np.zeros(len(run), dtype=bool)
+    ttft = np.where(one, np.nan, np.asarray(run.ttft_s, dtype=float))
+    tpot = np.where(one, np.nan, np.asarray(run.tpot_s, dtype=float))
+    return {"ttft": ttft, "tpot": tpot, "e2e": np.asarray(run.e2e_s, dtype=float)}
 
 
 def predicted_arrays(p: Prediction) -> dict[str, np.ndarray]:
