@@ -25,7 +25,10 @@ DESCRIPTION = """Fit the lab's step-time model to what a real server measured. E
 --save-result --save-detailed JSON, or lab observe's result.json) is replayed as it was measured:
 its requests, its client's --max-concurrency, and its server's KV pool by blocks and prefix caching
 when lab observe recorded them (keys given win: max_num_seqs=, token_budget= for the server's
---max-num-seqs and --max-num-batched-tokens); --steps adds the server's own step times.
+--max-num-seqs and --max-num-batched-tokens). --steps (the server's own step times): two
+stages, the engine's terms fitted to the logs alone first (a weak prior toward the card's
+figures where a log says little), then the runs fit coef_step_s, the per-step time a log
+leaves out. A request whose tokens all came in one chunk counts by its E2E alone.
 The fit: robust least squares on per-request
 log(predicted/measured) of TTFT, TPOT and E2E plus their medians and p90s
 (core/calibrate/loss.py), bounded, in log space, over coef_step_s, coef_seq_s,
