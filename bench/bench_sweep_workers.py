@@ -17,8 +17,10 @@ the machine.
 - cpu_s_workers_N: CPU of the command and the workers it reaped (a forkserver's workers are
   the server's children, not counted: compare CPU only between runs that fork);
 - preempting_points / caching_points: points with preemptions > 0 / cache hits > 0.
+--cold-cache: each run with an empty numba cache (the first sweep after the engine's sources
+changed, when every cold worker compiled the engine itself: the issue's 24.5 s).
 
-    .venv/bin/python bench/bench_sweep_workers.py [--repeat N] [--root CHECKOUT]
+    .venv/bin/python bench/bench_sweep_workers.py [--repeat N] [--root CHECKOUT] [--cold-cache]
 """
 from __future__ import annotations
 
@@ -49,12 +51,14 @@ print(json.dumps({"code": code, "main_s": time.perf_counter() - start}), file=sy
 """
 
 
-def one_run(root: Path, workers: int, out: Path) -> dict:
+def one_run(root: Path, workers: int, out: Path, cache_home: Path | None = None) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(root))
+    if cache_home is not None:  # an empty cache: numba compiles the engine (core/serving/engine/jit.py's folder)
+        env["XDG_CACHE_HOME"] = str(cache_home)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", TIMED_MAIN, "sweep", "serving", *GRID, "--out", str(out),
-                           "--workers", str(workers), "--json"],
-                          cwd=root, capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(root)))
+                           "--workers", str(workers), "--json"], cwd=root, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -75,15 +79,19 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--root", type=Path, default=ROOT, help="the checkout whose `lab` runs (default: this one)")
+    ap.add_argument("--cold-cache", action="store_true",
+                    help="every run with an empty numba cache (a first sweep after the engine changed)")
     args = ap.parse_args()
-    out: dict = {"points": 64, "cpus": os.cpu_count(), "root": str(args.root),
+    out: dict = {"points": 64, "cpus": os.cpu_count(), "root": str(args.root), "cold_cache": args.cold_cache,
                  "load_avg_1min_before": round(os.getloadavg()[0], 2)}
     runs: dict[int, list[dict]] = {1: [], 2: []}
     with tempfile.TemporaryDirectory(prefix="bench-sweep-workers-") as tmp:
-        one_run(args.root, 1, Path(tmp) / "warm-up")  # untimed: numba's cache for this checkout's engine
+        if not args.cold_cache:
+            one_run(args.root, 1, Path(tmp) / "warm-up")  # untimed: numba's cache for this checkout's engine
         for i in range(args.repeat):
             for w in (1, 2):
-                runs[w].append(one_run(args.root, w, Path(tmp) / f"w{w}-{i}"))
+                cache = Path(tmp) / f"cache-w{w}-{i}" if args.cold_cache else None
+                runs[w].append(one_run(args.root, w, Path(tmp) / f"w{w}-{i}", cache))
     for w, got in runs.items():
         out[f"cli_wall_s_workers_{w}"] = stats([r["wall"] for r in got])
         out[f"sweep_wall_s_workers_{w}"] = stats([r["main"] for r in got])

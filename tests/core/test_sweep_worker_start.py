@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 
 from core.sweep.executors import InProcess, LocalPool
-from core.sweep.run import parse_sweep, payload, run_sweep, sweep_kind
+from core.sweep.run import parse_sweep, run_sweep, sweep_kind
 
 ROOT = Path(__file__).resolve().parents[2]
 TRACE = ROOT / "tests" / "data" / "traces" / "mooncake_conversation_400.jsonl"
@@ -38,7 +38,7 @@ import json, sys
 from core.sweep.executors import LocalPool
 from core.sweep.run import parse_sweep, payload, run_sweep
 import tests.core.test_sweep_worker_start as t
-pool = LocalPool(2, fork=True)
+pool = LocalPool(2, fork=sys.argv[1] != "warm-forkserver")
 rows = []
 if sys.argv[1] == "rows":
     run_sweep(parse_sweep("serving", t.HARD), None, pool, on_row=rows.append)
@@ -80,16 +80,10 @@ def test_forked_workers_hold_the_compiled_loop_before_their_first_point():
 
 
 def test_forkserver_workers_hold_the_compiled_loop_before_their_first_point():
-    spec = parse_sweep("serving", {"max_num_seqs": "8,16,32,64"})
-    tasks = [(p.key, payload(spec, p)) for p in spec.points]
-    pool = LocalPool(2)
-    try:
-        pool.prepare(loaded_before_first_point, None, WARM)
-        rows = [row for _, row in pool.run(loaded_before_first_point, None, tasks)]
-        assert pool.start_method == "forkserver"
-    finally:
-        pool.close()
-    assert len(rows) == 4 and all(r["signatures"] >= 1 for r in rows)
+    """Its own interpreter: a forkserver another test started first would lack the preload."""
+    there = _forked("warm-forkserver")
+    assert there["start_method"] == "forkserver"
+    assert len(there["rows"]) == 4 and all(r["signatures"] >= 1 for r in there["rows"])
 
 
 def test_a_process_with_another_thread_does_not_fork():
