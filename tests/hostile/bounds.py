@@ -6,8 +6,11 @@ wall time, which fails it as well.
 
 - CLI argument lists run `python -m lab ...` in a subprocess: the exit status and the
   messages are the real ones, a hang is killed at the limit (a timer, then the wait), and
-  the memory and CPU time are that child's own (os.wait4's rusage, not RUSAGE_CHILDREN,
-  which holds the largest peak of every child so far).
+  the CPU time is that child's own (os.wait4's rusage). Its memory is the peak of its own
+  address space, VmHWM in /proc/self/status, which the child writes at exit: Linux's
+  ru_maxrss of a child started by vfork/exec (as subprocess does) carries the parent's
+  peak over the exec (a pytest worker's gigabyte), and RUSAGE_CHILDREN holds the largest
+  peak of every child so far. Where /proc is missing, ru_maxrss stands.
 - Files handed to a loader (talk, session, agent JSON, WAV) run in-process: a subprocess
   per file would cost an interpreter start each. The peak is tracemalloc's (Python and
   numpy allocations, which is where blow-ups happen), the CPU time the process's own, and
@@ -55,12 +58,38 @@ class Ran:
         return None
 
 
+# `python -m lab ARGS` that writes its own peak (kB) to $LAB_PEAK_FILE as it exits.
+_LAB_WITH_PEAK = """
+import atexit, os, runpy, sys
+def _peak():
+    try:
+        with open('/proc/self/status') as status:
+            kb = next(line.split()[1] for line in status if line.startswith('VmHWM:'))
+        with open(os.environ['LAB_PEAK_FILE'], 'w') as out:
+            out.write(kb)
+    except (OSError, StopIteration):
+        pass
+atexit.register(_peak)
+sys.argv[0] = 'lab'
+runpy.run_module('lab', run_name='__main__', alter_sys=True)
+"""
+
+
+def _own_peak_bytes(peak_file: Path, maxrss_bytes: int) -> int:
+    try:
+        return int(peak_file.read_text()) * 1024
+    except (OSError, ValueError):
+        return maxrss_bytes
+
+
 def run_cli(args: list[str], limit_s: float = WALL_LIMIT_S, env: dict | None = None, cwd: Path | None = None) -> Ran:
     """`python -m lab *args` in a subprocess, killed at limit_s of wall time."""
-    full_env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(REPO), **(env or {}))
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    with tempfile.TemporaryDirectory() as scratch, tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        peak_file = Path(scratch) / "peak_kb"
+        full_env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(REPO), LAB_PEAK_FILE=str(peak_file),
+                        **(env or {}))
         start = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "lab", *args], stdout=out, stderr=err, env=full_env,
+        proc = subprocess.Popen([sys.executable, "-c", _LAB_WITH_PEAK, *args], stdout=out, stderr=err, env=full_env,
                                 cwd=str(cwd or REPO), stdin=subprocess.DEVNULL)
         killed = threading.Event()
 
@@ -79,7 +108,8 @@ def run_cli(args: list[str], limit_s: float = WALL_LIMIT_S, env: dict | None = N
         out.seek(0)
         err.seek(0)
         return Ran(proc.returncode, out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"),
-                   wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, killed.is_set())
+                   wall, usage.ru_utime + usage.ru_stime, _own_peak_bytes(peak_file, usage.ru_maxrss * 1024),
+                   killed.is_set())
 
 
 class Overrun(Exception):
