@@ -22,11 +22,13 @@ def report():
 
 def test_every_recorded_run_is_read_and_the_regimes_follow_the_load(report):
     rows = {r["run"]: r for r in report["runs"]}
-    assert set(rows) == {"low", "medium", "medium_repeat", "saturated", "prefix", "small_kv"}
+    # vllm_bench: vLLM's own client (vllm bench serve) at 4/s, read like lab observe's runs.
+    assert set(rows) == {"low", "medium", "medium_repeat", "saturated", "prefix", "small_kv", "vllm_bench"}
     assert report["skipped"] == []
     # 30 requests sent at once: all in flight together; 2/s of ~0.1-0.3 s requests: under one.
     assert rows["saturated"]["regime"] == "saturated" and rows["saturated"]["mean_concurrency"] > 10
     assert rows["low"]["regime"] == "low load" and rows["prefix"]["regime"] == "low load"
+    assert rows["vllm_bench"]["regime"] == "low load" and rows["vllm_bench"]["mean_concurrency"] < 1
     (repeats,) = report["repeats"]  # medium and medium_repeat: 8/s, 30 requests, other seeds
     assert repeats["runs"] == ["medium", "medium_repeat"]
     for name in ("low", "medium", "saturated"):
