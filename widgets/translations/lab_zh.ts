@@ -1049,6 +1049,11 @@
         <translation>Ctrl+%1…%2 Alt+%3…%4 切换面板</translation>
     </message>
     <message>
+        <location filename="strings_zh_lab.py" line="33"/>
+        <source>Ctrl+%1…%2 Alt+%3 switch panels</source>
+        <translation>Ctrl+%1…%2 Alt+%3 切换面板</translation>
+    </message>
+    <message>
         <location filename="strings_zh_lab.py" line="66"/>
         <source>USD per million output tokens</source>
         <translation>每百万输出 token 美元</translation>
