@@ -14,13 +14,18 @@ import json
 import math
 import os
 import re
-import tomllib
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.atomic_file import write_atomic
 from core.registry import ParamError
 from core.serving import aliases
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10 (requires-python): the same parser as a package
+    import tomli as tomllib
 
 CONFIG_COMMANDS = ("calc", "simulate", "sweep", "observe", "calibrate")
 MAX_BYTES = 1 << 20  # a plan, not a data set

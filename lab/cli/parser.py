@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from core.registry import ParamError, get, registry
 from core.serving import aliases
 from lab import __version__
+from lab.cli import config_file
 from lab.cli.args import (
     ARGS,
     PARAM,
@@ -27,7 +28,6 @@ from lab.cli.args import (
     param_help,
     wrapped,
 )
-from lab.cli import config_file
 from lab.cli.sweep import add_parser as add_sweep_parser
 
 # Commands in modules of their own (lab/cli/NAME.py: add_parser(sub, Formatter) and

@@ -4,11 +4,16 @@ named with the file and its line (exit 2)."""
 from __future__ import annotations
 
 import json
-import tomllib
+import sys
 
 import pytest
 
 from lab.cli import config_file, main
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10 (requires-python): the same parser as a package
+    import tomli as tomllib
 
 PLAN = """# a plan written down
 durations_s = [20, 20]

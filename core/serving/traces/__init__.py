@@ -33,13 +33,12 @@ from pathlib import Path
 
 from core.cancel import NEVER
 from core.registry import ParamError
-from core.serving.traces import guard
+from core.serving.traces import guard, mooncake_sessions
+from core.serving.traces.bailian import read_bailian
 from core.serving.traces.guard import MAX_ARRIVAL_S, MAX_FIELD_CHARS, MAX_LINE_CHARS
 from core.serving.traces.jsonlines import read_jsonl
 from core.serving.traces.options import DEFAULT as DEFAULT_OPTIONS
 from core.serving.traces.options import MAX_HASH_BLOCK_TOKENS, TraceOptions, trace_options
-from core.serving.traces import mooncake_sessions
-from core.serving.traces.bailian import read_bailian
 from core.serving.traces.sessions import read_sessions
 from core.serving.traces.sniff import FORMATS, JSON_FORMATS, sniff
 from core.serving.traces.tabular import read_csv
