@@ -16,23 +16,7 @@ def write_atomic(path: str | os.PathLike, data: bytes) -> None:
     telling the step that failed: path's folder (no file could be made there) or path
     (writing or renaming failed). A new file gets the usual 0644; a replaced one keeps its
     mode."""
-    path = os.path.abspath(os.fspath(path))
-    folder, name = os.path.split(path)
-    try:
-        handle, temp = tempfile.mkstemp(prefix=f".{name}.", suffix=".part", dir=folder)
-    except OSError as err:
-        raise OSError(err.errno, err.strerror, folder) from None
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temp, os.stat(path).st_mode & 0o777 if os.path.exists(path) else 0o644)
-        os.replace(temp, path)
-    except OSError as err:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise OSError(err.errno, err.strerror, path) from None
+    write_atomic_all({path: data})
 
 
 def write_atomic_all(files: Mapping[str | os.PathLike, bytes]) -> None:

@@ -6,6 +6,7 @@ with them; simulate_voice.py and sweep.py add their sub-commands with them.
 from __future__ import annotations
 
 import argparse
+import math
 import textwrap
 from typing import Any
 
@@ -101,3 +102,15 @@ def outputs_text(calc, scalar_only: bool = False) -> str:
 
 def wrapped(text: str) -> str:
     return textwrap.fill(text, 79)
+
+
+def json_ready(value):
+    """A report as JSON takes it: NaN and infinities as null, tuples as lists (dicts and
+    lists walked through); what `lab simulate voice|rl --json` and their summary.json print."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_ready(v) for v in value]
+    return value

@@ -12,14 +12,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 from pathlib import Path
 
 from core.registry import ParamError
 from core.rl import PARAMS, SUMMARY_KEYS, RLParams, simulate, summarize
 from core.rl.summary import SAMPLE_HEADER, STEP_HEADER, sample_rows, step_rows
 from core.rl.timeline import trace_events
-from lab.cli.args import ARGS, SUFFIXES, Formatter, add_params, help_text, wrapped
+from lab.cli.args import ARGS, SUFFIXES, Formatter, add_params, help_text, json_ready, wrapped
 from lab.cli.simulate_files import write_folder
 
 ABOUT = ("an RL loop: rollout through the serving engine, reward, reference, update and weight sync, "
@@ -53,7 +52,7 @@ def simulate_rl_report(raw: dict[str, str], out: str | None = None, fmt: str = "
         report["out"] = str(Path(out))
         report["files"] = write_files(Path(out), run, report)
     if fmt == "json":
-        return report, json.dumps(_jsonable(report), ensure_ascii=False)
+        return report, json.dumps(json_ready(report), ensure_ascii=False)
     return report, report_text(report)
 
 
@@ -70,18 +69,8 @@ def write_files(out: Path, run, report: dict) -> list[str]:
     write_folder(out, {"steps.csv": _csv(STEP_HEADER, step_rows(run)),
                        "samples.csv": _csv(SAMPLE_HEADER, sample_rows(run)),
                        "timeline.json": json.dumps(trace_events(run)).encode(),
-                       "summary.json": (json.dumps(_jsonable(summary), ensure_ascii=False, indent=1) + "\n").encode()})
+                       "summary.json": (json.dumps(json_ready(summary), ensure_ascii=False, indent=1) + "\n").encode()})
     return list(FILES)
-
-
-def _jsonable(value):
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value
 
 
 def report_text(r: dict) -> str:

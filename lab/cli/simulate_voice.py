@@ -14,12 +14,11 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 from pathlib import Path
 
 from core.registry import ParamError
 from core.voice import AFTER, PARAMS, STAGES, VoiceParams, simulate_voice
-from lab.cli.args import ARGS, SUFFIXES, Formatter, add_params, help_text, wrapped
+from lab.cli.args import ARGS, SUFFIXES, Formatter, add_params, help_text, json_ready, wrapped
 from lab.cli.simulate_files import write_folder
 
 ABOUT = ("voice-agent turns on one clock: VAD, ASR, the LLM request in the loaded serving engine, TTS, "
@@ -59,7 +58,7 @@ def simulate_voice_report(raw: dict[str, str], out: str | None = None, fmt: str 
         report["out"] = str(Path(out))
         report["files"] = write_files(Path(out), run, report)
     if fmt == "json":
-        return report, json.dumps(_jsonable(report), ensure_ascii=False)
+        return report, json.dumps(json_ready(report), ensure_ascii=False)
     return report, report_text(report)
 
 
@@ -89,18 +88,8 @@ def write_files(out: Path, run, report: dict) -> list[str]:
     w.writerows([repr(v) if isinstance(v, float) else v for v in row] for row in rows)
     summary = dict(report, files=["turns.csv", "summary.json"])
     write_folder(out, {"turns.csv": table.getvalue().encode("utf-8"),
-                       "summary.json": (json.dumps(_jsonable(summary), ensure_ascii=False, indent=1) + "\n").encode("utf-8")})
+                       "summary.json": (json.dumps(json_ready(summary), ensure_ascii=False, indent=1) + "\n").encode("utf-8")})
     return ["turns.csv", "summary.json"]
-
-
-def _jsonable(value):
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    return value
 
 
 def report_text(r: dict) -> str:
