@@ -21,6 +21,7 @@ class ScenePage(QtCore.QObject):
         super().__init__(parent)
         self._focused = None  # (scroll area, section) kept at the top while the page settles
         self._focus_value: int | None = None  # where we put the scroll bar last
+        self._watched: list = []  # the section and its parents up to the page: their moves refocus
         self._found: dict[tuple, list] = {}  # (panel, widget kind) -> the panel's widgets of that kind
         self._ranged: list[tuple] = []  # (view box, its ranges and auto-range before the scene set them)
         self._sped: list[tuple] = []  # (player, its speed before the scene set one)
@@ -37,6 +38,10 @@ class ScenePage(QtCore.QObject):
         """Stop keeping a section at the top (another scene, or the speaker scrolled)."""
         if self._focused is not None and shiboken6.isValid(self._focused[0]):
             self._focused[0].verticalScrollBar().rangeChanged.disconnect(self._refocus)
+        for watched in self._watched:
+            if shiboken6.isValid(watched):
+                watched.removeEventFilter(self)
+        self._watched = []
         self._focused, self._focus_value = None, None
 
     # ---- plot ranges ------------------------------------------------------------------
@@ -110,8 +115,20 @@ class ScenePage(QtCore.QObject):
         area.widget().layout().activate()
         self._focused = (area, section)
         area.verticalScrollBar().rangeChanged.connect(self._refocus)  # a page that reflows later
+        # A reflow above the section that keeps the page's height (one row shorter, another
+        # taller) moves the section without changing the scroll range: follow its moves too.
+        widget = section
+        while widget is not None and widget is not area.widget():
+            widget.installEventFilter(self)
+            self._watched.append(widget)
+            widget = widget.parentWidget()
         self._refocus()
         return True
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QtCore.QEvent.Type.Move and self._focused is not None:
+            self._refocus()
+        return False
 
     def _refocus(self, *_range) -> None:
         """Put the section at the top again, unless the speaker scrolled away."""
