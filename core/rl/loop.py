@@ -6,12 +6,18 @@ synced (sync k ends), makes v_{k+1} what a rollout starting later generates with
 sample's staleness is k − the version its first token was generated with.
 
 - synchronous: rollout k starts when sync k−1 ends (staleness 0).
-- one_step: rollout k starts when the rollout pool has finished batch k−1 and sync k−2
-  has ended (the rollout of step k+1 overlaps the update of step k; staleness 1).
-- async (staleness bound η): batch k is submitted once sync k−1−η has ended, with the
-  newest synced weights, so staleness <= η; the engines stream (core/rl/stream.py): a
-  batch joins the running engines without waiting for the previous one's tail. η = 0 is
-  synchronous.
+- one_step (verl's one-step off-policy): rollout k starts when the rollout pool has
+  finished batch k−1 and sync k−2 has ended (the rollout of step k+1 overlaps the update
+  of step k; staleness 1). A sync happens between rollout batches: sync k waits for the
+  pool to finish batch k+1 (the engines update their weights in place, so they are not
+  generating meanwhile), and batch k+2 waits for it.
+- async (AReaL's staleness bound η): batch k is submitted once sync k−1−η has ended, with
+  the newest synced weights, so staleness <= η; the engines stream (core/rl/stream.py): a
+  batch joins the running engines without waiting for the previous one's tail. A sync
+  interrupts nothing: new weights are staged beside the engine and taken at a request
+  boundary, so a sample already admitted finishes, KV kept, on the version it started
+  with (its staleness is that version's), and the next batch's samples start on the new
+  one. η = 0 is synchronous.
 - partial: synchronous, but a sample generates at most partial_tokens per step; an
   unfinished one resumes next step with its tokens kept (re-prefilled), and a group is
   consumed at the step its last sample finishes.
@@ -23,7 +29,7 @@ beside it (CPU). The update waits for both; the trainer sends the weights itself
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -68,7 +74,8 @@ class _Trainer:
     def __init__(self, p: RLParams, durations: dict, sandbox_times: np.ndarray | None):
         self.p, self.d, self.sandbox = p, durations, sandbox_times
 
-    def chain(self, f: float, trainer_free: float, sandbox_free: float) -> dict:
+    def chain(self, f: float, trainer_free: float, sandbox_free: float, sync_after: float = 0.0) -> dict:
+        """sync_after: the sync starts no earlier (one_step: the rollout pool's current batch ends)."""
         d = self.d
         tr0 = max(f, trainer_free)
         lanes = {"switch": (tr0, tr0 + d["switch"])}
@@ -82,7 +89,8 @@ class _Trainer:
         lanes["reference"] = (ref0, ref0 + d["reference"])
         u0 = max(lanes["reference"][1], lanes["reward"][1])
         lanes["update"] = (u0, u0 + d["update"])
-        lanes["sync"] = (u0 + d["update"], u0 + d["update"] + d["sync"])
+        s0 = max(u0 + d["update"], sync_after)
+        lanes["sync"] = (s0, s0 + d["sync"])
         return lanes
 
 
@@ -111,6 +119,13 @@ def simulate(p: RLParams, cancel: CancelToken = NEVER) -> Run:
         for k in range(min(lag + 1, K)):  # batches 0..η wait for no sync
             streamer.submit(k, 0.0)
     sandbox_free = 0.0
+    cache: dict = {}
+
+    def rolled(j: int) -> ro.Rollout:  # batch j through the engines (one_step needs j = k + 1 early)
+        if j not in cache:
+            cache[j] = ro.run(steps[j].batch, P, p.replicas, config)
+        return cache[j]
+
     for k, x in enumerate(steps):
         cancel.check()
         rows = P + x.use["total"] - 1  # teacher forcing over P + G − 1 rows
@@ -142,20 +157,29 @@ def simulate(p: RLParams, cancel: CancelToken = NEVER) -> Run:
             if p.placement == "colocated" and k:
                 pool_free = end["sync"][k - 1]  # the switch back ends the training phase
             t0 = max(pool_free, ready)
-            roll = ro.run(x.batch, P, p.replicas, config)
+            roll = rolled(k)
         version[k] = int(np.searchsorted(end["sync"][:k], t0, side="right"))
         rollouts.append(roll)
         start["rollout"][k], end["rollout"][k] = t0, t0 + roll.makespan_s
         # -- the trainer's stages
         wait[k] = max(0.0, end["rollout"][k] - trainer_free)
-        for lane, (a, b) in trainer.chain(end["rollout"][k], trainer_free, sandbox_free).items():
+        sync_after = 0.0
+        if p.mode == "one_step" and k + 1 < K:  # the sync waits for the batch the pool runs now
+            sync_after = max(end["rollout"][k], end["sync"][k - 1] if k else 0.0) + rolled(k + 1).makespan_s
+        for lane, (a, b) in trainer.chain(end["rollout"][k], trainer_free, sandbox_free, sync_after).items():
             start[lane][k], end[lane][k] = a, b
         if sandbox is not None:
             sandbox_free = end["reward"][k]
         if streamer is not None and k + 1 + lag < K:
             streamer.submit(k + 1 + lag, end["sync"][k])
         steps[k] = x._replace(roll=roll)
+        cache.pop(k, None)
     busy = streamer.close() if streamer is not None else None
+    if streamer is not None:  # a group's samples shared its prompt's blocks there too
+        for k, x in enumerate(steps):
+            rollouts[k] = replace(rollouts[k], cached_tokens=streamer.cached_tokens(k),
+                                  engine_steps=streamer.engine_steps() if k == K - 1 else 0)
+            steps[k] = x._replace(roll=rollouts[k])
     for k, x in enumerate(steps):  # staleness: versions passed since the sample's first token
         steps[k] = x._replace(stale=k - version[x.use["first"]])
     run = Run(p, start, end, version, wait, rollouts, sample_rows=steps)

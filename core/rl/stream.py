@@ -32,6 +32,8 @@ class _Replica:
         self.finish = np.full(rows.size, np.nan)  # absolute, per row of this replica
         self.start = np.full(rows.size, np.nan)
         self.preempted = np.zeros(rows.size, np.int64)
+        self.cached = np.zeros(rows.size, np.int64)  # prompt tokens found in the prefix cache
+        self.engine_steps = 0
         self.busy_s = 0.0
         self.engine: Engine | None = None
         self.ids = np.zeros(0, np.int64)  # engine id of each of self.rows (in the current segment)
@@ -44,6 +46,9 @@ class _Replica:
         if e is None:
             return
         done = np.arange(self.first, self.submitted)
+        res = e.result()  # in the segment's workload order: row self.first + j is j
+        self.cached[done] = res.cached_tokens[:done.size]
+        self.engine_steps += int(res.engine_steps)
         for i in done.tolist():
             eid = int(self.ids[i - self.first])
             self.finish[i] = self.origin + e.finish_s(eid)
@@ -171,3 +176,11 @@ class Streamer:
         for rep in self.reps:
             rep.finish_all()
         return float(sum(rep.busy_s for rep in self.reps))
+
+    def cached_tokens(self, step: int) -> int:
+        """Prompt tokens of step's samples served from the prefix cache (after close)."""
+        return int(sum(rep.cached[rep.step_of == step].sum() for rep in self.reps))
+
+    def engine_steps(self) -> int:
+        """Engine steps of every replica (after close); batches overlap, so not per step."""
+        return int(sum(rep.engine_steps for rep in self.reps))

@@ -77,16 +77,25 @@ def test_async_never_consumes_a_sample_staler_than_eta(eta):
             assert run.start["rollout"][k] >= run.end["sync"][k - 1 - eta]
 
 
-def test_one_step_overlap_gives_the_constructed_step_time():
-    # Fixed lengths: every rollout takes R, every trainer pass T = ref + update + sync. With
-    # rollout of k+1 overlapping the update of k, the steady step is max(R, T); synchronous R + T.
-    kw = dict(steps=6, rollout_replicas=1, **BOOK)
+@pytest.mark.parametrize("mfu", [0.4, 0.05])  # the rollout longer than the trainer's work, then shorter
+def test_one_step_overlap_gives_the_constructed_step_time(mfu):
+    # Fixed lengths: every rollout takes R, the trainer's reference + update A, a sync S.
+    # Rollout k+1 overlaps the update of k; the sync runs between rollout batches (verl's
+    # one-step off-policy: the engines take the weights in place, not while generating),
+    # so the steady step is max(R, A) + S; synchronous R + A + S.
+    kw = dict(steps=6, rollout_replicas=1, mfu=mfu, **BOOK)
     sync, one = run_of(**kw), run_of(mode="one_step", **kw)
     R = sync.end["rollout"][0] - sync.start["rollout"][0]
-    T = sync.end["sync"][0] - sync.end["rollout"][0]
-    assert np.diff(sync.end["sync"]) == pytest.approx(np.full(5, R + T))
-    assert np.diff(one.end["sync"]) == pytest.approx(np.full(5, max(R, T)))
-    assert one.staleness.max() == 1
+    A = sync.end["update"][0] - sync.end["rollout"][0]
+    S = sync.end["sync"][0] - sync.start["sync"][0]
+    assert np.diff(sync.end["sync"]) == pytest.approx(np.full(5, R + A + S))
+    # The last sync has no batch after it to wait for.
+    assert np.diff(one.end["sync"])[:-1] == pytest.approx(np.full(4, max(R, A) + S))
+    for k in range(5):  # no sync while the pool generates: after batch k+1, before batch k+2
+        assert one.start["sync"][k] >= one.end["rollout"][k + 1]
+        if k + 2 < 6:
+            assert one.start["rollout"][k + 2] >= one.end["sync"][k]
+    assert one.staleness.max() == 1 and list(one.version) == [0, 0, 1, 2, 3, 4]
 
 
 def test_partial_rollouts_generate_every_token_exactly_once():
@@ -166,3 +175,41 @@ def test_async_streams_a_batch_into_the_previous_ones_tail():
     assert s_asyn["rollout_pool_utilisation"] > s_one["rollout_pool_utilisation"]
     # The same tokens are generated either way; only their timing differs.
     assert np.array_equal(one.generated_tokens, asyn.generated_tokens)
+
+
+def test_a_groups_samples_share_the_prompts_blocks_in_every_mode():
+    # One engine, one group of 16 with P = 1000 (62 full blocks of 16): the first step's
+    # token budget of 8192 holds 8 prompts and starts the 9th, whose blocks are not cached
+    # yet; the 7 admitted next step find the 62 blocks: 7 × 992 tokens. Streaming engines
+    # (async) read the same cache; a batch joining a running engine only spreads over more steps.
+    kw = dict(steps=4, lengths="lognormal", sigma=0.8, output_tokens=200, prompts=1, group=16,
+              prompt_tokens=1000, rollout_replicas=1, mfu=0.01)
+    config, _ = st.rollout_engine("qwen3-8b", RLParams().hardware, 1)
+    assert (config.block_size, config.token_budget) == (16, 8192)
+    hand = 7 * 62 * 16
+    for mode, eta in (("synchronous", 0), ("async", 0)):
+        run = run_of(mode=mode, staleness=eta, **kw)
+        assert [r.cached_tokens for r in run.rollouts] == [hand] * 4, mode
+        assert summarize(run)["prefix_cached_share"] == hand / 16_000
+    run = run_of(mode="async", staleness=1, **kw)
+    assert all(r.cached_tokens >= hand for r in run.rollouts)
+
+
+def test_async_sync_interrupts_no_sample_in_flight():
+    # The choice (core/rl/loop.py): a sync reaches the streaming engines at a request
+    # boundary. A sample admitted before a sync ended runs on, KV kept, and counts the
+    # version it started with; the batch submitted at that sync starts on the new one.
+    run = run_of(mode="async", staleness=1, steps=8, lengths="pareto", alpha=1.1, output_tokens=50,
+                 max_tokens=4000, prompts=4, group=8, rollout_replicas=2)
+    syncs = run.end["sync"]
+    spanning = 0
+    for k, x in enumerate(run.sample_rows):
+        roll = x.roll
+        begin, finish = roll.start_at + roll.start_s, roll.start_at + roll.finish_s
+        # Every sample of batch k started after its gate's sync and on that version.
+        assert run.version[k] == int(np.searchsorted(syncs[:k], roll.start_at, side="right"))
+        spanning += int(((begin[:, None] < syncs[None, :]) & (syncs[None, :] < finish[:, None])).any(axis=1).sum())
+        assert np.array_equal(x.stale, k - run.version[x.use["first"]])
+        assert np.array_equal(x.segment, x.cur["total"])  # one segment each: never cut, never resumed
+    assert spanning > 0  # some samples ran while a sync landed
+    assert summarize(run)["preemptions"] == 0  # nothing was recomputed
