@@ -128,19 +128,7 @@ def simulate(p: RLParams, cancel: CancelToken = NEVER) -> Run:
 
     for k, x in enumerate(steps):
         cancel.check()
-        rows = P + x.use["total"] - 1  # teacher forcing over P + G − 1 rows
-        flops["generation"][k] = _segment_generation_flops(s, x.batch)
-        flops["reference"][k] = st.forward_flops(s, rows) if p.reference else 0.0
-        flops["update"][k] = st.update_flops(s, rows[x.keep])
-        sandbox = None
-        durations = {"switch": switch, "sync": sync_time,
-                     "reference": st.compute_s(flops["reference"][k], p.train_cards, card, p.mfu),
-                     "update": st.compute_s(flops["update"][k], p.train_cards, card, p.mfu), "reward": 0.0}
-        if p.reward == "sandbox":
-            sandbox = p.sandbox_s * np.exp(p.sandbox_sigma * ln.step_rng(p.seed, k, 4).standard_normal(rows.size))
-            durations["reward"] = st.sandbox_s(sandbox, p.sandbox_workers)
-        elif p.reward == "model":
-            durations["reward"] = st.compute_s(st.forward_flops(reward_shape, rows), p.train_cards, card, p.mfu)
+        durations, sandbox = _stage_times(p, x, (s, reward_shape), card, flops, {"switch": switch, "sync": sync_time})
         trainer = _Trainer(p, durations, sandbox)
         trainer_free = end["sync"][k - 1] if k else 0.0
         # -- the rollout: when it starts, with which weights, and its time in the engine
@@ -174,12 +162,10 @@ def simulate(p: RLParams, cancel: CancelToken = NEVER) -> Run:
             streamer.submit(k + 1 + lag, end["sync"][k])
         steps[k] = x._replace(roll=roll)
         cache.pop(k, None)
-    busy = streamer.close() if streamer is not None else None
-    if streamer is not None:  # a group's samples shared its prompt's blocks there too
-        for k, x in enumerate(steps):
-            rollouts[k] = replace(rollouts[k], cached_tokens=streamer.cached_tokens(k),
-                                  engine_steps=streamer.engine_steps() if k == K - 1 else 0)
-            steps[k] = x._replace(roll=rollouts[k])
+    busy = None
+    if streamer is not None:
+        busy = streamer.close()
+        _streamed_reads(streamer, steps, rollouts)
     for k, x in enumerate(steps):  # staleness: versions passed since the sample's first token
         steps[k] = x._replace(stale=k - version[x.use["first"]])
     run = Run(p, start, end, version, wait, rollouts, sample_rows=steps)
@@ -193,6 +179,34 @@ def simulate(p: RLParams, cancel: CancelToken = NEVER) -> Run:
     run.rollout_busy_engine_s = busy
     run.wall_s = time.perf_counter() - wall
     return run
+
+
+def _stage_times(p: RLParams, x, shapes, card, flops: dict, fixed: dict) -> tuple[dict, np.ndarray | None]:
+    """(each trainer stage's time for step x, the sandbox times or None); fills flops[...][k]."""
+    s, reward_shape = shapes
+    k = x.step
+    rows = p.prompt_tokens + x.use["total"] - 1  # teacher forcing over P + G − 1 rows
+    flops["generation"][k] = _segment_generation_flops(s, x.batch)
+    flops["reference"][k] = st.forward_flops(s, rows) if p.reference else 0.0
+    flops["update"][k] = st.update_flops(s, rows[x.keep])
+    sandbox = None
+    durations = dict(fixed, reward=0.0, reference=st.compute_s(flops["reference"][k], p.train_cards, card, p.mfu),
+                     update=st.compute_s(flops["update"][k], p.train_cards, card, p.mfu))
+    if p.reward == "sandbox":
+        sandbox = p.sandbox_s * np.exp(p.sandbox_sigma * ln.step_rng(p.seed, k, 4).standard_normal(rows.size))
+        durations["reward"] = st.sandbox_s(sandbox, p.sandbox_workers)
+    elif p.reward == "model":
+        durations["reward"] = st.compute_s(st.forward_flops(reward_shape, rows), p.train_cards, card, p.mfu)
+    return durations, sandbox
+
+
+def _streamed_reads(streamer: Streamer, steps: list, rollouts: list) -> None:
+    """What the streaming engines know only once closed: each step's prefix-cache hits (a
+    group's samples share its prompt's blocks there too) and the engines' steps (on the last)."""
+    for k, x in enumerate(steps):
+        rollouts[k] = replace(rollouts[k], cached_tokens=streamer.cached_tokens(k),
+                              engine_steps=streamer.engine_steps() if k == len(steps) - 1 else 0)
+        steps[k] = x._replace(roll=rollouts[k])
 
 
 def _check_fits(p: RLParams, config, trace) -> None:
