@@ -47,7 +47,8 @@ class _Replica:
             return
         done = np.arange(self.first, self.submitted)
         res = e.result()  # in the segment's workload order: row self.first + j is j
-        self.cached[done] = res.cached_tokens[:done.size]
+        if res.cached_tokens is not None:
+            self.cached[done] = res.cached_tokens[:done.size]
         self.engine_steps += int(res.engine_steps)
         for i in done.tolist():
             eid = int(self.ids[i - self.first])
