@@ -1,0 +1,9 @@
+"""Image requests through the serving engine (issue 15, its multimodal half).
+
+images.py: a request's images and their figures, from core/vision/calculator.py (one
+definition: visual tokens, encoder FLOPs, EC bytes); encoder.py: encoder seconds and the
+encoder cache, decided in arrival order; lm.py: Qwen3-VL-4B's language model on a card and
+image requests as the engine takes them (visual tokens in the prompt, encoder work);
+link.py: one FCFS link; epd.py: a separate encoder pool shipping EC to prefill;
+handoff.py: the book's three handoffs (image, EC, KV) as deployments and a bandwidth sweep.
+"""

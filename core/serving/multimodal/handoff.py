@@ -1,0 +1,144 @@
+"""The book's three handoffs (§3.3.1, 图 3-16) as deployments of two instances joined by
+one link: which representation of a visual question crosses it.
+
+- image: the sender forwards the compressed file; the receiver encodes (its own encoder,
+  in the LM instance, with its encoder cache), prefills and decodes.
+- ec: the sender is an encoder pool (EPD); the EC crosses; the receiver prefills and decodes.
+- kv: the sender encodes and prefills; the prompt's KV crosses (whole, once the prefill is
+  done); the receiver decodes. The first token, sampled by the sender, travels with the
+  KV: TTFT is when the KV has landed (the receiver's decode is not run here).
+
+Each instance is one card of the same kind. TTFT counts from the request's arrival at the
+sender; bytes are what crossed the link (an encoder-cache hit moves no EC).
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from core.cancel import NEVER, CancelToken
+from core.request.metrics import nearest_rank_value
+from core.serving.engine import replay
+from core.serving.multimodal import encoder as enc
+from core.serving.multimodal import images as im
+from core.serving.multimodal.epd import EncoderPool, encode_and_ship, lm_workload
+from core.serving.multimodal.link import Link
+from core.serving.multimodal.lm import engine_config, with_images
+from core.serving.workload import Workload
+from core.vision.calculator import BOOK_FILE_BYTES
+
+HANDOFFS = ("image", "ec", "kv")
+LABELS = {"image": "ship the image (receiver encodes)", "ec": "ship EC (EPD)", "kv": "ship KV (P/D)"}
+
+
+@dataclass(frozen=True)
+class ImageLoad:
+    """A stream of visual questions: Poisson arrivals, each with text, one image and output."""
+
+    requests: int = 300
+    rate_per_s: float = 6.0
+    text_tokens: int = 200
+    output_tokens: int = 128
+    image_height: int = 640
+    image_width: int = 640
+    file_bytes: int = BOOK_FILE_BYTES
+    image_share: float = 1.0
+    distinct_images: int = 0  # 0: every image new
+    encoder_cache_size: int = 0  # visual tokens (vLLM's encoder_cache_size); 0: none
+    card: str = enc.ENCODER_CARD
+    encoder_mfu: float = enc.ENCODER_MFU
+    link_latency_s: float = 10e-6
+    seed: int = 0
+
+    def workload(self) -> tuple[Workload, im.ImageTable]:
+        rng = np.random.default_rng(self.seed)
+        arrival = np.cumsum(rng.exponential(1.0 / self.rate_per_s, size=self.requests))
+        n = self.requests
+        work = Workload(arrival_s=arrival, input_tokens=np.full(n, self.text_tokens, dtype=np.int64),
+                        output_tokens=np.full(n, self.output_tokens, dtype=np.int64), label="visual questions")
+        table = im.synthetic(n, self.image_share, (self.image_height, self.image_width), self.distinct_images,
+                             self.file_bytes)
+        return work, table
+
+
+@dataclass(frozen=True)
+class HandoffRun:
+    handoff: str
+    ttft_s: np.ndarray
+    bytes_moved: int
+
+    @property
+    def p50(self) -> float | None:
+        return nearest_rank_value(self.ttft_s, 0.50)
+
+    @property
+    def p95(self) -> float | None:
+        return nearest_rank_value(self.ttft_s, 0.95)
+
+    def row(self) -> dict:
+        n = max(1, self.ttft_s.size)
+        return {"handoff": self.handoff, "ttft_p50_s": self.p50, "ttft_p95_s": self.p95,
+                "bytes_moved": self.bytes_moved, "bytes_per_request": self.bytes_moved / n}
+
+
+class Handoffs:
+    """The three deployments of one load; the link is the only thing a sweep changes, so
+    what does not depend on it (the encoder plan, the KV sender's prefill run, the EPD
+    encoders) is computed once."""
+
+    def __init__(self, load: ImageLoad, cancel: CancelToken = NEVER):
+        self.load, self.cancel = load, cancel
+        self.work, self.images = load.workload()
+        self.flops_per_s = enc.encoder_flops_per_s(load.card, load.encoder_mfu)
+        order = np.argsort(self.work.arrival_s, kind="stable")
+        self.plan = enc.plan(self.images, order, load.encoder_cache_size, self.flops_per_s)
+        self.config = engine_config(load.card)
+        self._kv_sender: tuple[np.ndarray, np.ndarray] | None = None
+
+    def _ttft(self, work: Workload) -> np.ndarray:
+        result = replay(work, self.config, cancel=self.cancel)
+        return result.first_token_s - self.work.arrival_s
+
+    def image(self, link: Link) -> HandoffRun:
+        files = self.images.per_request_file_bytes()
+        landed = link.send(self.work.arrival_s, files)
+        moved = dataclasses.replace(self.work, arrival_s=landed)
+        return HandoffRun("image", self._ttft(with_images(moved, self.images, self.plan)), int(files.sum()))
+
+    def ec(self, link: Link) -> HandoffRun:
+        pool = EncoderPool(1, self.flops_per_s)
+        arrivals = encode_and_ship(self.work.arrival_s, self.images, self.plan, pool, link)
+        return HandoffRun("ec", self._ttft(lm_workload(self.work, self.images, arrivals)), arrivals.ec_bytes_moved)
+
+    def kv(self, link: Link) -> HandoffRun:
+        if self._kv_sender is None:  # the sender's prefill: the link does not change it
+            prefill = dataclasses.replace(with_images(self.work, self.images, self.plan),
+                                          output_tokens=np.ones(len(self.work), dtype=np.int64))
+            done = replay(prefill, self.config, cancel=self.cancel).first_token_s
+            kv_bytes = prefill.input_tokens * self.config.cost.kv_bytes_per_token
+            self._kv_sender = (done, kv_bytes)
+        done, kv_bytes = self._kv_sender
+        landed = link.send(done, kv_bytes)
+        return HandoffRun("kv", landed - self.work.arrival_s, int(kv_bytes.sum()))
+
+    def run(self, handoff: str, link: Link) -> HandoffRun:
+        return getattr(self, handoff)(link)
+
+
+def sweep_bandwidth(bandwidths_bytes_per_s: Sequence[float], load: ImageLoad = ImageLoad(),
+                    handoffs: Sequence[str] = HANDOFFS, cancel: CancelToken = NEVER) -> dict:
+    """TTFT p50/p95 and bytes of each handoff at each link bandwidth (the Vision panel's
+    handoff card plots it): {"bandwidth_bytes_per_s": [...], handoff: {"ttft_p50_s": [...],
+    "ttft_p95_s": [...], "bytes_per_request": float}, "load": {...}}."""
+    deployments = Handoffs(load, cancel)
+    out: dict = {"bandwidth_bytes_per_s": [float(b) for b in bandwidths_bytes_per_s],
+                 "load": dataclasses.asdict(load), "encoder": deployments.plan.report()}
+    for name in handoffs:
+        rows = [deployments.run(name, Link(float(b), load.link_latency_s)).row() for b in bandwidths_bytes_per_s]
+        out[name] = {"label": LABELS[name], "ttft_p50_s": [r["ttft_p50_s"] for r in rows],
+                     "ttft_p95_s": [r["ttft_p95_s"] for r in rows],
+                     "bytes_per_request": rows[0]["bytes_per_request"] if rows else 0.0}
+    return out

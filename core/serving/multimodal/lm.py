@@ -1,0 +1,83 @@
+"""The language model behind the vision tower, and image requests as the engine takes them.
+
+Qwen3-VL-4B's language model is Qwen3-4B (the catalog's qwen3-4b: 36 layers, 8 KV heads
+of 128, BF16: 144 KiB of KV per token, the Vision panel's figure). Its step cost is the
+engine's roofline (core/serving/step_cost.py) with the Qwen3-4B shape of its config.json
+(hidden 2560, intermediate 9728, 32 query heads, vocabulary 151,936, tied embeddings) on a
+catalog card.
+
+with_images: each image's visual tokens join the request's prompt (its input_tokens) and
+the encoder plan becomes the workload's encoder work (Workload.encoder: the engine adds a
+request's encoder seconds to the step that schedules its first prefill chunk). Without
+that engine seam (an older engine) the images' encoder time runs as a serial stage ahead
+of the engine on the same card instead (stated: it then does not share steps with the LM).
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from core import catalog
+from core.serving import workload as wl
+from core.serving.engine import EngineConfig
+from core.serving.multimodal.encoder import EncoderPlan
+from core.serving.multimodal.images import ImageTable
+from core.serving.step_cost import StepCost
+from core.units import GiB
+from core.vision.calculator import KV_BYTES_PER_TOKEN
+
+LM_CARD = "h100-sxm"
+_LAYERS, _HIDDEN, _INTER, _HEADS, _KV_HEADS, _HEAD_DIM, _VOCAB = 36, 2560, 9728, 32, 8, 128, 151_936
+_PER_LAYER = _HIDDEN * _HEADS * _HEAD_DIM * 2 + _HIDDEN * _KV_HEADS * _HEAD_DIM * 2 + 3 * _HIDDEN * _INTER
+_MATRIX = _LAYERS * _PER_LAYER
+_LM_HEAD = _HIDDEN * _VOCAB  # tied with the input embedding: read once per step
+HAS_ENCODER_SEAM = hasattr(wl, "EncoderWork")
+
+
+def qwen3_vl_4b_cost(card: str = LM_CARD) -> StepCost:
+    hw = catalog.hardware(card)
+    return StepCost(weights_bytes=float(2 * (_MATRIX + _LM_HEAD)), kv_bytes_per_token=float(KV_BYTES_PER_TOKEN),
+                    matrix_flops_per_token=2.0 * _MATRIX, lm_head_flops_per_row=2.0 * _LM_HEAD,
+                    attention_flops_per_pair=4.0 * _HEADS * _HEAD_DIM * _LAYERS,
+                    bandwidth_bytes_per_s=hw.figure("bandwidth_bytes_per_s"), peak_flops=hw.figure("bf16_dense_flops"))
+
+
+def engine_config(card: str = LM_CARD, kv_pool_bytes: float = 40 * GiB, max_num_seqs: int = 64,
+                  token_budget: int = 8192, encoder_budget: int | None = None) -> EngineConfig:
+    """The LM engine of one card. encoder_budget: vLLM's max_num_encoder_input_tokens (None:
+    its default, the token budget), set where the engine has the encoder seam."""
+    config = EngineConfig(max_num_seqs=max_num_seqs, kv_pool_bytes=kv_pool_bytes, token_budget=token_budget,
+                          cost=qwen3_vl_4b_cost(card))
+    if "max_num_encoder_input_tokens" in {f.name for f in dataclasses.fields(EngineConfig)}:
+        budget = token_budget if encoder_budget is None else encoder_budget
+        config = dataclasses.replace(config, max_num_encoder_input_tokens=budget)
+    return config
+
+
+def with_images(work: wl.Workload, images: ImageTable, encoder: EncoderPlan | None = None) -> wl.Workload:
+    """The workload whose prompts carry their images' visual tokens; with an encoder plan,
+    its encoder work too (None: the encoder ran elsewhere, EPD: the EC arrives with it)."""
+    if images.requests != len(work):
+        raise ValueError(f"{images.requests} image rows for {len(work)} requests")
+    tokens = work.input_tokens + images.per_request("visual_tokens")
+    out = dataclasses.replace(work, input_tokens=tokens.astype(np.int64))
+    if encoder is None or not encoder.seconds.any():
+        return out
+    if HAS_ENCODER_SEAM:
+        return dataclasses.replace(out, encoder=wl.EncoderWork(seconds=encoder.seconds.astype(float),
+                                                               tokens=encoder.tokens.astype(np.int64)))
+    return serial_encoder(out, encoder.seconds)
+
+
+def serial_encoder(work: wl.Workload, seconds: np.ndarray) -> wl.Workload:
+    """Fallback without the engine's encoder seam: one encoder, FCFS in arrival order, ahead
+    of the engine; a request reaches the engine when its images are encoded."""
+    order = np.argsort(work.arrival_s, kind="stable")
+    ready = np.empty_like(work.arrival_s)
+    free = 0.0
+    for i in order:
+        start = max(free, float(work.arrival_s[i]))
+        free = start + float(seconds[i])
+        ready[i] = free
+    return dataclasses.replace(work, arrival_s=ready)
