@@ -82,6 +82,29 @@ def model(key: str) -> Model:
     return Model(key=key, source=source, shape=entry, derived=derived)
 
 
+@dataclass(frozen=True)
+class KvLink:
+    """A link KV moves over between a prefill and a decode instance (a NIC; the cards' own
+    NVLink or PCIe figures are in their hardware entries): per GPU, each direction."""
+
+    key: str
+    kind: str
+    bandwidth_bytes_per_s: float
+    latency_s: float
+    source: str
+
+
+def kv_link(key: str) -> KvLink:
+    entries = _raw()["kv_links"]
+    if key not in entries:
+        raise KeyError(f"unknown kv link {key!r}; known: {', '.join(sorted(entries))}")
+    return KvLink(key=key, **entries[key])
+
+
+def kv_link_keys() -> list[str]:
+    return sorted(_raw()["kv_links"])
+
+
 def hardware_keys() -> list[str]:
     return sorted(_raw()["hardware"])
 

@@ -1,0 +1,133 @@
+"""The keys of a prefill/decode (xPyD) run of `lab simulate serving` and their check.
+
+Any of these makes the run disaggregated:
+  pools=2P4D                  the shorthand for prefill_replicas=2 decode_replicas=4
+  prefill_replicas=, decode_replicas=
+  kv_link=                    core/serving/disagg/links.py (default rdma-400g)
+  kv_link_latency_s=, kv_transfer=whole|layerwise
+  prefill_router=, decode_router=
+  prefill_KEY= / decode_KEY=  one side's own card and engine: KEY one of SIDE_KEYS (the
+                              same key without a prefix sets both sides)
+Each side is then resolved exactly as a plain run of its keys (issue 12's deployment: the
+card's memory sets its KV pool, its dtype its KV bytes); the model and the workload are
+shared. replicas= and router= belong to one pool and are refused here. No Qt here.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+
+from core.registry import Param, ParamError
+from core.serving.deployment_params import DEPLOYMENT_PARAMS
+from core.serving.disagg.links import OVERLAPS
+from core.serving.disagg.routers import DECODE_ROUTERS, DECODE_ROUTER_NOTES
+from core.serving.replay import MAX_REPLICAS, PARAMS
+from core.serving.routers import ROUTER_NOTES, ROUTERS
+
+SIDES = ("prefill", "decode")
+# Keys a side may set for itself (its card, parallelism, dtypes, engine limits, price).
+SIDE_REPLAY_KEYS = ("max_num_seqs", "token_budget", "kv_pool_bytes", "price_per_card_hour", "prefix_caching",
+                    "reserve_full_prompt")
+SIDE_KEYS = ("hardware",) + tuple(p.name for p in DEPLOYMENT_PARAMS) + SIDE_REPLAY_KEYS
+DEFAULT_LINK = "rdma-400g"
+_POOLS = re.compile(r"^\s*(\d+)\s*P\s*(\d+)\s*D\s*$", re.IGNORECASE)
+
+
+def _side_params() -> tuple[Param, ...]:
+    base = {p.name: p for p in PARAMS + DEPLOYMENT_PARAMS}
+    return tuple(dataclasses.replace(base[k], name=f"{side}_{k}", help=f"the {side} pool's own {k}: " + base[k].help)
+                 for side in SIDES for k in SIDE_KEYS if k != "hardware")
+
+
+PD_PARAMS = (
+    Param("prefill_replicas", "engines", 1, "prefill instances (xPyD's x): each prefills its requests' prompts and "
+          "samples their first token", 1, MAX_REPLICAS, kind="int"),
+    Param("decode_replicas", "engines", 1, "decode instances (xPyD's y): each receives a request's KV over kv_link= "
+          "and generates its other tokens", 1, MAX_REPLICAS, kind="int"),
+    Param("kv_transfer", "", "whole", "how the KV moves: whole (after the prefill, vLLM's NixlConnector) or "
+          "layerwise (each layer as it is computed: only the last layer's share exposed)", kind="choice",
+          choices=OVERLAPS),
+    Param("kv_link_latency_s", "s", None, "fixed time of one request's KV transfer (replaces kv_link='s catalog "
+          "latency)", 0, 10),
+    Param("prefill_router", "", ROUTERS[0], "which prefill instance a request goes to: "
+          + "; ".join(f"{k} = {v}" for k, v in ROUTER_NOTES.items()), kind="choice", choices=ROUTERS),
+    Param("decode_router", "", "least_kv", "which decode instance a prefilled request goes to: "
+          + "; ".join(f"{k} = {v}" for k, v in DECODE_ROUTER_NOTES.items()), kind="choice", choices=DECODE_ROUTERS),
+) + _side_params()
+PD_TEXT_KEYS = {
+    "pools": "prefill/decode disaggregation in xPyD form (2P4D: two prefill and four decode instances)",
+    "kv_link": "the link KV crosses from prefill to decode: nvlink, pcie (the cards'), rdma-200g, rdma-400g "
+               "(ConnectX-7), a number of GB/s per GPU, or inf (no transfer time)",
+    "prefill_hardware": "the prefill pool's card (as hardware=)",
+    "decode_hardware": "the decode pool's card (as hardware=)",
+}
+PD_NAMES = tuple(p.name for p in PD_PARAMS) + tuple(PD_TEXT_KEYS)
+
+
+@dataclass(frozen=True)
+class PdKeys:
+    """The P/D keys of one run, checked: counts, link, routers; each side's raw keys."""
+
+    prefill_replicas: int
+    decode_replicas: int
+    kv_link: str
+    kv_link_latency_s: float | None
+    kv_transfer: str
+    prefill_router: str
+    decode_router: str
+    sides: dict  # side -> raw text keys for that side (shared keys + its own, prefix removed)
+
+    @property
+    def label(self) -> str:
+        return f"{self.prefill_replicas}P{self.decode_replicas}D"
+
+
+def is_disaggregated(raw: dict) -> bool:
+    return any(k in raw for k in PD_NAMES)
+
+
+def parse_pools(text: str) -> tuple[int, int]:
+    m = _POOLS.match(str(text))
+    valid = f"valid: xPyD with whole numbers 1..{MAX_REPLICAS} (e.g. 1P1D, 2P4D)"
+    if m is None:
+        raise ParamError("pools", f"got {text!r}; {valid}")
+    x, y = int(m.group(1)), int(m.group(2))
+    if not (1 <= x <= MAX_REPLICAS and 1 <= y <= MAX_REPLICAS):
+        raise ParamError("pools", f"got {text!r}; {valid}")
+    return x, y
+
+
+def split(raw: dict) -> PdKeys:
+    """raw (text values, a P/D run's) -> PdKeys; ParamError naming the field."""
+    raw = dict(raw)
+    for key in ("replicas", "router"):
+        if key in raw:
+            raise ParamError(key, f"one pool's key; valid: with P/D keys, prefill_{key}= / decode_{key}=")
+    params = {p.name: p for p in PD_PARAMS}
+    given = {name: raw.pop(name) for name in list(raw) if name in params}
+    got = {name: params[name].parse(value) for name, value in given.items()}
+    text = {name: str(raw.pop(name)).strip() for name in list(raw) if name in PD_TEXT_KEYS}
+    x = got.get("prefill_replicas", 1)
+    y = got.get("decode_replicas", 1)
+    if "pools" in text:
+        px, py = parse_pools(text["pools"])
+        for name, count, implied in (("prefill_replicas", got.get("prefill_replicas"), px),
+                                     ("decode_replicas", got.get("decode_replicas"), py)):
+            if count is not None and count != implied:
+                raise ParamError(name, f"got {count} with pools={text['pools']}; valid: {implied} (or leave it out)")
+        x, y = px, py
+    sides: dict[str, dict] = {side: dict(raw) for side in SIDES}
+    for side in SIDES:
+        for key in SIDE_KEYS:
+            name = f"{side}_{key}"
+            if name in got:  # checked above; the side's own check reads the text as given
+                sides[side][key] = given[name]
+            elif name in text:
+                if not text[name]:
+                    raise ParamError(name, "got ''; valid: a catalog key or a card TOML")
+                sides[side][key] = text[name]
+    return PdKeys(prefill_replicas=int(x), decode_replicas=int(y), kv_link=text.get("kv_link", DEFAULT_LINK),
+                  kv_link_latency_s=got.get("kv_link_latency_s"), kv_transfer=got.get("kv_transfer", "whole"),
+                  prefill_router=got.get("prefill_router", ROUTERS[0]),
+                  decode_router=got.get("decode_router", "least_kv"), sides=sides)

@@ -1,0 +1,143 @@
+"""A P/D (xPyD) run: prefill pool, KV transfer, decode pool.
+
+    result = replay_disagg(workload, DisaggConfig(prefill=cfg_p, decode=cfg_d, ...))
+
+1. The prefill pool sees every request with one output token (its prompt's prefill and
+   the first sampled token; its own queue, token budget, KV pool and prefix cache),
+   behind prefill_router. A request's prefill is done when that token is sampled: its
+   TTFT is the prefill pool's, and it leaves the prefill instance then (the prefill
+   instance's blocks go back at once: vLLM's connectors can hold them until the decode
+   side has read them, which is not modelled).
+2. At that moment decode_router picks a decode instance (it sees the decode engines as
+   they are then) and the request arrives there with remote KV (core.serving.workload's
+   RemoteKV, E15's engine seam): it waits in that instance's queue for the blocks of its
+   whole prompt, holds them through the transfer (links.transfer_s), then decodes tokens
+   2..G. A request with one output token never reaches the decode pool.
+Nothing flows back from decode to prefill, so the prefill pool is co-simulated first and
+the decode pool after it, each in time order (every engine advanced to each arrival, as
+core/serving/replicas.py): the same schedule as advancing all of them together.
+Sessions (a turn waits for its predecessor's finish, on the decode side) are refused.
+
+What waited where, per request (result.extras["request_columns"] and kv_alloc_s /
+kv_ready_s, workload order):
+prefill queue = first_schedule − arrival; decode queue for blocks = kv_alloc − prefill
+done; transfer = kv_ready − kv_alloc; decode seat after landing = decode start − kv_ready.
+No Qt here.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from core.cancel import NEVER, CancelToken
+from core.registry import ParamError
+from core.serving.disagg import links
+from core.serving.disagg.merge import merged_result
+from core.serving.disagg.pool import PoolRun, run_pool
+from core.serving.disagg.routers import decode_router
+from core.serving.engine import EngineConfig, ReplayResult
+from core.serving.replicas import check_routed_work
+from core.serving.routers import make_router
+from core.serving.workload import Workload
+
+IDEAL = links.KvLinkSpec("inf", float("inf"), 0.0, "an ideal link (no transfer time)")
+
+
+@dataclass(frozen=True)
+class DisaggConfig:
+    prefill: EngineConfig
+    decode: EngineConfig
+    prefill_replicas: int = 1
+    decode_replicas: int = 1
+    link: links.KvLinkSpec = IDEAL
+    kv_transfer: str = "whole"
+    prefill_router: str = "round_robin"
+    decode_router: str = "least_kv"
+    # KV bytes per prompt token of the whole decode instance (all its cards) and of its most
+    # loaded card (what one link carries); None: the decode engine's kv_bytes_per_token (one card).
+    kv_bytes_per_token: float | None = None
+    kv_bytes_per_token_per_card: float | None = None
+    layers: int = 1  # the model's layers (kv_transfer=layerwise)
+    labels: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def bytes_per_token(self) -> float:
+        return float(self.kv_bytes_per_token if self.kv_bytes_per_token is not None
+                     else self.decode.cost.kv_bytes_per_token)
+
+    @property
+    def bytes_per_token_per_card(self) -> float:
+        return float(self.kv_bytes_per_token_per_card if self.kv_bytes_per_token_per_card is not None
+                     else self.bytes_per_token)
+
+
+@dataclass
+class DisaggRun:
+    result: ReplayResult  # merged, workload order
+    prefill: PoolRun  # over the prefill workload (workload order)
+    decode: PoolRun | None  # over the decode workload (decode order: request k is workload row rows[k])
+    rows: np.ndarray  # workload rows of the decode workload, in its order
+    transfer_s: np.ndarray  # per workload row (NaN: not decoded)
+    transfer_bytes: np.ndarray  # per workload row (0: not decoded)
+
+
+def prefill_workload(workload: Workload) -> Workload:
+    return dataclasses.replace(workload, output_tokens=np.ones(len(workload), np.int64))
+
+
+def replay_disagg(workload: Workload, cfg: DisaggConfig, cancel: CancelToken = NEVER, fast: bool = True) -> DisaggRun:
+    from core.serving.workload import RemoteKV  # E15's seam (core.serving.workload)
+
+    if workload.sessions is not None:
+        raise ParamError("trace", "a sessions trace sends a turn after its predecessor's decode finished, across "
+                                  "the pools; valid: a trace without sessions for prefill/decode pools")
+    wall = time.perf_counter()
+    n = len(workload)
+    check_routed_work(cfg.prefill_replicas, cfg.prefill_router, n)
+    pre = run_pool(prefill_workload(workload), cfg.prefill, cfg.prefill_replicas,
+                   make_router(cfg.prefill_router, cfg.prefill_replicas), cancel, fast)
+    p_res = pre.merged
+    done_prefill = p_res.finish_s  # the first token sampled: the request leaves the prefill instance
+    P = np.asarray(workload.input_tokens, np.int64)
+    G = np.asarray(workload.output_tokens, np.int64)
+    xfer = links.transfer_s(P, cfg.bytes_per_token_per_card, cfg.link, cfg.kv_transfer, cfg.layers,
+                            p_res.first_token_s - p_res.first_schedule_s)
+    bytes_ = links.transfer_bytes(P, cfg.bytes_per_token)
+    rows = np.flatnonzero(G >= 2)
+    rows = rows[np.argsort(done_prefill[rows], kind="stable")]
+    dec = None
+    if rows.size:
+        check_routed_work(cfg.decode_replicas, cfg.decode_router, int(rows.size))
+        work = Workload(arrival_s=done_prefill[rows].copy(), input_tokens=P[rows].copy(), output_tokens=G[rows].copy(),
+                        label=workload.label, meta=workload.meta,
+                        remote=RemoteKV(ready_tokens=P[rows].copy(), transfer_s=xfer[rows].copy()))
+        order = np.argsort(work.arrival_s, kind="stable")  # the engines' ids are arrival order (it is already)
+        router = decode_router(cfg.decode_router, cfg.decode_replicas, work.input_tokens[order], cfg.decode.block_size)
+        dec = run_pool(work, cfg.decode, cfg.decode_replicas, router, cancel, fast)
+    result = merged_result(workload, p_res, dec.merged if dec is not None else None, rows)
+    decoded = np.zeros(n, bool)
+    decoded[rows] = True
+    transfer = np.where(decoded, xfer, np.nan)
+    moved = np.where(decoded, bytes_, 0.0)
+    result.extras = _extras(pre, dec, rows, n, done_prefill, transfer, moved)
+    result.wall_s = time.perf_counter() - wall
+    return DisaggRun(result, pre, dec, rows, transfer, moved)
+
+
+def _extras(pre: PoolRun, dec: PoolRun | None, rows: np.ndarray, n: int, done_prefill: np.ndarray,
+            transfer: np.ndarray, moved: np.ndarray) -> dict:
+    p_extras = dict(pre.merged.extras or {})
+    extras = {k: v for k, v in p_extras.items() if k in ("cache_hit_rate", "evicted_blocks")}
+    decode_instance = np.full(n, -1, np.int64)
+    decode_start = np.full(n, np.nan)
+    if dec is not None:
+        decode_instance[rows] = dec.engine_of
+        decode_start[rows] = dec.merged.first_schedule_s
+    # requests.csv's transfer columns (lab simulate --out), workload order
+    extras["request_columns"] = {"prefill_instance": pre.engine_of.copy(), "decode_instance": decode_instance,
+                                 "prefill_done_s": done_prefill.copy(), "kv_transfer_bytes": moved,
+                                 "kv_transfer_s": transfer, "decode_start_s": decode_start}
+    return extras
