@@ -14,6 +14,7 @@ from widgets.kit.theme import COLORS, brush, color, pen
 from widgets.vision.diagrams import HandoffDiagram
 from widgets.vision.forms import PartForm
 from widgets.vision.reflow import ReflowBox
+from widgets.vision.replay_card import HandoffReplay
 
 REQUEST_PARAMS = ("text_tokens", "prefix_tokens", "question")
 _TIPS = ("", "原图(EXIF 方向已应用)→ 缩放策略后编码器看到的尺寸", "H'·W' / p²", "n_v = H'·W' / (p²·r²)",
@@ -42,6 +43,8 @@ class VolumesTab(QtWidgets.QWidget):
         hlay.setContentsMargins(4, 4, 4, 4)
         self.handoff = HandoffDiagram()
         hlay.addWidget(self.handoff)
+        self.replay = HandoffReplay()  # "replay it": the three handoffs through the engine
+        hlay.addWidget(self.replay)
         lay.addWidget(handoff_box)
         lay.addStretch(1)  # height the plots (stretch 30 and 20, with maximums) do not take: below them
 
@@ -107,6 +110,7 @@ class VolumesTab(QtWidgets.QWidget):
         self.draw_volumes(vf.volume_bars(result))
         self.draw_question(vf.question_figure(inputs, result))
         self.handoff.set_figure(vf.handoff_figure(result))
+        self.replay.set_request(inputs)
 
     def draw_table(self, rows: list[tuple[str, ...]]) -> None:
         self.table.setRowCount(len(rows))

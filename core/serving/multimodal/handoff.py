@@ -14,8 +14,9 @@ sender; bytes are what crossed the link (an encoder-cache hit moves no EC).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -28,9 +29,12 @@ from core.serving.multimodal.epd import EncoderPool, encode_and_ship, lm_workloa
 from core.serving.multimodal.link import Link
 from core.serving.multimodal.lm import engine_config, with_images
 from core.serving.workload import Workload
+from core.vision import calculator as vc
 from core.vision.calculator import BOOK_FILE_BYTES
 
 HANDOFFS = ("image", "ec", "kv")
+# The handoff card's sweep: from a 1 Gbit/s NIC to NVLink's 450 GB/s each way.
+PANEL_BANDWIDTHS = tuple(float(b) for b in np.geomspace(0.125e9, 450e9, 12))
 LABELS = {"image": "ship the image (receiver encodes)", "ec": "ship EC (EPD)", "kv": "ship KV (P/D)"}
 
 
@@ -47,6 +51,9 @@ class ImageLoad:
     file_bytes: int = BOOK_FILE_BYTES
     image_share: float = 1.0
     distinct_images: int = 0  # 0: every image new
+    # Several images per request (height, width, file bytes), as the Vision panel's request
+    # holds them; empty: one image of image_height x image_width.
+    images: tuple[tuple[int, int, int], ...] = ()
     encoder_cache_size: int = 0  # visual tokens (vLLM's encoder_cache_size); 0: none
     card: str = enc.ENCODER_CARD
     encoder_mfu: float = enc.ENCODER_MFU
@@ -59,9 +66,27 @@ class ImageLoad:
         n = self.requests
         work = Workload(arrival_s=arrival, input_tokens=np.full(n, self.text_tokens, dtype=np.int64),
                         output_tokens=np.full(n, self.output_tokens, dtype=np.int64), label="visual questions")
-        table = im.synthetic(n, self.image_share, (self.image_height, self.image_width), self.distinct_images,
-                             self.file_bytes)
-        return work, table
+        if not self.images:
+            table = im.synthetic(n, self.image_share, (self.image_height, self.image_width), self.distinct_images,
+                                 self.file_bytes)
+            return work, table
+        carrying = np.diff(np.floor(np.arange(n + 1) * self.image_share + 1e-9)) > 0
+        per: list[list[tuple]] = []
+        count = 0
+        for has in carrying:
+            key = count % self.distinct_images if self.distinct_images > 0 else count
+            per.append([(f"img{key}.{j}", h, w, fb) for j, (h, w, fb) in enumerate(self.images)] if has else [])
+            count += int(has)
+        return work, im.table(per)
+
+
+def request_load(inputs: Mapping[str, Any], rate_per_s: float, requests: int = 200, output_tokens: int = 128) -> ImageLoad:
+    """The Vision panel's request (vision.request's inputs: its images, text and prefix
+    tokens) as a load: every request asks that question about images of its own."""
+    sizes = vc.expand_images(inputs["heights"], inputs["widths"], inputs.get("file_bytes"))
+    return ImageLoad(requests=requests, rate_per_s=float(rate_per_s), output_tokens=output_tokens,
+                     text_tokens=int(inputs.get("text_tokens", 0)) + int(inputs.get("prefix_tokens", 0)),
+                     images=tuple((int(h), int(w), int(fb)) for h, w, fb in sizes))
 
 
 @dataclass(frozen=True)
