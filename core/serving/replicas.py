@@ -222,4 +222,7 @@ def _replica_summary(i: int, r: ReplayResult | None, replica_of: np.ndarray) -> 
     return {"replica": i, "requests": int(np.sum(replica_of == i)), "engine_steps": int(r.engine_steps),
             "preemptions": int(np.sum(r.preemptions[replica_of == i])), "kv_peak_blocks": int(r.kv_peak_blocks),
             "num_blocks": int(r.num_blocks), "series_t": r.series_t, "series_waiting": r.series_waiting,
-            "series_running": r.series_running, "series_kv_blocks": r.series_kv_blocks}
+            "series_running": r.series_running, "series_kv_blocks": r.series_kv_blocks,
+            # per-step amounts, for trace.json's step slices and each engine's counters
+            "series_tokens": r.series_tokens, "series_steps": r.series_steps,
+            "series_decode_rows": r.series_decode_rows}

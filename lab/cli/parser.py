@@ -102,7 +102,7 @@ def _simulate_parsers(sub) -> None:
         calc = get(calc_name)
         vllm_names = wrapped(", ".join(NAMES))
         p = sub.add_parser(kind, prog=f"lab simulate {kind}", help=help_text(about),
-                           usage=f"lab simulate {kind} [{ARGS} ...] [--json | --format text|json|aiperf] [--out DIR]",
+                           usage=f"lab simulate {kind} [{ARGS} ...] [--json | --format text|json|aiperf|prometheus] [--out DIR]",
                            description=help_text(f"{about}. Parameters are {calc_name}'s ({calc.ref})."),
                            epilog=help_text(f"prints (--json keys): these outputs of {calc_name} (p95 by nearest "
                                              f"rank, the book's), and source, book_observed, band, seeds, out\n"
@@ -112,10 +112,14 @@ def _simulate_parsers(sub) -> None:
                            formatter_class=Formatter, allow_abbrev=False)
         p.add_argument("--json", action="store_true", help="print the summary as one JSON object (= --format json)")
         p.add_argument("--format", dest="fmt", choices=OUTPUT_FORMATS, default=None,
-                       help="text (default), json, or aiperf: AIPerf's per-request records (profile_export.jsonl "
-                            "in --out, else printed as JSON lines). A trace's own format is the key format=")
-        p.add_argument("--out", metavar="DIR", help="write requests.csv, series.csv, preemptions.csv and summary.json "
-                                                    "(and profile_export.jsonl with --format aiperf)")
+                       help="text (default), json, aiperf: AIPerf's per-request records (profile_export.jsonl "
+                            "in --out, else printed as JSON lines), or prometheus: the final metrics and TTFT/TPOT/"
+                            "E2E histograms in Prometheus's text format, vLLM's names (metrics.prom in --out, else "
+                            "printed). A trace's own format is the key format=")
+        p.add_argument("--out", metavar="DIR", help="write requests.csv, series.csv (vLLM's metric names), "
+                                                    "preemptions.csv, trace.json (Perfetto / chrome://tracing) and "
+                                                    "summary.json (and profile_export.jsonl with --format aiperf, "
+                                                    "metrics.prom with --format prometheus)")
         add_params(p, calc.params, f"parameters ({ARGS})")
         trace_format = next(q for q in extra_params(kind) if q.name == "format")
         extra = p.add_argument_group(f"besides {calc_name}'s parameters",
@@ -167,7 +171,7 @@ def build_parser(command: str | None = None, name: str | None = None) -> argpars
     p_verify = sub.add_parser("verify", help="every book figure beside the computed value")
     p_verify.add_argument("--json", action="store_true")
     p_sim = sub.add_parser("simulate", help="run a simulation headless: lab simulate serving key=value ...",
-                           usage=f"lab simulate KIND [{ARGS} ...] [--json | --format text|json|aiperf] [--out DIR]")
+                           usage=f"lab simulate KIND [{ARGS} ...] [--json | --format text|json|aiperf|prometheus] [--out DIR]")
     kinds = p_sim.add_subparsers(dest="kind", metavar="KIND", required=True)
     if command == "simulate":
         _simulate_parsers(kinds)

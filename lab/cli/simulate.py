@@ -1,4 +1,4 @@
-"""`lab simulate serving [key=value | --key value ...] [--json | --format text|json|aiperf] [--out DIR]`:
+"""`lab simulate serving [key=value | --key value ...] [--json | --format text|json|aiperf|prometheus] [--out DIR]`:
 the serving replay, headless. The command line itself is lab/cli/'s (one parser for every
 command); this module runs the simulation and reports it.
 
@@ -19,9 +19,10 @@ serve`'s (core/serving/vllm_metrics.py), and what the cards cost (core/serving/c
 replicas, router, price_per_card_hour (hardware= sets it from the card; price_source says
 where it is from), cost_per_hour, cost_per_million_output_tokens, and with replicas > 1
 per_replica rows (core/serving/replicas.py; KV fractions of the merged run are of the
-pooled KV of all replicas). --out DIR writes requests.csv, series.csv,
-preemptions.csv and summary.json (lab/cli/simulate_files.py); --format aiperf also
-profile_export.jsonl there, or prints its records to stdout without --out. Bad input
+pooled KV of all replicas). --out DIR writes requests.csv, series.csv (vLLM's metric
+names), preemptions.csv, trace.json (Perfetto's timeline) and summary.json
+(lab/cli/simulate_files.py); --format aiperf also profile_export.jsonl there, or prints
+its records to stdout without --out; --format prometheus likewise metrics.prom. Bad input
 raises ParamError naming the field and its valid range. The report itself is built in
 core/serving/headless.py (moved there from here, with load_shared_trace, re-exported here);
 this module adds the files, the progress bar and the text. No Qt here.
@@ -37,7 +38,7 @@ from core.registry import ParamError, get
 from core.serving import simulate_keys as keys
 from core.serving.headless import PERCENTILE_LABELS, load_shared_trace, serving_report  # noqa: F401 - re-exported
 from core.serving.vllm_metrics import LATENCIES, STATS
-from lab.cli.simulate_files import aiperf_lines, write_all
+from lab.cli.simulate_files import aiperf_lines, prometheus_text, write_all
 from lab.cli.simulate_rl import simulate_rl_report
 from lab.cli.simulate_voice import simulate_voice_report
 
@@ -54,7 +55,7 @@ KINDS = {"serving": ("serving.replay", "the serving replay: the book's 480 reque
 TRACE_HELP = ("replay a trace file instead of the windows (the windows' parameters then do not apply): "
               "CSV or JSONL with arrival_s, input_tokens, output_tokens, or a public trace as it ships "
               "(Azure, BurstGPT, Mooncake, Vidur, vllm bench --save-result; see format=)")
-OUTPUT_FORMATS = ("text", "json", "aiperf")
+OUTPUT_FORMATS = ("text", "json", "aiperf", "prometheus")
 
 
 def extra_params(kind: str) -> tuple:
@@ -73,11 +74,13 @@ def simulate(kind: str, raw: dict[str, str], out: str | None = None, fmt: str = 
     if fmt not in OUTPUT_FORMATS:
         hint = f" (a trace's format is the key format={fmt})" if fmt in keys.trace_formats() else ""
         raise ParamError("--format", f"got {fmt!r}{hint}; valid: {', '.join(OUTPUT_FORMATS)}")
-    report, run = {"serving": simulate_serving}[kind](raw, out, aiperf=fmt == "aiperf")
+    report, run = {"serving": simulate_serving}[kind](raw, out, aiperf=fmt == "aiperf", prometheus=fmt == "prometheus")
     if fmt == "json":
         return report, json.dumps(report, ensure_ascii=False)
     if fmt == "aiperf" and out is None:
         return report, aiperf_lines(*run).rstrip("\n")
+    if fmt == "prometheus" and out is None:
+        return report, prometheus_text(run[0], report).rstrip("\n")
     return report, report_text(report)
 
 
@@ -111,7 +114,7 @@ class _Progress:
 
 
 def simulate_serving(raw: dict[str, str], out: str | None = None, aiperf: bool = False,
-                     workload=None) -> tuple[dict, tuple]:
+                     workload=None, prometheus: bool = False) -> tuple[dict, tuple]:
     """Run the replay for text parameters: (the summary dict --json prints, (result,
     workload) for the files). The report is core.serving.headless.serving_report's (see
     there for workload=), with a progress bar on a terminal while a trace loads, and with
@@ -120,7 +123,7 @@ def simulate_serving(raw: dict[str, str], out: str | None = None, aiperf: bool =
     report, (result, work) = banded_report(raw, workload=workload, progress=_Progress.for_terminal)
     if out is not None:
         report["out"] = str(Path(out))
-        report["files"] = write_all(Path(out), result, work, report, aiperf=aiperf)
+        report["files"] = write_all(Path(out), result, work, report, aiperf=aiperf, prometheus=prometheus)
     return report, (result, work)
 
 

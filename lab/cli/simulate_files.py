@@ -1,7 +1,11 @@
 """The files `lab simulate serving --out DIR` writes: requests.csv (one row per request),
-series.csv (waiting, running, KV use over time), preemptions.csv, summary.json, and with
---format aiperf profile_export.jsonl (AIPerf's per-request records). With replicas > 1
-requests.csv gains a replica column and replicas.csv holds each replica's series. No Qt here.
+series.csv (waiting, running, KV use and vLLM's counters over time, under the names of
+vLLM's Prometheus metrics: core/serving/vllm_series.py), preemptions.csv, trace.json (the
+timeline for Perfetto / chrome://tracing: core/serving/trace_events.py), summary.json, and
+with --format aiperf profile_export.jsonl (AIPerf's per-request records), with --format
+prometheus metrics.prom (the final metrics in Prometheus's text format:
+core/serving/prometheus_text.py). With replicas > 1 requests.csv gains a replica column and
+replicas.csv holds each replica's series. No Qt here.
 """
 from __future__ import annotations
 
@@ -13,24 +17,32 @@ from pathlib import Path
 
 from core.atomic_file import write_atomic_all
 from core.registry import ParamError
+from core.serving import vllm_series as vs
+from core.serving.prometheus_text import exposition
+from core.serving.trace_events import chrome_trace
 from core.serving.vllm_metrics import aiperf_records, tpot_s
 
 REQUEST_COLUMNS = ("request", "arrival_s", "input_tokens", "output_tokens", "cached_tokens", "first_schedule_s",
                    "first_token_s", "finish_s", "first_schedule_wait_s", "ttft_s", "tpot_s", "request_s",
                    "preemptions")
 AIPERF_FILE = "profile_export.jsonl"
+PROMETHEUS_FILE = "metrics.prom"
+TRACE_FILE = "trace.json"
 
 
-def write_all(folder: Path, result, workload, report: dict, aiperf: bool = False) -> list[str]:
+def write_all(folder: Path, result, workload, report: dict, aiperf: bool = False, prometheus: bool = False,
+              pools=None) -> list[str]:
     """Write the run's files into folder (made if missing), all of them whole or none
     (core.atomic_file.write_atomic_all: a full disk leaves the folder as it was); returns
-    their names."""
+    their names. pools: a pool name per replica for trace.json (chrome_trace)."""
     files = {"requests.csv": requests_csv(result), "series.csv": series_csv(result),
-             "preemptions.csv": preemptions_csv(result)}
+             "preemptions.csv": preemptions_csv(result), TRACE_FILE: trace_json(result, workload, pools)}
     if "replicas" in (result.extras or {}):
         files["replicas.csv"] = replicas_csv(result)
     if aiperf:
         files[AIPERF_FILE] = aiperf_lines(result, workload)
+    if prometheus:
+        files[PROMETHEUS_FILE] = prometheus_text(result, report)
     files["summary.json"] = json.dumps(report, ensure_ascii=False, indent=1)
     write_folder(folder, {name: text.encode("utf-8") for name, text in files.items()})
     return list(files)
@@ -83,7 +95,7 @@ def replicas_csv(result) -> str:
 
 
 def _replica_rows(w, result) -> None:
-    w.writerow(["replica", "t_s", "waiting", "running", "kv_blocks", "kv_fraction"])
+    w.writerow(["replica", "t_s", vs.WAITING, vs.RUNNING, "kv_blocks", vs.KV_USE])
     for entry in result.extras["replicas"]:
         blocks = entry["num_blocks"] or 1
         for t, q, r, kv in zip(entry["series_t"], entry["series_waiting"], entry["series_running"],
@@ -96,10 +108,18 @@ def series_csv(result) -> str:
 
 
 def _series_rows(w, result) -> None:
-    w.writerow(["t_s", "waiting", "running", "kv_blocks", "kv_fraction", "tokens_in_step"])
-    for row in zip(result.series_t, result.series_waiting, result.series_running, result.series_kv_blocks,
-                   result.series_kv_fraction, result.series_tokens):
-        w.writerow([f"{row[0]:.6f}", int(row[1]), int(row[2]), int(row[3]), f"{row[4]:.6f}", int(row[5])])
+    w.writerow(vs.COLUMNS)
+    w.writerows(vs.series_rows(result))
+
+
+def trace_json(result, workload, pools=None) -> str:
+    """trace.json: compact (the caps of core/serving/trace_events.py bound its size)."""
+    return json.dumps(chrome_trace(result, workload, pools), ensure_ascii=False, separators=(",", ":"))
+
+
+def prometheus_text(result, report: dict) -> str:
+    """metrics.prom: model_name is the model= key's, else the lab's."""
+    return exposition(result, model=str(report.get("model") or "load-lab"))
 
 
 def preemptions_csv(result) -> str:

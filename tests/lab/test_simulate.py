@@ -49,7 +49,8 @@ def test_out_writes_requests_and_series(tmp_path, capsys):
     assert all(float(r["finish_s"]) >= float(r["first_token_s"]) >= float(r["arrival_s"]) for r in rows)
     with open(out / "series.csv") as fh:
         series = list(csv.DictReader(fh))
-    assert len(series) > 10 and set(series[0]) >= {"t_s", "waiting", "running", "kv_fraction"}
+    assert len(series) > 10 and set(series[0]) >= {"t_s", "vllm:num_requests_waiting", "vllm:num_requests_running",
+                                                   "vllm:kv_cache_usage_perc"}
     summary = json.loads((out / "summary.json").read_text())
     assert summary["requests"] == 40
 
