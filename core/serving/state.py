@@ -23,6 +23,10 @@ The model and card (core.serving.model_choice: a catalog key or a file each) fil
 model and hardware fields as `lab simulate serving model= hardware=` does, B following;
 a refused file keeps the last good choice and replays. The model.config card counts the
 chosen model; its config and the model picker are one (an edit of either moves both).
+
+The deployment (core.serving.deployment_card): the card of the CLI's deployment keys and
+the step-time coefficients a profile or a calibration sets (a panel field of its own,
+"coefficients", always in the JSON so that undo can take a set back to none).
 """
 from __future__ import annotations
 
@@ -31,6 +35,7 @@ from typing import Any
 
 from core.registry import Param, ParamError
 from core.serving import backlog as bl
+from core.serving.deployment_card import DEPLOYMENT, check_coefficients
 from core.serving.model_choice import MODEL_CHOICE
 from core.serving.replay import SCENARIOS
 from core.serving.trace_source import PARAMS as TRACE_PARAMS
@@ -74,6 +79,7 @@ class ServingState(PanelModel):
         # Before the replays: a session's saved replay values, restored after it, win.
         ("model_choice", MODEL_CHOICE),
         ("your_model", "model.config"),
+        ("deployment", DEPLOYMENT),  # after the choice it expands with, before the replays it sets
         ("replay_a", "serving.replay", True),
         ("replay_b", "serving.replay", True),
     )
@@ -96,6 +102,7 @@ class ServingState(PanelModel):
         self._a_inputs = self.card("replay_a").inputs
         self.card("replay_a").changed.connect(self._follow_a)
         self._choice_applied = self.card("model_choice").inputs
+        self.coefficients: dict[str, float] = {}  # the step-time coefficients ({}: the defaults)
         self.changed.connect(self._on_changed)
         self.set_view("backlog_preset", bl.matching_preset(self.card("backlog").inputs))
 
@@ -106,7 +113,16 @@ class ServingState(PanelModel):
     def reset(self) -> None:
         super().reset()
         self.card("replay_b").update({"shares_long_input": B_SHARES})
+        self.set_coefficients({})
         self.clear_trace()
+
+    def set_coefficients(self, coefficients: Mapping[str, float]) -> None:
+        """The step-time coefficients (a profile's, a calibration's; {}: the defaults);
+        ParamError naming the key if refused. Emits ('coefficients', set) on a change."""
+        checked = check_coefficients(coefficients)
+        if checked != self.coefficients:
+            self.coefficients = checked
+            self.changed.emit("coefficients", dict(checked))
 
     def set_view(self, name: str, value: Any) -> None:
         _check_view(name, value)
@@ -222,6 +238,7 @@ class ServingState(PanelModel):
 
     def to_json(self) -> dict[str, Any]:
         data = super().to_json()
+        data["coefficients"] = dict(self.coefficients)
         if self.trace is not None:
             data["trace"] = self.trace.to_json()
         return data
@@ -236,7 +253,16 @@ class ServingState(PanelModel):
             raise ParamError("trace", f"got {raw!r}; valid: an object with path and options") from None
         for name, value in (data.get("view", {}) or {}).items():
             _check_view(name, value)
-        super().load_json(data, checked)
+        coefficients = check_coefficients(data.get("coefficients", {}) or {})
+        previous = self.coefficients
+        # Before the cards: the deployment they restore expands with these, and the replay
+        # values restored after it win.
+        self.set_coefficients(coefficients)
+        try:
+            super().load_json(data, checked)
+        except Exception:
+            self.set_coefficients(previous)  # a bad state changes nothing
+            raise
         if source is None:
             self.clear_trace()
         elif source != self.trace:

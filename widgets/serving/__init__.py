@@ -17,7 +17,7 @@ import shiboken6
 from PySide6 import QtCore, QtWidgets
 
 from core.serving import figures as F
-from core.serving.state import BAND_SEEDS, REPLAY_SIDES, ServingState
+from core.serving.state import REPLAY_SIDES, ServingState
 from widgets.kit.calculator_card import CalculatorCard
 from widgets.kit.jobs import jobs
 from widgets.kit.lifetime import free_on_close
@@ -27,7 +27,8 @@ from widgets.kit.theme import LEGEND
 from widgets.kit.timeline_player import TimelinePlayer
 from widgets.serving import calibrate_glue
 from widgets.serving.backlog import BacklogCardSection, BacklogPlot
-from widgets.serving.banner import BannerSection
+from widgets.serving.band import BandOverSeeds
+from widgets.serving.banner import BannerDrawing, BannerSection
 from widgets.serving.deployed_replays import DeployedReplays
 from widgets.serving.metrics_table import MetricsSection
 from widgets.serving.model_picker import ModelPickerSection
@@ -47,7 +48,7 @@ def _fixed_time_label(player: TimelinePlayer) -> None:
     fixed_text_width(player.time_label, "00,000.00 / 00,000.00 s")
 
 
-class ServingPanel(DeployedReplays, QtWidgets.QWidget):
+class ServingPanel(DeployedReplays, BannerDrawing, BandOverSeeds, QtWidgets.QWidget):
     """The Serving panel (§3.1.3), a view of a ServingState."""
 
     # object, not dict: PySide would convert a dict (and its long series lists) to a QVariantMap.
@@ -158,6 +159,8 @@ class ServingPanel(DeployedReplays, QtWidgets.QWidget):
         col.addWidget(self.model_section)
         self.deployment_section = self.model_section.deployment
         self.deployment_section.deployed_changed.connect(self._on_deployed)
+        if self.deployment_section.deployed.key:
+            self._on_deployed(self.deployment_section.deployed)  # a restored state's deployment
         self.trace_section = in_language(TraceSourceSection(self.state, self._trace_key))
         self.trace_section.take_drops_on(self)  # a trace file dropped anywhere on the panel
         col.addWidget(self.trace_section)
@@ -282,29 +285,6 @@ class ServingPanel(DeployedReplays, QtWidgets.QWidget):
                 self.caption.setText(text)
                 in_language(self.caption)
 
-    # ---- banner and backlog (cheap: drawn on the GUI thread) ---------------------------
-    def _draw_banner(self) -> None:
-        rate = self.state.card("rate")
-        if self.banner is None or not rate.result:
-            return
-        self.banner.draw(F.banner_figure(self.state.card("mix").inputs, rate.inputs, rate.result))
-        self._draw_banner_frame(self.state.player("banner"))
-
-    def _draw_banner_frame(self, t: float) -> None:
-        if self.banner is None or not hasattr(self, "banner_player"):
-            return
-        if self.banner_player.position != t:
-            self.banner_player.seek(t)
-        self.banner.draw_frame(t)
-        if self.backlog_plot is not None:
-            self.backlog_plot.draw_cursor(t)
-
-    def _draw_backlog(self) -> None:
-        if self.backlog_plot is None:
-            return
-        card = self.state.card("backlog")
-        self.backlog_plot.draw(F.backlog_figure(card.inputs, card.result))
-
     # ---- replays (on the job runner) ----------------------------------------------------
     def _on_replay_card_changed(self, side: str) -> None:
         card = self.state.replay(side)
@@ -376,37 +356,6 @@ class ServingPanel(DeployedReplays, QtWidgets.QWidget):
             self.metrics_section.submit(figs)
             self.overlay.submit(figs["A"])
 
-    # ---- band over seeds ----------------------------------------------------------------
-    @property
-    def band(self) -> dict:
-        """{side: {metric: (min, median, max)}} of the latest band, or {}."""
-        return self.band_figure["bands"] if self.band_figure else {}
-
-    def _on_band_changed(self) -> None:
-        if self.state.view("band"):
-            self._submit_band()
-        else:
-            jobs().cancel(self._band_key)
-            self.band_figure = None
-        if self.controls is not None:
-            self.controls.show_band(self.band_figure)
-
-    def _submit_band(self) -> None:
-        cards = {s: self.state.replay(s) for s in REPLAY_SIDES}
-        sides = {s: c.inputs for s, c in cards.items()}
-        if self.band_figure is not None and self.band_figure["inputs"] == sides:
-            return
-        self.band_figure = None
-        if self.controls is not None:
-            self.controls.show_band(None)
-        jobs().submit(self._band_key, F.band_figure, sides, range(BAND_SEEDS), context=self, done=self._on_band_done)
-
-    def _on_band_done(self, fig: dict) -> None:
-        self.band_figure = fig
-        if self.controls is not None:
-            self.controls.show_band(fig)
-        self.band_computed.emit(fig["bands"])
-
     def close(self) -> bool:
         if not shiboken6.isValid(self):
             return True  # closed and freed already (widgets/kit/lifetime.py): nothing left to stop
@@ -418,6 +367,8 @@ class ServingPanel(DeployedReplays, QtWidgets.QWidget):
                     self._calibrate_key):
             jobs().cancel(key)
         self.state.changed.disconnect(self._on_state_changed)
+        if getattr(self, "deployment_section", None) is not None:
+            self.deployment_section.disconnect_state()
         return super().close()
 
 

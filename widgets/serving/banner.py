@@ -67,3 +67,31 @@ class BannerSection(PlotCard):
         self.cursor.setValue(t)
         if self.fig is not None:
             self.status.setText(F.banner_status(self.fig, t))
+
+
+class BannerDrawing:
+    """The banner and backlog of a ServingPanel (cheap: drawn on the GUI thread). A mixin
+    of ServingPanel; needs self.state, self.banner, self.backlog_plot and, once built,
+    self.banner_player."""
+
+    def _draw_banner(self) -> None:
+        rate = self.state.card("rate")
+        if self.banner is None or not rate.result:
+            return
+        self.banner.draw(F.banner_figure(self.state.card("mix").inputs, rate.inputs, rate.result))
+        self._draw_banner_frame(self.state.player("banner"))
+
+    def _draw_banner_frame(self, t: float) -> None:
+        if self.banner is None or not hasattr(self, "banner_player"):
+            return
+        if self.banner_player.position != t:
+            self.banner_player.seek(t)
+        self.banner.draw_frame(t)
+        if self.backlog_plot is not None:
+            self.backlog_plot.draw_cursor(t)
+
+    def _draw_backlog(self) -> None:
+        if self.backlog_plot is None:
+            return
+        card = self.state.card("backlog")
+        self.backlog_plot.draw(F.backlog_figure(card.inputs, card.result))

@@ -1,7 +1,9 @@
 """How the chosen model runs on its cards: the deployment keys `lab simulate serving` takes
 (tp, pp, ep, quantization, kv_cache_dtype, gpu_memory_utilization) and the client's
 max_concurrency, as fields under the model and hardware pickers; plus the step-time
-coefficients a profile or a calibration sets (core.calibrate).
+coefficients a profile or a calibration sets (core.calibrate). Both are the state's
+(ServingState's deployment card and coefficients: sessions and undo carry them); the
+section expands them on each change, whoever made it.
 
 `deploy` expands them as the CLI does (core.serving.simulate_keys.expand_checked with the
 pickers' model= and hardware=): every key at its default and no coefficients leaves the
@@ -19,36 +21,23 @@ from typing import Any
 import shiboken6
 from PySide6 import QtCore, QtWidgets
 
-from core.registry import BookRef, Calculator, Param, ParamError, get
+from core.registry import ParamError, get
 from core.serving import bench_keys
 from core.serving import simulate_keys as keys
-from core.serving.deployment_params import DEPLOYMENT_PARAMS
+from core.serving.deployment_card import HEADING, NAMES, PARAMS
+from core.serving.state import ServingState
 from core.state_model import CardModel
 from widgets.kit.i18n import notifier
 from widgets.kit.page import ReflowLayout, caption
 from widgets.kit.param_form import ParamForm, param_text
 
-MAX_CONCURRENCY = Param("max_concurrency", "requests", 0, "the client's limit on requests in flight (vllm bench "
-                        "--max-concurrency: a request is sent when one of them finishes; 0: no limit)", 0,
-                        bench_keys.MAX_PROMPTS, kind="int")
-PARAMS = DEPLOYMENT_PARAMS + (MAX_CONCURRENCY,)
-NAMES = tuple(p.name for p in PARAMS)
 LABELS = {"tp": "张量并行 · tp", "pp": "流水线并行 · pp", "ep": "专家并行 · ep", "quantization": "权重精度 · quantization",
           "kv_cache_dtype": "KV 精度 · kv_cache_dtype", "gpu_memory_utilization": "显存占比 · gpu_memory_utilization",
           "max_concurrency": "并发上限 · max_concurrency"}
-HEADING = "部署 · deployment"
 LEAD = ("与命令行模拟的部署参数相同;全为默认时回放即书中的(屋顶线步时),否则按基函数步时模型并开启前端 · "
         "the deployment keys of lab simulate serving: at their defaults the replays are the book's (its roofline); "
         "otherwise the model is split over its cards and priced by the basis step-time model, front end on")
 BOOK_TEXT = "书中的部署:一张卡,BF16 · the book's deployment: one card, BF16, the roofline step model"
-
-
-def _calculator() -> Calculator:
-    return Calculator(name="serving.deployment", title=HEADING, ref=BookRef("3.1.3"), params=PARAMS, outputs=(),
-                      compute=lambda **_: {})
-
-
-DEPLOYMENT = _calculator()
 
 
 @dataclass(frozen=True)
@@ -129,11 +118,11 @@ class DeploymentSection(QtWidgets.QWidget):
 
     deployed_changed = QtCore.Signal(object)
 
-    def __init__(self, choice: CardModel, parent=None):
+    def __init__(self, state: ServingState, parent=None):
         super().__init__(parent)
-        self.choice = choice  # the pickers' card: model= and hardware=
-        self.card = CardModel(DEPLOYMENT)
-        self.coefficients: dict[str, float] = {}
+        self.state = state
+        self.choice = state.card("model_choice")  # the pickers' card: model= and hardware=
+        self.card = state.card("deployment")
         self.deployed = Deployed()
         col = QtWidgets.QVBoxLayout(self)
         col.setContentsMargins(0, 4, 0, 0)
@@ -167,7 +156,23 @@ class DeploymentSection(QtWidgets.QWidget):
         self.summary = caption(BOOK_TEXT, name="deployment_summary")
         col.addWidget(self.summary)
         self.form.values_changed.connect(lambda _: self.apply())
-        choice.changed.connect(self._on_choice_changed)
+        self.choice.changed.connect(self._on_choice_changed)
+        state.changed.connect(self._on_state_changed)
+        if self.card.inputs != self.card.calculator.default_inputs or self.coefficients:
+            self.apply()  # a restored state's deployment (the panel takes it once connected)
+
+    @property
+    def coefficients(self) -> dict[str, float]:
+        return self.state.coefficients
+
+    def _on_state_changed(self, path: str, _value) -> None:
+        if path == "coefficients" and shiboken6.isValid(self):
+            self.apply()
+
+    def disconnect_state(self) -> None:
+        """Stop following the state (the panel closes; the state may outlive it)."""
+        self.state.changed.disconnect(self._on_state_changed)
+        self.choice.changed.disconnect(self._on_choice_changed)
 
     def _on_language_changed(self, _lang: str) -> None:
         QtCore.QTimer.singleShot(0, self, self._align_labels)
@@ -190,19 +195,32 @@ class DeploymentSection(QtWidgets.QWidget):
         return self.form.field(name)
 
     def _on_choice_changed(self, card: CardModel) -> None:
-        if shiboken6.isValid(self) and not card.errors and self.deployed.active and not self.apply():
+        if not shiboken6.isValid(self) or card.errors:
+            return
+        if not self.deployed.active:
+            if self._off_defaults():
+                self.apply()  # keys the last choice refused may fit this one
+            return
+        if not self.apply():
             # The same keys do not fit the new model or card: the replays are the choice's
             # own (the book's step model) until the field is fixed; its error says why.
             self.deployed = Deployed(got=self.deployed.got)
             self.summary.setText(self.deployed.text())
             self.deployed_changed.emit(self.deployed)
 
+    def _off_defaults(self) -> bool:
+        return bool(raw_keys(self.card.inputs, self.coefficients))
+
     def set_coefficients(self, coefficients: Mapping[str, float]) -> bool:
-        """The step-time coefficients (a profile's, a calibration's; {}: the defaults)."""
-        previous = self.coefficients
-        self.coefficients = {k: float(v) for k, v in coefficients.items()}
-        if not self.apply():
-            self.coefficients = previous
+        """The step-time coefficients into the state (a profile's, a calibration's; {}:
+        the defaults), tried first: refused, the message shows and the state keeps its own."""
+        coefficients = {k: float(v) for k, v in coefficients.items()}
+        inputs = self.choice.inputs
+        try:
+            deploy(str(inputs["model"]), str(inputs["hardware"]), self.card.inputs, coefficients)
+            self.state.set_coefficients(coefficients)
+        except ParamError as err:
+            self._show_error(err)
             return False
         return True
 

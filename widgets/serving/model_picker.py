@@ -56,7 +56,7 @@ class ModelPickerSection(QtWidgets.QWidget):
         self.edited_label = caption(name="model_edited")
         self.edited_label.setVisible(False)
         # How the model runs on its cards (tp, quantization, ...): next to what it is.
-        self.deployment = DeploymentSection(state.card("model_choice"))
+        self.deployment = DeploymentSection(state)
         for w in (heading, lead, self.form, self.sets_label, self.edited_label, self.deployment):
             col.addWidget(w)
         col.addStretch(1)
