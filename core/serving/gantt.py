@@ -2,7 +2,9 @@
 
 state_matrix gives each request (row) and time bin (column) a phase code: nothing yet or
 done, waiting, prefill (first schedule until first token), decode, preempted (evicted,
-waiting to be scheduled again). Views map codes to colours.
+waiting to be scheduled again), and for a request whose KV came over a link (a P/D run,
+core/serving/disagg: kv_alloc_s / kv_ready_s) transfer, its wait for the decode
+instance's blocks before it shown as waiting. Views map codes to colours.
 """
 from __future__ import annotations
 
@@ -10,8 +12,8 @@ import numpy as np
 
 from core.serving.engine import ReplayResult
 
-IDLE, WAITING, PREFILL, DECODE, PREEMPTED = 0, 1, 2, 3, 4
-PHASES = {WAITING: "waiting", PREFILL: "prefill", DECODE: "decode", PREEMPTED: "preempted"}
+IDLE, WAITING, PREFILL, DECODE, PREEMPTED, TRANSFER = 0, 1, 2, 3, 4, 5
+PHASES = {WAITING: "waiting", PREFILL: "prefill", DECODE: "decode", PREEMPTED: "preempted", TRANSFER: "transfer"}
 MAX_ROWS = 2000
 
 
@@ -32,6 +34,11 @@ def state_matrix(result: ReplayResult, t_max: float, bins: int = 800, max_rows: 
     codes[(c >= a) & (c < s)] = WAITING
     codes[(c >= s) & (c < f)] = PREFILL
     codes[(c >= f) & (c < e)] = DECODE
+    alloc, ready = getattr(result, "kv_alloc_s", None), getattr(result, "kv_ready_s", None)
+    if alloc is not None and ready is not None and np.isfinite(alloc).any():
+        k0, k1 = alloc[order, None], ready[order, None]  # NaN (no transfer) compares False
+        codes[(c >= f) & (c < k0)] = WAITING  # for the decode instance's blocks
+        codes[(c >= k0) & (c < k1)] = TRANSFER
     if result.preempt_log:
         row_of = {int(r): i for i, r in enumerate(order)}
         for rid, t0, t1 in result.preempt_log:

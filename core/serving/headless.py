@@ -28,6 +28,8 @@ from core.serving import bench_keys, traces
 from core.serving import replay as rp
 from core.serving import simulate_keys as keys
 from core.serving.cost import cost_report
+from core.serving.disagg import keys as pd_keys
+from core.serving.disagg.report import disagg_report
 from core.serving.engine import validate
 from core.serving.traces.transforms import time_scaled
 from core.serving.vllm_metrics import bench_metrics, measured_metrics
@@ -47,6 +49,8 @@ def serving_report(raw: dict[str, str], workload=None, progress=None) -> tuple[d
     progress: progress(label) -> a bar (called with the fraction read; its close(), if
     any, runs once the trace is read) or None, asked only when a trace file is read."""
 
+    if pd_keys.is_disaggregated(raw):  # prefill/decode pools (core/serving/disagg/report.py)
+        return disagg_report(raw, workload, progress)
     calc = get("serving.replay")
     expanded = keys.expand_checked(raw, lambda: "unknown parameter of lab simulate serving; valid: "
                                    + ", ".join([p.name for p in calc.params] + list(keys.names())))

@@ -36,6 +36,7 @@ from pathlib import Path
 from core.calibrate.bands import banded_report
 from core.registry import ParamError, get
 from core.serving import simulate_keys as keys
+from core.serving.disagg.text import pd_lines
 from core.serving.headless import PERCENTILE_LABELS, load_shared_trace, serving_report  # noqa: F401 - re-exported
 from core.serving.vllm_metrics import LATENCIES, STATS
 from lab.cli.simulate_files import aiperf_lines, prometheus_text, write_all
@@ -162,7 +163,7 @@ def report_text(report: dict) -> str:
         lines.append(line)
     lines += _vllm_lines(report)
     lines += uncertainty_lines(report)
-    lines += _cost_lines(report)
+    lines += pd_lines(report) if "disaggregation" in report else _cost_lines(report)  # P/D: both pools' lines
     lines.append(_cache_line(report))
     extras = report.get("engine_extras") or {}
     if extras.get("hit_rate_by_turn"):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from core.atomic_file import write_atomic_all
 from core.registry import ParamError
+from core.serving.disagg.text import request_columns
 from core.serving import vllm_series as vs
 from core.serving.prometheus_text import exposition
 from core.serving.trace_events import chrome_trace
@@ -77,7 +78,8 @@ def _request_rows(w, result) -> None:
     tpot = tpot_s(result)
     cached = result.cached_tokens
     replica_of = (result.extras or {}).get("replica_of")
-    w.writerow(REQUEST_COLUMNS + (("replica",) if replica_of is not None else ()))
+    transfer = request_columns(result)  # a P/D run's transfer phase (core/serving/disagg)
+    w.writerow(REQUEST_COLUMNS + (("replica",) if replica_of is not None else ()) + tuple(transfer))
     for i in range(result.arrival_s.size):
         a = result.arrival_s[i]
         w.writerow([i, f"{a:.6f}", int(result.input_tokens[i]), int(result.output_tokens[i]),
@@ -86,7 +88,7 @@ def _request_rows(w, result) -> None:
                     f"{result.first_schedule_s[i] - a:.6f}", f"{result.first_token_s[i] - a:.6f}",
                     "" if tpot[i] != tpot[i] else f"{tpot[i]:.6f}",  # no TPOT with one output token
                     f"{result.finish_s[i] - a:.6f}", int(result.preemptions[i])]
-                   + ([int(replica_of[i])] if replica_of is not None else []))
+                   + ([int(replica_of[i])] if replica_of is not None else []) + [c[i] for c in transfer.values()])
 
 
 def replicas_csv(result) -> str:

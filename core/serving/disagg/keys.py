@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from core.registry import Param, ParamError
 from core.serving.deployment_params import DEPLOYMENT_PARAMS
 from core.serving.disagg.links import OVERLAPS
-from core.serving.disagg.routers import DECODE_ROUTERS, DECODE_ROUTER_NOTES
+from core.serving.disagg.routers import DECODE_ROUTER_NOTES, DECODE_ROUTERS
 from core.serving.replay import MAX_REPLICAS, PARAMS
 from core.serving.routers import ROUTER_NOTES, ROUTERS
 
@@ -77,6 +77,7 @@ class PdKeys:
     prefill_router: str
     decode_router: str
     sides: dict  # side -> raw text keys for that side (shared keys + its own, prefix removed)
+    own: dict = dataclasses.field(default_factory=dict)  # side -> the keys it was given with its prefix
 
     @property
     def label(self) -> str:
@@ -118,16 +119,19 @@ def split(raw: dict) -> PdKeys:
                 raise ParamError(name, f"got {count} with pools={text['pools']}; valid: {implied} (or leave it out)")
         x, y = px, py
     sides: dict[str, dict] = {side: dict(raw) for side in SIDES}
+    own: dict[str, set] = {side: set() for side in SIDES}
     for side in SIDES:
         for key in SIDE_KEYS:
             name = f"{side}_{key}"
             if name in got:  # checked above; the side's own check reads the text as given
                 sides[side][key] = given[name]
+                own[side].add(key)
             elif name in text:
                 if not text[name]:
                     raise ParamError(name, "got ''; valid: a catalog key or a card TOML")
                 sides[side][key] = text[name]
+                own[side].add(key)
     return PdKeys(prefill_replicas=int(x), decode_replicas=int(y), kv_link=text.get("kv_link", DEFAULT_LINK),
                   kv_link_latency_s=got.get("kv_link_latency_s"), kv_transfer=got.get("kv_transfer", "whole"),
                   prefill_router=got.get("prefill_router", ROUTERS[0]),
-                  decode_router=got.get("decode_router", "least_kv"), sides=sides)
+                  decode_router=got.get("decode_router", "least_kv"), sides=sides, own=own)

@@ -60,7 +60,9 @@ def merged_result(workload, prefill: ReplayResult, decode: ReplayResult | None, 
         prefill_tokens=sum(p.prefill_tokens for p in pools), kv_peak_blocks=int(series["series_kv_blocks"].max()),
         events=sum(p.events for p in pools), closed_form_steps=sum(p.closed_form_steps for p in pools),
         cached_tokens=(prefill.cached_tokens.copy() if prefill.cached_tokens is not None else np.zeros(n, np.int64)),
-        **series)
+        series_t=series["series_t"], series_waiting=series["series_waiting"], series_running=series["series_running"],
+        series_kv_blocks=series["series_kv_blocks"], series_tokens=series["series_tokens"],
+        series_steps=series["series_steps"], series_decode_rows=series["series_decode_rows"])
     for name in ("kv_alloc_s", "kv_ready_s"):
         out = np.full(n, np.nan)
         if decode is not None and getattr(decode, name, None) is not None:

@@ -42,12 +42,12 @@ def run_pool(workload: Workload, config: EngineConfig, n: int, router: Router, c
     merged = merge(workload, results, engine_of)
     for name in EXTRA_PER_REQUEST:
         parts = [(i, getattr(r, name, None)) for i, r in enumerate(results) if r is not None]
-        if all(a is not None for _, a in parts):
-            out = np.full(len(workload), np.nan)
-            for i, a in parts:
+        out = np.full(len(workload), np.nan)
+        for i, a in parts:
+            if a is not None:
                 mine = engine_of == i
-                out[mine] = a[mine]
-            setattr(merged, name, out)
+                out[mine] = np.asarray(a)[mine]
+        setattr(merged, name, out)
     return PoolRun(merged, engine_of, results)
 
 

@@ -13,6 +13,7 @@ ParamError naming the field. No Qt here.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -31,8 +32,8 @@ SLO_KEYS = ("slo_ttft_ms", "slo_tpot_ms", "slo_e2el_ms")
 def build(raw: dict, workload=None, progress=None):
     """(DisaggConfig, workload, prefill Side, decode Side, PdKeys) for text keys."""
     k = pd.split(raw)
-    prefill = resolve_side("prefill", k.sides["prefill"], k.prefill_replicas)
-    decode = resolve_side("decode", k.sides["decode"], k.decode_replicas)
+    prefill = resolve_side("prefill", k.sides["prefill"], k.prefill_replicas, frozenset(k.own["prefill"]))
+    decode = resolve_side("decode", k.sides["decode"], k.decode_replicas, frozenset(k.own["decode"]))
     if prefill.expanded.choice.model != decode.expanded.choice.model:  # pragma: no cover - model= is shared
         raise AssertionError("the two pools serve one model")
     work = shared_workload(prefill, workload, progress)
@@ -62,7 +63,7 @@ def disagg_report(raw: dict, workload=None, progress=None) -> tuple[dict, tuple]
     report.update(bench_metrics(result, work, cost=decode.config.cost, **slos))
     if slos:
         report["goodput_slos_ms"] = {key[4:-3]: v for key, v in slos.items()}
-    cached = int(np.sum(result.cached_tokens))
+    cached = 0 if result.cached_tokens is None else int(np.sum(result.cached_tokens))
     prompt = int(np.sum(result.input_tokens))
     report.update(prefix_caching=bool(prefill.values["prefix_caching"]), cached_tokens_total=cached,
                   cache_hit_rate=cached / prompt if prompt else 0.0,
@@ -107,7 +108,7 @@ def disaggregation(run: DisaggRun, cfg: DisaggConfig, prefill: Side, decode: Sid
 
 
 def _pool_block(side: Side, pool, n: int, router: str) -> dict:
-    out = {"instances": n, "router": router, "cards_per_instance": side.cards_per_instance,
+    out: dict[str, Any] = {"instances": n, "router": router, "cards_per_instance": side.cards_per_instance,
            "cards": n * side.cards_per_instance, "price_per_card_hour": side.price_per_card_hour,
            "price_source": side.expanded.price_note or "this card has no price; give "
                                                        f"{side.name}_price_per_card_hour=",

@@ -75,7 +75,19 @@ class Side:
         return int(d.num_layers) if d is not None else int(catalog.model(BOOK_MODEL)["num_layers"])
 
 
-def resolve_side(name: str, raw: dict, replicas: int) -> Side:
+def resolve_side(name: str, raw: dict, replicas: int, own: frozenset = frozenset()) -> Side:
+    """own: the keys given with this side's prefix: a refusal of one of them names it so
+    (decode_tp, not tp); a refusal of a deployment figure names the side's tp when the side
+    set its own card or parallelism."""
+    try:
+        return _resolve_side(name, raw, replicas)
+    except ParamError as err:
+        if err.param in own:
+            raise ParamError(f"{name}_{err.param}", err.message) from None
+        raise
+
+
+def _resolve_side(name: str, raw: dict, replicas: int) -> Side:
     calc = get("serving.replay")
     e = keys.expand_checked(raw, lambda: f"unknown parameter of lab simulate serving ({name} pool); valid: "
                             + ", ".join([p.name for p in calc.params] + list(keys.names())))
