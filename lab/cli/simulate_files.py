@@ -17,8 +17,8 @@ from pathlib import Path
 
 from core.atomic_file import write_atomic_all
 from core.registry import ParamError
-from core.serving.disagg.text import request_columns
 from core.serving import vllm_series as vs
+from core.serving.disagg.text import request_columns
 from core.serving.prometheus_text import exposition
 from core.serving.trace_events import chrome_trace
 from core.serving.vllm_metrics import aiperf_records, tpot_s
