@@ -56,10 +56,34 @@ class Sessions:
 
 
 @dataclass(frozen=True)
+class RemoteKV:
+    """Requests whose prompt KV is computed elsewhere (P/D disaggregation: the decode
+    instance's view), one entry per request. ready_tokens[i] prompt tokens arrive over a
+    link (0: an ordinary request); the transfer takes transfer_s[i] from the moment the
+    receiving engine allocates their blocks (core/serving/engine/plan.py; the convention
+    for the first token: /work/brief_team/E15_interface.md and engine/__init__.py)."""
+
+    ready_tokens: np.ndarray  # int64
+    transfer_s: np.ndarray  # float64
+
+
+@dataclass(frozen=True)
+class EncoderWork:
+    """Encoder work of image (or other multimodal) requests, one entry per request:
+    seconds[i] of encoder time for its items not found in the encoder cache, added to the
+    step that admits it; tokens[i] its encoder input tokens, counted against the step's
+    encoder budget (EngineConfig.max_num_encoder_input_tokens)."""
+
+    seconds: np.ndarray  # float64
+    tokens: np.ndarray  # int64
+
+
+@dataclass(frozen=True)
 class Workload:
     """Requests sorted by arrival. Arrays of equal length; times in seconds.
 
     prefix / sessions: optional prefix information (the engine's prefix cache uses it);
+    remote: KV arriving over a link (a decode instance's requests); encoder: encoder work;
     meta: what the loader knew (format, rows read and dropped, a vllm-bench run's
     measured ttfts/itls for overlay ...), never used by the engine."""
 
@@ -70,6 +94,8 @@ class Workload:
     prefix: PrefixBlocks | None = None
     sessions: Sessions | None = None
     meta: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    remote: RemoteKV | None = None
+    encoder: EncoderWork | None = None
 
     def __len__(self) -> int:
         return int(self.arrival_s.size)

@@ -8,7 +8,19 @@ import numpy as np
 
 from core.serving.engine.blocks import give_back
 from core.serving.engine.jit import exposed
-from core.serving.engine.layout import CANCELLED, DONE, FEED_HEAD, FEED_TAIL, FINISH, NOW, PENDING, ROUTED
+from core.serving.engine.layout import (
+    BLOCKS,
+    CANCELLED,
+    DONE,
+    FEED_HEAD,
+    FEED_TAIL,
+    FINISH,
+    NOW,
+    PENDING,
+    ROUTED,
+    X_MOVING,
+    XSTATE,
+)
 from core.serving.engine.loop import record, remove_running
 from core.serving.engine.queues import wq_remove
 
@@ -21,7 +33,12 @@ def cancel_request(S, SF, I, F, run, wq, feed, ser_t, ser, pool, grp, r):
         return False
     if remove_running(S, run, r):
         give_back(S, SF, I, F, pool, grp, r, np.bool_(False))
-    elif not wq_remove(S, wq, r):
+    elif I[XSTATE, r] == X_MOVING:  # its KV in transfer: its landing finds it cancelled
+        give_back(S, SF, I, F, pool, grp, r, np.bool_(False))
+    elif wq_remove(S, wq, r):
+        if I[BLOCKS, r]:  # landed remote KV waiting for a seat
+            give_back(S, SF, I, F, pool, grp, r, np.bool_(False))
+    else:
         found = False
         if S[ROUTED]:
             for i in range(S[FEED_HEAD], S[FEED_TAIL]):

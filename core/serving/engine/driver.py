@@ -51,7 +51,11 @@ class Engine:
         sessions = workload.sessions
         self._turn = sessions.turn[self.order].astype(np.int64) if sessions is not None else None
         self._prefix_info = workload.prefix is not None or sessions is not None
-        caching = config.prefix_caching and self._prefix_info
+        # A decode instance receiving remote KV replays without the prefix cache (the
+        # ready tokens come over the link; prefix caching is the prefill side's).
+        caching = config.prefix_caching and self._prefix_info and workload.remote is None
+        self._remote = workload.remote is not None
+        self._encoder = workload.encoder is not None
         self.state.S[L.CACHE] = int(caching)
         self._pool = _prefix_cache(workload, config, self.state, self.order, caching)
         self._cache = self._pool if self._pool is not None else _empty_cache()  # what the loop is passed
@@ -174,9 +178,22 @@ class Engine:
         return [(float(st.log_t[0, j]), float(st.log_t[1, j])) for j in at]
 
     def outstanding(self) -> int:
-        """Requests submitted here and not finished (queued, running, not yet arrived)."""
+        """Requests submitted here and not finished (queued, running, not yet arrived, KV in transfer)."""
         S = self.state.S
-        return int(S[L.N_RUN] + S[L.WQ_LEN] + S[L.FEED_TAIL] - S[L.FEED_HEAD] + S[L.FEQ_LEN])
+        return int(S[L.N_RUN] + S[L.WQ_LEN] + S[L.FEED_TAIL] - S[L.FEED_HEAD] + S[L.FEQ_LEN] + S[L.XFER_N])
+
+    def transferring(self) -> int:
+        """Remote requests whose KV is in transfer now (blocks held, not running)."""
+        return int(self.state.S[L.XFER_N])
+
+    def kv_alloc_s(self, r: int) -> float:
+        """When r's blocks for its remote KV were allocated (NaN: not yet, or not remote)."""
+        return float(self.state.F[L.KV_ALLOC, r])
+
+    def kv_ready_s(self, r: int) -> float:
+        """When r's remote KV lands (known from its allocation on; NaN before or not remote)."""
+        F = self.state.F
+        return math.nan if math.isnan(F[L.KV_ALLOC, r]) else float(F[L.KV_READY, r])
 
     def running_ids(self) -> list[int]:
         st = self.state
@@ -231,6 +248,7 @@ class Engine:
             kv_peak_blocks=int(S[L.PEAK]), events=int(S[L.EVENTS]), closed_form_steps=int(S[L.CLOSED]),
             cached_tokens=back(I[L.CACHED]), extras=self._extras(),
             series_steps=ser[L.S_STEPS, :k].copy(), series_decode_rows=ser[L.S_DEC, :k].copy(),
+            kv_alloc_s=back(F[L.KV_ALLOC]), kv_ready_s=back(np.where(np.isnan(F[L.KV_ALLOC]), np.nan, F[L.KV_READY])),
         )
 
     def _client_arrivals(self) -> np.ndarray:
@@ -242,7 +260,14 @@ class Engine:
         return np.where(np.isnan(F[L.SEND]), F[L.ARRIVAL], F[L.SEND])
 
     def _extras(self) -> dict:
-        if not self._prefix_info:
+        extras = self._prefix_extras()
+        if self._encoder:
+            extras["encoder_s"] = float(self.state.SF[L.ENC_TOTAL])
+            extras["encoder_steps"] = int(self.state.S[L.ENC_STEPS])
+        return extras
+
+    def _prefix_extras(self) -> dict:
+        if not self._prefix_info or self._remote:
             return {}
         st = self.state
         evicted, block_s = 0, 0.0

@@ -27,7 +27,12 @@ CB = 15
 OB = 16
 JID = 17  # the member's join id, -1: not a member
 RES = 18  # CB mod block size: the phase of its block boundaries
-NI = 19
+# Remote KV (P/D's decode side, workload.RemoteKV) and encoder work (workload.EncoderWork):
+READY = 19  # prompt tokens whose KV arrives over a link (0: none)
+XSTATE = 20  # where that KV is: X_NONE, X_NEEDS (not allocated), X_MOVING (transfer), X_LANDED (waiting)
+ENC_TOK = 21  # encoder input tokens (the per-step encoder budget counts them)
+NI = 22
+X_NONE, X_NEEDS, X_MOVING, X_LANDED = 0, 1, 2, 3
 
 # -- F: float64[NF, n] -------------------------------------------------------------------
 ARRIVAL = 0  # NaN for a dynamic turn until its predecessor finishes
@@ -37,7 +42,10 @@ FINISH = 3
 TOOL = 4  # tool wait after this turn (s)
 AFTER = 5  # the next turn's think time (s)
 SEND = 6  # with a front end: when the client sent it (ARRIVAL is then when it reaches the engine)
-NF = 7
+KV_ALLOC = 7  # remote KV: its blocks allocated, the transfer starts (NaN: not yet / not remote)
+KV_READY = 8  # remote KV landed; before the allocation it holds the transfer time (s)
+ENC_S = 9  # encoder seconds its first step adds
+NF = 10
 
 # -- S: int64 scalars ----------------------------------------------------------------------
 FREE = 0  # free blocks (the engine's count; the pool settles lazily)
@@ -51,7 +59,7 @@ DONE = 7
 N_RUN = 8  # running[:N_RUN]
 WQ_HEAD = 9  # the waiting ring: wq[(WQ_HEAD + i) % capacity], i < WQ_LEN
 WQ_LEN = 10
-HEAP_LEN = 11  # dynamic turns due, a binary heap on (time, id)
+HEAP_LEN = 11  # dynamic turns due and remote KV landings, a binary heap on (time, id)
 FIX_I = 12  # next fixed arrival in `fixed`
 FIX_N = 13  # fixed arrivals (0 once routed: they come from the feed)
 FEED_HEAD = 14  # submitted, not yet arrived: feed[FEED_HEAD:FEED_TAIL]
@@ -82,7 +90,11 @@ INFLIGHT = 37  # of those, not yet finished at the client
 FE_ON = 38  # 1: requests pass the front end (sent -> FEQ -> waiting)
 FEQ_HEAD = 39  # the front end's output: feq[(FEQ_HEAD + i) % capacity], i < FEQ_LEN, by engine arrival
 FEQ_LEN = 40
-NS = 41
+XFER_N = 41  # remote requests in transfer (their landings are in the heap ht/hi)
+ENC_ON = 42  # 1: the workload has encoder work
+ENC_BUDGET = 43  # encoder input tokens per step, 0: unlimited
+ENC_STEPS = 44  # steps that ran the encoder
+NS = 45
 
 # -- SF: float64 scalars -------------------------------------------------------------------
 NOW = 0
@@ -93,7 +105,9 @@ FE_REQ = 4  # its CPU time per request, per prompt token, per output token (s)
 FE_IN = 5
 FE_OUT = 6
 DELIVER = 7  # when the client sees the tokens of the last step or run (the front end's)
-NSF = 8
+ENC_STEP = 8  # encoder seconds of the requests admitted in the step being planned
+ENC_TOTAL = 9  # Σ encoder seconds added to steps
+NSF = 10
 
 # -- series rows (SER: int64[NSER, cap]; times in SER_T) ------------------------------------
 S_WAITING, S_RUNNING, S_KV, S_TOKENS, S_STEPS, S_DEC = 0, 1, 2, 3, 4, 5

@@ -51,6 +51,10 @@ from core.serving.engine.layout import (
     DYNAMIC,
     EAGER,
     EAGER_MEMBERS,
+    ENC_ON,
+    ENC_STEP,
+    ENC_STEPS,
+    ENC_TOTAL,
     EVENTS,
     EXACT_UNTIL,
     FAST,
@@ -89,6 +93,7 @@ from core.serving.engine.layout import (
     SUMCB,
     TOOL,
     WQ_LEN,
+    XFER_N,
     D,
     G,
     N,
@@ -173,6 +178,23 @@ def _register_eager(S, I, run, cache, k):
 
 
 @kernel
+def _time_bound(S, SF, I, F, fixed, feed, ht, hi, feq, coef, horizon, n, csum, k):
+    """k, or fewer steps: a run ends at the step where the next arrival could be admitted
+    (a seat free, nobody waiting), at an exact horizon, or where a remote request's KV
+    lands (it joins the queue's head and may get in even while others wait)."""
+    now = SF[NOW]
+    if not S[WQ_LEN] and n < S[MAX_SEQS]:
+        t_next = next_arrival(S, SF, I, F, fixed, feed, ht, hi, feq, horizon)
+        if t_next < math.inf:
+            k = min(k, steps_until(coef, n, csum, t_next - now))
+    elif SF[EXACT_UNTIL] < math.inf:
+        k = min(k, steps_until(coef, n, csum, SF[EXACT_UNTIL] - now))
+    if S[XFER_N] and S[WQ_LEN] and n < S[MAX_SEQS]:
+        k = min(k, steps_until(coef, n, csum, ht[0] - now))
+    return k
+
+
+@kernel
 def try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, coef, horizon, cache, grp, ser_t, ser, gone,
                      scratch, hist):
     """Advance a run of pure-decode steps of the group in one go; False if this step is an event."""
@@ -203,12 +225,7 @@ def try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, coef, horiz
         k = min(k, steps_before_watched_eviction(S, SF, cache, hist, n, k))
     now = SF[NOW]
     csum = float(S[SUMCB] + n * S[D])
-    if not S[WQ_LEN] and n < S[MAX_SEQS]:
-        t_next = next_arrival(S, SF, I, F, fixed, feed, ht, hi, feq, horizon)
-        if t_next < math.inf:
-            k = min(k, steps_until(coef, n, csum, t_next - now))
-    elif SF[EXACT_UNTIL] < math.inf:
-        k = min(k, steps_until(coef, n, csum, SF[EXACT_UNTIL] - now))
+    k = _time_bound(S, SF, I, F, fixed, feed, ht, hi, feq, coef, horizon, n, csum, k)
     if k < 1:
         return False
     # The run: k steps of n decodes.
@@ -243,6 +260,19 @@ def _register_step(S, I, run, cache, ids, m, n_dec):
 
 
 @kernel
+def step_seconds(S, SF, coef, I, ids, chunks, m, n_dec, rows, logits, kv_tokens, pairs):
+    """The planned step's time: the step-time model's, plus the encoder seconds of the
+    requests it admitted (the encoder runs in the step, before the LM forward)."""
+    dt = price_step(coef, I, ids, chunks, m, n_dec, rows, logits, kv_tokens, pairs)
+    if S[ENC_ON] and SF[ENC_STEP] > 0:
+        dt += SF[ENC_STEP]
+        SF[ENC_TOTAL] += SF[ENC_STEP]
+        SF[ENC_STEP] = 0.0
+        S[ENC_STEPS] += 1
+    return dt
+
+
+@kernel
 def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, chunks, m, gone, scratch, arrive):
     """Run the planned step: its time from the step-time model, then tokens, first tokens,
     finishes. n_dec: the group (running[:n_dec]) decodes in this step too. The float sums
@@ -272,7 +302,7 @@ def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, 
     used = S[NB] - S[FREE]
     if used > S[PEAK]:
         S[PEAK] = used
-    SF[NOW] += price_step(coef, I, ids, chunks, m, n_dec, rows, logits, kv_tokens, pairs)
+    SF[NOW] += step_seconds(S, SF, coef, I, ids, chunks, m, n_dec, rows, logits, kv_tokens, pairs)
     S[STEPS] += 1
     S[PRE_TOK] += prefill_rows
     S[DEC_TOK] += rows - prefill_rows - n_dec
@@ -346,11 +376,18 @@ def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, ser_t, ser, log_r
             if try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, coef, horizon, cache, grp, ser_t, ser,
                                 gone, scratch, hist):
                 continue
-        m = plan_fast(S, SF, I, F, run, wq, log_t, cache, grp, n_dec, ids, chunks) if fast else -1
+        logged = S[LOG_LEN]
+        m = plan_fast(S, SF, I, F, run, wq, log_t, ht, hi, cache, grp, n_dec, ids, chunks) if fast else -1
         if m < 0:
             dissolve(S, I, run, grp)
-            m = plan_exact(S, SF, I, F, run, wq, log_r, log_t, ids, chunks, cache, grp)
+            m = plan_exact(S, SF, I, F, run, wq, log_r, log_t, ht, hi, ids, chunks, cache, grp)
             n_dec = np.int64(0)
+        if m == 0 and S[N_RUN] == 0 and S[XFER_N] and S[LOG_LEN] == logged:
+            # nothing to compute (the queue waits for blocks in transfer): no step until
+            # the next arrival or landing
+            SF[NOW] = next_arrival(S, SF, I, F, fixed, feed, ht, hi, feq, horizon)
+            record(S, SF, ser_t, ser, np.int64(0), np.int64(0), np.int64(0))
+            continue
         execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, chunks, m, gone, scratch,
                 (fixed, feed, feq))
     if S[CACHE] and not work_left(S, ht) and not (S[ROUTED] and S[FEED_OPEN]):

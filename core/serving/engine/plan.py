@@ -8,6 +8,14 @@ its whole prompt are free with reserve_full_prompt (vLLM's scheduler_reserve_ful
 plan_fast and plan_exact fill ids/chunks (the requests computing in this step and their
 tokens, running[:n_dec], the lockstep group, taking its one token each besides them) and
 return how many ids they filled. Another policy is another pair with the same contract.
+
+Remote KV (P/D's decode side): a waiting request whose KV comes over a link takes, at the
+head, the blocks of its ready tokens and the next token's slot, but no budget and no seat
+(vLLM's WAITING_FOR_REMOTE_KVS is not running), and leaves the queue for its transfer
+(start_transfer); admission goes on with the next request. It lands back at the queue's
+head (queues.land) and is admitted as any request, its blocks already held. Encoder work:
+an admitted request's encoder seconds go to this step (SF[ENC_STEP]), and a request with
+encoder tokens past what is left of the step's encoder budget waits at the head.
 """
 from __future__ import annotations
 
@@ -25,9 +33,16 @@ from core.serving.engine.layout import (
     CACHE,
     CACHED,
     COMPUTED,
+    ENC_BUDGET,
+    ENC_ON,
+    ENC_S,
+    ENC_STEP,
+    ENC_TOK,
     FIRST_SCHED,
     FREE,
     IS_DEC,
+    KV_ALLOC,
+    KV_READY,
     LOG_LEN,
     MAX_SEQS,
     N_RUN,
@@ -35,12 +50,18 @@ from core.serving.engine.layout import (
     NPREEMPT,
     OUT,
     PENDING,
+    READY,
     RESERVE,
     WQ_LEN,
+    X_MOVING,
+    X_NEEDS,
+    X_NONE,
+    XFER_N,
+    XSTATE,
     P,
 )
 from core.serving.engine.prefix import head_plan, take_hit
-from core.serving.engine.queues import wq_appendleft, wq_get, wq_popleft
+from core.serving.engine.queues import heap_push, wq_appendleft, wq_get, wq_popleft
 
 
 @kernel
@@ -59,12 +80,48 @@ def decoding_prefix(I, run, n_run):
 
 
 @kernel
+def remote_blocks(S, I, h):
+    """Blocks a remote request takes for its transfer: its ready tokens' and the slot of
+    the token it computes next (so once landed it never waits for a block)."""
+    return ceil_div(I[READY, h] + 1, S[BS])
+
+
+@kernel
 def gate_blocks(S, I, h, chunk):
     """Free blocks a waiting request needs to be admitted: its first chunk, or with
-    reserve_full_prompt all its tokens to (re)compute."""
+    reserve_full_prompt all its tokens to (re)compute; less the blocks it holds (a landed
+    remote request). A remote request before its transfer: remote_blocks (with
+    reserve_full_prompt at least its whole prompt's)."""
+    bs = S[BS]
+    if I[XSTATE, h] == X_NEEDS:
+        need = remote_blocks(S, I, h)
+        return max(need, ceil_div(I[P, h], bs)) if S[RESERVE] else need
     if S[RESERVE]:
-        return ceil_div(I[P, h] + I[OUT, h], S[BS])
-    return ceil_div(chunk, S[BS])
+        return ceil_div(I[P, h] + I[OUT, h], bs) - I[BLOCKS, h]
+    return ceil_div(I[COMPUTED, h] + chunk, bs) - I[BLOCKS, h]
+
+
+@kernel
+def start_transfer(S, SF, I, F, wq, ht, hi, need):
+    """The head, a remote request, takes `need` blocks (the caller counted them) and
+    leaves the queue while its KV is transferred; it lands when the heap says."""
+    h = wq_popleft(S, wq)
+    I[BLOCKS, h] = need
+    I[XSTATE, h] = X_MOVING
+    now = SF[NOW]
+    F[KV_ALLOC, h] = now
+    ready = now + F[KV_READY, h]  # KV_READY held the transfer time until now
+    F[KV_READY, h] = ready
+    heap_push(S, ht, hi, ready, h)
+    S[XFER_N] += 1
+
+
+@kernel
+def encoder_waits(S, I, h, used):
+    """h's encoder tokens do not fit in what is left of this step's encoder budget (the
+    first encoder request of a step always fits: vLLM sizes the budget to the largest item)."""
+    tok = I[ENC_TOK, h]
+    return tok > 0 and used > 0 and S[ENC_BUDGET] > 0 and used + tok > S[ENC_BUDGET]
 
 
 @kernel
@@ -80,6 +137,9 @@ def admit(S, SF, I, F, run, wq, log_t, h):
     if p >= 0:
         log_t[1, p] = SF[NOW]
         I[PENDING, h] = -1
+    I[XSTATE, h] = X_NONE  # a landed remote request is now an ordinary one
+    if S[ENC_ON]:
+        SF[ENC_STEP] += F[ENC_S, h]
 
 
 @kernel
@@ -99,19 +159,33 @@ def preempted(S, SF, I, wq, log_r, log_t, r):
 
 
 @kernel
-def admit_plain(S, SF, I, F, run, wq, log_t, budget, ids, chunks, m, free):
+def admit_plain(S, SF, I, F, run, wq, log_t, ht, hi, budget, ids, chunks, m, free):
     """FCFS admission without prefix caching: returns (ids filled, free left)."""
     bs = S[BS]
     running_count = S[N_RUN]
     admitted = np.int64(0)
+    enc = np.int64(0)
     while admitted < S[WQ_LEN]:
         h = wq_get(S, wq, admitted)
         if budget <= 0 or running_count >= S[MAX_SEQS]:
             break
+        if I[XSTATE, h] == X_NEEDS:  # its KV comes over a link: blocks, no budget, no seat
+            if gate_blocks(S, I, h, np.int64(0)) > free:
+                break
+            need = remote_blocks(S, I, h)
+            free -= need
+            for _ in range(admitted):  # those before it leave the queue first (their order)
+                admit(S, SF, I, F, run, wq, log_t, wq_get(S, wq, np.int64(0)))
+            admitted = 0
+            start_transfer(S, SF, I, F, wq, ht, hi, need)
+            continue
+        if S[ENC_ON] and encoder_waits(S, I, h, enc):
+            break
         num = min(I[P, h] + I[OUT, h] - I[COMPUTED, h], budget)
-        need = ceil_div(num, bs)
+        need = ceil_div(I[COMPUTED, h] + num, bs) - I[BLOCKS, h]
         if gate_blocks(S, I, h, num) > free:
             break
+        enc += I[ENC_TOK, h]
         free -= need
         I[BLOCKS, h] += need
         ids[m] = h
@@ -131,13 +205,17 @@ def admit_cached(S, SF, I, F, run, wq, log_t, cache, budget, ids, chunks, m):
     (it may take or evict blocks the next one would hit). Returns the ids filled."""
     seats = S[MAX_SEQS] - S[N_RUN]
     admitted = np.int64(0)
+    enc = np.int64(0)
     while admitted < S[WQ_LEN]:
         if budget <= 0 or admitted >= seats:
             break
         h = wq_get(S, wq, admitted)
+        if S[ENC_ON] and encoder_waits(S, I, h, enc):
+            break
         gate, hit, idle, num = head_plan(S, SF, I, cache, h, budget)
         if gate > S[FREE]:
             break
+        enc += I[ENC_TOK, h]
         take_hit(S, I, cache, h, hit, num)
         ids[m] = h
         chunks[m] = num
@@ -150,7 +228,7 @@ def admit_cached(S, SF, I, F, run, wq, log_t, cache, budget, ids, chunks, m):
 
 
 @kernel
-def plan_fast(S, SF, I, F, run, wq, log_t, cache, grp, n_dec, ids, chunks):
+def plan_fast(S, SF, I, F, run, wq, log_t, ht, hi, cache, grp, n_dec, ids, chunks):
     """The schedule when every running request gets its blocks (the common case): the
     decoders, the request in prefill, admission. Returns the ids filled, or -1, touching
     nothing, if a request would need a preemption (plan_exact then plans the step)."""
@@ -184,13 +262,13 @@ def plan_fast(S, SF, I, F, run, wq, log_t, cache, grp, n_dec, ids, chunks):
     if S[CACHE]:
         S[FREE] = free
         return admit_cached(S, SF, I, F, run, wq, log_t, cache, budget, ids, chunks, m)
-    m, free = admit_plain(S, SF, I, F, run, wq, log_t, budget, ids, chunks, m, free)
+    m, free = admit_plain(S, SF, I, F, run, wq, log_t, ht, hi, budget, ids, chunks, m, free)
     S[FREE] = free
     return m
 
 
 @kernel
-def plan_exact(S, SF, I, F, run, wq, log_r, log_t, ids, chunks, pool, grp):
+def plan_exact(S, SF, I, F, run, wq, log_r, log_t, ht, hi, ids, chunks, pool, grp):
     """vLLM V1's loop over running requests with preemption, request by request; every
     running request is a row of ids (its decode a chunk of one). Returns the ids filled."""
     bs = S[BS]
@@ -224,6 +302,6 @@ def plan_exact(S, SF, I, F, run, wq, log_r, log_t, ids, chunks, pool, grp):
     if not any_preempted and S[CACHE]:
         m = admit_cached(S, SF, I, F, run, wq, log_t, pool, budget, ids, chunks, m)
     elif not any_preempted:
-        m, free = admit_plain(S, SF, I, F, run, wq, log_t, budget, ids, chunks, m, S[FREE])
+        m, free = admit_plain(S, SF, I, F, run, wq, log_t, ht, hi, budget, ids, chunks, m, S[FREE])
         S[FREE] = free
     return m

@@ -15,6 +15,8 @@ import numpy as np
 from core.serving.engine.jit import kernel
 from core.serving.engine.layout import (
     ARRIVAL,
+    CANCELLED,
+    COMPUTED,
     FEED_HEAD,
     FEED_OPEN,
     FEED_TAIL,
@@ -22,10 +24,19 @@ from core.serving.engine.layout import (
     FIX_N,
     GRANTED,
     HEAP_LEN,
+    IS_DEC,
     MAXC,
+    OUT,
+    READY,
     ROUTED,
     WQ_HEAD,
     WQ_LEN,
+    X_LANDED,
+    X_MOVING,
+    X_NONE,
+    XFER_N,
+    XSTATE,
+    P,
 )
 
 
@@ -69,7 +80,30 @@ def wq_remove(S, wq, r):
     return False
 
 
-# -- dynamic turns: a heap on (time, id) ----------------------------------------------------
+@kernel
+def land(S, I, wq, r):
+    """r's remote KV landed: it waits at the queue's head (behind requests that landed
+    before it) with its ready tokens computed; a whole prompt's first token was sampled
+    by the instance that prefilled it (OUT = 1: it decodes the rest)."""
+    S[XFER_N] -= 1
+    if I[CANCELLED, r]:  # cancelled in transfer: its blocks went back then
+        I[XSTATE, r] = X_NONE
+        return
+    I[COMPUTED, r] = I[READY, r]
+    if I[READY, r] == I[P, r]:
+        I[OUT, r] = 1
+        I[IS_DEC, r] = 1
+    I[XSTATE, r] = X_LANDED
+    k = np.int64(0)
+    while k < S[WQ_LEN] and I[XSTATE, wq_get(S, wq, k)] == X_LANDED:
+        k += 1
+    wq_appendleft(S, wq, r)
+    for j in range(k):  # r moves behind the k landed before it
+        a, b = (S[WQ_HEAD] + j) % wq.size, (S[WQ_HEAD] + j + 1) % wq.size
+        wq[a], wq[b] = wq[b], wq[a]
+
+
+# -- dynamic turns and landings: a heap on (time, id) ----------------------------------------------------
 @kernel
 def _less(ht, hi, a, b):
     return ht[a] < ht[b] or (ht[a] == ht[b] and hi[a] < hi[b])
@@ -139,13 +173,17 @@ def next_arrival_s(S, F, fixed, feed, ht, horizon):
 
 
 @kernel
-def admit_arrivals(S, F, fixed, feed, ht, hi, wq, now):
-    """Append what arrived by now to waiting, in arrival order."""
+def admit_arrivals(S, I, F, fixed, feed, ht, hi, wq, now):
+    """Append what arrived by now to waiting, in arrival order (a landing: at the head)."""
     while True:
         r = _fixed_next(S, F, fixed, feed)
         tf = F[ARRIVAL, r] if r >= 0 else math.inf
         if S[HEAP_LEN] and ht[0] < tf and ht[0] <= now:
-            wq_append(S, wq, heap_pop(S, ht, hi))
+            h = heap_pop(S, ht, hi)
+            if I[XSTATE, h] == X_MOVING:
+                land(S, I, wq, h)
+            else:
+                wq_append(S, wq, h)
         elif tf <= now:
             wq_append(S, wq, r)
             if S[ROUTED]:

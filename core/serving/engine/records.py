@@ -33,6 +33,10 @@ class EngineConfig:
     # API server in front of the engine (None: the engine alone); engine/client.py.
     max_concurrency: int = 0
     frontend: FrontEnd | None = None
+    # Encoder input tokens one step may admit (vLLM's max_num_encoder_input_tokens, whose
+    # default is max_num_batched_tokens: pass token_budget for it); None or 0: unlimited.
+    # Used only when the workload has encoder work.
+    max_num_encoder_input_tokens: int | None = None
 
     @property
     def block_bytes(self) -> float:
@@ -76,6 +80,10 @@ class ReplayResult:
     # evicted_blocks; with sessions also hit_rate_by_turn (per turn index) and
     # tool_wait_kv_byte_s (Σ over tool waits of the session's KV still cached × time).
     extras: dict = field(default_factory=dict)
+    # Remote KV (workload.remote): when a request's blocks were allocated (its transfer
+    # starts) and when its KV landed; NaN for requests without remote KV.
+    kv_alloc_s: np.ndarray | None = None
+    kv_ready_s: np.ndarray | None = None
 
     @property
     def ttft_s(self) -> np.ndarray:
@@ -119,7 +127,43 @@ def validate(config: EngineConfig, workload: Workload) -> None:
                          "so every running decode fits in a step")
     if workload.sessions is not None:
         session_arrivals.check(workload.sessions, workload.input_tokens, workload.output_tokens)
+    _check_remote(config, workload)
+    _check_encoder(config, workload)
     prefix = workload.prefix
     if prefix is not None and (prefix.offsets.size != len(workload) + 1 or prefix.block_tokens < 1):
         raise ParamError("trace", f"hash_ids offsets for {prefix.offsets.size - 1} requests and "
                          f"{prefix.block_tokens}-token blocks; valid: one run per request, blocks >= 1 token")
+
+
+def _check_remote(config: EngineConfig, workload: Workload) -> None:
+    remote = workload.remote
+    if remote is None:
+        return
+    n = len(workload)
+    ready, xfer = np.asarray(remote.ready_tokens), np.asarray(remote.transfer_s)
+    if ready.shape != (n,) or xfer.shape != (n,):
+        raise ParamError("remote", f"ready_tokens {ready.shape} and transfer_s {xfer.shape}; valid: one per request ({n})")
+    if np.any(ready < 0) or np.any(ready > workload.input_tokens):
+        raise ParamError("remote", "ready_tokens outside 0..input_tokens; valid: prompt tokens whose KV arrives")
+    if not np.all(np.isfinite(xfer)) or np.any(xfer < 0):
+        raise ParamError("remote", "transfer_s negative or not finite; valid: >= 0 seconds")
+    whole = (ready == workload.input_tokens) & (ready > 0)
+    if np.any(whole & (workload.output_tokens < 2)):
+        raise ParamError("remote", "a whole prompt's KV arrives with output_tokens < 2: its only token was "
+                         "sampled where it was prefilled; valid: output_tokens >= 2 (decode the rest here)")
+    if config.frontend is not None:
+        raise ParamError("frontend", "remote KV behind a front end is not modelled; valid: frontend=None")
+
+
+def _check_encoder(config: EngineConfig, workload: Workload) -> None:
+    enc = workload.encoder
+    if enc is not None:
+        n = len(workload)
+        sec, tok = np.asarray(enc.seconds), np.asarray(enc.tokens)
+        if sec.shape != (n,) or tok.shape != (n,):
+            raise ParamError("encoder", f"seconds {sec.shape} and tokens {tok.shape}; valid: one per request ({n})")
+        if not np.all(np.isfinite(sec)) or np.any(sec < 0) or np.any(tok < 0):
+            raise ParamError("encoder", "seconds or tokens negative (or seconds not finite); valid: >= 0")
+    budget = config.max_num_encoder_input_tokens
+    if budget is not None and budget < 0:
+        raise ParamError("max_num_encoder_input_tokens", f"got {budget}; valid: >= 0 (0 or None: unlimited)")

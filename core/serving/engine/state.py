@@ -76,6 +76,16 @@ def build(workload: Workload, config: EngineConfig, fast: bool) -> tuple[State, 
     I[L.JID] = -1
     F[L.ARRIVAL] = workload.arrival_s[order]
     F[L.FIRST_SCHED:L.FINISH + 1] = np.nan
+    F[L.KV_ALLOC:L.KV_READY + 1] = np.nan
+    remote, encoder = workload.remote, workload.encoder
+    if remote is not None:
+        ready = remote.ready_tokens[order]
+        I[L.READY] = ready
+        I[L.XSTATE] = np.where(ready > 0, L.X_NEEDS, L.X_NONE)
+        F[L.KV_READY] = np.where(ready > 0, remote.transfer_s[order], np.nan)  # the transfer time until allocated
+    if encoder is not None:
+        I[L.ENC_TOK] = encoder.tokens[order]
+        F[L.ENC_S] = encoder.seconds[order]
     sessions = workload.sessions
     if sessions is not None:
         prev, nxt = links(sessions, order)
@@ -102,6 +112,8 @@ def build(workload: Workload, config: EngineConfig, fast: bool) -> tuple[State, 
     S[L.MAX_SEQS] = config.max_num_seqs
     S[L.RESERVE] = int(config.reserve_full_prompt)
     S[L.FAST] = int(fast)
+    S[L.ENC_ON] = int(encoder is not None)
+    S[L.ENC_BUDGET] = int(config.max_num_encoder_input_tokens or 0)
     SF = np.zeros(L.NSF)
     SF[L.EXACT_UNTIL] = np.inf
     _client(S, SF, F, config, fixed.size, sessions is not None)
