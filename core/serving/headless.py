@@ -31,6 +31,8 @@ from core.serving.cost import cost_report
 from core.serving.disagg import keys as pd_keys
 from core.serving.disagg.report import disagg_report
 from core.serving.engine import validate
+from core.serving.multimodal import keys as mm_keys
+from core.serving.multimodal.report import multimodal_report
 from core.serving.traces.transforms import time_scaled
 from core.serving.vllm_metrics import bench_metrics, measured_metrics
 
@@ -51,6 +53,8 @@ def serving_report(raw: dict[str, str], workload=None, progress=None) -> tuple[d
 
     if pd_keys.is_disaggregated(raw):  # prefill/decode pools (core/serving/disagg/report.py)
         return disagg_report(raw, workload, progress)
+    if mm_keys.is_multimodal(raw):  # image requests (core/serving/multimodal/report.py)
+        return multimodal_report(raw, workload, progress)
     calc = get("serving.replay")
     expanded = keys.expand_checked(raw, lambda: "unknown parameter of lab simulate serving; valid: "
                                    + ", ".join([p.name for p in calc.params] + list(keys.names())))

@@ -26,6 +26,7 @@ from core.serving.deployment import Deployment
 from core.serving.deployment_params import DEPLOYMENT_KEYS, DEPLOYMENT_PARAMS
 from core.serving.disagg.keys import PD_PARAMS, PD_TEXT_KEYS
 from core.serving.model_choice import ModelHardware, choose
+from core.serving.multimodal.keys import MM_PARAMS, MM_TEXT_KEYS
 from core.serving.profile import choose_with_profile, is_profile, read_cached
 from core.serving.step_basis import BasisCost, from_deployment
 from core.serving.step_defaults import DEFAULTS as STEP_DEFAULTS
@@ -54,6 +55,8 @@ TEXT_KEYS = {
 }
 # Prefill/decode pools (issue 15, core/serving/disagg/keys.py): the P/D keys, in one block.
 TEXT_KEYS.update(PD_TEXT_KEYS)
+# Image requests (issue 15, core/serving/multimodal/keys.py): the image keys, in one block.
+TEXT_KEYS.update(MM_TEXT_KEYS)
 TRACE_KEYS = ("format", "time_scale", "window", "limit", "trace_model", "trace_log_type", "hash_block_tokens")
 STEP_MODELS = ("basis", "roofline")
 # The basis step-time model's coefficients (core/serving/step_defaults.py: defaults and
@@ -96,7 +99,7 @@ def extra_params() -> tuple:
               "256 MiB only the first N rows are read", 1, MAX_REQUESTS, kind="int"),
         Param("hash_block_tokens", "tokens", 512, "prompt tokens per hash id of a Mooncake trace", 1, 1 << 20,
               kind="int"),
-    ) + DEPLOYMENT_PARAMS + STEP_PARAMS + bench_keys.PARAMS + PD_PARAMS
+    ) + DEPLOYMENT_PARAMS + STEP_PARAMS + bench_keys.PARAMS + PD_PARAMS + MM_PARAMS
 
 
 def param(name: str):
@@ -141,7 +144,7 @@ def pop_extras(raw: dict) -> dict:
             got[p.name] = bench_keys.parse(p.name, raw.pop(p.name)) if p in bench_keys.PARAMS else p.parse(raw.pop(p.name))
     if "window" in raw:
         got["window"] = parse_window(raw.pop("window"))
-    for name in ("trace_model", "trace_log_type", "model", "hardware", "trace", "lengths", "profile") + tuple(PD_TEXT_KEYS):
+    for name in ("trace_model", "trace_log_type", "model", "hardware", "trace", "lengths", "profile") + tuple(PD_TEXT_KEYS) + tuple(MM_TEXT_KEYS):
         if name in raw:
             got[name] = parse_text_key(name, raw.pop(name))
     if "seeds" in got:

@@ -38,6 +38,7 @@ from core.registry import ParamError, get
 from core.serving import simulate_keys as keys
 from core.serving.disagg.text import pd_lines
 from core.serving.headless import PERCENTILE_LABELS, load_shared_trace, serving_report  # noqa: F401 - re-exported
+from core.serving.multimodal.report import image_lines
 from core.serving.vllm_metrics import LATENCIES, STATS
 from lab.cli.simulate_files import aiperf_lines, prometheus_text, write_all
 from lab.cli.simulate_rl import simulate_rl_report
@@ -165,6 +166,7 @@ def report_text(report: dict) -> str:
     lines += uncertainty_lines(report)
     lines += pd_lines(report) if "disaggregation" in report else _cost_lines(report)  # P/D: both pools' lines
     lines.append(_cache_line(report))
+    lines += image_lines(report)  # image requests (core/serving/multimodal/report.py)
     extras = report.get("engine_extras") or {}
     if extras.get("hit_rate_by_turn"):
         lines.append("  cache hit rate by turn: " + ", ".join(f"{r * 100:.0f}%" for r in extras["hit_rate_by_turn"][:12])

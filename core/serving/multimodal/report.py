@@ -1,0 +1,151 @@
+"""`lab simulate serving` with images (keys: core/serving/multimodal/keys.py): the book's
+windows or a trace, each request's images added (synthetic image_share=, or a trace's
+`images` column), through the engine with the encoder in the instance (vLLM V1) or on an
+EPD encoder pool; the ordinary report plus an "images" block (hits, EC bytes, encoder
+seconds added, what each stage added). TTFT and the other latencies count from a
+request's arrival at the system, also when its EC reached the engine later (EPD). No Qt.
+"""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+
+from core import catalog
+from core.registry import ParamError, get
+from core.request.metrics import nearest_rank_value
+from core.serving import bench_keys, traces
+from core.serving import replay as rp
+from core.serving import simulate_keys as keys
+from core.serving.engine import validate
+from core.serving.multimodal import encoder as enc
+from core.serving.multimodal import images as im
+from core.serving.multimodal.epd import EncoderPool, encode_and_ship
+from core.serving.multimodal.keys import pop_image_keys
+from core.serving.multimodal.link import Link
+from core.serving.multimodal.lm import HAS_ENCODER_SEAM, with_images
+from core.serving.traces.transforms import time_scaled
+from core.serving.vllm_metrics import bench_metrics
+
+APPROXIMATION = ("encoder-cache hits decided in arrival order before the replay (LRU over first uses), not when "
+                 "the engine schedules a request")
+
+
+def image_lines(report: dict) -> list[str]:
+    """The text report's lines for the images block (none without one)."""
+    b = report.get("images")
+    if not b:
+        return []
+    mode = (f"EPD: {b['epd_encoders']} encoder card(s), EC over {b['ec_link_gb_s']:g} GB/s" if b["mode"] == "epd"
+            else {"in_instance": "encoder in the instance (vLLM V1)",
+                  "serial_stage": "encoder as a stage ahead of the engine"}[b["mode"]])
+    lines = [f"  images: {b['images']:,} in {b['image_requests']:,} requests ({b['visual_tokens_total']:,} visual tokens, "
+             f"{b['vision_model']} on {b['encoder_card']} at {b['encoder_mfu'] * 100:.0f}% MFU); {mode}",
+             f"  encoder cache {b['encoder_cache_size']:,} tokens: {b['encoder_cache_hits']:,} hits, "
+             f"{b['encoder_cache_misses']:,} encoded, EC {b['ec_bytes'] / 2**20:,.1f} MiB, "
+             f"encoder seconds added {b['encoder_seconds_added']:,.3f} s"]
+    if b["mode"] == "epd":
+        lines.append(f"  EC moved {b['ec_bytes_moved'] / 2**20:,.1f} MiB; EC wait p95 {b['ec_wait_p95_s'] * 1e3:,.1f} ms")
+    elif b.get("engine_encoder_s") is not None:
+        lines.append(f"  encoder time in engine steps {b['engine_encoder_s']:,.3f} s (re-encodes after preemptions included)")
+    return lines
+
+
+def encoder_card(got: dict) -> str:
+    """The card the encoder runs on: the serving card when it is a catalog key, else the book's."""
+    hw = got.get("hardware")
+    return hw if hw in catalog.hardware_keys() else rp.BOOK_CARD_KEY
+
+
+def multimodal_report(raw: dict, workload=None, progress=None) -> tuple[dict, tuple]:
+    """serving_report's (report, (result, workload)) for a run with images."""
+    from core.serving import (
+        headless as hl,  # its report pieces; a module-level import would be a circle (it dispatches here)
+    )
+    raw = dict(raw)
+    mm = pop_image_keys(raw)
+    calc = get("serving.replay")
+    expanded = keys.expand_checked(raw, lambda: "unknown parameter of lab simulate serving; valid: "
+                                   + ", ".join([p.name for p in calc.params] + list(keys.names())))
+    got = expanded.got
+    for name in ("seeds", "dataset", "profile"):
+        if name in got:
+            raise ParamError(name, "not with images yet; valid: a run of the windows or of a trace")
+    work, values = _workload(calc, expanded, workload, progress, hl.trace_values)
+    config = rp.config_from(values, expanded.step_cost(values))
+    budget = mm["max_num_encoder_input_tokens"] or config.token_budget
+    if HAS_ENCODER_SEAM:
+        config = dataclasses.replace(config, max_num_encoder_input_tokens=budget)
+    table = _images(work, mm)
+    card = encoder_card(got)
+    rate = enc.encoder_flops_per_s(card, mm["encoder_mfu"])
+    order = np.argsort(work.arrival_s, kind="stable")
+    plan = enc.plan(table, order, mm["encoder_cache_size"], rate)
+    block: dict = {"vision_model": table.vision_model, "encoder_card": card, "encoder_mfu": mm["encoder_mfu"],
+                   "image_requests": int(np.count_nonzero(np.diff(table.offsets))),
+                   "images": int(table.images.size), "visual_tokens_total": int(table.per_request("visual_tokens").sum()),
+                   **plan.report(), "approximation": APPROXIMATION}
+    if mm["epd_encoders"] > 0:
+        link = Link(mm["ec_link_gb_s"] * 1e9, mm["ec_link_latency_s"])
+        arrivals = encode_and_ship(work.arrival_s, table, plan, EncoderPool(mm["epd_encoders"], rate), link)
+        lm = dataclasses.replace(with_images(work, table), arrival_s=arrivals.ec_ready_s)
+        block.update(mode="epd", epd_encoders=mm["epd_encoders"], ec_link_gb_s=mm["ec_link_gb_s"],
+                     ec_bytes_moved=arrivals.ec_bytes_moved, encoder_busy_s=arrivals.encoder_busy_s,
+                     ec_wait_p95_s=nearest_rank_value(arrivals.ec_ready_s - work.arrival_s, 0.95))
+    else:
+        lm = with_images(work, table, plan)
+        block.update(mode="in_instance" if HAS_ENCODER_SEAM else "serial_stage",
+                     max_num_encoder_input_tokens=budget)
+    validate(config, lm)
+    result = rp.replay_workload(lm, config, values)
+    if lm.arrival_s is not work.arrival_s:  # latencies from the arrival at the system, not at the engine
+        result = dataclasses.replace(result, arrival_s=np.asarray(work.arrival_s, dtype=float))
+    shown = dataclasses.replace(lm, arrival_s=work.arrival_s)
+    summary = rp.summarize(result, shown, config)
+    report = {k: v for k, v in summary.items() if not k.startswith("series_")}
+    report["source"] = f"trace {got['trace']}" if "trace" in got else "windows"
+    report.update(bench_metrics(result, shown, cost=config.cost))
+    report["percentiles"] = hl.PERCENTILE_LABELS
+    if "model" in got or "hardware" in got:
+        report["model"], report["hardware"] = got.get("model"), got.get("hardware")
+    if expanded.deployment is not None:
+        report["deployment"] = expanded.deployment.report()
+    cards = expanded.deployment.cards if expanded.deployment is not None else 1
+    report.update(hl._cost_and_replicas(result, values, expanded.price_note, cards))
+    report.update(hl._cache_report(result, values, shown))
+    report["client"] = bench_keys.report(config, shown, result)
+    if "trace" in got:
+        report["trace"] = hl._trace_report(shown)
+    if "engine_encoder_s" not in block and result.extras.get("encoder_s") is not None:
+        block["engine_encoder_s"] = float(result.extras["encoder_s"])
+    report["images"] = block
+    return report, (result, shown)
+
+
+def _workload(calc, expanded, preloaded, progress, trace_values):
+    got = expanded.got
+    if "trace" not in got:
+        values = calc.resolve(expanded.raw)
+        return rp.workload_from(values), values
+    values = trace_values(calc, expanded.raw)
+    if preloaded is not None:
+        return time_scaled(preloaded, got.get("time_scale", 1.0)), values
+    bar = progress(f"reading {Path(got['trace']).name}") if progress is not None else None
+    try:
+        return traces.load_trace(got["trace"], **keys.load_kwargs(got, bar)), values
+    finally:
+        if bar is not None and hasattr(bar, "close"):
+            bar.close()
+
+
+def _images(work, mm: dict) -> im.ImageTable:
+    """The trace's images column (meta["images"], one list per request) or the synthetic share."""
+    listed = dict(work.meta or {}).get("images")
+    if listed is not None:
+        return im.table(listed, mm["vision_model"])
+    if mm["image_share"] <= 0:
+        raise ParamError("image_share", "no request carries an image; valid: image_share > 0 or a trace with an "
+                         "images column")
+    return im.synthetic(len(work), mm["image_share"], mm["image_size"], mm["image_ids"],
+                        vision_model=mm["vision_model"])

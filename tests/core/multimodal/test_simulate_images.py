@@ -1,0 +1,43 @@
+"""`lab simulate serving` with image keys (core/serving/multimodal/report.py through headless)."""
+import pytest
+
+from core import catalog
+from core.registry import ParamError
+from core.serving.headless import serving_report
+from core.serving.multimodal import images as im
+from lab.cli.simulate import report_text
+
+BOOK_CARD = "rtx-pro-6000-blackwell"
+
+
+def test_image_share_with_an_encoder_cache():
+    report, (result, work) = serving_report({"image_share": "0.5", "image_size": "1280x1280", "image_ids": "4",
+                                             "encoder_cache_size": "8192"})
+    b = report["images"]
+    assert report["requests"] == 480 and b["image_requests"] == 240
+    assert b["visual_tokens_total"] == 240 * 1600
+    # Four ids of 1,600 tokens each fit the 8,192-token cache: each encodes once.
+    assert (b["encoder_cache_misses"], b["encoder_cache_hits"]) == (4, 236)
+    one = im.figures(1280, 1280).encode_flops / (catalog.hardware(BOOK_CARD).figure("bf16_dense_flops") * 0.4)
+    assert b["encoder_seconds_added"] == pytest.approx(4 * one, rel=1e-12)
+    assert b["ec_bytes"] == 4 * 31.25 * 2**20
+    # The visual tokens are in the prompts the engine saw.
+    assert int(work.input_tokens.sum()) == int(result.input_tokens.sum())
+    assert "encoder cache 8,192 tokens: 236 hits, 4 encoded" in report_text(report)
+
+
+def test_epd_reports_ec_moved_and_counts_latency_from_arrival():
+    report, (result, work) = serving_report({"image_share": "1", "epd_encoders": "2", "ec_link_gb_s": "10"})
+    b = report["images"]
+    assert b["mode"] == "epd" and b["ec_bytes_moved"] == 480 * 8_192_000
+    assert (result.arrival_s == work.arrival_s).all()
+    # Every request's image is encoded (no cache) and its EC crosses the link before its prefill.
+    encode = im.figures(640, 640).encode_flops / (catalog.hardware(BOOK_CARD).figure("bf16_dense_flops") * 0.4)
+    assert result.ttft_s.min() >= encode + 8_192_000 / 10e9 + 10e-6
+
+
+def test_no_image_refused():
+    with pytest.raises(ParamError, match="image_share"):
+        serving_report({"encoder_cache_size": "100"})
+    with pytest.raises(ParamError, match="image_size"):
+        serving_report({"image_share": "0.5", "image_size": "big"})
