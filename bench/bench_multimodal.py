@@ -17,21 +17,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
+from benchstats import stats
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from bench.benchstats import stats  # noqa: E402
-from core.request.metrics import nearest_rank_value  # noqa: E402
-from core.serving.engine import replay  # noqa: E402
-from core.serving.multimodal import encoder as enc  # noqa: E402
-from core.serving.multimodal import images as im  # noqa: E402
-from core.serving.multimodal.lm import HAS_ENCODER_SEAM, engine_config, with_images  # noqa: E402
-from core.serving.workload import Workload  # noqa: E402
+from core.request.metrics import nearest_rank_value
+from core.serving.engine import replay
+from core.serving.multimodal import encoder as enc
+from core.serving.multimodal import images as im
+from core.serving.multimodal.lm import HAS_ENCODER_SEAM, engine_config, with_images
+from core.serving.workload import Workload
 
 
 def workload(n: int, rate: float, distinct: int, seed: int) -> tuple[Workload, im.ImageTable]:
