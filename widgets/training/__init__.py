@@ -1,11 +1,11 @@
 """§3.4-3.5 as three pages: a training step you can watch (图 3-20, 例题 3-3), the FLOPs
 beside 6ND, packing and label masking (图 3-23, 练习 3-6), and the RL cycle (图 3-24,
-例题 3-4, 练习 3-7).
+例题 3-4, 练习 3-7, and the loop of `lab simulate rl` played through the serving engine).
 
 The panel is a view of a TrainingState (core/training/state.py); every figure comes from
 core/training/figures.py. It shows at once and fills in: each section is built a step per
 turn of the event loop (the page on screen first; all at once when no event loop runs
-yet), and the two ▶ figures are computed on the job runner, so the window keeps
+yet), and the ▶ figures are computed on the job runner, so the window keeps
 answering during a first visit.
 """
 from __future__ import annotations
@@ -28,6 +28,7 @@ from widgets.training.kit import Section
 from widgets.training.memory import KIND_COLORS
 from widgets.training.pipeline import PipelineSection
 from widgets.training.rl import AdvantageSection, CycleSection, LossSection
+from widgets.training.rl_loop import RLLoopSection
 from widgets.training.step import StateSection, StepSection
 
 TAB_TITLES = {"step": "训练一步 · step && memory", "flops": "运算量与 token · FLOPs, packing, labels",
@@ -92,13 +93,14 @@ class TrainingPanel(QtWidgets.QWidget):
         self.packing = PackingSection(self, flops_grid)
         self.update_section = UpdateSection(self, flops_grid)
         self.pipeline = PipelineSection(self, layouts["rl"])
+        self.rl_loop = RLLoopSection(self, layouts["rl"], rl_grid)
         self.cycle = CycleSection(self, rl_grid)
         self.advantage = AdvantageSection(self, rl_grid)
         self.loss = LossSection(self, rl_grid)
         self.sections_of: dict[str, list[Section]] = {
             "step": [self.step, self.state_section],
             "flops": [self.flops, self.packing, self.update_section],
-            "rl": [self.pipeline, self.cycle, self.advantage, self.loss],
+            "rl": [self.pipeline, self.rl_loop, self.cycle, self.advantage, self.loss],
         }
 
     def _build_next(self) -> None:

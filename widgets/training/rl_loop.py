@@ -1,0 +1,161 @@
+"""The RL tab's live pipeline (issue 16): `lab simulate rl`'s loop, its rollout replayed by
+the serving engine on the job runner (never on the GUI thread), drawn as Gantt lanes
+(rl_loop_view.py) and played with ▶. Synchronous, one-step, fully async and partial
+rollouts are a switch; the inputs are a form whose refusals show next to the field.
+
+The window plays a few steps on a few replicas: the form refuses more (MAX_STEPS,
+MAX_REPLICAS), `lab simulate rl` takes them all.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6 import QtWidgets
+
+from core.registry import ParamError
+from core.rl.gantt import LoopFigure, loop_figure
+from core.rl.params import MODES, PARAM_BY_NAME, RLParams
+from widgets.kit.jobs import BusyBadge, jobs
+from widgets.kit.page import column
+from widgets.kit.param_form import ParamForm
+from widgets.kit.timeline_player import TimelinePlayer
+from widgets.training.kit import Readout, Section, caption
+from widgets.training.rl_loop_view import LoopView
+
+MAX_STEPS = 12
+MAX_REPLICAS = 8
+# The form's fields: (name, its label as a "中文 English" pair, the window's starting value).
+FIELDS = (
+    ("steps", "训练步数 training steps", 4),
+    ("prompts", "每步提示数 prompts per step", 4),
+    ("group", "每组样本数 samples per prompt", 8),
+    ("lengths", "输出长度分布 output lengths", "lognormal"),
+    ("output_tokens", "输出长度 output tokens (G)", 256),
+    ("sigma", "长尾 σ lognormal σ", 1.0),
+    ("max_tokens", "最长回答 max response tokens", 4096),
+    ("rollout_replicas", "生成副本 rollout replicas", 2),
+    ("trainer_cards", "训练卡 trainer cards", 4),
+    ("staleness", "滞后上限 η staleness bound η", 1),
+    ("partial_tokens", "部分生成预算 partial budget (tokens)", 512),
+)
+MODE_LABELS = {"synchronous": "同步 synchronous", "one_step": "一步异步 one-step off-policy",
+               "async": "全异步 fully async", "partial": "部分生成 partial rollouts"}
+
+
+def form_params():
+    """The loop's Params with the window's starting values and no unit (the label says it)."""
+    return tuple(replace(PARAM_BY_NAME[name], default=value, unit="") for name, _, value in FIELDS)
+
+
+class RLLoopSection(Section):
+    paths = ()
+
+    def __init__(self, panel, layout: QtWidgets.QVBoxLayout, before: QtWidgets.QLayout):
+        super().__init__(panel)
+        self._layout, self._before = layout, before
+        self.job_key = f"training.rl_loop.{id(panel)}"
+        self.mode = "synchronous"
+        self.figures_shown = 0
+
+    def build(self):
+        self.form = ParamForm(form_params(), check=self._check)
+        self.form.setObjectName("rl_loop_form")
+        for name, label, _ in FIELDS:  # the pair reads in either language by itself
+            field = self.form.field(name)
+            field.label.setText(label)
+            field.label.setProperty("i18n_key", "")
+        self.mode_buttons: dict[str, QtWidgets.QToolButton] = {}
+        switch = QtWidgets.QWidget()
+        grid = QtWidgets.QGridLayout(switch)  # two by two: the column is narrow
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setSpacing(2)
+        group = QtWidgets.QButtonGroup(switch)
+        group.setExclusive(True)
+        for i, mode in enumerate(MODES):
+            b = QtWidgets.QToolButton()
+            b.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Fixed)
+            b.setText(MODE_LABELS[mode])
+            b.setCheckable(True)
+            b.setChecked(mode == self.mode)
+            b.setObjectName(f"rl_mode_{mode}")
+            b.clicked.connect(lambda _=False, m=mode: self.set_mode(m))
+            group.addButton(b)
+            grid.addWidget(b, i // 2, i % 2)
+            self.mode_buttons[mode] = b
+        self.summary = Readout(height=40)
+        self.summary.setObjectName("rl_loop_summary")
+        self.player = TimelinePlayer(duration=1.0, unit="s")
+        self.player.setObjectName("rl_loop_player")
+        yield
+        self.view = LoopView()
+        self.busy = BusyBadge(self.job_key, owner=self.view)
+        controls = QtWidgets.QWidget()
+        cl = QtWidgets.QHBoxLayout(controls)
+        cl.setContentsMargins(0, 0, 0, 0)
+        cl.addWidget(self.player, 1)
+        cl.addWidget(self.busy)
+        left = column(caption("生成经服务引擎回放(连续批处理、KV 池、组内共享提示前缀),最长的样本决定同步的一步;"
+                              "异步让下一批在长尾未完时开始,样本滞后不超过 η 个权重版本。 · The rollout is "
+                              "replayed by the serving engine (continuous batching, the KV pool, a group sharing "
+                              "its prompt's blocks): its longest sample sets a synchronous step; asynchronous "
+                              "modes start the next batch during the tail, samples at most η versions stale."),
+                      switch, controls, self.summary, self.form, stretch_last=False)
+        left.layout().addStretch(1)
+        box = QtWidgets.QHBoxLayout()
+        box.addWidget(left, 2)
+        box.addWidget(self.view, 5)
+        index = next(i for i in range(self._layout.count()) if self._layout.itemAt(i).layout() is self._before)
+        self._layout.insertLayout(index, box)
+        self.player.position_changed.connect(self.view.set_time)
+        self.form.values_changed.connect(lambda _values: self.refresh())
+        yield
+
+    # ---- inputs -------------------------------------------------------------------
+    def params(self, values: dict | None = None) -> RLParams:
+        """The loop the window runs: the form's values, the mode switch, the rest defaults."""
+        values = self.form.values() if values is None else values
+        return RLParams(mode=self.mode, **values)
+
+    def _check(self, values: dict) -> None:
+        if values["steps"] > MAX_STEPS:
+            raise ParamError("steps", f"got {values['steps']}; valid: <= {MAX_STEPS} in the window "
+                             "(lab simulate rl takes more)")
+        if values["rollout_replicas"] > MAX_REPLICAS:
+            raise ParamError("rollout_replicas", f"got {values['rollout_replicas']}; valid: <= {MAX_REPLICAS} "
+                             "lanes in the window (lab simulate rl takes more)")
+        self.params(values).check()
+
+    def set_mode(self, mode: str) -> None:
+        if mode == self.mode:
+            return
+        self.mode = mode
+        self.mode_buttons[mode].setChecked(True)
+        self.refresh()
+
+    # ---- the figure ---------------------------------------------------------------
+    def refresh(self) -> None:
+        """Replay on a worker; the figure comes back to _show (a newer edit wins)."""
+        jobs().submit(self.job_key, loop_figure, self.params(), done=self._show, context=self.view)
+
+    def _show(self, fig: LoopFigure) -> None:
+        self.view.show_figure(fig)
+        playing = self.player.is_playing()
+        fraction = self.player.position / self.player.duration if self.figures_shown else 1.0
+        self.player.set_duration(fig.end_s)
+        self.player.fit_time_label(f"{fig.end_s:,.1f} / {fig.end_s:,.1f} s")
+        self.player.seek(fraction * fig.end_s if playing or self.figures_shown else fig.end_s)
+        self.view.set_time(self.player.position)
+        s = fig.summary
+        self.summary.setText(
+            f"每步 {s['step_time_s']:.1f} s,生成池忙 {s['rollout_pool_utilisation']:.0%},训练池忙 "
+            f"{s['trainer_pool_utilisation']:.0%},长尾空闲 {s['rollout_tail_idle_share']:.0%},最大滞后 "
+            f"{s['staleness_max']} 版 · step {s['step_time_s']:.1f} s, rollout pool "
+            f"{s['rollout_pool_utilisation']:.0%} busy, trainer {s['trainer_pool_utilisation']:.0%} busy, "
+            f"{s['rollout_tail_idle_share']:.0%} of seats idle on the long tail, staleness at most "
+            f"{s['staleness_max']}")
+        self.figures_shown += 1
+        self.panel.figure_drawn.emit("rl_loop")
+
+    def close(self) -> None:
+        self.player.pause()
+        jobs().cancel(self.job_key)
