@@ -28,7 +28,7 @@ from core.registry import ParamError
 from core.serving.engine import Engine, EngineConfig, ReplayResult, replay
 from core.serving.routers import ROUTERS, make_router
 from core.serving.session_arrivals import hit_rate_by_turn
-from core.serving.workload import PrefixBlocks, Workload
+from core.serving.workload import PrefixBlocks, Workload, rows_of
 
 MAX_REPLICAS = 256
 # A co-simulated router keeps every replica's engine over the whole workload and stops each
@@ -129,7 +129,7 @@ def subset(workload: Workload, rows: np.ndarray) -> Workload:
                               block_tokens=workload.prefix.block_tokens)
     return Workload(arrival_s=workload.arrival_s[rows], input_tokens=workload.input_tokens[rows],
                     output_tokens=workload.output_tokens[rows], label=workload.label, prefix=prefix,
-                    meta=workload.meta)
+                    meta=workload.meta, remote=rows_of(workload.remote, rows), encoder=rows_of(workload.encoder, rows))
 
 
 def _spread(part: ReplayResult, rows: np.ndarray, n: int) -> ReplayResult:

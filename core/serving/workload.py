@@ -8,7 +8,7 @@ share holds in every stretch of the window) or drawn at random with a seed.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -76,6 +76,13 @@ class EncoderWork:
 
     seconds: np.ndarray  # float64
     tokens: np.ndarray  # int64
+
+
+def rows_of(block, rows: np.ndarray):
+    """A per-request block (RemoteKV, EncoderWork) at the workload rows `rows`; None stays None."""
+    if block is None:
+        return None
+    return type(block)(*(getattr(block, f.name)[rows] for f in fields(block)))
 
 
 @dataclass(frozen=True)
