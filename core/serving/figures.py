@@ -80,7 +80,7 @@ def banner_figure(mix: Mapping[str, Any], rate: Mapping[str, Any], rate_result: 
         "capacity_text": f"虚线 100% = {_num(capacity)} 步/s\n({_num(rate_result['steps_per_s_per_card'])}/卡 × {rate['cards']} 卡)",
         "capacity_pos": (2 * SEGMENT_S - 3, 100.0),
         "ticks": [[(float(x), text) for x, (text, _) in zip(xs, BANNER_SEGMENTS)],
-                  [(t0, f"{t0:.0f}") for t0 in (0.0, 60.0, 120.0, 180.0)]],
+                  [(t0, f"{t0 - SHIFT_STARTS_AT_S:.0f}") for t0 in (60.0, 120.0, 180.0)]],
         "export_x": np.repeat(np.arange(4) * SEGMENT_S, 2)[1:-1], "export_y": np.repeat(pct, 2),
         "demands": demands, "backlog_t": t, "backlog_q": q,
         "duration": 3 * SEGMENT_S,
@@ -88,15 +88,21 @@ def banner_figure(mix: Mapping[str, Any], rate: Mapping[str, Any], rate_result: 
 
 
 def banner_status(fig: Mapping[str, Any], t: float) -> str:
-    """The status line at time t of the banner's ▶."""
+    """The status line at time t of the banner's ▶, on the backlog plot's clock (see
+    SHIFT_STARTS_AT_S): the uniform minute is the comparison before that clock starts."""
     seg = min(max(int(t // SEGMENT_S), 0), 2)
     q = float(np.interp(t, fig["backlog_t"], fig["backlog_q"]))
     backlog = "—" if math.isnan(q) else _num(q)
-    return f"t = {t:5.1f} s · {BANNER_SEGMENTS[seg][0]} · 需求 {fig['pct'][seg]:.0f}% · 积压 {backlog} 步"
+    tail = f"{BANNER_SEGMENTS[seg][0]} · 需求 {fig['pct'][seg]:.0f}% · 积压 {backlog} 步"
+    if t < SHIFT_STARTS_AT_S:
+        return f"对照 · {tail}"
+    return f"t = {t - SHIFT_STARTS_AT_S:.1f} s · {tail}"
 
 
 # The banner's first minute is the uniform mix; its second and third are preset ②'s two
-# minutes, which the backlog plot draws from t = 0. So banner time t is ②'s t − 60 s.
+# minutes, which the backlog plot draws from t = 0. So banner time t is ②'s t − 60 s, and
+# the banner's ticks and status read ②'s clock (one clock for both figures; the uniform
+# minute, before it, is the comparison).
 SHIFT_PRESET = "shift"
 SHIFT_STARTS_AT_S = SEGMENT_S
 

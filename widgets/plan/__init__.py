@@ -102,6 +102,7 @@ class PlanPanel(QtWidgets.QWidget):
         self.results = results
         self._scroll = self.findChild(QtWidgets.QScrollArea)
         self._scroll.viewport().installEventFilter(self)
+        results.installEventFilter(self)  # its content's minimum grows: fit the height again
         layout.addStretch(1)
 
     def _connect(self) -> None:
@@ -216,15 +217,18 @@ class PlanPanel(QtWidgets.QWidget):
         top = self.results.mapTo(page, QtCore.QPoint(0, 0)).y()
         height = self._scroll.viewport().height() - top - BOTTOM_MARGIN_PX
         natural = self.results.layout().minimumSize().height()
-        if beside and height > natural:
-            self.results.setFixedHeight(height)
+        if beside:
+            # Never under what the figures and table need (it grows as rows and subtitles arrive:
+            # a height fixed below it squeezed the figures and cut their axes).
+            self.results.setFixedHeight(max(height, natural))
         else:
             self.results.setMinimumHeight(0)
             self.results.setMaximumHeight(WIDGET_SIZE_MAX)
 
     def eventFilter(self, watched, event):
-        if event.type() == QtCore.QEvent.Type.Resize and self._scroll is not None \
-                and watched is self._scroll.viewport():
+        if self._scroll is not None and (
+                event.type() == QtCore.QEvent.Type.Resize and watched is self._scroll.viewport()
+                or event.type() == QtCore.QEvent.Type.LayoutRequest and watched is self.results):
             QtCore.QTimer.singleShot(0, self._fill_height)  # once the page has laid out at this width
         return False
 
@@ -244,6 +248,7 @@ class PlanPanel(QtWidgets.QWidget):
         self.form.unbind_state()
         if self._scroll is not None:
             self._scroll.viewport().removeEventFilter(self)
+            self.results.removeEventFilter(self)
         super().closeEvent(event)
 
 

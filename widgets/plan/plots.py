@@ -10,6 +10,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore
 
 from widgets.agents.kit import still_plot
+from widgets.kit.log_axis import tidy_log_axis
 from widgets.kit.page import marker_line, plot_text
 from widgets.kit.theme import brush, pen
 from widgets.plan import figures as F
@@ -23,6 +24,10 @@ def _dots(card, key: str, kind: str, size: float, alpha: int = 200) -> pg.PlotDa
 
 
 MAX_LABELS = 8  # front points labelled at most: more would hide the dots
+# A front label's anchor: up and right of its dot; the dear dots' (on the right, near the
+# SLO line) at their own height on their left, off the line.
+RIGHT_OF, LEFT_OF = (-0.15, 1.1), (1.15, 0.5)
+RIGHT_SHARE = 0.3  # dots in this right share of the points' x span take their label on their left
 
 
 def _apart(xs: list[float], ys: list[float], most: int, gap: float = 0.08) -> list[int]:
@@ -55,6 +60,7 @@ class PlanPlots(QtCore.QObject):
         self.pareto_card.setObjectName("plan_pareto")
         p = self.pareto_card.plot
         p.setMouseEnabled(x=True, y=True)  # zoom into a crowded front
+        tidy_log_axis(p, "left")  # minor labels only where they fit (pyqtgraph's piled up)
         p.setLogMode(x=False, y=True)  # p99 TTFT spans an overloaded run's minutes to a second
         self.front_line = self.pareto_card.add_curve("front", pen=pen("decode", 2.5))
         self.points = _dots(self.pareto_card, "points", "prefill", 9, 150)
@@ -64,11 +70,12 @@ class PlanPlots(QtCore.QObject):
         for item in (self.points, self.front_points):
             item.sigPointsClicked.connect(self._on_clicked)
         # Labels of the front's points (made once, the extras hidden): which setting each is.
-        self.front_labels = [plot_text(anchor=(-0.15, 1.1), kind="decode", size=9) for _ in range(MAX_LABELS)]
+        self.front_labels = [plot_text(anchor=RIGHT_OF, kind="decode", size=9) for _ in range(MAX_LABELS)]
         for label in self.front_labels:
             p.addItem(label, ignoreBounds=True)
-        self.slo_line = marker_line(p, "backlog", vertical=False, label="TTFT SLO", position=0.97,
-                                    anchors=((1, 1), (1, 1)))
+        # Its label at the left end: the front's points near the line are the dear ones, on the right.
+        self.slo_line = marker_line(p, "backlog", vertical=False, label="TTFT SLO", position=0.03,
+                                    anchors=((0, 1), (0, 1)))
         self.slo_line.setVisible(False)
         self.capacity_card = still_plot("容量与副本数 · capacity vs replicas",
                                         "max rate meeting the SLOs · line: best per replica count",
@@ -84,6 +91,7 @@ class PlanPlots(QtCore.QObject):
         self.capacity_text.setPos(0.5, 0.5)
         c.setXRange(0, 1)
         c.setYRange(0, 1)
+        self.capacity_card.setVisible(False)  # until a search has points (draw)
         self.pareto: dict = F.pareto_figure([])
         self.capacity: dict = F.capacity_figure([])
 
@@ -92,10 +100,14 @@ class PlanPlots(QtCore.QObject):
         Pareto figure (the table marks its front)."""
         fig = self.pareto = F.pareto_figure(rows, knobs)
         shown = _apart(fig["front_x"], fig["front_y"], MAX_LABELS) if knobs else []
+        xs = fig["x"] or [0.0]
+        right = max(xs) - RIGHT_SHARE * ((max(xs) - min(xs)) or 1.0)
         for label, i in zip(self.front_labels, shown + [None] * MAX_LABELS):
             label.setVisible(i is not None)
             if i is not None:
                 label.setText(fig["front_labels"][i])
+                # Beside its dot, towards the plot's inside: a label right of the rightmost dot was cut.
+                label.setAnchor(LEFT_OF if fig["front_x"][i] > right else RIGHT_OF)
                 label.setPos(fig["front_x"][i], math.log10(max(fig["front_y"][i], 1e-9)))
         self.points.setData(x=fig["x"], y=fig["y"], data=fig["keys"])
         self.front_points.setData(x=fig["front_x"], y=fig["front_y"], data=fig["front_keys"])
@@ -109,6 +121,8 @@ class PlanPlots(QtCore.QObject):
         self.capacity_points.setData(x=cap["x"], y=cap["y"], data=cap["keys"])
         self.capacity_line.setData(cap["best_x"], cap["best_y"])
         self.capacity_text.setVisible(not cap["x"])
+        # An empty figure says nothing: the card shows once a capacity search has points.
+        self.capacity_card.setVisible(bool(cap["x"]))
         if cap["x"]:
             self.capacity_card.plot.enableAutoRange()
         return fig

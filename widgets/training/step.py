@@ -20,6 +20,13 @@ from widgets.training.memory import MemoryView, readout_html
 # short enough that at zoom 1 the step, its readout and its player fit the page of a
 # 1280x720 window.
 STEP_VIEW_MIN_LINES = 30
+# Each plot's own least height, in lines: the two cards' least must fit inside the view's,
+# or the view squeezes them below it and clips their axes (talk scene 图 3-20 at 1280x720).
+PLOT_MIN_LINES = 8
+
+
+def _fit_min(card: PlotCard) -> None:
+    follow_font(card.plot_widget, lambda w: w.setMinimumHeight(PLOT_MIN_LINES * w.fontMetrics().lineSpacing()))
 
 
 class StepView(QtWidgets.QWidget):
@@ -43,6 +50,7 @@ class StepView(QtWidgets.QWidget):
                                       "▲ forward, ▼ backward (2×); magenta: activations alive",
                                       illustrative=True)
         self.layout().addWidget(self.schedule_plot, 1)
+        _fit_min(self.schedule_plot)
         yield
         p = self.schedule_plot.plot
         p.setLabel("left", "layer")
@@ -77,6 +85,7 @@ class StepView(QtWidgets.QWidget):
         self.memory = MemoryView()
         self.memory_plot = self.memory.plot
         self.layout().addWidget(self.memory_plot, 1)
+        _fit_min(self.memory_plot)
         yield
         self.memory.add_items(x_link=p)
         self.kind_curves = self.memory.kind_curves

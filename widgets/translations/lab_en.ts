@@ -182,6 +182,21 @@
         <translation>t =   %1 s · even mix %2:%3 · demand %4% · backlog %5 steps</translation>
     </message>
     <message>
+        <location filename="strings_en_lab.py" line="45"/>
+        <source>t = %1 s · 前一分钟 %2:%3 · 需求 %4% · 积压 %5 步</source>
+        <translation>t = %1 s · first minute %2:%3 · demand %4% · backlog %5 steps</translation>
+    </message>
+    <message>
+        <location filename="strings_en_lab.py" line="45"/>
+        <source>t = %1 s · 后一分钟 %2:%3 · 需求 %4% · 积压 %5 步</source>
+        <translation>t = %1 s · second minute %2:%3 · demand %4% · backlog %5 steps</translation>
+    </message>
+    <message>
+        <location filename="strings_en_lab.py" line="45"/>
+        <source>对照 · 均匀混合 %1:%2 · 需求 %3% · 积压 %4 步</source>
+        <translation>comparison · even mix %1:%2 · demand %3% · backlog %4 steps</translation>
+    </message>
+    <message>
         <location filename="strings_en_lab.py" line="46"/>
         <source>token mean (Σ n 作分母)</source>
         <translation>token mean (Σ n as denominator)</translation>
