@@ -68,7 +68,10 @@ def disagg_report(raw: dict, workload=None, progress=None) -> tuple[dict, tuple]
     report.update(prefix_caching=bool(prefill.values["prefix_caching"]), cached_tokens_total=cached,
                   cache_hit_rate=cached / prompt if prompt else 0.0,
                   prefix_information=work.prefix is not None)
-    report["disaggregation"] = disaggregation(run, cfg, prefill, decode, k)
+    block = report["disaggregation"] = disaggregation(run, cfg, prefill, decode, k)
+    # at the top as a plain run has them: a sweep's Pareto set and cheapest setting read them
+    report.update(cards=block["cards"], cost_per_hour=block["cost_per_hour"],
+                  cost_per_million_output_tokens=block["cost_per_million_output_tokens"])
     return report, (result, work)
 
 

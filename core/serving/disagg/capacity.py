@@ -1,0 +1,83 @@
+"""How many prefill and decode instances meet an SLO at the lowest cost.
+
+    found = cheapest_pools(raw, attainment=0.9, max_prefill=8, max_decode=8)
+
+raw: the keys of a P/D run (`lab simulate serving`'s, with slo_ttft_ms= / slo_tpot_ms= /
+slo_e2el_ms=); each candidate xPyD replaces pools=. Candidates are tried in order of cost
+per hour (x · prefill cards · prefill price + y · decode cards · decode price; a pool
+without a price counts its cards), fewer instances first at equal cost; the first whose
+share of requests meeting every SLO is >= attainment is the answer, so nothing cheaper
+met it. A candidate with no more prefill and no more decode instances than one that
+failed is skipped without a run (more of either never lengthens a queue: the search
+assumes it). A grid sweep (`lab sweep serving prefill_replicas=1:8:1
+decode_replicas=1:8:1 slo_...`) reports the same setting as its cheapest_meeting_slo,
+running every point. No Qt here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from core.cancel import NEVER, CancelToken
+from core.registry import ParamError
+from core.serving.disagg.report import build, disagg_report
+from core.serving.headless import load_shared_trace
+from core.serving.vllm_metrics import meets_slo
+
+SLO_KEYS = ("slo_ttft_ms", "slo_tpot_ms", "slo_e2el_ms")
+MAX_SIDE = 64
+
+
+@dataclass
+class PoolsFound:
+    prefill: int  # 0 when none met the SLOs
+    decode: int
+    cost_per_hour: float | None
+    attainment: float | None  # of the answer
+    report: dict | None
+    tried: list = field(default_factory=list)  # (x, y, attainment) of every run, in order
+    skipped: int = 0
+
+
+def cheapest_pools(raw: dict, attainment: float = 0.9, max_prefill: int = 8, max_decode: int = 8,
+                   cancel: CancelToken = NEVER) -> PoolsFound:
+    slos = {k: float(raw[k]) for k in SLO_KEYS if k in raw}
+    if not slos:
+        raise ParamError("slo_ttft_ms", "the search needs an SLO; valid: slo_ttft_ms=, slo_tpot_ms= and/or slo_e2el_ms=")
+    if not 0 < attainment <= 1:
+        raise ParamError("attainment", f"got {attainment!r}; valid: (0, 1]")
+    for name, n in (("max_prefill", max_prefill), ("max_decode", max_decode)):
+        if not 1 <= n <= MAX_SIDE:
+            raise ParamError(name, f"got {n!r}; valid: a whole number in [1, {MAX_SIDE}]")
+    base = {k: v for k, v in raw.items() if k not in ("pools", "prefill_replicas", "decode_replicas")}
+    _, _, prefill, decode, _ = build(dict(base, pools="1P1D"))
+    unit_p, unit_d = _unit(prefill), _unit(decode)
+    shared = load_shared_trace(base)
+
+    def cost(xy):
+        return xy[0] * unit_p + xy[1] * unit_d
+
+    candidates = sorted(((x, y) for x in range(1, max_prefill + 1) for y in range(1, max_decode + 1)),
+                        key=lambda xy: (cost(xy), xy[0] + xy[1], xy[0]))
+    found = PoolsFound(0, 0, None, None, None)
+    failed: list[tuple[int, int]] = []
+    for x, y in candidates:
+        if any(x <= fx and y <= fy for fx, fy in failed):
+            found.skipped += 1
+            continue
+        cancel.check()
+        report, (result, _) = disagg_report(dict(base, pools=f"{x}P{y}D"), workload=shared)
+        share = float(meets_slo(result, **slos).mean())
+        found.tried.append((x, y, share))
+        if share >= attainment:
+            found.prefill, found.decode, found.attainment, found.report = x, y, share, report
+            found.cost_per_hour = report["cost_per_hour"]
+            return found
+        failed.append((x, y))
+    return found
+
+
+def _unit(side) -> float:
+    """One instance's cost per hour (its cards when the card has no price)."""
+    price = side.price_per_card_hour
+    return side.cards_per_instance * (price if price is not None else 1.0)
+
