@@ -143,6 +143,11 @@ def _compute(model: str, hardware: str) -> dict:
             "hardware_name": BOOK_NAMES.get(hardware) or choice.card.name}
 
 
+# The Serving panel's one byte system: its calculators' (serving.replay, serving.decode_rate,
+# model.config print SI, as the book's 15.14 GB), so one value never reads two ways there.
+BYTES = "si"
+
+
 def choice_text(result: Mapping[str, Any] | None) -> str:
     """Lines on what a choice sets in the replays: the model's and the card's (English
     values, translated by the panel's catalog), then its price as a "中文 · English" pair:
@@ -151,9 +156,9 @@ def choice_text(result: Mapping[str, Any] | None) -> str:
     if not result:
         return ""
     v = result["replay_values"]
-    model = (f"<b>{result['model_name']}</b>: weights read per step {format_bytes(v['weights_bytes'], 'si')} · KV "
-             f"{format_bytes(v['kv_bytes_per_token'])}/token · {format_flops(v['matrix_flops_per_token'])}/token")
-    card = (f"<b>{result['hardware_name']}</b>: {format_bytes(v['bandwidth_bytes_per_s'], 'si')}/s · "
+    model = (f"<b>{result['model_name']}</b>: weights read per step {format_bytes(v['weights_bytes'], BYTES)} · KV "
+             f"{format_bytes(v['kv_bytes_per_token'], BYTES)}/token · {format_flops(v['matrix_flops_per_token'])}/token")
+    card = (f"<b>{result['hardware_name']}</b>: {format_bytes(v['bandwidth_bytes_per_s'], BYTES)}/s · "
             f"{format_flops(v['peak_flops']).replace('FLOPs', 'FLOP/s')} BF16 · token budget {int(v['token_budget']):,}")
     price = v.get("price_per_card_hour")
     if price is None:

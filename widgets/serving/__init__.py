@@ -29,6 +29,7 @@ from widgets.serving import calibrate_glue
 from widgets.serving.backlog import BacklogCardSection, BacklogPlot
 from widgets.serving.band import BandOverSeeds
 from widgets.serving.banner import BannerDrawing, BannerSection
+from widgets.serving.byte_fields import ByteEcho
 from widgets.serving.deployed_replays import DeployedReplays
 from widgets.serving.metrics_table import MetricsSection
 from widgets.serving.model_picker import ModelPickerSection
@@ -131,6 +132,7 @@ class ServingPanel(DeployedReplays, BannerDrawing, BandOverSeeds, QtWidgets.QWid
         cards = ReflowLayout(columns=2, min_column_em=PAGE_COLUMN_EM)
         self.mix_card = CalculatorCard(self.state.card("mix"), compact=True)
         self.rate_card = CalculatorCard(self.state.card("rate"), compact=True)
+        self.byte_echo = ByteEcho(self.rate_card)  # W and BW as bare digits read as GB and TB/s beside
         self.backlog_section = BacklogCardSection(self.state)
         # Two columns (three side by side are wider than a 1280-pixel window).
         cards.addWidget(column(self.mix_card, self.rate_card, stretch_last=False))
@@ -369,6 +371,8 @@ class ServingPanel(DeployedReplays, BannerDrawing, BandOverSeeds, QtWidgets.QWid
         self.state.changed.disconnect(self._on_state_changed)
         if getattr(self, "deployment_section", None) is not None:
             self.deployment_section.disconnect_state()
+        if getattr(self, "byte_echo", None) is not None:
+            self.byte_echo.disconnect()
         return super().close()
 
 

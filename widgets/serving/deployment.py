@@ -21,10 +21,12 @@ from typing import Any
 import shiboken6
 from PySide6 import QtCore, QtWidgets
 
+from core.format import format_bytes
 from core.registry import ParamError, get
 from core.serving import bench_keys
 from core.serving import simulate_keys as keys
 from core.serving.deployment_card import HEADING, NAMES, PARAMS
+from core.serving.model_choice import BYTES
 from core.serving.state import ServingState
 from core.state_model import CardModel
 from widgets.kit.i18n import notifier
@@ -79,9 +81,9 @@ class Deployed:
         given = [(k, v) for k, v in self.key if k not in ("model", "hardware")]
         coefs = sum(1 for k, _ in given if k not in NAMES)
         shown = ", ".join(f"{k}={v}" for k, v in given if k in NAMES) or "the defaults"
-        pool = d["kv_pool_bytes_per_card"] / 2**30
-        zh = f"基函数步时模型:{len(given) - coefs} 个部署参数,{coefs} 个步时系数;每卡 KV 池 {pool:.1f} GiB"
-        en = f"basis step-time model: {shown}; {coefs} step-time coefficients; KV pool {pool:.1f} GiB per card"
+        pool = format_bytes(d["kv_pool_bytes_per_card"], BYTES)  # the panel's one byte system
+        zh = f"基函数步时模型:{len(given) - coefs} 个部署参数,{coefs} 个步时系数;每卡 KV 池 {pool}"
+        en = f"basis step-time model: {shown}; {coefs} step-time coefficients; KV pool {pool} per card"
         return f"{zh} · {en}"
 
 def raw_keys(inputs: Mapping[str, Any], coefficients: Mapping[str, float]) -> dict[str, str]:

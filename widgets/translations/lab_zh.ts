@@ -343,8 +343,8 @@
     </message>
     <message>
         <location filename="strings_zh_lab.py" line="21"/>
-        <source>: weights read per step %1 GB · KV %2 KiB/token · %3 GFLOPs/token</source>
-        <translation>:每步读权重 %1 GB · KV %2 KiB/token · %3 GFLOPs/token</translation>
+        <source>: weights read per step %1 GB · KV %2 kB/token · %3 GFLOPs/token</source>
+        <translation>:每步读权重 %1 GB · KV %2 kB/token · %3 GFLOPs/token</translation>
     </message>
     <message>
         <location filename="strings_zh_lab.py" line="23"/>
