@@ -1,7 +1,7 @@
 """One pool of a P/D run: N engines of one config behind a router, as core/serving/replicas
 runs them (advance every engine to each arrival, ask the router, submit), taking a Router
-object so the decode pool's own router fits, and keeping a workload's remote KV (its
-requests' per-request arrays travel with each part). round_robin looks at nothing: the
+object so the decode pool's own router fits, and keeping the engine's remote-KV arrays
+(kv_alloc_s, kv_ready_s) in the merged result. round_robin looks at nothing: the
 k-th arrival goes to engine k mod N and each part is replayed alone. One engine is
 replay() itself. No Qt here.
 """
@@ -83,19 +83,9 @@ def _partitioned(workload: Workload, config: EngineConfig, n: int, cancel: Cance
         if rows.size == 0:
             results.append(None)
             continue
-        part = replay(part_of(workload, rows), config, fast, cancel)
+        part = replay(subset(workload, rows), config, fast, cancel)  # remote KV rows travel with it
         results.append(spread(part, rows, len(workload)))
     return results, engine_of
-
-
-def part_of(workload: Workload, rows: np.ndarray) -> Workload:
-    """replicas.subset, keeping the remote KV of those rows."""
-    part = subset(workload, rows)
-    remote = getattr(workload, "remote", None)
-    if remote is None:
-        return part
-    cut = type(remote)(**{f.name: np.asarray(getattr(remote, f.name))[rows] for f in dataclasses.fields(remote)})
-    return dataclasses.replace(part, remote=cut)
 
 
 def spread(part: ReplayResult, rows: np.ndarray, n: int) -> ReplayResult:

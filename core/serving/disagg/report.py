@@ -77,6 +77,7 @@ def disagg_report(raw: dict, workload=None, progress=None) -> tuple[dict, tuple]
 
 def disaggregation(run: DisaggRun, cfg: DisaggConfig, prefill: Side, decode: Side, k) -> dict:
     result = run.result
+    assert result.kv_alloc_s is not None and result.kv_ready_s is not None  # merged_result sets both
     cols = result.extras["request_columns"]
     decoded = cols["decode_instance"] >= 0
     waits = {"prefill_queue_s": result.first_schedule_s - result.arrival_s,

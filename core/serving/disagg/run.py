@@ -41,7 +41,7 @@ from core.serving.disagg.routers import decode_router
 from core.serving.engine import EngineConfig, ReplayResult
 from core.serving.replicas import check_routed_work
 from core.serving.routers import make_router
-from core.serving.workload import Workload
+from core.serving.workload import RemoteKV, Workload
 
 IDEAL = links.KvLinkSpec("inf", float("inf"), 0.0, "an ideal link (no transfer time)")
 
@@ -89,8 +89,6 @@ def prefill_workload(workload: Workload) -> Workload:
 
 
 def replay_disagg(workload: Workload, cfg: DisaggConfig, cancel: CancelToken = NEVER, fast: bool = True) -> DisaggRun:
-    from core.serving.workload import RemoteKV  # E15's seam (core.serving.workload)
-
     if workload.sessions is not None:
         raise ParamError("trace", "a sessions trace sends a turn after its predecessor's decode finished, across "
                                   "the pools; valid: a trace without sessions for prefill/decode pools")
