@@ -54,7 +54,7 @@ def serving_report(raw: dict[str, str], workload=None, progress=None) -> tuple[d
     if pd_keys.is_disaggregated(raw):  # prefill/decode pools (core/serving/disagg/report.py)
         return disagg_report(raw, workload, progress)
     if mm_keys.is_multimodal(raw):  # image requests (core/serving/multimodal/report.py)
-        return multimodal_report(raw, workload, progress)
+        return multimodal_report(raw, workload, progress, trace_values)
     calc = get("serving.replay")
     expanded = keys.expand_checked(raw, lambda: "unknown parameter of lab simulate serving; valid: "
                                    + ", ".join([p.name for p in calc.params] + list(keys.names())))

@@ -26,7 +26,6 @@ from core.serving.deployment import Deployment
 from core.serving.deployment_params import DEPLOYMENT_KEYS, DEPLOYMENT_PARAMS
 from core.serving.disagg.keys import PD_PARAMS, PD_TEXT_KEYS
 from core.serving.model_choice import ModelHardware, choose
-from core.serving.multimodal.keys import MM_PARAMS, MM_TEXT_KEYS
 from core.serving.profile import choose_with_profile, is_profile, read_cached
 from core.serving.step_basis import BasisCost, from_deployment
 from core.serving.step_defaults import DEFAULTS as STEP_DEFAULTS
@@ -55,7 +54,29 @@ TEXT_KEYS = {
 }
 # Prefill/decode pools (issue 15, core/serving/disagg/keys.py): the P/D keys, in one block.
 TEXT_KEYS.update(PD_TEXT_KEYS)
-# Image requests (issue 15, core/serving/multimodal/keys.py): the image keys, in one block.
+# Image requests (issue 15, core/serving/multimodal/: its report reads them), in one block.
+# None defaults: the encoder's own (core/serving/multimodal/encoder.py, images.py).
+MM_PARAMS = (
+    Param("image_share", "", 0.0, "share of requests carrying one image of image_size= (spread evenly)", 0, 1),
+    Param("image_ids", "images", 0, "distinct image ids the images cycle through in turn (0: every image its own; "
+          "K: an encoder cache of K images hits)", 0, 1 << 30, kind="int"),
+    Param("encoder_cache_size", "tokens", 0, "vLLM's encoder cache: visual tokens of encoder output kept across "
+          "requests of the same image id (0: none); hits decided in arrival order", 0, 1 << 30, kind="int"),
+    Param("max_num_encoder_input_tokens", "tokens", None, "encoder tokens one step may admit (vLLM's; default: "
+          "token_budget)", 1, 1 << 30, kind="int"),
+    Param("encoder_mfu", "", None, "the vision tower's fraction of the card's BF16 dense peak (default: the "
+          "chapter's 40%)", 0, 1, min_exclusive=True),
+    Param("epd_encoders", "cards", 0, "EPD: encoder cards in front of the engine, first come first served, "
+          "shipping EC over ec_link_gb_s= (0: the encoder runs in the instance, vLLM V1)", 0, 1024, kind="int"),
+    Param("ec_link_gb_s", "GB/s", 50.0, "the link EC crosses from the encoders to the prefill instance (EPD; "
+          "default one 400 Gbit/s NIC)", 0, 1e6, min_exclusive=True),
+    Param("ec_link_latency_s", "s", 10e-6, "fixed time of one EC transfer (EPD)", 0, 10),
+)
+MM_TEXT_KEYS = {
+    "image_size": "the size of image_share='s images, HxW pixels (default 640x640, the book's)",
+    "vision_model": "the vision tower: a catalog key (default qwen3-vl-4b-vision) or a Qwen3-VL config.json "
+                    "(its vision_config)",
+}
 TEXT_KEYS.update(MM_TEXT_KEYS)
 TRACE_KEYS = ("format", "time_scale", "window", "limit", "trace_model", "trace_log_type", "hash_block_tokens")
 STEP_MODELS = ("basis", "roofline")

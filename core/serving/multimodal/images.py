@@ -9,7 +9,6 @@ same image id apart from two images of the same size.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -18,11 +17,11 @@ import numpy as np
 
 from core.model_config.as_catalog import model_or_config
 from core.registry import ParamError
+from core.serving.traces.images import parse_size  # noqa: F401 - one parser of HxW for keys and traces
 from core.vision import calculator as vc
 
 VISION_MODEL = vc.VISION_MODEL
 DTYPE_BYTES = vc.DTYPE_BYTES  # BF16 features
-_SIZE = re.compile(r"^\s*(\d{1,7})\s*[xX×]\s*(\d{1,7})\s*$")
 
 
 @dataclass(frozen=True)
@@ -44,19 +43,6 @@ def figures(height: int, width: int, vision_model: str = VISION_MODEL) -> ImageF
     copies = 1 + len(m["deepstack_visual_indexes"])
     vol = vc.volumes(lay.visual_tokens, m["out_hidden_size"], copies, DTYPE_BYTES)
     return ImageFigures(lay.visual_tokens, lay.patches, float(flops), int(vol["ec_bytes"]))
-
-
-def parse_size(text: str, name: str = "image_size") -> tuple[int, int]:
-    """'HxW' (x, X or ×) -> (height, width), each 1..MAX_SIDE pixels."""
-    match = _SIZE.match(str(text))
-    if not match:
-        raise ParamError(name, f"got {text!r}; valid: HxW in pixels, e.g. 1280x1280")
-    h, w = int(match.group(1)), int(match.group(2))
-    if not (1 <= h <= vc.MAX_SIDE and 1 <= w <= vc.MAX_SIDE):
-        raise ParamError(name, f"got {text!r}; valid: sides 1..{vc.MAX_SIDE:,} px")
-    if max(h, w) / min(h, w) > vc.MAX_ASPECT:
-        raise ParamError(name, f"got {text!r}; valid: aspect ratio at most {vc.MAX_ASPECT}:1 (the processor refuses longer strips)")
-    return h, w
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from core.request.metrics import nearest_rank_value
 from core.serving import bench_keys, traces
 from core.serving import replay as rp
 from core.serving import simulate_keys as keys
+from core.serving.cost import cost_report
 from core.serving.engine import validate
 from core.serving.multimodal import encoder as enc
 from core.serving.multimodal import images as im
@@ -58,11 +59,9 @@ def encoder_card(got: dict) -> str:
     return hw if hw in catalog.hardware_keys() else rp.BOOK_CARD_KEY
 
 
-def multimodal_report(raw: dict, workload=None, progress=None) -> tuple[dict, tuple]:
-    """serving_report's (report, (result, workload)) for a run with images."""
-    from core.serving import (
-        headless as hl,  # its report pieces; a module-level import would be a circle (it dispatches here)
-    )
+def multimodal_report(raw: dict, workload=None, progress=None, trace_values=None) -> tuple[dict, tuple]:
+    """serving_report's (report, (result, workload)) for a run with images. trace_values:
+    headless's (serving.replay's values of a trace run: it dispatches here)."""
     raw = dict(raw)
     mm = pop_image_keys(raw)
     calc = get("serving.replay")
@@ -72,7 +71,7 @@ def multimodal_report(raw: dict, workload=None, progress=None) -> tuple[dict, tu
     for name in ("seeds", "dataset", "profile"):
         if name in got:
             raise ParamError(name, "not with images yet; valid: a run of the windows or of a trace")
-    work, values = _workload(calc, expanded, workload, progress, hl.trace_values)
+    work, values = _workload(calc, expanded, workload, progress, trace_values)
     config = rp.config_from(values, expanded.step_cost(values))
     budget = mm["max_num_encoder_input_tokens"] or config.token_budget
     if HAS_ENCODER_SEAM:
@@ -106,21 +105,40 @@ def multimodal_report(raw: dict, workload=None, progress=None) -> tuple[dict, tu
     report = {k: v for k, v in summary.items() if not k.startswith("series_")}
     report["source"] = f"trace {got['trace']}" if "trace" in got else "windows"
     report.update(bench_metrics(result, shown, cost=config.cost))
-    report["percentiles"] = hl.PERCENTILE_LABELS
     if "model" in got or "hardware" in got:
         report["model"], report["hardware"] = got.get("model"), got.get("hardware")
     if expanded.deployment is not None:
         report["deployment"] = expanded.deployment.report()
     cards = expanded.deployment.cards if expanded.deployment is not None else 1
-    report.update(hl._cost_and_replicas(result, values, expanded.price_note, cards))
-    report.update(hl._cache_report(result, values, shown))
+    report.update(_cost(result, values, expanded.price_note, cards))
+    report.update(_cache(result, values, shown))
     report["client"] = bench_keys.report(config, shown, result)
     if "trace" in got:
-        report["trace"] = hl._trace_report(shown)
+        meta = dict(shown.meta or {})
+        report["trace"] = {"format": meta.get("format"), "rows": meta.get("rows", len(shown)),
+                           "dropped": {str(k): int(v) for k, v in dict(meta.get("dropped") or {}).items()},
+                           "requests": len(shown)}
     if "engine_encoder_s" not in block and result.extras.get("encoder_s") is not None:
         block["engine_encoder_s"] = float(result.extras["encoder_s"])
     report["images"] = block
     return report, (result, shown)
+
+
+def _cost(result, values, price_note, cards: int) -> dict:
+    """What the cards cost (core/serving/cost.py), as the plain report gives it."""
+    price = None if price_note is None else float(values["price_per_card_hour"])
+    out = cost_report(result, int(values["replicas"]), price, cards)
+    out["router"] = str(values["router"])
+    out["price_source"] = price_note or "this card has no price; give price_per_card_hour= (USD per card-hour)"
+    return out
+
+
+def _cache(result, values, work) -> dict:
+    cached = 0 if result.cached_tokens is None else int(np.sum(result.cached_tokens))
+    prompt = int(np.sum(result.input_tokens))
+    return {"prefix_caching": bool(values["prefix_caching"]), "cached_tokens_total": cached,
+            "cache_hit_rate": float(result.extras.get("cache_hit_rate", cached / prompt if prompt else 0.0)),
+            "prefix_information": work.prefix is not None or work.sessions is not None}
 
 
 def _workload(calc, expanded, preloaded, progress, trace_values):
