@@ -12,6 +12,7 @@ ParamError naming the field. No Qt here.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
@@ -24,7 +25,8 @@ from core.serving.disagg import links
 from core.serving.disagg.run import DisaggConfig, DisaggRun, prefill_workload, replay_disagg
 from core.serving.disagg.sides import Side, resolve_side, shared_workload
 from core.serving.engine import validate
-from core.serving.vllm_metrics import bench_metrics, duration_s
+from core.serving.gap_runs import Gaps, gap_stats
+from core.serving.vllm_metrics import PERCENTILES, bench_metrics, duration_s, itl_gaps, weighted_stats
 
 SLO_KEYS = ("slo_ttft_ms", "slo_tpot_ms", "slo_e2el_ms")
 
@@ -61,6 +63,7 @@ def disagg_report(raw: dict, workload=None, progress=None) -> tuple[dict, tuple]
         report["model"], report["hardware"] = got.get("model"), got.get("hardware")
     slos = {key: got[key] for key in SLO_KEYS if key in got}
     report.update(bench_metrics(result, work, cost=decode.config.cost, **slos))
+    report.update(decode_itl(run, decode.config.cost))
     if slos:
         report["goodput_slos_ms"] = {key[4:-3]: v for key, v in slos.items()}
     cached = 0 if result.cached_tokens is None else int(np.sum(result.cached_tokens))
@@ -73,6 +76,26 @@ def disagg_report(raw: dict, workload=None, progress=None) -> tuple[dict, tuple]
     report.update(cards=block["cards"], cost_per_hour=block["cost_per_hour"],
                   cost_per_million_output_tokens=block["cost_per_million_output_tokens"])
     return report, (result, work)
+
+
+def decode_itl(run: DisaggRun, cost) -> dict:
+    """vllm bench's itl figures from the decode instances' own steps (each engine's series:
+    the merged series' union grid would cut a decode step at every prefill event). The
+    handoff gap (token 1 at the prefill, token 2 at the decode) is not among them: it is
+    the waits (decode queue, transfer, seat), and TPOT and E2E include it."""
+    if run.decode is None:
+        return {}
+    parts = []
+    for i, r in enumerate(run.decode.results):
+        if r is None:
+            continue
+        mine = run.decode.engine_of == i  # an engine's result lists every request; its own decoded here
+        own = dataclasses.replace(r, output_tokens=np.where(mine, r.output_tokens, 0),
+                                  first_token_s=np.where(mine, r.first_token_s, 0.0),
+                                  finish_s=np.where(mine, r.finish_s, 0.0))
+        parts.append(itl_gaps(own, cost))
+    gaps = Gaps(*(np.concatenate([getattr(g, f.name) for g in parts]) for f in dataclasses.fields(Gaps)))
+    return {f"{stat}_itl_ms": value * 1000.0 for stat, value in gap_stats(gaps, weighted_stats, PERCENTILES).items()}
 
 
 def disaggregation(run: DisaggRun, cfg: DisaggConfig, prefill: Side, decode: Side, k) -> dict:

@@ -179,3 +179,16 @@ def test_cheapest_pools_is_the_cheapest_meeting_point_of_the_whole_grid():
     assert found.cost_per_hour == 2 * x + 1 * y
     for fx, fy, share in found.tried:
         assert share == grid[fx, fy][1]
+
+
+def test_itl_is_the_decode_instances_steps():
+    from core.serving.disagg.report import decode_itl
+
+    w = Workload(np.array([0.0, 0.0]), np.array([100, 100]), np.array([4, 4]))
+    run = replay_disagg(w, DisaggConfig(prefill=BOOK, decode=BOOK, decode_replicas=2, link=RDMA400,
+                                        decode_router="least_outstanding"))
+    assert sorted(run.result.extras["request_columns"]["decode_instance"].tolist()) == [0, 1]
+    itl = decode_itl(run, BOOK.cost)  # each instance: three decode steps of one 100-token request
+    assert itl["mean_itl_ms"] == pytest.approx(BOOK.cost.decode_time(1, 100, 3) / 3 * 1e3, rel=1e-12)
+    steps = [BOOK.cost.decode_time(1, 100, j) - BOOK.cost.decode_time(1, 100, j - 1) for j in (1, 2, 3)]
+    assert itl["median_itl_ms"] == pytest.approx(float(np.median(steps)) * 1e3, rel=1e-12)
