@@ -27,10 +27,10 @@ from core.sweep.store import Store
 from core.sweep.summary import summarize
 
 # kind -> "module:attribute" of its SweepKind (resolved on first use).
-KINDS = {"serving": "core.sweep.serving:SERVING"}
+KINDS = {"serving": "core.sweep.serving:SERVING", "rl": "core.rl.sweep:RL"}
 # kind -> "module:function" that loads what its evaluator needs (an executor that starts
 # workers runs it where they start from: core/sweep/warm.py).
-WARMUPS = {"serving": "core.sweep.warm:warm_serving"}
+WARMUPS = {"serving": "core.sweep.warm:warm_serving", "rl": "core.sweep.warm:warm_serving"}
 
 
 def sweep_kind(kind: str) -> SweepKind:
@@ -127,12 +127,19 @@ def run_sweep(spec: SweepSpec, out_dir: str | None, executor: Executor, *, force
         if pending is not None and store is not None and getattr(store, "last_key", None) == pending[0]:
             rows[pending[0]] = pending[1]
         ordered = [rows[p.key] for p in spec.points if p.key in rows]
-        summary = summarize(spec, ordered, reused=reused, cancelled=cancelled)
+        summary = _summary(k, spec, ordered, reused, cancelled)
         if store is not None:
             try:
                 summary["files"] = store.write_results(ordered, summary)
             finally:
                 store.release()
+    return summary
+
+
+def _summary(k: SweepKind, spec: SweepSpec, rows: list[dict], reused: int, cancelled: bool) -> dict:
+    summary = summarize(spec, rows, reused=reused, cancelled=cancelled)
+    if hasattr(k, "summarize"):  # a kind's own findings (rl: the best rollout/trainer split)
+        summary.update(k.summarize(spec, rows))
     return summary
 
 
