@@ -21,8 +21,9 @@ REQUEST_COLUMNS = ("request", "arrival_s", "input_tokens", "output_tokens", "cac
 
 @dataclass
 class ServingRun:
-    """One replay. summary: the dict `lab simulate serving --json` prints (the book's
-    names, seconds, and vLLM bench serve's, ms); requests, series, preemptions: tables
+    """One replay. summary: the dict `lab simulate serving --json` prints (vLLM bench
+    serve's names, times in ms; the book's figures, in seconds, under summary["book"]:
+    lab/cli/report_units.py); requests, series, preemptions: tables
     (pandas DataFrames when pandas is installed, else pyarrow Tables) with requests.csv's,
     series.csv's (vLLM's Prometheus names) and preemptions.csv's columns, unrounded;
     trace: trace.json's dict; result / workload: the engine's own records."""
@@ -30,6 +31,7 @@ class ServingRun:
     summary: dict
     result: Any = field(repr=False)
     workload: Any = field(repr=False)
+    report: dict = field(default_factory=dict, repr=False)  # the flat report the text and sweeps read
 
     @cached_property
     def requests(self):
@@ -70,7 +72,7 @@ class ServingRun:
         """The final metrics in Prometheus's text format (what --format prometheus writes)."""
         from lab.cli.simulate_files import prometheus_text
 
-        return prometheus_text(self.result, self.summary)
+        return prometheus_text(self.result, self.report)
 
     def to_parquet(self, folder: str | os.PathLike) -> dict[str, Path]:
         """requests.parquet, series.parquet and preemptions.parquet in folder (made if
@@ -85,7 +87,7 @@ class ServingRun:
         request), all or none; returns their names."""
         from lab.cli.simulate_files import write_all
 
-        return write_all(Path(folder), self.result, self.workload, self.summary, aiperf=aiperf, prometheus=prometheus)
+        return write_all(Path(folder), self.result, self.workload, self.report, aiperf=aiperf, prometheus=prometheus)
 
 
 def simulate_serving(*, config: str | os.PathLike | None = None, **params: Any) -> ServingRun:
@@ -102,15 +104,18 @@ def simulate_serving(*, config: str | os.PathLike | None = None, **params: Any) 
 
         >>> import loadlab
         >>> run = loadlab.simulate_serving(scenario="shift", seeds=[0, 1, 2, 3], slo_ttft_ms=2000)
-        >>> run.summary["requests"], run.summary["book_observed"]["scenario"]
+        >>> run.summary["requests"], run.summary["book"]["observed"]["scenario"]
         (480, 'shift')
+        >>> run.summary["book"]["ttft_p95_s"] * 1e3 >= run.summary["median_ttft_ms"]   # the book's p95, in s
+        True
         >>> run.summary["p99_ttft_ms"] > run.summary["median_ttft_ms"]
         True
         >>> run.requests.num_rows if hasattr(run.requests, "num_rows") else len(run.requests)
         480
     """
+    from lab.cli.report_units import json_view
     from lab.cli.simulate import simulate_serving as cli_simulate
 
     raw = _keys.with_config(config, _keys.as_text(params))
     report, (result, work) = cli_simulate(raw)
-    return ServingRun(report, result, work)
+    return ServingRun(json_view(report), result, work, report)

@@ -40,6 +40,7 @@ from core.serving.disagg.text import pd_lines
 from core.serving.headless import PERCENTILE_LABELS, load_shared_trace, serving_report  # noqa: F401 - re-exported
 from core.serving.multimodal.report import image_lines
 from core.serving.vllm_metrics import LATENCIES, STATS
+from lab.cli.report_units import json_view
 from lab.cli.simulate_files import aiperf_lines, prometheus_text, write_all
 from lab.cli.simulate_rl import simulate_rl_report
 from lab.cli.simulate_voice import simulate_voice_report
@@ -77,8 +78,8 @@ def simulate(kind: str, raw: dict[str, str], out: str | None = None, fmt: str = 
         hint = f" (a trace's format is the key format={fmt})" if fmt in keys.trace_formats() else ""
         raise ParamError("--format", f"got {fmt!r}{hint}; valid: {', '.join(OUTPUT_FORMATS)}")
     report, run = {"serving": simulate_serving}[kind](raw, out, aiperf=fmt == "aiperf", prometheus=fmt == "prometheus")
-    if fmt == "json":
-        return report, json.dumps(report, ensure_ascii=False)
+    if fmt == "json":  # under the one-unit rule (lab/cli/report_units.py)
+        return report, json.dumps(json_view(report), ensure_ascii=False)
     if fmt == "aiperf" and out is None:
         return report, aiperf_lines(*run).rstrip("\n")
     if fmt == "prometheus" and out is None:

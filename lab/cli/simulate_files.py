@@ -22,6 +22,7 @@ from core.serving.disagg.text import request_columns
 from core.serving.prometheus_text import exposition
 from core.serving.trace_events import chrome_trace
 from core.serving.vllm_metrics import aiperf_records, tpot_s
+from lab.cli.report_units import json_view
 
 REQUEST_COLUMNS = ("request", "arrival_s", "input_tokens", "output_tokens", "cached_tokens", "first_schedule_s",
                    "first_token_s", "finish_s", "first_schedule_wait_s", "ttft_s", "tpot_s", "request_s",
@@ -44,7 +45,7 @@ def write_all(folder: Path, result, workload, report: dict, aiperf: bool = False
         files[AIPERF_FILE] = aiperf_lines(result, workload)
     if prometheus:
         files[PROMETHEUS_FILE] = prometheus_text(result, report)
-    files["summary.json"] = json.dumps(report, ensure_ascii=False, indent=1)
+    files["summary.json"] = json.dumps(json_view(report), ensure_ascii=False, indent=1)  # one unit: report_units
     write_folder(folder, {name: text.encode("utf-8") for name, text in files.items()})
     return list(files)
 

@@ -16,7 +16,7 @@ from lab.cli import main
 
 SMALL = {"durations_s": 20, "rates_per_s": 2, "shares_long_input": 0.5}
 SMALL_ARGV = ["durations_s=20", "rates_per_s=2", "shares_long_input=0.5"]
-TIMING = {"wall_s"}  # the replay's own run time: the one figure two runs never share
+TIMING = {"wall_ms"}  # the replay's own run time: the one figure two runs never share
 
 
 def _cli_json(capsys, argv):

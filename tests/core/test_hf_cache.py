@@ -38,7 +38,7 @@ def test_an_id_reads_the_cached_config_like_its_path(tmp_path, monkeypatch, caps
     assert main(["simulate", "serving", f"model={path}", *SMALL]) == 0
     by_path = json.loads(capsys.readouterr().out)
     for report in (by_id, by_path):
-        report.pop("wall_s")
+        report.pop("wall_ms")  # --json: the one-unit rule (lab/cli/report_units.py)
     assert by_id.pop("model") == REPO and by_id["deployment"].pop("model") == REPO  # named by its id
     assert by_path.pop("model") == str(path) and by_path["deployment"].pop("model") == "abc123"  # its folder
     assert by_id == by_path

@@ -15,7 +15,7 @@ SMALL = ["durations_s=20", "rates_per_s=2", "shares_long_input=0.5", "--json"]
 def _summary(capsys, argv):
     assert main(["simulate", "serving", *SMALL, *argv]) == 0, argv
     report = json.loads(capsys.readouterr().out)
-    report.pop("wall_s", None)
+    report.pop("wall_ms", None)
     return report
 
 

@@ -21,16 +21,16 @@ def test_default_run_is_the_books_uniform_replay(capsys):
     report = _json(capsys, [])
     assert report["requests"] == 480
     assert report["decode_steps_total"] == 552480
-    assert report["book_observed"]["scenario"] == "uniform"
-    assert report["book_observed"]["ttft_p95_s"] == 242.9
-    assert report["ttft_p95_s"] == pytest.approx(242.9, rel=0.10)
+    assert report["book"]["observed"]["scenario"] == "uniform"  # the book's figures under book (seconds)
+    assert report["book"]["observed"]["ttft_p95_s"] == 242.9
+    assert report["book"]["ttft_p95_s"] == pytest.approx(242.9, rel=0.10)
 
 
 def test_scenario_shift_and_key_values(capsys):
     report = _json(capsys, ["scenario=shift"])
-    assert report["book_observed"]["scenario"] == "shift"
+    assert report["book"]["observed"]["scenario"] == "shift"
     smaller = _json(capsys, ["max_num_seqs=32", "kv_pool_bytes=12GiB"])
-    assert "book_observed" not in smaller  # not one of the book's runs any more
+    assert "observed" not in smaller["book"]  # not one of the book's runs any more
     assert smaller["kv_pool_blocks"] == 5461
 
 
@@ -61,7 +61,7 @@ def test_trace_and_seeds(tmp_path, capsys):
     report = _json(capsys, [f"trace={trace}"])
     assert report["requests"] == 50 and report["source"].startswith("trace")
     band = _json(capsys, ["arrival=poisson", "durations_s=30", "rates_per_s=2", "shares_long_input=0.5", "seeds=1,2,3"])
-    lo, mid, hi = (band["band"]["ttft_p95_s"][k] for k in ("min", "median", "max"))
+    lo, mid, hi = (band["book"]["band"]["ttft_p95_s"][k] for k in ("min", "median", "max"))
     assert lo <= mid <= hi
 
 
@@ -102,7 +102,7 @@ def test_key_value_and_options_mix(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["requests"] == 10
     assert (out / "summary.json").exists()
     assert run_simulation("serving", ["--scenario", "shift", "durations_s=1min,60000ms", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["book_observed"]["scenario"] == "shift"
+    assert json.loads(capsys.readouterr().out)["book"]["observed"]["scenario"] == "shift"
 
 
 def test_bad_seeds_are_refused_before_the_run(capsys, monkeypatch):

@@ -29,16 +29,19 @@ def _json(capsys, argv):
 
 def test_json_keeps_the_book_names_and_adds_vllms(capsys):
     report = _json(capsys, [])
-    for key in ("ttft_p95_s", "request_p95_s", "first_schedule_wait_p95_s", "last_completion_s", "preemptions",
-                "decode_steps_total", "kv_peak_fraction", "requests", "book_observed"):
+    book = report["book"]  # one unit per JSON (lab/cli/report_units.py): the book's seconds under book
+    for key in ("ttft_p95_s", "request_p95_s", "first_schedule_wait_p95_s", "last_completion_s", "observed"):
+        assert key in book and key not in report
+    for key in ("preemptions", "decode_steps_total", "kv_peak_fraction", "requests"):
         assert key in report
+    assert not [k for k in report if k.endswith("_s")]  # every other time is in ms
     assert set(NAMES) <= set(report)
     assert report["completed"] == report["requests"] == 480
     assert report["total_output_tokens"] == report["decode_steps_total"] + 480
-    assert report["duration"] == pytest.approx(report["last_completion_s"])  # the first arrival is at 0
+    assert report["duration"] == pytest.approx(book["last_completion_s"])  # the first arrival is at 0
     assert report["request_goodput"] is None  # no SLO given
     # The book's p95 (nearest rank) sits between vLLM's interpolated p90 and p99 of the same TTFTs.
-    assert report["p90_ttft_ms"] / 1e3 <= report["ttft_p95_s"] <= report["p99_ttft_ms"] / 1e3
+    assert report["p90_ttft_ms"] / 1e3 <= book["ttft_p95_s"] <= report["p99_ttft_ms"] / 1e3
     assert "nearest rank" in report["percentiles"]["*_p95_s"]
     assert report["prefix_caching"] is True and report["cached_tokens_total"] == 0
 
@@ -256,11 +259,12 @@ def test_model_and_hardware_of_the_books_run_reproduce_it(capsys, tmp_path):
     # A deployment is priced by the basis step model unless step_model=roofline (the book's knobs).
     books_run = ["model=qwen3-8b", "hardware=rtx-pro-6000-blackwell", f"kv_pool_bytes={24 * 2**30}", "max_num_seqs=64"]
     same = _json(capsys, books_run + ["step_model=roofline"])
-    assert same["ttft_p95_s"] == book["ttft_p95_s"] and same["mean_itl_ms"] == book["mean_itl_ms"]
-    assert same["book_observed"]["scenario"] == "uniform"  # the same parameters as the book's run
-    assert _json(capsys, ["model=qwen3-8b", "step_model=roofline"])["ttft_p95_s"] == book["ttft_p95_s"]  # no card
+    assert same["book"]["ttft_p95_s"] == book["book"]["ttft_p95_s"] and same["mean_itl_ms"] == book["mean_itl_ms"]
+    assert same["book"]["observed"]["scenario"] == "uniform"  # the same parameters as the book's run
+    no_card = _json(capsys, ["model=qwen3-8b", "step_model=roofline"])
+    assert no_card["book"]["ttft_p95_s"] == book["book"]["ttft_p95_s"]
     basis = _json(capsys, books_run)
-    assert basis["step_model"]["kind"] == "basis" and basis["ttft_p95_s"] != book["ttft_p95_s"]
+    assert basis["step_model"]["kind"] == "basis" and basis["book"]["ttft_p95_s"] != book["book"]["ttft_p95_s"]
     sized = _json(capsys, ["model=qwen3-8b", "hardware=rtx-pro-6000-blackwell"])
     assert sized["deployment"]["kv_pool_from"] == "memory" and sized["kv_pool_blocks"] > book["kv_pool_blocks"]
     config = Path(__file__).parents[1] / "data" / "model_configs" / "llama-3.1-8b.json"
