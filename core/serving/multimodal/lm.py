@@ -60,14 +60,36 @@ def with_images(work: wl.Workload, images: ImageTable, encoder: EncoderPlan | No
     its encoder work too (None: the encoder ran elsewhere, EPD: the EC arrives with it)."""
     if images.requests != len(work):
         raise ValueError(f"{images.requests} image rows for {len(work)} requests")
-    tokens = work.input_tokens + images.per_request("visual_tokens")
-    out = dataclasses.replace(work, input_tokens=tokens.astype(np.int64))
+    tokens = (work.input_tokens + images.per_request("visual_tokens")).astype(np.int64)
+    out = dataclasses.replace(work, input_tokens=tokens, prefix=_extended(work.prefix, work.input_tokens, tokens))
     if encoder is None or not encoder.seconds.any():
         return out
     if HAS_ENCODER_SEAM:
         return dataclasses.replace(out, encoder=wl.EncoderWork(seconds=encoder.seconds.astype(float),
                                                                tokens=encoder.tokens.astype(np.int64)))
     return serial_encoder(out, encoder.seconds)
+
+
+def _extended(prefix: wl.PrefixBlocks | None, text: np.ndarray, tokens: np.ndarray) -> wl.PrefixBlocks | None:
+    """A trace's hash ids (Mooncake's) for prompts that grew by their visual tokens, placed
+    after the text: the text's full blocks keep their ids; the rest (a partial last block
+    now holding image tokens too, and the image's blocks) get ids of their own, so the
+    prefix cache never reuses image KV across requests (stated: vLLM would, for the same
+    image at the same position; the encoder cache still saves its encoder work)."""
+    if prefix is None or np.array_equal(text, tokens):
+        return prefix
+    bt = prefix.block_tokens
+    fresh = int(prefix.ids.max(initial=-1)) + 1
+    ids, offsets = [], [0]
+    for i in range(text.size):
+        keep = min(int(text[i]) // bt, int(prefix.offsets[i + 1] - prefix.offsets[i]))
+        need = -(-int(tokens[i]) // bt)
+        ids.append(prefix.ids[prefix.offsets[i]:prefix.offsets[i] + keep])
+        ids.append(np.arange(fresh, fresh + need - keep, dtype=np.int64))
+        fresh += need - keep
+        offsets.append(offsets[-1] + need)
+    return wl.PrefixBlocks(ids=np.concatenate(ids).astype(np.int64), offsets=np.array(offsets, dtype=np.int64),
+                           block_tokens=bt)
 
 
 def serial_encoder(work: wl.Workload, seconds: np.ndarray) -> wl.Workload:

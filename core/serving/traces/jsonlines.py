@@ -18,7 +18,8 @@ from core.cancel import NEVER
 from core.serving.traces import arrow_lines
 from core.serving.traces.columns import _newlines
 from core.serving.traces.guard import MAX_LINE_CHARS, check_arrivals, check_tokens, fail, number, short
-from core.serving.traces.tabular import FIELDS, generic_columns
+from core.serving.traces.images import parse_cell
+from core.serving.traces.tabular import FIELDS, IMAGES, generic_columns
 from core.serving.traces.transforms import Parsed
 from core.serving.workload import MAX_REQUESTS
 
@@ -115,7 +116,14 @@ def _plain(objs: list[dict], rows: np.ndarray, state: dict) -> Parsed:
     mapping = state["mapping"]
     cols = {mapping[k]: values(objs, mapping[k], k, rows, k != "arrival_s") for k in FIELDS}
     raw = {k: (lambda i, key=mapping[k]: objs[i][key]) for k in mapping}
-    return _generic(cols, mapping, rows, raw)
+    return _with_images(_generic(cols, mapping, rows, raw), objs, rows)
+
+
+def _with_images(parsed: Parsed, objs: list[dict], rows: np.ndarray) -> Parsed:
+    """The images field (images.py) of a block where any line has one."""
+    if any(IMAGES in o for o in objs):
+        parsed.images = [parse_cell(o.get(IMAGES), int(r), "line") for o, r in zip(objs, rows)]
+    return parsed
 
 
 def _joined(parts: list[Parsed]) -> Parsed:
@@ -127,11 +135,15 @@ def _joined(parts: list[Parsed]) -> Parsed:
         ids = np.concatenate([c[0] for c in chains])
         lengths = np.concatenate([np.diff(c[1]) for c in chains])
         prefix = (ids, np.concatenate(([0], np.cumsum(lengths))).astype(np.int64))
+    images = None
+    if any(p.images is not None for p in parts):
+        images = [x for p in parts for x in (p.images if p.images is not None else [[]] * p.rows.size)]
     return Parsed(arrival_s=np.concatenate([p.arrival_s for p in parts]),
                   input_tokens=np.concatenate([p.input_tokens for p in parts]),
                   output_tokens=np.concatenate([p.output_tokens for p in parts]),
                   rows=np.concatenate([p.rows for p in parts]), fmt=first.fmt,
-                  rows_read=sum(p.rows_read for p in parts), prefix=prefix, block_tokens=first.block_tokens)
+                  rows_read=sum(p.rows_read for p in parts), prefix=prefix, block_tokens=first.block_tokens,
+                  images=images)
 
 
 def _generic(cols: dict, mapping: dict, rows: np.ndarray, raw: dict) -> Parsed:
@@ -154,7 +166,7 @@ def _read_arrow(data: bytes, fmt: str, block_tokens: int, max_chars: int) -> Par
     if rows.size == 0 or lengths.max() > max_chars or rows.size > MAX_REQUESTS:
         return None
     cols = arrow_lines.columns(body, int(rows.size))
-    if cols is None:
+    if cols is None or IMAGES in cols:  # an images field: the json path reads it
         return None
     if fmt == "mooncake":
         if not set(cols) <= set(MOONCAKE_KEYS) or not all(k in cols for k in MOONCAKE_KEYS[:3]) \
@@ -185,7 +197,7 @@ def _mooncake(objs: list[dict], rows: np.ndarray, block_tokens: int, state: dict
     """One block of lines; state carries whether the file's first line had hash_ids."""
     with_ids = state.get("with_ids")
     for o, r in zip(objs, rows):
-        unknown = [k for k in o if k not in MOONCAKE_KEYS]
+        unknown = [k for k in o if k not in MOONCAKE_KEYS and k != IMAGES]
         missing = [k for k in MOONCAKE_KEYS[:3] if k not in o]
         if unknown or missing:
             what = f"unknown field {unknown[0]!r}" if unknown else f"no field {missing[0]!r}"
@@ -204,8 +216,8 @@ def _mooncake(objs: list[dict], rows: np.ndarray, block_tokens: int, state: dict
     g = check_tokens(values(objs, "output_length", "output_length", rows, True), "output_length", rows,
                      lambda i: objs[i]["output_length"])
     prefix = _hash_ids(objs, rows, p, block_tokens) if with_ids else None
-    return Parsed(arrival_s=t, input_tokens=p, output_tokens=g, rows=rows, fmt="mooncake", rows_read=len(objs),
-                  prefix=prefix, block_tokens=block_tokens)
+    return _with_images(Parsed(arrival_s=t, input_tokens=p, output_tokens=g, rows=rows, fmt="mooncake",
+                               rows_read=len(objs), prefix=prefix, block_tokens=block_tokens), objs, rows)
 
 
 def _hash_ids(objs: list[dict], rows: np.ndarray, p: np.ndarray, block_tokens: int) -> tuple[np.ndarray, np.ndarray]:

@@ -10,6 +10,7 @@ from core.serving.traces import bailian, mooncake_sessions, sessions, vllm_bench
 from core.serving.traces.columns import CsvText
 from core.serving.traces.guard import fail
 from core.serving.traces.jsonlines import MOONCAKE_KEYS
+from core.serving.traces.tabular import IMAGES
 from core.serving.traces.tabular import sniff as sniff_header
 
 FORMATS = ("auto", "csv", "jsonl", "azure", "burstgpt", "mooncake", "vidur", "vllm_bench", "sessions", "bailian")
@@ -30,7 +31,7 @@ def json_kind(obj) -> str:
         return "sessions"
     if bailian.looks_like(obj):
         return "bailian"
-    if isinstance(obj, dict) and "input_length" in obj and (set(obj) <= set(MOONCAKE_KEYS)
+    if isinstance(obj, dict) and "input_length" in obj and (set(obj) - {IMAGES} <= set(MOONCAKE_KEYS)
                                                           or mooncake_sessions.looks_like(obj)):
         return "mooncake"
     return "jsonl"

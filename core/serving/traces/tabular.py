@@ -18,6 +18,7 @@ from core.cancel import NEVER
 from core.registry import ParamError
 from core.serving.traces.columns import CsvText
 from core.serving.traces.guard import check_arrivals, check_tokens, fail
+from core.serving.traces.images import parse_cell
 from core.serving.traces.transforms import Parsed
 from core.serving.workload import MAX_REQUESTS
 
@@ -26,6 +27,7 @@ FIELDS = {
     "input_tokens": ("input_tokens", "request tokens", "request_tokens", "prompt_tokens", "input", "p"),
     "output_tokens": ("output_tokens", "response tokens", "response_tokens", "completion_tokens", "output", "g"),
 }
+IMAGES = "images"  # a request's images (images.py: 'HxW' or 'ID:HxW' items separated by ';')
 IGNORED = ("model", "total tokens", "total_tokens", "log type", "log_type", "id", "request_id", "class")
 _LOOKUP = {alias: key for key, aliases in FIELDS.items() for alias in aliases}
 # format: (arrival column, input column, output column, other known columns), names lower-case
@@ -56,7 +58,7 @@ def generic_columns(names) -> dict[str, str]:
     mapping: dict[str, str] = {}
     for name in names:
         norm = str(name).strip().lower()
-        if norm in IGNORED:
+        if norm in IGNORED or norm == IMAGES:
             continue
         key = _LOOKUP.get(norm)
         if key is None:
@@ -103,6 +105,10 @@ def read_csv(data: bytes, fmt: str = "auto", trace_model=None, trace_log_type=No
     filters = _filter_columns(text.names, trace_model, trace_log_type)
     kinds = {idx[0]: "datetime" if fmt == "azure" else "number", idx[1]: "tokens", idx[2]: "tokens"}
     kinds.update({c: "text" for c, _, _ in filters})
+    low = [n.strip().lower() for n in text.names]
+    image_col = low.index(IMAGES) if fmt == "csv" and IMAGES in low else None
+    if image_col is not None:
+        kinds[image_col] = "text"
     rows, cols = text.columns(kinds, progress, cancel)
     keep = np.ones(rows.size, dtype=bool)
     dropped: dict[str, int] = {}
@@ -130,9 +136,10 @@ def read_csv(data: bytes, fmt: str = "auto", trace_model=None, trace_log_type=No
         arrivals = (arrivals - (arrivals.min() if arrivals.size else 0)) / 1e9
     else:
         arrivals = check_arrivals(arrivals, labels[0], rows, raw(idx[0]))
+    images = None if image_col is None else [parse_cell(v, int(r)) for v, r in zip(cols[image_col][keep], rows)]
     return Parsed(arrival_s=arrivals, input_tokens=check_tokens(cols[idx[1]][keep], labels[1], rows, raw(idx[1])),
                   output_tokens=check_tokens(cols[idx[2]][keep], labels[2], rows, raw(idx[2])),
-                  rows=rows, fmt=fmt, rows_read=int(keep.size), dropped=dropped)
+                  rows=rows, fmt=fmt, rows_read=int(keep.size), dropped=dropped, images=images)
 
 
 def _filter_columns(names: list[str], trace_model, trace_log_type) -> list[tuple[int, str, str]]:

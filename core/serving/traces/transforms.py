@@ -40,6 +40,7 @@ class Parsed:
     sessions: Sessions | None = None
     measured: dict | None = None  # {"ttfts_s": array, "itls_s": list of lists}
     extra: dict = field(default_factory=dict)  # more meta (a vllm-bench run's settings ...)
+    images: list | None = None  # per request: its images column (images.py), file order
 
 
 def check_options(time_scale, window, limit) -> tuple[float, tuple[float, float] | None, int | None]:
@@ -97,6 +98,8 @@ def finish(parsed: Parsed, max_request_tokens, time_scale=1.0, window=None, limi
     shift = window[0] if window is not None else 0.0
     meta = {"format": parsed.fmt, "rows": parsed.rows_read, "requests": int(keep.size), "dropped": dropped,
             "span_s": span, "time_scale": 1.0, "window": window, "limit": limit, **parsed.extra}
+    if parsed.images is not None:  # the images column, per kept request (core/serving/multimodal/ reads it)
+        meta["images"] = [parsed.images[i] for i in keep]
     if parsed.measured is not None:
         meta["measured"] = {"ttfts_s": [float(parsed.measured["ttfts_s"][i]) for i in keep],
                             "itls_s": [list(parsed.measured["itls_s"][i]) for i in keep]}
