@@ -60,8 +60,9 @@ MM_PARAMS = (
     Param("image_share", "", 0.0, "share of requests carrying one image of image_size= (spread evenly)", 0, 1),
     Param("image_ids", "images", 0, "distinct image ids the images cycle through in turn (0: every image its own; "
           "K: an encoder cache of K images hits)", 0, 1 << 30, kind="int"),
-    Param("encoder_cache_size", "tokens", 0, "vLLM's encoder cache: visual tokens of encoder output kept across "
-          "requests of the same image id (0: none); hits decided in arrival order", 0, 1 << 30, kind="int"),
+    Param("encoder_cache_size", "tokens", None, "vLLM's encoder cache: visual tokens of encoder output kept across "
+          "requests of the same image id (default: vLLM's, the encoder budget; 0: none); hits decided in arrival "
+          "order", 0, 1 << 30, kind="int"),
     Param("max_num_encoder_input_tokens", "tokens", None, "encoder tokens one step may admit (vLLM's; default: "
           "token_budget)", 1, 1 << 30, kind="int"),
     Param("encoder_mfu", "", None, "the vision tower's fraction of the card's BF16 dense peak (default: the "

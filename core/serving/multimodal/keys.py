@@ -1,7 +1,7 @@
 """The image keys of `lab simulate serving` (their Params: core/serving/simulate_keys.py's
 image block) taken out of a run's keys and checked. Any of them makes the run multimodal
-(core/serving/multimodal/report.py); a trace with an `images` column needs image_share=
-left out (the column says which requests carry what).
+(core/serving/multimodal/report.py), and so does a trace with an `images` column (the
+column then says which requests carry what; image_share= is not used).
 
   image_share=0.5 image_size=1280x1280 image_ids=K   synthetic images (K ids in turn; 0: all distinct)
   encoder_cache_size=8192   max_num_encoder_input_tokens=   encoder_mfu=   vision_model=
@@ -14,13 +14,30 @@ from core.serving.multimodal.encoder import ENCODER_MFU
 from core.serving.multimodal.images import VISION_MODEL
 from core.serving.simulate_keys import MM_PARAMS, MM_TEXT_KEYS
 from core.serving.traces.images import parse_size
+from core.serving.traces.tabular import IMAGES
 
 MM_KEYS = tuple(p.name for p in MM_PARAMS) + tuple(MM_TEXT_KEYS)
 
 
+SNIFF_BYTES = 1 << 20
+
+
 def is_multimodal(raw: dict) -> bool:
-    """Whether raw names an image key."""
-    return any(k in raw for k in MM_KEYS)
+    """Whether raw names an image key, or a trace whose first MiB names an images column
+    (a CSV header's column, a JSON line's field)."""
+    return any(k in raw for k in MM_KEYS) or ("trace" in raw and trace_has_images(str(raw["trace"]).strip()))
+
+
+def trace_has_images(path: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            head = f.read(SNIFF_BYTES)
+    except OSError:
+        return False  # the loader names the file's problem
+    first = head.lstrip(b"\xef\xbb\xbf").lstrip().split(b"\n", 1)[0]
+    if first.startswith(b"{"):
+        return b'"images"' in head
+    return IMAGES in (name.strip().strip(b'"').decode("utf-8", "replace").lower() for name in first.split(b","))
 
 
 def pop_image_keys(raw: dict) -> dict:

@@ -80,7 +80,8 @@ def multimodal_report(raw: dict, workload=None, progress=None, trace_values=None
     card = encoder_card(got)
     rate = enc.encoder_flops_per_s(card, mm["encoder_mfu"])
     order = np.argsort(work.arrival_s, kind="stable")
-    plan = enc.plan(table, order, mm["encoder_cache_size"], rate)
+    capacity = budget if mm["encoder_cache_size"] is None else mm["encoder_cache_size"]  # vLLM: the budget
+    plan = enc.plan(table, order, capacity, rate)
     block: dict = {"vision_model": table.vision_model, "encoder_card": card, "encoder_mfu": mm["encoder_mfu"],
                    "image_requests": int(np.count_nonzero(np.diff(table.offsets))),
                    "images": int(table.images.size), "visual_tokens_total": int(table.per_request("visual_tokens").sum()),
@@ -160,7 +161,7 @@ def _workload(calc, expanded, preloaded, progress, trace_values):
 def _images(work, mm: dict) -> im.ImageTable:
     """The trace's images column (meta["images"], one list per request) or the synthetic share."""
     listed = dict(work.meta or {}).get("images")
-    if listed is not None:
+    if listed is not None and any(listed):
         return im.table(listed, mm["vision_model"])
     if mm["image_share"] <= 0:
         raise ParamError("image_share", "no request carries an image; valid: image_share > 0 or a trace with an "

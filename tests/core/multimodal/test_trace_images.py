@@ -81,3 +81,15 @@ def test_cell_forms():
     assert parse_cell("a:64x32:99; 16x16", 2) == [("a", 64, 32, 99), ("#2.1", 16, 16, 0)]
     assert parse_cell('["a:64x32"]', 2) == [("a", 64, 32, 0)]
     assert parse_cell(b"", 2) == [] and parse_cell(None, 2) == []
+
+
+def test_a_trace_with_an_images_column_runs_with_images(tmp_path):
+    """No image key needed: the column says which requests carry what (vLLM's default
+    encoder cache: the encoder budget, here the token budget)."""
+    report, (result, work) = serving_report({"trace": _write(tmp_path, "c.csv", CSV)})
+    b = report["images"]
+    assert (b["images"], b["image_requests"], b["encoder_cache_size"]) == (3, 2, 8192)
+    assert (b["encoder_cache_hits"], b["encoder_cache_misses"]) == (1, 2)
+    assert work.input_tokens.tolist() == [100 + 400 + im.figures(320, 480).visual_tokens, 50, 80 + 400]
+    plain, _ = serving_report({"trace": _write(tmp_path, "p.csv", "arrival_s,input_tokens,output_tokens\n0,10,2\n")})
+    assert "images" not in plain
