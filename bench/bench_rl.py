@@ -1,14 +1,14 @@
 """Benchmarks of `lab simulate rl` (issue 16), printed as one JSON object.
 
-    .venv/bin/python bench/bench_rl.py [--steps 60] [--repeats 3] [--sweep-steps 5] [--mode-steps 20]
+    .venv/bin/python bench/bench_rl.py [--steps 60] [--repeats 3] [--sweep-steps 5] [--workers 2] [--mode-steps 20]
 
 loop: a --steps-step simulation of a 512-prompt x 8-sample loop (lognormal lengths,
 median 512, sigma 1, synchronous), wall time and µs per generated sequence, median/min/max
-over --repeats runs (the first run also loads the compiled engine). sweep: 32 splits of a
-64-card pool between rollout replicas (1..63 cards, evenly spaced, tp 1) and the trainer (the
-rest), one
-run of --sweep-steps steps each, its wall time and the split with the least GPU-hours per
-1,000 steps. modes: the loop for --mode-steps steps in each mode (eta = 1).
+over --repeats runs (the first run also loads the compiled engine). sweep: `lab sweep rl`'s
+32 splits of a 64-card pool (rollout_cards=1:63:2, tp 1, the trainer the rest) on a local
+process pool of --workers, --sweep-steps steps a point, wall time over --repeats and the
+splits with the least GPU-hours per 1,000 steps and the least step time. modes: the loop for
+--mode-steps steps in each mode (eta = 1).
 """
 from __future__ import annotations
 
@@ -37,17 +37,27 @@ def loop(steps: int, repeats: int) -> dict:
             "step_time_s": summarize(run)["step_time_s"]}
 
 
-def sweep(steps: int, cards: int = 64, points: int = 32) -> dict:
-    t = time.perf_counter()
-    rows = []
-    for r in sorted({round(1 + i * (cards - 2) / (points - 1)) for i in range(points)}):
-        out = summarize(simulate(RLParams(steps=steps, prompts=64, group=8, prompt_tokens=512, lengths="lognormal",
-                                          output_tokens=512, max_tokens=8192, rollout_replicas=r,
-                                          trainer_cards=cards - r, mode="one_step")))
-        rows.append({"rollout_cards": r, "trainer_cards": cards - r, "step_time_s": out["step_time_s"],
-                     "gpu_hours_per_1000_steps": out["gpu_hours_per_1000_steps"]})
-    best = min(rows, key=lambda row: row["gpu_hours_per_1000_steps"])
-    return {"points": len(rows), "steps_per_point": steps, "wall_s": time.perf_counter() - t, "best": best}
+def sweep(steps: int, workers: int, repeats: int, cards: int = 64) -> dict:
+    """The split as `lab sweep rl` runs it: pool_cards=cards, rollout_cards=1:cards-1:2 (32
+    points for 64 cards), on a local process pool of `workers`, in memory (no folder)."""
+    from core.sweep.executors import make_executor
+    from core.sweep.run import parse_sweep, run_sweep
+
+    raw = {"pool_cards": str(cards), "rollout_cards": f"1:{cards - 1}:2", "steps": str(steps), "prompts": "64",
+           "group": "8", "prompt_tokens": "512", "lengths": "lognormal", "output_tokens": "512",
+           "max_tokens": "8192", "mode": "one_step"}
+    walls, summary = [], {}
+    for _ in range(repeats):
+        spec = parse_sweep("rl", raw)
+        executor = make_executor("local", workers)
+        t = time.perf_counter()
+        try:
+            summary = run_sweep(spec, None, executor)
+        finally:
+            executor.close()
+        walls.append(time.perf_counter() - t)
+    return {"points": summary["points"]["done"], "steps_per_point": steps, "workers": workers,
+            "wall_s": _stats(walls), "best": summary["rl_best"], "fastest": summary["rl_fastest"]}
 
 
 def modes(steps: int) -> dict:
@@ -70,10 +80,13 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=60)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--sweep-steps", type=int, default=5)
+    ap.add_argument("--workers", type=int, default=2, help="the sweep's local process pool")
+    ap.add_argument("--only", default="loop,sweep,modes", help="which parts, comma separated")
     ap.add_argument("--mode-steps", type=int, default=20)
     a = ap.parse_args()
-    print(json.dumps({"loop": loop(a.steps, a.repeats), "sweep": sweep(a.sweep_steps), "modes": modes(a.mode_steps)},
-                     indent=1))
+    parts = {"loop": lambda: loop(a.steps, a.repeats), "sweep": lambda: sweep(a.sweep_steps, a.workers, a.repeats),
+             "modes": lambda: modes(a.mode_steps)}
+    print(json.dumps({name: parts[name]() for name in a.only.split(",")}, indent=1))
 
 
 if __name__ == "__main__":

@@ -74,7 +74,8 @@ class RLKind:
         axes = [k for k, _ in spec.axes]
 
         def item(r):
-            return {"values": {k: r.get(f"param.{k}") for k in axes}, "rollout_cards": r["rollout_cards"],
+            return {"values": {k: r.get(k if k in SPLIT_KEYS else f"param.{k}") for k in axes},
+                    "rollout_cards": r["rollout_cards"],
                     "trainer_cards": r["trainer_cards"], "step_time_s": r["step_time_s"],
                     "gpu_hours_per_1000_steps": r["gpu_hours_per_1000_steps"],
                     "cost_per_1000_steps": r.get("cost_per_1000_steps")}

@@ -43,6 +43,7 @@ def test_a_sweep_point_is_lab_simulate_rl_of_its_keys():
             assert row[key] == alone[key], (r, key)
     best = min(summary_rows, key=lambda row: row["gpu_hours_per_1000_steps"])
     assert summary["rl_best"]["rollout_cards"] == best["rollout_cards"]
+    assert summary["rl_best"]["values"] == {"rollout_cards": best["rollout_cards"]}
     assert summary["rl_fastest"]["step_time_s"] == min(row["step_time_s"] for row in summary_rows)
 
 
