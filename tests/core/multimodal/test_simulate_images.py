@@ -34,6 +34,9 @@ def test_epd_reports_ec_moved_and_counts_latency_from_arrival():
     # Every request's image is encoded (no cache) and its EC crosses the link before its prefill.
     encode = im.figures(640, 640).encode_flops / (catalog.hardware(BOOK_CARD).figure("bf16_dense_flops") * 0.4)
     assert result.ttft_s.min() >= encode + 8_192_000 / 10e9 + 10e-6
+    # The book's arrivals never queue at two encoders: each stage adds exactly its own time.
+    assert b["encoder_p95_s"] == pytest.approx(encode, rel=1e-9)
+    assert b["ec_link_p95_s"] == pytest.approx(8_192_000 / 10e9 + 10e-6, rel=1e-9)
 
 
 def test_no_image_refused():
