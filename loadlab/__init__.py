@@ -12,7 +12,8 @@ results are tables.
   .prometheus(), .to_parquet(folder), .save(folder) (the files of --out);
 - sweep(**keys) -> SweepRun: .summary, .rows, .points (a table), .to_parquet(path);
 - calibrate(results, **keys) -> Calibration: .summary, .coefficients, .save(profile.toml);
-- calc(name, **params) -> CalcResult: .summary (scalar outputs), .outputs, .inputs.
+- calc(name, **params) -> CalcResult: .summary (scalar outputs), .outputs, .inputs;
+- simulate_voice(**keys) -> VoiceRun: .summary, .turns (a table of every span of every turn).
 Keys are the CLI's (our names or vLLM's, e.g. max_num_batched_tokens=token_budget), with its
 defaults and checks: every refusal is a ParamError (a ValueError) whose .param names the
 field and whose message gives the valid range, word for word the CLI's. No Qt here.
@@ -24,6 +25,7 @@ from loadlab.calc import CalcResult, calc
 from loadlab.calibration import Calibration, calibrate
 from loadlab.serving import ServingRun, simulate_serving
 from loadlab.sweeping import SweepRun, sweep
+from loadlab.voice import VoiceRun, simulate_voice
 
-__all__ = ["CalcResult", "Calibration", "ParamError", "ServingRun", "SweepRun", "calc", "calibrate",
-           "simulate_serving", "sweep"]
+__all__ = ["CalcResult", "Calibration", "ParamError", "ServingRun", "SweepRun", "VoiceRun", "calc", "calibrate",
+           "simulate_serving", "simulate_voice", "sweep"]

@@ -34,13 +34,18 @@ def text(name: str, value: Any) -> str:
 
 
 def as_text(values: Mapping[str, Any], known: Iterable[str] | None = None, rest: str | None = None) -> dict[str, str]:
-    """values under our names (vLLM's and dashed spellings too, as on the command line), as
-    text. With known and rest, a key outside known is refused as the CLI refuses it."""
+    """values under our names (vLLM's and dashed spellings too, as on the command line, and
+    vLLM's on/off flags as bools), as text. With known and rest, a key outside known is refused as the CLI refuses it."""
     names = None if known is None else list(known)
     out: dict[str, str] = {}
     for key, value in values.items():
         if value is None:
             continue  # None: the default, as leaving the key out
+        hit = aliases.flag(f"--{key}", names) if isinstance(value, bool) else None
+        if hit is not None:  # vLLM's on/off flag as a keyword: enable_prefix_caching=False is prefix_caching=false
+            name, on = hit
+            out[name] = "true" if (on == "true") == value else "false"
+            continue
         name = aliases.canonical(key, names)
         if names is not None and rest is not None and name not in names:
             raise aliases.unknown_key(name, names, rest)

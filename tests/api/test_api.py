@@ -161,3 +161,20 @@ def test_a_config_file_under_the_keywords(tmp_path, capsys):
 def test_the_worked_examples_run(module):
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_simulate_voice_is_the_cli(capsys):
+    api = loadlab.simulate_voice(rate=1, turns=50, seed=3)
+    cli = _cli_json(capsys, ["simulate", "voice", "rate=1", "turns=50", "seed=3"])
+    assert _without(api.summary, {"wall_s"}) == _without(cli, {"wall_s"})
+    assert len(_column(api.turns, "silence_ms")) == 50
+    np.testing.assert_allclose(np.percentile(_column(api.turns, "silence_ms"), 50), api.summary["silence_p50_ms"],
+                               rtol=0.05)
+
+
+def test_vllm_flags_as_keywords(capsys):
+    off = loadlab.simulate_serving(**SMALL, enable_prefix_caching=False)
+    assert off.summary["prefix_caching"] is False
+    cli = _cli_json(capsys, ["simulate", "serving", *SMALL_ARGV, "--no-enable-prefix-caching"])
+    assert _without(off.summary) == _without(cli)
+    assert loadlab.simulate_serving(**SMALL, no_enable_prefix_caching=False).summary["prefix_caching"] is True
