@@ -59,20 +59,23 @@ def _num(value: float) -> str:
     return repr(float(value))
 
 
-def _engines(result) -> list[tuple[int, np.ndarray, dict]]:
-    """(engine, mask of its requests, its final gauges) per replica; one engine without replicas."""
+def _engines(result) -> list[tuple[int, np.ndarray, dict, dict]]:
+    """(engine, mask of its requests, its final gauges, its entry) per replica; one engine
+    without replicas. A request is its replica's (replica_of: with disaggregated pools the
+    prefill instance's, so a decode instance's histograms are empty and its counters are
+    its own steps')."""
     extras = result.extras or {}
     if "replicas" not in extras:
         gauges = {vs.WAITING: int(result.series_waiting[-1]), vs.RUNNING: int(result.series_running[-1]),
                   vs.KV_USE: float(result.series_kv_fraction[-1])}
-        return [(0, np.ones(result.arrival_s.size, dtype=bool), gauges)]
+        return [(0, np.ones(result.arrival_s.size, dtype=bool), gauges, {})]
     replica_of = np.asarray(extras["replica_of"])
     rows = []
     for entry in extras["replicas"]:
         blocks = entry["num_blocks"] or 1
         gauges = {vs.WAITING: int(entry["series_waiting"][-1]), vs.RUNNING: int(entry["series_running"][-1]),
                   vs.KV_USE: float(entry["series_kv_blocks"][-1]) / blocks}
-        rows.append((int(entry["replica"]), replica_of == entry["replica"], gauges))
+        rows.append((int(entry["replica"]), replica_of == entry["replica"], gauges, entry))
     return rows
 
 
@@ -82,9 +85,9 @@ def exposition(result, model: str = "load-lab") -> str:
     lines: list[str] = []
     for name in vs.GAUGES:
         lines += [f"# HELP {name} {HELP[name]}", f"# TYPE {name} gauge"]
-        lines += [f"{name}{_labels(model, e)} {_num(g[name])}" for e, _, g in engines]
-    per_engine = [(e, vs.final_counters(_subset(result, mask)) if len(engines) > 1 else vs.final_counters(result))
-                  for e, mask, _ in engines]
+        lines += [f"{name}{_labels(model, e)} {_num(g[name])}" for e, _, g, _ in engines]
+    per_engine = [(e, vs.final_counters(_Subset(result, mask, entry)) if entry else vs.final_counters(result))
+                  for e, mask, _, entry in engines]
     for name in vs.COUNTERS:
         # the text format names a counter's family with its _total, as prometheus_client writes it
         lines += [f"# HELP {name} {HELP[name]}", f"# TYPE {name} counter"]
@@ -95,7 +98,7 @@ def exposition(result, model: str = "load-lab") -> str:
                "vllm:request_queue_time_seconds": result.first_schedule_wait_s}
     for name, doc, buckets in HISTOGRAMS:
         lines += [f"# HELP {name} {doc}", f"# TYPE {name} histogram"]
-        for e, mask, _ in engines:
+        for e, mask, _, _ in engines:
             values = np.asarray(samples[name], dtype=float)[mask]
             lines += histogram_lines(name, values[~np.isnan(values)], buckets, model, e)
     return "\n".join(lines) + "\n"
@@ -125,9 +128,3 @@ class _Subset:
         self.series_tokens = entry.get("series_tokens", np.zeros(1, dtype=np.int64))
         self.series_steps = entry.get("series_steps")
         self.series_decode_rows = entry.get("series_decode_rows")
-
-
-def _subset(result, mask):
-    replica = int(np.asarray(result.extras["replica_of"])[np.flatnonzero(mask)[0]]) if mask.any() else None
-    entry = next((e for e in result.extras["replicas"] if e["replica"] == replica), {})
-    return _Subset(result, mask, entry)

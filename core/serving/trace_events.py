@@ -9,7 +9,8 @@ the hook issue 15's disaggregated pools fill), holding
   prefill and decode tokens per step, the running and waiting requests after it;
 - a track per request ("request i"): slices queued (arrival to first schedule), prefill
   (to the first token), decode (to the finish), preempted (nested in the phase it
-  interrupted, until rescheduled) and tool wait (after a session's turn, before the next);
+  interrupted, until rescheduled), tool wait (after a session's turn, before the next) and
+  kv transfer (a P/D run's, core/serving/disagg: nested in decode, blocks allocated to landed);
 - counters ("C"): vllm:num_requests_waiting, vllm:num_requests_running,
   vllm:kv_cache_usage_perc.
 Times are microseconds (the format's unit) of the replay's clock.
@@ -128,6 +129,7 @@ def shown_requests(n: int, cap: int) -> np.ndarray:
 def request_events(result, workload, rows: np.ndarray, pid_of) -> list[dict]:
     """A track per shown request with its phases (see the module's docstring)."""
     sessions = getattr(workload, "sessions", None)
+    alloc, ready = getattr(result, "kv_alloc_s", None), getattr(result, "kv_ready_s", None)
     by_request: dict[int, list] = {}
     for r, t0, t1 in result.preempt_log:
         by_request.setdefault(int(r), []).append((t0, t1))
@@ -147,6 +149,8 @@ def request_events(result, workload, rows: np.ndarray, pid_of) -> list[dict]:
         for name, t0, t1 in phases:
             if not (math.isnan(t0) or math.isnan(t1)):
                 out.append(_slice(name, "request", pid, tid, t0, max(t0, t1), args if name == "queued" else None))
+        if alloc is not None and not math.isnan(alloc[i]):  # a P/D run's KV transfer, nested in decode
+            out.append(_slice("kv transfer", "request", pid, tid, float(alloc[i]), float(ready[i]), None))
         for t0, t1 in by_request.get(i, ()):
             # nested in the phase it interrupted: clipped to it, so the slices nest strictly
             parent = next(((p0, p1) for _, p0, p1 in phases[1:] if p0 <= t0 < p1), None)
@@ -170,8 +174,11 @@ def _slice(name, cat, pid, tid, t0, t1, args) -> dict:
 def chrome_trace(result, workload=None, pools=None, max_steps: int = MAX_STEPS, max_requests: int = MAX_REQUESTS,
                  max_points: int = MAX_POINTS) -> dict:
     """The trace as a JSON-ready dict ({"traceEvents": [...], ...}). pools: a pool name per
-    replica (None: one pool, not named), shown in each replica's process name and labels."""
+    replica (None: result.extras' pool_names where a disaggregated run names them, else one
+    pool, not named), shown in each replica's process name and labels."""
     entries = _replica_series(result)
+    if pools is None:
+        pools = (result.extras or {}).get("pool_names")
     replica_of = (result.extras or {}).get("replica_of")
     pid_of = (lambda i: 1) if replica_of is None else (lambda i: int(replica_of[i]) + 1)
     events: list[dict] = []

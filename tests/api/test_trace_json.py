@@ -132,3 +132,17 @@ def test_large_runs_are_capped_within_the_bound(capsys):
     for e in events:  # each event within the size the bound counts for its kind
         kind = "meta" if e["ph"] == "M" else "counter" if e["ph"] == "C" else e["cat"]
         assert len(json.dumps(e, separators=(",", ":"))) <= EVENT_BYTES[kind], e
+
+
+def test_disaggregated_pools_name_their_processes(tmp_path, capsys):
+    pytest.importorskip("core.serving.disagg.run")  # issue 15's pools (helper PD's)
+    trace, rows, out = _run(tmp_path, [*SMALL, "pools=1P2D", "model=qwen3-8b", "hardware=h100-sxm",
+                                       "--format", "prometheus"])
+    capsys.readouterr()
+    check_format(trace)
+    names = [e["args"]["name"] for e in trace["traceEvents"] if e["name"] == "process_name"]
+    assert names == ["replica 0 (prefill pool)", "replica 1 (decode pool)", "replica 2 (decode pool)"]
+    text = (out / "metrics.prom").read_text(encoding="utf-8")
+    generated = [float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+                 if line.startswith("vllm:generation_tokens_total{")]
+    assert len(generated) == 3 and sum(generated) == sum(int(r["output_tokens"]) for r in rows)
