@@ -3,8 +3,8 @@ through the lab's serving engine (core.rl), headless.
 
 --json prints the summary (core/rl/summary.py's keys). --out DIR writes steps.csv (one
 row per step: every lane's start and end, the trainer's wait), samples.csv (one row per
-sample per step it generated in), timeline.json (Perfetto's JSON: a lane per pool and
-replica) and summary.json, all or none. Bad input: ParamError
+sample per step it generated in), trace.json (Perfetto / chrome://tracing: a process
+per pool, a thread per lane and replica, a slice per stage) and summary.json, all or none. Bad input: ParamError
 naming the field (exit 2). No Qt here.
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ from lab.cli.simulate_files import write_folder
 ABOUT = ("an RL loop: rollout through the serving engine, reward, reference, update and weight sync, "
          "synchronous, one-step off-policy, asynchronous (staleness eta) or partial rollouts (issue 16)")
 FORMATS = ("text", "json")
-FILES = ["steps.csv", "samples.csv", "timeline.json", "summary.json"]
+FILES = ["steps.csv", "samples.csv", "trace.json", "summary.json"]
 
 
 def add_parser(sub, kind: str = "rl") -> None:
@@ -38,7 +38,7 @@ def add_parser(sub, kind: str = "rl") -> None:
                        formatter_class=Formatter, allow_abbrev=False)
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     p.add_argument("--format", dest="fmt", choices=FORMATS, default=None, help="text (default) or json")
-    p.add_argument("--out", metavar="DIR", help="write steps.csv, samples.csv, timeline.json (Perfetto) and summary.json")
+    p.add_argument("--out", metavar="DIR", help="write steps.csv, samples.csv, trace.json (Perfetto) and summary.json")
     add_params(p, PARAMS, f"parameters ({ARGS})")
 
 
@@ -68,7 +68,7 @@ def write_files(out: Path, run, report: dict) -> list[str]:
     summary = dict(report, files=FILES)
     write_folder(out, {"steps.csv": _csv(STEP_HEADER, step_rows(run)),
                        "samples.csv": _csv(SAMPLE_HEADER, sample_rows(run)),
-                       "timeline.json": json.dumps(trace_events(run)).encode(),
+                       "trace.json": json.dumps(trace_events(run)).encode(),
                        "summary.json": (json.dumps(json_ready(summary), ensure_ascii=False, indent=1) + "\n").encode()})
     return list(FILES)
 
