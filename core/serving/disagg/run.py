@@ -134,8 +134,37 @@ def _extras(pre: PoolRun, dec: PoolRun | None, rows: np.ndarray, n: int, done_pr
     if dec is not None:
         decode_instance[rows] = dec.engine_of
         decode_start[rows] = dec.merged.first_schedule_s
+    # Every engine of both pools as replicas.merge lists a pool's replicas (replicas.csv, the
+    # timeline's processes): the prefill instances first, then the decode instances;
+    # replica_of is the prefill instance (where a request's track starts).
+    engines = [_engine_summary(i, i, r, pre.engine_of) for i, r in enumerate(pre.results)]
+    if dec is not None:
+        engines += [_engine_summary(len(engines) + i, i, r, dec.engine_of) for i, r in enumerate(dec.results)]
+    extras["replicas"] = engines
+    extras["pool_names"] = ["prefill"] * len(pre.results) + ["decode"] * (len(dec.results) if dec is not None else 0)
+    extras["replica_of"] = pre.engine_of.copy()
     # requests.csv's transfer columns (lab simulate --out), workload order
     extras["request_columns"] = {"prefill_instance": pre.engine_of.copy(), "decode_instance": decode_instance,
                                  "prefill_done_s": done_prefill.copy(), "kv_transfer_bytes": moved,
                                  "kv_transfer_s": transfer, "decode_start_s": decode_start}
     return extras
+
+
+SERIES = ("series_t", "series_waiting", "series_running", "series_kv_blocks", "series_tokens", "series_steps",
+          "series_decode_rows")
+
+
+def _engine_summary(index: int, local: int, r: ReplayResult | None, engine_of: np.ndarray) -> dict:
+    """One engine's figures and series under replicas' keys: index among all engines of the
+    run, local within its pool (engine_of's numbering); an engine that got nothing: zeros."""
+    out: dict = {"replica": index}
+    if r is None:
+        one = np.zeros(1, np.int64)
+        out.update(requests=0, engine_steps=0, preemptions=0, kv_peak_blocks=0, num_blocks=0,
+                   **{name: (np.zeros(1) if name == "series_t" else one) for name in SERIES})
+        return out
+    mine = engine_of == local
+    out.update(requests=int(mine.sum()), engine_steps=int(r.engine_steps), preemptions=int(r.preemptions[mine].sum()),
+               kv_peak_blocks=int(r.kv_peak_blocks), num_blocks=int(r.num_blocks),
+               **{name: getattr(r, name) for name in SERIES})
+    return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -119,3 +120,25 @@ def test_sweep_axes_over_the_pools(tmp_path, capsys):
         assert json.loads(row["disaggregation"])["pools"] == f"{x}P{y}D"
         assert float(row["cost_per_hour"]) == pytest.approx((int(x) + int(y)) * 1.57)
     assert summary["cheapest_meeting_slo"]["values"] == {"prefill_replicas": "1", "decode_replicas": "1"}
+
+
+def test_timeline_has_both_pools_and_the_transfer(tmp_path, capsys):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "api"))
+    from test_trace_json import check_format  # API's strict check of the trace event format
+
+    out = tmp_path / "run"
+    assert main(["simulate", "serving", "pools=2P2D", *SMALL, "--out", str(out)]) == 0
+    capsys.readouterr()
+    trace = json.loads((out / "trace.json").read_text())
+    check_format(trace)  # valid, and every track's slices nest (the transfer inside decode)
+    names = [e["args"]["name"] for e in trace["traceEvents"] if e.get("name") == "process_name"]
+    assert names == ["replica 0 (prefill pool)", "replica 1 (prefill pool)", "replica 2 (decode pool)",
+                     "replica 3 (decode pool)"]
+    rows = list(csv.DictReader((out / "requests.csv").open()))
+    slices = {e["tid"] - 1: e for e in trace["traceEvents"] if e.get("name") == "kv transfer"}
+    assert len(slices) == len(rows) == 40
+    for i, row in enumerate(rows):
+        assert slices[i]["ts"] == pytest.approx(float(row["kv_alloc_s"]) * 1e6, abs=1.0)
+        assert slices[i]["ts"] + slices[i]["dur"] == pytest.approx(float(row["kv_ready_s"]) * 1e6, abs=1.0)
+    replicas = list(csv.DictReader((out / "replicas.csv").open()))
+    assert {r["replica"] for r in replicas} == {"0", "1", "2", "3"}
