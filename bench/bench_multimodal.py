@@ -26,7 +26,7 @@ from core.request.metrics import nearest_rank_value
 from core.serving.engine import replay
 from core.serving.multimodal import encoder as enc
 from core.serving.multimodal import images as im
-from core.serving.multimodal.lm import HAS_ENCODER_SEAM, engine_config, with_images
+from core.serving.multimodal.lm import engine_config, with_images
 from core.serving.workload import Workload
 
 
@@ -80,7 +80,7 @@ def main(argv=None) -> dict:
     replay(work, config)
     text, text_walls = _timed(lambda: replay(work, config), args.repeats)
     report = {"requests": args.requests, "rate_per_s": args.rate, "image_requests": int(np.diff(table.offsets).sum()),
-              "distinct_images": args.distinct, "encoder_seam": HAS_ENCODER_SEAM,
+              "distinct_images": args.distinct,
               "encoder_card": enc.ENCODER_CARD, "encoder_mfu": enc.ENCODER_MFU,
               "text_only": {"us_per_request": stats(text_walls, 1e6 / args.requests, 2, unit="µs"),
                             "ttft_p50_s": nearest_rank_value(text.ttft_s, 0.5),

@@ -32,4 +32,7 @@ def test_replay_it_plots_the_three_handoffs(qtbot):
         assert all(a <= b for a, b in zip(result[key]["ttft_p50_s"], result[key]["ttft_p95_s"]))
     assert result["kv"]["bytes_per_request"] > result["ec"]["bytes_per_request"] > result["image"]["bytes_per_request"]
     assert "wins" in card.status.text()
+    # Another request: the plot says it is of the previous one.
+    panel.state.card("request").update({"text_tokens": "800"})
+    qtbot.waitUntil(lambda: "previous request" in card.status.text(), timeout=10_000)
     panel.close()

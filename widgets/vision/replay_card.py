@@ -38,6 +38,8 @@ class HandoffReplay(QtWidgets.QWidget):
         super().__init__(parent)
         self.inputs: dict[str, Any] | None = None
         self.result: dict | None = None
+        self._replayed_inputs: dict[str, Any] | None = None  # the request the plot is of
+        self._submitted: dict[str, Any] | None = None
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         row = QtWidgets.QHBoxLayout()
@@ -78,13 +80,17 @@ class HandoffReplay(QtWidgets.QWidget):
         lay.addWidget(self.plot)
 
     def set_request(self, inputs: Mapping[str, Any]) -> None:
-        """The panel's current request (vision.request's inputs); a replay uses the latest."""
+        """The panel's current request (vision.request's inputs); a replay uses the latest.
+        A plot of another request says so (it is not redrawn until replayed)."""
         self.inputs = dict(inputs)
+        if self.result is not None and self._replayed_inputs != self.inputs:
+            self.status.setText("the plot is of the previous request: replay it for this one")
 
     def replay(self) -> None:
         if self.inputs is None:
             return
         self.status.setText("")
+        self._submitted = dict(self.inputs)
         jobs().submit(JOB_KEY, run_sweep, self.inputs, self.rate.value(), done=self._on_done,
                       failed=self._on_failed, context=self)
 
@@ -95,6 +101,7 @@ class HandoffReplay(QtWidgets.QWidget):
 
     def _on_done(self, result: dict) -> None:
         self.result = result
+        self._replayed_inputs = self._submitted
         gb = [b / 1e9 for b in result["bandwidth_bytes_per_s"]]
         for key in KINDS:
             self.plot.curves[f"{key}_p50"].setData(gb, result[key]["ttft_p50_s"])

@@ -8,9 +8,8 @@ catalog card.
 
 with_images: each image's visual tokens join the request's prompt (its input_tokens) and
 the encoder plan becomes the workload's encoder work (Workload.encoder: the engine adds a
-request's encoder seconds to the step that schedules its first prefill chunk). Without
-that engine seam (an older engine) the images' encoder time runs as a serial stage ahead
-of the engine on the same card instead (stated: it then does not share steps with the LM).
+request's encoder seconds to the step that admits it, within the per-step encoder budget
+EngineConfig.max_num_encoder_input_tokens: vLLM V1's encoder in the same instance).
 """
 from __future__ import annotations
 
@@ -32,7 +31,6 @@ _LAYERS, _HIDDEN, _INTER, _HEADS, _KV_HEADS, _HEAD_DIM, _VOCAB = 36, 2560, 9728,
 _PER_LAYER = _HIDDEN * _HEADS * _HEAD_DIM * 2 + _HIDDEN * _KV_HEADS * _HEAD_DIM * 2 + 3 * _HIDDEN * _INTER
 _MATRIX = _LAYERS * _PER_LAYER
 _LM_HEAD = _HIDDEN * _VOCAB  # tied with the input embedding: read once per step
-HAS_ENCODER_SEAM = hasattr(wl, "EncoderWork")
 
 
 def qwen3_vl_4b_cost(card: str = LM_CARD) -> StepCost:
@@ -46,13 +44,10 @@ def qwen3_vl_4b_cost(card: str = LM_CARD) -> StepCost:
 def engine_config(card: str = LM_CARD, kv_pool_bytes: float = 40 * GiB, max_num_seqs: int = 64,
                   token_budget: int = 8192, encoder_budget: int | None = None) -> EngineConfig:
     """The LM engine of one card. encoder_budget: vLLM's max_num_encoder_input_tokens (None:
-    its default, the token budget), set where the engine has the encoder seam."""
-    config = EngineConfig(max_num_seqs=max_num_seqs, kv_pool_bytes=kv_pool_bytes, token_budget=token_budget,
-                          cost=qwen3_vl_4b_cost(card))
-    if "max_num_encoder_input_tokens" in {f.name for f in dataclasses.fields(EngineConfig)}:
-        budget = token_budget if encoder_budget is None else encoder_budget
-        config = dataclasses.replace(config, max_num_encoder_input_tokens=budget)
-    return config
+    its default, the token budget)."""
+    return EngineConfig(max_num_seqs=max_num_seqs, kv_pool_bytes=kv_pool_bytes, token_budget=token_budget,
+                        cost=qwen3_vl_4b_cost(card),
+                        max_num_encoder_input_tokens=token_budget if encoder_budget is None else encoder_budget)
 
 
 def with_images(work: wl.Workload, images: ImageTable, encoder: EncoderPlan | None = None) -> wl.Workload:
@@ -64,10 +59,8 @@ def with_images(work: wl.Workload, images: ImageTable, encoder: EncoderPlan | No
     out = dataclasses.replace(work, input_tokens=tokens, prefix=_extended(work.prefix, work.input_tokens, tokens))
     if encoder is None or not encoder.seconds.any():
         return out
-    if HAS_ENCODER_SEAM:
-        return dataclasses.replace(out, encoder=wl.EncoderWork(seconds=encoder.seconds.astype(float),
-                                                               tokens=encoder.tokens.astype(np.int64)))
-    return serial_encoder(out, encoder.seconds)
+    return dataclasses.replace(out, encoder=wl.EncoderWork(seconds=encoder.seconds.astype(float),
+                                                           tokens=encoder.tokens.astype(np.int64)))
 
 
 def _extended(prefix: wl.PrefixBlocks | None, text: np.ndarray, tokens: np.ndarray) -> wl.PrefixBlocks | None:
@@ -90,16 +83,3 @@ def _extended(prefix: wl.PrefixBlocks | None, text: np.ndarray, tokens: np.ndarr
         offsets.append(offsets[-1] + need)
     return wl.PrefixBlocks(ids=np.concatenate(ids).astype(np.int64), offsets=np.array(offsets, dtype=np.int64),
                            block_tokens=bt)
-
-
-def serial_encoder(work: wl.Workload, seconds: np.ndarray) -> wl.Workload:
-    """Fallback without the engine's encoder seam: one encoder, FCFS in arrival order, ahead
-    of the engine; a request reaches the engine when its images are encoded."""
-    order = np.argsort(work.arrival_s, kind="stable")
-    ready = np.empty_like(work.arrival_s)
-    free = 0.0
-    for i in order:
-        start = max(free, float(work.arrival_s[i]))
-        free = start + float(seconds[i])
-        ready[i] = free
-    return dataclasses.replace(work, arrival_s=ready)

@@ -25,7 +25,7 @@ from core.serving.multimodal import images as im
 from core.serving.multimodal.epd import EncoderPool, encode_and_ship
 from core.serving.multimodal.keys import pop_image_keys
 from core.serving.multimodal.link import Link
-from core.serving.multimodal.lm import HAS_ENCODER_SEAM, with_images
+from core.serving.multimodal.lm import with_images
 from core.serving.traces.transforms import time_scaled
 from core.serving.vllm_metrics import bench_metrics
 
@@ -39,8 +39,7 @@ def image_lines(report: dict) -> list[str]:
     if not b:
         return []
     mode = (f"EPD: {b['epd_encoders']} encoder card(s), EC over {b['ec_link_gb_s']:g} GB/s" if b["mode"] == "epd"
-            else {"in_instance": "encoder in the instance (vLLM V1)",
-                  "serial_stage": "encoder as a stage ahead of the engine"}[b["mode"]])
+            else "encoder in the instance (vLLM V1)")
     lines = [f"  images: {b['images']:,} in {b['image_requests']:,} requests ({b['visual_tokens_total']:,} visual tokens, "
              f"{b['vision_model']} on {b['encoder_card']} at {b['encoder_mfu'] * 100:.0f}% MFU); {mode}",
              f"  encoder cache {b['encoder_cache_size']:,} tokens: {b['encoder_cache_hits']:,} hits, "
@@ -76,8 +75,7 @@ def multimodal_report(raw: dict, workload=None, progress=None, trace_values=None
     work, values = _workload(calc, expanded, workload, progress, trace_values)
     config = rp.config_from(values, expanded.step_cost(values))
     budget = mm["max_num_encoder_input_tokens"] or config.token_budget
-    if HAS_ENCODER_SEAM:
-        config = dataclasses.replace(config, max_num_encoder_input_tokens=budget)
+    config = dataclasses.replace(config, max_num_encoder_input_tokens=budget)
     table = _images(work, mm)
     card = encoder_card(got)
     rate = enc.encoder_flops_per_s(card, mm["encoder_mfu"])
@@ -88,6 +86,8 @@ def multimodal_report(raw: dict, workload=None, progress=None, trace_values=None
                    "image_requests": int(np.count_nonzero(np.diff(table.offsets))),
                    "images": int(table.images.size), "visual_tokens_total": int(table.per_request("visual_tokens").sum()),
                    **plan.report(), "approximation": APPROXIMATION}
+    if int(values["replicas"]) > 1:
+        block["approximation"] += "; one encoder cache shared by the replicas (each has its own in vLLM)"
     if mm["epd_encoders"] > 0:
         link = Link(mm["ec_link_gb_s"] * 1e9, mm["ec_link_latency_s"])
         arrivals = encode_and_ship(work.arrival_s, table, plan, EncoderPool(mm["epd_encoders"], rate), link)
@@ -99,7 +99,7 @@ def multimodal_report(raw: dict, workload=None, progress=None, trace_values=None
                      **_stage("ec_wait", arrivals.ec_ready_s - work.arrival_s))
     else:
         lm = with_images(work, table, plan)
-        block.update(mode="in_instance" if HAS_ENCODER_SEAM else "serial_stage",
+        block.update(mode="in_instance",
                      max_num_encoder_input_tokens=budget)
     validate(config, lm)
     result = rp.replay_workload(lm, config, values)

@@ -8,10 +8,8 @@ import pytest
 from core.serving.engine import replay
 from core.serving.multimodal import encoder as enc
 from core.serving.multimodal import images as im
-from core.serving.multimodal.lm import HAS_ENCODER_SEAM, engine_config, with_images
+from core.serving.multimodal.lm import engine_config, with_images
 from core.serving.workload import Workload
-
-pytestmark = pytest.mark.skipif(not HAS_ENCODER_SEAM, reason="the engine has no encoder seam (Workload.encoder)")
 
 
 def _one(table, capacity=0, text=0, out=1, arrivals=None):
