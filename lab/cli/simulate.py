@@ -126,8 +126,7 @@ def simulate_serving(raw: dict[str, str], out: str | None = None, aiperf: bool =
     report, (result, work) = banded_report(raw, workload=workload, progress=_Progress.for_terminal)
     if out is not None:
         report["out"] = str(Path(out))
-        report["files"] = write_all(Path(out), result, work, report, aiperf=aiperf, prometheus=prometheus,
-                                    pools=(result.extras or {}).get("pool_names"))  # a P/D run's pools
+        report["files"] = write_all(Path(out), result, work, report, aiperf=aiperf, prometheus=prometheus)
     return report, (result, work)
 
 
