@@ -53,3 +53,14 @@ def test_the_encoder_budget_splits_two_image_requests():
     assert both.first_token_s[0] == both.first_token_s[1]  # one step admitted both
     assert split.first_token_s[1] > split.first_token_s[0]  # the second waited for the next step
     assert dataclasses.replace(narrow).max_num_encoder_input_tokens == 400
+
+
+def test_one_image_id_is_encoded_once_in_the_engine():
+    # 30 requests of the same image, close together: the engine's steps carry one image's encoder time.
+    table = im.table([[("same", 1280, 1280)]] * 30)
+    work, _, plan = _one(table, capacity=1600, text=50, out=4, arrivals=np.arange(30) * 0.01)
+    result = replay(work, engine_config())
+    assert int(plan.misses.sum()) == 1
+    assert result.extras["encoder_s"] == pytest.approx(im.figures(1280, 1280).encode_flops / enc.encoder_flops_per_s(),
+                                                       rel=1e-12)
+    assert int(result.preemptions.sum()) == 0
