@@ -59,7 +59,7 @@ class KvLinkSpec:
     def report(self) -> dict:
         bw = self.bandwidth_bytes_per_s
         return {"name": self.name, "bandwidth_bytes_per_s": None if math.isinf(bw) else bw,
-                "latency_s": self.latency_s, "source": self.source}
+                "latency_ms": self.latency_s * 1e3, "source": self.source}
 
 
 def resolve(text: str, prefill_card, decode_card, latency_s: float | None = None) -> KvLinkSpec:

@@ -6,8 +6,9 @@ It keeps the plain report's keys where they mean the same (the book's metrics, v
 serve's names, the prefix cache's figures: all of the merged run, TTFT from the prefill
 pool, TPOT and E2E to the decode finish, so they include the transfer) and adds
 "disaggregation": the pools (instances, router, deployment, cards, steps, KV peak, per
-instance), the link and the transfer (bytes, seconds), what waited where (p50 / p95 /
-max over the requests that decoded) and the cost of both pools' cards. Bad keys raise
+instance), the link and the transfer (bytes, ms), what waited where (p50 / p95 /
+max / mean in ms over the requests that decoded; times in ms as the JSON's one-unit rule
+has them, lab/cli/report_units.py) and the cost of both pools' cards. Bad keys raise
 ParamError naming the field. No Qt here.
 """
 from __future__ import annotations
@@ -71,11 +72,23 @@ def disagg_report(raw: dict, workload=None, progress=None) -> tuple[dict, tuple]
     report.update(prefix_caching=bool(prefill.values["prefix_caching"]), cached_tokens_total=cached,
                   cache_hit_rate=cached / prompt if prompt else 0.0,
                   prefix_information=work.prefix is not None)
+    if "seeds" in got:  # the book's metrics over seeds, each run as this one (a trace is refused seeds)
+        runs = []
+        for seed in got["seeds"]:
+            cfg_s, work_s, *_ = build(dict(_without(raw, "seeds"), seed=str(seed)))
+            runs.append(rp.summarize(replay_disagg(work_s, cfg_s).result, work_s, decode.config))
+        report["band"] = {m: {"min": float(np.min([r[m] for r in runs])), "median": float(np.median([r[m] for r in runs])),
+                              "max": float(np.max([r[m] for r in runs]))} for m in rp.METRICS}
+        report["seeds"] = got["seeds"]
     block = report["disaggregation"] = disaggregation(run, cfg, prefill, decode, k)
     # at the top as a plain run has them: a sweep's Pareto set and cheapest setting read them
     report.update(cards=block["cards"], cost_per_hour=block["cost_per_hour"],
                   cost_per_million_output_tokens=block["cost_per_million_output_tokens"])
     return report, (result, work)
+
+
+def _without(raw: dict, key: str) -> dict:
+    return {k: v for k, v in raw.items() if k != key}
 
 
 def decode_itl(run: DisaggRun, cost) -> dict:
@@ -103,19 +116,19 @@ def disaggregation(run: DisaggRun, cfg: DisaggConfig, prefill: Side, decode: Sid
     assert result.kv_alloc_s is not None and result.kv_ready_s is not None  # merged_result sets both
     cols = result.extras["request_columns"]
     decoded = cols["decode_instance"] >= 0
-    waits = {"prefill_queue_s": result.first_schedule_s - result.arrival_s,
-             "prefill_s": result.first_token_s - result.first_schedule_s,
-             "decode_queue_for_blocks_s": result.kv_alloc_s - cols["prefill_done_s"],
-             "transfer_s": result.kv_ready_s - result.kv_alloc_s,
-             "decode_seat_after_landing_s": cols["decode_start_s"] - result.kv_ready_s,
-             "decode_s": result.finish_s - cols["decode_start_s"]}
+    waits = {"prefill_queue_ms": result.first_schedule_s - result.arrival_s,
+             "prefill_ms": result.first_token_s - result.first_schedule_s,
+             "decode_queue_for_blocks_ms": result.kv_alloc_s - cols["prefill_done_s"],
+             "transfer_ms": result.kv_ready_s - result.kv_alloc_s,
+             "decode_seat_after_landing_ms": cols["decode_start_s"] - result.kv_ready_s,
+             "decode_ms": result.finish_s - cols["decode_start_s"]}
     block = {"pools": k.label, "kv_transfer": cfg.kv_transfer, "kv_link": cfg.link.report(),
              "transfer": {"requests": int(decoded.sum()), "bytes_total": float(np.sum(run.transfer_bytes)),
                           "kv_bytes_per_token": cfg.bytes_per_token,
                           "kv_bytes_per_token_per_card": cfg.bytes_per_token_per_card,
                           "kv_cache_dtype": decode.deployment.kv_cache_dtype if decode.deployment else "auto",
-                          "seconds": _stats(run.transfer_s[decoded])},
-             "waits": {name: _stats(v[decoded] if name not in ("prefill_queue_s", "prefill_s") else v)
+                          "ms": _stats(run.transfer_s[decoded])},
+             "waits": {name: _stats(v[decoded] if name not in ("prefill_queue_ms", "prefill_ms") else v)
                        for name, v in waits.items()}}
     cost = 0.0
     priced = True
@@ -151,6 +164,11 @@ def _pool_block(side: Side, pool, n: int, router: str) -> dict:
                if pool.results[0] is not None else 0,
                per_instance=[_instance(i, res, pool.engine_of) for i, res in enumerate(pool.results)])
     out["kv_peak_fraction"] = max((row["kv_peak_fraction"] for row in out["per_instance"]), default=0.0)
+    if side.name == "prefill":  # the pool's own latency: TTFT is the prefill's
+        out["ttft_ms"] = _stats(r.first_token_s - r.arrival_s)
+    else:  # per token from the KV's landing to the last token (the decode instance's own pace)
+        landed = np.asarray(r.kv_ready_s, float)
+        out["tpot_from_landing_ms"] = _stats((r.finish_s - landed) / np.maximum(r.output_tokens - 1, 1))
     return out
 
 
@@ -163,8 +181,10 @@ def _instance(i: int, r, engine_of: np.ndarray) -> dict:
             "kv_peak_fraction": r.kv_peak_blocks / r.num_blocks if r.num_blocks else 0.0}
 
 
-def _stats(values: np.ndarray) -> dict:
-    v = np.asarray(values, float)
+def _stats(values_s: np.ndarray) -> dict:
+    """p50 (numpy's median), p95 (nearest rank), max, mean of the finite values, in ms (the
+    report's JSON unit for times outside the book's figures)."""
+    v = np.asarray(values_s, float) * 1e3
     v = v[np.isfinite(v)]
     if v.size == 0:
         return {"p50": None, "p95": None, "max": None, "mean": None}

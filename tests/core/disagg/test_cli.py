@@ -33,8 +33,8 @@ def test_1p1d_report(capsys):
     assert d["cards"] == 2 and report["cost_per_hour"] == pytest.approx(2 * 1.57)  # the book's card, twice
     # 20 s x 2/s, half 8,192-token and half 1,024-token prompts (the book's classes), 144 KiB a token
     assert d["transfer"]["bytes_total"] == 20 * (8192 + 1024) * 147_456
-    assert set(d["waits"]) == {"prefill_queue_s", "prefill_s", "decode_queue_for_blocks_s", "transfer_s",
-                               "decode_seat_after_landing_s", "decode_s"}
+    assert set(d["waits"]) == {"prefill_queue_ms", "prefill_ms", "decode_queue_for_blocks_ms", "transfer_ms",
+                               "decode_seat_after_landing_ms", "decode_ms"}
     assert report["median_ttft_ms"] > 0 and report["completed"] == 40
 
 
@@ -97,13 +97,13 @@ def test_prefix_caching_on_the_prefill_side_behind_prefix_aware(capsys):
 
 
 def test_layerwise_hides_the_transfer_behind_the_prefill(capsys):
-    whole = _json(capsys, ["pools=1P1D", "kv_link=25", *SMALL])["disaggregation"]["transfer"]["seconds"]
+    whole = _json(capsys, ["pools=1P1D", "kv_link=25", *SMALL])["disaggregation"]["transfer"]["ms"]
     layer = _json(capsys, ["pools=1P1D", "kv_link=25", "kv_transfer=layerwise", *SMALL])["disaggregation"]
     assert layer["kv_transfer"] == "layerwise"
     # 36 layers: the 8,192-token prompt's 1.208 GB take 48.3 ms whole; its prefill (hundreds of
     # ms) hides all but the last layer's share
-    assert whole["max"] == pytest.approx(8192 * 147_456 / 25e9, rel=1e-12)
-    assert layer["transfer"]["seconds"]["max"] == pytest.approx(8192 * 147_456 / 25e9 / 36, rel=1e-12)
+    assert whole["max"] == pytest.approx(8192 * 147_456 / 25e9 * 1e3, rel=1e-12)  # ms
+    assert layer["transfer"]["ms"]["max"] == pytest.approx(8192 * 147_456 / 25e9 / 36 * 1e3, rel=1e-12)
 
 
 def test_sweep_axes_over_the_pools(tmp_path, capsys):
@@ -142,3 +142,13 @@ def test_timeline_has_both_pools_and_the_transfer(tmp_path, capsys):
         assert slices[i]["ts"] + slices[i]["dur"] == pytest.approx(float(row["kv_ready_s"]) * 1e6, abs=1.0)
     replicas = list(csv.DictReader((out / "replicas.csv").open()))
     assert {r["replica"] for r in replicas} == {"0", "1", "2", "3"}
+
+
+def test_seeds_band_and_each_pools_own_latency(capsys):
+    report = _json(capsys, ["pools=1P2D", "arrival=poisson", "seeds=1,2,3", *SMALL])
+    band = report["book"]["band"]["ttft_p95_s"]
+    assert band["min"] <= band["median"] <= band["max"] and report["seeds"] == [1, 2, 3]
+    d = report["disaggregation"]
+    assert d["prefill"]["ttft_ms"]["p50"] == pytest.approx(report["median_ttft_ms"], rel=1e-12)
+    tpot = d["decode"]["tpot_from_landing_ms"]
+    assert 0 < tpot["p50"] <= report["median_tpot_ms"]  # from landing: the handoff left out
