@@ -6,9 +6,10 @@ The setup is `lab simulate serving trace=RUN.json model=... hardware=... [keys]`
 (core/serving/simulate_keys.expand_checked, serving.replay's values, the client's
 --max-concurrency from the result, the front end as simulate has it), so a replay here
 equals that command's for the same coefficients, bit for bit. The server's KV pool is
-mirrored by blocks: the result's num_gpu_blocks × block_size tokens (vllm:cache_config_info,
-scraped by lab observe) at the lab's own KV bytes per token (the CPU server keeps float32
-KV; the lab's bytes per token may differ), and its prefix caching switch; keys given win.
+mirrored by blocks: the blocks a request can take of the result's num_gpu_blocks
+(vllm:cache_config_info, scraped by lab observe; all but vLLM's null block), × block_size
+tokens at the lab's own KV bytes per token (the CPU server keeps float32 KV; the lab's bytes
+per token may differ), and its prefix caching switch; keys given win.
 No Qt here.
 """
 from __future__ import annotations
@@ -36,6 +37,15 @@ REFUSED = ("trace", "dataset", "scenario", "seeds", "replicas", "step_model", "p
 EPS_S = 1e-6  # latencies are compared in log; a zero (a token in the same ms) counts as 1 µs
 # Half a block more than the server's blocks: the engine floors pool / block bytes.
 POOL_MARGIN_BLOCKS = 0.5
+# vLLM V1's BlockPool takes one block of num_gpu_blocks as its null block (block_pool.py:
+# `self.null_block = self.free_block_queue.popleft()`), never given to a request: its KV
+# usage is of the others (16 blocks of a 32-block server read 51.6%, 16 / 31).
+NULL_BLOCKS = 1
+
+
+def usable_blocks(num_gpu_blocks: int) -> int:
+    """The blocks of a vLLM server's pool its requests can hold."""
+    return max(int(num_gpu_blocks) - NULL_BLOCKS, 1)
 
 
 @dataclass
@@ -106,6 +116,7 @@ class RunReplay:
         expanded = keys.expand_checked(base, unknown)
         blocks = run.settings.get("num_gpu_blocks")
         if isinstance(blocks, int) and blocks > 0 and "kv_pool_bytes" not in raw and expanded.deployment is not None:
+            blocks = usable_blocks(blocks)
             first = trace_values(calc, expanded.raw)
             kv, block_size = float(first["kv_bytes_per_token"]), int(first["block_size"])
             base["kv_pool_bytes"] = repr((blocks + POOL_MARGIN_BLOCKS) * block_size * kv)
