@@ -48,3 +48,20 @@ def _row(row: dict) -> dict:
     book = {k: v for k, v in row.items() if k in BOOK_TIMES}
     rest = {k: v for k, v in row.items() if k not in BOOK_TIMES}
     return dict(rest, book=book) if book else rest
+
+
+def flat(view: dict) -> dict:
+    """json_view undone: the report's flat names again (a reader written for them, e.g. one
+    that compares a sweep's row, which keeps them, with `lab simulate serving --json`)."""
+    out = {k: v for k, v in view.items() if k not in ("book", "wall_ms", "per_replica")}
+    book = dict(view.get("book") or {})
+    for key, name in MOVED.items():
+        if name in book:
+            out[key] = book.pop(name)
+    out.update(book)
+    if "wall_ms" in view:
+        out["wall_s"] = view["wall_ms"] / 1e3
+    if "per_replica" in view:
+        out["per_replica"] = [dict({k: v for k, v in row.items() if k != "book"}, **row.get("book", {}))
+                              for row in view["per_replica"]]
+    return out

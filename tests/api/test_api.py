@@ -178,3 +178,16 @@ def test_vllm_flags_as_keywords(capsys):
     cli = _cli_json(capsys, ["simulate", "serving", *SMALL_ARGV, "--no-enable-prefix-caching"])
     assert _without(off.summary) == _without(cli)
     assert loadlab.simulate_serving(**SMALL, no_enable_prefix_caching=False).summary["prefix_caching"] is True
+
+
+def test_the_json_view_undoes_to_the_flat_report():
+    from lab.cli.report_units import flat, json_view
+    from lab.cli.simulate import simulate_serving as flat_run
+
+    report, _ = flat_run({"replicas": "2", "seeds": "0,1", "scenario": "shift"})
+    view = json_view(report)
+    assert "ttft_p95_s" not in view and view["book"]["band"] == report["band"]
+    assert view["per_replica"][0]["book"]["ttft_p95_s"] == report["per_replica"][0]["ttft_p95_s"]
+    back = flat(view)
+    assert back.pop("wall_s") == pytest.approx(report["wall_s"], rel=1e-12)
+    assert back == {k: v for k, v in report.items() if k != "wall_s"}

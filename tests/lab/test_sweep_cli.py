@@ -7,6 +7,7 @@ import math
 import pytest
 
 from lab.cli import main
+from lab.cli.report_units import flat
 
 SMALL = ["durations_s=20", "rates_per_s=3", "shares_long_input=0.5"]
 
@@ -20,7 +21,7 @@ def sweep(capsys, args, out):
 
 def simulate(capsys, args):
     assert main(["simulate", "serving", *args, "--json"]) == 0
-    return json.loads(capsys.readouterr().out)
+    return flat(json.loads(capsys.readouterr().out))  # a row keeps the report's flat names (report_units)
 
 
 def rows_of(out):
