@@ -44,13 +44,14 @@ def image_lines(report: dict) -> list[str]:
              f"{b['vision_model']} on {b['encoder_card']} at {b['encoder_mfu'] * 100:.0f}% MFU); {mode}",
              f"  encoder cache {b['encoder_cache_size']:,} tokens: {b['encoder_cache_hits']:,} hits, "
              f"{b['encoder_cache_misses']:,} encoded, EC {b['ec_bytes'] / 2**20:,.1f} MiB, "
-             f"encoder seconds added {b['encoder_seconds_added']:,.3f} s"]
+             f"encoder time added {b['encoder_added_ms']:,.1f} ms"]
     if b["mode"] == "epd":
         lines.append(f"  EC moved {b['ec_bytes_moved'] / 2**20:,.1f} MiB; added before the engine (p50 / p95): encoders "
-                     f"{b['encoder_p50_s'] * 1e3:,.1f} / {b['encoder_p95_s'] * 1e3:,.1f} ms, link "
-                     f"{b['ec_link_p50_s'] * 1e3:,.1f} / {b['ec_link_p95_s'] * 1e3:,.1f} ms")
-    elif b.get("engine_encoder_s") is not None:
-        lines.append(f"  encoder time in engine steps {b['engine_encoder_s']:,.3f} s (re-encodes after preemptions included)")
+                     f"{b['encoder_p50_ms']:,.1f} / {b['encoder_p95_ms']:,.1f} ms, link "
+                     f"{b['ec_link_p50_ms']:,.1f} / {b['ec_link_p95_ms']:,.1f} ms")
+    elif b.get("engine_encoder_ms") is not None:
+        lines.append(f"  encoder time in engine steps {b['engine_encoder_ms']:,.1f} ms (re-encodes after preemptions "
+                     "included)")
     return lines
 
 
@@ -85,7 +86,7 @@ def multimodal_report(raw: dict, workload=None, progress=None, trace_values=None
     block: dict = {"vision_model": table.vision_model, "encoder_card": card, "encoder_mfu": mm["encoder_mfu"],
                    "image_requests": int(np.count_nonzero(np.diff(table.offsets))),
                    "images": int(table.images.size), "visual_tokens_total": int(table.per_request("visual_tokens").sum()),
-                   **plan.report(), "approximation": APPROXIMATION}
+                   **_plan_ms(plan.report()), "approximation": APPROXIMATION}
     if int(values["replicas"]) > 1:
         block["approximation"] += "; one encoder cache shared by the replicas (each has its own in vLLM)"
     if mm["epd_encoders"] > 0:
@@ -93,7 +94,8 @@ def multimodal_report(raw: dict, workload=None, progress=None, trace_values=None
         arrivals = encode_and_ship(work.arrival_s, table, plan, EncoderPool(mm["epd_encoders"], rate), link)
         lm = dataclasses.replace(with_images(work, table), arrival_s=arrivals.ec_ready_s)
         block.update(mode="epd", epd_encoders=mm["epd_encoders"], ec_link_gb_s=mm["ec_link_gb_s"],
-                     ec_bytes_moved=arrivals.ec_bytes_moved, encoder_busy_s=arrivals.encoder_busy_s,
+                     ec_link_latency_s=mm["ec_link_latency_s"], ec_bytes_moved=arrivals.ec_bytes_moved,
+                     encoder_busy_ms=arrivals.encoder_busy_s * 1e3,
                      **_stage("encoder", arrivals.encoded_s - work.arrival_s),
                      **_stage("ec_link", arrivals.ec_ready_s - arrivals.encoded_s),
                      **_stage("ec_wait", arrivals.ec_ready_s - work.arrival_s))
@@ -123,15 +125,27 @@ def multimodal_report(raw: dict, workload=None, progress=None, trace_values=None
         report["trace"] = {"format": meta.get("format"), "rows": meta.get("rows", len(shown)),
                            "dropped": {str(k): int(v) for k, v in dict(meta.get("dropped") or {}).items()},
                            "requests": len(shown)}
-    if "engine_encoder_s" not in block and result.extras.get("encoder_s") is not None:
-        block["engine_encoder_s"] = float(result.extras["encoder_s"])
+    if result.extras.get("encoder_s") is not None:
+        block["engine_encoder_ms"] = float(result.extras["encoder_s"]) * 1e3
     report["images"] = block
     return report, (result, shown)
 
 
 def _stage(name: str, seconds: np.ndarray) -> dict:
-    """What one stage added per request: p50 and p95 (nearest rank) in seconds."""
-    return {f"{name}_p50_s": nearest_rank_value(seconds, 0.50), f"{name}_p95_s": nearest_rank_value(seconds, 0.95)}
+    """What one stage added per request: p50 and p95 (nearest rank), in ms (the JSON's one
+    unit for times, lab/cli/report_units.py)."""
+    return {f"{name}_p50_ms": _ms(nearest_rank_value(seconds, 0.50)), f"{name}_p95_ms": _ms(nearest_rank_value(seconds, 0.95))}
+
+
+def _plan_ms(plan: dict) -> dict:
+    """The encoder plan's figures with its time in ms."""
+    out = dict(plan)
+    out["encoder_added_ms"] = out.pop("encoder_seconds_added") * 1e3
+    return out
+
+
+def _ms(seconds: float | None) -> float | None:
+    return None if seconds is None else seconds * 1e3
 
 
 def _cost(result, values, price_note, cards: int) -> dict:
