@@ -29,7 +29,7 @@ from core.serving import replay as rp
 from core.serving import simulate_keys as keys
 from core.serving.cost import cost_report
 from core.serving.disagg import keys as pd_keys
-from core.serving.disagg.report import disagg_report
+from core.serving.disagg.entry import pd_report
 from core.serving.engine import validate
 from core.serving.multimodal import keys as mm_keys
 from core.serving.multimodal.report import multimodal_report
@@ -51,8 +51,8 @@ def serving_report(raw: dict[str, str], workload=None, progress=None) -> tuple[d
     progress: progress(label) -> a bar (called with the fraction read; its close(), if
     any, runs once the trace is read) or None, asked only when a trace file is read."""
 
-    if pd_keys.is_disaggregated(raw):  # prefill/decode pools (core/serving/disagg/report.py)
-        return disagg_report(raw, workload, progress)
+    if pd_keys.is_disaggregated(raw):  # prefill/decode pools (core/serving/disagg/entry.py)
+        return pd_report(raw, workload, progress)
     if mm_keys.is_multimodal(raw):  # image requests (core/serving/multimodal/report.py)
         return multimodal_report(raw, workload, progress, trace_values)
     calc = get("serving.replay")

@@ -20,11 +20,13 @@ from dataclasses import dataclass, field
 from core.cancel import NEVER, CancelToken
 from core.registry import ParamError
 from core.serving.disagg.report import build, disagg_report
-from core.serving.headless import load_shared_trace
+from core.serving.disagg.sides import load_once
 from core.serving.vllm_metrics import meets_slo
 
 SLO_KEYS = ("slo_ttft_ms", "slo_tpot_ms", "slo_e2el_ms")
 MAX_SIDE = 64
+DEFAULT_MAX = 8
+DEFAULT_ATTAINMENT = 0.9  # as lab sweep's search
 
 
 @dataclass
@@ -34,6 +36,7 @@ class PoolsFound:
     cost_per_hour: float | None
     attainment: float | None  # of the answer
     report: dict | None
+    run: tuple | None = None  # (result, workload) of the answer
     tried: list = field(default_factory=list)  # (x, y, attainment) of every run, in order
     skipped: int = 0
 
@@ -51,7 +54,7 @@ def cheapest_pools(raw: dict, attainment: float = 0.9, max_prefill: int = 8, max
     base = {k: v for k, v in raw.items() if k not in ("pools", "prefill_replicas", "decode_replicas")}
     _, _, prefill, decode, _ = build(dict(base, pools="1P1D"))
     unit_p, unit_d = _unit(prefill), _unit(decode)
-    shared = load_shared_trace(base)
+    shared = load_once(base)
 
     def cost(xy):
         return xy[0] * unit_p + xy[1] * unit_d
@@ -65,11 +68,12 @@ def cheapest_pools(raw: dict, attainment: float = 0.9, max_prefill: int = 8, max
             found.skipped += 1
             continue
         cancel.check()
-        report, (result, _) = disagg_report(dict(base, pools=f"{x}P{y}D"), workload=shared)
+        report, run = disagg_report(dict(base, pools=f"{x}P{y}D"), workload=shared)
+        result = run[0]
         share = float(meets_slo(result, **slos).mean())
         found.tried.append((x, y, share))
         if share >= attainment:
-            found.prefill, found.decode, found.attainment, found.report = x, y, share, report
+            found.prefill, found.decode, found.attainment, found.report, found.run = x, y, share, report, run
             found.cost_per_hour = report["cost_per_hour"]
             return found
         failed.append((x, y))
@@ -81,3 +85,36 @@ def _unit(side) -> float:
     price = side.price_per_card_hour
     return side.cards_per_instance * (price if price is not None else 1.0)
 
+
+
+def parse_cheapest(text: str) -> tuple[int, int] | None:
+    """pools=cheapest (up to 8P8D) or cheapest:XxY -> (X, Y); None for any other pools=."""
+    name, sep, size = str(text).strip().lower().partition(":")
+    if name != "cheapest":
+        return None
+    if not sep:
+        return DEFAULT_MAX, DEFAULT_MAX
+    x, _, y = size.partition("x")
+    valid = f"valid: cheapest or cheapest:XxY with whole numbers 1..{MAX_SIDE} (e.g. cheapest:4x8)"
+    if not (x.isdigit() and y.isdigit() and 1 <= int(x) <= MAX_SIDE and 1 <= int(y) <= MAX_SIDE):
+        raise ParamError("pools", f"got {text!r}; {valid}")
+    return int(x), int(y)
+
+
+def cheapest_report(raw: dict, limits: tuple[int, int]) -> tuple[dict, tuple]:
+    """`lab simulate serving pools=cheapest ...`: the report of the cheapest xPyD meeting
+    the SLOs for >= 90% of requests, with "pools_search" saying what was tried."""
+    found = cheapest_pools(raw, DEFAULT_ATTAINMENT, *limits)
+    tried = [{"pools": f"{x}P{y}D", "slo_attainment": share} for x, y, share in found.tried]
+    if found.report is None:
+        best = max(tried, key=lambda t: t["slo_attainment"])
+        raise ParamError("pools", f"no xPyD up to {limits[0]}P{limits[1]}D meets the SLOs for "
+                                  f"{DEFAULT_ATTAINMENT:.0%} of requests (best: {best['pools']}, "
+                                  f"{best['slo_attainment']:.0%}); valid: a larger search (cheapest:16x16) or looser SLOs")
+    report = found.report
+    report["pools_search"] = {"found": f"{found.prefill}P{found.decode}D", "attainment": DEFAULT_ATTAINMENT,
+                              "limits": f"{limits[0]}P{limits[1]}D", "tried": tried, "skipped": found.skipped,
+                              "order": "by cost per hour; a candidate no larger on both sides than one that "
+                                       "failed is skipped"}
+    assert found.run is not None  # kept with its report
+    return report, found.run

@@ -56,7 +56,9 @@ PD_PARAMS = (
           + "; ".join(f"{k} = {v}" for k, v in DECODE_ROUTER_NOTES.items()), kind="choice", choices=DECODE_ROUTERS),
 ) + _side_params()
 PD_TEXT_KEYS = {
-    "pools": "prefill/decode disaggregation in xPyD form (2P4D: two prefill and four decode instances)",
+    "pools": "prefill/decode disaggregation in xPyD form (2P4D: two prefill and four decode instances); "
+             "cheapest[:XxY]: the cheapest xPyD up to XPYD (default 8x8) whose requests meet the slo_*= SLOs "
+             "for 90% of them",
     "kv_link": "the link KV crosses from prefill to decode: nvlink, pcie (the cards'), rdma-200g, rdma-400g "
                "(ConnectX-7), a number of GB/s per GPU, or inf (no transfer time)",
     "prefill_hardware": "the prefill pool's card (as hardware=)",

@@ -119,3 +119,13 @@ def shared_workload(side: Side, preloaded=None, progress=None):
     if "dataset" in got:
         return bench_keys.workload(got, int(values["seed"]))
     return rp.workload_from(values)
+
+
+def load_once(raw: dict):
+    """The trace raw names read at time_scale 1 (as headless.load_shared_trace: its other
+    reading keys applied), for runs of several settings; None without trace=."""
+    got = keys.pop_extras(dict(raw))
+    if "trace" not in got:
+        return None
+    got.pop("time_scale", None)
+    return traces.load_trace(got["trace"], **keys.load_kwargs(got, None))

@@ -152,3 +152,18 @@ def test_seeds_band_and_each_pools_own_latency(capsys):
     assert d["prefill"]["ttft_ms"]["p50"] == pytest.approx(report["median_ttft_ms"], rel=1e-12)
     tpot = d["decode"]["tpot_from_landing_ms"]
     assert 0 < tpot["p50"] <= report["median_tpot_ms"]  # from landing: the handoff left out
+
+
+def test_pools_cheapest_searches_the_xpyd(capsys):
+    slos = ["slo_ttft_ms=1000", "slo_tpot_ms=40", "durations_s=20", "rates_per_s=4", "shares_long_input=0.5"]
+    report = _json(capsys, ["pools=cheapest:3x3", *slos])
+    search = report["pools_search"]
+    assert search["found"] == report["disaggregation"]["pools"] and search["limits"] == "3P3D"
+    assert search["tried"][-1]["pools"] == search["found"] and search["tried"][-1]["slo_attainment"] >= 0.9
+    assert all(t["slo_attainment"] < 0.9 for t in search["tried"][:-1])
+    assert main(["simulate", "serving", "pools=cheapest:3x3", *slos]) == 0
+    assert f"cheapest pools meeting the SLOs for 90% of requests (up to 3P3D): {search['found']}" in capsys.readouterr().out
+    for argv, field in ((["pools=cheapest:0x3", *slos], "pools"), (["pools=cheapest:2x2", *slos[2:]], "slo_ttft_ms"),
+                        (["pools=cheapest:1x1", "slo_ttft_ms=5", *slos[2:]], "pools")):
+        assert main(["simulate", "serving", *argv]) == 2
+        assert capsys.readouterr().err.startswith(f"lab simulate serving: {field}:")
