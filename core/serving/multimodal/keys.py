@@ -9,6 +9,9 @@ column then says which requests carry what; image_share= is not used).
 """
 from __future__ import annotations
 
+import os
+from functools import lru_cache
+
 from core.registry import ParamError
 from core.serving.multimodal.encoder import ENCODER_MFU
 from core.serving.multimodal.images import VISION_MODEL
@@ -29,11 +32,21 @@ def is_multimodal(raw: dict) -> bool:
 
 
 def trace_has_images(path: str) -> bool:
+    """Read once per version of the file (a sweep asks at every point)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False  # the loader names the file's problem
+    return _sniff(path, (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns))
+
+
+@lru_cache(maxsize=64)
+def _sniff(path: str, stamp: tuple) -> bool:
     try:
         with open(path, "rb") as f:
             head = f.read(SNIFF_BYTES)
     except OSError:
-        return False  # the loader names the file's problem
+        return False
     first = head.lstrip(b"\xef\xbb\xbf").lstrip().split(b"\n", 1)[0]
     if first.startswith(b"{"):
         return b'"images"' in head
