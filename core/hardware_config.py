@@ -26,6 +26,7 @@ import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -105,7 +106,15 @@ def load_hardware(path_or_key: str, *, param: str = "hardware") -> HardwareSpec:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ParamError(param, f"{where}: not valid TOML ({err}); valid: {VALID}") from None
-    return _from_table(Fields(data, where, param, VALID), key)
+    return card_from_table(data, where, key, param=param)
+
+
+def card_from_table(data: Mapping[str, Any], where: str, path: str, *, param: str = "hardware",
+                    valid: str = VALID) -> HardwareSpec:
+    """A card from a hardware TOML's keys read already (a calibration profile's [card]):
+    ParamError naming param, where and the field. path names the card when the table has
+    no name."""
+    return _from_table(Fields(data, where, param, valid), path)
 
 
 def hardware_replay_params(key_or_path: str, dtype: str = "bf16", *, param: str = "hardware") -> dict[str, float]:

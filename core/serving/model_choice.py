@@ -80,18 +80,19 @@ class ModelHardware:
         return plan(spec, card, **how)
 
 
-def choose(model: str | None, hardware: str | None) -> ModelHardware:
+def choose(model: str | None, hardware: str | None, card: HardwareSpec | None = None) -> ModelHardware:
     """Check model= and hardware= (catalog keys or files; None or "": not given) once;
-    ParamErrors name model or hardware (and the file's field)."""
+    ParamErrors name model or hardware (and the file's field). card: hardware's card read
+    already (a calibration profile's), in place of loading hardware."""
     values: dict[str, float] = {}
-    spec = card = None
+    spec = None
     price, source = None, ""
     batch: dict[str, int] = {}
     if model:
         spec = _named("model", model_spec, str(model))
         values.update(spec.replay_params())
     if hardware:
-        card = _named("hardware", load_hardware, str(hardware))
+        card = card if card is not None else _named("hardware", load_hardware, str(hardware))
         figures = _named("hardware", lambda _: card_replay_values(card), str(hardware))
         memory = figures.pop("memory_bytes")
         # vLLM's default budget is 2048 on an A100 whatever its memory (step_cost).
@@ -101,7 +102,8 @@ def choose(model: str | None, hardware: str | None) -> ModelHardware:
         values.update(figures)
         price = None if card.price_per_card_hour is None else float(card.price_per_card_hour)
         source = card.price_source
-    return ModelHardware(model or None, hardware or None, spec, card, values, price, source, batch)
+    return ModelHardware(model or None, hardware or None, spec, card if hardware else None, values, price, source,
+                         batch)
 
 
 def expand_model_hardware(got: Mapping[str, Any]) -> dict[str, float]:

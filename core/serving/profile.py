@@ -42,8 +42,8 @@ else:  # Python 3.10
 from core import catalog
 from core.atomic_file import write_atomic
 from core.hardware_config import VALID as CARD_VALID
-from core.hardware_config import HardwareSpec, _from_table, load_hardware
-from core.model_config.reading import Fields, read_small_file, shown_path
+from core.hardware_config import HardwareSpec, card_from_table, load_hardware
+from core.model_config.reading import read_small_file, shown_path
 from core.registry import ParamError
 from core.serving.step_defaults import DEFAULTS as STEP_DEFAULTS
 
@@ -91,7 +91,7 @@ class Profile:
         if self.hardware in catalog.hardware_keys():
             return load_hardware(self.hardware)
         where = f"{shown_path(self.path)} [card]" if self.path else "the profile's [card]"
-        return _from_table(Fields(self.card, where, "hardware", CARD_VALID), self.hardware)
+        return card_from_table(self.card, where, self.hardware, valid=CARD_VALID)
 
 
 def card_table(card: HardwareSpec) -> dict:
@@ -211,34 +211,19 @@ def _plain(value):
 
 def choose_with_profile(model: str | None, path: str):
     """model_choice.choose(model, hardware) where hardware= names a profile: its card (the
-    profile's model when model is None). A catalog card is the catalog's choice itself;
-    a card from a file is chosen as choose() chooses a card file (the same defaults: the
-    profile tests hold the two equal). ParamErrors name hardware."""
+    profile's model when model is None), chosen by choose() itself from the profile's card
+    (the catalog's for a catalog key): the same defaults as for that card given as
+    hardware=. ParamErrors name hardware."""
     import dataclasses
 
-    from core.hardware_config import card_replay_values
     from core.serving.model_choice import choose
-    from core.serving.step_cost import default_max_num_seqs, default_token_budget
 
     try:
         prof = read_cached(path)
     except ParamError as err:
         raise ParamError("hardware", err.message) from None
-    model = model or prof.model
-    if prof.hardware in catalog.hardware_keys():
-        return dataclasses.replace(choose(model, prof.hardware), hardware=str(path))
-    card = prof.card_spec()
-    base = choose(model, None)
-    figures = card_replay_values(card)
-    memory = figures.pop("memory_bytes")
-    is_a100 = "a100" in f"{prof.hardware} {card.name}".lower()
-    values = dict(base.replay_values)
-    values["token_budget"] = default_token_budget(memory, is_a100=is_a100)
-    values.update(figures)
-    price = None if card.price_per_card_hour is None else float(card.price_per_card_hour)
-    return dataclasses.replace(base, hardware=str(path), card=card, replay_values=values, price_per_card_hour=price,
-                               price_source=card.price_source,
-                               batch_defaults={"max_num_seqs": default_max_num_seqs(memory, is_a100=is_a100)})
+    choice = choose(model or prof.model, prof.hardware, card=prof.card_spec())
+    return dataclasses.replace(choice, hardware=str(path))
 
 
 # -- the TOML writer: strings, booleans, numbers, lists, tables, arrays of tables --------
