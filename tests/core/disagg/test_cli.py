@@ -167,3 +167,13 @@ def test_pools_cheapest_searches_the_xpyd(capsys):
                         (["pools=cheapest:1x1", "slo_ttft_ms=5", *slos[2:]], "pools")):
         assert main(["simulate", "serving", *argv]) == 2
         assert capsys.readouterr().err.startswith(f"lab simulate serving: {field}:")
+
+
+def test_capacity_search_per_xpyd(tmp_path, capsys):
+    out = tmp_path / "search"
+    argv = ["sweep", "serving", "pools=1P1D,2P2D", "search=max_rate", *SMALL, "slo_ttft_ms=1000", "--out", str(out),
+            "--workers", "1", "--json"]
+    assert main(argv) == 0
+    summary = json.loads(capsys.readouterr().out)
+    rates = {row["values"]["pools"]: row["search.max_rate_per_s"] for row in summary["capacity"]}
+    assert set(rates) == {"1P1D", "2P2D"} and rates["2P2D"] >= rates["1P1D"] > 0  # more prefill: more rate in TTFT
