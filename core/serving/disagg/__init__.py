@@ -8,7 +8,11 @@ pool of Engines, a KV transfer over a link between them (issue 15).
   pool.py     N engines behind a router, keeping a workload's remote KV
   run.py      replay_disagg: prefill pool -> transfer -> decode pool
   merge.py    the run's one ReplayResult
-  report.py   the report `lab simulate serving` prints for a P/D run
-  capacity.py the cheapest xPyD that meets an SLO
+  report.py   the report `lab simulate serving` prints for a P/D run (text.py: its lines)
+  capacity.py the cheapest xPyD that meets an SLO (pools=cheapest)
+  entry.py    what core/serving/headless.py calls for any P/D key
+Not modelled: the prefill instance holding a request's blocks until the decode side has
+read them (vLLM's NixlConnector frees them after the transfer; here at the prefill's
+end), and sessions (a turn waits for its predecessor's decode finish).
 No Qt here.
 """

@@ -21,7 +21,10 @@ decode side, as vLLM's connectors leave it):
                 link, in parallel; the most loaded card's share sets the time)
   layerwise   = max(whole_wire / L, whole_wire − prefill_s · (L − 1) / L) + latency
                 (layer l is sent as soon as the prefill computed it: only the last
-                layer's share is exposed, unless the link is slower than the compute)
+                layer's share is exposed, unless the link is slower than the compute;
+                the decode side still takes its blocks when the prefill is done, as in
+                whole: a layerwise connector reserves them before the prefill starts,
+                and that longer hold is not modelled)
 The default is whole: vLLM V1's NixlConnector (the path llm-d and Dynamo deploy) pulls a
 request's blocks once its prefill finished (the decode side's WAITING_FOR_REMOTE_KVS);
 layer-by-layer sending is what LMCache's layerwise mode and P2pNccl-style pushes do.
