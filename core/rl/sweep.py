@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from typing import Any
 
+from core.cancel import NEVER, Cancelled, CancelToken
 from core.registry import ParamError
 from core.rl.params import PARAM_BY_NAME, RLParams
 from core.sweep.points import file_digest
@@ -135,6 +136,50 @@ def evaluate_point(shared, payload: dict) -> dict:
         return dict(row, error=str(err))
     row.update({k: _cell(v) for k, v in report.items()})
     return row
+
+
+def split_command(p: RLParams, max_replicas: int) -> dict[str, str]:
+    """The `lab sweep rl` keys of p's loop with its pool split every way: pool_cards = p's
+    cards, rollout_cards = 1..max_replicas engines of rollout_tp (the trainer keeping >= 1).
+    Keys at their defaults are left out."""
+    pool = p.rollout_replicas * p.rollout_tp + p.trainer_cards
+    top = min(max_replicas, (pool - 1) // p.rollout_tp)
+    raw = {f.name: _text(getattr(p, f.name)) for f in fields(p)
+           if getattr(p, f.name) != f.default and f.name not in ("rollout_replicas", "trainer_cards", "placement")}
+    cards = [str(r * p.rollout_tp) for r in range(1, top + 1)]
+    return dict(raw, pool_cards=str(pool), rollout_cards=",".join(cards))
+
+
+def split_sweep(p: RLParams, max_replicas: int, cancel: CancelToken = NEVER) -> dict:
+    """split_command's sweep run here, point after point (core.sweep's InProcess): its rows
+    by rollout cards, the best split and the command that runs the same sweep."""
+    from core.sweep.executors import InProcess
+    from core.sweep.run import parse_sweep, run_sweep
+
+    raw = split_command(p, max_replicas)
+    if "," not in raw["rollout_cards"]:  # one split only: nothing to compare (parse_sweep needs >= 2 for an axis)
+        rows = [evaluate_point(None, {"key": "", "setting": "", "seed": None,
+                                      "params": RL.resolve(raw)})]
+        best = RL.summarize(_OneAxis(), rows)["rl_best"]
+    else:
+        rows = []
+        summary = run_sweep(parse_sweep("rl", raw), None, InProcess(), on_row=rows.append, cancel=cancel)
+        if summary["cancelled"]:
+            raise Cancelled()
+        best = summary["rl_best"]
+    rows.sort(key=lambda r: r.get("rollout_cards", 0))
+    command = "lab sweep rl " + " ".join(f"{k}={v}" for k, v in raw.items()) + " --out DIR"
+    return {"rows": rows, "best": best, "command": command, "pool_cards": int(raw["pool_cards"])}
+
+
+class _OneAxis:
+    axes: list = []
+
+
+def _text(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)
 
 
 def _cell(value):

@@ -41,11 +41,9 @@ def trace_events(run: Run) -> dict:
                 free.append(end)
             free[lane] = end
             span(f"rollout {k}", 1, r * LANES_PER_REPLICA + lane, begin, end, k)
-        for lane in ("switch", "reward", "reference", "update", "sync"):
-            if lane == "reward" and cpu_reward:
-                span(f"reward {k}", 3, 0, float(run.start[lane][k]), float(run.end[lane][k]), k)
-                continue
-            span(f"{lane} {k}", 2, 0, float(run.start[lane][k]), float(run.end[lane][k]), k)
+        for stage in ("switch", "reward", "reference", "update", "sync"):
+            pid = 3 if stage == "reward" and cpu_reward else 2
+            span(f"{stage} {k}", pid, 0, float(run.start[stage][k]), float(run.end[stage][k]), k)
     for r, free in enumerate(lane_free):
         for lane in range(max(len(free), 1)):
             name = f"replica {r}" + (f" · {lane + 1}" if lane else "")

@@ -107,3 +107,22 @@ def test_play_moves_the_cursor_and_the_status(panel, qtbot):
     player.pause()
     assert section.view.cursor.value() == pytest.approx(player.position)
     assert section.view.status.text() != first
+
+
+def test_the_split_sweep_is_lab_sweep_rl_and_holds_the_loop_on_screen(panel, qtbot):
+    section = panel.rl_loop
+    if section.split.result is None:
+        qtbot.waitSignal(panel.figure_drawn, timeout=60_000, check_params_cb=lambda k: k == "rl_split").wait()
+    result = section.split.result
+    rows = result["rows"]
+    # 2 replicas + 4 trainer cards: a pool of 6 split 1..5 rollout cards (the trainer keeps one).
+    assert [r["rollout_cards"] for r in rows] == [1, 2, 3, 4, 5]
+    assert [r["trainer_cards"] for r in rows] == [5, 4, 3, 2, 1]
+    assert "pool_cards=6 rollout_cards=1,2,3,4,5" in result["command"]
+    on_screen = next(r for r in rows if r["rollout_cards"] == 2)
+    assert on_screen["step_time_s"] == section.view.figure.summary["step_time_s"]  # the same loop, bit for bit
+    x, y = section.split.curve.getData()
+    assert list(x) == [1, 2, 3, 4, 5] and list(y) == [r["step_time_s"] for r in rows]
+    best = min(rows, key=lambda r: r["gpu_hours_per_1000_steps"])
+    assert result["best"]["rollout_cards"] == best["rollout_cards"]
+    assert section.split.current.value() == 2

@@ -15,12 +15,14 @@ from PySide6 import QtWidgets
 from core.registry import ParamError
 from core.rl.gantt import LoopFigure, loop_figure
 from core.rl.params import MODES, PARAM_BY_NAME, RLParams
+from core.rl.sweep import split_sweep
 from widgets.kit.jobs import BusyBadge, jobs
 from widgets.kit.page import column
 from widgets.kit.param_form import ParamForm
 from widgets.kit.timeline_player import TimelinePlayer
 from widgets.training.kit import Readout, Section, caption
 from widgets.training.rl_loop_view import LoopView
+from widgets.training.rl_split import SplitView
 
 MAX_STEPS = 12
 MAX_REPLICAS = 8
@@ -54,6 +56,7 @@ class RLLoopSection(Section):
         super().__init__(panel)
         self._layout, self._before = layout, before
         self.job_key = f"training.rl_loop.{id(panel)}"
+        self.split_key = f"training.rl_split.{id(panel)}"  # the split sweep, after each loop
         self.mode = "synchronous"
         self.figures_shown = 0
 
@@ -88,7 +91,8 @@ class RLLoopSection(Section):
         self.player.setObjectName("rl_loop_player")
         yield
         self.view = LoopView()
-        self.busy = BusyBadge(self.job_key, owner=self.view)
+        self.split = SplitView()
+        self.busy = BusyBadge(self.job_key, self.split_key, owner=self.view)
         controls = QtWidgets.QWidget()
         cl = QtWidgets.QHBoxLayout(controls)
         cl.setContentsMargins(0, 0, 0, 0)
@@ -103,7 +107,7 @@ class RLLoopSection(Section):
         left.layout().addStretch(1)
         box = QtWidgets.QHBoxLayout()
         box.addWidget(left, 2)
-        box.addWidget(self.view, 5)
+        box.addWidget(column(self.view, self.split, stretch_last=False), 5)
         index = next(i for i in range(self._layout.count()) if self._layout.itemAt(i).layout() is self._before)
         self._layout.insertLayout(index, box)
         self.player.position_changed.connect(self.view.set_time)
@@ -155,7 +159,14 @@ class RLLoopSection(Section):
             f"{s['staleness_max']}")
         self.figures_shown += 1
         self.panel.figure_drawn.emit("rl_loop")
+        jobs().submit(self.split_key, split_sweep, fig.params, MAX_REPLICAS, done=self._show_split, context=self.split)
+
+    def _show_split(self, result: dict) -> None:
+        p = self.view.figure.params if self.view.figure is not None else self.params()
+        self.split.show_result(result, p.rollout_replicas * p.rollout_tp)
+        self.panel.figure_drawn.emit("rl_split")
 
     def close(self) -> None:
         self.player.pause()
         jobs().cancel(self.job_key)
+        jobs().cancel(self.split_key)
