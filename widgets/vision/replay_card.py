@@ -18,6 +18,10 @@ from widgets.kit.theme import COLORS, pen
 
 JOB_KEY = "vision.handoff_replay"
 KINDS = {"image": "wait", "ec": "ec", "kv": "state"}  # the handoff diagram's colours
+# "中文 · English" pairs: the language switch shows one side (widgets/kit/i18n_text.py).
+LEGEND = {"image": "传原图,接收方编码 · ship the image (receiver encodes)",
+          "ec": "传 EC(编码器分离) · ship EC (EPD)", "kv": "传 KV(P/D 分离) · ship KV (P/D)"}
+SHORT = {"image": ("传原图", "ship the image"), "ec": ("传 EC", "ship EC"), "kv": ("传 KV", "ship KV")}
 DEFAULT_RATE = 10.0
 
 
@@ -43,7 +47,7 @@ class HandoffReplay(QtWidgets.QWidget):
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         row = QtWidgets.QHBoxLayout()
-        self.button = QtWidgets.QPushButton("replay it ▶")
+        self.button = QtWidgets.QPushButton("跑一遍 ▶ · replay it ▶")
         self.button.setObjectName("handoff_replay")
         self.button.setToolTip("Run the three handoffs through the serving engine (Qwen3-VL-4B, one H100 per "
                                "instance) at this load, for link bandwidths from 1 Gbit/s to NVLink")
@@ -59,21 +63,23 @@ class HandoffReplay(QtWidgets.QWidget):
         self.status.setWordWrap(True)
         self.badge = BusyBadge(JOB_KEY, owner=self)
         row.addWidget(self.button)
-        row.addWidget(QtWidgets.QLabel("load"))
+        row.addWidget(QtWidgets.QLabel("负载 · load"))
         row.addWidget(self.rate)
         row.addWidget(self.badge)
-        row.addWidget(self.status, 1)
+        row.addStretch(1)
         lay.addLayout(row)
-        self.plot = PlotCard("TTFT 与链路带宽 · 三种交接跑过引擎", "实线 p50,虚线 p95;对数坐标")
+        lay.addWidget(self.status)  # its own line: the summary in two languages is long
+        self.plot = PlotCard("TTFT 与链路带宽:三种交接跑过引擎 · TTFT against link bandwidth: the three handoffs "
+                             "through the engine", "实线 p50,虚线 p95;对数坐标 · solid p50, dashed p95; log-log")
         p = self.plot.plot
         p.setLogMode(x=True, y=True)
-        p.setLabel("bottom", "link bandwidth (GB/s)")
+        p.setLabel("bottom", "链路带宽 (GB/s) · link bandwidth (GB/s)")
         p.setLabel("left", "TTFT (s)")
         p.setMouseEnabled(x=False, y=False)
         legend = p.addLegend(offset=(-10, 4))  # top right: the slow-link end of the curves is top left
         for key, kind in KINDS.items():
             legend.addItem(self.plot.add_curve(f"{key}_p50", pen=pen(kind, 2.0), symbol="o", symbolSize=5,
-                                               symbolBrush=COLORS[kind], symbolPen=None), ho.LABELS[key])
+                                               symbolBrush=COLORS[kind], symbolPen=None), LEGEND[key])
             self.plot.add_curve(f"{key}_p95", pen=pen(kind, 1.5, dashed=True))
         self.plot.plot_widget.setMinimumHeight(240)
         self.plot.setVisible(False)  # until the first replay
@@ -84,7 +90,7 @@ class HandoffReplay(QtWidgets.QWidget):
         A plot of another request says so (it is not redrawn until replayed)."""
         self.inputs = dict(inputs)
         if self.result is not None and self._replayed_inputs != self.inputs:
-            self.status.setText("the plot is of the previous request: replay it for this one")
+            self.status.setText("图是上一个请求的:再跑一遍 · the plot is of the previous request: replay it for this one")
 
     def replay(self) -> None:
         if self.inputs is None:
@@ -96,7 +102,7 @@ class HandoffReplay(QtWidgets.QWidget):
 
     def _on_failed(self, text: str) -> None:
         if text:  # empty: cancelled
-            self.status.setText("replay failed: " + text.strip().splitlines()[-1])
+            self.status.setText("跑失败了 · replay failed: " + text.strip().splitlines()[-1])
             self.replay_failed.emit(text)
 
     def _on_done(self, result: dict) -> None:
@@ -112,15 +118,18 @@ class HandoffReplay(QtWidgets.QWidget):
 
     @staticmethod
     def _summary(result: dict) -> str:
-        """Bytes per request of each handoff and which is fastest at the slowest and fastest link."""
-        short = {k: ho.LABELS[k].split(" (")[0] for k in KINDS}
-        parts = [f"{short[k]}: {format_bytes(result[k]['bytes_per_request'], 'si', 3)}/req" for k in KINDS]
-        ends = []
-        for i, where in ((0, "slowest"), (-1, "fastest")):
+        """Bytes per request of each handoff and which is fastest at the slowest and fastest
+        link, in both languages (a "中文 · English" pair)."""
+        sizes = {k: format_bytes(result[k]["bytes_per_request"], "si", 3) for k in KINDS}
+        zh = [";".join(f"{SHORT[k][0]} {sizes[k]}/请求" for k in KINDS)]
+        en = ["; ".join(f"{SHORT[k][1]} {sizes[k]}/req" for k in KINDS)]
+        for i, (where_zh, where_en) in ((0, ("最慢", "slowest")), (-1, ("最快", "fastest"))):
             best = min(KINDS, key=lambda k: result[k]["ttft_p95_s"][i])
-            bw = result["bandwidth_bytes_per_s"][i] / 1e9
-            ends.append(f"at {bw:.3g} GB/s ({where}) {short[best]} wins, p95 {_ms(result[best]['ttft_p95_s'][i])}")
-        return " · ".join(parts) + " — " + "; ".join(ends)
+            bw = f"{result['bandwidth_bytes_per_s'][i] / 1e9:.3g} GB/s"
+            p95 = _ms(result[best]["ttft_p95_s"][i])
+            zh.append(f"{bw}({where_zh})时{SHORT[best][0]}最快,p95 {p95}")
+            en.append(f"at {bw} ({where_en}) {SHORT[best][1]} wins, p95 {p95}")
+        return "。".join(zh) + " · " + " — ".join(en)
 
 
 def _ms(seconds: float) -> str:
