@@ -57,3 +57,17 @@ def test_lab_sweep_rl_writes_the_folder(tmp_path, capsys):
     assert sorted(int(r["rollout_cards"]) for r in rows) == [2, 4, 6]
     assert main(["sweep", "rl", "search=max_rate", "--out", str(tmp_path / "x")]) == 2
     assert "search:" in capsys.readouterr().err
+
+
+def test_split_command_names_only_the_loops_own_keys():
+    from core.rl.sweep import split_command, split_sweep
+
+    p = RLParams(steps=2, prompts=3, group=4, rollout_replicas=2, rollout_tp=2, trainer_cards=3)
+    raw = split_command(p, max_replicas=8)
+    # A pool of 2·2 + 3 = 7 cards; engines of 2 cards: 1..3 of them leave the trainer >= 1 card
+    # (prompts=2 would be the default, left out).
+    assert raw == {"steps": "2", "prompts": "3", "group": "4", "rollout_tp": "2", "pool_cards": "7",
+                   "rollout_cards": "2,4,6"}
+    assert split_command(p, max_replicas=2)["rollout_cards"] == "2,4"
+    one = split_sweep(RLParams(steps=2, prompts=2, group=4, rollout_replicas=1, trainer_cards=1), 8)
+    assert [r["rollout_cards"] for r in one["rows"]] == [1] and one["best"]["trainer_cards"] == 1
