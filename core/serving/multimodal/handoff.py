@@ -8,8 +8,10 @@ one link: which representation of a visual question crosses it.
   done); the receiver decodes. The first token, sampled by the sender, travels with the
   KV: TTFT is when the KV has landed (the receiver's decode is not run here).
 
-Each instance is one card of the same kind. TTFT counts from the request's arrival at the
-sender; bytes are what crossed the link (an encoder-cache hit moves no EC).
+Each instance that computes is one card of the same kind (CARDS: the image's sender is a
+front end that only forwards, so that deployment computes on one card, the others on
+two). TTFT counts from the request's arrival at the sender; bytes are what crossed the
+link (an encoder-cache hit moves no EC).
 """
 from __future__ import annotations
 
@@ -36,6 +38,8 @@ HANDOFFS = ("image", "ec", "kv")
 # The handoff card's sweep: from a 1 Gbit/s NIC to NVLink's 450 GB/s each way.
 PANEL_BANDWIDTHS = tuple(float(b) for b in np.geomspace(0.125e9, 450e9, 12))
 LABELS = {"image": "ship the image (receiver encodes)", "ec": "ship EC (EPD)", "kv": "ship KV (P/D)"}
+# Cards that compute in each: the image's sender only forwards the file (a front end).
+CARDS = {"image": 1, "ec": 2, "kv": 2}
 
 
 @dataclass(frozen=True)
@@ -163,7 +167,7 @@ def sweep_bandwidth(bandwidths_bytes_per_s: Sequence[float], load: ImageLoad = I
                  "load": dataclasses.asdict(load), "encoder": deployments.plan.report()}
     for name in handoffs:
         rows = [deployments.run(name, Link(float(b), load.link_latency_s)).row() for b in bandwidths_bytes_per_s]
-        out[name] = {"label": LABELS[name], "ttft_p50_s": [r["ttft_p50_s"] for r in rows],
+        out[name] = {"label": LABELS[name], "cards": CARDS[name], "ttft_p50_s": [r["ttft_p50_s"] for r in rows],
                      "ttft_p95_s": [r["ttft_p95_s"] for r in rows],
                      "bytes_per_request": rows[0]["bytes_per_request"] if rows else 0.0}
     return out
