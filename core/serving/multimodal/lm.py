@@ -18,6 +18,7 @@ import dataclasses
 import numpy as np
 
 from core import catalog
+from core.serving import session_arrivals
 from core.serving import workload as wl
 from core.serving.engine import EngineConfig
 from core.serving.multimodal.encoder import EncoderPlan
@@ -55,12 +56,38 @@ def with_images(work: wl.Workload, images: ImageTable, encoder: EncoderPlan | No
     its encoder work too (None: the encoder ran elsewhere, EPD: the EC arrives with it)."""
     if images.requests != len(work):
         raise ValueError(f"{images.requests} image rows for {len(work)} requests")
-    tokens = (work.input_tokens + images.per_request("visual_tokens")).astype(np.int64)
-    out = dataclasses.replace(work, input_tokens=tokens, prefix=_extended(work.prefix, work.input_tokens, tokens))
+    visual = images.per_request("visual_tokens").astype(np.int64)
+    if work.sessions is not None:
+        sessions, tokens = _sessions(work, visual)
+        out = dataclasses.replace(work, input_tokens=tokens, sessions=sessions)
+    else:
+        tokens = (work.input_tokens + visual).astype(np.int64)
+        out = dataclasses.replace(work, input_tokens=tokens, prefix=_extended(work.prefix, work.input_tokens, tokens))
     if encoder is None or not encoder.seconds.any():
         return out
     return dataclasses.replace(out, encoder=wl.EncoderWork(seconds=encoder.seconds.astype(float),
                                                            tokens=encoder.tokens.astype(np.int64)))
+
+
+def _sessions(work: wl.Workload, visual: np.ndarray) -> tuple[wl.Sessions, np.ndarray]:
+    """Multi-turn sessions whose turns carry images: a turn's images are its new tokens
+    (they join new_input_tokens), and the history a later turn keeps holds them too (its
+    shared prefix grows by the visual tokens of the turn before, at most that turn's
+    prompt + output). Stated: earlier turns' images are not encoded again (their KV is
+    in the history; vLLM would re-encode one whose KV the prefix cache lost)."""
+    s = work.sessions
+    assert s is not None
+    prev, _ = session_arrivals.links(s, np.arange(len(work)))
+    new = s.new_input_tokens + visual
+    shared = s.shared_prefix_tokens.copy()
+    prompt = work.input_tokens.copy()
+    for i in session_arrivals.turn_order(s, np.arange(len(work))).tolist():
+        p = int(prev[i])
+        if p >= 0:
+            grown = int(prompt[p]) - int(work.input_tokens[p])  # visual tokens the previous prompt gained
+            shared[i] = min(int(s.shared_prefix_tokens[i]) + grown, int(prompt[p]) + int(work.output_tokens[p]))
+        prompt[i] = shared[i] + new[i]
+    return dataclasses.replace(s, new_input_tokens=new, shared_prefix_tokens=shared), prompt.astype(np.int64)
 
 
 def _extended(prefix: wl.PrefixBlocks | None, text: np.ndarray, tokens: np.ndarray) -> wl.PrefixBlocks | None:

@@ -26,14 +26,15 @@ import numpy as np
 
 from core.serving.mix import MAX_TOKENS
 from core.serving.traces.guard import MAX_ARRIVAL_S, MAX_LINE_CHARS, check_tokens, fail, short
+from core.serving.traces.images import parse_cell
 from core.serving.traces.jsonlines import BLOCK_LINES, parse_objects, split_lines
 from core.serving.traces.transforms import Parsed
 from core.serving.workload import Sessions
 
 REQUIRED = ("session_id", "turn", "input_tokens", "output_tokens")
-OPTIONAL = ("arrival_s", "think_time_s", "shared_prefix_tokens", "tool_wait_s", "keep_kv")
+OPTIONAL = ("arrival_s", "think_time_s", "shared_prefix_tokens", "tool_wait_s", "keep_kv", "images")
 _VALID = "session_id, turn, arrival_s or think_time_s, input_tokens, output_tokens " \
-         "(optional shared_prefix_tokens, tool_wait_s, keep_kv)"
+         "(optional shared_prefix_tokens, tool_wait_s, keep_kv, images: the turn's new images, images.py)"
 
 
 def looks_like(obj) -> bool:
@@ -141,10 +142,12 @@ def read_sessions(text: str, progress=None, cancel=None) -> Parsed:
     ids: dict = {}
     cols: dict[str, list] = {k: [] for k in ("session", "turn", "new", "out", "tool", "keep", "shared", "arrival",
                                              "think", "sid")}
+    images: list = []
     for a in range(0, len(lines), BLOCK_LINES):
         objs = parse_objects(lines[a:a + BLOCK_LINES], numbers[a:a + BLOCK_LINES])
         if not _fields_fast(objs, ids, cols):
             _fields(objs, numbers[a:a + BLOCK_LINES], ids, cols)
+        images.extend(parse_cell(o.get("images"), r, "line") for o, r in zip(objs, numbers[a:a + BLOCK_LINES]))
         if cancel is not None:
             cancel.check()
         if progress is not None:
@@ -199,7 +202,7 @@ def read_sessions(text: str, progress=None, cancel=None) -> Parsed:
     sessions = Sessions(session=session, turn=turn0, new_input_tokens=new, shared_prefix_tokens=shared_tokens,
                         think_time_s=think, tool_wait_s=tool, keep_kv_during_tool=keep_kv)
     return Parsed(arrival_s=arrivals, input_tokens=prompt, output_tokens=out, rows=rows, fmt="sessions",
-                  rows_read=n, sessions=sessions, extra={"sessions": len(ids)})
+                  rows_read=n, sessions=sessions, extra={"sessions": len(ids)}, images=images if any(images) else None)
 
 
 def _starts(sorted_sessions: np.ndarray) -> np.ndarray:

@@ -93,3 +93,25 @@ def test_a_trace_with_an_images_column_runs_with_images(tmp_path):
     assert work.input_tokens.tolist() == [100 + 400 + im.figures(320, 480).visual_tokens, 50, 80 + 400]
     plain, _ = serving_report({"trace": _write(tmp_path, "p.csv", "arrival_s,input_tokens,output_tokens\n0,10,2\n")})
     assert "images" not in plain
+
+
+SESSIONS = ('{"session_id": "a", "turn": 0, "arrival_s": 0.0, "input_tokens": 100, "output_tokens": 20, '
+            '"images": ["cat:640x640"]}\n'
+            '{"session_id": "a", "turn": 1, "think_time_s": 2.0, "input_tokens": 30, "output_tokens": 10}\n'
+            '{"session_id": "a", "turn": 2, "think_time_s": 2.0, "input_tokens": 30, "output_tokens": 10, '
+            '"images": ["dog:640x640"]}\n'
+            '{"session_id": "b", "turn": 0, "arrival_s": 0.5, "input_tokens": 50, "output_tokens": 5}\n')
+
+
+def test_session_turns_carry_their_images_into_the_history(tmp_path):
+    work = traces.load_trace(_write(tmp_path, "s.jsonl", SESSIONS))
+    assert work.meta["images"] == [[("cat", 640, 640, 0)], [], [], [("dog", 640, 640, 0)]]
+    lm = with_images(work, im.table(work.meta["images"]))
+    # Rows in arrival order: a0, b0, a1, a2. a0: 100 + 400; a1 keeps a0's 500 + 20 and adds 30;
+    # a2 keeps a1's 550 + 10 and adds 30 + 400 (the dog).
+    assert lm.input_tokens.tolist() == [500, 50, 550, 990]
+    assert lm.sessions.shared_prefix_tokens.tolist() == [0, 0, 520, 560]
+    assert lm.sessions.new_input_tokens.tolist() == [500, 50, 30, 430]
+    report, (result, _) = serving_report({"trace": str(tmp_path / "s.jsonl")})
+    assert (report["images"]["images"], report["images"]["encoder_cache_misses"]) == (2, 2)
+    assert result.cached_tokens[2] > 0  # the image's KV is in the history the next turn reuses
