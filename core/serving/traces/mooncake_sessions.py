@@ -30,9 +30,9 @@ from core.serving.traces.jsonlines import MAX_HASH_LINE_CHARS, MOONCAKE_KEYS, pa
 from core.serving.traces.sessions import read_sessions
 from core.serving.traces.transforms import Parsed
 
-KEYS = MOONCAKE_KEYS + ("session_id", "delay")
+KEYS = MOONCAKE_KEYS + ("session_id", "delay", "images")  # images: the turn's new ones (images.py)
 _VALID = ("session_id, input_length, output_length, timestamp (ms) or delay (ms after the previous turn), "
-          "hash_ids (optional)")
+          "hash_ids, images (optional)")
 
 
 def looks_like(obj) -> bool:
@@ -68,6 +68,8 @@ def _turn(obj: dict, row: int, turn: int) -> dict:
         raise fail(f"line {row}: hash_ids is {short(ids)}; valid: a list of whole numbers >= 0")
     out = {"session_id": obj["session_id"], "turn": turn, "input_tokens": obj["input_length"],
            "output_tokens": obj["output_length"]}
+    if "images" in obj:
+        out["images"] = obj["images"]
     if "timestamp" in obj and "delay" in obj:
         raise fail(f"line {row}: both timestamp and delay; valid: one of them")
     if "timestamp" in obj:

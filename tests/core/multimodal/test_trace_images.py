@@ -115,3 +115,12 @@ def test_session_turns_carry_their_images_into_the_history(tmp_path):
     report, (result, _) = serving_report({"trace": str(tmp_path / "s.jsonl")})
     assert (report["images"]["images"], report["images"]["encoder_cache_misses"]) == (2, 2)
     assert result.cached_tokens[2] > 0  # the image's KV is in the history the next turn reuses
+
+
+def test_aiperf_mooncake_sessions_carry_images(tmp_path):
+    text = ('{"session_id": "a", "timestamp": 0, "input_length": 100, "output_length": 20, "images": ["cat:640x640"]}\n'
+            '{"session_id": "a", "delay": 2000, "input_length": 30, "output_length": 10}\n')
+    work = traces.load_trace(_write(tmp_path, "ms.jsonl", text))
+    assert work.meta["format"] == "mooncake" and work.sessions is not None
+    assert work.meta["images"] == [[("cat", 640, 640, 0)], []]
+    assert with_images(work, im.table(work.meta["images"])).input_tokens.tolist() == [500, 550]
