@@ -5,8 +5,10 @@ one link: which representation of a visual question crosses it.
   in the LM instance, with its encoder cache), prefills and decodes.
 - ec: the sender is an encoder pool (EPD); the EC crosses; the receiver prefills and decodes.
 - kv: the sender encodes and prefills; the prompt's KV crosses (whole, once the prefill is
-  done); the receiver decodes. The first token, sampled by the sender, travels with the
-  KV: TTFT is when the KV has landed (the receiver's decode is not run here).
+  done, one transfer after another on the link); the receiver decodes it as a remote-KV
+  request (Workload.remote: it waits for blocks, then for the rest of its transfer). The
+  first token, sampled by the sender, travels with the KV: TTFT is when the KV has landed
+  at the receiver.
 
 Each instance that computes is one card of the same kind (CARDS: the image's sender is a
 front end that only forwards, so that deployment computes on one card, the others on
@@ -30,7 +32,7 @@ from core.serving.multimodal import images as im
 from core.serving.multimodal.epd import EncoderPool, encode_and_ship, lm_workload
 from core.serving.multimodal.link import Link
 from core.serving.multimodal.lm import engine_config, with_images
-from core.serving.workload import Workload
+from core.serving.workload import RemoteKV, Workload
 from core.vision import calculator as vc
 from core.vision.calculator import BOOK_FILE_BYTES
 
@@ -97,6 +99,7 @@ def request_load(inputs: Mapping[str, Any], rate_per_s: float, requests: int = 2
 class HandoffRun:
     handoff: str
     ttft_s: np.ndarray
+    e2e_s: np.ndarray  # arrival to the last token
     bytes_moved: int
 
     @property
@@ -110,6 +113,7 @@ class HandoffRun:
     def row(self) -> dict:
         n = max(1, self.ttft_s.size)
         return {"handoff": self.handoff, "ttft_p50_s": self.p50, "ttft_p95_s": self.p95,
+                "e2e_p50_s": nearest_rank_value(self.e2e_s, 0.50), "e2e_p95_s": nearest_rank_value(self.e2e_s, 0.95),
                 "bytes_moved": self.bytes_moved, "bytes_per_request": self.bytes_moved / n}
 
 
@@ -126,21 +130,22 @@ class Handoffs:
         self.plan = enc.plan(self.images, order, load.encoder_cache_size, self.flops_per_s)
         self.config = engine_config(load.card)
         self._kv_sender: tuple[np.ndarray, np.ndarray] | None = None
+        self._kv_prompt = self.work.input_tokens
 
-    def _ttft(self, work: Workload) -> np.ndarray:
+    def _run(self, name: str, work: Workload, moved: int) -> HandoffRun:
         result = replay(work, self.config, cancel=self.cancel)
-        return result.first_token_s - self.work.arrival_s
+        return HandoffRun(name, result.first_token_s - self.work.arrival_s, result.finish_s - self.work.arrival_s, moved)
 
     def image(self, link: Link) -> HandoffRun:
         files = self.images.per_request_file_bytes()
         landed = link.send(self.work.arrival_s, files)
         moved = dataclasses.replace(self.work, arrival_s=landed)
-        return HandoffRun("image", self._ttft(with_images(moved, self.images, self.plan)), int(files.sum()))
+        return self._run("image", with_images(moved, self.images, self.plan), int(files.sum()))
 
     def ec(self, link: Link) -> HandoffRun:
         pool = EncoderPool(1, self.flops_per_s)
         arrivals = encode_and_ship(self.work.arrival_s, self.images, self.plan, pool, link)
-        return HandoffRun("ec", self._ttft(lm_workload(self.work, self.images, arrivals)), arrivals.ec_bytes_moved)
+        return self._run("ec", lm_workload(self.work, self.images, arrivals), arrivals.ec_bytes_moved)
 
     def kv(self, link: Link) -> HandoffRun:
         if self._kv_sender is None:  # the sender's prefill: the link does not change it
@@ -149,9 +154,19 @@ class Handoffs:
             done = replay(prefill, self.config, cancel=self.cancel).first_token_s
             kv_bytes = prefill.input_tokens * self.config.cost.kv_bytes_per_token
             self._kv_sender = (done, kv_bytes)
+            self._kv_prompt = prefill.input_tokens
         done, kv_bytes = self._kv_sender
         landed = link.send(done, kv_bytes)
-        return HandoffRun("kv", landed - self.work.arrival_s, int(kv_bytes.sum()))
+        prompt = self._kv_prompt
+        if int(self.work.output_tokens.min()) < 2:  # nothing to decode: the KV's landing is the answer
+            return HandoffRun("kv", landed - self.work.arrival_s, landed - self.work.arrival_s, int(kv_bytes.sum()))
+        # The receiver: each request arrives when its prefill is done and takes the rest of its
+        # link time once its blocks are allocated (the link's queue included).
+        decode = Workload(arrival_s=done, input_tokens=prompt, output_tokens=self.work.output_tokens,
+                          label="kv handoff: decode", remote=RemoteKV(ready_tokens=prompt, transfer_s=landed - done))
+        result = replay(decode, self.config, cancel=self.cancel)
+        return HandoffRun("kv", result.kv_ready_s - self.work.arrival_s, result.finish_s - self.work.arrival_s,
+                          int(kv_bytes.sum()))
 
     def run(self, handoff: str, link: Link) -> HandoffRun:
         return getattr(self, handoff)(link)
@@ -168,6 +183,7 @@ def sweep_bandwidth(bandwidths_bytes_per_s: Sequence[float], load: ImageLoad = I
     for name in handoffs:
         rows = [deployments.run(name, Link(float(b), load.link_latency_s)).row() for b in bandwidths_bytes_per_s]
         out[name] = {"label": LABELS[name], "cards": CARDS[name], "ttft_p50_s": [r["ttft_p50_s"] for r in rows],
-                     "ttft_p95_s": [r["ttft_p95_s"] for r in rows],
+                     "ttft_p95_s": [r["ttft_p95_s"] for r in rows], "e2e_p50_s": [r["e2e_p50_s"] for r in rows],
+                     "e2e_p95_s": [r["e2e_p95_s"] for r in rows],
                      "bytes_per_request": rows[0]["bytes_per_request"] if rows else 0.0}
     return out

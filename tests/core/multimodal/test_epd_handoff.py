@@ -68,6 +68,9 @@ def test_ship_kv_ttft_is_the_prefill_plus_the_transfer_alone():
     fast, slow = dep.run("kv", Link(1e15, 0.0)), dep.run("kv", Link(1e9, 0.002))
     kv = 500 * 147456
     assert slow.ttft_s[0] - fast.ttft_s[0] == pytest.approx(kv / 1e9 + 0.002 - kv / 1e15, rel=1e-9)
+    # The receiver decodes the other tokens after the landing: the same decode either way.
+    assert slow.e2e_s[0] - slow.ttft_s[0] == pytest.approx(fast.e2e_s[0] - fast.ttft_s[0], rel=1e-6)
+    assert fast.e2e_s[0] > fast.ttft_s[0]
 
 
 def test_sweep_shape_and_order():
@@ -77,4 +80,5 @@ def test_sweep_shape_and_order():
         p50, p95 = out[h]["ttft_p50_s"], out[h]["ttft_p95_s"]
         assert len(p50) == 2 and all(a <= b for a, b in zip(p50, p95))
         assert p50[1] <= p50[0]  # a faster link never makes TTFT worse here
+        assert all(t <= e for t, e in zip(out[h]["ttft_p95_s"], out[h]["e2e_p95_s"]))
     assert out["kv"]["bytes_per_request"] > out["ec"]["bytes_per_request"] > out["image"]["bytes_per_request"]
