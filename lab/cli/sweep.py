@@ -116,6 +116,11 @@ def summary_text(summary: dict, out: str) -> str:
     if n.get("refused"):
         first = summary["refused"][0]
         lines.append(f"  {n['refused']} points refused by the replay, e.g. {_values(first['values'])}: {first['error']}")
+    if summary["kind"] == "rl":  # the rollout/trainer split (core/rl/sweep.py): no SLOs, no Pareto of latency
+        lines += [_split_line(name, summary.get(f"rl_{key}")) for key, name in (("best", "least GPU-hours"),
+                                                                                 ("fastest", "fastest"))]
+        lines.append(f"  wrote {', '.join(summary.get('files') or [])}")
+        return "\n".join(lines)
     front = summary["pareto"]["settings"]
     if front:
         lines.append(f"  Pareto set ({summary['pareto']['y']} vs {summary['pareto']['x']}):")
@@ -134,6 +139,13 @@ def summary_text(summary: dict, out: str) -> str:
                      + f", {item.get('search.replays') or 0:.0f} replays")
     lines.append(f"  wrote {', '.join(summary.get('files') or [])}")
     return "\n".join(lines)
+
+
+def _split_line(name: str, item: dict | None) -> str:
+    if item is None:
+        return f"  {name}: none (every point refused)"
+    return (f"  {name}: {item['rollout_cards']} rollout + {item['trainer_cards']} trainer cards, "
+            f"{item['step_time_s']:.3f} s a step, {item['gpu_hours_per_1000_steps']:,.1f} GPU-hours per 1,000 steps")
 
 
 def _values(values: dict) -> str:

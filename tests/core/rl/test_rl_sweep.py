@@ -55,6 +55,12 @@ def test_lab_sweep_rl_writes_the_folder(tmp_path, capsys):
     rows = list(csv.DictReader((out / "results.csv").open()))
     assert len(rows) == 3 and summary["rl_best"] is not None
     assert sorted(int(r["rollout_cards"]) for r in rows) == [2, 4, 6]
+    assert main(args[:-1]) == 0  # the same folder again, as text: every point reused, the split named
+    text = capsys.readouterr().out
+    best = summary["rl_best"]
+    assert "3 of 3 points (3 reused, 0 computed)" in text
+    assert f"least GPU-hours: {best['rollout_cards']} rollout + {best['trainer_cards']} trainer cards" in text
+    assert "Pareto" not in text and "SLO" not in text
     assert main(["sweep", "rl", "search=max_rate", "--out", str(tmp_path / "x")]) == 2
     assert "search:" in capsys.readouterr().err
 
