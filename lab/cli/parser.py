@@ -104,8 +104,10 @@ def _simulate_parsers(sub) -> None:
         p = sub.add_parser(kind, prog=f"lab simulate {kind}", help=help_text(about),
                            usage=f"lab simulate {kind} [{ARGS} ...] [--json | --format text|json|aiperf|prometheus] [--out DIR]",
                            description=help_text(f"{about}. Parameters are {calc_name}'s ({calc.ref})."),
-                           epilog=help_text(f"prints (--json keys): these outputs of {calc_name} (p95 by nearest "
-                                             f"rank, the book's), and source, book_observed, band, seeds, out\n"
+                           epilog=help_text(f"prints (--json keys; one unit per JSON: times in ms outside book, "
+                                             f"the book's seconds under book): these outputs of {calc_name} (p95 by "
+                                             f"nearest rank, the book's; those in seconds under book, with "
+                                             f"book.observed and book.band), and source, seeds, out\n"
                                              f"{outputs_text(calc, True)}\n\nand vllm bench serve's, with its "
                                              f"definitions (ms; median/p90/p99 interpolated linearly as numpy):\n"
                                              f"{vllm_names}\n\n{wrapped(SUFFIXES)}"),
