@@ -21,10 +21,15 @@ from core.cancel import NEVER, CancelToken
 from core.registry import ParamError
 from core.serving.disagg.report import build, disagg_report
 from core.serving.disagg.sides import load_once
+from core.serving.replicas import MAX_ROUTED_WORK
 from core.serving.vllm_metrics import meets_slo
 
 SLO_KEYS = ("slo_ttft_ms", "slo_tpot_ms", "slo_e2el_ms")
-MAX_SIDE = 64
+MAX_SIDE = 16
+# Engines x requests the search may co-simulate over all its candidates (each candidate
+# is a whole P/D run of x + y engines; the dominance rule usually skips most, but the
+# refusal must not depend on the SLOs' luck): four times one routed run's bound.
+MAX_SEARCH_WORK = 4 * MAX_ROUTED_WORK
 DEFAULT_MAX = 8
 DEFAULT_ATTAINMENT = 0.9  # as lab sweep's search
 
@@ -52,7 +57,14 @@ def cheapest_pools(raw: dict, attainment: float = 0.9, max_prefill: int = 8, max
         if not 1 <= n <= MAX_SIDE:
             raise ParamError(name, f"got {n!r}; valid: a whole number in [1, {MAX_SIDE}]")
     base = {k: v for k, v in raw.items() if k not in ("pools", "prefill_replicas", "decode_replicas")}
-    _, _, prefill, decode, _ = build(dict(base, pools="1P1D"))
+    _, work, prefill, decode, _ = build(dict(base, pools="1P1D"))
+    engines = max_prefill * max_decode * (max_prefill + max_decode + 2) // 2  # Σ (x + y) over the grid
+    if engines * len(work) > MAX_SEARCH_WORK:
+        raise ParamError("pools", f"cheapest:{max_prefill}x{max_decode} over {len(work):,} requests: {engines:,} "
+                         f"engines over the candidates x {len(work):,} requests = {engines * len(work):,}, over "
+                         f"{MAX_SEARCH_WORK:,}; valid: "
+                         f"a smaller cheapest:XxY (X · Y · (X + Y + 2) / 2 · requests <= {MAX_SEARCH_WORK:,}) "
+                         "or fewer requests")
     unit_p, unit_d = _unit(prefill), _unit(decode)
     shared = load_once(base)
 
@@ -62,22 +74,32 @@ def cheapest_pools(raw: dict, attainment: float = 0.9, max_prefill: int = 8, max
     candidates = sorted(((x, y) for x in range(1, max_prefill + 1) for y in range(1, max_decode + 1)),
                         key=lambda xy: (cost(xy), xy[0] + xy[1], xy[0]))
     found = PoolsFound(0, 0, None, None, None)
+    runs: dict[tuple[int, int], tuple] = {}
+
+    def trial(x: int, y: int) -> float:
+        cancel.check()
+        report, run = disagg_report(dict(base, pools=f"{x}P{y}D"), workload=shared)
+        share = float(meets_slo(run[0], **slos).mean())
+        found.tried.append((x, y, share))
+        runs[x, y] = (report, run, share)
+        return share
+
+    # The largest first: when it fails, every candidate does (the same assumption).
+    if trial(max_prefill, max_decode) < attainment:
+        return found
     failed: list[tuple[int, int]] = []
     for x, y in candidates:
         if any(x <= fx and y <= fy for fx, fy in failed):
             found.skipped += 1
             continue
-        cancel.check()
-        report, run = disagg_report(dict(base, pools=f"{x}P{y}D"), workload=shared)
-        result = run[0]
-        share = float(meets_slo(result, **slos).mean())
-        found.tried.append((x, y, share))
+        share = runs[x, y][2] if (x, y) in runs else trial(x, y)
         if share >= attainment:
+            report, run, _ = runs[x, y]
             found.prefill, found.decode, found.attainment, found.report, found.run = x, y, share, report, run
             found.cost_per_hour = report["cost_per_hour"]
             return found
         failed.append((x, y))
-    return found
+    return found  # pragma: no cover - the largest met them, so the loop returns
 
 
 def _unit(side) -> float:

@@ -94,13 +94,14 @@ def replay_disagg(workload: Workload, cfg: DisaggConfig, cancel: CancelToken = N
                                   "the pools; valid: a trace without sessions for prefill/decode pools")
     wall = time.perf_counter()
     n = len(workload)
-    check_routed_work(cfg.prefill_replicas, cfg.prefill_router, n)
+    G = np.asarray(workload.output_tokens, np.int64)
+    check_routed_work(cfg.prefill_replicas, cfg.prefill_router, n)  # both pools' before either runs
+    check_routed_work(cfg.decode_replicas, cfg.decode_router, int(np.sum(G >= 2)))
     pre = run_pool(prefill_workload(workload), cfg.prefill, cfg.prefill_replicas,
                    make_router(cfg.prefill_router, cfg.prefill_replicas), cancel, fast)
     p_res = pre.merged
     done_prefill = p_res.finish_s  # the first token sampled: the request leaves the prefill instance
     P = np.asarray(workload.input_tokens, np.int64)
-    G = np.asarray(workload.output_tokens, np.int64)
     xfer = links.transfer_s(P, cfg.bytes_per_token_per_card, cfg.link, cfg.kv_transfer, cfg.layers,
                             p_res.first_token_s - p_res.first_schedule_s)
     bytes_ = links.transfer_bytes(P, cfg.bytes_per_token)
@@ -108,7 +109,6 @@ def replay_disagg(workload: Workload, cfg: DisaggConfig, cancel: CancelToken = N
     rows = rows[np.argsort(done_prefill[rows], kind="stable")]
     dec = None
     if rows.size:
-        check_routed_work(cfg.decode_replicas, cfg.decode_router, int(rows.size))
         work = Workload(arrival_s=done_prefill[rows].copy(), input_tokens=P[rows].copy(), output_tokens=G[rows].copy(),
                         label=workload.label, meta=workload.meta,
                         remote=RemoteKV(ready_tokens=P[rows].copy(), transfer_s=xfer[rows].copy()))

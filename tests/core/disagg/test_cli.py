@@ -160,10 +160,11 @@ def test_pools_cheapest_searches_the_xpyd(capsys):
     search = report["pools_search"]
     assert search["found"] == report["disaggregation"]["pools"] and search["limits"] == "3P3D"
     assert search["tried"][-1]["pools"] == search["found"] and search["tried"][-1]["slo_attainment"] >= 0.9
-    assert all(t["slo_attainment"] < 0.9 for t in search["tried"][:-1])
+    assert search["tried"][0]["pools"] == "3P3D"  # the largest first: it meets them, so a search is worth it
+    assert all(t["slo_attainment"] < 0.9 for t in search["tried"][1:-1])
     assert main(["simulate", "serving", "pools=cheapest:3x3", *slos]) == 0
     assert f"cheapest pools meeting the SLOs for 90% of requests (up to 3P3D): {search['found']}" in capsys.readouterr().out
-    for argv, field in ((["pools=cheapest:0x3", *slos], "pools"), (["pools=cheapest:2x2", *slos[2:]], "slo_ttft_ms"),
+    for argv, field in ((["pools=cheapest:0x3", *slos], "pools"), (["pools=cheapest:16x16", *slos[:2], "durations_s=100", "rates_per_s=100", "shares_long_input=0"], "pools"), (["pools=cheapest:2x2", *slos[2:]], "slo_ttft_ms"),
                         (["pools=cheapest:1x1", "slo_ttft_ms=5", *slos[2:]], "pools")):
         assert main(["simulate", "serving", *argv]) == 2
         assert capsys.readouterr().err.startswith(f"lab simulate serving: {field}:")
