@@ -95,8 +95,8 @@ def replay_disagg(workload: Workload, cfg: DisaggConfig, cancel: CancelToken = N
     wall = time.perf_counter()
     n = len(workload)
     G = np.asarray(workload.output_tokens, np.int64)
-    check_routed_work(cfg.prefill_replicas, cfg.prefill_router, n)  # both pools' before either runs
-    check_routed_work(cfg.decode_replicas, cfg.decode_router, int(np.sum(G >= 2)))
+    _check_pool("prefill", cfg.prefill_replicas, cfg.prefill_router, n)  # both pools' before either runs
+    _check_pool("decode", cfg.decode_replicas, cfg.decode_router, int(np.sum(G >= 2)))
     pre = run_pool(prefill_workload(workload), cfg.prefill, cfg.prefill_replicas,
                    make_router(cfg.prefill_router, cfg.prefill_replicas), cancel, fast)
     p_res = pre.merged
@@ -123,6 +123,14 @@ def replay_disagg(workload: Workload, cfg: DisaggConfig, cancel: CancelToken = N
     result.extras = _extras(pre, dec, rows, n, done_prefill, transfer, moved)
     result.wall_s = time.perf_counter() - wall
     return DisaggRun(result, pre, dec, rows, transfer, moved)
+
+
+def _check_pool(pool: str, n: int, router: str, requests: int) -> None:
+    """replicas' bound on a co-simulation, naming this pool's keys."""
+    try:
+        check_routed_work(n, router, requests)
+    except ParamError as err:
+        raise ParamError(f"{pool}_replicas", err.message.replace("router=", f"{pool}_router=")) from None
 
 
 def _extras(pre: PoolRun, dec: PoolRun | None, rows: np.ndarray, n: int, done_prefill: np.ndarray,
