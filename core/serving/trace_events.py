@@ -149,7 +149,8 @@ def request_events(result, workload, rows: np.ndarray, pid_of) -> list[dict]:
         for name, t0, t1 in phases:
             if not (math.isnan(t0) or math.isnan(t1)):
                 out.append(_slice(name, "request", pid, tid, t0, max(t0, t1), args if name == "queued" else None))
-        if alloc is not None and not math.isnan(alloc[i]):  # a P/D run's KV transfer, nested in decode
+        # a P/D run's KV transfer, nested in decode
+        if alloc is not None and ready is not None and not math.isnan(alloc[i]):
             out.append(_slice("kv transfer", "request", pid, tid, float(alloc[i]), float(ready[i]), None))
         for t0, t1 in by_request.get(i, ()):
             # nested in the phase it interrupted: clipped to it, so the slices nest strictly
