@@ -191,3 +191,14 @@ def test_the_json_view_undoes_to_the_flat_report():
     back = flat(view)
     assert back.pop("wall_s") == pytest.approx(report["wall_s"], rel=1e-12)
     assert back == {k: v for k, v in report.items() if k != "wall_s"}
+
+
+@pytest.mark.parametrize("kw, words", [
+    ({"max_num_seqs": "a,b"}, ["max_num_seqs=a,b"]),
+    ({"max_num_seq": 4}, ["max_num_seq=4"]),
+])
+def test_sweep_refusals_are_the_clis(tmp_path, capsys, kw, words):
+    with pytest.raises(loadlab.ParamError) as err:
+        loadlab.sweep(**kw, workers=1)
+    assert main(["sweep", "serving", *words, "--out", str(tmp_path / "sw")]) == 2
+    assert capsys.readouterr().err.strip() == f"lab sweep serving: {err.value}"
