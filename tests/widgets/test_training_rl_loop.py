@@ -126,3 +126,16 @@ def test_the_split_sweep_is_lab_sweep_rl_and_holds_the_loop_on_screen(panel, qtb
     best = min(rows, key=lambda r: r["gpu_hours_per_1000_steps"])
     assert result["best"]["rollout_cards"] == best["rollout_cards"]
     assert section.split.current.value() == 2
+
+
+def test_other_tabs_never_wait_for_the_engine(qtbot):
+    w = TrainingPanel()  # opens on the step tab
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitUntil(w.is_ready, timeout=60_000)
+    section = w.rl_loop
+    assert w.state.view("tab") == "step" and section.view.figure is None and not jobs().busy(section.job_key)
+    with _drawn(qtbot, w):  # the RL tab shown: its loop runs then
+        w.tabs.setCurrentIndex(2)
+    assert w.state.view("tab") == "rl" and section.view.figure.params.steps == 4
+    w.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import shiboken6
 from PySide6 import QtWidgets
 
 from core.registry import ParamError
@@ -59,6 +60,7 @@ class RLLoopSection(Section):
         self.split_key = f"training.rl_split.{id(panel)}"  # the split sweep, after each loop
         self.mode = "synchronous"
         self.figures_shown = 0
+        self._stale = False  # an input changed while the RL tab was not shown
 
     def build(self):
         self.form = ParamForm(form_params(), check=self._check)
@@ -112,6 +114,7 @@ class RLLoopSection(Section):
         self._layout.insertLayout(index, box)
         self.player.position_changed.connect(self.view.set_time)
         self.form.values_changed.connect(lambda _values: self.refresh())
+        self.state.changed.connect(self._on_state_changed)  # the panel tells sections no tab changes
         yield
 
     # ---- inputs -------------------------------------------------------------------
@@ -129,6 +132,10 @@ class RLLoopSection(Section):
                              "lanes in the window (lab simulate rl takes more)")
         self.params(values).check()
 
+    def _on_state_changed(self, path: str, _value=None) -> None:
+        if path == "view.tab" and self._stale and shiboken6.isValid(self.view):
+            self.refresh()
+
     def set_mode(self, mode: str) -> None:
         if mode == self.mode:
             return
@@ -138,7 +145,12 @@ class RLLoopSection(Section):
 
     # ---- the figure ---------------------------------------------------------------
     def refresh(self) -> None:
-        """Replay on a worker; the figure comes back to _show (a newer edit wins)."""
+        """Replay on a worker; the figure comes back to _show (a newer edit wins). Only
+        while the RL tab is the panel's: the other tabs never wait for the engine."""
+        if self.state.view("tab") != "rl":
+            self._stale = True
+            return
+        self._stale = False
         jobs().submit(self.job_key, loop_figure, self.params(), done=self._show, context=self.view)
 
     def _show(self, fig: LoopFigure) -> None:
@@ -168,5 +180,6 @@ class RLLoopSection(Section):
 
     def close(self) -> None:
         self.player.pause()
+        self.state.changed.disconnect(self._on_state_changed)
         jobs().cancel(self.job_key)
         jobs().cancel(self.split_key)
