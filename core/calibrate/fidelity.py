@@ -22,7 +22,10 @@ printed beside it (it misses a burst served in one batch, where every TTFT is al
 
 With a profile, each run is marked held out or not (its bytes' sha256 against the runs
 the profile was fitted on) and the summary has a "held out" group: the errors that say
-how the calibration predicts loads it was not shown. With a profile that has coefficient
+how the calibration predicts loads it was not shown. A run of a regime none of the fitted
+runs had is marked beyond_fit: a fit on low load alone never saw many sequences share a
+step, so the per-sequence step cost (and how fast a burst reaches the engine) is a guess
+there (docs/vllm_cpu.md: the 32-block run). With a profile that has coefficient
 sets (core/calibrate/bands.py), each run is also replayed once per set (the first
 band_samples=, bands.DEFAULT_SAMPLES by default) and every metric gets its predicted
 p5 / p95 and whether the measurement lies inside; the summary counts those.
@@ -49,7 +52,7 @@ import numpy as np
 from core.calibrate.bands import parse_band_keys, percentile_band, profile_samples
 from core.calibrate.fidelity_steps import split_paths, steps_fidelity
 from core.calibrate.replayer import METRICS, Prediction, RunReplay, measured_metrics, predicted_metrics
-from core.calibrate.runs import REQUIRED, load_runs
+from core.calibrate.runs import REQUIRED, load_runs, mean_concurrency
 from core.registry import ParamError
 from core.serving.engine import replay
 from core.serving.profile import is_profile, read_cached
@@ -127,6 +130,18 @@ def fitted_runs(keys: Mapping[str, str]) -> set[str] | None:
     return {str(r.get("sha256")) for r in read_cached(path).runs if r.get("sha256")}
 
 
+def fitted_regimes(keys: Mapping[str, str], saturated_at: float = SATURATED_CONCURRENCY) -> list[str] | None:
+    """The regimes of the runs the profile was fitted on, by the mean concurrency it
+    recorded of each (None: no profile, or one written before it recorded them)."""
+    path = keys.get("hardware")
+    if not path or not is_profile(path):
+        return None
+    loads = [r.get("mean_concurrency") for r in read_cached(path).runs]
+    if not loads or not all(isinstance(c, (int, float)) for c in loads):
+        return None
+    return sorted({regime_of(float(c), saturated_at) for c in loads}, key=REGIMES.index)
+
+
 def in_group(row: Mapping, name: str) -> bool:
     """A row's membership of a summary group: all, a regime, or the held-out runs."""
     if name == "all":
@@ -143,15 +158,6 @@ def queueing_share(ttft_s: np.ndarray) -> float:
         return 0.0
     med = float(np.percentile(ttft, 50))
     return 0.0 if med <= 0 else max(0.0, 1.0 - float(np.percentile(ttft, 10)) / med)
-
-
-def mean_concurrency(arrival_s, e2e_s) -> float:
-    """Requests in flight on average (Little's law): Σ E2E / (last finish − first arrival)."""
-    arrival, e2e = np.asarray(arrival_s, dtype=float), np.asarray(e2e_s, dtype=float)
-    if arrival.size == 0:
-        return 0.0
-    span = float(np.max(arrival + e2e) - np.min(arrival))
-    return float(np.sum(e2e)) / span if span > 0 else 0.0
 
 
 def regime_of(concurrency: float, saturated_at: float = SATURATED_CONCURRENCY) -> str:
@@ -329,6 +335,7 @@ def fidelity(paths: Sequence[str], raw: Mapping[str, str], progress=None, cancel
     keys, coefs = replay_keys(raw)
     samples = (profile_samples(keys) or [])[:b]
     fitted = fitted_runs(keys)
+    regimes = fitted_regimes(keys, saturated_at)
     rows: list[dict] = []
     cancelled = False
     for i, run in enumerate(runs):
@@ -338,6 +345,8 @@ def fidelity(paths: Sequence[str], raw: Mapping[str, str], progress=None, cancel
         rows.append(run_fidelity(run, keys, coefs, samples, saturated_at))
         if fitted is not None:  # a profile: was this run one it was fitted on (by content)?
             rows[-1]["held_out"] = run.sha256 not in fitted
+        if regimes is not None:  # a load the fit never saw: its terms there are extrapolated
+            rows[-1]["beyond_fit"] = rows[-1]["regime"] not in regimes
         if progress is not None:
             progress(i + 1, len(runs))
     refusals = [r.pop("refusal") for r in rows if "refusal" in r]
@@ -349,7 +358,7 @@ def fidelity(paths: Sequence[str], raw: Mapping[str, str], progress=None, cancel
     return {"runs": rows, "steps": steps, "summary": summarize([r for r in rows if "error" not in r]),
             "repeats": repeats, "skipped": skipped, "cancelled": cancelled,
             "refused": sum(1 for r in rows if "error" in r), "keys": dict(raw), "coefficients": dict(coefs),
-            "band_samples": len(samples), "saturated_at": saturated_at,
+            "band_samples": len(samples), "saturated_at": saturated_at, "fitted_regimes": regimes,
             "tolerance": f"a latency or the throughput within max({TOLERANCE_PCT:g}%, the spread of repeated runs "
                          f"of its load), preemptions within {TOLERANCE_PCT:g}%, the hit rate within "
                          f"{TOLERANCE_POINTS:g} points",

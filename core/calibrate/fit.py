@@ -61,7 +61,7 @@ import numpy as np
 from core.calibrate import loss, step_log
 from core.calibrate.problem import Problem
 from core.calibrate.replayer import RunReplay, compare, measured_metrics, predicted_metrics
-from core.calibrate.runs import load_runs
+from core.calibrate.runs import load_runs, mean_concurrency
 from core.calibrate.search import FLOOR, SCAN_POINTS, bootstrap_draws, global_fit, identifiable, local_fit, refocus
 from core.calibrate.step_log import EPS_MS, StepLog
 from core.registry import ParamError
@@ -334,6 +334,7 @@ def _profile(cal: Calibration, runs, replays, raw: dict) -> Profile:
                            "token_budget": int(v["token_budget"]), "kv_pool_bytes": float(v["kv_pool_bytes"]),
                            "kv_pool_blocks": first.num_blocks, "prefix_caching": bool(v["prefix_caching"])}}
     run_rows = [{"file": r.path, "label": r.label, "sha256": r.sha256, "requests": len(r),
+                 "mean_concurrency": mean_concurrency(r.arrival_s, r.e2e_s),
                  "fit_error_pct": t["fit_error_pct"], "error_before_pct": median_abs_error(t["before"])}
                 for r, t in zip(runs, cal.per_run)]
     fit = {"loss": "soft_l1 least squares on per-request log(pred/measured) of TTFT, TPOT, E2E + their p50/p90 "

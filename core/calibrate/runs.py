@@ -230,3 +230,12 @@ def _text(value) -> str | None:
 
 def _relabel(run: MeasuredRun, label: str) -> MeasuredRun:
     return replace(run, label=label)
+
+
+def mean_concurrency(arrival_s, e2e_s) -> float:
+    """Requests in flight on average (Little's law): Σ E2E / (last finish − first arrival)."""
+    arrival, e2e = np.asarray(arrival_s, dtype=float), np.asarray(e2e_s, dtype=float)
+    if arrival.size == 0:
+        return 0.0
+    span = float(np.max(arrival + e2e) - np.min(arrival))
+    return float(np.sum(e2e)) / span if span > 0 else 0.0

@@ -123,6 +123,8 @@ def _run_lines(r: dict, banded: int) -> list[str]:
     from core.calibrate.fidelity import ALL_METRICS, UNITS
 
     fit = "" if "held_out" not in r else (", held out" if r["held_out"] else ", fitted on")
+    if r.get("beyond_fit"):  # docs/vllm_cpu.md: what a fit on another regime cannot know
+        fit += ", beyond the fit's loads (its per-sequence costs extrapolated)"
     lines = [f"  {r['run']}: {r['requests']:,} requests, {r['regime']}{fit} (mean concurrency "
              f"{r['mean_concurrency']:.1f}, queueing share of median TTFT {r['queueing_share']:.2f})"]
     if "error" in r:

@@ -287,3 +287,30 @@ def test_progress_after_each_run_and_a_cancel_keeps_the_runs_done(runs):
     assert [r["run"] for r in report["runs"]] == ["low"] and report["summary"]["median_ttft_ms"]["all"]["runs"] == 1
     whole = fd.fidelity([str(folder)], dict(RAW, max_num_seqs="8"), cancel=lambda: False)
     assert whole["cancelled"] is False and len(whole["runs"]) == 2
+
+
+def test_a_run_of_a_regime_the_fit_never_saw_is_marked_beyond_it(runs, tmp_path):
+    import hashlib
+
+    from core.calibrate.fit import calibrate
+
+    folder, _, _ = runs
+    low = load_run(str(folder / "low.json"))
+    # calibrate records each fitted run's mean concurrency (Little's law) in the profile.
+    cal = calibrate([str(folder / "low.json")], RAW, bootstrap=0)
+    assert cal.profile.runs[0]["mean_concurrency"] == fd.mean_concurrency(low.arrival_s, low.e2e_s) < 0.1
+    sha = hashlib.sha256((folder / "low.json").read_bytes()).hexdigest()
+    fitted = {"file": "low.json", "sha256": sha, "requests": 20}
+    for runs_row, marks in (({**fitted, "mean_concurrency": 0.05}, {"low": False, "sat": True}),
+                            (fitted, None)):  # a profile written before it recorded them: no marks
+        prof = Profile(model="qwen3-8b", hardware="h100-sxm", card={}, coefficients={"coef_step_s": 0.9e-3},
+                       runs=[runs_row])
+        save_profile(prof, tmp_path / "p.toml")
+        report = fd.fidelity([str(folder)], {"profile": str(tmp_path / "p.toml"), "max_num_seqs": "8"})
+        if marks is None:
+            assert report["fitted_regimes"] is None and all("beyond_fit" not in r for r in report["runs"])
+            assert "beyond the fit" not in report_text(report)
+        else:
+            assert report["fitted_regimes"] == ["low load"]
+            assert {r["run"]: r["beyond_fit"] for r in report["runs"]} == marks
+            assert report_text(report).count("beyond the fit's loads") == 1
