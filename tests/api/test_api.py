@@ -202,3 +202,14 @@ def test_sweep_refusals_are_the_clis(tmp_path, capsys, kw, words):
         loadlab.sweep(**kw, workers=1)
     assert main(["sweep", "serving", *words, "--out", str(tmp_path / "sw")]) == 2
     assert capsys.readouterr().err.strip() == f"lab sweep serving: {err.value}"
+
+
+def test_loadlab_runs_without_qt():
+    import subprocess
+    import sys
+
+    code = ("import sys, loadlab; loadlab.simulate_serving(durations_s=20, rates_per_s=2, shares_long_input=0.5)"
+            "; print(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'widgets')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
