@@ -107,7 +107,9 @@ def figure_of(run: Run) -> LoopFigure:
             waited.append((last[0], y[last[1]] + dy - h / 2, last_end - last[0], h))
         free = float(run.end["sync"][k - 1]) if k else 0.0
         if p.placement == "separate":
-            add("wait", "update", free, float(run.end["rollout"][k]), k, -(BAR_HEIGHT + WAIT_HEIGHT) / 2, WAIT_HEIGHT)
+            low = -(BAR_HEIGHT + WAIT_HEIGHT) / 2
+            add("wait", "update", free, float(run.end["rollout"][k]), k, low, WAIT_HEIGHT)
+            add("wait", "update", float(run.end["update"][k]), float(run.start["sync"][k]), k, low, WAIT_HEIGHT)
         for lane in trainer:
             add(lane, lane, float(run.start[lane][k]), float(run.end[lane][k]), k)
         if p.placement == "colocated":  # the switch back runs on the sync clock

@@ -1,8 +1,10 @@
 """What a simulated RL loop reports (`lab simulate rl --json`), and its CSV rows.
 
 step_time_s is the whole run's time over its steps; the split (rollout_s, reward_s,
-reference_s, update_s, sync_s, switch_s) is each stage's own mean time per step and idle_s
-the trainer's mean wait for samples (in a synchronous chain the rollout itself). Pool
+reference_s, update_s, sync_s, switch_s) is each stage's own mean time per step, idle_s
+the trainer's mean wait for samples (in a synchronous chain the rollout itself) and
+sync_wait_s its mean wait, updated, for the rollout pool to take the weights (one_step: the
+sync runs between rollout batches). Pool
 utilisation is busy card-seconds over the run's card-seconds: the rollout pool is busy
 while a replica is still generating its part of the batch; the trainer while it runs the
 reward model, the reference, the update or sends the weights. rollout_tail_idle_share is
@@ -17,7 +19,7 @@ from core.rl import stages as st
 from core.rl.loop import LANES, Run
 
 SUMMARY_KEYS = ("steps", "mode", "placement", "step_time_s", "rollout_s", "reward_s", "reference_s", "update_s",
-                "sync_s", "switch_s", "idle_s", "total_s", "rollout_pool_utilisation", "trainer_pool_utilisation",
+                "sync_s", "switch_s", "idle_s", "sync_wait_s", "total_s", "rollout_pool_utilisation", "trainer_pool_utilisation",
                 "rollout_bubble_s", "trainer_bubble_s", "rollout_tail_idle_share", "generated_samples",
                 "consumed_samples", "kept_samples", "kept_samples_per_step", "kept_tokens_per_s",
                 "generated_tokens_per_s", "truncated_samples", "carried_at_end", "staleness_max", "staleness_mean",
@@ -62,6 +64,7 @@ def summarize(run: Run) -> dict:
         "sync_s": float(dur["sync"].mean()) if p.placement == "separate" else 0.0,
         "switch_s": float((dur["switch"] + (dur["sync"] if p.placement == "colocated" else 0)).mean()),
         "idle_s": float(run.wait_s.mean()),
+        "sync_wait_s": float((run.start["sync"] - run.end["update"]).mean()) if p.placement == "separate" else 0.0,
         "total_s": total,
         "rollout_pool_utilisation": roll_util, "trainer_pool_utilisation": train_util,
         "rollout_bubble_s": (1 - roll_util) * total / K, "trainer_bubble_s": (1 - train_util) * total / K,

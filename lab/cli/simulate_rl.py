@@ -78,9 +78,9 @@ def report_text(r: dict) -> str:
     lines = [f"RL loop ({r['mode']}, {r['placement']} pools, {r['cards']} cards: {r['rollout_cards']} rollout, "
              f"{r['trainer_cards']} trainer): {r['steps']} steps simulated in {r['wall_s']:.2f} s",
              f"  time per step {r['step_time_s']:.3f} s; each stage's own time per step:"]
-    for name in ("rollout", "reward", "reference", "update", "sync", "switch", "idle"):
-        lines.append(f"    {name:<10}{r[f'{name}_s']:>12.3f} s" + ("  (trainer waiting for samples)" if name == "idle"
-                                                                 else ""))
+    notes = {"idle": "  (trainer waiting for samples)", "sync_wait": "  (trainer waiting for the pool to take the weights)"}
+    for name in ("rollout", "reward", "reference", "update", "sync", "switch", "idle", "sync_wait"):
+        lines.append(f"    {name:<10}{r[f'{name}_s']:>12.3f} s" + notes.get(name, ""))
     lines += [f"  utilisation: rollout pool {r['rollout_pool_utilisation'] * 100:.1f}%, trainer "
               f"{r['trainer_pool_utilisation'] * 100:.1f}%; seats idle on the long tail "
               f"{r['rollout_tail_idle_share'] * 100:.1f}%",

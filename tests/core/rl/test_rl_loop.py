@@ -96,6 +96,10 @@ def test_one_step_overlap_gives_the_constructed_step_time(mfu):
         if k + 2 < 6:
             assert one.start["rollout"][k + 2] >= one.end["sync"][k]
     assert one.staleness.max() == 1 and list(one.version) == [0, 0, 1, 2, 3, 4]
+    # Updated, the trainer waits for the pool's batch to end before it syncs: R − A a step
+    # but the last (no batch after it).
+    assert summarize(one)["sync_wait_s"] == pytest.approx(5 / 6 * max(0.0, R - A), rel=1e-9, abs=1e-12)
+    assert summarize(sync)["sync_wait_s"] == 0.0
 
 
 def test_partial_rollouts_generate_every_token_exactly_once():
