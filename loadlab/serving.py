@@ -45,6 +45,13 @@ class ServingRun:
         replica_of = (r.extras or {}).get("replica_of")
         if replica_of is not None:
             cols["replica"] = np.asarray(replica_of)
+        transfer = (r.extras or {}).get("request_columns")
+        if transfer:  # a P/D run's transfer phase, as requests.csv has it (NaN: never reached the decode pool)
+            cols.update({k: np.asarray(v) for k, v in transfer.items()})
+            cols["decode_instance"] = np.where(cols["decode_instance"] < 0, np.nan, cols["decode_instance"])
+            for name in ("kv_alloc_s", "kv_ready_s"):
+                if getattr(r, name, None) is not None:
+                    cols[name] = np.asarray(getattr(r, name))
         return table(cols)
 
     @cached_property

@@ -48,20 +48,34 @@ def test_simulate_serving_is_the_cli(capsys, kw, argv):
     json.dumps(run.summary)  # JSON-ready as the CLI prints it
 
 
+def _same_tables(run, out):
+    """Every column of the --out files is in the API's tables, equal to the µs the files keep."""
+    for name, table in (("requests.csv", run.requests), ("series.csv", run.series),
+                        ("preemptions.csv", run.preemptions)):
+        with open(out / name, encoding="utf-8") as fh:
+            reader = csv.DictReader(fh)
+            rows, header = list(reader), reader.fieldnames
+        cols = table.column_names if hasattr(table, "column_names") else list(table.columns)
+        assert set(header) <= set(cols), (name, set(header) - set(cols))
+        for col in header:
+            want = np.array([float(r[col]) if r[col] != "" else np.nan for r in rows])
+            np.testing.assert_allclose(_column(table, col), want, atol=1e-6, err_msg=f"{name}:{col}")
+
+
+def test_a_disaggregated_runs_transfer_columns(tmp_path, capsys):
+    pytest.importorskip("core.serving.disagg.run")  # issue 15's pools (helper PD's)
+    argv = ["pools=1P2D", "model=qwen3-8b", "hardware=h100-sxm", *SMALL_ARGV]
+    assert main(["simulate", "serving", *argv, "--out", str(tmp_path / "pd")]) == 0
+    capsys.readouterr()
+    _same_tables(loadlab.simulate_serving(**dict(a.split("=") for a in argv)), tmp_path / "pd")
+
+
 def test_tables_are_the_out_files_unrounded(tmp_path, capsys):
     out = tmp_path / "run"
     assert main(["simulate", "serving", "replicas=2", "--out", str(out)]) == 0
     capsys.readouterr()
     run = loadlab.simulate_serving(replicas=2)
-    for name, table in (("requests.csv", run.requests), ("series.csv", run.series),
-                        ("preemptions.csv", run.preemptions)):
-        with open(out / name, encoding="utf-8") as fh:
-            rows = list(csv.DictReader(fh))
-        cols = table.column_names if hasattr(table, "column_names") else list(table.columns)
-        assert set(rows[0]) <= set(cols), name
-        for col in rows[0]:
-            want = np.array([float(r[col]) if r[col] != "" else np.nan for r in rows])
-            np.testing.assert_allclose(_column(table, col), want, atol=1e-6, err_msg=f"{name}:{col}")
+    _same_tables(run, out)
     assert len(_column(run.preemptions, "request")) > 0  # the book's run preempts
     paths = run.to_parquet(tmp_path / "pq")
     back = pq.read_table(paths["series"])
