@@ -25,6 +25,7 @@ class ScenePage(QtCore.QObject):
         self._found: dict[tuple, list] = {}  # (panel, widget kind) -> the panel's widgets of that kind
         self._ranged: list[tuple] = []  # (view box, its ranges and auto-range before the scene set them)
         self._sped: list[tuple] = []  # (player, its speed before the scene set one)
+        self._padded: tuple | None = None  # (page layout, its margins before room was added under it)
 
     # ---- scrolling --------------------------------------------------------------------
     def show(self, panel, figure: str, slot: str) -> None:
@@ -43,6 +44,9 @@ class ScenePage(QtCore.QObject):
                 watched.removeEventFilter(self)
         self._watched = []
         self._focused, self._focus_value = None, None
+        if self._padded is not None and shiboken6.isValid(self._padded[0]):
+            self._padded[0].setContentsMargins(self._padded[1])
+        self._padded = None
 
     # ---- plot ranges ------------------------------------------------------------------
     def set_ranges(self, panel, ranges: dict) -> list[str]:
@@ -113,6 +117,7 @@ class ScenePage(QtCore.QObject):
         # The page and its scroll range as they will be drawn (layouts wait for the loop).
         QtWidgets.QApplication.sendPostedEvents(None, QtCore.QEvent.Type.LayoutRequest)
         area.widget().layout().activate()
+        self._room_under(area, section)
         self._focused = (area, section)
         area.verticalScrollBar().rangeChanged.connect(self._refocus)  # a page that reflows later
         # A reflow above the section that keeps the page's height (one row shorter, another
@@ -124,6 +129,20 @@ class ScenePage(QtCore.QObject):
             widget = widget.parentWidget()
         self._refocus()
         return True
+
+    def _room_under(self, area, section) -> None:
+        """Room under the page's end, as much as a section near the end needs to reach the
+        top (otherwise scenes of the last cards all showed the page's end, one view)."""
+        layout = area.widget().layout()
+        short = section.mapTo(area.widget(), QtCore.QPoint(0, 0)).y() - TOP_MARGIN_PX \
+            - (area.widget().height() - area.viewport().height())
+        if short <= 0 or layout is None:
+            return
+        margins = layout.contentsMargins()
+        self._padded = (layout, QtCore.QMargins(margins))
+        layout.setContentsMargins(margins.left(), margins.top(), margins.right(), margins.bottom() + short)
+        QtWidgets.QApplication.sendPostedEvents(None, QtCore.QEvent.Type.LayoutRequest)
+        layout.activate()
 
     def eventFilter(self, watched, event) -> bool:
         if event.type() == QtCore.QEvent.Type.Move and self._focused is not None:

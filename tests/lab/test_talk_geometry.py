@@ -1,11 +1,13 @@
 """Every scene of talks/chapter3.toml at 1280x720 and 1920x1080, in Chinese and in English:
 snapshotted (LAB_TALK_SNAPSHOTS=DIR keeps the PNGs to look at), and no label on screen cut
-off or lying over its neighbour (geometry, not pixels; issue 14)."""
+off or lying over its neighbour, nor a text inside a plot cut by the plot's edge or lying
+over another of that plot (geometry, not pixels; issue 14)."""
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
+import pyqtgraph as pg
 import pytest
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -83,6 +85,55 @@ def overlapping_labels(window: QtWidgets.QWidget) -> list[str]:
     return found
 
 
+def shown_rect(widget: QtWidgets.QWidget, window: QtWidgets.QWidget) -> QtCore.QRect:
+    """widget's rectangle in window coordinates as far as its ancestors show it (a plot
+    scrolled out of its page shows nothing)."""
+    rect = QtCore.QRect(widget.mapTo(window, QtCore.QPoint(0, 0)), widget.size())
+    parent = widget.parentWidget()
+    while parent is not None and parent is not window:
+        rect = rect.intersected(QtCore.QRect(parent.mapTo(window, QtCore.QPoint(0, 0)), parent.size()))
+        parent = parent.parentWidget()
+    return rect.intersected(window.rect())
+
+
+def _plot_texts(box: pg.ViewBox) -> list[pg.TextItem]:
+    """The plot's text items with text, its reference lines' labels among them."""
+    texts = []
+    for item in box.addedItems:
+        if isinstance(item, pg.TextItem):
+            texts.append(item)
+        elif isinstance(item, pg.InfiniteLine) and item.isVisible():
+            texts.extend(c for c in item.childItems() if isinstance(c, pg.TextItem))
+    return [t for t in texts if t.isVisible() and t.textItem.toPlainText().strip()]
+
+
+def _ink(item: pg.TextItem) -> QtCore.QRectF:
+    """The text's rectangle in the plot's scene, less its document's blank margin."""
+    item.updateTransform()
+    margin = item.textItem.document().documentMargin()
+    return item.textItem.mapRectToScene(item.textItem.boundingRect()).adjusted(margin, margin, -margin, -margin)
+
+
+def plot_text_problems(window: QtWidgets.QWidget) -> list[str]:
+    """Texts inside the plots on screen that their plot's edge cuts, or that overlap
+    another text of the same plot."""
+    found = []
+    views = [v for v in window.findChildren(QtWidgets.QGraphicsView) if isinstance(v, pg.PlotWidget)]
+    for view in views:
+        if not view.isVisible() or shown_rect(view, window).isEmpty():
+            continue
+        box = view.getPlotItem().getViewBox()
+        area = box.sceneBoundingRect().adjusted(-SLACK_PX, -SLACK_PX, SLACK_PX, SLACK_PX)
+        inks = [(t.textItem.toPlainText()[:40].replace("\n", " "), _ink(t)) for t in _plot_texts(box)]
+        found += [f"{name!r} cut by its plot's edge" for name, ink in inks if not area.contains(ink)]
+        for i, (a, ra) in enumerate(inks):
+            for b, rb in inks[i + 1:]:
+                both = ra.intersected(rb)
+                if both.width() > SLACK_PX and both.height() > SLACK_PX:
+                    found.append(f"{a!r} overlaps {b!r} in its plot")
+    return found
+
+
 # Known and not fixed yet: each must still fail (a fixed one is taken off this list).
 KNOWN: dict[tuple[int, str, str], str] = {}  # (scene, "WxH", language) -> why
 
@@ -118,7 +169,7 @@ def test_a_scene_shows_every_label_whole(qtbot, talk_at, number, lang, tmp_path)
     image = window.grab().toImage()
     assert (image.width(), image.height()) == (width, height)
     assert image.save(str(out / f"scene{number:02d}_{width}x{height}_{lang}.png"))
-    problems = clipped_labels(window) + overlapping_labels(window)
+    problems = clipped_labels(window) + overlapping_labels(window) + plot_text_problems(window)
     apply_language("both", window)
     known = KNOWN.get((number, f"{width}x{height}", lang))
     if known is not None:
@@ -141,4 +192,26 @@ def test_the_geometry_check_finds_a_cut_label(qtbot):
     qtbot.waitExposed(box)
     assert [p.split(":")[0] for p in clipped_labels(box)] == ["QWidget"]
     assert overlapping_labels(box) == ["'ok' overlaps 'over'"]
+    QtCore.QCoreApplication.processEvents()
+
+
+def test_the_geometry_check_finds_a_cut_and_an_overlapping_plot_text(qtbot):
+    box = QtWidgets.QWidget()
+    qtbot.addWidget(box)
+    box.resize(320, 220)
+    view = pg.PlotWidget(box)
+    view.setGeometry(0, 0, 320, 220)
+    plot = view.getPlotItem()
+    plot.setXRange(0, 1, padding=0)
+    plot.setYRange(0, 1, padding=0)
+    for text, x, y in (("a label far too long to fit right of the middle", 0.6, 0.8), ("one", 0.1, 0.3),
+                       ("two", 0.12, 0.31), ("alone", 0.1, 0.6)):
+        item = pg.TextItem(text, anchor=(0, 0.5))
+        plot.addItem(item)
+        item.setPos(x, y)
+    box.show()
+    qtbot.waitExposed(box)
+    box.grab()
+    assert plot_text_problems(box) == ["'a label far too long to fit right of the' cut by its plot's edge",
+                                       "'one' overlaps 'two' in its plot"]
     QtCore.QCoreApplication.processEvents()

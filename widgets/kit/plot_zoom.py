@@ -96,8 +96,10 @@ def _scale_axis(axis: pg.AxisItem, z: float) -> None:
         "label": LABEL_POINTS,
         "offset": list(axis.style["tickTextOffset"]),
         "length": axis.style["tickLength"],
+        "height": axis.style["tickTextHeight"],  # used when the axis does not measure its ticks
     })
     axis.style["tickTextOffset"] = [round(v * z) for v in base["offset"]]
+    axis.style["tickTextHeight"] = round(base["height"] * z)
     axis.setStyle(tickFont=_font(base["tick"] * z), tickLength=int(round(base["length"] * z)))
     axis.label.setFont(_font(base["label"] * z))
     axis._updateLabel()  # re-measures the label and the space the axis reserves

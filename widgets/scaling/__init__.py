@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtWidgets
+from PySide6 import QtGui, QtWidgets
 
 from core.scaling import figures
 from core.scaling.state import ScalingState
@@ -16,11 +16,15 @@ from widgets.kit.lifetime import free_on_close
 from widgets.kit.page import StagedGrid, column, marker_line, plot_text, scroll_page
 from widgets.kit.panels import PanelInfo
 from widgets.kit.plot_card import PlotCard
+from widgets.kit.plot_labels import keep_apart
 from widgets.kit.theme import SERIES, brush, pen
 from widgets.kit.zoom import pt
 
 _N_COLORS = list(SERIES)  # model sizes small -> large: the theme's ordered ramp
 SMALL, LARGE = SERIES[1], SERIES[4]  # the small and the large model, on the same ramp
+
+
+TICK_LINES = 2.2  # the table's bottom ticks: model over size, and a little room
 
 
 class ScalingPanel(FigureBinding, QtWidgets.QWidget):
@@ -83,11 +87,17 @@ class ScalingPanel(FigureBinding, QtWidgets.QWidget):
         p.setLogMode(x=False, y=True)
         p.setLabel("left", "D / N (log)")
         labels = figures.table_labels()
-        p.getAxis("bottom").setTicks([[(i, text) for i, text in enumerate(labels)]])
+        # The model over its size, one line each: side by side they overprint at 1280x720.
+        axis = p.getAxis("bottom")
+        axis.setTicks([[(i, text.replace(" · ", "\n")) for i, text in enumerate(labels)]])
+        # Two lines' room (pyqtgraph measures one); widgets.kit.plot_zoom scales it with the zoom.
+        axis.setStyle(autoExpandTextSpace=False, tickTextHeight=int(
+            TICK_LINES * QtGui.QFontMetrics(axis.style["tickFont"] or axis.font()).lineSpacing()))
         self.table_bars = pg.BarGraphItem(x=np.arange(len(labels)), height=np.zeros(len(labels)), width=0.6,
                                           brushes=[brush("state")] * (len(labels) - 1) + [brush("decode")])
         p.addItem(self.table_bars)
-        self.chinchilla_line = marker_line(p, "backlog", vertical=False, label="Chinchilla ≈ 20", position=0.08)
+        self.chinchilla_line = marker_line(p, "backlog", vertical=False, label="Chinchilla ≈ 20", position=0.02,
+                                            anchors=((0, 1), (0, 1)))  # from the left end: centred there it was cut
         return column(self.tokens_card, self.table_plot)
 
     def _a100_section(self) -> QtWidgets.QWidget:
@@ -110,6 +120,7 @@ class ScalingPanel(FigureBinding, QtWidgets.QWidget):
         self.a100_texts = [plot_text(anchor=(0.5, 1), size=8) for _ in labels]
         for text in self.a100_texts:
             p.addItem(text)
+        self.a100_apart = keep_apart(p, self.a100_texts, (0.5, 1))  # neighbours' names never overprint
         self.a100_ratio = plot_text(anchor=(0, 0), size=9)
         p.addItem(self.a100_ratio)
         return column(self.a100_card, self.a100_plot)
@@ -182,6 +193,7 @@ class ScalingPanel(FigureBinding, QtWidgets.QWidget):
         for item, (text, pos) in zip(self.a100_texts, fig["texts"]):
             item.setText(text)
             item.setPos(*pos)
+        self.a100_apart.arrange()
         self.a100_ratio.setText(fig["ratio_text"])
         self.a100_ratio.setPos(*fig["ratio_pos"])
         self.a100_plot.plot.setYRange(*fig["y_range"], padding=0)

@@ -20,6 +20,9 @@ SEGMENT_KINDS = {"six_matrix": "series1", "six_head": "series2", "six_embedding"
                  "item_recompute": "series5"}
 
 
+RATIO_X = -0.45  # the ratio's left end: the x range starts at -0.5
+
+
 class FlopsSection(Section):
     paths = ("cards.flops",)
 
@@ -53,7 +56,8 @@ class FlopsSection(Section):
                 legend.addItem(bar, text)
         self.six_nd_line = pg.InfiniteLine(angle=0, pen=pen("ink", 1.2, dashed=True))
         p.addItem(self.six_nd_line)
-        self.ratio_text = plot_text(anchor=(0.5, 1), size=11)
+        # From the first bar's left edge (centred between the bars it was cut in English).
+        self.ratio_text = plot_text(anchor=(0, 1), size=11)
         p.addItem(self.ratio_text)
         self._grid.addWidget(column(self.card, self.plot), 0, 0)
         yield
@@ -68,7 +72,7 @@ class FlopsSection(Section):
             text.setPos(seg.x, seg.text_y)
         self.six_nd_line.setValue(fig.six_nd)
         self.ratio_text.setText(fig.ratio_text)
-        self.ratio_text.setPos(*fig.ratio_pos)
+        self.ratio_text.setPos(RATIO_X, fig.ratio_pos[1])
         self.plot.plot.setYRange(0, fig.y_top, padding=0)
         self.panel.figure_drawn.emit("flops")
 

@@ -31,6 +31,7 @@ BEFORE_MS = 350.0  # shown before the user's last word: the end of the phrase an
 AFTER_REPLY_MS = 900.0  # shown of the reply after its first sample: its first chunks and stalls
 BOOK_MS = (370.0, 400.0)  # the book's two measured voice runs: user stops -> first chunk
 BACKGROUND_WINDOW_S = 3.0  # the background series kept around the turn (panning stays inside)
+SWIMLANE_TOP = 1.8  # the lanes' y range ends here: the silence text sits over the bracket at 0.6
 # Live ranges change only when the data leaves them or fills less than 1/LIVE_SHRINK of them,
 # and then span LIVE_GROWTH times the data: a drag from no load to saturation (silences from
 # 0.4 s to a minute) changes each a few times, not at every frame.
@@ -230,7 +231,8 @@ class TurnTimeline(QtCore.QObject):
             self.lanes = names + [REPLY_LANE]
             ticks = [(-i, stage_label(n)) for i, n in enumerate(self.lanes)]
             self.swimlane.plot.getAxis("left").setTicks([ticks])
-            self.swimlane.plot.setYRange(-len(self.lanes) + 0.4, 1.5, padding=0)
+            # Room above the silence bracket for its text, whole even on a short plot.
+            self.swimlane.plot.setYRange(-len(self.lanes) + 0.4, SWIMLANE_TOP, padding=0)
             for item in self.lane_texts:
                 self.swimlane.plot.removeItem(item)
             self.lane_texts = [plot_text(anchor=(0, 0.5), kind="muted", size=8) for _ in names]

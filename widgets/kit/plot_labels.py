@@ -1,0 +1,54 @@
+"""Text items over a row of bars that stay readable when the plot is narrow: a label that
+would overlap its left neighbour is raised until it clears it, again whenever the plot is resized or its range changes (图 3-30's names
+over the bars ran into each other at 1280x720)."""
+from __future__ import annotations
+
+import pyqtgraph as pg
+import shiboken6
+from PySide6 import QtCore
+
+
+def _ink(item: pg.TextItem) -> QtCore.QRectF:
+    """The item's text in scene coordinates, without its document's blank margin."""
+    item.updateTransform()  # pyqtgraph brings it up to date at the next paint: measure it as drawn
+    m = item.textItem.document().documentMargin()
+    return item.mapRectToScene(item.boundingRect()).adjusted(m, m, -m, -m)
+
+
+GAP_PX = 2  # between a raised label and the one it clears
+
+
+class KeptApart(QtCore.QObject):
+    def __init__(self, plot: pg.PlotItem, items: list[pg.TextItem], anchor: tuple[float, float]):
+        super().__init__(plot)
+        self._items, self._anchor = items, anchor
+        self._timer = QtCore.QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self.arrange)
+        box = plot.getViewBox()
+        box.sigResized.connect(self.later)
+        box.sigRangeChanged.connect(self.later)
+
+    def later(self, *_args) -> None:
+        self._timer.start(0)  # once the view has its new geometry
+
+    def arrange(self) -> None:
+        """Each label at its anchor, raised above the one on its left where they overlap."""
+        shown = [i for i in self._items if shiboken6.isValid(i) and i.isVisible() and i.textItem.toPlainText()]
+        for item in shown:
+            item.setAnchor(self._anchor)
+        left = None
+        for item in shown:
+            ink = _ink(item)
+            if left is not None and left.intersects(ink) and ink.height() > 0:
+                # Its bottom just over the left one's top (scene y grows downwards).
+                lift = (ink.bottom() - left.top() + GAP_PX) / ink.height()
+                item.setAnchor((self._anchor[0], self._anchor[1] + lift))
+                ink = _ink(item)
+            left = ink
+
+
+def keep_apart(plot: pg.PlotItem, items: list[pg.TextItem], anchor: tuple[float, float]) -> KeptApart:
+    """Keep items (left to right, each at `anchor`) apart as the plot changes; call the
+    returned object's arrange() after setting their texts and positions."""
+    return KeptApart(plot, items, anchor)
