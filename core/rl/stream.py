@@ -12,6 +12,11 @@ is lost, since its KV was invalid after the weights changed and new groups share
 prefix with old ones. The caller never lets an engine run past a gate it has not
 submitted yet: complete(k, next_submit) advances only as far as the earliest moment the
 next gate could be, given that step k is not done yet.
+
+A sync interrupts no request in flight (core/rl/loop.py states the choice): the new
+weights are taken at a request boundary, so the engine runs on with its KV and only the
+batch submitted at the gate starts on them. A segment's prefix-cache hits and engine steps
+are read when it closes (Engine.result), so they are known per step only after close().
 """
 from __future__ import annotations
 
