@@ -10,6 +10,7 @@ column then says which requests carry what; image_share= is not used).
 from __future__ import annotations
 
 import os
+import stat
 from functools import lru_cache
 
 from core.registry import ParamError
@@ -37,6 +38,8 @@ def trace_has_images(path: str) -> bool:
         info = os.stat(path)
     except OSError:
         return False  # the loader names the file's problem
+    if not stat.S_ISREG(info.st_mode):
+        return False  # a FIFO or a device would block or never end: the loader refuses it
     return _sniff(path, (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns))
 
 
