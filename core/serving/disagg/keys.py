@@ -30,6 +30,8 @@ SIDES = ("prefill", "decode")
 SIDE_REPLAY_KEYS = ("max_num_seqs", "token_budget", "kv_pool_bytes", "price_per_card_hour", "prefix_caching",
                     "reserve_full_prompt")
 SIDE_KEYS = ("hardware",) + tuple(p.name for p in DEPLOYMENT_PARAMS) + SIDE_REPLAY_KEYS
+# The decode engine of remote KV replays without a prefix cache (E15's seam): no switch there.
+NOT_A_SIDES = {("decode", "prefix_caching")}
 DEFAULT_LINK = "rdma-400g"
 _POOLS = re.compile(r"^\s*(\d+)\s*P\s*(\d+)\s*D\s*$", re.IGNORECASE)
 
@@ -37,7 +39,7 @@ _POOLS = re.compile(r"^\s*(\d+)\s*P\s*(\d+)\s*D\s*$", re.IGNORECASE)
 def _side_params() -> tuple[Param, ...]:
     base = {p.name: p for p in PARAMS + DEPLOYMENT_PARAMS}
     return tuple(dataclasses.replace(base[k], name=f"{side}_{k}", help=f"the {side} pool's own {k}: " + base[k].help)
-                 for side in SIDES for k in SIDE_KEYS if k != "hardware")
+                 for side in SIDES for k in SIDE_KEYS if k != "hardware" and (side, k) not in NOT_A_SIDES)
 
 
 PD_PARAMS = (
@@ -124,6 +126,8 @@ def split(raw: dict) -> PdKeys:
     own: dict[str, set] = {side: set() for side in SIDES}
     for side in SIDES:
         for key in SIDE_KEYS:
+            if (side, key) in NOT_A_SIDES:
+                continue
             name = f"{side}_{key}"
             if name in got:  # checked above; the side's own check reads the text as given
                 sides[side][key] = given[name]
