@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from core.registry import ParamError
+from core.serving.aliases import unknown_key
 from core.units import NumberError, parse_number
 
 MAX_POINTS = 100_000
@@ -119,8 +120,8 @@ def parse_grid(kind: SweepKind, raw: dict[str, str]) -> SweepSpec:
     for key, text in rest.items():
         vk = kind.value_kind(key)
         if vk is None:
-            raise ParamError(key, f"unknown key of lab sweep {kind.name}; valid: "
-                                  f"{', '.join(list(SWEEP_KEYS) + kind.valid_keys())}")
+            valid = list(SWEEP_KEYS) + kind.valid_keys()
+            raise unknown_key(key, valid, f"unknown key of lab sweep {kind.name}; valid: {', '.join(valid)}")
         values = split_values(key, text, vk, kind.unit(key))
         if len(values) > 1 and key in kind.fixed_keys():
             raise ParamError(key, f"got {len(values)} values; valid: one value (the whole sweep shares it)")

@@ -236,3 +236,13 @@ def test_ctrl_c_keeps_finished_points_in_a_real_process(tmp_path, capsys):
     assert 1 <= kept < 16 and summary["points"]["done"] == kept and summary["points"]["left"] == 16 - kept
     again = sweep(capsys, args, out)
     assert (again["points"]["reused"], again["points"]["computed"]) == (kept, 16 - kept)
+
+
+def test_a_misspelt_sweep_key_gets_did_you_mean(tmp_path):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "lab", "sweep", "serving", "max_num_seq=1,2", "--out", str(tmp_path / "s")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "max_num_seq: did you mean max_num_seqs=?" in done.stderr
