@@ -3,6 +3,8 @@ for bit, wall_s aside), resume computes only new points, a capacity search brack
 SLO, and bad input ends with exit 2 and one line naming the key."""
 import json
 import math
+import subprocess
+import sys
 
 import pytest
 
@@ -239,9 +241,6 @@ def test_ctrl_c_keeps_finished_points_in_a_real_process(tmp_path, capsys):
 
 
 def test_a_misspelt_sweep_key_gets_did_you_mean(tmp_path):
-    import subprocess
-    import sys
-
     done = subprocess.run([sys.executable, "-m", "lab", "sweep", "serving", "max_num_seq=1,2", "--out", str(tmp_path / "s")],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
