@@ -11,7 +11,9 @@ step model, the API server in front of the prefill pool), KV over rdma-400g, sen
 Runs, each timed over --repeats after one warm-up (the compiled loop loaded):
   single      the single-pool replay of the same keys (one engine, the prefill side's config)
   replicas_6  six engines of it behind least_kv (as many engines as 2P4D)
-  1P1D, 2P4D  core.serving.disagg.run.replay_disagg (decode_router least_kv)
+  1P1D, 2P4D  core.serving.disagg.run.replay_disagg (decode_router least_kv: the decode pool
+              co-simulated, every engine advanced to each arrival)
+  2P4D_round_robin  the same with decode_router=round_robin (each decode engine replayed alone)
 For each: µs per request (wall / requests; median/min/max), and for the P/D runs the ratio
 of their median to the single pool's median in this run, TTFT and E2E p50/p95 (nearest
 rank), the transfer's p50, and what waited where.
@@ -97,21 +99,22 @@ def main() -> None:
     runs = {"single": lambda: replay(work, single_cfg),
             "replicas_6": lambda: replay_replicas(work, single_cfg, 6, "least_kv"),
             "1P1D": lambda: replay_disagg(work, cfg_1).result,
-            "2P4D": lambda: replay_disagg(work, dataclasses.replace(cfg_2, decode_router="least_kv")).result}
+            "2P4D": lambda: replay_disagg(work, dataclasses.replace(cfg_2, decode_router="least_kv")).result,
+            "2P4D_round_robin": lambda: replay_disagg(work, dataclasses.replace(cfg_2, decode_router="round_robin")).result}
     medians = {}
     for name, fn in runs.items():
         result, walls = _timed(fn, args.repeats)
         us = stats([w / n for w in walls], scale=1e6, digits=2, unit="us/request")
         medians[name] = us["median"]
         row = {"us_per_request": us, **_latency(result)}
-        if name in ("1P1D", "2P4D"):
+        if name.startswith(("1P1D", "2P4D")):
             cols = result.extras["request_columns"]
             decoded = cols["decode_instance"] >= 0
             row["transfer_p50_ms"] = round(float(np.median(cols["kv_transfer_s"][decoded])) * 1e3, 4)
             row["decode_wait_for_blocks_p95_s"] = _p((result.kv_alloc_s - cols["prefill_done_s"])[decoded], 0.95)
             row["prefill_queue_p95_s"] = _p(result.first_schedule_s - result.arrival_s, 0.95)
         out["runs"][name] = row
-    out["ratio_to_single_median"] = {k: round(medians[k] / medians["single"], 2) for k in ("replicas_6", "1P1D", "2P4D")}
+    out["ratio_to_single_median"] = {k: round(medians[k] / medians["single"], 2) for k in runs if k != "single"}
     print(json.dumps(out, indent=1))
 
 
