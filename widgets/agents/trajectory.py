@@ -14,6 +14,7 @@ from widgets.agents.kit import still_plot
 from widgets.kit.calculator_card import CalculatorCard
 from widgets.kit.page import column, marker_line, plot_text
 from widgets.kit.plot_card import PlotCard
+from widgets.kit.plot_labels import wrap_in_plot
 from widgets.kit.theme import brush, pen
 
 
@@ -40,6 +41,7 @@ class TrajectorySections:
                                      (("model", "prefill"), ("tool", "tool"), ("other", "wait"))}
                               for lane in figures.LANE_Y}
         self.timeline_labels: dict[str, list[pg.TextItem]] = {}
+        self._wrap_connected = False
         self.timeline_totals = {lane: plot_text(anchor=(0, 1)) for lane in figures.LANE_Y}
         for lane in figures.LANE_Y:
             for item in self.timeline_bars[lane].values():
@@ -75,6 +77,7 @@ class TrajectorySections:
                                                        symbolBrush=brush("decode"), symbolPen=pen("ink", 1))
         self.cache_text = plot_text(anchor=(0, 0))
         p.addItem(self.cache_text)
+        self.cache_wrap = wrap_in_plot(p, self.cache_text)  # a narrow column cut it ("…cached to")
         self.itl_plot = still_plot("token 间隔分布 · gaps between tokens (ITL) in the replay", ITL_SUBTITLE,
                                    "gap between two tokens (ms)", "share of gaps (%)")
         q = self.itl_plot.plot
@@ -103,7 +106,9 @@ class TrajectorySections:
         self._total_widths = {lane: drawn["total_width"] for lane, drawn in fig["lanes"].items()}
         self.timeline_plot.plot.getAxis("left").setTicks([fig["y_ticks"]])
         self.timeline_plot.plot.setXRange(*fig["x_range"], padding=0)
-        self.timeline_plot.plot.vb.sigResized.connect(self._wrap_timeline_totals)
+        if not self._wrap_connected:  # once: each draw connecting again stacked up calls
+            self.timeline_plot.plot.vb.sigResized.connect(self._wrap_timeline_totals)
+            self._wrap_connected = True
         self._wrap_timeline_totals()
 
     def _wrap_timeline_totals(self) -> None:
@@ -136,6 +141,7 @@ class TrajectorySections:
         self.engine_points.setData(fig["x"], fig["engine"])
         self.cache_text.setText(fig["text"])
         self.cache_text.setPos(*fig["text_pos"])
+        self.cache_wrap.wrap()
         self.cache_plot.plot.getAxis("bottom").setTicks([fig["ticks"]] if fig["ticks"] else None)
         self.cache_plot.plot.setXRange(*fig["x_range"], padding=0)
         self.cache_plot.plot.setYRange(*fig["y_range"], padding=0)

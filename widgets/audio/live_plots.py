@@ -23,6 +23,7 @@ _MOMENT_STYLE = {"interrupt": ("打断", "ink"), "mute": ("设备静音", "backl
                  "backend_stop": ("后端停止", "decode"), "release": ("释放缓冲/状态", "state")}
 EMPTY = np.empty(0)
 PAGE_LEVEL_POINTS = 300  # model B(t) over a page: 4 ms apart over 1.2 s (a chunk is 20 ms)
+FIRST_PLAY_LABEL_AT = 0.6  # along its line: below the moments' labels (top), above the note (bottom right)
 
 
 def _bars(item: pg.BarGraphItem, x0, x1, y, half: float) -> None:
@@ -66,7 +67,8 @@ class LivePlots(QtWidgets.QWidget):
         self.stall_curve = add("stall", pen=None, symbol="t", symbolSize=10, symbolBrush=brush("underrun", 230),
                                symbolPen=None)
         self.first_play_line = pg.InfiniteLine(angle=90, pen=pen("muted", 1, dashed=True), label="首播",
-                                               labelOpts={"position": 0.97, "color": COLORS["muted"]})
+                                               # chunks run downwards: 0.97 was the bottom, under the note there
+                                               labelOpts={"position": FIRST_PLAY_LABEL_AT, "color": COLORS["muted"]})
         p.addItem(self.first_play_line)
         self.now_line = pg.InfiniteLine(angle=90, pen=pen("cursor", 1.5))
         self.now_line.setVisible(False)

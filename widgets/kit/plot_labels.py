@@ -52,3 +52,28 @@ def keep_apart(plot: pg.PlotItem, items: list[pg.TextItem], anchor: tuple[float,
     """Keep items (left to right, each at `anchor`) apart as the plot changes; call the
     returned object's arrange() after setting their texts and positions."""
     return KeptApart(plot, items, anchor)
+
+
+class _Wrapped(QtCore.QObject):
+    def __init__(self, plot: pg.PlotItem, item: pg.TextItem):
+        super().__init__(plot)
+        self._box, self._item = plot.getViewBox(), item
+        self._box.sigResized.connect(self.wrap)
+        self._box.sigRangeChanged.connect(self.wrap)
+
+    def wrap(self, *_args) -> None:
+        box, item = self._box, self._item
+        if not (shiboken6.isValid(box) and shiboken6.isValid(item)):
+            return
+        left = box.mapViewToScene(item.pos()).x() - box.sceneBoundingRect().left()
+        item.setTextWidth(max(box.width() - left - WRAP_MARGIN_PX, WRAP_LEAST_PX))
+
+
+WRAP_MARGIN_PX = 6  # between a wrapped text and the plot's right edge
+WRAP_LEAST_PX = 80  # narrower than this a text is not worth wrapping
+
+
+def wrap_in_plot(plot: pg.PlotItem, item: pg.TextItem) -> _Wrapped:
+    """item (anchored at its left) wraps at the plot's right edge, now and whenever the
+    plot is resized or its range changes; call the returned object's wrap() after setPos."""
+    return _Wrapped(plot, item)

@@ -63,6 +63,7 @@ class ScalingPanel(FigureBinding, QtWidgets.QWidget):
         self.held_labels = [plot_text(anchor=(1.1, 0.5), kind="backlog") for _ in figures.HELD_KEYS]
         for label in self.held_labels:
             p.addItem(label)
+        self.held_apart = keep_apart(p, self.held_labels, (1.1, 0.5))  # the two held-out points lie close
         return column(self.fit_card, self.fit_plot)
 
     def _serve_section(self) -> QtWidgets.QWidget:
@@ -159,6 +160,7 @@ class ScalingPanel(FigureBinding, QtWidgets.QWidget):
         for label, (text, pos) in zip(self.held_labels, fig["held_labels"]):
             label.setText(text)
             label.setPos(*pos)
+        self.held_apart.arrange()
         self.fit_plot.plot.setYRange(*fig["y_range"], padding=0)
         self.fit_plot.plot.setXRange(*fig["x_range"], padding=0)
 

@@ -31,6 +31,7 @@ BEFORE_MS = 350.0  # shown before the user's last word: the end of the phrase an
 AFTER_REPLY_MS = 900.0  # shown of the reply after its first sample: its first chunks and stalls
 BOOK_MS = (370.0, 400.0)  # the book's two measured voice runs: user stops -> first chunk
 BACKGROUND_WINDOW_S = 3.0  # the background series kept around the turn (panning stays inside)
+BOOK_ROOM = 0.3  # the histogram's room left of the book's band, as a share of the data's span (its label's)
 SWIMLANE_TOP = 1.8  # the lanes' y range ends here: the silence text sits over the bracket at 0.6
 # Live ranges change only when the data leaves them or fills less than 1/LIVE_SHRINK of them,
 # and then span LIVE_GROWTH times the data: a drag from no load to saturation (silences from
@@ -386,7 +387,7 @@ class SilenceHistogram:
         top = max(1, int(counts.max()) if counts.size else 1)
         right = max(hi, marks.get("p99", hi)) + 2 * width
         left = min(lo, BOOK_MS[0])
-        left -= 0.15 * (right - left)  # room for the book's label left of its band
+        left -= BOOK_ROOM * (right - left)  # room for the book's label left of its band
         p = self.card.plot
         if live:
             set_live_range(p, "x", (left, right), low_pad=0.3)  # left follows right (room for the book's label)

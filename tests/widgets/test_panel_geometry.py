@@ -1,0 +1,56 @@
+"""Every panel as it opens in the main window at 1280x720, in Chinese and in English: no
+label on screen cut or over its neighbour, no text inside a plot cut by the plot's edge or
+over another (the talk's scenes have the same check, tests/lab/test_talk_geometry.py; a
+panel's own first view is not always a scene's)."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from lab.language import apply_language
+from tests.lab.test_talk_geometry import clipped_labels, overlapping_labels, plot_text_problems
+from widgets.kit.i18n import translate_tree
+from widgets.kit.panels import discover_panels
+
+SIZE = (1280, 720)
+KEYS = [p.key for p in discover_panels()]
+# Known and not fixed yet: each must still fail (a fixed one is taken off this list).
+KNOWN = {("vision", "zh"): "widgets/vision (MM's): the hand-off plot's note runs past the plot's right edge"}
+
+
+@pytest.fixture(scope="module")
+def window(qapp, tmp_path_factory):
+    from lab.main_window import MainWindow
+    old = os.environ.get("LAB_SETTINGS_DIR")
+    os.environ["LAB_SETTINGS_DIR"] = str(tmp_path_factory.mktemp("settings"))
+    window = MainWindow()
+    window.setFixedSize(*SIZE)
+    window.show()
+    yield window
+    window.close()
+    window.deleteLater()
+    if old is None:
+        os.environ.pop("LAB_SETTINGS_DIR", None)
+    else:
+        os.environ["LAB_SETTINGS_DIR"] = old
+
+
+@pytest.mark.parametrize("lang", ("zh", "en"))
+@pytest.mark.parametrize("key", KEYS)
+def test_a_panel_opens_with_every_text_whole(qtbot, window, key, lang):
+    window.show_panel(key)
+    qtbot.waitUntil(lambda: window.is_ready(key), timeout=60_000)
+    panel = window.panel(key)
+    qtbot.waitUntil(getattr(panel, "is_ready", lambda: True), timeout=60_000)
+    apply_language(lang, window)
+    translate_tree(window)
+    qtbot.wait(50)  # layouts after the new text
+    window.grab()  # plot texts take their place as drawn
+    problems = clipped_labels(window) + overlapping_labels(window) + plot_text_problems(window)
+    apply_language("both", window)
+    known = KNOWN.get((key, lang))
+    if known is not None:
+        assert problems, f"{key} in {lang} is whole now: take it off KNOWN"
+        pytest.xfail(known)
+    assert problems == [], f"{key} in {lang}: " + "; ".join(problems)
