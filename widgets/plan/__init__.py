@@ -25,6 +25,7 @@ from widgets.plan.open_point import open_in_serving
 from widgets.plan.plots import PlanPlots
 from widgets.plan.runner import SweepRunner
 from widgets.plan.table import RowsTable
+from widgets.plan.xpyd_card import attach as attach_xpyd
 
 LEAD = ("规划问题:多少张卡、什么引擎设置,能在 SLO 内服务这份流量,花多少钱?每个点是一次完整回放;"
         "结果边算边到 · How many cards, with which settings, serve this traffic within the SLO, at what cost? "
@@ -99,6 +100,7 @@ class PlanPanel(QtWidgets.QWidget):
         page.addWidget(self.form)
         page.addWidget(results)
         layout.addLayout(page)
+        layout.addWidget(attach_xpyd(self))  # the xPyD sweep (issue 15), under the form and results
         self.results = results
         self._scroll = self.findChild(QtWidgets.QScrollArea)
         self._scroll.viewport().installEventFilter(self)

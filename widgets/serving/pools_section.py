@@ -172,6 +172,7 @@ class PoolsSection(QtCore.QObject):
             self.form.status.setText("")
             return
         self.form.status.setText("prefill/decode 回放运行中… · the P/D run is running…")
+        in_language(self.form)
         jobs().submit(self.key, run_pools, raw, context=self.form,
                       done=lambda out, r=raw: self._on_done(r, out), failed=self._on_failed)
 
@@ -193,6 +194,7 @@ class PoolsSection(QtCore.QObject):
     def _on_failed(self, text: str) -> None:
         if shiboken6.isValid(self) and text:
             self.form.status.setText(f"失败 · failed: {text.strip().splitlines()[-1]}")
+            in_language(self.form)
 
     def eventFilter(self, watched, event):
         if event.type() == QtCore.QEvent.Type.Close and watched is self.panel:

@@ -51,15 +51,21 @@ def pool_line(side: str, p: dict) -> str:
     return f"{zh} · {en}"
 
 
-def transfer_line(block: dict) -> str:
-    t, link = block["transfer"], block["kv_link"]
+def link_line(block: dict) -> str:
+    """The link and the transfer mode: a pair, then the link's name as an identifier (a
+    pair never spans a <code> span: each text piece between tags translates alone)."""
+    link = block["kv_link"]
     bw = link["bandwidth_bytes_per_s"]
     speed = f"{bw / 1e9:,.1f} GB/s" if bw else "∞"
+    return f"{block['pools']} KV 链路 · {block['pools']} KV link: <code>{link['name']}</code>, {speed}"
+
+
+def transfer_line(block: dict) -> str:
+    t = block["transfer"]
     gb = f"{t['bytes_total'] / 1e9:,.3f} GB"
     p50, p95 = ms_text(t["ms"]["p50"]), ms_text(t["ms"]["p95"])
-    zh = f"{block['pools']}:KV 经 <code>{link['name']}</code>({speed})传输 {t['requests']:,} 次,共 {gb},p50 {p50},p95 {p95}"
-    en = (f"{block['pools']}: KV over <code>{link['name']}</code> ({speed}), {t['requests']:,} transfers, {gb}, "
-          f"p50 {p50}, p95 {p95}")
+    zh = f"传输 {t['requests']:,} 次,共 {gb};每次 p50 {p50},p95 {p95}"
+    en = f"{t['requests']:,} transfers, {gb}; each p50 {p50}, p95 {p95}"
     return f"{zh} · {en}"
 
 
@@ -135,15 +141,17 @@ class PoolsView(QtWidgets.QFrame):
         title = QtWidgets.QLabel("请求在哪里等 · what waited where")
         title.setStyleSheet("font-weight: 600;")
         grid.addWidget(title, 0, 0, 1, 3)
+        self.link_label = caption("", name="pools_link_line")
+        self.link_label.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        grid.addWidget(self.link_label, 1, 0, 1, 3)
         self.transfer_label = caption("", name="pools_transfer_line")
-        self.transfer_label.setTextFormat(QtCore.Qt.TextFormat.RichText)
-        grid.addWidget(self.transfer_label, 1, 0, 1, 3)
+        grid.addWidget(self.transfer_label, 2, 0, 1, 3)
         for c, text in enumerate(("", "p50", "p95")):
             head = QtWidgets.QLabel(text)
             head.setStyleSheet("font-weight: 600;")
-            grid.addWidget(head, 2, c)
+            grid.addWidget(head, 3, c)
         self.wait_cells: dict[str, tuple[QtWidgets.QLabel, QtWidgets.QLabel]] = {}
-        for r, (key, label) in enumerate(WAITS, start=3):
+        for r, (key, label) in enumerate(WAITS, start=4):
             grid.addWidget(QtWidgets.QLabel(label), r, 0)
             cells = (QtWidgets.QLabel("-"), QtWidgets.QLabel("-"))
             for c, cell in enumerate(cells, start=1):
@@ -152,7 +160,7 @@ class PoolsView(QtWidgets.QFrame):
                 grid.addWidget(cell, r, c)
             self.wait_cells[key] = cells
         grid.setColumnStretch(0, 1)
-        grid.setRowStretch(len(WAITS) + 3, 1)
+        grid.setRowStretch(len(WAITS) + 4, 1)
         return box
 
     def clear(self) -> None:
@@ -173,6 +181,7 @@ class PoolsView(QtWidgets.QFrame):
         self.inflight_card.curves["inflight"].setData(fig.inflight_t, fig.inflight)
         self.inflight_card.set_subtitle(f"峰值 {int(np.max(fig.inflight)) if fig.inflight.size else 0} · "
                                         f"peak {int(np.max(fig.inflight)) if fig.inflight.size else 0}")
+        self.link_label.setText(link_line(block))
         self.transfer_label.setText(transfer_line(block))
         for key, (p50, p95) in self.wait_cells.items():
             w = block["waits"][key]
