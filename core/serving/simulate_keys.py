@@ -24,8 +24,8 @@ from core.serving import aliases, bench_keys, traces
 from core.serving import replay as rp
 from core.serving.deployment import Deployment
 from core.serving.deployment_params import DEPLOYMENT_KEYS, DEPLOYMENT_PARAMS
-from core.serving.disagg.keys import PD_PARAMS, PD_TEXT_KEYS
 from core.serving.model_choice import ModelHardware, choose
+from core.serving.pd_params import PD_PARAMS, PD_TEXT_KEYS
 from core.serving.profile import choose_with_profile, is_profile, read_cached
 from core.serving.step_basis import BasisCost, from_deployment
 from core.serving.step_defaults import DEFAULTS as STEP_DEFAULTS

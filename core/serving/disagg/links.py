@@ -39,10 +39,10 @@ import numpy as np
 
 from core import catalog
 from core.registry import ParamError
+from core.serving.pd_params import OVERLAPS
 from core.units import NumberError, parse_number
 
 CARD_LINKS = ("nvlink", "pcie")
-OVERLAPS = ("whole", "layerwise")
 MAX_LINK_GB_S = 1e6
 
 

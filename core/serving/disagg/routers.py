@@ -19,12 +19,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from core.registry import ParamError
-from core.serving.routers import ROUTER_NOTES, ROUTERS, Router, make_router
+from core.serving.pd_params import DECODE_ROUTER_NOTES, DECODE_ROUTERS, DEMAND
+from core.serving.routers import ROUTERS, Router, make_router
 
-DEMAND = "least_kv_demand"
-DECODE_ROUTERS = ROUTERS + (DEMAND,)
-DECODE_ROUTER_NOTES = dict(ROUTER_NOTES, **{DEMAND: "fewest KV blocks in use or promised to requests waiting "
-                                                    "there (ties: fewest outstanding)"})
+__all__ = ["DECODE_ROUTERS", "DECODE_ROUTER_NOTES", "DEMAND", "LeastKvDemand", "decode_router"]
 
 
 class LeastKvDemand(Router):
