@@ -1,5 +1,8 @@
 """What a driver does to a running engine from outside, compiled: a client going away
-(cancel, a voice barge-in) and the routers' look at a prefix cache."""
+(cancel, a voice barge-in) and the routers' look at a prefix cache. Both are operations
+of the loop's one entry point (loop.run_events' `op`), not entry points of their own: each
+entry point is optimized and emitted with all the kernels it calls, so a second one
+would compile the block pool's code again."""
 from __future__ import annotations
 
 import math
@@ -7,7 +10,7 @@ import math
 import numpy as np
 
 from core.serving.engine.blocks import give_back
-from core.serving.engine.jit import exposed
+from core.serving.engine.jit import kernel
 from core.serving.engine.layout import (
     BLOCKS,
     CANCELLED,
@@ -15,17 +18,41 @@ from core.serving.engine.layout import (
     FEED_HEAD,
     FEED_TAIL,
     FINISH,
+    N_RUN,
     NOW,
+    OP_CANCEL,
     PENDING,
     ROUTED,
     X_MOVING,
     XSTATE,
 )
-from core.serving.engine.loop import record, remove_running
+from core.serving.engine.prefix import cached_prefix_blocks
 from core.serving.engine.queues import wq_remove
+from core.serving.engine.series import record
 
 
-@exposed
+@kernel
+def operation(S, SF, I, F, run, wq, feed, ser_t, ser, cache, grp, op, r):
+    """cancel_request (1 or 0) or cached_prefix_blocks of r."""
+    if op == OP_CANCEL:
+        return np.int64(cancel_request(S, SF, I, F, run, wq, feed, ser_t, ser, cache, grp, r))
+    return cached_prefix_blocks(S, I, cache, r)
+
+
+@kernel
+def remove_running(S, run, r):
+    n = S[N_RUN]
+    for i in range(n):
+        if run[i] == r:
+            for j in range(i, n - 1):
+                run[j] = run[j + 1]
+            S[N_RUN] = n - 1
+            return True
+    return False
+
+
+
+@kernel
 def cancel_request(S, SF, I, F, run, wq, feed, ser_t, ser, pool, grp, r):
     """r leaves the engine now, its blocks back to the pool (cached full blocks stay cached,
     as vLLM frees an aborted request); False if it finished or was never submitted here."""

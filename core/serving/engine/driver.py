@@ -37,8 +37,8 @@ def kernels():
     """The compiled loop and its helpers (the first call compiles or loads them from disk)."""
     global _kernels
     if _kernels is None:
-        from core.serving.engine import control, loop, prefix
-        _kernels = (loop.run_events, control.cancel_request, prefix.cached_prefix_blocks, loop.settle)
+        from core.serving.engine import loop
+        _kernels = (loop.run_events, loop.settle)
     return _kernels
 
 
@@ -83,8 +83,7 @@ class Engine:
         chunk = CHUNK_EVENTS if cooperative else _UNCANCELLABLE_EVENTS
         run_events = kernels()[0]
         while True:
-            status = run_events(st.S, st.SF, st.I, st.F, st.run, st.wq, st.fixed, st.feed, st.ht, st.hi, st.feq,
-                                st.ser_t, st.ser, st.log_r, st.log_t, st.coef, self._cache, st.grp, st.work, float(horizon), chunk)
+            status = self._call(run_events, float(horizon), chunk, L.OP_RUN, 0)
             if status == L.ST_DONE:
                 return
             if status == L.ST_GROW:
@@ -94,6 +93,12 @@ class Engine:
             if cooperative and time.perf_counter() - self._last_yield > YIELD_EVERY_S:
                 time.sleep(YIELD_S)
                 self._last_yield = time.perf_counter()
+
+    def _call(self, run_events, horizon: float, max_events: int, op: int, r: int) -> int:
+        st = self.state
+        return run_events(st.S, st.SF, st.I, st.F, st.run, st.wq, st.fixed, st.feed, st.ht, st.hi, st.feq,
+                          st.ser_t, st.ser, st.log_r, st.log_t, st.coef, self._cache, st.grp, st.work, horizon,
+                          max_events, op, r)
 
     # -- routed use (core.serving.replicas, core.voice) ------------------------------------
     def route(self) -> None:
@@ -130,8 +135,7 @@ class Engine:
         st = self.state
         if st.S[L.SER_LEN] + 2 > st.ser_t.size:
             st.grow()
-        return bool(kernels()[1](st.S, st.SF, st.I, st.F, st.run, st.wq, st.feed, st.ser_t, st.ser, self._cache,
-                                 st.grp, int(r)))
+        return bool(self._call(kernels()[0], 0.0, 0, L.OP_CANCEL, int(r)))
 
     # -- public reads ----------------------------------------------------------------------
     @property
@@ -213,7 +217,7 @@ class Engine:
         looks, takes nothing."""
         if self._pool is None:
             return 0
-        return int(kernels()[2](self.state.S, self.state.I, self._pool, int(r)))
+        return int(self._call(kernels()[0], 0.0, 0, L.OP_LOOK, int(r)))
 
     def step_series(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(time, steps, tokens) of every event so far, as views of the engine's arrays (no
@@ -274,7 +278,7 @@ class Engine:
         if self._pool is not None:
             pool = self._pool[0]
             if pool[0][L.POOL_QUEUED] != st.S[L.FREE]:  # blocks allocated in the last step leave
-                kernels()[3](pool, st.S[L.FREE], st.SF[L.NOW])  # the queue (a finished loop did)
+                kernels()[1](pool, st.S[L.FREE], st.SF[L.NOW])  # the queue (a finished loop did)
             evicted, block_s = int(pool[0][L.POOL_EVICTED]), float(pool[1][0])
         P, cached = st.I[L.P], st.I[L.CACHED]
         prompt = float(P.sum())

@@ -24,6 +24,8 @@ import time
 from numba import njit
 from numba.core import config as numba_config
 
+from core.serving.engine import jit_typing
+
 STALE_CACHE_S = 7 * 24 * 3600  # another version's compiled loop unused this long is removed
 
 
@@ -73,6 +75,7 @@ def choose_cache_folder() -> None:
 
 
 choose_cache_folder()
+jit_typing.install()  # a faster first compile, the same code (jit_typing.py)
 
 try:  # a kernel's code is emitted once, in the entry point that calls it (jit_link.py)
     from core.serving.engine.jit_link import link_only as _kernel

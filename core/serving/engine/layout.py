@@ -118,5 +118,10 @@ ST_DONE = 0  # the horizon is reached or no work is left
 ST_CHUNK = 1  # its share of events is used: Python checks cancel and yields, then calls again
 ST_GROW = 2  # the series or the log is nearly full: Python grows them, then calls again
 
+# -- what the loop is asked (run_events' op; control.py) --------------------------------------
+OP_RUN = 0  # events to the horizon
+OP_CANCEL = 1  # cancel request r: returns 1, or 0 if it had finished or was never submitted
+OP_LOOK = 2  # full blocks of r's prompt the prefix cache holds now
+
 # -- the block pool's int slots (pool.py; here so the driver reads them without numba) -------
 POOL_HEAD, POOL_TAIL, POOL_STACK_N, POOL_QUEUED, POOL_EVICTED = range(5)

@@ -25,6 +25,7 @@ import numpy as np
 from core.serving.engine.blocks import give_back
 from core.serving.engine.borrow import borrow, borrow_cache
 from core.serving.engine.client import arrivals, client_finished, client_time, fe_output, fe_output_run, next_arrival
+from core.serving.engine.control import operation
 from core.serving.engine.group import (
     at_offset,
     crossings,
@@ -75,16 +76,11 @@ from core.serving.engine.layout import (
     NEXT,
     NG,
     NOW,
+    OP_RUN,
     OUT,
     PEAK,
     PRE_TOK,
     ROUTED,
-    S_DEC,
-    S_KV,
-    S_RUNNING,
-    S_STEPS,
-    S_TOKENS,
-    S_WAITING,
     SER_LEN,
     ST_CHUNK,
     ST_DONE,
@@ -105,31 +101,7 @@ from core.serving.engine.prefix import head_plan, register_filled, steps_before_
 from core.serving.engine.pricing import decode_time, price_step, steps_until
 from core.serving.engine.pyset import set_order
 from core.serving.engine.queues import heap_push, wq_get
-
-
-@kernel
-def record(S, SF, ser_t, ser, tokens, steps, decode_rows):
-    j = S[SER_LEN]
-    ser_t[j] = SF[NOW]
-    ser[S_WAITING, j] = S[WQ_LEN]
-    ser[S_RUNNING, j] = S[N_RUN]
-    ser[S_KV, j] = S[NB] - S[FREE]
-    ser[S_TOKENS, j] = tokens
-    ser[S_STEPS, j] = steps
-    ser[S_DEC, j] = decode_rows
-    S[SER_LEN] = j + 1
-
-
-@kernel
-def remove_running(S, run, r):
-    n = S[N_RUN]
-    for i in range(n):
-        if run[i] == r:
-            for j in range(i, n - 1):
-                run[j] = run[j + 1]
-            S[N_RUN] = n - 1
-            return True
-    return False
+from core.serving.engine.series import record
 
 
 @kernel
@@ -339,16 +311,19 @@ def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, ser_t, ser, log_r, log_t, coef, cache, grp, work,
-               horizon, max_events):
+               horizon, max_events, op, r):
     """Events while the clock is before horizon and work is left, at most max_events. The
     arrays are Python's for the whole call: borrowed (borrow.py), and the loop runs on them.
     cache: the prefix cache's arrays, used where S[CACHE] says so (a replay caching nothing
-    carries an empty one: one compiled loop for both)."""
+    carries an empty one: one compiled loop for both). op: OP_RUN, or one of control.py's
+    operations on request r (a cancel, a look at the prefix cache), which it returns."""
     S, SF, I, F, run, wq = borrow(S), borrow(SF), borrow(I), borrow(F), borrow(run), borrow(wq)
     fixed, feed, ht, hi, feq = borrow(fixed), borrow(feed), borrow(ht), borrow(hi), borrow(feq)
     ser_t, ser, log_r, log_t, coef = borrow(ser_t), borrow(ser), borrow(log_r), borrow(log_t), borrow(coef)
     cache, work = borrow_cache(cache), borrow(work)
     grp = (borrow(grp[0]), borrow(grp[1]), borrow(grp[2]), borrow(grp[3]))
+    if op != OP_RUN:
+        return operation(S, SF, I, F, run, wq, feed, ser_t, ser, cache, grp, op, r)
     cap = run.size + 1
     # scratch: ids, chunks, finished ids, a set's table, offsets
     ids, chunks, gone = work[:cap], work[cap:2 * cap], work[2 * cap:6 * cap]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.serving.engine import pool as bp
-from core.serving.engine.jit import exposed, kernel
+from core.serving.engine.jit import kernel
 from core.serving.engine.keys import fill
 from core.serving.engine.layout import BLOCKS, BS, COMPUTED, FREE, HELD, KEEP, NOW, OUT, RESERVE, TOOL, P
 
@@ -138,7 +138,7 @@ def steps_before_watched_eviction(S, SF, cache, hist, n, k):
     return q * bs + kth_offset(hist, idx)
 
 
-@exposed
+@kernel
 def cached_prefix_blocks(S, I, cache, r):
     """Full blocks of r's prompt the cache holds now; looks, takes nothing."""
     pool, px = cache
