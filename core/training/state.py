@@ -1,5 +1,6 @@
-"""The Training panel's state (§3.4-3.5): its eleven calculator cards, its view options and
-the positions of its two ▶ players. Pure Python; the panel binds to it and holds nothing.
+"""The Training panel's state (§3.4-3.5): its eleven calculator cards, the RL tab's live
+loop (core.training.rl_loop_card: the form and the mode switch), its view options and the
+positions of its three ▶ players. Pure Python; the panel binds to it and holds nothing.
 
 Sliders in the panel are views of card fields (micro-batches and cards of `step`, the split
 of `packing`, the rewards of `advantage`), so they need no state of their own.
@@ -11,6 +12,7 @@ from typing import Any
 
 from core.registry import ParamError
 from core.state_model import PanelModel
+from core.training.rl_loop_card import RL_LOOP
 
 TABS = ("step", "flops", "rl")
 STEP_VIEWS = ("model", "illustrative")
@@ -30,12 +32,13 @@ class TrainingState(PanelModel):
         ("marginal", "rl.marginal"),
         ("advantage", "rl.advantage"),
         ("loss", "rl.loss_mean"),
+        ("rl_loop", RL_LOOP),  # `lab simulate rl`'s keys the RL tab sets (its split sweep sweeps this loop)
     )
     VIEW = {
         "tab": "step",  # one of TABS
         "step_view": "model",  # one of STEP_VIEWS: the model on the card, or 图 3-20's 4 layers
     }
-    PLAYERS = ("step", "pipeline")  # seconds into the step / into the RL pipeline
+    PLAYERS = ("step", "pipeline", "rl_loop")  # seconds into the step / the RL pipeline / the live loop
 
     CHOICES = {"tab": TABS, "step_view": STEP_VIEWS}
 

@@ -14,9 +14,9 @@ from core.units import GB, TFLOP
 
 def test_state_holds_every_card_view_and_player():
     state = TrainingState()
-    assert len(state.cards) == 11
+    assert len(state.cards) == 12  # eleven calculators and the RL tab's loop
     assert state.view("tab") == "step" and state.view("step_view") == "model"
-    assert state.player("step") == 0.0 and state.player("pipeline") == 0.0
+    assert state.player("step") == 0.0 and state.player("pipeline") == 0.0 and state.player("rl_loop") == 0.0
 
 
 def test_state_round_trips_through_json_and_emits_once_per_change():

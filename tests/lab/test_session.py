@@ -228,7 +228,7 @@ def test_reset_panel_is_one_action_and_one_undo_step(qtbot, window, open_panel):
     window.session.reset_action.trigger()
     after = panel.state.to_json()
     assert after["cards"] == fresh["cards"] and after["view"] == fresh["view"]
-    assert after["players"] == {"step": 0.0, "pipeline": 0.0}  # ▶ from the start
+    assert after["players"] == {"step": 0.0, "pipeline": 0.0, "rl_loop": 0.0}  # ▶ from the start
     assert window.undo_stack.count() == steps + 1
     window.undo_stack.undo()
     assert panel.state.to_json() == edited  # ▶ positions too

@@ -3,71 +3,66 @@ the serving engine on the job runner (never on the GUI thread), drawn as Gantt l
 (rl_loop_view.py) and played with ▶. Synchronous, one-step, fully async and partial
 rollouts are a switch; the inputs are a form whose refusals show next to the field.
 
-The window plays a few steps on a few replicas: the form refuses more (MAX_STEPS,
-MAX_REPLICAS), `lab simulate rl` takes them all.
+The form and the switch are views of the state's rl_loop card (core/training/rl_loop_card.py):
+sessions, talks, ↺ and undo carry the loop, and the ▶'s position is the state's rl_loop
+player. The window plays a few steps on a few replicas: the card refuses more.
 """
 from __future__ import annotations
-
-from dataclasses import replace
 
 import shiboken6
 from PySide6 import QtWidgets
 
-from core.registry import ParamError
 from core.rl.gantt import LoopFigure, loop_figure
-from core.rl.params import MODES, PARAM_BY_NAME, RLParams
+from core.rl.params import MODES, RLParams
 from core.rl.sweep import split_sweep
+from core.training.rl_loop_card import FORM_NAMES, MAX_REPLICAS, loop_params
 from widgets.kit.jobs import BusyBadge, jobs
 from widgets.kit.page import column
 from widgets.kit.param_form import ParamForm
 from widgets.kit.timeline_player import TimelinePlayer
-from widgets.training.kit import Readout, Section, caption
+from widgets.training.kit import PlayedSection, Readout, caption
 from widgets.training.rl_loop_view import LoopView
 from widgets.training.rl_split import SplitView
 
-MAX_STEPS = 12
-MAX_REPLICAS = 8
-# The form's fields: (name, its label as a "中文 English" pair, the window's starting value).
-FIELDS = (
-    ("steps", "训练步数 training steps", 4),
-    ("prompts", "每步提示数 prompts per step", 4),
-    ("group", "每组样本数 samples per prompt", 8),
-    ("lengths", "输出长度分布 output lengths", "lognormal"),
-    ("output_tokens", "输出长度 output tokens (G)", 256),
-    ("sigma", "长尾 σ lognormal σ", 1.0),
-    ("max_tokens", "最长回答 max response tokens", 4096),
-    ("rollout_replicas", "生成副本 rollout replicas", 2),
-    ("trainer_cards", "训练卡 trainer cards", 4),
-    ("staleness", "滞后上限 η staleness bound η", 1),
-    ("partial_tokens", "部分生成预算 partial budget (tokens)", 512),
-)
+# The form's labels, each a "中文 English" pair (the fields are the card's FORM_NAMES).
+LABELS = {
+    "steps": "训练步数 training steps",
+    "prompts": "每步提示数 prompts per step",
+    "group": "每组样本数 samples per prompt",
+    "lengths": "输出长度分布 output lengths",
+    "output_tokens": "输出长度 output tokens (G)",
+    "sigma": "长尾 σ lognormal σ",
+    "max_tokens": "最长回答 max response tokens",
+    "rollout_replicas": "生成副本 rollout replicas",
+    "trainer_cards": "训练卡 trainer cards",
+    "staleness": "滞后上限 η staleness bound η",
+    "partial_tokens": "部分生成预算 partial budget (tokens)",
+}
 MODE_LABELS = {"synchronous": "同步 synchronous", "one_step": "一步异步 one-step off-policy",
                "async": "全异步 fully async", "partial": "部分生成 partial rollouts"}
 
 
-def form_params():
-    """The loop's Params with the window's starting values and no unit (the label says it)."""
-    return tuple(replace(PARAM_BY_NAME[name], default=value, unit="") for name, _, value in FIELDS)
-
-
-class RLLoopSection(Section):
-    paths = ()
+class RLLoopSection(PlayedSection):
+    paths = ("cards.rl_loop", "player.rl_loop")
+    player_name = "rl_loop"
 
     def __init__(self, panel, layout: QtWidgets.QVBoxLayout, before: QtWidgets.QLayout):
         super().__init__(panel)
         self._layout, self._before = layout, before
+        self.card = self.state.card("rl_loop")
         self.job_key = f"training.rl_loop.{id(panel)}"
         self.split_key = f"training.rl_split.{id(panel)}"  # the split sweep, after each loop
-        self.mode = "synchronous"
         self.figures_shown = 0
+        self._asked = None  # the card's inputs of the latest loop sent to the job runner
         self._stale = False  # an input changed while the RL tab was not shown
+        self._held: LoopFigure | None = None  # a loop that came back while another tab was shown
 
     def build(self):
-        self.form = ParamForm(form_params(), check=self._check)
+        self.form = ParamForm(self.card, names=FORM_NAMES)
         self.form.setObjectName("rl_loop_form")
-        for name, label, _ in FIELDS:  # the pair reads in either language by itself
+        for name in FORM_NAMES:  # the pair reads in either language by itself
             field = self.form.field(name)
-            field.label.setText(label)
+            field.label.setText(LABELS[name])
             field.label.setProperty("i18n_key", "")
         self.mode_buttons: dict[str, QtWidgets.QToolButton] = {}
         switch = QtWidgets.QWidget()
@@ -112,36 +107,39 @@ class RLLoopSection(Section):
         box.addWidget(column(self.view, self.split, stretch_last=False), 5)
         index = next(i for i in range(self._layout.count()) if self._layout.itemAt(i).layout() is self._before)
         self._layout.insertLayout(index, box)
-        self.player.position_changed.connect(self.view.set_time)
-        self.form.values_changed.connect(lambda _values: self.refresh())
+        self.player.position_changed.connect(lambda t: self.state.set_player(self.player_name, t))
         self.state.changed.connect(self._on_state_changed)  # the panel tells sections no tab changes
         yield
 
     # ---- inputs -------------------------------------------------------------------
+    @property
+    def mode(self) -> str:
+        return self.card.inputs["mode"]
+
     def params(self, values: dict | None = None) -> RLParams:
-        """The loop the window runs: the form's values, the mode switch, the rest defaults."""
-        values = self.form.values() if values is None else values
-        return RLParams(mode=self.mode, **values)
-
-    def _check(self, values: dict) -> None:
-        if values["steps"] > MAX_STEPS:
-            raise ParamError("steps", f"got {values['steps']}; valid: <= {MAX_STEPS} in the window "
-                             "(lab simulate rl takes more)")
-        if values["rollout_replicas"] > MAX_REPLICAS:
-            raise ParamError("rollout_replicas", f"got {values['rollout_replicas']}; valid: <= {MAX_REPLICAS} "
-                             "lanes in the window (lab simulate rl takes more)")
-        self.params(values).check()
-
-    def _on_state_changed(self, path: str, _value=None) -> None:
-        if path == "view.tab" and self._stale and shiboken6.isValid(self.view):
-            self.refresh()
+        """The loop the window runs: the card's values (or these), the rest RLParams' defaults."""
+        return loop_params(self.card.inputs if values is None else values)
 
     def set_mode(self, mode: str) -> None:
-        if mode == self.mode:
+        self.card.update({"mode": mode})
+
+    def on_changed(self, path: str) -> None:
+        if path == "player.rl_loop":
+            self.follow_position()
             return
-        self.mode = mode
-        self.mode_buttons[mode].setChecked(True)
-        self.refresh()
+        self.mode_buttons[self.mode].setChecked(True)  # whoever changed it: a click, undo, a session
+        if self.card.inputs != self._asked:  # a refused edit keeps the loop on screen
+            self.refresh()
+
+    def _on_state_changed(self, path: str, _value=None) -> None:
+        if path != "view.tab" or not self._stale or not shiboken6.isValid(self.view):
+            return
+        held, self._held = self._held, None
+        if held is not None and held.params == self.params() and self.state.view("tab") == "rl":
+            self._stale = False
+            self._show(held)
+        else:
+            self.refresh()
 
     # ---- the figure ---------------------------------------------------------------
     def refresh(self) -> None:
@@ -150,16 +148,20 @@ class RLLoopSection(Section):
         if self.state.view("tab") != "rl":
             self._stale = True
             return
-        self._stale = False
+        self._stale, self._held = False, None
+        self._asked = self.card.inputs
         jobs().submit(self.job_key, loop_figure, self.params(), done=self._show, context=self.view)
 
     def _show(self, fig: LoopFigure) -> None:
+        if self.state.view("tab") != "rl":
+            # Another tab now (a session opened meanwhile): the figure waits, and the
+            # player's position in the state stays as it was until the tab is shown.
+            self._held, self._stale = fig, True
+            return
         self.view.show_figure(fig)
-        playing = self.player.is_playing()
-        fraction = self.player.position / self.player.duration if self.figures_shown else 1.0
-        self.player.set_duration(fig.end_s)
-        self.player.fit_time_label(f"{fig.end_s:,.1f} / {fig.end_s:,.1f} s")
-        self.player.seek(fraction * fig.end_s if playing or self.figures_shown else fig.end_s)
+        position = self.start_position(fig.end_s)  # a restored position holds; an edit keeps the fraction
+        self.set_duration(fig.end_s)
+        self.player.seek(position)
         self.view.set_time(self.player.position)
         s = fig.summary
         self.summary.setText(
