@@ -13,6 +13,10 @@ Formats (FORMATS; format="auto" sniffs the header or the first JSON line):
   sessions    multi-turn sessions JSONL -> Workload(sessions=Sessions(...)) (see sessions.py)
   bailian     Alibaba's Bailian usage traces as AIPerf reads them (timestamp s, each row its whole
               context, hash_ids of 16 tokens -> Workload.prefix; bailian.py)
+  baseten     Baseten's completion traces, Parquet, as AIPerf reads them (timestamp_start_unix_ms,
+              input_tokens, output_tokens, total_hashes per block_size tokens; baseten.py)
+AIPerf's text-only layouts (single_turn, multi_turn, random_pool, mooncake_trace with
+text_input) are refused naming the missing input_length (aiperf_text.py).
 Transforms (transforms.py): window=(start_s, end_s), then limit=rows, then time_scale
 (2 = arrivals twice as fast).
 
@@ -33,8 +37,9 @@ from pathlib import Path
 
 from core.cancel import NEVER
 from core.registry import ParamError
-from core.serving.traces import guard, mooncake_sessions
+from core.serving.traces import baseten, guard, mooncake_sessions
 from core.serving.traces.bailian import read_bailian
+from core.serving.traces.baseten import read_baseten
 from core.serving.traces.guard import MAX_ARRIVAL_S, MAX_FIELD_CHARS, MAX_LINE_CHARS
 from core.serving.traces.jsonlines import read_jsonl
 from core.serving.traces.options import DEFAULT as DEFAULT_OPTIONS
@@ -75,7 +80,7 @@ def load_trace(path, max_request_tokens: int | None = None, *, format: str = "au
     # one-week Azure 2024 files are 17 M and 27 M rows, time-ordered.
     data, head = guard.read_checked(path, MAX_TRACE_BYTES, None if rows is None else rows + 1)
     kind = options.format if options.format != "auto" or not head else sniff(data)
-    if head and (kind in ("sessions", "vllm_bench") or kind == "mooncake" and mooncake_sessions.has_sessions(data)):
+    if head and (kind in ("sessions", "vllm_bench", "baseten") or kind == "mooncake" and mooncake_sessions.has_sessions(data)):
         raise ParamError("trace", f"{path.name}: {path.stat().st_size:,} bytes; valid: at most {MAX_TRACE_BYTES:,} "
                          "bytes (limit= reads the head of a larger file only for one request per row)")
     work = _parse(data, path.name, options, max_request_tokens, progress, cancel)
@@ -114,6 +119,8 @@ def _parse(data: bytes, name: str, options: TraceOptions, max_request_tokens: in
     fmt, trace_model, trace_log_type = options.format, options.trace_model, options.trace_log_type
     hash_block_tokens = options.hash_block_tokens
     try:
+        if fmt == "baseten" or fmt == "auto" and baseten.looks_like(data):  # Parquet: binary, no text checks
+            return _parquet(data, name, options, max_request_tokens, report)
         guard.decode_check(data, name)
         if not data or data.isspace():
             raise guard.fail("the file is empty; valid: a trace file with requests")
@@ -142,6 +149,21 @@ def _parse(data: bytes, name: str, options: TraceOptions, max_request_tokens: in
         if exc.param == "trace" and not exc.message.startswith(f"{name}: "):
             raise ParamError("trace", f"{name}: {exc.message}") from None
         raise
+    report(1.0)
+    return work
+
+
+def _parquet(data: bytes, name: str, options: TraceOptions, max_request_tokens: int | None, report) -> Workload:
+    """A Baseten trace (baseten.py): only the transforms apply of the options."""
+    for value, param in ((options.trace_model, "trace_model"), (options.trace_log_type, "trace_log_type"),
+                         (options.hash_block_tokens, "hash_block_tokens")):
+        if value is not None:
+            raise ParamError(param, "a baseten trace has no such column; valid: without it (its block_size "
+                             "column gives the tokens a hash covers)")
+    if not baseten.looks_like(data):
+        raise guard.fail("not a Parquet file (no PAR1 at its start and end); valid: a Baseten trace Parquet file")
+    parsed = read_baseten(data, report.part(0.9))
+    work = finish(parsed, max_request_tokens, options.time_scale, options.window, options.limit, checked=True)
     report(1.0)
     return work
 

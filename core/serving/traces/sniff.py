@@ -6,14 +6,15 @@ from __future__ import annotations
 import json
 
 from core.registry import ParamError
-from core.serving.traces import bailian, mooncake_sessions, sessions, vllm_bench
+from core.serving.traces import aiperf_text, bailian, baseten, mooncake_sessions, sessions, vllm_bench
 from core.serving.traces.columns import CsvText
 from core.serving.traces.guard import fail
 from core.serving.traces.jsonlines import MOONCAKE_KEYS
 from core.serving.traces.tabular import IMAGES
 from core.serving.traces.tabular import sniff as sniff_header
 
-FORMATS = ("auto", "csv", "jsonl", "azure", "burstgpt", "mooncake", "vidur", "vllm_bench", "sessions", "bailian")
+FORMATS = ("auto", "csv", "jsonl", "azure", "burstgpt", "mooncake", "vidur", "vllm_bench", "sessions", "bailian",
+           "baseten")
 JSON_FORMATS = ("jsonl", "mooncake", "vllm_bench", "sessions", "bailian")
 _FIRST_LINE_BYTES = 1 << 20
 
@@ -39,6 +40,8 @@ def json_kind(obj) -> str:
 
 def sniff(data: bytes) -> str:
     """The format of a file's bytes (BOM and leading blank lines skipped)."""
+    if data.startswith(baseten.MAGIC):  # Parquet: binary, read by pyarrow (baseten.py)
+        return "baseten"
     body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
     head = body[:_FIRST_LINE_BYTES].lstrip()  # a prefix: no copy of a large file
     if not head:
@@ -61,4 +64,8 @@ def sniff(data: bytes) -> str:
         if not vllm_bench.looks_like(obj):
             raise fail("one JSON object that is not a vllm bench serve result; valid: JSON Lines or such a result")
         return "vllm_bench"
-    return json_kind(obj)
+    kind = json_kind(obj)
+    if kind == "jsonl":  # AIPerf's text-only layouts: refused naming the missing length
+        skipped = body[: min(len(body), _FIRST_LINE_BYTES) - len(head)]
+        aiperf_text.refuse(obj, skipped.count(b"\n") + 1)
+    return kind
