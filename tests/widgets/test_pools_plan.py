@@ -3,6 +3,9 @@ capacity search's answer (`lab simulate serving pools=cheapest:XxY` for the same
 each cell is that point's row; a refused key shows under its field."""
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import json
 
 import shiboken6
@@ -73,3 +76,27 @@ def test_best_orders_as_the_capacity_search():
     rows = [{"param.prefill_replicas": 1, "param.decode_replicas": 2, "slo_attainment": 0.95, "cost_per_hour": 3.0},
             {"param.prefill_replicas": 1, "param.decode_replicas": 2, "slo_attainment": 0.85, "cost_per_hour": 3.0}]
     assert cells(rows, 0.9)[(1, 2)] == Cell(1, 2, 0.85, 3.0, False)  # seeds: the worst one
+
+
+def test_the_swept_grid_reads_in_either_language(qtbot):
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from test_i18n import shown_texts
+
+    from widgets.kit.i18n import english_words, has_cjk, set_language
+
+    p = _panel(qtbot)
+    card = p.xpyd_card
+    card.max_prefill.setValue(2)
+    card.max_decode.setValue(2)
+    with qtbot.waitSignal(card.finished, timeout=120_000):
+        assert card.run("inprocess")
+    both = shown_texts(card)
+    try:
+        set_language("en")
+        assert not [t for t in shown_texts(card) if has_cjk(t)]
+        set_language("zh")
+        assert not [(t, english_words(t)) for t in shown_texts(card) if english_words(t)]
+    finally:
+        set_language("both")
+    assert shown_texts(card) == both
+    _close(p)

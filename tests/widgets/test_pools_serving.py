@@ -3,6 +3,9 @@ pools with the numbers `lab simulate serving` prints for the same keys; a bad kv
 its error next to the field; the pools' sums are their instances' series."""
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import json
 
 import numpy as np
@@ -12,8 +15,8 @@ from core.serving.disagg.report import build
 from core.serving.disagg.run import replay_disagg
 from lab.cli import main
 from widgets.kit.jobs import jobs
-from widgets.serving.pools_run import inflight, pool_series
-from widgets.serving.pools_view import WAITS, ms_text
+from widgets.serving.pools_run import counts, inflight, pool_kv
+from widgets.serving.pools_view import WAITS, ms_text, steps
 
 # Replay A with a shorter workload (a P/D run of the book's 480 requests takes seconds).
 SMALL = {"durations_s": "20,20", "rates_per_s": "2,2"}
@@ -59,14 +62,25 @@ def test_1p1d_shows_both_pools_with_the_clis_numbers(open_serving_panel, qtbot, 
     assert f"{d['transfer']['bytes_total'] / 1e9:,.3f} GB" in view.transfer_label.text()
     assert view.command.text() == "<code>lab simulate serving durations_s=20,20 rates_per_s=2,2 pools=1P1D " \
                                   "kv_link=rdma-400g</code>"
-    # The plots are the run's series: the prefill pool's one instance, as the engine gave it
+    # The plots are the run's: the prefill pool's requests in each phase, the decode
+    # instance's own KV series, the transfers in flight
     cfg, work, *_ = build(fig.raw)
     run = replay_disagg(work, cfg)
-    entry = run.result.extras["replicas"][0]
+    r, cols = run.result, run.result.extras["request_columns"]
     x, y = view.queue_cards["prefill"].curves["waiting"].getData()
-    assert np.array_equal(x, entry["series_t"]) and np.array_equal(y, entry["series_waiting"])
+    t = view.figure.pools["prefill"].t
+    assert np.array_equal(y, steps(t, counts(r.arrival_s, r.first_schedule_s, t))[1])
+    x, y = view.queue_cards["prefill"].curves["running"].getData()
+    assert np.array_equal(y, steps(t, counts(r.first_schedule_s, cols["prefill_done_s"], t))[1])
+    assert y.max() == 1  # one instance prefills one 8,192-token prompt a step (budget 8,192)
+    kv = view.figure.pools["prefill"].kv_percent  # the prompts' blocks while they prefill: the engine's peak
+    assert kv.max() == pytest.approx(d["prefill"]["kv_peak_fraction"] * 100, rel=1e-12)
+    entry = r.extras["replicas"][1]  # the decode instance
+    x, y = view.kv_cards["decode"].curves["kv"].getData()
+    kx, ky = steps(entry["series_t"], entry["series_kv_blocks"] / entry["num_blocks"] * 100)
+    assert np.array_equal(x, kx) and np.allclose(y, ky)
     x, y = view.inflight_card.curves["inflight"].getData()
-    assert np.array_equal(y, inflight(run.result.kv_alloc_s, run.result.kv_ready_s)[1])
+    assert np.array_equal(y, steps(*inflight(r.kv_alloc_s, r.kv_ready_s))[1])
     # Back to one pool: the view goes away
     section.form.set_values("")
     assert view.isHidden() and not section.raw
@@ -92,18 +106,45 @@ def test_a_bad_kv_link_shows_next_to_the_field(open_serving_panel, qtbot):
     jobs().wait_idle()
 
 
-def test_pool_series_sums_its_instances_step_by_step():
-    a = {"series_t": np.array([0.0, 2.0]), "series_waiting": np.array([3, 1]), "series_running": np.array([1, 2]),
-         "series_kv_blocks": np.array([10, 20]), "num_blocks": 100}
-    b = {"series_t": np.array([1.0, 3.0]), "series_waiting": np.array([5, 0]), "series_running": np.array([4, 0]),
-         "series_kv_blocks": np.array([30, 0]), "num_blocks": 100}
-    s = pool_series([a, b])
-    assert s.t.tolist() == [0.0, 1.0, 2.0, 3.0] and s.instances == 2
-    assert s.waiting.tolist() == [3, 8, 6, 1]  # b is 0 before its first sample
-    assert s.running.tolist() == [1, 5, 6, 2]
-    assert s.kv_percent == pytest.approx([5.0, 20.0, 25.0, 10.0])  # of the pool's 200 blocks
+def test_pool_kv_sums_its_instances_step_by_step():
+    a = {"series_t": np.array([0.0, 2.0]), "series_kv_blocks": np.array([10, 20]), "num_blocks": 100}
+    b = {"series_t": np.array([1.0, 3.0]), "series_kv_blocks": np.array([30, 0]), "num_blocks": 100}
+    t, kv, n = pool_kv([a, b])
+    assert t.tolist() == [0.0, 1.0, 2.0, 3.0] and n == 2
+    assert kv == pytest.approx([5.0, 20.0, 25.0, 10.0])  # of the pool's 200 blocks; b is 0 before its first sample
 
 
 def test_inflight_counts_started_and_not_landed():
     t, n = inflight(np.array([1.0, 2.0, np.nan]), np.array([3.0, 2.5, np.nan]))
     assert t.tolist() == [0.0, 1.0, 2.0, 2.5, 3.0] and n.tolist() == [0, 1, 2, 1, 0]
+    assert counts(np.array([0.0, 0.0]), np.array([1.0, 0.0]), np.array([0.0, 0.5, 1.0])).tolist() == [1, 1, 0]
+    # weighted: 3 blocks over [0, 2), 5 over [1, 3)
+    assert counts(np.array([0.0, 1.0]), np.array([2.0, 3.0]), np.array([0.0, 1.0, 2.0, 3.0]),
+                  np.array([3, 5])).tolist() == [3, 8, 5, 0]
+    x, y = steps(np.array([0.0, 1.0, 3.0]), np.array([2.0, 5.0, 0.0]))
+    assert x.tolist() == [0, 1, 1, 3, 3] and y.tolist() == [2, 2, 5, 5, 0]
+
+
+def test_the_drawn_pools_read_in_either_language(open_serving_panel, qtbot):
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from test_i18n import shown_texts  # the language test's own walk (markup and <code> removed)
+
+    from widgets.kit.i18n import english_words, has_cjk, set_language
+
+    panel = _small_panel(open_serving_panel, qtbot)
+    section = panel.pools_section
+    with qtbot.waitSignal(section.drawn, timeout=60_000):
+        section.form.set_values("2P2D", "pcie", "layerwise")
+    both = shown_texts(section.view) + shown_texts(section.form)
+    try:
+        set_language("en")
+        left = [t for t in shown_texts(section.view) + shown_texts(section.form) if has_cjk(t)]
+        assert not left, left
+        set_language("zh")
+        left = [(t, english_words(t)) for t in shown_texts(section.view) + shown_texts(section.form)
+                if english_words(t)]
+        assert not left, left
+    finally:
+        set_language("both")
+    assert shown_texts(section.view) + shown_texts(section.form) == both
+    jobs().wait_idle()

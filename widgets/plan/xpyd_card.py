@@ -16,7 +16,7 @@ from PySide6 import QtCore, QtWidgets
 from core.serving.disagg.capacity import DEFAULT_ATTAINMENT, MAX_SIDE
 from widgets.kit.i18n_text import language
 from widgets.kit.i18n_tree import translate_tree
-from widgets.kit.page import caption
+from widgets.kit.page import ReflowLayout, caption
 from widgets.plan.form import Field
 from widgets.plan.runner import SweepRunner
 from widgets.plan.xpyd_grid import XpydGrid, best, cells
@@ -65,7 +65,10 @@ class XpydCard(QtWidgets.QFrame):
             form.addWidget(QtWidgets.QLabel(label), r, 0)
             form.addWidget(widget, r, 1)
         form.setColumnStretch(1, 1)
-        col.addLayout(form)
+        left = QtWidgets.QWidget()
+        left_col = QtWidgets.QVBoxLayout(left)
+        left_col.setContentsMargins(0, 0, 0, 0)
+        left_col.addLayout(form)
         buttons = QtWidgets.QHBoxLayout()
         self.run_button = QtWidgets.QPushButton("扫描 xPyD · sweep xPyD")
         self.run_button.setObjectName("xpyd_run")
@@ -74,15 +77,25 @@ class XpydCard(QtWidgets.QFrame):
         buttons.addWidget(self.run_button)
         buttons.addWidget(self.cancel_button)
         buttons.addStretch(1)
-        col.addLayout(buttons)
+        left_col.addLayout(buttons)
         self.status = caption("", name="xpyd_status")
-        col.addWidget(self.status)
+        left_col.addWidget(self.status)
+        left_col.addStretch(1)
+        right = QtWidgets.QWidget()
+        right_col = QtWidgets.QVBoxLayout(right)
+        right_col.setContentsMargins(0, 0, 0, 0)
         self.grid = XpydGrid()
-        col.addWidget(self.grid)
+        right_col.addWidget(self.grid)
         self.answer = caption("", name="xpyd_answer")
         self.answer.setStyleSheet("font-weight: 600;")
         self.answer.setTextFormat(QtCore.Qt.TextFormat.RichText)
-        col.addWidget(self.answer)
+        right_col.addWidget(self.answer)
+        right_col.addStretch(1)
+        # The fields beside the grid (under it when narrow)
+        both = ReflowLayout(columns=2, min_column_em=18, stretch=(2, 3))
+        both.addWidget(left)
+        both.addWidget(right)
+        col.addLayout(both)
         self.command = caption("", name="xpyd_command")
         self.command.setTextFormat(QtCore.Qt.TextFormat.RichText)
         self.command.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -194,13 +207,13 @@ def answer_text(cell, summary: dict) -> str:
     if cell is None:
         return f"没有一格让 {share} 的请求达标 · no setting meets the SLOs for {share} of requests"
     cost = f"${cell.cost_per_hour:,.2f}" if cell.cost_per_hour is not None else "-"
-    text = f"最便宜且达标 · cheapest meeting the SLOs: <code>{cell.label}</code>, {cost}/h"
+    text = f"最便宜且达标: · cheapest meeting the SLOs: <code>{cell.label}</code>, {cost}/h"
     per_token = (summary.get("cheapest_meeting_slo") or {}).get("values") if isinstance(
         summary.get("cheapest_meeting_slo"), dict) else None
     if per_token:
         other = f"{per_token.get('prefill_replicas')}P{per_token.get('decode_replicas')}D"
         if other != cell.label:
-            text += f"<br>按每百万输出 token 最便宜 · cheapest per million output tokens: <code>{other}</code>"
+            text += f"<br>按每百万输出 token 最便宜: · cheapest per million output tokens: <code>{other}</code>"
     return text
 
 

@@ -105,6 +105,9 @@ class XpydGrid(QtWidgets.QWidget):
                 cell.setStyleSheet(self._style(None, False))
                 self.grid.addWidget(cell, i, j)
                 self.labels[(x, y)] = cell
+        self.grid.setColumnStretch(0, 0)
+        for j in range(1, len(ys) + 1):
+            self.grid.setColumnStretch(j, 1)
 
     def draw(self, grid: dict[tuple[int, int], Cell], best_cell: Cell | None) -> None:
         self.best = best_cell

@@ -9,11 +9,14 @@ defaults), the pickers' model= and hardware= when they are not the book's, the d
 keys, and the P/D fields (pools=, kv_link=, kv_transfer=). The run is
 core.serving.headless.serving_report, the CLI's own, so the panel shows the CLI's numbers.
 
-A pool's series are the sum over its instances (each engine's series is a step function
-on its own time grid, sampled here on the union of the grids): waiting and running
-requests, and KV use as a share of the pool's blocks. Transfers in flight at time t:
-requests whose decode blocks are allocated (the transfer started) and whose KV has not
-landed yet."""
+A pool's requests over time are counted from each request's phase times (the engines'
+own series sample after a step, when a prefill-only request has already left: the prefill
+pool would read empty): prefill waiting = arrival .. first scheduled, in prefill = first
+scheduled .. first token; decode waiting = prefill done .. blocks allocated and KV landed
+.. decode start, decoding = decode start .. finish; transfers in flight = blocks
+allocated .. KV landed. KV use is the sum over the pool's instances of each engine's
+series (a step function on its own time grid, sampled on the union of the grids), as a
+share of the pool's blocks."""
 from __future__ import annotations
 
 import shlex
@@ -46,9 +49,10 @@ class PoolsRefused(NamedTuple):
 
 @dataclass
 class PoolSeries:
-    t: np.ndarray
+    t: np.ndarray  # waiting and running: step series from t on
     waiting: np.ndarray
     running: np.ndarray
+    kv_t: np.ndarray
     kv_percent: np.ndarray
     instances: int
 
@@ -101,8 +105,29 @@ def run_pools(raw: dict[str, str], workload=None) -> PoolsFigure | PoolsRefused:
         return PoolsRefused(err.param, err.message)
     extras = result.extras or {}
     engines, names = extras.get("replicas") or [], extras.get("pool_names") or []
-    pools = {side: pool_series([e for e, n in zip(engines, names) if n == side]) for side in SIDES}
-    t, n = inflight(np.asarray(result.kv_alloc_s, float), np.asarray(result.kv_ready_s, float))
+    cols = extras["request_columns"]
+    decoded = cols["decode_instance"] >= 0
+    arrival, first, done = (np.asarray(a, float) for a in (result.arrival_s, result.first_schedule_s,
+                                                           cols["prefill_done_s"]))
+    alloc, ready = np.asarray(result.kv_alloc_s, float), np.asarray(result.kv_ready_s, float)
+    start, finish = np.asarray(cols["decode_start_s"], float), np.asarray(result.finish_s, float)
+    phases = {"prefill": ((arrival, first), (first, done)),
+              "decode": ((np.concatenate([done[decoded], ready[decoded]]),
+                          np.concatenate([alloc[decoded], start[decoded]])), (start[decoded], finish[decoded]))}
+    pools = {}
+    for side in SIDES:
+        (w0, w1), (r0, r1) = phases[side]
+        t = np.unique(np.concatenate([[0.0], w0, w1, r0, r1]))
+        t = t[np.isfinite(t)]
+        mine = [e for e, name in zip(engines, names) if name == side]
+        kv_t, kv, n = pool_kv(mine)
+        if side == "prefill":  # its blocks are back before the step's sample: the prompts' own blocks
+            block = int(raw.get("block_size", get("serving.replay").defaults()["block_size"]))
+            held = -(-np.asarray(result.input_tokens, np.int64) // block)
+            pool = float(sum(int(e.get("num_blocks") or 0) for e in mine)) or 1.0
+            kv_t, kv = t, counts(first, done, t, held) / pool * 100.0
+        pools[side] = PoolSeries(t, counts(w0, w1, t), counts(r0, r1, t), kv_t, kv, n)
+    t, n = inflight(alloc, ready)
     return PoolsFigure(raw=dict(raw), report=report, pools=pools, inflight_t=t, inflight=n)
 
 
@@ -113,27 +138,35 @@ def _at(t_engine: np.ndarray, v: np.ndarray, grid: np.ndarray) -> np.ndarray:
     return np.where(i >= 0, np.asarray(v, float)[np.clip(i, 0, None)], 0.0)
 
 
-def pool_series(entries: list[dict]) -> PoolSeries:
-    """The pool's total over its instances on the union of their time grids."""
+def pool_kv(entries: list[dict]) -> tuple[np.ndarray, np.ndarray, int]:
+    """(t, KV use % of the pool's blocks, instances): the pool's total over its instances
+    on the union of their time grids."""
     if not entries:
-        z = np.zeros(1)
-        return PoolSeries(z, z, z, z, 0)
+        return np.zeros(1), np.zeros(1), 0
     grid = np.unique(np.concatenate([np.asarray(e["series_t"], float) for e in entries]))
-    total = {name: np.zeros(grid.size) for name in ("series_waiting", "series_running", "series_kv_blocks")}
+    used = np.zeros(grid.size)
     for e in entries:
-        te = np.asarray(e["series_t"], float)
-        for name in total:
-            total[name] += _at(te, e[name], grid)
+        used += _at(np.asarray(e["series_t"], float), e["series_kv_blocks"], grid)
     blocks = float(sum(int(e.get("num_blocks") or 0) for e in entries))
-    kv = total["series_kv_blocks"] / blocks * 100.0 if blocks else np.zeros(grid.size)
-    return PoolSeries(grid, total["series_waiting"], total["series_running"], kv, len(entries))
+    return grid, (used / blocks * 100.0 if blocks else np.zeros(grid.size)), len(entries)
+
+
+def counts(starts: np.ndarray, ends: np.ndarray, t: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    """How many [start, end) intervals hold each time of t, or the sum of their weights
+    (NaN ends: left out)."""
+    starts, ends = np.asarray(starts, float), np.asarray(ends, float)
+    ok = np.isfinite(starts) & np.isfinite(ends)
+    w = np.ones(starts.size) if weights is None else np.asarray(weights, float)
+    a, b = np.argsort(starts[ok], kind="stable"), np.argsort(ends[ok], kind="stable")
+    cum_a = np.concatenate([[0.0], np.cumsum(w[ok][a])])
+    cum_b = np.concatenate([[0.0], np.cumsum(w[ok][b])])
+    return (cum_a[np.searchsorted(starts[ok][a], t, side="right")]
+            - cum_b[np.searchsorted(ends[ok][b], t, side="right")])
 
 
 def inflight(alloc_s: np.ndarray, ready_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(t, transfers in flight from t on): a step series over the transfers' starts and
     landings (a request that never reached the decode pool has NaN times: left out)."""
     ok = np.isfinite(alloc_s) & np.isfinite(ready_s)
-    a, r = np.sort(alloc_s[ok]), np.sort(ready_s[ok])
-    t = np.unique(np.concatenate([[0.0], a, r]))
-    n = np.searchsorted(a, t, side="right") - np.searchsorted(r, t, side="right")
-    return t, n.astype(float)
+    t = np.unique(np.concatenate([[0.0], alloc_s[ok], ready_s[ok]]))
+    return t, counts(alloc_s, ready_s, t)

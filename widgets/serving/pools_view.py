@@ -69,6 +69,14 @@ def transfer_line(block: dict) -> str:
     return f"{zh} · {en}"
 
 
+def steps(t: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A step series (v[i] from t[i] until t[i + 1]) as the corners a line through it turns."""
+    t, v = np.asarray(t, float), np.asarray(v, float)
+    if t.size < 2:
+        return t, v
+    return np.repeat(t, 2)[1:], np.repeat(v, 2)[:-1]
+
+
 def _card(title: str, subtitle: str, left: str) -> PlotCard:
     card = narrow_header(PlotCard(title, subtitle))
     card.plot_widget.setMinimumHeight(PLOT_HEIGHT)
@@ -175,10 +183,13 @@ class PoolsView(QtWidgets.QFrame):
             s = fig.pools[side]
             self.lines[side].setText(pool_line(side, block[side]))
             q = self.queue_cards[side].curves
-            q["waiting"].setData(s.t, s.waiting)
-            q["running"].setData(s.t, s.running)
-            self.kv_cards[side].curves["kv"].setData(s.t, s.kv_percent)
-        self.inflight_card.curves["inflight"].setData(fig.inflight_t, fig.inflight)
+            q["waiting"].setData(*steps(s.t, s.waiting))
+            q["running"].setData(*steps(s.t, s.running))
+            top = max(float(np.max(s.waiting, initial=0)), float(np.max(s.running, initial=0)), 1.0)
+            self.queue_cards[side].plot.setYRange(0, top * 1.05)  # an empty pool still reads 0..1
+            self.kv_cards[side].curves["kv"].setData(*steps(s.kv_t, s.kv_percent))
+        self.inflight_card.curves["inflight"].setData(*steps(fig.inflight_t, fig.inflight))
+        self.inflight_card.plot.setYRange(0, max(float(np.max(fig.inflight, initial=0)), 1.0) * 1.05)
         self.inflight_card.set_subtitle(f"峰值 {int(np.max(fig.inflight)) if fig.inflight.size else 0} · "
                                         f"peak {int(np.max(fig.inflight)) if fig.inflight.size else 0}")
         self.link_label.setText(link_line(block))
