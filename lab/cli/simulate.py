@@ -57,7 +57,7 @@ KINDS = {"serving": ("serving.replay", "the serving replay: the book's 480 reque
                       "sync; synchronous, one-step, asynchronous or partial (lab/cli/simulate_rl.py)")}
 TRACE_HELP = ("replay a trace file instead of the windows (the windows' parameters then do not apply): "
               "CSV or JSONL with arrival_s, input_tokens, output_tokens, or a public trace as it ships "
-              "(Azure, BurstGPT, Mooncake, Vidur, vllm bench --save-result; see format=)")
+              "(Azure, BurstGPT, Mooncake, Bailian, Baseten Parquet, Vidur, vllm bench --save-result; see format=)")
 OUTPUT_FORMATS = ("text", "json", "aiperf", "prometheus")
 
 

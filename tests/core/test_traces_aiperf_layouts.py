@@ -117,3 +117,11 @@ def test_text_only_layouts_name_the_missing_length(line, layout, field):
 def test_our_jsonl_with_images_is_not_taken_for_text():
     w = parse_text('{"arrival_s": 0, "input_tokens": 10, "output_tokens": 2, "images": "224x224"}\n')
     assert w.input_tokens.tolist() == [10]
+
+
+def test_a_later_mooncake_row_with_text_names_the_missing_length():
+    text = ('{"timestamp": 0, "input_length": 10, "output_length": 2}\n'
+            '{"timestamp": 5, "text_input": "Hello", "output_length": 2}\n')
+    with pytest.raises(ParamError, match=r"line 2: AIPerf's mooncake_trace layout gives the prompt as text "
+                                         r"\(text_input\).*no field 'input_length'"):
+        parse_text(text)

@@ -15,7 +15,7 @@ from itertools import chain
 import numpy as np
 
 from core.cancel import NEVER
-from core.serving.traces import arrow_lines
+from core.serving.traces import aiperf_text, arrow_lines
 from core.serving.traces.columns import _newlines
 from core.serving.traces.guard import MAX_LINE_CHARS, check_arrivals, check_tokens, fail, number, short
 from core.serving.traces.images import parse_cell
@@ -200,6 +200,7 @@ def _mooncake(objs: list[dict], rows: np.ndarray, block_tokens: int, state: dict
         unknown = [k for k in o if k not in MOONCAKE_KEYS and k != IMAGES]
         missing = [k for k in MOONCAKE_KEYS[:3] if k not in o]
         if unknown or missing:
+            aiperf_text.refuse(o, int(r))  # text_input / messages in place of input_length: say so
             what = f"unknown field {unknown[0]!r}" if unknown else f"no field {missing[0]!r}"
             raise fail(f"line {int(r)}: {what} for format mooncake; valid: {', '.join(MOONCAKE_KEYS)} (hash_ids optional)")
         if with_ids is None:
