@@ -296,10 +296,14 @@ class MainWindow(QtWidgets.QMainWindow):
 
 
 def import_panel_modules(factories: list) -> None:
-    """Import every panel's module (a job: the imports hold nothing the GUI waits on)."""
+    """Import every panel's module (a job: the imports hold nothing the GUI waits on), and
+    run its warm_up() where it has one (work a first visit would do on the GUI thread)."""
     for factory in factories:
         if isinstance(factory, LazyFactory):
             factory.load()
+            warm_up = getattr(importlib.import_module(factory.module), "warm_up", None)
+            if callable(warm_up):
+                warm_up()
 
 
 def _panel_shortcut(index: int) -> str:

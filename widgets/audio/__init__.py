@@ -27,7 +27,7 @@ from core.audio.figures import compare_figure, drain_figure, figure_at_hand, tim
 from core.audio.state import VIRTUAL_DEVICE, AudioState
 from core.registry import ParamError
 from core.units import format_seconds
-from widgets.audio.controls import DEVICE_STATUS, Controls
+from widgets.audio.controls import DEVICE_STATUS, Controls, prefetch_devices
 from widgets.audio.exercises import Exercises
 from widgets.audio.live_plots import LivePlots
 from widgets.kit.jobs import jobs
@@ -69,31 +69,58 @@ class AudioPanel(QtWidgets.QWidget):
         self._closed = False
         self.frame_times_s: list[float] = []  # GUI frame durations while streaming (bench)
         self._keys = {k: f"audio.{k}.{id(self)}" for k in ("prepare", "timeline", "compare")}
-        self._build_ui()
+        self._timer = QtCore.QTimer(self)
+        self._timer.setTimerType(QtCore.Qt.TimerType.PreciseTimer)
+        self._timer.setInterval(FRAME_MS)
+        self._built = False
+        self._layout = scroll_page(self, "")
+        self._layout.setSpacing(10)
+        self._layout.addWidget(page_header("§3.3.3 实时播放:每一块都要按时到 · Audio streaming", LEGEND, LEAD))
+        # A piece per event-loop turn (each takes about a quarter of a second to build: built
+        # at once they held the window for a second on a first visit); all at once without a
+        # running loop (tests, snapshots, scripts).
+        steps = [self._build_controls, self._build_plots, self._build_exercises, self._bind]
+        if QtCore.QThread.currentThread().loopLevel() == 0:
+            for step in steps:
+                step()
+        else:
+            self._next_step(steps)
+
+    # ---- construction -------------------------------------------------------------
+    def _next_step(self, steps: list) -> None:
+        if self._closed or not shiboken6.isValid(self):
+            return
+        steps.pop(0)()
+        if steps:
+            QtCore.QTimer.singleShot(1, self, lambda: self._next_step(steps))
+
+    def _build_controls(self) -> None:
+        self.controls = Controls(self.state, self._keys["prepare"])
+
+    def _build_plots(self) -> None:
+        self.plots = LivePlots()
+        # Controls beside the live plots when both fit; stacked, the plots first (the keys
+        # play and stop without the buttons in view).
+        self._layout.addWidget(Reflow(self.controls, self.plots, natural=True, grow=1, min_column_em=PLOTS_MIN_EM,
+                                      stacked_first=1), 1)
+
+    def _build_exercises(self) -> None:
+        self.exercises = Exercises(self.state)
+        self._layout.addWidget(self.exercises)
+        self.controls.timeline_card.busy.add_key(self._keys["timeline"])
+        self.exercises.compare_card.busy.add_key(self._keys["compare"])
+
+    def _bind(self) -> None:
+        """Every piece exists: follow the state (as it is now: a session may have loaded
+        while the pieces were built) and draw."""
         self._connect()
+        for name in ("source", "device", "follow", "preset"):
+            self.controls.on_view_changed(name)
         self._draw_drain()
         for name in ("timeline", "compare"):
             self._figure_for(name)
         self._update_buttons()
-
-    # ---- construction -------------------------------------------------------------
-    def _build_ui(self) -> None:
-        layout = scroll_page(self, "")
-        layout.setSpacing(10)
-        layout.addWidget(page_header("§3.3.3 实时播放:每一块都要按时到 · Audio streaming", LEGEND, LEAD))
-        self.controls = Controls(self.state, self._keys["prepare"])
-        self.plots = LivePlots()
-        # Controls beside the live plots when both fit; stacked, the plots first (the keys
-        # play and stop without the buttons in view).
-        layout.addWidget(Reflow(self.controls, self.plots, natural=True, grow=1, min_column_em=PLOTS_MIN_EM,
-                                stacked_first=1), 1)
-        self.exercises = Exercises(self.state)
-        layout.addWidget(self.exercises)
-        self.controls.timeline_card.busy.add_key(self._keys["timeline"])
-        self.exercises.compare_card.busy.add_key(self._keys["compare"])
-        self._timer = QtCore.QTimer(self)
-        self._timer.setTimerType(QtCore.Qt.TimerType.PreciseTimer)
-        self._timer.setInterval(FRAME_MS)
+        self._built = True
 
     def _connect(self) -> None:
         c = self.controls
@@ -165,8 +192,8 @@ class AudioPanel(QtWidgets.QWidget):
             self.figure_drawn.emit("drain")
 
     def is_ready(self) -> bool:
-        """Every figure drawn for the current inputs and nothing computing (tests, bench)."""
-        return all(self._drawn.get(n) == self.state.card(n).inputs for n in ("timeline", "compare")) and \
+        """Built, every figure drawn for the current inputs and nothing computing (tests, bench)."""
+        return self._built and all(self._drawn.get(n) == self.state.card(n).inputs for n in ("timeline", "compare")) and \
             not any(jobs().busy(k) for k in self._keys.values())
 
     # ---- the live stream --------------------------------------------------------------
@@ -190,6 +217,8 @@ class AudioPanel(QtWidgets.QWidget):
         cannot. Opening the device (PulseAudio can take a second or two to start calling
         back), laying out the stream and rendering its audio run on the job runner; the
         stream starts when they are done."""
+        if not self._built:
+            return False  # still building (a key pressed on a first visit)
         if self._run is not None and not self._run.finished:
             self.stop()
         try:
@@ -251,6 +280,8 @@ class AudioPanel(QtWidgets.QWidget):
         self.stream_started.emit()
 
     def stop(self) -> None:
+        if not self._built:
+            return
         if self._run is not None:
             self._run.stop()
             self._on_frame()
@@ -269,6 +300,8 @@ class AudioPanel(QtWidgets.QWidget):
             self.play()
 
     def interrupt(self) -> None:
+        if not self._built:
+            return
         if self._run is None or self._run.finished:
             return
         if self._run.interrupt() is not None:
@@ -391,8 +424,15 @@ class AudioPanel(QtWidgets.QWidget):
             jobs().busy_changed.disconnect(self._on_busy_changed)
         except (RuntimeError, TypeError):
             pass
-        self.state.changed.disconnect(self._on_state_changed)
+        if self._built:  # connected when the last piece was built
+            self.state.changed.disconnect(self._on_state_changed)
         return super().close()
+
+
+def warm_up() -> None:
+    """The window's warm-up job (lab.main_window.import_panel_modules): what a first visit
+    would otherwise do on the GUI thread."""
+    prefetch_devices()
 
 
 PANEL = PanelInfo(key="audio", title="实时播放 · Audio", section="3.3.3", order=3.33, factory=AudioPanel)
