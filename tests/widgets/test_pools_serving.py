@@ -10,6 +10,7 @@ import json
 
 import numpy as np
 import pytest
+from PySide6 import QtCore
 
 from core.serving.disagg.report import build
 from core.serving.disagg.run import replay_disagg
@@ -147,4 +148,39 @@ def test_the_drawn_pools_read_in_either_language(open_serving_panel, qtbot):
     finally:
         set_language("both")
     assert shown_texts(section.view) + shown_texts(section.form) == both
+    jobs().wait_idle()
+
+
+def test_a_loaded_trace_runs_through_the_pools(open_serving_panel, qtbot, capsys):
+    trace = Path(__file__).resolve().parents[1] / "data" / "traces" / "serving_azure_code_200.csv"
+    panel = open_serving_panel(1280, 720)
+    panel.trace_section.open_path(str(trace))
+    qtbot.waitUntil(lambda: panel.state.trace_loaded is not None and panel.is_ready() and not jobs().busy_keys(),
+                    timeout=60_000)
+    section = panel.pools_section
+    with qtbot.waitSignal(section.drawn, timeout=60_000) as got:
+        section.form.set_values("1P2D", "rdma-200g")
+    fig = got.args[0]
+    assert fig.raw["trace"] == str(trace) and fig.report["source"] == f"trace {trace}"
+    capsys.readouterr()
+    assert main(["simulate", "serving", *(f"{k}={v}" for k, v in fig.raw.items()), "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    assert fig.block == cli["disaggregation"] and cli["requests"] == 200
+    jobs().wait_idle()
+
+
+def test_the_gui_answers_while_the_pools_run(open_serving_panel, qtbot):
+    """The book's 480 requests on 2P4D: the P/D run is on the job runner, the GUI thread
+    keeps running its timer meanwhile."""
+    panel = open_serving_panel(1280, 720)
+    section = panel.pools_section
+    ticks = []  # whether the P/D job was busy, at each tick of a 5 ms GUI timer
+    timer = QtCore.QTimer()
+    timer.timeout.connect(lambda: ticks.append(jobs().busy(section.key)))
+    timer.start(5)
+    with qtbot.waitSignal(section.drawn, timeout=60_000) as got:
+        section.form.set_values("2P4D")
+    timer.stop()
+    assert got.args[0].block["prefill"]["requests"] == 480
+    assert any(ticks)
     jobs().wait_idle()
