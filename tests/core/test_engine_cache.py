@@ -64,3 +64,31 @@ def test_a_kernel_called_from_python_runs_its_twin():
     out = np.zeros(4, np.int64)
     assert pyset.set_order(np.array([9, 1, 9, 17]), 4, out) == 3
     assert out[:3].tolist() == list({9, 1, 17})  # CPython's set order of those ids
+
+
+def test_the_typing_shortcuts_are_installed_and_a_failed_resolution_raises_again():
+    """jit_typing's memo keeps only resolved call types: a call numba cannot type fails the
+    same way every time (nothing cached), and an entry point still compiles and runs."""
+    import pytest
+    from numba import njit
+    from numba.core import errors
+    from numba.core.types import functions
+
+    assert getattr(functions.BaseFunction.get_call_type, "_engine_memo", False)
+
+    def bad(a):
+        return a + "x"
+
+    for _ in range(2):
+        with pytest.raises(errors.TypingError):
+            njit(bad)(1)
+    assert njit(lambda a, b: max(a, b) + a * b)(3, 4) == 16
+
+
+def test_cancel_and_the_prefix_look_are_operations_of_the_one_entry_point():
+    """A second entry point would compile the block pool's kernels into a module of its own
+    again; control.py's operations run through run_events instead."""
+    from core.serving.engine import control, jit_link, prefix
+
+    for fn in (control.cancel_request, control.operation, prefix.cached_prefix_blocks):
+        assert isinstance(fn, jit_link.Kernel)
