@@ -284,6 +284,24 @@ def test_clicking_a_point_opens_it_in_the_serving_replay(qtbot, panel):
     window.takeCentralWidget()  # the panel outlives the window (the fixture closes it)
 
 
+def test_opening_a_point_says_which_loaded_trace_it_replaces(qtbot, panel):
+    from tests.widgets.test_serving_trace import AZURE_200
+
+    p = panel({"max_num_seqs": "16,48", "token_budget": ""})
+    window = FakeWindow(p)
+    qtbot.addWidget(window)
+    window.show()
+    _run(qtbot, p)
+    state = window.serving.state
+    assert state.set_trace({"path": str(AZURE_200), "limit": "120"})
+    p.open_row(p.rows()[0])  # a point of the scenario: the trace is set aside
+    assert state.trace is None
+    assert f"replacing the loaded trace {AZURE_200.name}" in p.form.status.text()
+    p.open_row(p.rows()[1])  # nothing loaded now: nothing to name
+    assert p.form.status.text().endswith("opened in Serving (replay A)")
+    window.takeCentralWidget()  # the panel outlives the window (the fixture closes it)
+
+
 def test_pareto_figure_leaves_out_rows_without_a_cost():
     rows = [{"point": "a", "cost_per_million_output_tokens": 1.0, "p99_ttft_ms": 3000.0},
             {"point": "b", "cost_per_million_output_tokens": 2.0, "p99_ttft_ms": 1000.0},

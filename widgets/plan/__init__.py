@@ -11,6 +11,7 @@ in the window's settings. The page opens on a small sweep of the book's 9:1→1:
 from __future__ import annotations
 
 import math
+import os
 
 import shiboken6
 from PySide6 import QtCore, QtWidgets
@@ -154,9 +155,16 @@ class PlanPanel(QtWidgets.QWidget):
 
     def open_row(self, row: dict) -> None:
         """Open row in the Serving panel's replay A (the window's, when this panel is in one)."""
-        values = open_in_serving(self, row)
-        self.form.status.setText("已在 Serving 打开 · opened in Serving (replay A)" if values is not None
-                                 else "没有 Serving 面板可打开 · no Serving panel to open it in")
+        replaced: list[str] = []
+        values = open_in_serving(self, row, replaced)
+        if values is None:
+            self.form.status.setText("没有 Serving 面板可打开 · no Serving panel to open it in")
+        elif replaced:  # the trace the user had loaded is set aside: say so, with its name
+            name = os.path.basename(replaced[0])
+            self.form.status.setText(f"已在 Serving 打开,替换了已载入的 trace {name} · "
+                                     f"opened in Serving (replay A), replacing the loaded trace {name}")
+        else:
+            self.form.status.setText("已在 Serving 打开 · opened in Serving (replay A)")
 
     # ---- runner -> widgets ------------------------------------------------------------
     def _on_parsed(self, spec) -> None:

@@ -22,9 +22,11 @@ def replay_values(row: dict) -> dict[str, Any]:
     return F.serving_values(row, [p.name for p in get("serving.replay").params])
 
 
-def open_in_serving(panel, row: dict) -> dict[str, Any] | None:
+def open_in_serving(panel, row: dict, replaced: list | None = None) -> dict[str, Any] | None:
     """Show the Serving panel of panel's window on row's point; the values given to replay
-    A, or None when panel is not in a window with a Serving panel."""
+    A, or None when panel is not in a window with a Serving panel. A trace the Serving
+    panel had loaded that the point's own workload sets aside is appended to `replaced`
+    (its path), for the caller to say so: it must not go silently."""
     values = replay_values(row)
     panel.point_opened.emit({"values": values, "row": row})
     window = panel.window()
@@ -34,6 +36,9 @@ def open_in_serving(panel, row: dict) -> dict[str, Any] | None:
     window.show_panel("serving")
     state = window.panel("serving").state
     trace = F.param(row, "trace")
+    loaded = state.trace.to_json().get("path") if state.trace is not None else None
+    if loaded and replaced is not None and str(loaded) != str(trace or ""):
+        replaced.append(str(loaded))
     if trace:
         options = {k: F.param(row, k) for k in TRACE_OPTIONS if F.param(row, k) is not None}
         state.set_trace({"path": str(trace), **options})
