@@ -51,6 +51,13 @@ def test_baseten_is_sniffed_or_named_and_the_transforms_apply(tmp_path):
     assert parse_bytes(data, "trace.bin").meta["format"] == "baseten"
 
 
+def test_baseten_whole_floats_and_a_timestamp_column_read_as_ms(tmp_path):
+    stamps = pa.array([T0 + 500, T0, T0 + 2250, T0 + 4001], pa.int64()).cast(pa.timestamp("ms"))
+    w = load_trace(_baseten(tmp_path / "b.parquet", timestamp_start_unix_ms=stamps,
+                            input_tokens=[40.0, 20.0, 33.0, 16.0]))
+    assert w.arrival_s.tolist() == [0.0, 0.5, 2.25, 4.001] and w.input_tokens.tolist() == [20, 40, 33, 16]
+
+
 def test_baseten_hashes_without_a_block_size_are_not_a_prefix(tmp_path):
     w = load_trace(_baseten(tmp_path / "b.parquet", block_size=None))
     assert w.prefix is None and "block_size" in w.meta["hash_ids"]
@@ -63,7 +70,8 @@ def test_baseten_hashes_without_a_block_size_are_not_a_prefix(tmp_path):
     ({"input_tokens": None}, "no column 'input_tokens' for format baseten"),
     ({"input_tokens": [40, 20, 0, 16]}, "row 3: input_tokens is 0"),
     ({"timestamp_start_unix_ms": [T0, None, T0, T0]}, "row 2: timestamp_start_unix_ms is empty"),
-    ({"output_tokens": [5.0, 1.5, 7.0, 3.0]}, "column output_tokens holds double"),
+    ({"output_tokens": [5.0, 1.5, 7.0, 3.0]}, "row 2: output_tokens is 1.5; valid: a whole number >= 0"),
+    ({"output_tokens": ["5", "0", "7", "3"]}, "column output_tokens holds string"),
     ({"output_tokens": [5, -1, 7, 3]}, "row 2: output_tokens is -1"),
 ])
 def test_baseten_refusals_name_the_row_and_column(tmp_path, over, said):
@@ -125,3 +133,12 @@ def test_a_later_mooncake_row_with_text_names_the_missing_length():
     with pytest.raises(ParamError, match=r"line 2: AIPerf's mooncake_trace layout gives the prompt as text "
                                          r"\(text_input\).*no field 'input_length'"):
         parse_text(text)
+
+
+def test_a_large_parquet_file_is_not_read_by_its_head(tmp_path, monkeypatch):
+    import core.serving.traces as traces
+
+    path = _baseten(tmp_path / "b.parquet")
+    monkeypatch.setattr(traces, "MAX_TRACE_BYTES", path.stat().st_size - 1)
+    with pytest.raises(ParamError, match="a Parquet file is read whole: its footer, at its end, says where the rows"):
+        load_trace(path, limit=2)

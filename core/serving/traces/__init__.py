@@ -81,8 +81,10 @@ def load_trace(path, max_request_tokens: int | None = None, *, format: str = "au
     data, head = guard.read_checked(path, MAX_TRACE_BYTES, None if rows is None else rows + 1)
     kind = options.format if options.format != "auto" or not head else sniff(data)
     if head and (kind in ("sessions", "vllm_bench", "baseten") or kind == "mooncake" and mooncake_sessions.has_sessions(data)):
+        why = "a Parquet file is read whole: its footer, at its end, says where the rows are" if kind == "baseten" \
+            else "limit= reads the head of a larger file only for one request per row"
         raise ParamError("trace", f"{path.name}: {path.stat().st_size:,} bytes; valid: at most {MAX_TRACE_BYTES:,} "
-                         "bytes (limit= reads the head of a larger file only for one request per row)")
+                         f"bytes ({why})")
     work = _parse(data, path.name, options, max_request_tokens, progress, cancel)
     if head:  # said in the summary: not the whole file
         work = dataclasses.replace(work, meta={**work.meta, "head_of_file": {"bytes_read": len(data),

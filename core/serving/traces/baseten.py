@@ -86,15 +86,28 @@ def _why(exc: Exception) -> str:
 
 
 def _integers(table, name: str) -> np.ndarray:
-    """A column as int64: whole numbers >= 0, no nulls, or a refusal naming the row."""
+    """A column as int64: whole numbers >= 0, no nulls, or a refusal naming the row. A float
+    column of whole numbers passes (AIPerf's model coerces it so), and a timestamp column is
+    taken in ms."""
+    import pyarrow as pa
+
     col = table.column(name)
     if col.null_count:
         i = next(k for k, v in enumerate(col.to_pylist()) if v is None)
         raise fail(f"row {i + 1}: {name} is empty; valid: a whole number >= 0")
-    import pyarrow as pa
-    if not pa.types.is_integer(col.type):
+    if pa.types.is_timestamp(col.type):
+        col = col.cast(pa.timestamp("ms")).cast(pa.int64())  # truncates sub-ms parts, as ms are the unit
+    if pa.types.is_floating(col.type):
+        f = col.to_numpy().astype(float)
+        bad = ~(np.isfinite(f) & (f == np.floor(f)) & (np.abs(f) < 2.0**62))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise fail(f"row {i + 1}: {name} is {short(float(f[i]))}; valid: a whole number >= 0")
+        values = f.astype(np.int64)
+    elif pa.types.is_integer(col.type):
+        values = col.to_numpy().astype(np.int64)
+    else:
         raise fail(f"column {name} holds {col.type}; valid: whole numbers (an integer column)")
-    values = col.to_numpy().astype(np.int64)
     if values.size and values.min() < 0:
         i = int(np.flatnonzero(values < 0)[0])
         raise fail(f"row {i + 1}: {name} is {int(values[i])}; valid: a whole number >= 0")
