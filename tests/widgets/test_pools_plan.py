@@ -3,10 +3,9 @@ capacity search's answer (`lab simulate serving pools=cheapest:XxY` for the same
 each cell is that point's row; a refused key shows under its field."""
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
-
-import json
 
 import shiboken6
 

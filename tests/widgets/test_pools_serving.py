@@ -3,10 +3,9 @@ pools with the numbers `lab simulate serving` prints for the same keys; a bad kv
 its error next to the field; the pools' sums are their instances' series."""
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
-
-import json
 
 import numpy as np
 import pytest
@@ -14,6 +13,7 @@ from PySide6 import QtCore
 
 from core.serving.disagg.report import build
 from core.serving.disagg.run import replay_disagg
+from core.serving.headless import serving_report
 from lab.cli import main
 from widgets.kit.jobs import jobs
 from widgets.serving.pools_run import counts, inflight, pool_kv
@@ -183,4 +183,29 @@ def test_the_gui_answers_while_the_pools_run(open_serving_panel, qtbot):
     timer.stop()
     assert got.args[0].block["prefill"]["requests"] == 480
     assert any(ticks)
+    jobs().wait_idle()
+
+
+def test_the_deployment_and_the_card_go_to_both_pools(open_serving_panel, qtbot):
+    panel = _small_panel(open_serving_panel, qtbot)
+    hardware = panel.model_section.hardware_field.edit
+    hardware.setCurrentText("h100-sxm")
+    hardware.lineEdit().editingFinished.emit()
+    qtbot.waitUntil(lambda: panel.is_ready() and not jobs().busy_keys(), timeout=60_000)
+    tp = panel.deployment_section.field("tp").edit
+    tp.setText("2")
+    tp.editingFinished.emit()
+    qtbot.waitUntil(lambda: panel.is_ready() and not jobs().busy_keys(), timeout=60_000)
+    section = panel.pools_section
+    with qtbot.waitSignal(section.drawn, timeout=60_000) as got:
+        section.form.set_values("2P1D", "nvlink")
+    fig = got.args[0]
+    assert {k: fig.raw[k] for k in ("model", "hardware", "tp", "pools", "kv_link")} == {
+        "model": "qwen3-8b", "hardware": "h100-sxm", "tp": "2", "pools": "2P1D", "kv_link": "nvlink"}
+    report, _ = serving_report(dict(fig.raw))
+    assert fig.block == report["disaggregation"]
+    d = fig.block
+    assert d["prefill"]["cards_per_instance"] == d["decode"]["cards_per_instance"] == 2 and d["cards"] == 6
+    # Qwen3-8B's 8 KV heads over 2 ranks: each card's link carries half the prompt's KV
+    assert d["transfer"]["kv_bytes_per_token_per_card"] == d["transfer"]["kv_bytes_per_token"] / 2
     jobs().wait_idle()
