@@ -7,6 +7,7 @@ or underscores. Usage errors become the one error type (ParamError).
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import re
 from collections.abc import Sequence
@@ -208,6 +209,12 @@ def build_parser(command: str | None = None, name: str | None = None) -> argpars
     return parser
 
 
+def _flag_meant(item: str) -> str:
+    """'did you mean --enable-prefix-caching (a flag, no value)? ' for a misspelt vLLM flag, else ''."""
+    close = difflib.get_close_matches(aliases.underscored(item), list(aliases.FLAGS), n=1)
+    return f"did you mean --{close[0].replace('_', '-')} (a flag, no value)? " if close else ""
+
+
 def parameter_values(args: argparse.Namespace, extras: Sequence[str],
                      known: Sequence[str] | None = None) -> dict[str, str]:
     """The parameters given: a --config file's keys (lab/cli/config_file.py), then key=value
@@ -230,8 +237,9 @@ def parameter_values(args: argparse.Namespace, extras: Sequence[str],
             i += 1
             continue
         if (item.startswith("--") or item in aliases.SHORT) and "=" not in item:  # --key value
-            if i + 1 >= len(items):
-                raise input_error(item, f"needs a value; valid: {item} VALUE or {item.lstrip('-')}=VALUE")
+            if i + 1 >= len(items) or items[i + 1].startswith("--"):  # no value: a misspelt flag, most likely
+                raise input_error(item, f"{_flag_meant(item)}needs a value; valid: {item} VALUE or "
+                                  f"{item.lstrip('-')}=VALUE")
             given[aliases.canonical(item, known)] = items[i + 1]
             i += 2
             continue

@@ -1,0 +1,26 @@
+"""A misspelt vLLM flag (no value) through the real parser: "did you mean" the flag and exit 2,
+whether it ends the command line or another option follows it (which is then not taken as
+its value)."""
+from __future__ import annotations
+
+import pytest
+
+from lab.cli import main
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["--enable-prefix-cache"], "--enable-prefix-cache: did you mean --enable-prefix-caching (a flag, no value)?"),
+    (["--enable-prefix-cache", "--max-num-seqs", "4"], "did you mean --enable-prefix-caching (a flag, no value)?"),
+    (["--no-enable-prefix-cachin", "--json"], "did you mean --no-enable-prefix-caching (a flag, no value)?"),
+    (["--max-num-seqs"], "--max-num-seqs: needs a value; valid: --max-num-seqs VALUE or max-num-seqs=VALUE"),
+])
+def test_a_value_less_option_is_refused_with_the_flag_it_looks_like(argv, said, capsys):
+    assert main(["simulate", "serving", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("lab simulate serving: ") and said in err
+
+
+def test_an_option_value_starting_with_dashes_is_not_swallowed(capsys):
+    # before, --max-num-seqs became the value of the misspelt flag and "4" was blamed
+    assert main(["simulate", "serving", "--enable-prefix-cache", "--max-num-seqs", "4"]) == 2
+    assert "4: expected key=value" not in capsys.readouterr().err
