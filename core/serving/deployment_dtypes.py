@@ -39,7 +39,8 @@ QUANTIZATIONS = {
 # Other names people give the same formats.
 QUANTIZATION_ALIASES = {"fp4": "nvfp4", "int4": "awq", "none": "bf16"}
 QUANTIZATION_CHOICES = tuple(QUANTIZATIONS) + tuple(QUANTIZATION_ALIASES)
-KV_CACHE_DTYPES = {"auto": 2.0, "bf16": 2.0, "fp8": 1.0}
+KV_CACHE_DTYPES = {"auto": 2.0, "bf16": 2.0, "fp8": 1.0,
+                   "bfloat16": 2.0, "fp8_e4m3": 1.0, "fp8_e5m2": 1.0}  # vLLM --kv-cache-dtype's names of the same
 UNQUANTIZED_BYTES = 2.0  # embeddings, lm_head, norms, biases and the activations: BF16
 
 
