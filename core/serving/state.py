@@ -27,6 +27,9 @@ chosen model; its config and the model picker are one (an edit of either moves b
 The deployment (core.serving.deployment_card): the card of the CLI's deployment keys and
 the step-time coefficients a profile or a calibration sets (a panel field of its own,
 "coefficients", always in the JSON so that undo can take a set back to none).
+
+The pools (core.serving.pools_card): the P/D fields, whose run (replay A's workload on a
+prefill and a decode pool) the pools section computes on the job runner.
 """
 from __future__ import annotations
 
@@ -37,6 +40,7 @@ from core.registry import Param, ParamError
 from core.serving import backlog as bl
 from core.serving.deployment_card import DEPLOYMENT, check_coefficients
 from core.serving.model_choice import MODEL_CHOICE
+from core.serving.pools_card import POOLS
 from core.serving.replay import SCENARIOS
 from core.serving.trace_source import PARAMS as TRACE_PARAMS
 from core.serving.trace_source import TraceSource, has_prefix_info, parse_trace_source
@@ -80,6 +84,7 @@ class ServingState(PanelModel):
         ("model_choice", MODEL_CHOICE),
         ("your_model", "model.config"),
         ("deployment", DEPLOYMENT),  # after the choice it expands with, before the replays it sets
+        ("pools", POOLS),  # the P/D fields (pools=, kv_link=, kv_transfer=): a run of replay A's workload
         ("replay_a", "serving.replay", True),
         ("replay_b", "serving.replay", True),
     )

@@ -22,6 +22,12 @@ def test_a_session_saved_before_the_move_loads_every_panel_as_saved():
             for slot in panel.get(part, {}).keys() - data["panels"][key].get(part, {}).keys():
                 assert panel[part][slot] in ({}, 0.0), (key, part, slot)
     assert data["panels"]["serving"]["cards"]["backlog"]  # and some of them are not defaults
+    # Serving's P/D fields (issue 15) came later: the old session opens with one pool.
+    assert "pools" not in data["panels"]["serving"]["cards"] and checked["serving"]["cards"]["pools"] == {}
+    serving = model_class("serving")()
+    serving.load_json(data["panels"]["serving"])
+    assert serving.card("pools").inputs == serving.card("pools").calculator.default_inputs
+    assert serving.to_json()["cards"]["backlog"] == data["panels"]["serving"]["cards"]["backlog"]
 
 
 def _as_saved(checked, saved):

@@ -7,7 +7,9 @@ it names. The two single-pool replays stay as they are beside it.
 
     section = attach(panel, key)   # ServingPanel's one hook
 
-The P/D fields are this section's own (not in ServingState: sessions do not carry them)."""
+The P/D fields are the state's pools card (core.serving.pools_card: sessions, talks, reset
+and undo carry them): an edit goes to the card, and the fields follow the card whoever
+changed it. The P/D run has no client limit: with max_concurrency set, a line says so."""
 from __future__ import annotations
 
 import shiboken6
@@ -23,6 +25,9 @@ from widgets.serving.trace_source import in_language
 LEAD = ("填 xPyD 即另跑一次 prefill/decode 分离回放(回放 A 的负载,同一模型与部署),两池并排画在回放下方 · "
         "give xPyD to also run replay A's workload on separate prefill and decode pools (the same model and "
         "deployment); both pools are drawn side by side under the replays")
+NO_CLIENT = ("prefill/decode 回放不带客户端并发上限 max_concurrency={n}(它只用于单池回放:闭环客户端要等每个请求解码完)· "
+             "the P/D run has no client limit: max_concurrency={n} is the single-pool replays' only (a closed-loop "
+             "client would wait for each request's decode finish)")
 LABELS = {"pools": "池 · pools (xPyD)", "kv_link": "KV 链路 · kv_link", "kv_transfer": "KV 传输方式 · kv_transfer"}
 
 
@@ -94,6 +99,9 @@ class PoolsForm(QtWidgets.QWidget):
         col.addWidget(self.message)
         self.status = caption("", name="pools_status")
         col.addWidget(self.status)
+        self.note = caption("", name="pools_note")
+        self.note.setVisible(False)
+        col.addWidget(self.note)
         self.pools_edit.editingFinished.connect(self._submit)
         self.link_box.lineEdit().editingFinished.connect(self._submit)
         self.link_box.activated.connect(lambda _i: self._submit())
@@ -105,10 +113,17 @@ class PoolsForm(QtWidgets.QWidget):
 
     def set_values(self, pools: str, kv_link: str = "rdma-400g", kv_transfer: str = "whole") -> None:
         """Set the fields as typed and submit once."""
-        self.pools_edit.setText(pools)
-        self.link_box.setCurrentText(kv_link)
-        self.transfer_box.setCurrentText(kv_transfer)
+        self.show_values({"pools": pools, "kv_link": kv_link, "kv_transfer": kv_transfer})
         self._submit()
+
+    def show_values(self, values) -> None:
+        """The fields show values (the state's), without submitting."""
+        if self.pools_edit.text() != values["pools"]:
+            self.pools_edit.setText(values["pools"])
+        if self.link_box.currentText() != values["kv_link"]:
+            self.link_box.setCurrentText(values["kv_link"])
+        if self.transfer_box.currentText() != values["kv_transfer"]:
+            self.transfer_box.setCurrentText(values["kv_transfer"])
 
     def _submit(self) -> None:
         self.submitted.emit(self.values())
@@ -134,21 +149,33 @@ class PoolsSection(QtCore.QObject):
         self.form = in_language(PoolsForm())
         self.view = in_language(PoolsView())
         self.raw: dict = {}
-        self.form.submitted.connect(lambda _v: self.submit())
+        self.card = panel.state.card("pools")
+        self.form.show_values(self.card.inputs)
+        self.form.submitted.connect(self._on_form)
         panel.state.changed.connect(self._on_state_changed)
         panel.deployment_section.deployed_changed.connect(lambda _d: self.submit())
         panel.installEventFilter(self)
 
+    def _on_form(self, values: dict) -> None:
+        """A field edited: into the state's card (a refusal shows next to its field)."""
+        if not self.card.update(values):
+            self.submit()  # the same refusal again emits nothing: show it here
+
     def _on_state_changed(self, path: str, _value) -> None:
-        if shiboken6.isValid(self) and self.raw and (
-                path in ("cards.replay_a", "cards.model_choice", "coefficients", "trace.workload")):
+        if not shiboken6.isValid(self):
+            return
+        if path == "cards.pools":
+            if not self.card.errors:
+                self.form.show_values(self.card.inputs)  # reset, undo, a session: the fields follow
+            self.submit()
+        elif self.raw and path in ("cards.replay_a", "cards.model_choice", "coefficients", "trace.workload"):
             self.submit()
 
     def keys(self) -> dict[str, str]:
         """The `lab simulate serving` keys of the P/D run the panel's inputs make ({}: none)."""
         s = self.panel.state
         raw = pd_raw(s.card("model_choice").inputs, s.card("deployment").inputs, s.coefficients,
-                     s.replay("A").inputs, self.form.values())
+                     s.replay("A").inputs, self.card.inputs)
         src = s.trace_loaded if s.trace_workload is not None else None
         if raw and src is not None:  # the loaded trace, read as the CLI reads it
             raw["trace"] = src.path
@@ -164,8 +191,21 @@ class PoolsSection(QtCore.QObject):
     def submit(self) -> None:
         if not shiboken6.isValid(self):
             return
+        if self.card.errors:  # the state keeps its last good fields; no run of text it refused
+            field, message = next(iter(self.card.errors.items()))
+            self.raw = {}
+            jobs().cancel(self.key)
+            self.view.clear()
+            self.form.status.setText("")
+            self.form.show_error(field, message)
+            self.refused.emit(field, message)
+            return
         self.raw = raw = self.keys()
         self.form.show_error(None, None)
+        limit = int(self.panel.state.card("deployment").inputs["max_concurrency"] or 0)
+        self.form.note.setText(NO_CLIENT.format(n=limit) if raw and limit else "")
+        self.form.note.setVisible(bool(raw and limit))
+        in_language(self.form)
         if not raw:
             jobs().cancel(self.key)
             self.view.clear()
