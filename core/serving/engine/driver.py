@@ -192,12 +192,14 @@ class Engine:
 
     def kv_alloc_s(self, r: int) -> float:
         """When r's blocks for its remote KV were allocated (NaN: not yet, or not remote)."""
-        return float(self.state.F[L.KV_ALLOC, r])
+        return float(self.state.F[L.KV_ALLOC, r]) if self._remote else math.nan
 
     def kv_ready_s(self, r: int) -> float:
         """When r's remote KV lands (known from its allocation on; NaN before or not remote)."""
         F = self.state.F
-        return math.nan if math.isnan(F[L.KV_ALLOC, r]) else float(F[L.KV_READY, r])
+        if not self._remote or math.isnan(F[L.KV_ALLOC, r]):
+            return math.nan
+        return float(F[L.KV_READY, r])
 
     def running_ids(self) -> list[int]:
         st = self.state
@@ -252,8 +254,17 @@ class Engine:
             kv_peak_blocks=int(S[L.PEAK]), events=int(S[L.EVENTS]), closed_form_steps=int(S[L.CLOSED]),
             cached_tokens=back(I[L.CACHED]), extras=self._extras(),
             series_steps=ser[L.S_STEPS, :k].copy(), series_decode_rows=ser[L.S_DEC, :k].copy(),
-            kv_alloc_s=back(F[L.KV_ALLOC]), kv_ready_s=back(np.where(np.isnan(F[L.KV_ALLOC]), np.nan, F[L.KV_READY])),
+            kv_alloc_s=self._kv_times(L.KV_ALLOC, back), kv_ready_s=self._kv_times(L.KV_READY, back),
         )
+
+    def _kv_times(self, row: int, back) -> np.ndarray:
+        """Remote KV's allocation or landing times in workload order; NaN where not remote
+        (KV_READY holds the transfer time until the allocation)."""
+        if not self._remote:
+            return np.full(self.n, np.nan)
+        F = self.state.F
+        times = F[row] if row == L.KV_ALLOC else np.where(np.isnan(F[L.KV_ALLOC]), np.nan, F[L.KV_READY])
+        return back(times)
 
     def _client_arrivals(self) -> np.ndarray:
         """What a client measures from: the send times (through a front end, SEND; with a

@@ -89,9 +89,18 @@ def remote_blocks(S, I, h):
 @kernel
 def gate_blocks(S, I, h, chunk):
     """Free blocks a waiting request needs to be admitted: its first chunk, or with
-    reserve_full_prompt all its tokens to (re)compute; less the blocks it holds (a landed
-    remote request). A remote request before its transfer: remote_blocks (with
-    reserve_full_prompt at least its whole prompt's)."""
+    reserve_full_prompt all its tokens to (re)compute (a remote request: remote_gate)."""
+    if I[XSTATE, h] != X_NONE:
+        return remote_gate(S, I, h, chunk)
+    if S[RESERVE]:
+        return ceil_div(I[P, h] + I[OUT, h], S[BS])
+    return ceil_div(chunk, S[BS])
+
+
+@kernel
+def remote_gate(S, I, h, chunk):
+    """gate_blocks of a remote request: before its transfer remote_blocks (with
+    reserve_full_prompt at least its whole prompt's); landed, less the blocks it holds."""
     bs = S[BS]
     if I[XSTATE, h] == X_NEEDS:
         need = remote_blocks(S, I, h)
@@ -182,7 +191,7 @@ def admit_plain(S, SF, I, F, run, wq, log_t, ht, hi, budget, ids, chunks, m, fre
         if S[ENC_ON] and encoder_waits(S, I, h, enc):
             break
         num = min(I[P, h] + I[OUT, h] - I[COMPUTED, h], budget)
-        need = ceil_div(I[COMPUTED, h] + num, bs) - I[BLOCKS, h]
+        need = ceil_div(I[COMPUTED, h] + num, bs) - I[BLOCKS, h]  # a landed one holds some
         if gate_blocks(S, I, h, num) > free:
             break
         enc += I[ENC_TOK, h]

@@ -76,9 +76,9 @@ def build(workload: Workload, config: EngineConfig, fast: bool) -> tuple[State, 
     I[L.JID] = -1
     F[L.ARRIVAL] = workload.arrival_s[order]
     F[L.FIRST_SCHED:L.FINISH + 1] = np.nan
-    F[L.KV_ALLOC:L.KV_READY + 1] = np.nan
     remote, encoder = workload.remote, workload.encoder
-    if remote is not None:
+    if remote is not None:  # (without, the loop never reads these rows: the driver reports NaN)
+        F[L.KV_ALLOC:L.KV_READY + 1] = np.nan
         ready = remote.ready_tokens[order]
         I[L.READY] = ready
         I[L.XSTATE] = np.where(ready > 0, L.X_NEEDS, L.X_NONE)
