@@ -24,6 +24,17 @@ What it models (vLLM V1's scheduler with the default FCFS policy):
   the client) and the API server before the engine (a FIFO of CPU time per request, prompt
   token and output token; a client sees tokens when it has processed them): client.py,
   frontend.py, off unless the config asks.
+- requests whose KV arrives over a link (workload.RemoteKV, P/D disaggregation's decode
+  side, as vLLM V1's KV connectors): admitted at the queue's head, one takes the blocks of
+  its ready tokens and the next token's slot, but no budget and no seat, while its KV is
+  transferred (ReplayResult.kv_alloc_s .. kv_ready_s); it then lands at the queue's head
+  with those tokens computed. A whole prompt's first token was sampled where it was
+  prefilled: here it decodes tokens 2..G (first_token_s is token 2's). A preempted one
+  recomputes locally. Such an engine replays without the prefix cache;
+- encoder work (workload.EncoderWork, image requests): the step admitting a request adds
+  its encoder seconds, and at most max_num_encoder_input_tokens encoder tokens are admitted
+  per step (the next image request waits at the head), as vLLM V1 runs the encoder in the
+  step before the LM forward.
 
 The package: records.py (the config, the records, the check at the edge), state.py (the
 state, a structure of arrays declared once; layout.py names its parts), loop.py (the one
@@ -39,6 +50,8 @@ advance to a horizon, route/submit/close/cancel, and public reads only.
 tests/oracles/frozen_engine is the reference every result equals bit for bit
 (tests/core/test_engine_frozen.py); bench/bench_engine_speed.py times the two.
 
+The compiled code has one entry point (loop.run_events; a cancel and the prefix-cache look
+are its operations, control.py), compiled faster by jit_link.py and jit_typing.py.
 numba is imported at the first replay, not with this package; the compiled loop is cached
 on disk (next to the package, or the user's cache folder where that is read-only), so its
 compile is paid once per machine and every later start only loads it.
