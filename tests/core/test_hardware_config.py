@@ -3,6 +3,7 @@ import pytest
 
 from core import catalog
 from core.hardware_config import HardwareSpec, card_replay_values, hardware_replay_params, load_hardware
+from core.model_config.reading import shown_path
 from core.registry import ParamError
 from core.units import GiB
 
@@ -96,7 +97,7 @@ def test_bad_cards_are_refused_naming_the_field(tmp_path, text, message):
     with pytest.raises(ParamError) as err:
         load_hardware(path)
     assert err.value.param == "hardware"
-    assert err.value.message.startswith(repr(path) + ": ")
+    assert err.value.message.startswith(shown_path(path) + ": ")  # a long path shortened, as quoted
     assert message in err.value.message
 
 

@@ -10,7 +10,7 @@ import pytest
 from core import catalog
 from core.model_config import load_model_config, model_spec, replay_params
 from core.model_config.as_catalog import model_or_config
-from core.model_config.reading import MAX_CONFIG_BYTES
+from core.model_config.reading import MAX_CONFIG_BYTES, shown_path
 from core.registry import ParamError, get
 from core.serving.step_cost import StepCost
 from core.training.model import shape
@@ -163,7 +163,7 @@ def test_missing_hidden_size_is_refused_naming_file_and_field(tmp_path):
     del data["hidden_size"]
     path = _write(tmp_path, data)
     message = _refusal(path)
-    assert message.startswith(f"{path!r}: missing field hidden_size; valid: a Hugging Face config.json of llama")
+    assert message.startswith(f"{shown_path(path)}: missing field hidden_size; valid: a Hugging Face config.json of llama")
 
 
 @pytest.mark.parametrize("change, field", [
