@@ -10,6 +10,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from core.serving import figures as F
+from core.serving import gantt
 from core.serving.state import REPLAY_SIDES
 from widgets.kit.i18n import has_cjk
 from widgets.kit.page import plot_text
@@ -22,7 +23,14 @@ GANTT_LUT = np.array([
     [*color("prefill").getRgb()[:3], 255],
     [*color("decode").getRgb()[:3], 235],
     [*color("backlog").getRgb()[:3], 255],  # preempted
+    [*color("tool").getRgb()[:3], 255],  # KV transfer (P/D): the pools view's transfers-in-flight colour
 ], dtype=np.uint8)
+# One LUT row per phase code, in the codes' order: the levels span them all, so each code
+# takes its own row.
+assert len(GANTT_LUT) == max(gantt.PHASES) + 1 and gantt.IDLE == 0
+GANTT_LEVELS = (0, max(gantt.PHASES))
+GANTT_LEGEND = ("行:按到达排序的请求;灰 等待,蓝 prefill,橙 decode,红 被抢占,绿 KV 传输 (P/D) · rows: requests by "
+                "arrival; grey waiting, blue prefill, orange decode, red preempted, green KV transfer (P/D)")
 MASK_ALPHA = 170  # the part of a strip still to come, faded under paper
 
 
@@ -142,8 +150,7 @@ class ReplayPlots(QtWidgets.QWidget):
         self._grid.addWidget(kv, 1, c)
 
     def _build_gantt(self, c: int, side: str) -> None:
-        g = live_card(f"{side} · 每个请求 (Gantt)",
-                      "rows: requests by arrival · 灰 waiting · 蓝 prefill · 橙 decode · 红 preempted", 230)
+        g = live_card(f"{side} · 每个请求 (Gantt)", GANTT_LEGEND, 230)
         g.plot.setLabel("left", "request")
         g.plot.setLabel("bottom", "time", units="s")
         g.plot.invertY(True)
@@ -198,7 +205,7 @@ class ReplayPlots(QtWidgets.QWidget):
         kv.curves["kv_all"].setData(fig.disp_t, fig.disp_kv_pct)
         q.title_label.setText(f"<b>{queue_title(side, fig.name)}</b>")
         image = self.gantt_images[side]
-        image.setImage(fig.gantt_codes, levels=(0, 4), autoLevels=False)
+        image.setImage(fig.gantt_codes, levels=GANTT_LEVELS, autoLevels=False)
         # Over 2,000 requests the strips are an evenly spaced subset (core.serving.gantt):
         # stretched over all of them, the axis counts requests, not rows.
         requests = max(int(fig.summary.get("requests", 0)), fig.gantt_codes.shape[0])
