@@ -7,7 +7,8 @@ them with the rest and checks them once, here.
     num_prompts=1000 request_rate=inf burstiness=1 max_concurrency=64 seed=0
 
 dataset= replaces the book's windows (its arrival keys then do not apply); the dataset's
-seed is serving.replay's seed=. max_concurrency= applies to any workload without
+seed is serving.replay's seed=. A key of the dataset's without dataset= (or trace=) means
+dataset=random, vllm bench serve's default (implied). max_concurrency= applies to any workload without
 sessions on one engine. frontend= is on by default only where a deployment is given
 (model=, hardware= or a deployment key) and priced by the basis step model: the book's
 replay, and step_model=roofline, are the engine alone.
@@ -78,6 +79,15 @@ def parse(name: str, text) -> object:
         raise ParamError(name, f"{err.message}, or inf") from None
 
 
+def implied(got: dict) -> dict:
+    """got with dataset=random where one of its keys (num_prompts=, request_rate=, ...) is
+    given without dataset= or trace=: `vllm bench serve`'s --dataset-name default, as
+    `lab observe` sends it, so `--num-prompts 50 --request-rate 4` means what it does there."""
+    if "dataset" in got or "trace" in got or not any(k in got for k in DATASET_KEYS if k != "lengths"):
+        return got
+    return dict(got, dataset="random")
+
+
 def check(got: dict) -> None:
     """Keys that do not go together, refused naming one of them."""
     if "dataset" in got and "trace" in got:
@@ -85,7 +95,10 @@ def check(got: dict) -> None:
     if "dataset" not in got:
         for name in DATASET_KEYS:
             if name in got:
-                raise ParamError(name, "applies to a vllm bench workload; valid: with dataset=")
+                raise ParamError(name, "applies to a vllm bench workload, not to a trace; valid: without trace= "
+                                 "(dataset=trace_lengths lengths=FILE resamples a trace's lengths)" if "trace" in got
+                                 else "applies to a vllm bench workload; valid: with dataset=trace_lengths"
+                                 if name == "lengths" else "applies to a vllm bench workload; valid: with dataset=")
     if got.get("dataset") == "trace_lengths" and "lengths" not in got:
         raise ParamError("lengths", "dataset=trace_lengths resamples a trace's lengths; valid: lengths=FILE")
     if "lengths" in got and got.get("dataset") != "trace_lengths":

@@ -179,6 +179,7 @@ def pop_extras(raw: dict) -> dict:
         for name in TRACE_KEYS:
             if name in got:
                 raise ParamError(name, "applies to a trace; valid: with trace=FILE")
+    got = bench_keys.implied(got)  # --num-prompts alone: vllm bench serve's default dataset, random
     bench_keys.check(got)
     return got
 

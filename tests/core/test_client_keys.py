@@ -38,7 +38,7 @@ def test_front_end_off_is_todays_report_bit_for_bit():
 
 @pytest.mark.parametrize("raw, name, words", [
     ({"max_concurency": "4"}, "max_concurency", "did you mean max_concurrency"),
-    ({"num_prompts": "10"}, "num_prompts", "with dataset="),
+    ({"num_prompts": "10", "trace": "t.csv"}, "num_prompts", "not to a trace; valid: without trace="),
     (dict(SMALL, random_range_ratio="1"), "random_range_ratio", "0 <= r < 1"),
     (dict(SMALL, request_rate="0"), "request_rate", "or inf"),
     (dict(SMALL, max_concurrency="2", replicas="2"), "max_concurrency", "replicas=1"),
