@@ -198,7 +198,7 @@ def write_beside(out: str | None, command: str) -> str | None:
 def dumps(values: dict[str, str], command: str) -> str:
     lines = [f"# {command}: the keys of the result in this folder (the rest are the defaults).",
              f"# Rerun it: {command} --config {NAME} --out DIR"]
-    for key in sorted(values):
+    for key in values:  # in the order resolved: a sweep's axes run in it (the first slowest), so a rerun's rows do
         value = str(values[key])
         if key in FILE_KEYS and os.path.isfile(value):
             value = os.path.abspath(value)  # a rerun from another folder reads the same file
