@@ -3,7 +3,8 @@ with an empty numba cache (the compile, paid once per machine), then with the ca
 run wrote (every later start). Each child times its entry points' first calls in turn:
 import, a plain replay, a sessions replay with prefix caching, a Mooncake-like hash-id
 replay, a cancel, a router's cached-prefix look; numba's compile events (numba.core.event)
-say how much of that CPU time each top-level compile took.
+say how much of that CPU time each top-level compile took (a cancel and the look are
+operations of the loop's one entry point, run_events, since abbd470: no compile of their own).
 
 Prints JSON: CPU time of the child (resource.getrusage of the children, so numba's worker
 threads count too) and its wall time, median/min/max over the repeats, and the per-phase
