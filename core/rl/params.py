@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from core.registry import Param, ParamError
+from core.serving.aliases import unknown_key
 from core.serving.model_choice import BOOK_HARDWARE, hardware_keys
 from core.training.model import dense_model_keys
 
@@ -146,7 +147,8 @@ class RLParams:
         for key, text in raw.items():
             p = PARAM_BY_NAME.get(key)
             if p is None:
-                raise ParamError(key, f"unknown parameter of lab simulate rl; valid: {', '.join(PARAM_BY_NAME)}")
+                raise unknown_key(key, PARAM_BY_NAME, f"unknown parameter of lab simulate rl; valid: "
+                                  f"{', '.join(PARAM_BY_NAME)}")  # did you mean, as every command
             values[key] = p.parse(text)
         params = cls(**values)
         params.check()

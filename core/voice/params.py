@@ -14,6 +14,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from core.registry import Param, ParamError
+from core.serving.aliases import unknown_key
 from core.serving.traces import request_token_limit
 from core.voice.background import engine_config
 
@@ -129,7 +130,8 @@ class VoiceParams:
         for key, text in raw.items():
             p = PARAM_BY_NAME.get(key)
             if p is None:
-                raise ParamError(key, f"unknown parameter of lab simulate voice; valid: {', '.join(PARAM_BY_NAME)}")
+                raise unknown_key(key, PARAM_BY_NAME, f"unknown parameter of lab simulate voice; valid: "
+                                  f"{', '.join(PARAM_BY_NAME)}")  # did you mean, as every command
             values[key] = p.parse(text)
         params = cls(**values)
         params.check()

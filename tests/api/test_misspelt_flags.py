@@ -24,3 +24,12 @@ def test_an_option_value_starting_with_dashes_is_not_swallowed(capsys):
     # before, --max-num-seqs became the value of the misspelt flag and "4" was blamed
     assert main(["simulate", "serving", "--enable-prefix-cache", "--max-num-seqs", "4"]) == 2
     assert "4: expected key=value" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kind, argv, said", [
+    ("rl", ["--stepz", "3"], "lab simulate rl: stepz: did you mean steps=? unknown parameter of lab simulate rl"),
+    ("voice", ["turnz=3"], "lab simulate voice: turnz: did you mean turns=? unknown parameter of lab simulate voice"),
+])
+def test_every_simulation_says_did_you_mean(kind, argv, said, capsys):
+    assert main(["simulate", kind, *argv]) == 2
+    assert capsys.readouterr().err.startswith(said)
