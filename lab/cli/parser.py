@@ -62,7 +62,10 @@ def _usage_error(message: str, prog: str):
             from lab.cli.simulate import KINDS  # lazy: the engine and numpy, for `lab simulate` only
 
             valid = ", ".join(KINDS)
-        return input_error(field, f"no {noun} {got}; valid: {valid or listed.replace(chr(39), '')}")
+        names = [n.strip().strip("'") for n in listed.split(",")]
+        close = difflib.get_close_matches(got.strip("'"), names, n=1)
+        meant = f"did you mean {close[0]}? " if close else ""
+        return input_error(field, f"{meant}no {noun} {got}; valid: {valid or listed.replace(chr(39), '')}")
     required = re.match(r"the following arguments are required: ([^,]+)", message)
     if required:
         return input_error(required.group(1), f"required; valid: {hint}")

@@ -33,3 +33,14 @@ def test_an_option_value_starting_with_dashes_is_not_swallowed(capsys):
 def test_every_simulation_says_did_you_mean(kind, argv, said, capsys):
     assert main(["simulate", kind, *argv]) == 2
     assert capsys.readouterr().err.startswith(said)
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["calc", "serving.decode_rat"], "lab calc: NAME: did you mean serving.decode_rate? no calculator"),
+    (["simulate", "servng"], "lab simulate: KIND: did you mean serving? no simulation 'servng'"),
+    (["simulat", "serving"], "lab: command: did you mean simulate? no command 'simulat'"),
+    (["calc", "zzz"], "lab calc: NAME: no calculator 'zzz'; valid: see `lab list`"),
+])
+def test_a_misspelt_command_or_name_gets_did_you_mean(argv, said, capsys):
+    assert main(argv) == 2
+    assert capsys.readouterr().err.startswith(said)
