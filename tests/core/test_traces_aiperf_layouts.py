@@ -87,6 +87,8 @@ def test_a_broken_parquet_file_is_refused(tmp_path):
         parse_bytes(cut, "cut.parquet")
     with pytest.raises(ParamError, match="no PAR1 at its start and end"):
         parse_bytes(b"timestamp,input_tokens\n", "x.csv", "baseten")
+    with pytest.raises(ParamError, match="no PAR1 at its start and end"):  # sniffed by its start, then refused
+        parse_bytes(b"PAR1,input_tokens,output_tokens\n0,1,1\n", "x.csv")
     with pytest.raises(ParamError) as err:
         parse_bytes(data, "b.parquet", "baseten", hash_block_tokens=16)
     assert err.value.param == "hash_block_tokens"

@@ -127,6 +127,8 @@ def _parse(data: bytes, name: str, options: TraceOptions, max_request_tokens: in
         if not data or data.isspace():
             raise guard.fail("the file is empty; valid: a trace file with requests")
         kind = sniff(data) if fmt == "auto" else fmt
+        if kind == "baseten":  # text that starts with Parquet's magic bytes: _parquet says what is wrong
+            return _parquet(data, name, options, max_request_tokens, report)
         if hash_block_tokens is not None and kind != "mooncake":  # given for a trace that has no hash_ids
             raise ParamError("hash_block_tokens", f"a trace of format {kind} has no hash_ids; valid: only for Mooncake traces")
         if kind in JSON_FORMATS:
