@@ -144,3 +144,12 @@ def test_a_large_parquet_file_is_not_read_by_its_head(tmp_path, monkeypatch):
     monkeypatch.setattr(traces, "MAX_TRACE_BYTES", path.stat().st_size - 1)
     with pytest.raises(ParamError, match="a Parquet file is read whole: its footer, at its end, says where the rows"):
         load_trace(path, limit=2)
+
+
+def test_columns_that_decode_to_too_much_are_refused_from_the_footer(tmp_path, monkeypatch):
+    from core.serving.traces import baseten
+
+    path = _baseten(tmp_path / "b.parquet")
+    monkeypatch.setattr(baseten, "MAX_DECODED_BYTES", 10)
+    with pytest.raises(ParamError, match="its columns decode to .* bytes; valid: at most 10"):
+        load_trace(path)

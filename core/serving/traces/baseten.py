@@ -29,6 +29,7 @@ from core.serving.workload import MAX_REQUESTS
 MAGIC = b"PAR1"
 REQUIRED = ("timestamp_start_unix_ms", "input_tokens", "output_tokens")
 _HASHES = ("total_hashes", "block_size")
+MAX_DECODED_BYTES = 1 << 30  # the read columns uncompressed: 4x the largest trace file read
 _MAX_BLOCK = 1 << 20  # options.MAX_HASH_BLOCK_TOKENS (options imports sniff, which imports this)
 _VALID = "timestamp_start_unix_ms, input_tokens, output_tokens (total_hashes, block_size optional)"
 
@@ -55,8 +56,12 @@ def read_baseten(data: bytes, progress=None) -> Parsed:
         raise fail(f"no column {missing[0]!r} for format baseten; valid: a Parquet file with {_VALID}")
     if rows_in_file > MAX_REQUESTS:
         raise fail(f"more than {MAX_REQUESTS:,} rows; valid: at most {MAX_REQUESTS:,}")
+    columns = list(REQUIRED) + [c for c in _HASHES if c in names]
+    size = _decoded_bytes(pf.metadata, columns)
+    if size > MAX_DECODED_BYTES:  # a small file that decompresses to more than memory should hold
+        raise fail(f"its columns decode to {size:,} bytes; valid: at most {MAX_DECODED_BYTES:,}")
     try:
-        table = pf.read(columns=list(REQUIRED) + [c for c in _HASHES if c in names])
+        table = pf.read(columns=columns)
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise fail(f"the Parquet file's columns do not read ({_why(exc)}); valid: {_VALID}") from None
     n = table.num_rows
@@ -79,6 +84,19 @@ def read_baseten(data: bytes, progress=None) -> Parsed:
         progress(1.0)
     return Parsed(arrival_s=t, input_tokens=p, output_tokens=g, rows=rows, fmt="baseten", rows_read=n,
                   prefix=prefix, block_tokens=block, extra=extra)
+
+
+def _decoded_bytes(metadata, columns: list[str]) -> int:
+    """What the footer says the columns take uncompressed (a list column's leaf included), or
+    8 bytes a value where that is more (run-length encoding packs repeats smaller than that)."""
+    total = 0
+    for g in range(metadata.num_row_groups):
+        group = metadata.row_group(g)
+        for c in range(group.num_columns):
+            chunk = group.column(c)
+            if chunk.path_in_schema.split(".")[0] in columns:
+                total += max(int(chunk.total_uncompressed_size), 8 * int(chunk.num_values), 0)
+    return total
 
 
 def _why(exc: Exception) -> str:
