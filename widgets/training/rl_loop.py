@@ -20,8 +20,8 @@ from widgets.kit.jobs import BusyBadge, jobs
 from widgets.kit.page import column
 from widgets.kit.param_form import ParamForm
 from widgets.kit.timeline_player import TimelinePlayer
-from widgets.training.kit import PlayedSection, Readout, caption
-from widgets.training.rl_loop_view import LoopView
+from widgets.training.kit import PlayedSection, caption
+from widgets.training.rl_loop_view import FitReadout, LoopView
 from widgets.training.rl_split import SplitView
 
 # The form's labels, each a "中文 English" pair (the fields are the card's FORM_NAMES).
@@ -82,7 +82,7 @@ class RLLoopSection(PlayedSection):
             group.addButton(b)
             grid.addWidget(b, i // 2, i % 2)
             self.mode_buttons[mode] = b
-        self.summary = Readout(height=40)
+        self.summary = FitReadout()
         self.summary.setObjectName("rl_loop_summary")
         self.player = TimelinePlayer(duration=1.0, unit="s")
         self.player.setObjectName("rl_loop_player")
@@ -100,11 +100,12 @@ class RLLoopSection(PlayedSection):
                               "replayed by the serving engine (continuous batching, the KV pool, a group sharing "
                               "its prompt's blocks): its longest sample sets a synchronous step; asynchronous "
                               "modes start the next batch during the tail, samples at most η versions stale."),
-                      switch, controls, self.summary, self.form, stretch_last=False)
+                      switch, self.summary, self.form, stretch_last=False)
         left.layout().addStretch(1)
         box = QtWidgets.QHBoxLayout()
         box.addWidget(left, 2)
-        box.addWidget(column(self.view, self.split, stretch_last=False), 5)
+        # The ▶ under the lanes it plays (the form's column is too narrow for its slider).
+        box.addWidget(column(self.view, controls, self.split, stretch_last=False), 5)
         index = next(i for i in range(self._layout.count()) if self._layout.itemAt(i).layout() is self._before)
         self._layout.insertLayout(index, box)
         self.player.position_changed.connect(lambda t: self.state.set_player(self.player_name, t))

@@ -3,8 +3,10 @@ the trainer's; the replica everyone waits for outlined; a cursor the ▶ moves, 
 dimmed, and what runs at the cursor in a readout under the plot."""
 from __future__ import annotations
 
+import math
+
 import pyqtgraph as pg
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from core.rl.gantt import KINDS, LoopFigure
 from widgets.kit.page import Reflow, column, legend_chips
@@ -19,6 +21,31 @@ KIND_BRUSH = {"generate": ("decode", 230), "tail": ("decode", 95), "wait": ("wai
 LEGEND = (("decode", "生成 generating"), ("decode", "长尾 long tail (half the samples done)", "▒"),
           ("wait", "训练器等样本 the trainer waits for samples"),
           ("backlog", "大家在等的副本 the replica everyone waits for", "□"))
+
+
+class FitReadout(Readout):
+    """A readout whose text changes once per figure, not per frame (a loop's summary, the
+    split's best): as tall as its text at its width, so a long summary in a narrow column
+    or at F11's zoom is never cut. Its height changes only when its line count does."""
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self._fit()
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._fit()
+
+    def changeEvent(self, event):
+        super().changeEvent(event)  # a zoom: the text takes the new font
+        if event.type() == QtCore.QEvent.Type.FontChange:
+            self._fit()
+
+    def _fit(self) -> None:
+        self._doc.setTextWidth(max(1, self.width()))
+        height = max(math.ceil(self._doc.size().height()), self.fontMetrics().height())
+        if height != self.height():
+            self.setFixedHeight(height)
 
 
 class LoopView(QtWidgets.QWidget):
@@ -40,7 +67,9 @@ class LoopView(QtWidgets.QWidget):
                                       pen=pen("backlog", 2))
         self.waited.setZValue(5)
         p.addItem(self.waited)
-        self.labels = PlotLabels(color("paper"), size=8)
+        # Ink, not paper: a narrow update bar is thinner than its step number, which then
+        # reads on the page around it as well as on the bar.
+        self.labels = PlotLabels(color("ink"), size=8)
         self.labels.setZValue(10)
         p.addItem(self.labels)
         self.future = pg.LinearRegionItem(values=(0, 0), movable=False, brush=brush("paper", 150), pen=pg.mkPen(None))

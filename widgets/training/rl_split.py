@@ -11,7 +11,7 @@ from PySide6 import QtWidgets
 from widgets.kit.page import column
 from widgets.kit.plot_card import PlotCard
 from widgets.kit.theme import brush, pen
-from widgets.training.kit import Readout
+from widgets.training.rl_loop_view import FitReadout
 
 
 class SplitView(QtWidgets.QWidget):
@@ -33,7 +33,7 @@ class SplitView(QtWidgets.QWidget):
         p.addItem(self.current)
         self.card.plot_widget.setMinimumHeight(180)
         self.card.setMaximumHeight(280)
-        self.readout = Readout(height=40)
+        self.readout = FitReadout()
         self.readout.setObjectName("rl_split_readout")
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
