@@ -9,42 +9,13 @@ to the field it names. pools="" (the default) is no P/D run. No Qt here."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
 
 from core.registry import BookRef, Calculator, Param, ParamError
 from core.serving.pd_params import OVERLAPS, PD_TEXT_KEYS
+from core.serving.text_param import TextParam
 from core.units import NumberError, parse_number
 
-MAX_TEXT = 64  # longer than any xPyD or link name
 HEADING = "prefill/decode 分离 · prefill/decode disaggregation"
-
-
-@dataclass(frozen=True)
-class TextParam(Param):
-    """A short line of text, checked by `check` (text -> text, or ParamError)."""
-
-    kind: str = "text"
-    empty_ok: bool = True
-
-    def range_text(self) -> str:
-        return self.help
-
-    def parse(self, raw: Any) -> Any:
-        if not isinstance(raw, (str, int, float)) or isinstance(raw, bool):
-            raise ParamError(self.name, f"got {type(raw).__name__}; valid: text, {self.help}")
-        text = str(raw).strip()
-        if len(text) > MAX_TEXT or any(ord(c) < 32 for c in text):
-            raise ParamError(self.name, f"got {len(text)} characters; valid: at most {MAX_TEXT}, one line")
-        if not text:
-            if self.empty_ok:
-                return ""
-            raise ParamError(self.name, f"got ''; valid: {_valid(self.name)}")
-        return CHECKS[self.name](text)
-
-
-def _valid(name: str) -> str:
-    return PD_TEXT_KEYS[name]
 
 
 def _pools(text: str) -> str:
@@ -74,10 +45,9 @@ def _kv_link(text: str) -> str:
     return text
 
 
-CHECKS = {"pools": _pools, "kv_link": _kv_link}
 PARAMS = (
-    TextParam("pools", "", "", "'' (one pool: no P/D run), or " + PD_TEXT_KEYS["pools"]),
-    TextParam("kv_link", "", "rdma-400g", PD_TEXT_KEYS["kv_link"], empty_ok=False),
+    TextParam("pools", "", "", "'' (one pool: no P/D run), or " + PD_TEXT_KEYS["pools"], check=_pools),
+    TextParam("kv_link", "", "rdma-400g", PD_TEXT_KEYS["kv_link"], empty_ok=False, check=_kv_link),
     Param("kv_transfer", "", "whole", "how the KV moves: whole (after the prefill) or layerwise (each layer as it "
           "is computed)", kind="choice", choices=OVERLAPS),
 )

@@ -29,7 +29,8 @@ the step-time coefficients a profile or a calibration sets (a panel field of its
 "coefficients", always in the JSON so that undo can take a set back to none).
 
 The pools (core.serving.pools_card): the P/D fields, whose run (replay A's workload on a
-prefill and a decode pool) the pools section computes on the job runner.
+prefill and a decode pool) the pools section computes on the job runner. The images
+(core.serving.images_card): the image fields, whose run the images section computes.
 """
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ from typing import Any
 from core.registry import Param, ParamError
 from core.serving import backlog as bl
 from core.serving.deployment_card import DEPLOYMENT, check_coefficients
+from core.serving.images_card import IMAGES
 from core.serving.model_choice import MODEL_CHOICE
 from core.serving.pools_card import POOLS
 from core.serving.replay import SCENARIOS
@@ -85,6 +87,7 @@ class ServingState(PanelModel):
         ("your_model", "model.config"),
         ("deployment", DEPLOYMENT),  # after the choice it expands with, before the replays it sets
         ("pools", POOLS),  # the P/D fields (pools=, kv_link=, kv_transfer=): a run of replay A's workload
+        ("images", IMAGES),  # the image fields (image_share=, ...): a run of replay A's workload with images
         ("replay_a", "serving.replay", True),
         ("replay_b", "serving.replay", True),
     )

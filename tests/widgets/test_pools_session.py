@@ -100,28 +100,23 @@ def test_undo_takes_back_a_pools_edit(qtbot, window):
     panel = _open_small(qtbot, window)
     section = panel.pools_section
     start = window.undo_stack.count()
-    with qtbot.waitSignal(section.drawn, timeout=60_000):
-        section.form.set_values("1P1D")
-    qtbot.waitUntil(lambda: window.undo_stack.count() == start + 1, timeout=5_000)
     with qtbot.waitSignal(section.drawn, timeout=60_000) as got:
-        section.form.set_values("1P1D", "pcie")  # the book's card has PCIe
+        section.form.set_values("1P1D", "pcie", "layerwise")  # the book's card has PCIe
     assert got.args[0].raw["kv_link"] == "pcie"
-    qtbot.waitUntil(lambda: window.undo_stack.count() == start + 2, timeout=5_000)
+    qtbot.waitUntil(lambda: window.undo_stack.count() == start + 1, timeout=5_000)
+    assert window.undo_stack.text(start) == "serving: cards.pools"
     _ready(qtbot, window, panel)
 
-    with qtbot.waitSignal(section.drawn, timeout=60_000) as got:
-        window.session.undo_action.trigger()
-    assert got.args[0].raw["kv_link"] == "rdma-400g" and _shown(section)[1] == "rdma-400g"
-    assert panel.state.card("pools").inputs["kv_link"] == "rdma-400g"
-    _ready(qtbot, window, panel)
-    window.session.undo_action.trigger()  # back to one pool: no run
-    assert _shown(section)[0] == "" and section.view.isHidden() and not section.raw
+    window.session.undo_action.trigger()  # back to one pool: no run, the fields at their defaults
+    assert _shown(section) == ("", "rdma-400g", "whole") and section.view.isHidden() and not section.raw
+    assert panel.state.card("pools").to_json() == {}
     _ready(qtbot, window, panel)
     with qtbot.waitSignal(section.drawn, timeout=60_000) as got:
         window.session.redo_action.trigger()
-    assert got.args[0].raw["pools"] == "1P1D"
+    assert got.args[0].raw == {**got.args[0].raw, "pools": "1P1D", "kv_link": "pcie", "kv_transfer": "layerwise"}
+    assert _shown(section) == ("1P1D", "pcie", "layerwise")
     _ready(qtbot, window, panel)
-    assert window.undo_stack.count() == start + 2  # undo and redo pushed nothing
+    assert window.undo_stack.count() == start + 1  # undo and redo pushed nothing
 
 
 def test_a_client_limit_is_said_to_be_left_out(open_serving_panel, qtbot):

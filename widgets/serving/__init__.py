@@ -25,7 +25,7 @@ from widgets.kit.page import PAGE_COLUMN_EM, ReflowLayout, column, fixed_text_wi
 from widgets.kit.panels import PanelInfo
 from widgets.kit.theme import LEGEND
 from widgets.kit.timeline_player import TimelinePlayer
-from widgets.serving import calibrate_glue, pools_section
+from widgets.serving import calibrate_glue, images_section, pools_section
 from widgets.serving.backlog import BacklogCardSection, BacklogPlot
 from widgets.serving.band import BandOverSeeds
 from widgets.serving.banner import BannerDrawing, BannerSection
@@ -198,6 +198,7 @@ class ServingPanel(DeployedReplays, BannerDrawing, BandOverSeeds, QtWidgets.QWid
         self.calibrate_section = calibrate_glue.attach(self, self._calibrate_key)
         self._replay_column.addWidget(self.calibrate_section)
         self.pools_section = pools_section.attach(self, f"serving.pools.{id(self)}")  # P/D pools (issue 15)
+        self.images_section = images_section.attach(self, f"serving.images.{id(self)}")  # image requests (issue 15)
 
     def _finish_build(self) -> None:
         p = self.plots

@@ -80,6 +80,20 @@ def pd_raw(choice: Mapping[str, Any], deployment: Mapping[str, Any], coefficient
     pd = {k: str(fields.get(k, "")).strip() for k in PD_FIELDS}
     if not pd["pools"]:
         return {}
+    raw = replay_raw(choice, deployment, coefficients, replay)
+    raw["pools"] = pd["pools"]
+    if pd["kv_link"]:
+        raw["kv_link"] = pd["kv_link"]
+    if pd["kv_transfer"] and pd["kv_transfer"] != "whole":  # the CLI's default left out of the command
+        raw["kv_transfer"] = pd["kv_transfer"]
+    return raw
+
+
+def replay_raw(choice: Mapping[str, Any], deployment: Mapping[str, Any], coefficients: Mapping[str, float],
+               replay: Mapping[str, Any]) -> dict[str, str]:
+    """Replay A's workload and engine limits off their defaults, the pickers' model= and
+    hardware= when not the book's (or with a deployment), and the deployment keys but the
+    client's max_concurrency, as the CLI's text keys (the P/D and image runs' base)."""
     raw: dict[str, str] = {}
     deploy = {k: v for k, v in raw_keys(deployment, coefficients).items() if k != "max_concurrency"}
     if deploy or (choice.get("model"), choice.get("hardware")) != (BOOK_MODEL, BOOK_HARDWARE):
@@ -90,11 +104,19 @@ def pd_raw(choice: Mapping[str, Any], deployment: Mapping[str, Any], coefficient
         if name in replay and replay[name] != p.parse(p.default):
             raw[name] = param_text(p, replay[name])
     raw.update(deploy)
-    raw["pools"] = pd["pools"]
-    if pd["kv_link"]:
-        raw["kv_link"] = pd["kv_link"]
-    if pd["kv_transfer"] and pd["kv_transfer"] != "whole":  # the CLI's default left out of the command
-        raw["kv_transfer"] = pd["kv_transfer"]
+    return raw
+
+
+def trace_raw(src) -> dict[str, str]:
+    """A loaded trace's source (core.serving.trace_source.TraceSource) as the CLI's keys."""
+    raw = {"trace": src.path}
+    for name, value, off in (("format", src.format, "auto"), ("time_scale", src.time_scale, 1.0),
+                             ("limit", src.limit, 0), ("trace_model", src.trace_model, ""),
+                             ("trace_log_type", src.trace_log_type, "")):
+        if value != off:
+            raw[name] = str(value)
+    if src.window_s:
+        raw["window"] = f"{src.window_s[0]}:{src.window_s[1]}"
     return raw
 
 

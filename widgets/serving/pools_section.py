@@ -18,7 +18,7 @@ from PySide6 import QtCore, QtWidgets
 from core.serving.disagg.links import OVERLAPS, link_choices
 from widgets.kit.jobs import jobs
 from widgets.kit.page import caption
-from widgets.serving.pools_run import PoolsFigure, PoolsRefused, pd_raw, run_pools
+from widgets.serving.pools_run import PoolsFigure, PoolsRefused, pd_raw, run_pools, trace_raw
 from widgets.serving.pools_view import PoolsView
 from widgets.serving.trace_source import in_language
 
@@ -155,6 +155,8 @@ class PoolsSection(QtCore.QObject):
         panel.state.changed.connect(self._on_state_changed)
         panel.deployment_section.deployed_changed.connect(lambda _d: self.submit())
         panel.installEventFilter(self)
+        if self.card.inputs["pools"] and not self.card.errors:
+            self.submit()  # a restored state's pools
 
     def _on_form(self, values: dict) -> None:
         """A field edited: into the state's card (a refusal shows next to its field)."""
@@ -178,14 +180,7 @@ class PoolsSection(QtCore.QObject):
                      s.replay("A").inputs, self.card.inputs)
         src = s.trace_loaded if s.trace_workload is not None else None
         if raw and src is not None:  # the loaded trace, read as the CLI reads it
-            raw["trace"] = src.path
-            for name, value, off in (("format", src.format, "auto"), ("time_scale", src.time_scale, 1.0),
-                                     ("limit", src.limit, 0), ("trace_model", src.trace_model, ""),
-                                     ("trace_log_type", src.trace_log_type, "")):
-                if value != off:
-                    raw[name] = str(value)
-            if src.window_s:
-                raw["window"] = f"{src.window_s[0]}:{src.window_s[1]}"
+            raw.update(trace_raw(src))
         return raw
 
     def submit(self) -> None:
