@@ -44,6 +44,11 @@
         <translation>: D training tokens (Qwen3: about %1T)</translation>
     </message>
     <message>
+        <location filename="strings_en_lab.py" line="15"/>
+        <source>约 %1B</source>
+        <translation>about %1B</translation>
+    </message>
+    <message>
         <source>: N (Qwen3 · 约 %1B)</source>
         <translation type="vanished">: N (Qwen3 · about %1B)</translation>
     </message>

@@ -158,3 +158,4 @@ QT_TRANSLATE_NOOP('lab', '问题放在哪里 · 换一个问题,哪些 KV 还能
 QT_TRANSLATE_NOOP('lab', '首个有用输出')
 QT_TRANSLATE_NOOP('lab', '首响应 TTFT')
 QT_TRANSLATE_NOOP('lab', '首播')
+QT_TRANSLATE_NOOP('lab', '约 %1B')
