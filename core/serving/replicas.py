@@ -13,7 +13,8 @@ summed levels (each replica's last value at or before the time); tokens, steps a
 decode rows are summed per time. num_blocks is the pool of all replicas together, so the
 KV fractions are of the pooled KV. extras["replica_of"] (workload order) and
 extras["replicas"] (per replica: requests, series, steps, preemptions, KV peak) say who
-did what. One replica with any router is replay() itself, bit for bit. No Qt here.
+did what. Remote KV's kv_alloc_s / kv_ready_s come from each request's replica; the
+encoder's extras (encoder_s, encoder_steps) are summed. One replica with any router is replay() itself, bit for bit. No Qt here.
 """
 from __future__ import annotations
 
@@ -37,6 +38,8 @@ MAX_ROUTED_WORK = 2_000_000
 LEVELS = ("series_waiting", "series_running", "series_kv_blocks")  # states: summed as levels
 COUNTS = ("series_tokens", "series_steps", "series_decode_rows")  # per-step amounts: summed per time
 PER_REQUEST = ("arrival_s", "first_schedule_s", "first_token_s", "finish_s", "preemptions", "cached_tokens")
+KV_TIMES = ("kv_alloc_s", "kv_ready_s")  # remote KV's times: NaN where a request has none
+ENCODER_SUMS = ("encoder_s", "encoder_steps")  # extras of a workload with encoder work: summed
 
 
 def replay_replicas(workload: Workload, config: EngineConfig, replicas: int, router: str = "round_robin",
@@ -146,6 +149,9 @@ def _spread(part: ReplayResult, rows: np.ndarray, n: int) -> ReplayResult:
         setattr(part, name, full(getattr(part, name), np.nan))
     part.preemptions = full(part.preemptions, 0)
     part.cached_tokens = full(part.cached_tokens if part.cached_tokens is not None else np.zeros(rows.size, np.int64), 0)
+    for name in KV_TIMES:
+        if getattr(part, name) is not None:
+            setattr(part, name, full(getattr(part, name), np.nan))
     part.preempt_log = [(int(rows[r]), t0, t1) for r, t0, t1 in part.preempt_log]
     return part
 
@@ -163,6 +169,8 @@ def merge(workload: Workload, results: list, replica_of: np.ndarray) -> ReplayRe
             mask = replica_of == i
             out[mask] = a[mask]
         per_request[name] = out
+    for name in KV_TIMES:
+        per_request[name] = _merged_times([getattr(r, name) for _, r in live], live, replica_of)
     grid = np.unique(np.concatenate([r.series_t for _, r in live]))
     series = {}
     for name in LEVELS:
@@ -191,6 +199,7 @@ def merge(workload: Workload, results: list, replica_of: np.ndarray) -> ReplayRe
         events=sum(r.events for _, r in live), closed_form_steps=sum(r.closed_form_steps for _, r in live),
         cached_tokens=per_request["cached_tokens"], series_steps=series["series_steps"],
         series_decode_rows=series["series_decode_rows"],
+        kv_alloc_s=per_request["kv_alloc_s"], kv_ready_s=per_request["kv_ready_s"],
     )
     result.extras = _merged_extras(workload, result, live)
     result.extras["replica_of"] = replica_of
@@ -198,14 +207,31 @@ def merge(workload: Workload, results: list, replica_of: np.ndarray) -> ReplayRe
     return result
 
 
+def _merged_times(arrays: list, live: list, replica_of: np.ndarray) -> np.ndarray | None:
+    """Each request's time from its replica (None: no replica reported them)."""
+    if all(a is None for a in arrays):
+        return None
+    out = np.full(replica_of.size, np.nan)
+    for (i, _), a in zip(live, arrays):
+        if a is not None:
+            mask = replica_of == i
+            out[mask] = a[mask]
+    return out
+
+
 def _merged_extras(workload: Workload, merged: ReplayResult, live: list) -> dict:
-    """Prefix-cache figures of the whole run (a replica's own are over the whole workload)."""
-    if not any(r.extras for _, r in live):
-        return {}
+    """Prefix-cache figures of the whole run (a replica's own are over the whole workload)
+    and the encoder's sums."""
+    extras: dict[str, Any] = {}
+    for name in ENCODER_SUMS:
+        if any(name in r.extras for _, r in live):
+            extras[name] = sum(r.extras.get(name, 0) for _, r in live)
+    if not any("cache_hit_rate" in r.extras for _, r in live):
+        return extras
     prompt = float(np.sum(merged.input_tokens))
     assert merged.cached_tokens is not None  # a replica's cache figures come with its cached tokens
-    extras: dict[str, Any] = {"cache_hit_rate": float(np.sum(merged.cached_tokens)) / prompt if prompt else 0.0,
-              "evicted_blocks": int(sum(int(r.extras.get("evicted_blocks", 0)) for _, r in live))}
+    extras["cache_hit_rate"] = float(np.sum(merged.cached_tokens)) / prompt if prompt else 0.0
+    extras["evicted_blocks"] = int(sum(int(r.extras.get("evicted_blocks", 0)) for _, r in live))
     if workload.sessions is not None:
         extras["hit_rate_by_turn"] = hit_rate_by_turn(np.asarray(workload.sessions.turn), merged.cached_tokens,
                                                       merged.input_tokens)
