@@ -42,7 +42,7 @@ STATE_MODELS = {
     "vision": "core.vision.state:VisionState",
     "audio": "core.audio.state:AudioState",
     "voice": "core.voice.state:VoiceState",
-    "training": "core.training.state:TrainingState",
+    "training": "core.training_state:TrainingState",
     "scaling": "core.scaling.state:ScalingState",
     "verify": "core.verify_state:VerifyState",
 }

@@ -8,7 +8,7 @@ import pytest
 from core import session
 from core.request.state import RequestState
 from core.session import SessionError
-from core.training.state import TrainingState
+from core.training_state import TrainingState
 
 WINDOW = {"x": 10, "y": 20, "width": 1280, "height": 720, "maximized": False}
 

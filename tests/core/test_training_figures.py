@@ -8,7 +8,7 @@ from core.registry import ParamError
 from core.training import calculator as training
 from core.training import figures, rl
 from core.training import step as train_step
-from core.training.state import TrainingState
+from core.training_state import TrainingState
 from core.units import GB, TFLOP
 
 

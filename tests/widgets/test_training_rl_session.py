@@ -9,9 +9,9 @@ import pytest
 
 from core import session as core_session
 from core.registry import ParamError
+from core.rl.loop_card import MAX_STEPS
 from core.talk import load_talk
-from core.training.rl_loop_card import MAX_STEPS
-from core.training.state import TrainingState
+from core.training_state import TrainingState
 from lab.main_window import MainWindow
 from tests.hostile.bounds import bounded
 from widgets.kit.jobs import jobs

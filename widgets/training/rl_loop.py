@@ -3,7 +3,7 @@ the serving engine on the job runner (never on the GUI thread), drawn as Gantt l
 (rl_loop_view.py) and played with ▶. Synchronous, one-step, fully async and partial
 rollouts are a switch; the inputs are a form whose refusals show next to the field.
 
-The form and the switch are views of the state's rl_loop card (core/training/rl_loop_card.py):
+The form and the switch are views of the state's rl_loop card (core/rl/loop_card.py):
 sessions, talks, ↺ and undo carry the loop, and the ▶'s position is the state's rl_loop
 player. The window plays a few steps on a few replicas: the card refuses more.
 """
@@ -13,9 +13,9 @@ import shiboken6
 from PySide6 import QtWidgets
 
 from core.rl.gantt import LoopFigure, loop_figure
+from core.rl.loop_card import FORM_NAMES, MAX_REPLICAS, loop_params
 from core.rl.params import MODES, RLParams
 from core.rl.sweep import split_sweep
-from core.training.rl_loop_card import FORM_NAMES, MAX_REPLICAS, loop_params
 from widgets.kit.jobs import BusyBadge, jobs
 from widgets.kit.page import column
 from widgets.kit.param_form import ParamForm

@@ -1,5 +1,5 @@
 """The Training panel's state (§3.4-3.5): its eleven calculator cards, the RL tab's live
-loop (core.training.rl_loop_card: the form and the mode switch), its view options and the
+loop (core.rl.loop_card: the form and the mode switch), its view options and the
 positions of its three ▶ players. Pure Python; the panel binds to it and holds nothing.
 
 Sliders in the panel are views of card fields (micro-batches and cards of `step`, the split
@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from core.registry import ParamError
+from core.rl.loop_card import RL_LOOP
 from core.state_model import PanelModel
-from core.training.rl_loop_card import RL_LOOP
 
 TABS = ("step", "flops", "rl")
 STEP_VIEWS = ("model", "illustrative")

@@ -1,6 +1,6 @@
 """The RL tab's live loop as state (issue 16): the card of the `lab simulate rl` keys the
 window's form and mode switch set, at the window's starting values. It is a card of
-core.training.state.TrainingState, so sessions, talks, ↺ reset and undo carry the loop (and
+core.training_state.TrainingState, so sessions, talks, ↺ reset and undo carry the loop (and
 the split sweep, which sweeps the loop on screen); a saved or scened loop is refused by the
 same check as an edit in the form (the window's bounds, then RLParams.check).
 
