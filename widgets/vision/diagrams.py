@@ -4,81 +4,146 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from widgets.kit.i18n_text import notifier, translate_text as tr
 from widgets.kit.theme import color
+from widgets.vision.fit_text import Drawn, fitted, floor_points, points, text_height, wrap_flags
 
 
 class HandoffDiagram(QtWidgets.QWidget):
-    """Three handoff points (raw image, EC, KV) between the stages E, P and D (图 3-16)."""
+    """Three handoff points (raw image, EC, KV) between the stages E, P and D (图 3-16).
+    Every text is fitted to its box (widgets/vision/fit_text.py): the widget asks for the
+    height its texts need at its width, so nothing is clipped at 1280x720 or in F11."""
 
-    POINTS = (("raw", "原图 raw image", "接收方还要做视觉编码 E", "wait"),
-              ("ec", "编码结果 EC", "接收方从语言 prefill P 开始", "ec"),
-              ("kv", "语言 KV", "交接已完成的语言上下文,直接 D", "state"))
-    STAGES = (("E", "视觉编码", "prefill"), ("P", "语言 prefill", "prefill"), ("D", "decode", "decode"))
+    # "中文 · English" pairs: the language switch shows one side.
+    POINTS = (("raw", "原图 · raw image", "接收方还要做视觉编码 E · the receiver still encodes (E)", "wait"),
+              ("ec", "编码结果 EC · encoder output EC", "接收方从语言 prefill P 开始 · the receiver starts at prefill P", "ec"),
+              ("kv", "语言 KV · language KV", "交接已完成的语言上下文,直接 D · the finished context: straight to D", "state"))
+    STAGES = (("E", "视觉编码 · vision encoder", "prefill"), ("P", "语言 prefill · language prefill", "prefill"),
+              ("D", "decode", "decode"))
+    HANDOFF = "交接点 · handoff"
+    OUTPUT = "输出文本 token 或声音、图像 · output text tokens, or audio, images"
+    SLOTS = 7  # point, stage, point, stage, point, stage, output
+    GAP, TOP, PAD = 10.0, 6.0, 4.0
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setMinimumHeight(132)
         self.values: dict[str, float] = {"raw": 0.0, "ec": 0.0, "kv": 0.0}
         self.texts: dict[str, str] = {}
+        notifier().language_changed.connect(self._relayout)
 
     def set_figure(self, figure: dict) -> None:
         """figure: core.vision.figures.handoff_figure."""
         self.values, self.texts = dict(figure["values"]), dict(figure["texts"])
         self.setToolTip("<br>".join(f"{label}: {self.texts[key]} — {note}" for key, label, note, _ in self.POINTS))
+        self._relayout()
+
+    def _relayout(self, *_args) -> None:
+        self._fit_height(self.layout_texts()[1])
         self.update()
 
-    def paintEvent(self, event):
-        p = QtGui.QPainter(self)
-        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
-        w, h = self.width(), self.height()
-        slots = 7  # point, stage, point, stage, point, stage, output
-        gap = 10
-        cell = (w - gap * (slots + 1)) / slots
-        top, box_h = 18, 64
-        font = p.font()
-        base = QtGui.QFontInfo(font).pointSizeF()  # the style sheet sets pixels, not points
-        small = QtGui.QFont(font)
-        small.setPointSizeF(max(7.5, base * 0.85))
-        bold = QtGui.QFont(font)
+    def _fit_height(self, need: float) -> None:
+        need = max(132, int(need + 0.999))
+        if need != self.minimumHeight():
+            self.setMinimumHeight(need)  # the box around grows or shrinks with it
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._fit_height(self.layout_texts()[1])
+
+    def changeEvent(self, event):
+        if event.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.StyleChange):
+            self._relayout()  # a zoom
+        super().changeEvent(event)
+
+    def layout_texts(self) -> tuple[list[Drawn], float, list[tuple[str, QtCore.QRectF]]]:
+        """Every text as painted at the widget's width, the height they need, and the shapes
+        (kind, rect) behind them: point, stage, output."""
+        w, gap, pad = float(self.width()), self.GAP, self.PAD
+        cell = max((w - gap * (self.SLOTS + 1)) / self.SLOTS, 24.0)
+        inner = cell - 2 * pad
+        floor = floor_points()
+        base = QtGui.QFont(self.font())
+        small = QtGui.QFont(base)
+        small.setPointSizeF(max(floor, points(base) * 0.85))
+        bold = QtGui.QFont(base)
         bold.setBold(True)
         big = QtGui.QFont(bold)
-        big.setPointSizeF(base * 1.25)
-        for i in range(slots):
+        big.setPointSizeF(points(base) * 1.25)
+        align = int(QtCore.Qt.AlignmentFlag.AlignCenter)
+
+        def center(font: QtGui.QFont, text: str, width: float) -> int:
+            return align | wrap_flags(font, text, width)
+        labels = [tr(label) for _, label, _, _ in self.POINTS]
+        values = [self.texts.get(key, "—") for key, *_ in self.POINTS]
+        stages = [f"{letter} →\n{tr(label)}" for letter, label, _ in self.STAGES]
+        notes = [f"{tr(self.HANDOFF)} {'①②③'[i]}\n{tr(note)}" for i, (_, _, note, _) in enumerate(self.POINTS)]
+        output = tr(self.OUTPUT)
+        # One font per row of texts: the boxes read alike.
+        label_font = min((fitted(small, t, inner, floor) for t in labels), key=points)
+        value_font = min((fitted(big, t, inner, floor) for t in values), key=points)
+        stage_font = min((fitted(bold, t, cell - 2, floor) for t in stages), key=points)
+        note_font = QtGui.QFont(small)
+        label_h = max(text_height(label_font, t, inner) for t in labels)
+        value_h = max(text_height(value_font, t, inner) for t in values)
+        stage_h = max(text_height(stage_font, t, cell - 2) for t in stages)
+        output_h = text_height(small, output, inner)
+        box_h = max(64.0, 2 * pad + label_h + 2 + value_h, stage_h + 16 + 2, output_h + 2 * pad)
+        # A note spreads under half of each stage beside its point (no note is under a stage).
+        note_w = min(cell * 1.8, w - 2)
+
+        def note_left(x: float) -> float:
+            return min(max(1.0, x + cell / 2 - note_w / 2), w - 1 - note_w)
+
+        note_h = max(text_height(note_font, t, note_w) for t in notes)
+        drawn: list[Drawn] = []
+        shapes: list[tuple[str, QtCore.QRectF]] = []
+        top = self.TOP
+        for i in range(self.SLOTS):
             x = gap + i * (cell + gap)
             rect = QtCore.QRectF(x, top, cell, box_h)
             if i % 2 == 0 and i < 6:
-                key, label, note, kind = self.POINTS[i // 2]
-                p.setPen(QtGui.QPen(color(kind), 2))
-                p.setBrush(color(kind, 40))
-                p.drawRoundedRect(rect, 10, 10)
-                p.setPen(color("ink"))
-                p.setFont(small)
-                p.drawText(rect.adjusted(4, 4, -4, -box_h / 2), QtCore.Qt.AlignmentFlag.AlignCenter, label)
-                p.setFont(big)
-                p.drawText(rect.adjusted(4, box_h / 2 - 6, -4, -4), QtCore.Qt.AlignmentFlag.AlignCenter,
-                           self.texts.get(key, "—"))
-                p.setFont(small)
-                p.setPen(color("muted"))
-                note_rect = QtCore.QRectF(x - gap / 2, top + box_h + 6, cell + gap, h - top - box_h - 8)
-                p.drawText(note_rect, QtCore.Qt.AlignmentFlag.AlignHCenter | QtCore.Qt.TextFlag.TextWordWrap,
-                           "交接点 " + "①②③"[i // 2] + "\n" + note)
+                k = i // 2
+                shapes.append((self.POINTS[k][3], rect))
+                room = box_h - 2 * pad - label_h - 2  # the value centred in what the label leaves
+                drawn.append(Drawn(labels[k], QtCore.QRectF(x + pad, top + pad, inner, label_h), label_font,
+                                   center(label_font, labels[k], inner), "ink"))
+                drawn.append(Drawn(values[k], QtCore.QRectF(x + pad, top + pad + label_h + 2, inner, room),
+                                   value_font, center(value_font, values[k], inner), "ink"))
+                note = QtCore.QRectF(note_left(x), top + box_h + 6, note_w, note_h)
+                drawn.append(Drawn(notes[k], note, note_font, int(QtCore.Qt.AlignmentFlag.AlignHCenter)
+                                   | wrap_flags(note_font, notes[k], note_w), "muted"))
             elif i < 6:
-                letter, label, kind = self.STAGES[i // 2]
                 stage = rect.adjusted(0, 8, 0, -8)
-                p.setPen(QtCore.Qt.PenStyle.NoPen)
-                p.setBrush(color(kind))
-                p.drawRoundedRect(stage, 6, 6)
-                p.setPen(color("paper"))
-                p.setFont(bold)
-                p.drawText(stage, QtCore.Qt.AlignmentFlag.AlignCenter, f"{letter} →\n{label}")
+                shapes.append(("stage:" + self.STAGES[i // 2][2], stage))
+                drawn.append(Drawn(stages[i // 2], stage.adjusted(1, 1, -1, -1), stage_font,
+                                   center(stage_font, stages[i // 2], cell - 2), "paper"))
             else:
+                shapes.append(("output", rect))
+                drawn.append(Drawn(output, rect.adjusted(pad, pad, -pad, -pad), small, center(small, output, inner), "ink"))
+        return drawn, top + box_h + 6 + note_h + 4, shapes
+
+    def paintEvent(self, event):
+        drawn, _need, shapes = self.layout_texts()
+        p = QtGui.QPainter(self)
+        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+        for kind, rect in shapes:
+            if kind == "output":
                 p.setPen(QtGui.QPen(color("muted"), 1.5, QtCore.Qt.PenStyle.DashLine))
                 p.setBrush(QtCore.Qt.BrushStyle.NoBrush)
                 p.drawRoundedRect(rect, 10, 10)
-                p.setPen(color("ink"))
-                p.setFont(small)
-                p.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter | QtCore.Qt.TextFlag.TextWordWrap,
-                           "输出文本 token\n或声音、图像")
+            elif kind.startswith("stage:"):
+                p.setPen(QtCore.Qt.PenStyle.NoPen)
+                p.setBrush(color(kind[len("stage:"):]))
+                p.drawRoundedRect(rect, 6, 6)
+            else:
+                p.setPen(QtGui.QPen(color(kind), 2))
+                p.setBrush(color(kind, 40))
+                p.drawRoundedRect(rect, 10, 10)
+        for d in drawn:
+            p.setPen(color(d.role))
+            p.setFont(d.font)
+            p.drawText(d.rect, d.flags, d.text)
         p.end()
 
 

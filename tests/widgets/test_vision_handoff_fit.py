@@ -1,0 +1,86 @@
+"""The E → P → D handoff boxes of Vision's 图 3-16 tab (widgets/vision/diagrams.py) show
+every text whole: each text's font metrics, laid out as painted, lie inside its
+rectangle, inside the widget, and no font is under the UI's smallest text, at 1280x720
+and 1920x1080, at zoom 1 and in F11, in Chinese and in English (issue 14: "800 kB" read
+"300 kB" and "7.8125 MiB" read ".8125 Mi" when the boxes clipped them)."""
+from __future__ import annotations
+
+import os
+
+import pytest
+from PySide6 import QtCore, QtGui
+
+from lab.language import apply_language
+from widgets.kit.i18n import translate_tree
+from widgets.vision.diagrams import HandoffDiagram
+from widgets.vision.fit_text import Drawn, fits, floor_points, points
+
+SIZES = ((1280, 720), (1920, 1080))
+
+
+@pytest.fixture(scope="module")
+def window(qapp, tmp_path_factory):
+    from lab.main_window import MainWindow
+    old = os.environ.get("LAB_SETTINGS_DIR")
+    os.environ["LAB_SETTINGS_DIR"] = str(tmp_path_factory.mktemp("settings"))
+    made = MainWindow()
+    made.show()
+    made.show_panel("vision")
+    yield made
+    made.presentation_action.setChecked(False)
+    made.close()
+    made.deleteLater()
+    if old is None:
+        os.environ.pop("LAB_SETTINGS_DIR", None)
+    else:
+        os.environ["LAB_SETTINGS_DIR"] = old
+
+
+def _show(qtbot, window, size, presenting):
+    from widgets.kit import zoom
+
+    window.presentation_action.setChecked(presenting)
+    window.showNormal()  # F11 fills the offscreen screen: the room's size instead, F11's zoom kept
+    window.setFixedSize(*size)
+    if presenting:
+        zoom.set_zoom(zoom.presentation_zoom(QtCore.QSize(*size)))
+    qtbot.waitUntil(lambda: window.is_ready("vision"), timeout=60_000)
+    panel = window.panel("vision")
+    panel.tabs.setCurrentIndex(0)
+    return panel
+
+
+@pytest.mark.parametrize("lang", ("zh", "en"))
+@pytest.mark.parametrize("presenting", (False, True), ids=("zoom1", "F11"))
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_every_handoff_text_fits_its_box(qtbot, window, size, presenting, lang):
+    panel = _show(qtbot, window, size, presenting)
+    apply_language(lang, window)
+    translate_tree(window)
+    diagram = panel.findChild(HandoffDiagram)
+    try:
+        qtbot.waitUntil(lambda: diagram.isVisible() and bool(diagram.texts), timeout=30_000)
+        window.grab()  # laid out and painted as on screen
+        drawn, need, _shapes = diagram.layout_texts()
+        assert diagram.height() >= need - 0.5, "the widget is shorter than its texts"
+        whole = QtCore.QRectF(diagram.rect())
+        floor = floor_points()
+        for d in drawn:
+            assert fits(d), f"{d.text!r} overflows its box at {size} in {lang}"
+            assert whole.contains(d.rect), f"{d.text!r}'s box leaves the widget"
+            assert points(d.font) >= floor - 0.01, f"{d.text!r} under the smallest text"
+        texts = [d.text for d in drawn]
+        assert diagram.texts["raw"] in texts and diagram.texts["ec"] in texts  # the numbers whole
+        if lang == "en":
+            assert not any("\u4e00" <= c <= "\u9fff" for t in texts for c in t), texts
+    finally:
+        apply_language("both", window)
+
+
+def test_the_fit_check_finds_a_cut_text(qapp):
+    font = QtGui.QFont()
+    font.setPointSizeF(12)
+    wide = QtGui.QFontMetricsF(font).horizontalAdvance("7.8125 MiB")
+    flags = int(QtCore.Qt.AlignmentFlag.AlignCenter)
+    assert fits(Drawn("7.8125 MiB", QtCore.QRectF(0, 0, wide + 2, 40), font, flags, "ink"))
+    assert not fits(Drawn("7.8125 MiB", QtCore.QRectF(0, 0, wide / 2, 40), font, flags, "ink"))
