@@ -51,7 +51,9 @@ def test_an_image_run_shows_the_clis_numbers_with_and_without_images(open_servin
     # 40 image requests cycling through 4 ids: each id encoded once, the other 36 hit.
     assert (b["images"], b["encoder_cache_misses"], b["encoder_cache_hits"]) == (40, 4, 36)
     text = _cli(capsys, text_raw(fig.raw))
-    assert "images" not in text and text_raw(fig.raw) == {"durations_s": "20,20", "rates_per_s": "2,2"}
+    assert "images" not in text
+    assert text_raw(fig.raw) == {"durations_s": "20,20", "rates_per_s": "2,2", "frontend": "off"}
+    assert cli["client"]["frontend"] == text["client"]["frontend"] == "off (the engine alone)"
     line = form.encoder_line.text()
     assert "36 encoder-cache hits, 4 encoded" in line
     assert f"EC {b['ec_bytes'] / 2**20:,.1f} MiB" in line and f"{b['encoder_added_ms'] / 1e3:,.3f} s" in line
@@ -68,6 +70,13 @@ def test_an_image_run_shows_the_clis_numbers_with_and_without_images(open_servin
     epd = got.args[0].block
     assert epd["mode"] == "epd" and epd == _cli(capsys, got.args[0].raw)["images"]
     assert f"({epd['ec_bytes_moved'] / 2**20:,.1f} MiB over the link)" in form.encoder_line.text()
+    # A deployment turns the front end on for a text run: the run without images keeps it off,
+    # as the image run has it, so the two differ by the images alone.
+    with qtbot.waitSignal(section.drawn, timeout=60_000) as got:
+        panel.state.card("deployment").update({"quantization": "fp8"})
+    fig = got.args[0]
+    assert fig.raw["quantization"] == "fp8"
+    assert fig.report["client"]["frontend"] == fig.text_report["client"]["frontend"] == "off (the engine alone)"
     with qtbot.waitSignal(panel.state.changed, timeout=5_000):
         form.set_values(image_share="0")  # back to text only: the figures go
     assert form.results.isHidden() and not section.raw

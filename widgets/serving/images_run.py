@@ -1,6 +1,7 @@
 """The Serving panel's image run: replay A's workload with the image fields' images, and the
 same keys without them, both through core.serving.headless.serving_report (the CLI's own:
-the panel shows `lab simulate serving`'s numbers). No Qt here (it runs on the job runner).
+the panel shows `lab simulate serving`'s numbers; the run without images has frontend=off,
+as the image run). No Qt here (it runs on the job runner).
 
     raw = images_raw(base, image_inputs)   # base: pools_run.replay_raw (+ trace_raw)
     fig = run_images(raw)                  # ImagesFigure, or ImagesRefused(field, message)
@@ -51,8 +52,10 @@ def images_raw(base: Mapping[str, str], inputs: Mapping[str, Any]) -> dict[str, 
 
 
 def text_raw(raw: Mapping[str, str]) -> dict[str, str]:
-    """raw without its image keys: the run without images."""
-    return {k: v for k, v in raw.items() if k not in MM_KEYS}
+    """raw without its image keys: the run without images. With the front end off, as the
+    image run has it (core/serving/multimodal/report.py replays the engine alone; a
+    deployment would turn it on for the text run only): the two differ by the images."""
+    return {**{k: v for k, v in raw.items() if k not in MM_KEYS}, "frontend": "off"}
 
 
 def run_images(raw: dict[str, str]) -> ImagesFigure | ImagesRefused:
