@@ -16,7 +16,7 @@ from widgets.kit.panels import discover_panels
 SIZE = (1280, 720)
 KEYS = [p.key for p in discover_panels()]
 # Known and not fixed yet: each must still fail (a fixed one is taken off this list).
-KNOWN = {("vision", "zh"): "widgets/vision (MM's): the hand-off plot's note runs past the plot's right edge"}
+KNOWN: dict[tuple[str, str], str] = {}  # (panel key, language) -> why
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,7 @@ import pytest
 from PySide6 import QtCore, QtGui
 
 from lab.language import apply_language
+from tests.lab.test_talk_geometry import plot_text_problems
 from widgets.kit.i18n import translate_tree
 from widgets.vision.diagrams import HandoffDiagram
 from widgets.vision.fit_text import Drawn, fits, floor_points, points
@@ -73,6 +74,28 @@ def test_every_handoff_text_fits_its_box(qtbot, window, size, presenting, lang):
         assert diagram.texts["raw"] in texts and diagram.texts["ec"] in texts  # the numbers whole
         if lang == "en":
             assert not any("\u4e00" <= c <= "\u9fff" for t in texts for c in t), texts
+    finally:
+        apply_language("both", window)
+
+
+@pytest.mark.parametrize("lang", ("zh", "en"))
+@pytest.mark.parametrize("presenting", (False, True), ids=("zoom1", "F11"))
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_the_question_plots_labels_stay_inside_it(qtbot, window, size, presenting, lang):
+    """Its two rows' labels wrap at the plot's edge and the plot holds them (in F11 at
+    1920x1080 they ran past its top and right edges)."""
+    panel = _show(qtbot, window, size, presenting)
+    apply_language(lang, window)
+    translate_tree(window)
+    try:
+        plot = panel.volumes.question_plot.plot_widget
+        panel.volumes.question_plot.ensurePolished()
+        qtbot.waitUntil(plot.isVisible, timeout=30_000)
+        qtbot.wait(50)  # the labels' wrap and the range after the new text
+        window.grab()
+        labels = [i.textItem.toPlainText() for i in panel.volumes.question_row_labels.values()]
+        assert all(labels), labels
+        assert plot_text_problems(window) == []
     finally:
         apply_language("both", window)
 

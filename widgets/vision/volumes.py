@@ -8,13 +8,23 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from core.state_model import CardModel
 from core.units import format_bytes
 from core.vision import figures as vf
+from widgets.kit.i18n_text import notifier
 from widgets.kit.page import plot_text
+from widgets.kit.plot_labels import wrap_in_plot
+from widgets.kit.zoom_factor import zoom_notifier
 from widgets.kit.plot_card import PlotCard
 from widgets.kit.theme import COLORS, brush, color, pen
 from widgets.vision.diagrams import HandoffDiagram
 from widgets.vision.forms import PartForm
 from widgets.vision.reflow import ReflowBox
 from widgets.vision.replay_card import HandoffReplay
+
+# The question plot's rows: bars from core.vision.figures at y = 0 and 1, their dashed
+# boxes 0.38 each side; the labels sit just outside them.
+ROW_BOTTOM, ROW_TOP = -0.4, 1.4
+LABEL_GAP_PX = 3.0  # between a label and the plot's edge
+BAR_LEAST_PX = 12.0  # a row's bar no thinner than this
+QUESTION_LEAST_PX, QUESTION_CARD_MOST_PX = 120, 180  # the plot's least height, its card's most
 
 REQUEST_PARAMS = ("text_tokens", "prefix_tokens", "question")
 _TIPS = ("", "原图(EXIF 方向已应用)→ 缩放策略后编码器看到的尺寸", "H'·W' / p²", "n_v = H'·W' / (p²·r²)",
@@ -96,12 +106,45 @@ class VolumesTab(QtWidgets.QWidget):
                                               pen=pg.mkPen(color("backlog"), width=2, style=QtCore.Qt.PenStyle.DashLine))
         q.addItem(self.question_segments)
         q.addItem(self.question_stale)
-        self.question_row_labels = {row: plot_text(anchor=(0, 0.5), size=9) for row in (0, 1)}
+        # The top row's label above it, the bottom row's below it: each grows away from the
+        # other row when it wraps at the plot's edge (between the rows they ran past it).
+        self.question_row_labels = {row: plot_text(anchor=(0, 0 if row == 0 else 1), size=9) for row in (0, 1)}
+        self._question_wraps = []
         for item in self.question_row_labels.values():
             q.addItem(item)
-        self.question_plot.plot_widget.setMinimumHeight(120)
-        self.question_plot.setMaximumHeight(180)
+            self._question_wraps.append(wrap_in_plot(q, item))
+        self.question_plot.plot_widget.setMinimumHeight(QUESTION_LEAST_PX)
+        self.question_plot.setMaximumHeight(QUESTION_CARD_MOST_PX)  # raised when its labels need more
+        self._question_fit = QtCore.QTimer(self)
+        self._question_fit.setSingleShot(True)
+        self._question_fit.timeout.connect(self._fit_question_rows)
+        q.getViewBox().sigResized.connect(self._fit_question_soon)  # after the wraps
+        notifier().language_changed.connect(self._fit_question_soon)  # after the new texts
+        zoom_notifier().zoom_changed.connect(self._fit_question_soon)
         return self.question_plot
+
+    def _fit_question_soon(self, *_args) -> None:
+        self._question_fit.start(0)
+
+    def _fit_question_rows(self) -> None:
+        """The y range that holds both rows and their (wrapped) labels at the plot's height;
+        a taller plot when the bars would be thinner than BAR_LEAST_PX."""
+        q = self.question_plot.plot
+        box = q.getViewBox()
+        for wrap in self._question_wraps:
+            wrap.wrap()
+        label = max(_label_px(item) for item in self.question_row_labels.values()) + LABEL_GAP_PX
+        span = ROW_TOP - ROW_BOTTOM
+        least = BAR_LEAST_PX / 0.6  # core.vision.figures draws a row's bar 0.6 units tall
+        widget, card = self.question_plot.plot_widget, self.question_plot
+        need = int(widget.height() - box.height() + 2 * label + least * span + 1)  # the plot's least height
+        widget.setMinimumHeight(max(QUESTION_LEAST_PX, need))
+        card.setMaximumHeight(max(QUESTION_CARD_MOST_PX, card.height() - widget.height() + need))
+        unit = (box.height() - 2 * label) / span  # px per row unit
+        if unit < least:
+            return  # being made taller: this runs again at the new height
+        pad = label / unit
+        q.setYRange(ROW_BOTTOM - pad, ROW_TOP + pad, padding=0)
 
     # ---- drawing --------------------------------------------------------------
     def draw(self, inputs, result) -> None:
@@ -175,13 +218,20 @@ class VolumesTab(QtWidgets.QWidget):
         for row in fig["rows"]:
             label = self.question_row_labels[row["row"]]
             _set_text(label, row["label"])
-            label.setPos(*row["label_pos"])
+            label.setPos(row["label_pos"][0], ROW_TOP if row["row"] == 1 else ROW_BOTTOM)
+        self._question_fit.start(0)
         self.question_plot.plot.setXRange(*fig["x_range"], padding=0.02)
         self.reuse_label.setText(
             f"<b>当前(问题{'在图片之后' if fig['chosen'] == 'after' else '在图片之前'})</b>:只换问题时,"
             f"KV 保留 <b>{fig['reusable_kv']}</b>,需重算 <b>{fig['recomputed_kv']}</b>;"
             f"EC 只取决于图片,<b>{fig['reusable_ec']}</b> 全部可复用。"
             f"<span style='color:{COLORS['muted']}'> 蓝 = 图片 token,橙 = 问题,灰 = 前缀;红框 = 换问题后要重算的 KV。</span>")
+
+
+def _label_px(item: pg.TextItem) -> float:
+    """A plot label's height on screen (it ignores the view's scale), without its margin."""
+    margin = item.textItem.document().documentMargin()
+    return item.textItem.boundingRect().height() - 2 * margin if item.textItem.toPlainText() else 0.0
 
 
 def _set_text(item: pg.TextItem, text: str) -> None:
