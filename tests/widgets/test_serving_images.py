@@ -77,6 +77,10 @@ def test_an_image_run_shows_the_clis_numbers_with_and_without_images(open_servin
     fig = got.args[0]
     assert fig.raw["quantization"] == "fp8"
     assert fig.report["client"]["frontend"] == fig.text_report["client"]["frontend"] == "off (the engine alone)"
+    with qtbot.waitSignal(section.drawn, timeout=60_000) as got:  # the client's limit: said to be left out
+        panel.state.card("deployment").update({"max_concurrency": "4"})
+    assert "max_concurrency" not in got.args[0].raw
+    assert form.note.isVisible() and "max_concurrency=4" in form.note.text()
     with qtbot.waitSignal(panel.state.changed, timeout=5_000):
         form.set_values(image_share="0")  # back to text only: the figures go
     assert form.results.isHidden() and not section.raw

@@ -32,6 +32,8 @@ LABELS = {"image_share": "图片占比 · image_share", "image_size": "图片尺
           "epd_encoders": "EPD 编码卡 · epd_encoders", "ec_link_gb_s": "EC 链路 (GB/s) · ec_link_gb_s (GB/s)"}
 PLACEHOLDERS = {"image_share": "0.5", "image_size": "640x640", "image_ids": "0", "encoder_cache_size": "vLLM",
                 "epd_encoders": "0", "ec_link_gb_s": "50"}
+NO_CLIENT = ("图片回放不带客户端并发上限 max_concurrency={n}(它只用于单池回放)· the image runs have no client limit: "
+             "max_concurrency={n} is the single-pool replays' only (the image run replays the engine alone)")
 ROWS = (("with", "带图片 · with images"), ("text", "不带图片 · without images"))
 MIB = 2 ** 20
 
@@ -96,6 +98,9 @@ class ImagesForm(QtWidgets.QWidget):
         col.addWidget(self.message)
         self.status = caption("", name="images_status")
         col.addWidget(self.status)
+        self.note = caption("", name="images_note")
+        self.note.setVisible(False)
+        col.addWidget(self.note)
         self.results = QtWidgets.QWidget()
         rcol = QtWidgets.QVBoxLayout(self.results)
         rcol.setContentsMargins(0, 0, 0, 0)
@@ -235,6 +240,9 @@ class ImagesSection(QtCore.QObject):
             return
         self.raw = raw = self.keys()
         self.form.show_error(None, None)
+        limit = int(self.panel.state.card("deployment").inputs["max_concurrency"] or 0)
+        self.form.note.setText(NO_CLIENT.format(n=limit) if raw and limit else "")
+        self.form.note.setVisible(bool(raw and limit))
         if not raw:
             self._stop()
             return
