@@ -12,8 +12,9 @@ import pytest
 from core.registry import ParamError
 from core.serving.state import ServingState
 from lab.cli import main
-from widgets.kit.i18n import english_words, has_cjk, set_language, translate_tree
+from widgets.kit.i18n import english_words, has_cjk, set_language, split_pair, translate_tree
 from widgets.kit.jobs import jobs
+from widgets.serving import pools_section
 from widgets.serving.images_run import text_raw, ttft_ms
 from widgets.serving.pools_view import ms_text
 
@@ -133,17 +134,22 @@ def test_the_section_follows_the_state_and_reads_in_either_language(open_serving
     with qtbot.waitSignal(section.drawn, timeout=60_000):  # a session or undo sets the card
         panel.state.card("images").update({"image_share": 0.5, "image_ids": 2, "epd_encoders": 1})
     assert [form.fields[k].edit.text() for k in ("image_share", "image_ids", "epd_encoders")] == ["0.5", "2", "1"]
+    with qtbot.waitSignal(section.drawn, timeout=60_000):
+        panel.state.card("deployment").update({"max_concurrency": "4"})  # the note shows too
     texts = {}
     try:
         for lang in ("zh", "en"):
             set_language(lang)
             translate_tree(panel)
-            texts[lang] = [w.text() for w in (form.encoder_line, *(f.label for f in form.fields.values()))]
+            texts[lang] = [w.text() for w in (form.encoder_line, form.note, *(f.label for f in form.fields.values()))]
     finally:
         set_language("both")
-    assert all(has_cjk(t) and not english_words(t) for t in texts["zh"]), texts["zh"]
+    assert all(has_cjk(t) and not english_words(t) and not t.endswith("·") for t in texts["zh"]), texts["zh"]
     assert all(not has_cjk(t) for t in texts["en"]), texts["en"]
     assert "2 encoded" in texts["en"][0] and "编码 2" in texts["zh"][0]
+    assert form.note.isVisible() and "max_concurrency=4" in texts["en"][1]
+    zh, en = split_pair(pools_section.NO_CLIENT.format(n=4))  # the P/D run's note splits the same way
+    assert not english_words(zh) and not zh.endswith("·") and not has_cjk(en)
     panel.state.reset()  # ↺: text only again
     assert form.fields["image_share"].edit.text() == "0" and form.results.isHidden()
     jobs().wait_idle()

@@ -32,7 +32,7 @@ LABELS = {"image_share": "图片占比 · image_share", "image_size": "图片尺
           "epd_encoders": "EPD 编码卡 · epd_encoders", "ec_link_gb_s": "EC 链路 (GB/s) · ec_link_gb_s (GB/s)"}
 PLACEHOLDERS = {"image_share": "0.5", "image_size": "640x640", "image_ids": "0", "encoder_cache_size": "vLLM",
                 "epd_encoders": "0", "ec_link_gb_s": "50"}
-NO_CLIENT = ("图片回放不带客户端并发上限 max_concurrency={n}(它只用于单池回放)· the image runs have no client limit: "
+NO_CLIENT = ("图片回放不带客户端并发上限 max_concurrency={n}(它只用于单池回放) · the image runs have no client limit: "
              "max_concurrency={n} is the single-pool replays' only (the image run replays the engine alone)")
 ROWS = (("with", "带图片 · with images"), ("text", "不带图片 · without images"))
 MIB = 2 ** 20

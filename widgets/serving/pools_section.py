@@ -25,7 +25,7 @@ from widgets.serving.trace_source import in_language
 LEAD = ("填 xPyD 即另跑一次 prefill/decode 分离回放(回放 A 的负载,同一模型与部署),两池并排画在回放下方 · "
         "give xPyD to also run replay A's workload on separate prefill and decode pools (the same model and "
         "deployment); both pools are drawn side by side under the replays")
-NO_CLIENT = ("prefill/decode 回放不带客户端并发上限 max_concurrency={n}(它只用于单池回放:闭环客户端要等每个请求解码完)· "
+NO_CLIENT = ("prefill/decode 回放不带客户端并发上限 max_concurrency={n}(它只用于单池回放:闭环客户端要等每个请求解码完) · "
              "the P/D run has no client limit: max_concurrency={n} is the single-pool replays' only (a closed-loop "
              "client would wait for each request's decode finish)")
 LABELS = {"pools": "池 · pools (xPyD)", "kv_link": "KV 链路 · kv_link", "kv_transfer": "KV 传输方式 · kv_transfer"}
