@@ -113,10 +113,10 @@ def fe_commit(S, SF, I, F, fixed, feed, ht, hi, feq, now):
 
 
 @kernel
-def arrivals(S, SF, I, F, fixed, feed, ht, hi, wq, feq, now):
+def arrivals(S, SF, I, F, fixed, feed, ht, hi, wq, feq, now, cache, grp):
     """Append what reached the engine by now to waiting, in arrival order."""
     if not S[FE_ON]:
-        admit_arrivals(S, I, F, fixed, feed, ht, hi, wq, now)
+        admit_arrivals(S, SF, I, F, fixed, feed, ht, hi, wq, now, cache, grp)
         return
     fe_commit(S, SF, I, F, fixed, feed, ht, hi, feq, now)
     while S[FEQ_LEN] and F[ARRIVAL, feq[S[FEQ_HEAD]]] <= now:

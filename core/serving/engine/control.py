@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from core.serving.engine.blocks import give_back
+from core.serving.engine.hold import releasable
 from core.serving.engine.jit import kernel
 from core.serving.engine.layout import (
     BLOCKS,
@@ -18,24 +19,33 @@ from core.serving.engine.layout import (
     FEED_HEAD,
     FEED_TAIL,
     FINISH,
+    HOLD,
     N_RUN,
     NOW,
     OP_CANCEL,
+    OP_RELEASE,
     PENDING,
     ROUTED,
     X_MOVING,
     XSTATE,
 )
 from core.serving.engine.prefix import cached_prefix_blocks
-from core.serving.engine.queues import wq_remove
+from core.serving.engine.queues import heap_push, wq_remove
 from core.serving.engine.series import record
 
 
 @kernel
-def operation(S, SF, I, F, run, wq, feed, ser_t, ser, cache, grp, op, r):
-    """cancel_request (1 or 0) or cached_prefix_blocks of r."""
+def operation(S, SF, I, F, run, wq, feed, ht, hi, ser_t, ser, cache, grp, op, r, t):
+    """cancel_request (1 or 0), the release of r's held blocks at t (1, or 0: not held
+    until released), or cached_prefix_blocks of r."""
     if op == OP_CANCEL:
         return np.int64(cancel_request(S, SF, I, F, run, wq, feed, ser_t, ser, cache, grp, r))
+    if op == OP_RELEASE:
+        if not releasable(I, F, r):
+            return np.int64(0)
+        F[HOLD, r] = max(t, SF[NOW])  # due at the next event at or after t
+        heap_push(S, ht, hi, F[HOLD, r], r)
+        return np.int64(1)
     return cached_prefix_blocks(S, I, cache, r)
 
 

@@ -137,6 +137,26 @@ class Engine:
             st.grow()
         return bool(self._call(kernels()[0], 0.0, 0, L.OP_CANCEL, int(r)))
 
+    def hold(self, until_s: np.ndarray) -> None:
+        """Each request's finish keeps its blocks until until_s (workload order; NaN: no
+        hold, inf: until release()); they go back at the first event at or after it and
+        count as used until then (hold.py). Set before the request finishes."""
+        until = np.asarray(until_s, float)
+        if until.shape != (self.n,) or np.any(until < 0):
+            raise ValueError(f"hold: {until.shape} times, one per request ({self.n}), each >= 0 or NaN")
+        if self.state.S[L.FE_ON]:
+            raise ValueError("hold behind a front end is not modelled")
+        self.state.F[L.HOLD] = until[self.order]
+
+    def release(self, r: int, t: float) -> bool:
+        """r, finished and held until released, gives its blocks back at the first event
+        at or after t (now if t is past). False if r is not held so."""
+        return bool(self._call(kernels()[0], float(t), 0, L.OP_RELEASE, int(r)))
+
+    def held(self) -> int:
+        """Finished requests whose blocks are held now."""
+        return int(self.state.S[L.HELD_N])
+
     # -- public reads ----------------------------------------------------------------------
     @property
     def cost(self):

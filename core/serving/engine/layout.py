@@ -32,7 +32,8 @@ READY = 19  # prompt tokens whose KV arrives over a link (0: none)
 XSTATE = 20  # where that KV is: X_NONE, X_NEEDS (not allocated), X_MOVING (transfer), X_LANDED (waiting)
 ENC_TOK = 21  # encoder input tokens (the per-step encoder budget counts them)
 NI = 22
-X_NONE, X_NEEDS, X_MOVING, X_LANDED = 0, 1, 2, 3
+# X_HELD: finished, its blocks held until F[HOLD] (a P/D prefill's KV until the decode side read it)
+X_NONE, X_NEEDS, X_MOVING, X_LANDED, X_HELD = 0, 1, 2, 3, 4
 
 # -- F: float64[NF, n] -------------------------------------------------------------------
 ARRIVAL = 0  # NaN for a dynamic turn until its predecessor finishes
@@ -45,7 +46,8 @@ SEND = 6  # with a front end: when the client sent it (ARRIVAL is then when it r
 KV_ALLOC = 7  # remote KV: its blocks allocated, the transfer starts (NaN: not yet / not remote)
 KV_READY = 8  # remote KV landed; before the allocation it holds the transfer time (s)
 ENC_S = 9  # encoder seconds its first step adds
-NF = 10
+HOLD = 10  # its finish keeps its blocks until then (NaN: no hold; inf: until the driver's release)
+NF = 11
 
 # -- S: int64 scalars ----------------------------------------------------------------------
 FREE = 0  # free blocks (the engine's count; the pool settles lazily)
@@ -59,7 +61,7 @@ DONE = 7
 N_RUN = 8  # running[:N_RUN]
 WQ_HEAD = 9  # the waiting ring: wq[(WQ_HEAD + i) % capacity], i < WQ_LEN
 WQ_LEN = 10
-HEAP_LEN = 11  # dynamic turns due and remote KV landings, a binary heap on (time, id)
+HEAP_LEN = 11  # dynamic turns due, remote KV landings and held blocks' releases, a binary heap on (time, id)
 FIX_I = 12  # next fixed arrival in `fixed`
 FIX_N = 13  # fixed arrivals (0 once routed: they come from the feed)
 FEED_HEAD = 14  # submitted, not yet arrived: feed[FEED_HEAD:FEED_TAIL]
@@ -94,7 +96,8 @@ XFER_N = 41  # remote requests in transfer (their landings are in the heap ht/hi
 ENC_ON = 42  # 1: the workload has encoder work
 ENC_BUDGET = 43  # encoder input tokens per step, 0: unlimited
 ENC_STEPS = 44  # steps that ran the encoder
-NS = 45
+HELD_N = 45  # finished requests whose blocks are held (X_HELD; their releases due are in the heap)
+NS = 46
 
 # -- SF: float64 scalars -------------------------------------------------------------------
 NOW = 0
@@ -122,6 +125,7 @@ ST_GROW = 2  # the series or the log is nearly full: Python grows them, then cal
 OP_RUN = 0  # events to the horizon
 OP_CANCEL = 1  # cancel request r: returns 1, or 0 if it had finished or was never submitted
 OP_LOOK = 2  # full blocks of r's prompt the prefix cache holds now
+OP_RELEASE = 3  # a held r's blocks go back at the horizon's time (returns 1; 0: r is not held until released)
 
 # -- the block pool's int slots (pool.py; here so the driver reads them without numba) -------
 POOL_HEAD, POOL_TAIL, POOL_STACK_N, POOL_QUEUED, POOL_EVICTED = range(5)

@@ -37,6 +37,7 @@ from core.serving.engine.group import (
     regroup,
     sync,
 )
+from core.serving.engine.hold import hold, keeps_blocks
 from core.serving.engine.jit import kernel, njit
 from core.serving.engine.layout import (
     AFTER,
@@ -68,6 +69,8 @@ from core.serving.engine.layout import (
     FREE,
     GROUPED,
     HEAP_LEN,
+    HELD_N,
+    HOLD,
     IS_DEC,
     LOG_LEN,
     MAX_SEQS,
@@ -107,7 +110,7 @@ from core.serving.engine.series import record
 @kernel
 def work_left(S, ht):
     if not S[ROUTED]:
-        return S[DONE] < S[N]
+        return S[DONE] < S[N] or S[HELD_N] > 0
     return S[N_RUN] > 0 or S[WQ_LEN] > 0 or S[FEED_HEAD] < S[FEED_TAIL] or S[HEAP_LEN] > 0 or S[FEQ_LEN] > 0
 
 
@@ -115,13 +118,19 @@ def work_left(S, ht):
 def finish(S, SF, I, F, run, cache, grp, ht, hi, gone, k, scratch):
     """These requests finished at the current clock: in the frozen engine's order (a set's),
     their blocks back to the pool, a session's next turn due after its waits. Their finish
-    is when the client sees it (the front end's, client.py), which frees a client's slot."""
+    is when the client sees it (the front end's, client.py), which frees a client's slot.
+    One whose hold is not yet due keeps its blocks (hold.py)."""
     m = set_order(gone, k, scratch)
     now = client_time(S, SF)
     for j in range(m):
         r = scratch[j]
         F[FINISH, r] = now
-        give_back(S, SF, I, F, cache, grp, r, np.bool_(True))
+        if keeps_blocks(F, r, now):
+            hold(S, I, F, grp, r)
+            if F[HOLD, r] < math.inf:
+                heap_push(S, ht, hi, F[HOLD, r], r)
+        else:
+            give_back(S, SF, I, F, cache, grp, r, np.bool_(True))
         s = I[NEXT, r]
         if s >= 0 and I[DYNAMIC, s]:
             F[ARRIVAL, s] = now + F[TOOL, r] + F[AFTER, s]
@@ -162,6 +171,8 @@ def _time_bound(S, SF, I, F, fixed, feed, ht, hi, feq, coef, horizon, n, csum, k
     elif SF[EXACT_UNTIL] < math.inf:
         k = min(k, steps_until(coef, n, csum, SF[EXACT_UNTIL] - now))
     if S[XFER_N] and S[WQ_LEN] and n < S[MAX_SEQS]:
+        k = min(k, steps_until(coef, n, csum, ht[0] - now))
+    if S[HELD_N] and S[HEAP_LEN]:  # held blocks come back then: the pool's count changes
         k = min(k, steps_until(coef, n, csum, ht[0] - now))
     return k
 
@@ -309,6 +320,21 @@ def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, 
     record(S, SF, ser_t, ser, rows, np.int64(1), rows - prefill_rows)
 
 
+@kernel
+def wait(S, SF, I, F, fixed, feed, ht, hi, feq, ser_t, ser, horizon):
+    """No step now: the clock goes to the next arrival, landing or release. False when
+    nothing is due (only blocks held until the driver's release): the clock stays."""
+    if S[HELD_N] == 0 and not work_left(S, ht):  # the last held blocks just came back
+        record(S, SF, ser_t, ser, np.int64(0), np.int64(0), np.int64(0))
+        return True
+    t = next_arrival(S, SF, I, F, fixed, feed, ht, hi, feq, horizon)
+    if t == math.inf and S[HELD_N]:
+        return False
+    SF[NOW] = t
+    record(S, SF, ser_t, ser, np.int64(0), np.int64(0), np.int64(0))
+    return True
+
+
 @njit(cache=True, nogil=True, _nrt=False)
 def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, ser_t, ser, log_r, log_t, coef, cache, grp, work,
                horizon, max_events, op, r):
@@ -323,7 +349,7 @@ def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, ser_t, ser, log_r
     cache, work = borrow_cache(cache), borrow(work)
     grp = (borrow(grp[0]), borrow(grp[1]), borrow(grp[2]), borrow(grp[3]))
     if op != OP_RUN:
-        return operation(S, SF, I, F, run, wq, feed, ser_t, ser, cache, grp, op, r)
+        return operation(S, SF, I, F, run, wq, feed, ht, hi, ser_t, ser, cache, grp, op, r, horizon)
     cap = run.size + 1
     # scratch: ids, chunks, finished ids, a set's table, offsets
     ids, chunks, gone = work[:cap], work[cap:2 * cap], work[2 * cap:6 * cap]
@@ -337,12 +363,12 @@ def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, ser_t, ser, log_r
             return ST_GROW
         events += 1
         S[EVENTS] += 1
-        arrivals(S, SF, I, F, fixed, feed, ht, hi, wq, feq, SF[NOW])
+        arrivals(S, SF, I, F, fixed, feed, ht, hi, wq, feq, SF[NOW], cache, grp)
         if S[CACHE]:  # blocks taken in the last step leave the queue now
             settle(cache[0], S[FREE], SF[NOW])
         if S[N_RUN] == 0 and S[WQ_LEN] == 0:
-            SF[NOW] = next_arrival(S, SF, I, F, fixed, feed, ht, hi, feq, horizon)
-            record(S, SF, ser_t, ser, np.int64(0), np.int64(0), np.int64(0))
+            if not wait(S, SF, I, F, fixed, feed, ht, hi, feq, ser_t, ser, horizon):
+                return ST_DONE
             continue
         if fast and not S[GROUPED]:
             regroup(S, I, run, grp)
@@ -357,11 +383,11 @@ def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, ser_t, ser, log_r
             dissolve(S, I, run, grp)
             m = plan_exact(S, SF, I, F, run, wq, log_r, log_t, ht, hi, ids, chunks, cache, grp)
             n_dec = np.int64(0)
-        if m == 0 and S[N_RUN] == 0 and S[XFER_N] and S[LOG_LEN] == logged:
-            # nothing to compute (the queue waits for blocks in transfer): no step until
-            # the next arrival or landing
-            SF[NOW] = next_arrival(S, SF, I, F, fixed, feed, ht, hi, feq, horizon)
-            record(S, SF, ser_t, ser, np.int64(0), np.int64(0), np.int64(0))
+        if m == 0 and S[N_RUN] == 0 and (S[XFER_N] or S[HELD_N]) and S[LOG_LEN] == logged:
+            # nothing to compute (the queue waits for blocks in transfer or held): no step
+            # until the next arrival, landing or release
+            if not wait(S, SF, I, F, fixed, feed, ht, hi, feq, ser_t, ser, horizon):
+                return ST_DONE
             continue
         execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, chunks, m, gone, scratch,
                 (fixed, feed, feq))

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from core.serving.engine.hold import unhold
 from core.serving.engine.jit import kernel
 from core.serving.engine.layout import (
     ARRIVAL,
@@ -31,6 +32,7 @@ from core.serving.engine.layout import (
     ROUTED,
     WQ_HEAD,
     WQ_LEN,
+    X_HELD,
     X_LANDED,
     X_MOVING,
     X_NONE,
@@ -173,8 +175,9 @@ def next_arrival_s(S, F, fixed, feed, ht, horizon):
 
 
 @kernel
-def admit_arrivals(S, I, F, fixed, feed, ht, hi, wq, now):
-    """Append what arrived by now to waiting, in arrival order (a landing: at the head)."""
+def admit_arrivals(S, SF, I, F, fixed, feed, ht, hi, wq, now, cache, grp):
+    """Append what arrived by now to waiting, in arrival order (a landing: at the head; a
+    held request's release due: its blocks back to the pool)."""
     while True:
         r = _fixed_next(S, F, fixed, feed)
         tf = F[ARRIVAL, r] if r >= 0 else math.inf
@@ -182,6 +185,8 @@ def admit_arrivals(S, I, F, fixed, feed, ht, hi, wq, now):
             h = heap_pop(S, ht, hi)
             if I[XSTATE, h] == X_MOVING:
                 land(S, I, wq, h)
+            elif I[XSTATE, h] == X_HELD:
+                unhold(S, SF, I, F, cache, grp, h)
             else:
                 wq_append(S, wq, h)
         elif tf <= now:

@@ -76,6 +76,7 @@ def build(workload: Workload, config: EngineConfig, fast: bool) -> tuple[State, 
     I[L.JID] = -1
     F[L.ARRIVAL] = workload.arrival_s[order]
     F[L.FIRST_SCHED:L.FINISH + 1] = np.nan
+    F[L.HOLD] = np.nan
     remote, encoder = workload.remote, workload.encoder
     if remote is not None:  # (without, the loop never reads these rows: the driver reports NaN)
         F[L.KV_ALLOC:L.KV_READY + 1] = np.nan
