@@ -11,7 +11,7 @@ import pytest
 from PySide6 import QtCore, QtGui
 
 from lab.language import apply_language
-from tests.lab.test_talk_geometry import plot_text_problems
+from tests.lab.test_talk_geometry import _ink, plot_text_problems
 from widgets.kit.i18n import translate_tree
 from widgets.vision.diagrams import HandoffDiagram
 from widgets.vision.fit_text import Drawn, fits, floor_points, points
@@ -96,6 +96,30 @@ def test_the_question_plots_labels_stay_inside_it(qtbot, window, size, presentin
         labels = [i.textItem.toPlainText() for i in panel.volumes.question_row_labels.values()]
         assert all(labels), labels
         assert plot_text_problems(window) == []
+    finally:
+        apply_language("both", window)
+
+
+@pytest.mark.parametrize("presenting", (False, True), ids=("zoom1", "F11"))
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_the_volume_legend_covers_no_bar_label(qtbot, window, size, presenting):
+    """The legend over the volume bars leaves their labels readable (in F11 at 1920x1080
+    it covered the KV bar's "56.25 MiB")."""
+    panel = _show(qtbot, window, size, presenting)
+    apply_language("en", window)
+    translate_tree(window)
+    try:
+        tab = panel.volumes
+        qtbot.waitUntil(tab.volume_plot.plot_widget.isVisible, timeout=30_000)
+        qtbot.wait(50)  # the range after the legend's new width
+        window.grab()
+        legend = tab.volume_legend.sceneBoundingRect()
+        shown = [i for i in tab.volume_labels if i.isVisible() and i.textItem.toPlainText()]
+        assert shown
+        for item in shown:
+            ink = _ink(item)
+            both = ink.intersected(legend)
+            assert both.width() <= 1 or both.height() <= 1, f"the legend covers {item.textItem.toPlainText()!r}"
     finally:
         apply_language("both", window)
 

@@ -80,7 +80,7 @@ class VolumesTab(QtWidgets.QWidget):
         p.setMouseEnabled(x=False, y=False)
         p.getAxis("left").setTicks([[(k, format_bytes(10 ** k, "si", 3)) for k in range(vf.LOG_FLOOR, 13)]])
         self.volume_bars = {}
-        legend = p.addLegend(offset=(10, 4), colCount=3)
+        legend = self.volume_legend = p.addLegend(offset=(10, 4), colCount=3)
         for key, label, kind in vf.VOLUME_KINDS:
             bar = pg.BarGraphItem(x=[0], height=[0], y0=[vf.LOG_FLOOR], width=0.9, brush=brush(kind, 220),
                                   pen=pen(kind, 1))
@@ -88,6 +88,13 @@ class VolumesTab(QtWidgets.QWidget):
             legend.addItem(bar, label)
             self.volume_bars[key] = bar
         self.volume_labels: list[pg.TextItem] = []
+        self._volume_y = (vf.LOG_FLOOR, 13)
+        self._legend_fit = QtCore.QTimer(self)
+        self._legend_fit.setSingleShot(True)
+        self._legend_fit.timeout.connect(self._clear_the_legend)
+        p.getViewBox().sigResized.connect(self._clear_the_legend_soon)
+        notifier().language_changed.connect(self._clear_the_legend_soon)  # the legend's width
+        zoom_notifier().zoom_changed.connect(self._clear_the_legend_soon)
         self.volume_plot.plot_widget.setMinimumHeight(200)
         self.volume_plot.setMaximumHeight(290)
         return self.volume_plot
@@ -204,7 +211,33 @@ class VolumesTab(QtWidgets.QWidget):
             item.setVisible(False)
         p.getAxis("bottom").setTicks([fig["ticks"]])
         p.setXRange(*fig["x_range"], padding=0)
+        self._volume_y = fig["y_range"]
         p.setYRange(*fig["y_range"], padding=0)
+        self._clear_the_legend_soon()
+
+    def _clear_the_legend_soon(self, *_args) -> None:
+        self._legend_fit.start(0)
+
+    def _clear_the_legend(self) -> None:
+        """Room above the bars for the legend: the y range's top raised until no bar label
+        under the legend reaches it (at F11's zoom the legend covered one)."""
+        p = self.volume_plot.plot
+        box = p.getViewBox()
+        lo, hi = self._volume_y
+        height = box.height()
+        legend = self.volume_legend.sceneBoundingRect()
+        room = legend.bottom() + LABEL_GAP_PX - box.sceneBoundingRect().top()  # px the legend takes
+        tops = []  # (value, px above it) of each label under the legend
+        for item in self.volume_labels:
+            ink = item.mapRectToScene(item.boundingRect())
+            if item.isVisible() and ink.left() < legend.right() and ink.right() > legend.left():
+                margin = item.textItem.document().documentMargin()  # below the ink, over the bar
+                tops.append((item.pos().y(), _label_px(item) + margin))
+        top = hi
+        for y, above in tops:  # y at `above` px under the room: (top - y) * height = (room + above) * (top - lo)
+            if height - room - above > 0:
+                top = max(top, (y * height - (room + above) * lo) / (height - room - above))
+        p.setYRange(lo, top, padding=0)
 
     def draw_question(self, fig: dict) -> None:
         segs = fig["segments"]
