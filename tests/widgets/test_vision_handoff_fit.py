@@ -1,8 +1,10 @@
-"""The E → P → D handoff boxes of Vision's 图 3-16 tab (widgets/vision/diagrams.py) show
-every text whole: each text's font metrics, laid out as painted, lie inside its
-rectangle, inside the widget, and no font is under the UI's smallest text, at 1280x720
-and 1920x1080, at zoom 1 and in F11, in Chinese and in English (issue 14: "800 kB" read
-"300 kB" and "7.8125 MiB" read ".8125 Mi" when the boxes clipped them)."""
+"""Vision's painted diagrams and plot texts show every text whole at 1280x720 and
+1920x1080, at zoom 1 and in F11, in Chinese and in English (issue 14: the E → P → D
+boxes read "300 kB" for 800 kB and ".8125 Mi"): each text of the handoff diagram and of
+the §3.3.2 loop diagram (widgets/vision/diagrams.py), laid out as painted, lies inside
+its rectangle (font metrics against the rectangle), inside the widget, and no font is
+under the UI's smallest text; the question plot's labels stay inside it and the volume
+plot's legend covers no bar label."""
 from __future__ import annotations
 
 import os
@@ -13,7 +15,7 @@ from PySide6 import QtCore, QtGui
 from lab.language import apply_language
 from tests.lab.test_talk_geometry import _ink, plot_text_problems
 from widgets.kit.i18n import translate_tree
-from widgets.vision.diagrams import HandoffDiagram
+from widgets.vision.diagrams import DiffusionLoopDiagram, HandoffDiagram
 from widgets.vision.fit_text import Drawn, fits, floor_points, points
 
 SIZES = ((1280, 720), (1920, 1080))
@@ -122,6 +124,34 @@ def test_the_volume_legend_covers_no_bar_label(qtbot, window, size, presenting):
             assert both.width() <= 1 or both.height() <= 1, f"the legend covers {item.textItem.toPlainText()!r}"
     finally:
         apply_language("both", window)
+
+
+@pytest.mark.parametrize("lang", ("zh", "en"))
+@pytest.mark.parametrize("presenting", (False, True), ids=("zoom1", "F11"))
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_every_generation_loop_text_fits_its_box(qtbot, window, size, presenting, lang):
+    """The §3.3.2 loop diagram's texts the same way (in F11 its branches read
+    "@ 4,096 位置 (64×")."""
+    panel = _show(qtbot, window, size, presenting)
+    panel.tabs.setCurrentIndex(2)
+    apply_language(lang, window)
+    translate_tree(window)
+    diagram = panel.findChild(DiffusionLoopDiagram)
+    try:
+        qtbot.waitUntil(lambda: diagram.isVisible() and bool(diagram.result), timeout=30_000)
+        window.grab()
+        drawn, need, _shapes = diagram.layout_texts()
+        assert diagram.height() >= need - 0.5, "the widget is shorter than its texts"
+        whole = QtCore.QRectF(diagram.rect())
+        for d in drawn:
+            assert fits(d), f"{d.text!r} overflows its box at {size} in {lang}"
+            assert whole.contains(d.rect), f"{d.text!r}'s box leaves the widget"
+            assert points(d.font) >= floor_points() - 0.01, f"{d.text!r} under the smallest text"
+        if lang == "en":
+            assert not any("\u4e00" <= c <= "\u9fff" for d in drawn for c in d.text), [d.text for d in drawn]
+    finally:
+        apply_language("both", window)
+        panel.tabs.setCurrentIndex(0)
 
 
 def test_the_fit_check_finds_a_cut_text(qapp):

@@ -1,10 +1,11 @@
 """Two painted diagrams: the three handoff points of E → P → D (图 3-16) and the
-image-generation loop of §3.3.2. They paint what core.vision.figures computed."""
+image-generation loop of §3.3.2. They paint what core.vision.figures computed, each text
+fitted to its box (widgets/vision/fit_text.py), in the chosen language."""
 from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from widgets.kit.i18n_text import notifier, translate_text as tr
+from widgets.kit.i18n_text import language, notifier, translate_text as tr
 from widgets.kit.theme import color
 from widgets.vision.fit_text import Drawn, fitted, floor_points, points, text_height, wrap_flags
 
@@ -151,57 +152,124 @@ class HandoffDiagram(QtWidgets.QWidget):
 # The image-generation loop (§3.3.2)
 # --------------------------------------------------------------------------------------
 
+BRANCH_WORDS = {"条件分支": "conditional branch", "负向分支": "negative branch", "位置": "positions"}
+
+
 class DiffusionLoopDiagram(QtWidgets.QWidget):
-    """text encoder → n_s × (n_b DiT forwards at n_v positions) → VAE decode."""
+    """text encoder → n_s × (n_b DiT forwards at n_v positions) → VAE decode; its texts
+    fitted like the handoff's (in F11 the branches read "@ 4,096 位置 (64×")."""
+
+    SIDES = ("文本编码器 (另算) · text encoder (not counted)", "VAE 解码 (另算) · VAE decode (not counted)")
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setMinimumHeight(120)
         self.result: dict = {}
         self.texts: dict = {}
+        notifier().language_changed.connect(self._relayout)
 
     def set_figure(self, loop: dict) -> None:
         """loop: the 'loop' part of core.vision.figures.diffusion_figure."""
         self.result, self.texts = dict(loop["result"]), dict(loop)
+        self._relayout()
+
+    def _relayout(self, *_args) -> None:
+        if self.result:
+            need = max(120, int(self.layout_texts()[1] + 0.999))
+            if need != self.minimumHeight():
+                self.setMinimumHeight(need)
         self.update()
 
-    def paintEvent(self, event):
-        r = self.result
-        if not r:
-            return
-        p = QtGui.QPainter(self)
-        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
-        w, h = self.width(), self.height()
-        font = p.font()
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._relayout()
+
+    def changeEvent(self, event):
+        if event.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.StyleChange):
+            self._relayout()
+        super().changeEvent(event)
+
+    def layout_texts(self) -> tuple[list[Drawn], float, dict]:
+        """The texts as painted, the height they need and the shapes: sides, loop, branches."""
+        w, h = float(self.width()), float(self.height())
+        floor = floor_points()
+        font = QtGui.QFont(self.font())
         bold = QtGui.QFont(font)
         bold.setBold(True)
-        side = QtCore.QRectF(10, 30, w * 0.16, h - 50)
-        loop = QtCore.QRectF(w * 0.16 + 30, 12, w * 0.84 - 60 - w * 0.16, h - 24)
-        vae = QtCore.QRectF(w - 10 - w * 0.16, 30, w * 0.16, h - 50)
-        for rect, text in ((side, "文本编码器\n(另算)"), (vae, "VAE 解码\n(另算)")):
+        side_w = w * 0.16
+        sides = [tr(t) for t in self.SIDES]
+        side_font = min((fitted(font, t, side_w - 8, floor) for t in sides), key=points)
+        side_h = max(text_height(side_font, t, side_w - 8) for t in sides)
+        loop_w = w * 0.68 - 60
+        title = self._title()
+        title_font = fitted(bold, title, loop_w - 24, floor)
+        title_h = text_height(title_font, title, loop_w - 24)
+        inner_w = (loop_w - 36) / 2
+        names = [self._in_language(t) for t in self.texts.get("branches", [])][: self.result.get("branches", 0)]
+        branch_font = min((fitted(font, t, inner_w - 8, floor) for t in names), key=points, default=font)
+        branch_h = max((text_height(branch_font, t, inner_w - 8) for t in names), default=0.0)
+        loop_h = max(h - 24, 6 + title_h + 6 + branch_h + 8 + 12)
+        loop = QtCore.QRectF(side_w + 30, 12, loop_w, loop_h)
+        mid = loop.center().y()
+        box_h = max(side_h + 8, loop_h - 36)
+        side_rects = (QtCore.QRectF(10, mid - box_h / 2, side_w, box_h),
+                      QtCore.QRectF(w - 10 - side_w, mid - box_h / 2, side_w, box_h))
+        center = int(QtCore.Qt.AlignmentFlag.AlignCenter)
+        drawn = [Drawn(t, r.adjusted(4, 4, -4, -4), side_font, center | wrap_flags(side_font, t, side_w - 8), "ink")
+                 for t, r in zip(sides, side_rects)]
+        left = int(QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignTop)
+        drawn.append(Drawn(title, QtCore.QRectF(loop.left() + 12, loop.top() + 6, loop_w - 24, title_h), title_font,
+                           left | wrap_flags(title_font, title, loop_w - 24), "ink"))
+        branches = []
+        top = loop.top() + 6 + title_h + 6
+        for b, text in enumerate(names):
+            rect = QtCore.QRectF(loop.left() + 12 + b * (inner_w + 12), top, inner_w, loop.bottom() - 12 - top)
+            branches.append(rect)
+            drawn.append(Drawn(text, rect.adjusted(4, 4, -4, -4), branch_font,
+                               center | wrap_flags(branch_font, text, inner_w - 8), "paper"))
+        return drawn, 12 + loop_h + 12, {"sides": side_rects, "loop": loop, "branches": branches}
+
+    def _title(self) -> str:
+        if language() != "en":
+            return self.texts.get("title", "")
+        r = self.result
+        return (f"↻ {r['dit_forwards'] // r['branches']} steps × {r['branches']} branches (CFG) = "
+                f"{r['dit_forwards']} DiT forwards")
+
+    @staticmethod
+    def _in_language(text: str) -> str:
+        """core.vision.figures' branch text (Chinese) in English when English is chosen."""
+        if language() != "en":
+            return text
+        for zh, en in BRANCH_WORDS.items():
+            text = text.replace(zh, en)
+        return text
+
+    def paintEvent(self, event):
+        if not self.result:
+            return
+        drawn, _need, shapes = self.layout_texts()
+        p = QtGui.QPainter(self)
+        p.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+        for rect in shapes["sides"]:
             p.setPen(QtGui.QPen(color("muted"), 1.5, QtCore.Qt.PenStyle.DashLine))
             p.setBrush(QtCore.Qt.BrushStyle.NoBrush)
             p.drawRoundedRect(rect, 8, 8)
-            p.setPen(color("ink"))
-            p.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, text)
+        loop = shapes["loop"]
         p.setPen(QtGui.QPen(color("decode"), 2))
         p.setBrush(color("decode", 30))
         p.drawRoundedRect(loop, 14, 14)
-        p.setFont(bold)
-        p.setPen(color("ink"))
-        branches = r["branches"]
-        p.drawText(loop.adjusted(12, 6, -12, 0), QtCore.Qt.AlignmentFlag.AlignLeft, self.texts["title"])
-        p.setFont(font)
-        inner_w = (loop.width() - 36) / 2
-        for b in range(branches):
-            rect = QtCore.QRectF(loop.left() + 12 + b * (inner_w + 12), loop.top() + 30, inner_w, loop.height() - 42)
+        for b, rect in enumerate(shapes["branches"]):
             p.setPen(QtCore.Qt.PenStyle.NoPen)
             p.setBrush(color("prefill", 200 if b == 0 else 140))
             p.drawRoundedRect(rect, 6, 6)
-            p.setPen(color("paper"))
-            p.drawText(rect, QtCore.Qt.AlignmentFlag.AlignCenter, self.texts["branches"][b])
         p.setPen(QtGui.QPen(color("muted"), 1.5))
-        mid = h / 2
+        mid = loop.center().y()
+        side, vae = shapes["sides"]
         p.drawLine(QtCore.QPointF(side.right(), mid), QtCore.QPointF(loop.left(), mid))
         p.drawLine(QtCore.QPointF(loop.right(), mid), QtCore.QPointF(vae.left(), mid))
+        for d in drawn:
+            p.setPen(color(d.role))
+            p.setFont(d.font)
+            p.drawText(d.rect, d.flags, d.text)
         p.end()
