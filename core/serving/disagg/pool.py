@@ -3,7 +3,9 @@ runs them (advance every engine to each arrival, ask the router, submit), taking
 object so the decode pool's own router fits, and keeping the engine's remote-KV arrays
 (kv_alloc_s, kv_ready_s) in the merged result. round_robin looks at nothing: the
 k-th arrival goes to engine k mod N and each part is replayed alone. One engine is
-replay() itself. No Qt here.
+replay() itself. hold_s (workload order; NaN: none): each request's finish keeps its
+blocks until then (Engine.hold: the prefill pool's KV until the decode side read it).
+No Qt here.
 """
 from __future__ import annotations
 
@@ -31,14 +33,14 @@ class PoolRun:
 
 
 def run_pool(workload: Workload, config: EngineConfig, n: int, router: Router, cancel: CancelToken = NEVER,
-             fast: bool = True) -> PoolRun:
+             fast: bool = True, hold_s: np.ndarray | None = None) -> PoolRun:
     if n == 1:
-        result = replay(workload, config, fast, cancel)
+        result = _replay(workload, config, fast, cancel, hold_s)
         return PoolRun(result, np.zeros(len(workload), np.int64), [result])
     if router.name == "round_robin":
-        results, engine_of = _partitioned(workload, config, n, cancel, fast)
+        results, engine_of = _partitioned(workload, config, n, cancel, fast, hold_s)
     else:
-        results, engine_of = _cosimulated(workload, config, n, router, cancel, fast)
+        results, engine_of = _cosimulated(workload, config, n, router, cancel, fast, hold_s)
     merged = merge(workload, results, engine_of)
     for name in EXTRA_PER_REQUEST:
         parts = [(i, getattr(r, name, None)) for i, r in enumerate(results) if r is not None]
@@ -51,9 +53,20 @@ def run_pool(workload: Workload, config: EngineConfig, n: int, router: Router, c
     return PoolRun(merged, engine_of, results)
 
 
-def _cosimulated(workload: Workload, config: EngineConfig, n: int, router: Router, cancel: CancelToken, fast: bool):
+def _replay(workload: Workload, config: EngineConfig, fast: bool, cancel: CancelToken, hold_s) -> ReplayResult:
+    if hold_s is None:
+        return replay(workload, config, fast, cancel)
+    e = Engine(workload, config, fast)
+    e.hold(hold_s)
+    return e.run(cancel)
+
+
+def _cosimulated(workload: Workload, config: EngineConfig, n: int, router: Router, cancel: CancelToken, fast: bool,
+                 hold_s=None):
     engines = [Engine(workload, config, fast) for _ in range(n)]
     for e in engines:
+        if hold_s is not None:
+            e.hold(hold_s)
         e.route()
     first = engines[0]
     arrival = first.arrivals_s()
@@ -73,7 +86,7 @@ def _cosimulated(workload: Workload, config: EngineConfig, n: int, router: Route
     return [e.result() for e in engines], engine_of
 
 
-def _partitioned(workload: Workload, config: EngineConfig, n: int, cancel: CancelToken, fast: bool):
+def _partitioned(workload: Workload, config: EngineConfig, n: int, cancel: CancelToken, fast: bool, hold_s=None):
     order = np.argsort(workload.arrival_s, kind="stable")
     engine_of = np.empty(len(workload), np.int64)
     engine_of[order] = np.arange(order.size) % n
@@ -83,7 +96,8 @@ def _partitioned(workload: Workload, config: EngineConfig, n: int, cancel: Cance
         if rows.size == 0:
             results.append(None)
             continue
-        part = replay(subset(workload, rows), config, fast, cancel)  # remote KV rows travel with it
+        hold = hold_s[rows] if hold_s is not None else None
+        part = _replay(subset(workload, rows), config, fast, cancel, hold)  # remote KV rows travel with it
         results.append(spread(part, rows, len(workload)))
     return results, engine_of
 

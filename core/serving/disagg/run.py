@@ -5,17 +5,26 @@
 1. The prefill pool sees every request with one output token (its prompt's prefill and
    the first sampled token; its own queue, token budget, KV pool and prefix cache),
    behind prefill_router. A request's prefill is done when that token is sampled: its
-   TTFT is the prefill pool's, and it leaves the prefill instance then (the prefill
-   instance's blocks go back at once: vLLM's connectors can hold them until the decode
-   side has read them, which is not modelled).
+   TTFT is the prefill pool's, and it leaves the prefill instance then; its blocks there
+   stay held until its KV has landed on the decode side (kv_ready_s: vLLM's connectors
+   delay the free until the decode instance has read them), so a slow link or a full
+   decode pool leaves the prefill pool fewer blocks (Engine.hold).
 2. At that moment decode_router picks a decode instance (it sees the decode engines as
    they are then) and the request arrives there with remote KV (core.serving.workload's
    RemoteKV, E15's engine seam): it waits in that instance's queue for the blocks of its
    whole prompt, holds them through the transfer (links.transfer_s), then decodes tokens
    2..G. A request with one output token never reaches the decode pool.
-Nothing flows back from decode to prefill, so the prefill pool is co-simulated first and
-the decode pool after it, each in time order (every engine advanced to each arrival, as
-core/serving/replicas.py): the same schedule as advancing all of them together.
+Each pool is co-simulated in time order (every engine advanced to each arrival, as
+core/serving/replicas.py). What flows back from decode to prefill is only when each
+prefill's blocks come back: the pools run in passes, the prefill pool holding each
+request's blocks until its landing of the pass before (the first pass: no hold), the
+decode pool fed by that prefill schedule, until a prefill pass repeats the one before
+bit for bit. That schedule is then consistent both ways: the one of running both pools
+together. Where the holds never bind, the second pass is the first (two prefill runs, one
+decode run). extras["kv_hold_passes"]: the prefill passes run; extras["kv_hold_converged"]
+is False if MAX_PASSES ran out: the holds are then the landings of the pass before, and
+extras["kv_hold_exact_until_s"] says up to when the prefill schedule is that of the two
+pools together (the first finish where the last two passes differ; inf when converged).
 Sessions (a turn waits for its predecessor's finish, on the decode side) are refused.
 
 What waited where, per request (result.extras["request_columns"] and kv_alloc_s /
@@ -44,6 +53,10 @@ from core.serving.routers import make_router
 from core.serving.workload import RemoteKV, Workload
 
 IDEAL = links.KvLinkSpec("inf", float("inf"), 0.0, "an ideal link (no transfer time)")
+# Prefill passes at most (each pass holds the blocks until the landings of the one before).
+# A pass is exact up to the first time it differs from the one before; where the holds bind
+# hard (a full decode pool) that time moves on slowly, so the passes stop here (see below).
+MAX_PASSES = 8
 
 
 @dataclass(frozen=True)
@@ -97,9 +110,54 @@ def replay_disagg(workload: Workload, cfg: DisaggConfig, cancel: CancelToken = N
     G = np.asarray(workload.output_tokens, np.int64)
     _check_pool("prefill", cfg.prefill_replicas, cfg.prefill_router, n)  # both pools' before either runs
     _check_pool("decode", cfg.decode_replicas, cfg.decode_router, int(np.sum(G >= 2)))
-    pre = run_pool(prefill_workload(workload), cfg.prefill, cfg.prefill_replicas,
-                   make_router(cfg.prefill_router, cfg.prefill_replicas), cancel, fast)
+    pre_work = prefill_workload(workload)
+    hold, last = None, None
+    converged = False
+    passes, exact_until = 0, np.inf
+    while passes < MAX_PASSES:
+        passes += 1
+        pre = run_pool(pre_work, cfg.prefill, cfg.prefill_replicas,
+                       make_router(cfg.prefill_router, cfg.prefill_replicas), cancel, fast, hold)
+        if last is not None:
+            exact_until = _first_difference(pre.merged, last.merged)
+            if exact_until == np.inf:
+                converged = True  # the decode pass of `last` is this one's
+                break
+        rows, xfer, bytes_, dec = _decode_pass(workload, cfg, pre.merged, cancel, fast)
+        hold = np.full(n, np.nan)  # each prefill's blocks until its KV landed on the decode side
+        if dec is not None:
+            hold[rows] = dec.merged.kv_ready_s
+        last = pre
     p_res = pre.merged
+    done_prefill = p_res.finish_s
+    result = merged_result(workload, p_res, dec.merged if dec is not None else None, rows)
+    decoded = np.zeros(n, bool)
+    decoded[rows] = True
+    transfer = np.where(decoded, xfer, np.nan)
+    moved = np.where(decoded, bytes_, 0.0)
+    result.extras = _extras(pre, dec, rows, n, done_prefill, transfer, moved)
+    result.extras["kv_hold_passes"], result.extras["kv_hold_converged"] = passes, converged
+    result.extras["kv_hold_exact_until_s"] = float(exact_until)
+    result.wall_s = time.perf_counter() - wall
+    return DisaggRun(result, pre, dec, rows, transfer, moved)
+
+
+def _first_difference(a: ReplayResult, b: ReplayResult) -> float:
+    """The earliest finish of a request whose prefill schedule differs between the two
+    passes (what the decode pool reads of it); inf: they feed the decode pool alike."""
+    differs = np.zeros(a.finish_s.size, bool)
+    for name in ("first_schedule_s", "first_token_s", "finish_s"):
+        x, y = getattr(a, name), getattr(b, name)
+        differs |= ~((x == y) | (np.isnan(x) & np.isnan(y)))
+    if not differs.any():
+        return np.inf
+    return float(np.nanmin(np.fmin(a.finish_s[differs], b.finish_s[differs])))
+
+
+def _decode_pass(workload: Workload, cfg: DisaggConfig, p_res: ReplayResult, cancel: CancelToken, fast: bool):
+    """The decode pool fed by this prefill schedule: (decode rows, transfer seconds and bytes
+    per workload row, the decode PoolRun or None)."""
+    G = np.asarray(workload.output_tokens, np.int64)
     done_prefill = p_res.finish_s  # the first token sampled: the request leaves the prefill instance
     P = np.asarray(workload.input_tokens, np.int64)
     xfer = links.transfer_s(P, cfg.bytes_per_token_per_card, cfg.link, cfg.kv_transfer, cfg.layers,
@@ -115,14 +173,7 @@ def replay_disagg(workload: Workload, cfg: DisaggConfig, cancel: CancelToken = N
         order = np.argsort(work.arrival_s, kind="stable")  # the engines' ids are arrival order (it is already)
         router = decode_router(cfg.decode_router, cfg.decode_replicas, work.input_tokens[order], cfg.decode.block_size)
         dec = run_pool(work, cfg.decode, cfg.decode_replicas, router, cancel, fast)
-    result = merged_result(workload, p_res, dec.merged if dec is not None else None, rows)
-    decoded = np.zeros(n, bool)
-    decoded[rows] = True
-    transfer = np.where(decoded, xfer, np.nan)
-    moved = np.where(decoded, bytes_, 0.0)
-    result.extras = _extras(pre, dec, rows, n, done_prefill, transfer, moved)
-    result.wall_s = time.perf_counter() - wall
-    return DisaggRun(result, pre, dec, rows, transfer, moved)
+    return rows, xfer, bytes_, dec
 
 
 def _check_pool(pool: str, n: int, router: str, requests: int) -> None:

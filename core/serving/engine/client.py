@@ -24,6 +24,7 @@ import math
 
 import numpy as np
 
+from core.serving.engine.hold import unhold
 from core.serving.engine.jit import kernel
 from core.serving.engine.layout import (
     ARRIVAL,
@@ -46,6 +47,8 @@ from core.serving.engine.layout import (
     NOW,
     ROUTED,
     SEND,
+    X_HELD,
+    XSTATE,
     P,
 )
 from core.serving.engine.pricing import decode_time
@@ -88,14 +91,18 @@ def _next_send(S, F, fixed, feed, ht, hi):
 
 
 @kernel
-def fe_commit(S, SF, I, F, fixed, feed, ht, hi, feq, now):
-    """Sends up to now enter the front end, in send order (a fixed one first at a tie)."""
+def fe_commit(S, SF, I, F, fixed, feed, ht, hi, feq, now, cache, grp):
+    """Sends up to now enter the front end, in send order (a fixed one first at a tie); a
+    held request's release due gives its blocks back."""
     while True:
         r = _fixed_next(S, F, fixed, feed)
         tf = F[ARRIVAL, r] if r >= 0 else math.inf
         if S[HEAP_LEN] and ht[0] < tf and ht[0] <= now:
             t = ht[0]
             r = heap_pop(S, ht, hi)
+            if I[XSTATE, r] == X_HELD:
+                unhold(S, SF, I, F, cache, grp, r)
+                continue
         elif tf <= now:
             t = tf
             if S[ROUTED]:
@@ -118,7 +125,7 @@ def arrivals(S, SF, I, F, fixed, feed, ht, hi, wq, feq, now, cache, grp):
     if not S[FE_ON]:
         admit_arrivals(S, SF, I, F, fixed, feed, ht, hi, wq, now, cache, grp)
         return
-    fe_commit(S, SF, I, F, fixed, feed, ht, hi, feq, now)
+    fe_commit(S, SF, I, F, fixed, feed, ht, hi, feq, now, cache, grp)
     while S[FEQ_LEN] and F[ARRIVAL, feq[S[FEQ_HEAD]]] <= now:
         wq_append(S, wq, feq[S[FEQ_HEAD]])
         S[FEQ_HEAD] = (S[FEQ_HEAD] + 1) % feq.size
@@ -134,7 +141,7 @@ def next_arrival(S, SF, I, F, fixed, feed, ht, hi, feq, horizon):
     t = F[ARRIVAL, feq[S[FEQ_HEAD]]] if S[FEQ_LEN] else math.inf
     ts, r = _next_send(S, F, fixed, feed, ht, hi)
     if r >= 0:
-        e = max(ts, SF[FE_FREE]) + _service(SF, I, r)
+        e = ts if I[XSTATE, r] == X_HELD else max(ts, SF[FE_FREE]) + _service(SF, I, r)  # a release: no service
         if e < t:
             t = e
     if S[ROUTED] and S[FEED_OPEN] and horizon < t:
@@ -143,12 +150,12 @@ def next_arrival(S, SF, I, F, fixed, feed, ht, hi, feq, horizon):
 
 
 @kernel
-def fe_output(S, SF, I, F, arrive, ht, hi, tokens):
+def fe_output(S, SF, I, F, arrive, ht, hi, tokens, cache, grp):
     """One step that ended now put out `tokens` tokens: the client sees them at DELIVER.
     Sends during the step entered the front end before its output (arrive: the loop's
     fixed, feed and front-end queue arrays)."""
     if S[FE_ON]:
-        fe_commit(S, SF, I, F, arrive[0], arrive[1], ht, hi, arrive[2], SF[NOW])
+        fe_commit(S, SF, I, F, arrive[0], arrive[1], ht, hi, arrive[2], SF[NOW], cache, grp)
         SF[FE_FREE] = max(SF[FE_FREE], SF[NOW]) + tokens * SF[FE_OUT]
         SF[DELIVER] = SF[FE_FREE]
 

@@ -144,8 +144,6 @@ class Engine:
         until = np.asarray(until_s, float)
         if until.shape != (self.n,) or np.any(until < 0):
             raise ValueError(f"hold: {until.shape} times, one per request ({self.n}), each >= 0 or NaN")
-        if self.state.S[L.FE_ON]:
-            raise ValueError("hold behind a front end is not modelled")
         self.state.F[L.HOLD] = until[self.order]
 
     def release(self, r: int, t: float) -> bool:

@@ -37,7 +37,7 @@ from core.serving.engine.group import (
     regroup,
     sync,
 )
-from core.serving.engine.hold import hold, keeps_blocks
+from core.serving.engine.hold import hold, keeps_blocks, unhold
 from core.serving.engine.jit import kernel, njit
 from core.serving.engine.layout import (
     AFTER,
@@ -92,7 +92,9 @@ from core.serving.engine.layout import (
     SUMCB,
     TOOL,
     WQ_LEN,
+    X_HELD,
     XFER_N,
+    XSTATE,
     D,
     G,
     N,
@@ -103,7 +105,7 @@ from core.serving.engine.pool import settle
 from core.serving.engine.prefix import head_plan, register_filled, steps_before_watched_eviction, watching_any
 from core.serving.engine.pricing import decode_time, price_step, steps_until
 from core.serving.engine.pyset import set_order
-from core.serving.engine.queues import heap_push, wq_get
+from core.serving.engine.queues import heap_pop, heap_push, wq_get
 from core.serving.engine.series import record
 
 
@@ -298,7 +300,7 @@ def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, 
         I[COMPUTED, ids[j]] += chunks[j]
     if S[CACHE]:
         _register_step(S, I, run, cache, ids, m, n_dec)
-    fe_output(S, SF, I, F, arrive, ht, hi, n_dec + nc)
+    fe_output(S, SF, I, F, arrive, ht, hi, n_dec + nc, cache, grp)
     now = client_time(S, SF)  # when the client sees this step's tokens
     # completes sit in scratch[:nc]; finish() reuses scratch, so they go to gone's tail
     base = gone.size // 2
@@ -321,7 +323,7 @@ def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, 
 
 
 @kernel
-def wait(S, SF, I, F, fixed, feed, ht, hi, feq, ser_t, ser, horizon):
+def wait(S, SF, I, F, fixed, feed, ht, hi, feq, ser_t, ser, horizon, cache, grp):
     """No step now: the clock goes to the next arrival, landing or release. False when
     nothing is due (only blocks held until the driver's release): the clock stays."""
     if S[HELD_N] == 0 and not work_left(S, ht):  # the last held blocks just came back
@@ -331,6 +333,9 @@ def wait(S, SF, I, F, fixed, feed, ht, hi, feq, ser_t, ser, horizon):
     if t == math.inf and S[HELD_N]:
         return False
     SF[NOW] = t
+    if S[HELD_N]:  # releases due now show in this record
+        while S[HEAP_LEN] and ht[0] <= t and I[XSTATE, hi[0]] == X_HELD:
+            unhold(S, SF, I, F, cache, grp, heap_pop(S, ht, hi))
     record(S, SF, ser_t, ser, np.int64(0), np.int64(0), np.int64(0))
     return True
 
@@ -367,7 +372,7 @@ def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, ser_t, ser, log_r
         if S[CACHE]:  # blocks taken in the last step leave the queue now
             settle(cache[0], S[FREE], SF[NOW])
         if S[N_RUN] == 0 and S[WQ_LEN] == 0:
-            if not wait(S, SF, I, F, fixed, feed, ht, hi, feq, ser_t, ser, horizon):
+            if not wait(S, SF, I, F, fixed, feed, ht, hi, feq, ser_t, ser, horizon, cache, grp):
                 return ST_DONE
             continue
         if fast and not S[GROUPED]:
@@ -386,7 +391,7 @@ def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, ser_t, ser, log_r
         if m == 0 and S[N_RUN] == 0 and (S[XFER_N] or S[HELD_N]) and S[LOG_LEN] == logged:
             # nothing to compute (the queue waits for blocks in transfer or held): no step
             # until the next arrival, landing or release
-            if not wait(S, SF, I, F, fixed, feed, ht, hi, feq, ser_t, ser, horizon):
+            if not wait(S, SF, I, F, fixed, feed, ht, hi, feq, ser_t, ser, horizon, cache, grp):
                 return ST_DONE
             continue
         execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, chunks, m, gone, scratch,

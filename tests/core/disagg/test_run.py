@@ -5,6 +5,7 @@ decode pool's wait for blocks."""
 from __future__ import annotations
 
 import dataclasses
+import math
 import sys
 
 import numpy as np
@@ -15,9 +16,9 @@ from core.serving import replay as rp
 from core.serving.disagg import links
 from core.serving.disagg.report import build, disagg_report
 from core.serving.disagg.run import IDEAL, DisaggConfig, prefill_workload, replay_disagg
-from core.serving.engine import replay
+from core.serving.engine import Engine, replay
 from core.serving.replicas import replay_replicas
-from core.serving.routers import ROUTERS
+from core.serving.routers import ROUTERS, make_router
 from core.serving.workload import RemoteKV, Workload
 
 sys.path.insert(0, "bench")
@@ -112,8 +113,10 @@ def test_1p1d_ideal_link_equals_two_single_stage_replays_fed_by_each_other():
     assert dec.preemptions.sum() > 0  # the small decode pool was under pressure: the check is not trivial
 
 
-@pytest.mark.parametrize("router", ROUTERS)
+@pytest.mark.parametrize("router", [r for r in ROUTERS if r != "least_kv"])
 def test_prefill_pool_is_replicas_behind_the_same_router(router):
+    # These routers do not read KV use, and the prefill pool's blocks held until each
+    # request's KV was read never bind here (a large pool): the replicas' schedule.
     work = _small_trace(150, seed=5)
     run = replay_disagg(work, DisaggConfig(prefill=BOOK, decode=BOOK, prefill_replicas=3, decode_replicas=2,
                                            prefill_router=router, link=RDMA400))
@@ -121,6 +124,36 @@ def test_prefill_pool_is_replicas_behind_the_same_router(router):
     for name in ("first_schedule_s", "first_token_s"):
         assert np.array_equal(getattr(run.result, name), getattr(same, name)), name
     assert np.array_equal(run.result.extras["request_columns"]["prefill_instance"], same.extras["replica_of"])
+
+
+def test_least_kv_prefill_router_sees_the_blocks_held_until_read():
+    """least_kv reads each engine's used blocks, held ones included (vLLM counts them in
+    its KV usage): the prefill pool is routed engines holding each request's blocks until
+    its landing, driven here by hand."""
+    work = _small_trace(150, seed=5)
+    run = replay_disagg(work, DisaggConfig(prefill=BOOK, decode=BOOK, prefill_replicas=3, decode_replicas=2,
+                                           prefill_router="least_kv", link=RDMA400))
+    assert run.result.extras["kv_hold_converged"]
+    pre = prefill_workload(work)
+    engines = [Engine(pre, BOOK) for _ in range(3)]
+    for e in engines:
+        e.hold(run.result.kv_ready_s)  # NaN (no hold) where a request never reached decode
+        e.route()
+    router = make_router("least_kv", 3)
+    picked = np.full(len(work), -1)
+    for r in engines[0].routable().tolist():
+        for e in engines:
+            e.advance(float(engines[0].arrival_s(r)))
+        picked[r] = router.pick(r, engines)
+        engines[picked[r]].submit(r)
+    for e in engines:
+        e.close()
+        e.advance(math.inf)
+    rows = engines[0].rows()
+    assert np.array_equal(run.result.extras["request_columns"]["prefill_instance"][rows], picked)
+    for i, e in enumerate(engines):
+        mine = rows[picked == i]
+        assert np.array_equal(run.result.first_token_s[mine], e.result().first_token_s[mine])
 
 
 def test_round_robin_pools_alternate():
