@@ -93,11 +93,26 @@ def test_the_question_plots_labels_stay_inside_it(qtbot, window, size, presentin
         plot = panel.volumes.question_plot.plot_widget
         panel.volumes.question_plot.ensurePolished()
         qtbot.waitUntil(plot.isVisible, timeout=30_000)
-        qtbot.wait(50)  # the labels' wrap and the range after the new text
-        window.grab()
+        cards = (panel.volumes.question_plot, panel.volumes.volume_plot)
+
+        def held(card) -> bool:  # the card as tall as its plot: the axis label whole
+            plot = card.plot_widget
+            return plot.mapTo(card, plot.rect().bottomLeft()).y() < card.height()
+
+        def settled() -> bool:
+            window.grab()  # plot texts take their place as drawn
+            return all(held(card) for card in cards) and plot_text_problems(window) == []
+
+        # The wraps, the ranges and the cards' heights settle a few layout passes later.
+        try:
+            qtbot.waitUntil(settled, timeout=10_000)
+        except qtbot.TimeoutError:
+            pass  # the assertions below say what is wrong
         labels = [i.textItem.toPlainText() for i in panel.volumes.question_row_labels.values()]
         assert all(labels), labels
         assert plot_text_problems(window) == []
+        for card in cards:
+            assert held(card), f"{card.title_label.text()!r}: its plot runs past its bottom"
     finally:
         apply_language("both", window)
 

@@ -25,6 +25,7 @@ ROW_BOTTOM, ROW_TOP = -0.4, 1.4
 LABEL_GAP_PX = 3.0  # between a label and the plot's edge
 BAR_LEAST_PX = 12.0  # a row's bar no thinner than this
 QUESTION_LEAST_PX, QUESTION_CARD_MOST_PX = 120, 180  # the plot's least height, its card's most
+VOLUME_CARD_MOST_PX = 290
 
 REQUEST_PARAMS = ("text_tokens", "prefix_tokens", "question")
 _TIPS = ("", "原图(EXIF 方向已应用)→ 缩放策略后编码器看到的尺寸", "H'·W' / p²", "n_v = H'·W' / (p²·r²)",
@@ -57,6 +58,8 @@ class VolumesTab(QtWidgets.QWidget):
         hlay.addWidget(self.replay)
         lay.addWidget(handoff_box)
         lay.addStretch(1)  # height the plots (stretch 30 and 20, with maximums) do not take: below them
+        for card in (self.volume_plot, self.question_plot):
+            card.installEventFilter(self)  # a zoomed title needs a taller card (eventFilter)
 
     def _table(self) -> QtWidgets.QTableWidget:
         self.table = QtWidgets.QTableWidget(0, len(vf.TABLE_HEADER))
@@ -96,7 +99,7 @@ class VolumesTab(QtWidgets.QWidget):
         notifier().language_changed.connect(self._clear_the_legend_soon)  # the legend's width
         zoom_notifier().zoom_changed.connect(self._clear_the_legend_soon)
         self.volume_plot.plot_widget.setMinimumHeight(200)
-        self.volume_plot.setMaximumHeight(290)
+        self.volume_plot.setMaximumHeight(VOLUME_CARD_MOST_PX)
         return self.volume_plot
 
     def _question_plot(self) -> PlotCard:
@@ -130,6 +133,12 @@ class VolumesTab(QtWidgets.QWidget):
         zoom_notifier().zoom_changed.connect(self._fit_question_soon)
         return self.question_plot
 
+    def eventFilter(self, watched, event):
+        if event.type() == QtCore.QEvent.Type.LayoutRequest:  # its content's size changed
+            self._fit_question_soon()
+            self._clear_the_legend_soon()
+        return super().eventFilter(watched, event)
+
     def _fit_question_soon(self, *_args) -> None:
         self._question_fit.start(0)
 
@@ -146,7 +155,7 @@ class VolumesTab(QtWidgets.QWidget):
         widget, card = self.question_plot.plot_widget, self.question_plot
         need = int(widget.height() - box.height() + 2 * label + least * span + 1)  # the plot's least height
         widget.setMinimumHeight(max(QUESTION_LEAST_PX, need))
-        card.setMaximumHeight(max(QUESTION_CARD_MOST_PX, card.height() - widget.height() + need))
+        _no_less_than_its_content(card, QUESTION_CARD_MOST_PX)
         unit = (box.height() - 2 * label) / span  # px per row unit
         if unit < least:
             return  # being made taller: this runs again at the new height
@@ -238,6 +247,7 @@ class VolumesTab(QtWidgets.QWidget):
             if height - room - above > 0:
                 top = max(top, (y * height - (room + above) * lo) / (height - room - above))
         p.setYRange(lo, top, padding=0)
+        _no_less_than_its_content(self.volume_plot, VOLUME_CARD_MOST_PX)
 
     def draw_question(self, fig: dict) -> None:
         segs = fig["segments"]
@@ -259,6 +269,12 @@ class VolumesTab(QtWidgets.QWidget):
             f"KV 保留 <b>{fig['reusable_kv']}</b>,需重算 <b>{fig['recomputed_kv']}</b>;"
             f"EC 只取决于图片,<b>{fig['reusable_ec']}</b> 全部可复用。"
             f"<span style='color:{COLORS['muted']}'> 蓝 = 图片 token,橙 = 问题,灰 = 前缀;红框 = 换问题后要重算的 KV。</span>")
+
+
+def _no_less_than_its_content(card: QtWidgets.QWidget, most: int) -> None:
+    """card's most height, raised to what its content needs (in F11 a card held to its
+    zoom-1 most height cut its plot's axis label)."""
+    card.setMaximumHeight(max(most, card.minimumSizeHint().height()))
 
 
 def _label_px(item: pg.TextItem) -> float:
