@@ -169,6 +169,23 @@ def test_every_generation_loop_text_fits_its_box(qtbot, window, size, presenting
         panel.tabs.setCurrentIndex(0)
 
 
+@pytest.mark.parametrize("lang", ("zh", "en"))
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_the_tab_titles_fit_the_tab_bar(qtbot, window, size, lang):
+    """At zoom 1 the three tab titles are whole, no scroll arrows (in English at 1280x720
+    the catalog's "§3.3.2 · the image generation loop" ran past the bar)."""
+    panel = _show(qtbot, window, size, False)
+    apply_language(lang, window)
+    translate_tree(window)
+    try:
+        bar = panel.tabs.tabBar()
+        qtbot.waitUntil(bar.isVisible, timeout=30_000)
+        need = sum(bar.tabSizeHint(i).width() for i in range(bar.count()))
+        assert need <= panel.tabs.width(), [bar.tabText(i) for i in range(bar.count())]
+    finally:
+        apply_language("both", window)
+
+
 def test_the_fit_check_finds_a_cut_text(qapp):
     font = QtGui.QFont()
     font.setPointSizeF(12)

@@ -36,7 +36,9 @@ from widgets.vision.loads import LOAD_KEY, PIXELS_KEY, FileLoads
 from widgets.vision.reflow import DownScroll, ReflowBox, ReflowSplitter
 from widgets.vision.volumes import VolumesTab
 
-_TAB_TITLES = ("图 3-16 · 三种数据与交接", "练习 3-5 · 640 vs 1280", "§3.3.2 · 图像生成循环")
+# Short English sides: the catalog's long ones ran the tab bar past its width at 1280x720.
+_TAB_TITLES = ("图 3-16 · 三种数据与交接 · data and hand-offs", "练习 3-5 · 640 vs 1280",
+               "§3.3.2 · 图像生成循环 · generation loop")
 
 
 class VisionPanel(FileLoads, QtWidgets.QWidget):
