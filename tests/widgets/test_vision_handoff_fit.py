@@ -170,11 +170,12 @@ def test_every_generation_loop_text_fits_its_box(qtbot, window, size, presenting
 
 
 @pytest.mark.parametrize("lang", ("zh", "en"))
+@pytest.mark.parametrize("presenting", (False, True), ids=("zoom1", "F11"))
 @pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
-def test_the_tab_titles_fit_the_tab_bar(qtbot, window, size, lang):
-    """At zoom 1 the three tab titles are whole, no scroll arrows (in English at 1280x720
-    the catalog's "§3.3.2 · the image generation loop" ran past the bar)."""
-    panel = _show(qtbot, window, size, False)
+def test_the_tab_titles_fit_the_tab_bar(qtbot, window, size, presenting, lang):
+    """The three tab titles are whole, no scroll arrows (in English at 1280x720 the
+    catalog's "§3.3.2 · the image generation loop" ran past the bar)."""
+    panel = _show(qtbot, window, size, presenting)
     apply_language(lang, window)
     translate_tree(window)
     try:
