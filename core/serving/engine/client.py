@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from core.serving.engine.hold import unhold
+from core.serving.engine.hold import mark_due
 from core.serving.engine.jit import kernel
 from core.serving.engine.layout import (
     ARRIVAL,
@@ -91,9 +91,9 @@ def _next_send(S, F, fixed, feed, ht, hi):
 
 
 @kernel
-def fe_commit(S, SF, I, F, fixed, feed, ht, hi, feq, now, cache, grp):
+def fe_commit(S, SF, I, F, fixed, feed, ht, hi, feq, now):
     """Sends up to now enter the front end, in send order (a fixed one first at a tie); a
-    held request's release due gives its blocks back."""
+    held request's release due is put in line for release_due."""
     while True:
         r = _fixed_next(S, F, fixed, feed)
         tf = F[ARRIVAL, r] if r >= 0 else math.inf
@@ -101,7 +101,7 @@ def fe_commit(S, SF, I, F, fixed, feed, ht, hi, feq, now, cache, grp):
             t = ht[0]
             r = heap_pop(S, ht, hi)
             if I[XSTATE, r] == X_HELD:
-                unhold(S, SF, I, F, cache, grp, r)
+                mark_due(S, I, r)
                 continue
         elif tf <= now:
             t = tf
@@ -120,12 +120,12 @@ def fe_commit(S, SF, I, F, fixed, feed, ht, hi, feq, now, cache, grp):
 
 
 @kernel
-def arrivals(S, SF, I, F, fixed, feed, ht, hi, wq, feq, now, cache, grp):
+def arrivals(S, SF, I, F, fixed, feed, ht, hi, wq, feq, now):
     """Append what reached the engine by now to waiting, in arrival order."""
     if not S[FE_ON]:
-        admit_arrivals(S, SF, I, F, fixed, feed, ht, hi, wq, now, cache, grp)
+        admit_arrivals(S, I, F, fixed, feed, ht, hi, wq, now)
         return
-    fe_commit(S, SF, I, F, fixed, feed, ht, hi, feq, now, cache, grp)
+    fe_commit(S, SF, I, F, fixed, feed, ht, hi, feq, now)
     while S[FEQ_LEN] and F[ARRIVAL, feq[S[FEQ_HEAD]]] <= now:
         wq_append(S, wq, feq[S[FEQ_HEAD]])
         S[FEQ_HEAD] = (S[FEQ_HEAD] + 1) % feq.size
@@ -150,12 +150,12 @@ def next_arrival(S, SF, I, F, fixed, feed, ht, hi, feq, horizon):
 
 
 @kernel
-def fe_output(S, SF, I, F, arrive, ht, hi, tokens, cache, grp):
+def fe_output(S, SF, I, F, arrive, ht, hi, tokens):
     """One step that ended now put out `tokens` tokens: the client sees them at DELIVER.
     Sends during the step entered the front end before its output (arrive: the loop's
     fixed, feed and front-end queue arrays)."""
     if S[FE_ON]:
-        fe_commit(S, SF, I, F, arrive[0], arrive[1], ht, hi, arrive[2], SF[NOW], cache, grp)
+        fe_commit(S, SF, I, F, arrive[0], arrive[1], ht, hi, arrive[2], SF[NOW])
         SF[FE_FREE] = max(SF[FE_FREE], SF[NOW]) + tokens * SF[FE_OUT]
         SF[DELIVER] = SF[FE_FREE]
 

@@ -145,6 +145,7 @@ class Engine:
         if until.shape != (self.n,) or np.any(until < 0):
             raise ValueError(f"hold: {until.shape} times, one per request ({self.n}), each >= 0 or NaN")
         self.state.F[L.HOLD] = until[self.order]
+        self.state.S[L.HOLD_ON] = int(not np.all(np.isnan(until)))
 
     def release(self, r: int, t: float) -> bool:
         """r, finished and held until released, gives its blocks back at the first event

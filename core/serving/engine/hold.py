@@ -15,7 +15,7 @@ import numpy as np
 from core.serving.engine.blocks import give_back
 from core.serving.engine.group import leave
 from core.serving.engine.jit import kernel
-from core.serving.engine.layout import HELD_N, HOLD, JID, X_HELD, X_NONE, XSTATE
+from core.serving.engine.layout import DUE_HEAD, DUE_LINK, DUE_TAIL, HELD_N, HOLD, JID, X_HELD, X_NONE, XSTATE
 
 
 @kernel
@@ -40,6 +40,30 @@ def unhold(S, SF, I, F, cache, grp, r):
     I[XSTATE, r] = X_NONE
     S[HELD_N] -= 1
     give_back(S, SF, I, F, cache, grp, r, np.bool_(True))
+
+
+@kernel
+def mark_due(S, I, r):
+    """r's release came due (popped from the heap of due times, where the arrival path
+    has no pool to give blocks to): in line for release_due, in order."""
+    I[DUE_LINK, r] = 0
+    if S[DUE_TAIL]:
+        I[DUE_LINK, S[DUE_TAIL] - 1] = r + 1
+    else:
+        S[DUE_HEAD] = r + 1
+    S[DUE_TAIL] = r + 1
+
+
+@kernel
+def release_due(S, SF, I, F, cache, grp):
+    """The releases that came due give their blocks back, in the order they came due."""
+    k = S[DUE_HEAD]
+    while k:
+        r = k - 1
+        k = I[DUE_LINK, r]
+        unhold(S, SF, I, F, cache, grp, r)
+    S[DUE_HEAD] = 0
+    S[DUE_TAIL] = 0
 
 
 @kernel

@@ -31,7 +31,8 @@ RES = 18  # CB mod block size: the phase of its block boundaries
 READY = 19  # prompt tokens whose KV arrives over a link (0: none)
 XSTATE = 20  # where that KV is: X_NONE, X_NEEDS (not allocated), X_MOVING (transfer), X_LANDED (waiting)
 ENC_TOK = 21  # encoder input tokens (the per-step encoder budget counts them)
-NI = 22
+DUE_LINK = 22  # the next due release after this one (its id + 1; 0: none), hold.py
+NI = 23
 # X_HELD: finished, its blocks held until F[HOLD] (a P/D prefill's KV until the decode side read it)
 X_NONE, X_NEEDS, X_MOVING, X_LANDED, X_HELD = 0, 1, 2, 3, 4
 
@@ -97,7 +98,10 @@ ENC_ON = 42  # 1: the workload has encoder work
 ENC_BUDGET = 43  # encoder input tokens per step, 0: unlimited
 ENC_STEPS = 44  # steps that ran the encoder
 HELD_N = 45  # finished requests whose blocks are held (X_HELD; their releases due are in the heap)
-NS = 46
+HOLD_ON = 46  # 1: some request may hold its blocks past its finish (F[HOLD] is read only then)
+DUE_HEAD = 47  # held requests whose release came due, first and last (id + 1; 0: none)
+DUE_TAIL = 48
+NS = 49
 
 # -- SF: float64 scalars -------------------------------------------------------------------
 NOW = 0

@@ -37,7 +37,7 @@ from core.serving.engine.group import (
     regroup,
     sync,
 )
-from core.serving.engine.hold import hold, keeps_blocks, unhold
+from core.serving.engine.hold import hold, keeps_blocks, release_due, unhold
 from core.serving.engine.jit import kernel, njit
 from core.serving.engine.layout import (
     AFTER,
@@ -50,6 +50,7 @@ from core.serving.engine.layout import (
     COMPUTED,
     DEC_TOK,
     DONE,
+    DUE_HEAD,
     DYNAMIC,
     EAGER,
     EAGER_MEMBERS,
@@ -71,6 +72,7 @@ from core.serving.engine.layout import (
     HEAP_LEN,
     HELD_N,
     HOLD,
+    HOLD_ON,
     IS_DEC,
     LOG_LEN,
     MAX_SEQS,
@@ -127,7 +129,7 @@ def finish(S, SF, I, F, run, cache, grp, ht, hi, gone, k, scratch):
     for j in range(m):
         r = scratch[j]
         F[FINISH, r] = now
-        if keeps_blocks(F, r, now):
+        if S[HOLD_ON] and keeps_blocks(F, r, now):
             hold(S, I, F, grp, r)
             if F[HOLD, r] < math.inf:
                 heap_push(S, ht, hi, F[HOLD, r], r)
@@ -300,7 +302,7 @@ def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, 
         I[COMPUTED, ids[j]] += chunks[j]
     if S[CACHE]:
         _register_step(S, I, run, cache, ids, m, n_dec)
-    fe_output(S, SF, I, F, arrive, ht, hi, n_dec + nc, cache, grp)
+    fe_output(S, SF, I, F, arrive, ht, hi, n_dec + nc)
     now = client_time(S, SF)  # when the client sees this step's tokens
     # completes sit in scratch[:nc]; finish() reuses scratch, so they go to gone's tail
     base = gone.size // 2
@@ -320,6 +322,16 @@ def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, 
     if nc and S[GROUPED]:
         extend(S, I, run, grp)
     record(S, SF, ser_t, ser, rows, np.int64(1), rows - prefill_rows)
+
+
+@kernel
+def settle_and_release(S, SF, I, F, cache, grp):
+    """Blocks taken in the last step leave the prefix cache's queue now; then the held
+    blocks whose release came due go back (hold.py)."""
+    if S[CACHE]:
+        settle(cache[0], S[FREE], SF[NOW])
+    if S[DUE_HEAD]:
+        release_due(S, SF, I, F, cache, grp)
 
 
 @kernel
@@ -368,9 +380,9 @@ def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, ser_t, ser, log_r
             return ST_GROW
         events += 1
         S[EVENTS] += 1
-        arrivals(S, SF, I, F, fixed, feed, ht, hi, wq, feq, SF[NOW], cache, grp)
-        if S[CACHE]:  # blocks taken in the last step leave the queue now
-            settle(cache[0], S[FREE], SF[NOW])
+        arrivals(S, SF, I, F, fixed, feed, ht, hi, wq, feq, SF[NOW])
+        if S[CACHE] or S[DUE_HEAD]:
+            settle_and_release(S, SF, I, F, cache, grp)
         if S[N_RUN] == 0 and S[WQ_LEN] == 0:
             if not wait(S, SF, I, F, fixed, feed, ht, hi, feq, ser_t, ser, horizon, cache, grp):
                 return ST_DONE

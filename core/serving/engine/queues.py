@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from core.serving.engine.hold import unhold
+from core.serving.engine.hold import mark_due
 from core.serving.engine.jit import kernel
 from core.serving.engine.layout import (
     ARRIVAL,
@@ -175,9 +175,9 @@ def next_arrival_s(S, F, fixed, feed, ht, horizon):
 
 
 @kernel
-def admit_arrivals(S, SF, I, F, fixed, feed, ht, hi, wq, now, cache, grp):
+def admit_arrivals(S, I, F, fixed, feed, ht, hi, wq, now):
     """Append what arrived by now to waiting, in arrival order (a landing: at the head; a
-    held request's release due: its blocks back to the pool)."""
+    held request's release due: in line for release_due)."""
     while True:
         r = _fixed_next(S, F, fixed, feed)
         tf = F[ARRIVAL, r] if r >= 0 else math.inf
@@ -186,7 +186,7 @@ def admit_arrivals(S, SF, I, F, fixed, feed, ht, hi, wq, now, cache, grp):
             if I[XSTATE, h] == X_MOVING:
                 land(S, I, wq, h)
             elif I[XSTATE, h] == X_HELD:
-                unhold(S, SF, I, F, cache, grp, h)
+                mark_due(S, I, h)
             else:
                 wq_append(S, wq, h)
         elif tf <= now:
