@@ -70,7 +70,7 @@ def multimodal_report(raw: dict, workload=None, progress=None, trace_values=None
     expanded = keys.expand_checked(raw, lambda: "unknown parameter of lab simulate serving; valid: "
                                    + ", ".join([p.name for p in calc.params] + list(keys.names())))
     got = expanded.got
-    for name in ("seeds", "dataset", "profile"):
+    for name in ("seeds", "dataset", "profile", "max_concurrency"):
         if name in got:
             raise ParamError(name, "not with images yet; valid: a run of the windows or of a trace")
     work, values = _workload(calc, expanded, workload, progress, trace_values)

@@ -46,3 +46,10 @@ def test_no_image_refused():
         serving_report({"encoder_cache_size": "100"})
     with pytest.raises(ParamError, match="image_size"):
         serving_report({"image_share": "0.5", "image_size": "big"})
+
+
+def test_a_client_limit_with_images_is_refused_not_ignored():
+    # The image run replays the engine alone: a limit it would drop is refused, naming it.
+    with pytest.raises(ParamError, match="not with images yet") as err:
+        serving_report({"image_share": "0.5", "max_concurrency": "4"})
+    assert err.value.param == "max_concurrency"
