@@ -13,7 +13,7 @@ import pytest
 from PySide6 import QtCore, QtGui
 
 from lab.language import apply_language
-from tests.lab.test_talk_geometry import _ink, plot_text_problems
+from tests.lab.test_talk_geometry import _ink, clipped_labels, overlapping_labels, plot_text_problems
 from widgets.kit.i18n import translate_tree
 from widgets.vision.diagrams import DiffusionLoopDiagram, HandoffDiagram
 from widgets.vision.fit_text import Drawn, fits, floor_points, points
@@ -183,6 +183,40 @@ def test_the_tab_titles_fit_the_tab_bar(qtbot, window, size, presenting, lang):
         qtbot.waitUntil(bar.isVisible, timeout=30_000)
         need = sum(bar.tabSizeHint(i).width() for i in range(bar.count()))
         assert need <= panel.tabs.width(), [bar.tabText(i) for i in range(bar.count())]
+    finally:
+        apply_language("both", window)
+
+
+@pytest.mark.parametrize("lang", ("zh", "en"))
+@pytest.mark.parametrize("presenting", (False, True), ids=("zoom1", "F11"))
+def test_the_replay_card_is_whole_at_1280x720(qtbot, window, presenting, lang):
+    """The handoff card's "replay it" after a replay, scrolled into view at 1280x720: no
+    label cut or over another, no plot text cut (tests/lab/test_talk_geometry.py's checks)."""
+    panel = _show(qtbot, window, (1280, 720), presenting)
+    card = panel.volumes.replay
+    if card.result is None:
+        with qtbot.waitSignal(card.replayed, timeout=240_000):
+            card.replay()
+    area = panel.tabs.currentWidget()
+    apply_language(lang, window)
+    translate_tree(window)
+
+    def on_screen() -> bool:
+        area.ensureWidgetVisible(card.plot, 0, 0)  # again as the page's layout settles
+        return card.plot.isVisible() and not card.plot.visibleRegion().isEmpty()
+
+    try:
+        qtbot.waitUntil(on_screen, timeout=10_000)
+
+        def problems() -> list[str]:
+            window.grab()  # plot texts take their place as drawn
+            return clipped_labels(window) + overlapping_labels(window) + plot_text_problems(window)
+
+        try:  # the header reflows a layout pass after the new language's wider buttons
+            qtbot.waitUntil(lambda: problems() == [], timeout=5_000)
+        except qtbot.TimeoutError:
+            pass  # the assertion says what is wrong
+        assert problems() == []
     finally:
         apply_language("both", window)
 
