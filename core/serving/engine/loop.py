@@ -37,7 +37,7 @@ from core.serving.engine.group import (
     regroup,
     sync,
 )
-from core.serving.engine.hold import hold, keeps_blocks, release_due, unhold
+from core.serving.engine.hold import hold, keeps_blocks, mark_due, release_due
 from core.serving.engine.jit import kernel, njit
 from core.serving.engine.layout import (
     AFTER,
@@ -347,7 +347,8 @@ def wait(S, SF, I, F, fixed, feed, ht, hi, feq, ser_t, ser, horizon, cache, grp)
     SF[NOW] = t
     if S[HELD_N]:  # releases due now show in this record
         while S[HEAP_LEN] and ht[0] <= t and I[XSTATE, hi[0]] == X_HELD:
-            unhold(S, SF, I, F, cache, grp, heap_pop(S, ht, hi))
+            mark_due(S, I, heap_pop(S, ht, hi))
+        settle_and_release(S, SF, I, F, cache, grp)
     record(S, SF, ser_t, ser, np.int64(0), np.int64(0), np.int64(0))
     return True
 
