@@ -24,7 +24,7 @@ together. Where the holds never bind, the second pass is the first (two prefill 
 decode run). extras["kv_hold_passes"]: the prefill passes run; extras["kv_hold_converged"]
 is False if MAX_PASSES ran out: the holds are then the landings of the pass before, and
 extras["kv_hold_exact_until_s"] says up to when the prefill schedule is that of the two
-pools together (the first finish where the last two passes differ; inf when converged).
+pools together (the first finish where the last two passes differ; only when not converged).
 Sessions (a turn waits for its predecessor's finish, on the decode side) are refused.
 
 What waited where, per request (result.extras["request_columns"] and kv_alloc_s /
@@ -137,7 +137,8 @@ def replay_disagg(workload: Workload, cfg: DisaggConfig, cancel: CancelToken = N
     moved = np.where(decoded, bytes_, 0.0)
     result.extras = _extras(pre, dec, rows, n, done_prefill, transfer, moved)
     result.extras["kv_hold_passes"], result.extras["kv_hold_converged"] = passes, converged
-    result.extras["kv_hold_exact_until_s"] = float(exact_until)
+    if not converged:  # (absent when converged: an inf would not be plain JSON)
+        result.extras["kv_hold_exact_until_s"] = float(exact_until)
     result.wall_s = time.perf_counter() - wall
     return DisaggRun(result, pre, dec, rows, transfer, moved)
 
