@@ -7,6 +7,9 @@ import pyqtgraph as pg
 import shiboken6
 from PySide6 import QtCore
 
+from widgets.kit.i18n_text import notifier
+from widgets.kit.zoom_factor import zoom_notifier
+
 
 def _ink(item: pg.TextItem) -> QtCore.QRectF:
     """The item's text in scene coordinates, without its document's blank margin."""
@@ -28,6 +31,9 @@ class KeptApart(QtCore.QObject):
         box = plot.getViewBox()
         box.sigResized.connect(self.later)
         box.sigRangeChanged.connect(self.later)
+        # A new language or zoom changes the labels' widths, not the plot's range.
+        notifier().language_changed.connect(self.later)
+        zoom_notifier().zoom_changed.connect(self.later)
 
     def later(self, *_args) -> None:
         self._timer.start(0)  # once the view has its new geometry
