@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from widgets.kit.i18n_text import language, notifier, translate_text as tr
+from widgets.kit.i18n_text import language, notifier
+from widgets.kit.i18n_text import translate_text as tr
 from widgets.kit.theme import color
 from widgets.vision.fit_text import Drawn, fitted, floor_points, points, text_height, wrap_flags
 

@@ -10,10 +10,10 @@ from core.units import format_bytes
 from core.vision import figures as vf
 from widgets.kit.i18n_text import notifier
 from widgets.kit.page import plot_text
-from widgets.kit.plot_labels import wrap_in_plot
-from widgets.kit.zoom_factor import zoom_notifier
 from widgets.kit.plot_card import PlotCard
+from widgets.kit.plot_labels import wrap_in_plot
 from widgets.kit.theme import COLORS, brush, color, pen
+from widgets.kit.zoom_factor import zoom_notifier
 from widgets.vision.diagrams import HandoffDiagram
 from widgets.vision.forms import PartForm
 from widgets.vision.reflow import ReflowBox
