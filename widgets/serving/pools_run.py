@@ -148,7 +148,10 @@ def run_pools(raw: dict[str, str], workload=None) -> PoolsFigure | PoolsRefused:
             block = int(raw.get("block_size", get("serving.replay").defaults()["block_size"]))
             held = -(-np.asarray(result.input_tokens, np.int64) // block)
             pool = float(sum(int(e.get("num_blocks") or 0) for e in mine)) or 1.0
-            kv_t, kv = t, counts(first, done, t, held) / pool * 100.0
+            # Held until the decode side has read them (vLLM's delayed free), not only to the prefill's end.
+            until = np.where(decoded & np.isfinite(ready), np.fmax(ready, done), done)
+            kv_t = np.unique(np.concatenate([t, until[np.isfinite(until)]]))
+            kv = counts(first, until, kv_t, held) / pool * 100.0
         pools[side] = PoolSeries(t, counts(w0, w1, t), counts(r0, r1, t), kv_t, kv, n)
     t, n = inflight(alloc, ready)
     return PoolsFigure(raw=dict(raw), report=report, pools=pools, inflight_t=t, inflight=n)

@@ -87,10 +87,11 @@ class PoolsForm(QtWidgets.QWidget):
         self.transfer_box.addItems(OVERLAPS)
         self.fields = {k: _Field(k, w) for k, w in (("pools", self.pools_edit), ("kv_link", self.link_box),
                                                      ("kv_transfer", self.transfer_box))}
-        row = QtWidgets.QHBoxLayout()
-        for f in self.fields.values():
-            row.addWidget(f, 1)
-        col.addLayout(row)
+        # Two fields a row: three side by side are wider than the page at 1280x720 in F11.
+        grid = QtWidgets.QGridLayout()
+        for i, f in enumerate(self.fields.values()):
+            grid.addWidget(f, i // 2, i % 2)
+        col.addLayout(grid)
         self.message = QtWidgets.QLabel("")
         self.message.setObjectName("pools_message")
         self.message.setProperty("role", "error")
