@@ -9,7 +9,7 @@ import os
 import pytest
 
 from lab.language import apply_language
-from tests.lab.test_talk_geometry import clipped_labels, overlapping_labels, plot_text_problems
+from tests.lab.test_talk_geometry import settled_problems
 from widgets.kit.i18n import translate_tree
 from widgets.kit.panels import discover_panels
 
@@ -17,8 +17,6 @@ SIZE = (1280, 720)
 KEYS = [p.key for p in discover_panels()]
 # Known and not fixed yet: each must still fail (a fixed one is taken off this list).
 KNOWN: dict[tuple[str, str], str] = {}  # (panel key, language) -> why
-# Whole when run alone, not always in the full CI suite (not fixed yet).
-UNSETTLED: dict[tuple[str, str], str] = {("scaling", "en"): "Scaling's two held-out labels kept apart too late in the full suite"}
 
 
 @pytest.fixture(scope="module")
@@ -47,12 +45,8 @@ def test_a_panel_opens_with_every_text_whole(qtbot, window, key, lang):
     qtbot.waitUntil(getattr(panel, "is_ready", lambda: True), timeout=60_000)
     apply_language(lang, window)
     translate_tree(window)
-    qtbot.wait(50)  # layouts after the new text
-    window.grab()  # plot texts take their place as drawn
-    problems = clipped_labels(window) + overlapping_labels(window) + plot_text_problems(window)
+    problems = settled_problems(qtbot, window)
     apply_language("both", window)
-    if problems and (key, lang) in UNSETTLED:
-        pytest.xfail(f"{UNSETTLED[(key, lang)]}: {'; '.join(problems)}")
     known = KNOWN.get((key, lang))
     if known is not None:
         assert problems, f"{key} in {lang} is whole now: take it off KNOWN"

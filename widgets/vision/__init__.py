@@ -33,7 +33,7 @@ from widgets.vision.generation import GenerationTab
 from widgets.vision.image_column import ImageColumn
 from widgets.vision.image_view import thumbnail_icon
 from widgets.vision.loads import LOAD_KEY, PIXELS_KEY, FileLoads
-from widgets.vision.reflow import DownScroll, ReflowBox, ReflowSplitter
+from widgets.vision.reflow import DownScroll, ReflowBox, ReflowSplitter, tab_titles_width
 from widgets.vision.volumes import VolumesTab
 
 # Short English sides: the catalog's long ones ran the tab bar past its width at 1280x720.
@@ -73,7 +73,7 @@ class VisionPanel(FileLoads, QtWidgets.QWidget):
         outer.setSpacing(8)
         outer.addWidget(self._header())
         # Side by side when the tab's page gets its width, else the picture above the tabs.
-        split = ReflowSplitter(self._pane_widths)
+        split = ReflowSplitter(self._pane_widths, side_by_side_least=lambda: tab_titles_width(self.tabs))
         self.column = ImageColumn(self.state.card("request"))
         split.addWidget(self.column)
         self.tabs = QtWidgets.QTabWidget()

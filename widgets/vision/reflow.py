@@ -10,6 +10,9 @@ from collections.abc import Callable
 
 from PySide6 import QtCore, QtWidgets
 
+from widgets.kit.i18n_text import notifier
+from widgets.kit.zoom_factor import zoom_notifier
+
 _ROW = QtWidgets.QBoxLayout.Direction.LeftToRight
 _STACK = QtWidgets.QBoxLayout.Direction.TopToBottom
 
@@ -76,22 +79,43 @@ class ReflowBox(QtWidgets.QWidget):
             self.updateGeometry()
 
 
+def tab_titles_width(tabs: QtWidgets.QTabWidget) -> int:
+    """The width a tab widget needs for its titles whole, without scroll arrows (after
+    1920x1080 a splitter kept the first pane's share at 1280x720 in F11 and the titles ran
+    past the bar)."""
+    bar = tabs.tabBar()
+    return sum(bar.tabSizeHint(i).width() for i in range(bar.count())) + 2 * tabs.style().pixelMetric(
+        QtWidgets.QStyle.PixelMetric.PM_DefaultFrameWidth)
+
+
 class ReflowSplitter(QtWidgets.QSplitter):
     """Two panes side by side when both get the width they need, else one above the other
     (then taller than a short window: put it in a scroll area that scrolls down).
 
     needs() -> (first pane's width, second pane's width): what each must have to show
     without scrolling sideways (a pane inside a scroll area cannot say so itself).
-    stacked_lines: the second pane's least height when stacked, in lines of text."""
+    stacked_lines: the second pane's least height when stacked, in lines of text.
+    side_by_side_least() -> the second pane's least width side by side beyond needs()'s
+    (a tab bar's titles whole): it chooses the arrangement, it does not widen the window."""
 
     def __init__(self, needs: Callable[[], tuple[int, int]], row_share: float = 0.45, stacked_lines: int = 24,
-                 parent=None):
+                 parent=None, side_by_side_least: Callable[[], int] | None = None):
         super().__init__(QtCore.Qt.Orientation.Horizontal, parent)
         self._needs = needs
+        self._side_by_side_least = side_by_side_least
         self._stacked_lines = stacked_lines
         self._row_share = row_share  # the first pane's share of the width side by side
         self._last_needs = (0, 0)
         self.setChildrenCollapsible(False)
+        # The panes' needs change with the language and the zoom (longer titles, wider text).
+        self._reflow_soon = QtCore.QTimer(self)
+        self._reflow_soon.setSingleShot(True)
+        self._reflow_soon.timeout.connect(self.reflow)
+        notifier().language_changed.connect(self._reflow_later)
+        zoom_notifier().zoom_changed.connect(self._reflow_later)
+
+    def _reflow_later(self, *_args) -> None:
+        self._reflow_soon.start(0)
 
     def _screen_height(self) -> int:
         """The height of the area the splitter is seen in (a scroll area's viewport)."""
@@ -132,6 +156,8 @@ class ReflowSplitter(QtWidgets.QSplitter):
             self._last_needs = (first, second)
             self.updateGeometry()  # the scroll area around asks its parent for the new width
         width = self._room()
+        if self._side_by_side_least is not None:
+            second = max(second, self._side_by_side_least())
         side_by_side = width >= first + second + self.handleWidth()
         orientation = QtCore.Qt.Orientation.Horizontal if side_by_side else QtCore.Qt.Orientation.Vertical
         # Side by side the second pane keeps the width it needs even when the handle is dragged.

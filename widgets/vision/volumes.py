@@ -97,6 +97,7 @@ class VolumesTab(QtWidgets.QWidget):
         self._legend_fit.timeout.connect(self._clear_the_legend)
         p.getViewBox().sigResized.connect(self._clear_the_legend_soon)
         notifier().language_changed.connect(self._clear_the_legend_soon)  # the legend's width
+        legend.geometryChanged.connect(self._clear_the_legend_soon)  # laid out a pass later
         zoom_notifier().zoom_changed.connect(self._clear_the_legend_soon)
         self.volume_plot.plot_widget.setMinimumHeight(200)
         self.volume_plot.setMaximumHeight(VOLUME_CARD_MOST_PX)
@@ -238,8 +239,11 @@ class VolumesTab(QtWidgets.QWidget):
         room = legend.bottom() + LABEL_GAP_PX - box.sceneBoundingRect().top()  # px the legend takes
         tops = []  # (value, px above it) of each label under the legend
         for item in self.volume_labels:
-            ink = item.mapRectToScene(item.boundingRect())
-            if item.isVisible() and ink.left() < legend.right() and ink.right() > legend.left():
+            # Where the label lands in the new x range (its scene rect is the old range's
+            # until the view repaints: after a narrower plot a label came under the legend).
+            middle = box.mapViewToScene(QtCore.QPointF(item.pos().x(), lo)).x()
+            half = item.textItem.boundingRect().width() / 2
+            if item.isVisible() and middle - half < legend.right() and middle + half > legend.left():
                 margin = item.textItem.document().documentMargin()  # below the ink, over the bar
                 tops.append((item.pos().y(), _label_px(item) + margin))
         top = hi
