@@ -2,6 +2,7 @@
 # `make test`: the suite on every core (pytest-xdist, -n auto), then the tests that time a
 # real sound device against a recording of it, alone: beside other work the recorder and
 # the sound server run late, and those tests would judge the machine, not the engine.
+# The 40 slowest tests are listed at the end (the suite has a time budget).
 # Arguments go to pytest as given. With -m (a marker choice of its own), -n, -p, -s or
 # --pdb among them the run is exactly the one asked for, in one process.
 set -u
@@ -15,7 +16,7 @@ done
 # paths the refusals quote whole, as they are in one process (they shorten past 80 characters).
 base=$(mktemp -d /tmp/lt.XXXXXX)
 trap 'rm -rf "$base"' EXIT
-"$py" -m pytest -n "${PYTEST_WORKERS:-auto}" --dist loadgroup --basetemp="$base/a" -m "not audio_device" "$@"
+"$py" -m pytest -n "${PYTEST_WORKERS:-auto}" --dist loadgroup --durations=40 --basetemp="$base/a" -m "not audio_device" "$@"
 rest=$?
 echo "-- the sound-device tests, alone (pytest -m audio_device):"
 "$py" -m pytest --basetemp="$base/s" -m audio_device "$@"
