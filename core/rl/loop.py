@@ -18,6 +18,14 @@ sample's staleness is k − the version its first token was generated with.
   boundary, so a sample already admitted finishes, KV kept, on the version it started
   with (its staleness is that version's), and the next batch's samples start on the new
   one. η = 0 is synchronous.
+  async η = 1 against one_step (same bound: batch k on v_{k−1}): each async gate is one of
+  one_step's gates (sync k−2 ended) without the other (the pool done with batch k−1), and
+  its syncs wait for no batch, so it never waits where one_step does not. It can still end
+  slower: batches 0..η need no sync, so they enter the engines together (AReaL's bound
+  admits (η+1) batches before the first update), batch 0 shares the engines with batch 1
+  and the first update starts later. On a trainer-bound loop that delay carries through
+  the chain once and fades as 1/steps; rollout-bound, the waits async lacks win.
+  (tests/core/rl/test_rl_async_vs_one_step.py pins both.)
 - partial: synchronous, but a sample generates at most partial_tokens per step; an
   unfinished one resumes next step with its tokens kept (re-prefilled), and a group is
   consumed at the step its last sample finishes.
