@@ -18,6 +18,7 @@ encoder's extras (encoder_s, encoder_steps) are summed. One replica with any rou
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from typing import Any
@@ -27,7 +28,7 @@ import numpy as np
 from core.cancel import NEVER, CancelToken
 from core.registry import ParamError
 from core.serving.engine import Engine, EngineConfig, ReplayResult, replay
-from core.serving.routers import ROUTERS, make_router
+from core.serving.routers import ROUTERS, Router, make_router
 from core.serving.session_arrivals import hit_rate_by_turn
 from core.serving.workload import PrefixBlocks, Workload, rows_of
 
@@ -55,9 +56,9 @@ def replay_replicas(workload: Workload, config: EngineConfig, replicas: int, rou
     if router == "round_robin" and (replicas == 1 or workload.sessions is None):
         if replicas == 1:
             return replay(workload, config, fast, cancel)
-        results, replica_of = _partitioned(workload, config, replicas, cancel, fast)
+        results, replica_of = partitioned(workload, config, replicas, cancel, fast)
     else:
-        engines, replica_of = _cosimulated(workload, config, replicas, router, cancel, fast)
+        engines, replica_of = cosimulated(workload, config, replicas, make_router(router, replicas), cancel, fast)
         results = [e.result() for e in engines]
         if replicas == 1:  # the single engine's own result, untouched
             results[0].wall_s = time.perf_counter() - wall
@@ -75,9 +76,11 @@ def check_routed_work(replicas: int, router: str, requests: int) -> None:
                          "(or router=round_robin)")
 
 
-def _partitioned(workload: Workload, config: EngineConfig, n: int, cancel: CancelToken, fast: bool):
+def partitioned(workload: Workload, config: EngineConfig, n: int, cancel: CancelToken, fast: bool,
+                hold_s: np.ndarray | None = None):
     """round_robin without sessions: the k-th arrival to replica k mod n, each part replayed
-    alone. Each result is spread back to full length (rows of other replicas: NaN / 0)."""
+    alone (with its rows' hold times). Each result is spread back to full length (rows of
+    other replicas: NaN / 0)."""
     order = np.argsort(workload.arrival_s, kind="stable")
     replica_of = np.empty(len(workload), np.int64)
     replica_of[order] = np.arange(order.size) % n
@@ -87,20 +90,34 @@ def _partitioned(workload: Workload, config: EngineConfig, n: int, cancel: Cance
         if rows.size == 0:
             results.append(None)
             continue
-        part = replay(subset(workload, rows), config, fast, cancel)
-        results.append(_spread(part, rows, len(workload)))
+        hold = hold_s[rows] if hold_s is not None else None
+        part = replay_held(subset(workload, rows), config, fast, cancel, hold)  # remote KV rows travel with it
+        results.append(spread(part, rows, len(workload)))
     return results, replica_of
 
 
-def _cosimulated(workload: Workload, config: EngineConfig, n: int, router_name: str, cancel: CancelToken, fast: bool):
+def replay_held(workload: Workload, config: EngineConfig, fast: bool, cancel: CancelToken,
+                hold_s: np.ndarray | None = None) -> ReplayResult:
+    """replay(), with each request's blocks held hold_s after it finishes (Engine.hold)."""
+    if hold_s is None:
+        return replay(workload, config, fast, cancel)
+    e = Engine(workload, config, fast)
+    e.hold(hold_s)
+    return e.run(cancel)
+
+
+def cosimulated(workload: Workload, config: EngineConfig, n: int, router: Router, cancel: CancelToken, fast: bool,
+                hold_s: np.ndarray | None = None):
+    """n engines side by side, router placing each arrival: (engines, replica of each request)."""
     engines = [Engine(workload, config, fast) for _ in range(n)]
     for e in engines:
+        if hold_s is not None:
+            e.hold(hold_s)
         e.route()
     first = engines[0]
     # The router places the requests with a fixed arrival; session turns that wait for
     # their predecessor arrive on its replica by themselves.
     arrival = first.arrivals_s()
-    router = make_router(router_name, n)
     placed = np.full(len(workload), -1, np.int64)  # engine order
     for r in first.routable().tolist():
         t = float(arrival[r])
@@ -135,23 +152,18 @@ def subset(workload: Workload, rows: np.ndarray) -> Workload:
                     meta=workload.meta, remote=rows_of(workload.remote, rows), encoder=rows_of(workload.encoder, rows))
 
 
-def _spread(part: ReplayResult, rows: np.ndarray, n: int) -> ReplayResult:
-    """A part's result with per-request arrays at their rows of the whole workload."""
-    def full(a, fill):
-        out = np.full(n, fill, dtype=a.dtype)
+def spread(part: ReplayResult, rows: np.ndarray, n: int) -> ReplayResult:
+    """A part's result with every per-request array at its rows of the whole workload
+    (others: NaN for times, 0 for counts); series stay the part's own."""
+    for f in dataclasses.fields(part):
+        a = getattr(part, f.name)
+        if f.name.startswith("series_") or not isinstance(a, np.ndarray) or a.shape[:1] != (rows.size,):
+            continue
+        out = np.full(n, np.nan if a.dtype.kind == "f" else 0, dtype=a.dtype)
         out[rows] = a
-        return out
-
-    part.arrival_s = full(part.arrival_s, np.nan)
-    part.input_tokens = full(part.input_tokens, 0)
-    part.output_tokens = full(part.output_tokens, 0)
-    for name in ("first_schedule_s", "first_token_s", "finish_s"):
-        setattr(part, name, full(getattr(part, name), np.nan))
-    part.preemptions = full(part.preemptions, 0)
-    part.cached_tokens = full(part.cached_tokens if part.cached_tokens is not None else np.zeros(rows.size, np.int64), 0)
-    for name in KV_TIMES:
-        if getattr(part, name) is not None:
-            setattr(part, name, full(getattr(part, name), np.nan))
+        setattr(part, f.name, out)
+    if part.cached_tokens is None:
+        part.cached_tokens = np.zeros(n, np.int64)
     part.preempt_log = [(int(rows[r]), t0, t1) for r, t0, t1 in part.preempt_log]
     return part
 

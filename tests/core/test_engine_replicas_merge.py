@@ -12,7 +12,8 @@ import numpy as np
 from core.cancel import NEVER
 from core.serving import replay as rp
 from core.serving.engine import replay
-from core.serving.replicas import _cosimulated, merge, replay_replicas, subset
+from core.serving.replicas import cosimulated, merge, replay_replicas, subset
+from core.serving.routers import make_router
 from core.serving.workload import EncoderWork, RemoteKV, Workload
 
 sys.path.insert(0, "bench")
@@ -58,7 +59,7 @@ def test_round_robin_split_merges_kv_times_and_encoder_sums():
 
 def test_cosimulated_router_merges_each_engines_records():
     work = remote_images(180, seed=5)
-    engines, replica_of = _cosimulated(work, SMALL_POOL, 2, "least_outstanding", NEVER, True)
+    engines, replica_of = cosimulated(work, SMALL_POOL, 2, make_router("least_outstanding", 2), NEVER, True)
     parts = [e.result() for e in engines]
     res = merge(work, parts, replica_of)
     for i, part in enumerate(parts):

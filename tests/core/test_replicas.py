@@ -208,11 +208,12 @@ def test_round_robin_split_equals_round_robin_cosimulated():
     """The shortcut (split, replay each part) gives the schedule driving N routed engines
     gives; times agree to rounding only: a routed engine stops its closed-form decode runs
     at every arrival (the other replicas' too), which sums the same steps in pieces."""
-    from core.serving.replicas import _cosimulated, merge
+    from core.serving.replicas import cosimulated, merge
+    from core.serving.routers import make_router
 
     work = synthetic_trace(400, seed=8, rate_per_s=10.0)
     split = replay_replicas(work, SMALL_POOL, 3, "round_robin")
-    engines, replica_of = _cosimulated(work, SMALL_POOL, 3, "round_robin", NEVER, True)
+    engines, replica_of = cosimulated(work, SMALL_POOL, 3, make_router("round_robin", 3), NEVER, True)
     cosim = merge(work, [e.result() for e in engines], replica_of)
     assert np.array_equal(split.extras["replica_of"], replica_of)
     for name in ("first_schedule_s", "first_token_s", "finish_s"):
