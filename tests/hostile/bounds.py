@@ -57,6 +57,16 @@ class Ran:
             return f"peaked at {self.peak_bytes / 2**20:.0f} MiB (bound {LIMIT_BYTES / 2**20:.0f} MiB)"
         return None
 
+    def check(self, name: str, rc: int, field: str | None, one_line: bool = False) -> None:
+        """The case stayed in its bound, without a traceback, exited rc, and a refusal
+        names field with its valid range (one_line: and nothing else)."""
+        assert self.within_bounds() is None, (name, self.within_bounds())
+        assert "Traceback" not in self.err, self.err
+        assert self.rc == rc, (self.rc, self.err[-2000:])
+        if field is not None:
+            assert f"{field}:" in self.err and "valid" in self.err, self.err
+            assert not one_line or self.err.strip().count("\n") == 0, self.err
+
 
 # `python -m lab ARGS` that writes its own peak (kB) to $LAB_PEAK_FILE as it exits.
 _LAB_WITH_PEAK = """
