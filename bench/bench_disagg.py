@@ -25,7 +25,6 @@ import dataclasses
 import json
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +32,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.benchstats import stats  # noqa: E402
+from bench.benchstats import stats, timed  # noqa: E402
 from core.request.metrics import nearest_rank_value  # noqa: E402
 from core.serving import traces  # noqa: E402
 from core.serving.disagg.report import build  # noqa: E402
@@ -55,16 +54,6 @@ def tiled_trace(copies: int, time_scale: float, folder: Path) -> Path:
     path.write_text("arrival_s,input_tokens,output_tokens\n"
                     + "".join(f"{x!r},{i},{o}\n" for x, i, o in zip(a.tolist(), p.tolist(), g.tolist())))
     return path
-
-
-def _timed(fn, repeats: int):
-    fn()  # warm-up: the compiled loop loaded, first-touch costs paid
-    out, walls = None, []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        out = fn()
-        walls.append(time.perf_counter() - t)
-    return out, walls
 
 
 def _p(values, q):
@@ -103,7 +92,7 @@ def main() -> None:
             "2P4D_round_robin": lambda: replay_disagg(work, dataclasses.replace(cfg_2, decode_router="round_robin")).result}
     medians = {}
     for name, fn in runs.items():
-        result, walls = _timed(fn, args.repeats)
+        result, walls = timed(fn, args.repeats, warm_up=True)
         us = stats([w / n for w in walls], scale=1e6, digits=2, unit="us/request")
         medians[name] = us["median"]
         row = {"us_per_request": us, **_latency(result)}

@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 
 import numpy as np
-from benchstats import stats
+from benchstats import stats, timed
 
 from core.request.metrics import nearest_rank_value
 from core.serving.engine import replay
@@ -41,23 +40,14 @@ def workload(n: int, rate: float, distinct: int, seed: int) -> tuple[Workload, i
     return work, table
 
 
-def _timed(fn, repeats: int):
-    out, walls = None, []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        out = fn()
-        walls.append(time.perf_counter() - t)
-    return out, walls
-
-
 def one_way(work: Workload, table: im.ImageTable, capacity: int, repeats: int) -> dict:
     config = engine_config()
     order = np.argsort(work.arrival_s, kind="stable")
     rate = enc.encoder_flops_per_s()
-    plan, plan_walls = _timed(lambda: enc.plan(table, order, capacity, rate), repeats)
+    plan, plan_walls = timed(lambda: enc.plan(table, order, capacity, rate), repeats)
     lm = with_images(work, table, plan)
     replay(lm, config)  # warm-up: the compiled loop loads (or compiles) once
-    result, walls = _timed(lambda: replay(lm, config), repeats)
+    result, walls = timed(lambda: replay(lm, config), repeats)
     n = len(work)
     ttft = result.ttft_s if lm.arrival_s is work.arrival_s else result.first_token_s - work.arrival_s
     return {"encoder_cache_size": capacity, "us_per_request": stats(walls, 1e6 / n, 2, unit="µs"),
@@ -78,7 +68,7 @@ def main(argv=None) -> dict:
     work, table = workload(args.requests, args.rate, args.distinct, args.seed)
     config = engine_config()
     replay(work, config)
-    text, text_walls = _timed(lambda: replay(work, config), args.repeats)
+    text, text_walls = timed(lambda: replay(work, config), args.repeats)
     report = {"requests": args.requests, "rate_per_s": args.rate, "image_requests": int(np.diff(table.offsets).sum()),
               "distinct_images": args.distinct,
               "encoder_card": enc.ENCODER_CARD, "encoder_mfu": enc.ENCODER_MFU,

@@ -4,6 +4,7 @@ figure over its target is flagged rather than printed plainly. Not a benchmark i
 from __future__ import annotations
 
 import statistics
+import time
 
 
 def stats(samples, scale: float = 1.0, digits: int | None = 3, target: float | None = None,
@@ -29,3 +30,16 @@ def stats(samples, scale: float = 1.0, digits: int | None = 3, target: float | N
         out["over_target"] = {"max": out["median"] > target, "min": out["median"] < target,
                               "none_over": out["max"] > target}[kind]
     return out
+
+
+def timed(fn, repeats: int, warm_up: bool = False):
+    """fn() run repeats times: (its last result, each run's wall seconds). warm_up: one
+    untimed call first (the compiled loop loaded, first-touch costs paid)."""
+    if warm_up:
+        fn()
+    out, walls = None, []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        out = fn()
+        walls.append(time.perf_counter() - t)
+    return out, walls
