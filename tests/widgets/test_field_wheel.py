@@ -61,3 +61,25 @@ def test_a_focused_field_still_takes_its_wheel(qtbot):
     _wheel(combo)
     assert combo.currentIndex() == 1
     assert install_field_wheel_filter() is install_field_wheel_filter()  # one filter
+
+
+def test_fields_under_a_style_root_and_fields_made_before_the_filter_get_it(qtbot):
+    """The filter rides on the style's polish: a field made before it was installed (the
+    style change re-polishes it) and one inside a window carrying its own style sheet (the
+    main window) are covered too."""
+    from widgets.kit.theme import style_root
+
+    scroll, combo, spin, other = _page(qtbot)  # made (and polished) before the install below
+    install_field_wheel_filter()
+    style_root(scroll)
+    other.setFocus()
+    late = QtWidgets.QComboBox()
+    late.addItems(["a", "b"])
+    scroll.widget().layout().insertWidget(0, late)
+    qtbot.waitUntil(late.isVisible)
+    bar = scroll.verticalScrollBar()
+    _wheel(combo)
+    assert combo.currentIndex() == 0 and bar.value() > 0
+    scrolled = bar.value()
+    _wheel(late)
+    assert late.currentIndex() == 0 and bar.value() > scrolled
