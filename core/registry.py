@@ -14,7 +14,7 @@ import pkgutil
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any
 
 from core.units import NumberError, format_value, parse_number, suffix_text
@@ -428,7 +428,8 @@ def get(name: str) -> Calculator:
     return registry().get(name)
 
 
-def _naming(name: str) -> list[str]:
+@cache  # once per name: a sweep resolves every point through get(), and this reads all of core's sources
+def _naming(name: str) -> tuple[str, ...]:
     """Calculator modules whose source holds the quoted name (a candidate, not a proof: the
     module's CALCULATORS decides)."""
     quoted = (f'"{name}"', f"'{name}'")
@@ -443,4 +444,4 @@ def _naming(name: str) -> list[str]:
             continue
         if any(q in text for q in quoted):
             found.append(module)
-    return found
+    return tuple(found)

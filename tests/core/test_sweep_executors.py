@@ -8,7 +8,7 @@ import pytest
 
 from core.cancel import CancelToken
 from core.registry import ParamError
-from core.sweep.executors import InProcess, LocalPool, make_executor
+from core.sweep.executors import InProcess, LocalPool, make_executor, pool_context
 from core.sweep.run import parse_sweep, payload, run_sweep, sweep_kind
 
 SMALL = {"max_num_seqs": "16,64", "token_budget": "2048,8192", "durations_s": "20", "rates_per_s": "3",
@@ -35,7 +35,28 @@ def test_pool_rows_equal_in_process_rows(pool):
     assert sorted(map(_without_wall, rows_pool), key=lambda r: r["point"]) == \
         sorted(map(_without_wall, rows_here), key=lambda r: r["point"])
     assert here["points"] == there["points"] == {"total": 4, "done": 4, "reused": 0, "computed": 4, "left": 0, "refused": 0}
-    assert len(pool.worker_pids) == 2  # both workers took points
+
+
+def met_then_evaluated(shared, task):
+    """The serving evaluator after a rendezvous of two workers: a worker waiting at the
+    barrier takes no other task, so each pair of points runs in two different workers."""
+    shared.wait(timeout=120)
+    return sweep_kind("serving").evaluate(None, task)
+
+
+def test_two_workers_each_compute_points_equal_to_the_in_process_rows():
+    spec = parse_sweep("serving", SMALL)
+    here = []
+    run_sweep(spec, None, InProcess(), on_row=here.append)
+    pool = LocalPool(2)
+    try:
+        barrier = pool_context().Barrier(2)  # the workers get it once, through the pool's initializer
+        there = [row for _, row in pool.run(met_then_evaluated, barrier, [(p.key, payload(spec, p)) for p in spec.points])]
+    finally:
+        pool.close()
+    assert len(pool.worker_pids) == 2
+    assert sorted(map(_without_wall, there), key=lambda r: r["point"]) == \
+        sorted(map(_without_wall, here), key=lambda r: r["point"])
 
 
 def test_a_worker_killed_mid_sweep_loses_and_duplicates_nothing(pool):
