@@ -37,7 +37,7 @@ else:  # Python 3.10 (requires-python): the same parser as a package
 STATE_MODELS = {
     "request": "core.request.state:RequestState",
     "serving": "core.serving.state:ServingState",
-    "plan": "core.sweep.plan_state:PlanState",
+    "plan": "core.rl.plan_state:PlanState",
     "agents": "core.agents.state:AgentsState",
     "vision": "core.vision.state:VisionState",
     "audio": "core.audio.state:AudioState",

@@ -436,7 +436,7 @@ def test_a_capacity_search_draws_capacity_against_replicas(qtbot, panel):
 
 
 def test_the_sweep_is_the_panels_state(qtbot, panel):
-    from core.sweep.plan_state import PlanState
+    from core.rl.plan_state import PlanState
 
     p = panel()
     state = p.state

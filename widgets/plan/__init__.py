@@ -16,7 +16,7 @@ import os
 import shiboken6
 from PySide6 import QtCore, QtWidgets
 
-from core.sweep.plan_state import PlanState
+from core.rl.plan_state import PlanState
 from widgets.kit.lifetime import free_on_close
 from widgets.kit.page import ReflowLayout, caption, page_header, scroll_page
 from widgets.kit.panels import PanelInfo
@@ -24,6 +24,7 @@ from widgets.plan import figures as F
 from widgets.plan.form import SweepForm
 from widgets.plan.open_point import open_in_serving
 from widgets.plan.plots import PlanPlots
+from widgets.plan.rl_split_card import attach as attach_rl_split
 from widgets.plan.runner import SweepRunner
 from widgets.plan.table import RowsTable
 from widgets.plan.xpyd_card import attach as attach_xpyd
@@ -102,6 +103,7 @@ class PlanPanel(QtWidgets.QWidget):
         page.addWidget(results)
         layout.addLayout(page)
         layout.addWidget(attach_xpyd(self))  # the xPyD sweep (issue 15), under the form and results
+        layout.addWidget(attach_rl_split(self))  # the RL rollout/trainer split (issue 16), under xPyD
         self.results = results
         self._scroll = self.findChild(QtWidgets.QScrollArea)
         self._scroll.viewport().installEventFilter(self)

@@ -37,11 +37,11 @@ class _Relay(QtCore.QObject):
 
 
 def run_in_job(raw: dict[str, str], out_dir: str | None, engine: str, workers: int, address: str | None,
-               relay: _Relay, force: bool = False, cancel=None) -> dict | Refused:
-    """The job: parse the sweep, make the executor, run the sweep, close the executor
-    (even on cancel)."""
+               relay: _Relay, force: bool = False, cancel=None, kind: str = "serving") -> dict | Refused:
+    """The job: parse the sweep (`lab sweep KIND`'s keys), make the executor, run the sweep,
+    close the executor (even on cancel)."""
     try:
-        spec = parse_sweep("serving", raw)
+        spec = parse_sweep(kind, raw)
         relay.parsed.emit(spec)
         executor = InProcess() if engine == "inprocess" else make_executor(engine, workers, address or None)
     except ParamError as err:  # bad input, not a bug: shown under its field
@@ -82,9 +82,10 @@ class SweepRunner(QtCore.QObject):
         return self._relay is not None
 
     def start(self, raw: dict[str, str], engine: str, workers: int, address: str | None,
-              out_dir: str | None = None, force: bool = False) -> None:
-        """Run the sweep of raw (`lab sweep serving` keys as text), cancelling one still
-        running; engine 'local', 'ray' or 'inprocess' (the job's own thread)."""
+              out_dir: str | None = None, force: bool = False, kind: str = "serving") -> None:
+        """Run the sweep of raw (`lab sweep KIND` keys as text: serving, or rl for the RL
+        split card), cancelling one still running; engine 'local', 'ray' or 'inprocess'
+        (the job's own thread)."""
         self.cancel(quiet=True)
         self.rows, self.summary = [], None
         relay = self._relay = _Relay(self)
@@ -96,7 +97,7 @@ class SweepRunner(QtCore.QObject):
         relay.progress.connect(lambda done, total, r=relay: self._current(r) and self.progressed.emit(done, total),
                                queued)
         self.running_changed.emit(True)
-        jobs().submit(self.key, run_in_job, raw, out_dir, engine, workers, address, relay, force,
+        jobs().submit(self.key, run_in_job, raw, out_dir, engine, workers, address, relay, force, kind=kind,
                       done=lambda summary, r=relay: self._on_done(r, summary),
                       failed=lambda text, r=relay: self._on_failed(r, text), context=self)
 
