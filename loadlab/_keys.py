@@ -2,25 +2,22 @@
 checks and defaults the CLI runs (a value is refused with the same ParamError)."""
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from core.registry import ParamError
 from core.serving import aliases
+from lab.cli import config_file
 
 
 def text(name: str, value: Any) -> str:
     """A Python value as its command-line spelling: numbers exactly (floats by repr), bools
     true/false, paths as text, lists and tuples comma-joined (a list of lists: the
     sweep's alternatives, ';'-joined)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return "inf" if math.isinf(value) and value > 0 else repr(value)
-    if isinstance(value, (int, str)):
-        return str(value)
+    scalar = config_file.scalar_text(value)
+    if scalar is not None:
+        return scalar
     if isinstance(value, os.PathLike):
         return os.fspath(value)
     if hasattr(value, "item") and not hasattr(value, "__len__"):  # a numpy scalar
@@ -57,8 +54,6 @@ def with_config(config: str | os.PathLike | None, given: dict[str, str]) -> dict
     """A --config file's keys under the keywords' (the keywords win, as the command line does)."""
     if config is None:
         return given
-    from lab.cli import config_file
-
     values = dict(config_file.load(os.fspath(config)).values)
     values.update(given)
     return values

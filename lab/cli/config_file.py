@@ -172,14 +172,23 @@ def _line_of(text: str, key: str, suffix: str) -> int:
     return 0
 
 
-def _text(path: str, line: int, name: str, value) -> str:
-    """A file's value as the command line would give it: numbers exactly, lists comma-joined."""
+def scalar_text(value) -> str | None:
+    """A number, bool or text as the command line spells it (floats exactly, by repr;
+    true/false), or None for anything else."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
         return "inf" if math.isinf(value) and value > 0 else repr(value)
     if isinstance(value, (int, str)):
         return str(value)
+    return None
+
+
+def _text(path: str, line: int, name: str, value) -> str:
+    """A file's value as the command line would give it: numbers exactly, lists comma-joined."""
+    scalar = scalar_text(value)
+    if scalar is not None:
+        return scalar
     if isinstance(value, list) and all(isinstance(v, (int, float, str)) and not isinstance(v, bool) for v in value):
         return ",".join(_text(path, line, name, v) for v in value)
     where = f"{path}:{line}" if line else path
