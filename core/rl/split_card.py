@@ -5,8 +5,11 @@ card of core.sweep.plan_state.PlanState, so sessions, undo and ↺ reset carry i
 itself runs on the Plan panel's job runner (widgets/plan/rl_split_card.py).
 
 The loop's keys start at the RL tab's starting values (core/rl/loop_card.py: the same short
-loop), its pool at that loop's cards. The window sweeps at most MAX_POOL cards (one point a
-split); `lab sweep rl` takes more.
+loop), its pool at that loop's cards. pool_cards may name a few pools ("4,6,8"): one
+`lab sweep rl` each, so that the fewest GPU-hours (a small pool kept busy) and the fastest
+step (a large one) can be different splits; on one pool GPU-hours are the pool's cards
+times the step time and the two are the same split. The window sweeps at most MAX_POOL
+cards a pool and MAX_SPLITS splits in all (one point a split); `lab sweep rl` takes more.
 """
 from __future__ import annotations
 
@@ -18,12 +21,14 @@ from core.rl.params import PARAM_BY_NAME, RLParams
 from core.rl.sweep import resolve_params, split_command
 
 MAX_POOL = 32
+MAX_POOLS = 4
+MAX_SPLITS = 64
 LOOP_NAMES = tuple(name for name, _ in WINDOW_VALUES if name not in ("rollout_replicas", "trainer_cards"))
 _START = dict(WINDOW_VALUES)
 START_POOL = _START["rollout_replicas"] + _START["trainer_cards"]  # the RL tab's loop, rollout_tp 1
 
-POOL = Param("pool_cards", "", START_POOL, "cards split between the rollout engines and the trainer", 2, MAX_POOL,
-             kind="int")
+POOL = Param("pool_cards", "", (float(START_POOL),), "cards split between the rollout engines and the trainer "
+             "(a few pools: one sweep each)", 2, MAX_POOL, kind="floats", max_items=MAX_POOLS)
 
 
 def check_split(values: dict) -> None:
@@ -32,29 +37,41 @@ def check_split(values: dict) -> None:
     if values["steps"] > MAX_STEPS:
         raise ParamError("steps", f"got {values['steps']}; valid: <= {MAX_STEPS} in the window "
                          "(lab sweep rl takes more)")
-    tp, pool = values["rollout_tp"], values["pool_cards"]
-    if pool <= tp:
-        raise ParamError("pool_cards", f"got {pool} with rollout_tp {tp}; valid: > {tp} (one rollout engine and "
-                         "at least one trainer card)")
+    tp, pools = values["rollout_tp"], values["pool_cards"]
+    text = pools_text(pools)
+    if any(not float(n).is_integer() for n in pools) or len(set(pools)) != len(pools):
+        raise ParamError("pool_cards", f"got {text}; valid: distinct whole numbers of cards")
+    if min(pools) <= tp:
+        raise ParamError("pool_cards", f"got {text} with rollout_tp {tp}; valid: each > {tp} (one rollout engine "
+                         "and at least one trainer card)")
+    splits = sum((int(n) - 1) // tp for n in pools)
+    if splits > MAX_SPLITS:
+        raise ParamError("pool_cards", f"got {text}: {splits} splits; valid: at most {MAX_SPLITS} in the window "
+                         "(lab sweep rl takes more)")
     raw = {k: str(v) for k, v in values.items() if k != "pool_cards"}
-    resolve_params(dict(raw, pool_cards=str(pool), rollout_cards=str(tp))).check()
+    resolve_params(dict(raw, pool_cards=str(int(min(pools))), rollout_cards=str(tp))).check()
 
 
-def split_params(values) -> RLParams:
-    """The loop of the smallest split (one rollout engine); split_command names every split."""
+def pools_text(pools) -> str:
+    return ",".join(f"{n:g}" for n in pools)
+
+
+def split_params(values, pool: int) -> RLParams:
+    """The loop of pool's smallest split (one rollout engine); split_command names every split."""
     values = dict(values)
-    pool = values.pop("pool_cards")
-    return RLParams(**values, rollout_replicas=1, trainer_cards=pool - values["rollout_tp"])
+    values.pop("pool_cards")
+    return RLParams(**values, rollout_replicas=1, trainer_cards=int(pool) - values["rollout_tp"])
 
 
-def sweep_keys(values) -> dict[str, str]:
-    """The `lab sweep rl` keys of the card: the loop's keys not at their defaults, the pool
-    and every split (1 to pool − 1 cards in whole rollout_tp engines)."""
-    return split_command(split_params(values), max_replicas=MAX_POOL)
+def sweep_keys(values) -> list[dict[str, str]]:
+    """The `lab sweep rl` keys of the card, one sweep a pool (in the card's order): the
+    loop's keys not at their defaults, the pool and every split (1 to pool − 1 cards in
+    whole rollout_tp engines)."""
+    return [split_command(split_params(values, pool), max_replicas=MAX_POOL) for pool in values["pool_cards"]]
 
 
-def command_text(values) -> str:
-    return "lab sweep rl " + " ".join(f"{k}={v}" for k, v in sweep_keys(values).items())
+def command_texts(values) -> list[str]:
+    return ["lab sweep rl " + " ".join(f"{k}={v}" for k, v in raw.items()) for raw in sweep_keys(values)]
 
 
 def _calculator() -> Calculator:

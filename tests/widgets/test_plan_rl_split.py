@@ -14,7 +14,7 @@ import pytest
 import shiboken6
 
 from core.rl.plan_state import PlanState
-from core.rl.split_card import RL_SPLIT, START_POOL, command_text
+from core.rl.split_card import RL_SPLIT, START_POOL, command_texts
 from core.training_state import TrainingState
 from lab.cli import main
 from widgets.kit.jobs import jobs
@@ -50,14 +50,16 @@ def test_the_split_is_lab_sweep_rls_for_the_same_keys(qtbot, tmp_path, capsys):
     card = p.rl_split_card
     _type(card, SMALL)
     assert not card.model.errors
-    keys = card.command_text().removeprefix("lab sweep rl ").split()
+    [command] = card.command_texts()
+    keys = command.removeprefix("lab sweep rl ").split()
     assert "pool_cards=4" in keys and "rollout_cards=1,2,3" in keys and "mode=one_step" in keys
-    assert card.command.text() == f"<code>{command_text(card.model.inputs)} --out DIR</code>"
+    assert card.command.text() == f"<code>{command_texts(card.model.inputs)[0]} --out DIR</code>"
     with qtbot.waitSignal(card.finished, timeout=120_000) as got:
         assert card.run("inprocess")
     summary = got.args[0]
-    assert summary["points"]["done"] == 3 and summary["points"]["refused"] == 0
-    rows = {r["rollout_cards"]: r for r in card.runner.rows}
+    [one] = summary["sweeps"]
+    assert one["points"]["done"] == 3 and one["points"]["refused"] == 0
+    rows = {r["rollout_cards"]: r for r in card.rows}
     for r, row in rows.items():  # the rest of the pool is the trainer's; GPU-hours by hand
         assert row["trainer_cards"] == 4 - r
         assert row["gpu_hours_per_1000_steps"] == pytest.approx(4 * row["step_time_s"] * 1000 / 3600, rel=1e-12)
@@ -73,7 +75,7 @@ def test_the_split_is_lab_sweep_rls_for_the_same_keys(qtbot, tmp_path, capsys):
     # The figures hold the rows, the marks on the summary's splits.
     x = sorted(rows)
     for key in ("step_time_s", "gpu_hours_per_1000_steps"):
-        cx, cy = card.plots.curves[key].getData()
+        cx, cy = card.plots.curve(key, 4).getData()
         assert cx.tolist() == x and cy.tolist() == [rows[r][key] for r in x]
         bx, by = card.plots.best_items[key].getData()
         fx, fy = card.plots.fast_items[key].getData()
@@ -112,12 +114,12 @@ def test_the_inputs_are_the_plan_states_card(qtbot):
     assert card.fields["pool_cards"].edit.text() == str(START_POOL) == "6"  # the RL tab's loop: 2 + 4 cards
     _type(card, {"pool_cards": "8", "mode": "async"})
     saved = state.to_json()
-    assert saved["cards"]["rl_split"] == {"pool_cards": 8, "mode": "async"}
+    assert saved["cards"]["rl_split"] == {"pool_cards": [8.0], "mode": "async"}
     state.reset()  # ↺: the fields follow the state
     assert card.fields["pool_cards"].edit.text() == "6" and card.fields["mode"].edit.text() == "synchronous"
     state.load_json(saved)  # a session opened
     assert card.fields["pool_cards"].edit.text() == "8" and card.fields["mode"].edit.text() == "async"
-    assert "pool_cards=8" in card.command.text()
+    assert "pool_cards=8 " in card.command.text()
     with pytest.raises(Exception) as err:  # a saved card the form would refuse is refused whole
         state.load_json({**saved, "cards": {"rl_split": {"pool_cards": 99}}})
     assert "pool_cards" in str(err.value) and card.fields["pool_cards"].edit.text() == "8"
@@ -142,7 +144,7 @@ def test_take_the_rl_tabs_loop(qtbot, monkeypatch):
     monkeypatch.setattr(p, "window", lambda: Window())
     assert card.take_rl_tab()
     values = card.model.inputs
-    assert (values["pool_cards"], values["mode"], values["steps"], values["rollout_tp"]) == (8, "async", 6, 1)
+    assert (values["pool_cards"], values["mode"], values["steps"], values["rollout_tp"]) == ((8,), "async", 6, 1)
     assert card.fields["pool_cards"].edit.text() == "8"
     _close(p)
 
@@ -156,13 +158,50 @@ def test_the_sweep_runs_off_the_gui_thread_and_cancels(qtbot):
     assert card.cancel_button.isEnabled() and not card.run_button.isEnabled()
     with qtbot.waitSignal(card.runner.cancelled, timeout=10_000):
         card.cancel_button.click()
-    kept = len(card.runner.rows)
+    kept = len(card.rows)
     assert 1 <= kept < 11 and "cancelled" in card.status.text()
     assert card.run_button.isEnabled()
     jobs().wait_idle()
-    assert len(card.runner.rows) == kept  # no row of the cancelled sweep arrives later
-    xs, _ys = card.plots.curves["step_time_s"].getData()
+    assert len(card.rows) == kept and not card.runner.rows[kept:]  # no row of the cancelled sweep arrives later
+    xs, _ys = card.plots.curve("step_time_s", 12).getData()
     assert len(xs) == kept
+    _close(p)
+
+
+def test_a_few_pools_part_the_fewest_gpu_hours_from_the_fastest(qtbot, tmp_path, capsys):
+    # More cards shorten both the rollout and the update but not in proportion (a batch of 8
+    # samples on more engines, the sync): a bigger pool steps faster, a small one spends
+    # fewer GPU-hours. One `lab sweep rl` a pool, the marks over all.
+    p = _panel(qtbot)
+    card = p.rl_split_card
+    _type(card, dict(SMALL, pool_cards="3,6", mode="synchronous"))
+    commands = card.command_texts()
+    assert [c.split("pool_cards=")[1].split()[0] for c in commands] == ["3", "6"]
+    with qtbot.waitSignal(card.finished, timeout=120_000) as got:
+        assert card.run("inprocess")
+    summary = got.args[0]
+    assert len(card.rows) == 2 + 5 and len(summary["sweeps"]) == 2
+    capsys.readouterr()
+    cli = []
+    for i, command in enumerate(commands):
+        keys = command.removeprefix("lab sweep rl ").split()
+        assert main(["sweep", "rl", *keys, "--out", str(tmp_path / str(i)), "--workers", "1", "--json"]) == 0
+        cli.append(json.loads(capsys.readouterr().out))
+    assert [s["rl_best"] for s in cli] == [s["rl_best"] for s in summary["sweeps"]]
+    # By hand over the two sweeps' rows: GPU-hours = pool × step time × 1000 / 3600.
+    for r in card.rows:
+        pool = r["rollout_cards"] + r["trainer_cards"]
+        assert r["gpu_hours_per_1000_steps"] == pytest.approx(pool * r["step_time_s"] / 3.6, rel=1e-12)
+    best = min(card.rows, key=lambda r: r["gpu_hours_per_1000_steps"])
+    fast = min(card.rows, key=lambda r: r["step_time_s"])
+    assert summary["rl_best"]["gpu_hours_per_1000_steps"] == best["gpu_hours_per_1000_steps"]
+    assert summary["rl_fastest"]["step_time_s"] == fast["step_time_s"]
+    assert best["rollout_cards"] + best["trainer_cards"] == 3 and fast["rollout_cards"] + fast["trainer_cards"] == 6
+    assert "fastest:" in card.answer.text()
+    for key in ("step_time_s", "gpu_hours_per_1000_steps"):
+        assert len(card.plots.curve(key, 3).getData()[0]) == 2 and len(card.plots.curve(key, 6).getData()[0]) == 5
+        assert card.plots.best_items[key].getData()[1].tolist() == [best[key]]
+        assert card.plots.fast_items[key].getData()[1].tolist() == [fast[key]]
     _close(p)
 
 

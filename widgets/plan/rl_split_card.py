@@ -15,7 +15,7 @@ from __future__ import annotations
 import shiboken6
 from PySide6 import QtCore, QtWidgets
 
-from core.rl.split_card import LOOP_NAMES, MAX_POOL, sweep_keys
+from core.rl.split_card import LOOP_NAMES, MAX_POOL, command_texts, pools_text, sweep_keys
 from widgets.kit.i18n_text import language
 from widgets.kit.i18n_tree import translate_tree
 from widgets.kit.page import ReflowLayout, caption
@@ -24,10 +24,10 @@ from widgets.plan.rl_split_plot import SplitPlots
 from widgets.plan.runner import SweepRunner
 
 LEAD = ("同一个 RL 循环,卡池在生成与训练之间每种划分各跑一次(每点一次完整的 RL 模拟);"
-        "方块 = 每千步 GPU 小时最少,菱形 = 每步最快;卡池固定时两者落在同一划分 · the same RL loop run once "
-        f"for every split of the pool between rollout and trainer (each point one full lab simulate rl, up to "
-        f"{MAX_POOL} cards here); square: fewest GPU-hours per 1,000 steps, diamond: fastest; on one pool they "
-        "fall on the same split")
+        "方块 = 每千步 GPU 小时最少,菱形 = 每步最快;同一卡池两者落在同一划分,几个卡池(如 4,6,8)才会分开 · the same "
+        f"RL loop run once for every split of the pool between rollout and trainer (each point one full lab "
+        f"simulate rl, up to {MAX_POOL} cards a pool here); square: fewest GPU-hours per 1,000 steps, diamond: "
+        "fastest; on one pool they fall on the same split, a few pools (say 4,6,8) can part them")
 # (key, label): the card's fields, in its order (the loop's keys after the pool's)
 LABELS = {
     "pool_cards": "卡池 · pool cards", "rollout_tp": "生成引擎 TP · rollout_tp", "mode": "模式 · mode",
@@ -42,6 +42,8 @@ SPLIT_FIELDS = {"rollout_cards": "pool_cards", "rollout_replicas": "pool_cards",
 
 
 def _text(value) -> str:
+    if isinstance(value, tuple):
+        return pools_text(value)
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
@@ -116,11 +118,16 @@ class RLSplitCard(QtWidgets.QFrame):
         col.addWidget(self.command)
         self.summary: dict | None = None
         self.ran = None  # the inputs of the rows on screen
+        self.rows: list[dict] = []  # every finished row of this run (each pool's sweep in turn)
+        self._queue: list[dict] = []  # the pools' sweeps not started yet
+        self._done: list[dict] = []  # the summaries of the pools' sweeps that finished
+        self._engine: tuple = ()
+        self._total = 0
         self.run_button.clicked.connect(lambda: self.run())
-        self.cancel_button.clicked.connect(self.runner.cancel)
+        self.cancel_button.clicked.connect(self.cancel)
         self.take_button.clicked.connect(lambda: self.take_rl_tab())
         r = self.runner
-        r.row_arrived.connect(lambda _row: self.plots.draw(self.runner.rows))
+        r.row_arrived.connect(lambda _row: self.plots.draw(self.shown_rows()))
         r.progressed.connect(self._on_progress)
         r.finished.connect(self._on_finished)
         r.failed.connect(self._on_failed)
@@ -158,10 +165,14 @@ class RLSplitCard(QtWidgets.QFrame):
             f.show_error(self.model.errors.get(key))
 
     def _show_command(self) -> None:
-        self.command.setText(f"<code>{self.command_text()} --out DIR</code>")
+        self.command.setText("<br>".join(f"<code>{c} --out DIR</code>" for c in self.command_texts()))
 
-    def command_text(self) -> str:
-        return "lab sweep rl " + " ".join(f"{k}={v}" for k, v in sweep_keys(self.model.inputs).items())
+    def command_texts(self) -> list[str]:
+        """One `lab sweep rl` a pool."""
+        return command_texts(self.model.inputs)
+
+    def shown_rows(self) -> list[dict]:
+        return self.rows + (list(self.runner.rows) if self.runner.running else [])
 
     def take_rl_tab(self) -> bool:
         """The Training panel's RL loop as this card's inputs (its cards the pool); False
@@ -193,31 +204,52 @@ class RLSplitCard(QtWidgets.QFrame):
         workers = form.workers() if form is not None else 1
         address = form.address() if form is not None and engine == "ray" else None
         self.summary, self.ran = None, self.model.inputs
+        self._queue, self._done, self.rows = sweep_keys(self.model.inputs), [], []
+        self._engine = (engine, workers, address)
+        self._total = sum(len(raw["rollout_cards"].split(",")) for raw in self._queue)
         self.answer.setText("")
-        self.plots.clear()
+        self.plots.set_pools([int(n) for n in self.model.inputs["pool_cards"]])
         self.status.setText("解析中… · checking the sweep…")
-        self.runner.start(sweep_keys(self.model.inputs), engine, workers, address, kind="rl")
+        self._start_next()
         return True
 
+    def _start_next(self) -> None:
+        self.runner.start(self._queue.pop(0), *self._engine, kind="rl")
+
     def _on_progress(self, done: int, total: int) -> None:
-        self.status.setText(f"{done}/{total} 种划分 · {done}/{total} splits")
+        done += len(self.rows)
+        self.status.setText(f"{done}/{self._total} 种划分 · {done}/{self._total} splits")
         self._translate()
 
     def _on_running(self, running: bool) -> None:
-        self.run_button.setEnabled(not running)
-        self.cancel_button.setEnabled(running)
+        busy = running or bool(self._queue)  # between two pools' sweeps the run goes on
+        self.run_button.setEnabled(not busy)
+        self.cancel_button.setEnabled(busy)
+
+    def cancel(self) -> None:
+        self._queue = []
+        self.runner.cancel()
 
     def _on_finished(self, summary: dict) -> None:
+        self.rows += self.runner.rows
+        self._done.append(summary)
+        if self._queue:  # the next pool
+            self._start_next()
+            return
+        summary = combined(self._done)
         self.summary = summary
-        self.plots.draw(self.runner.rows)
-        refused = sum(1 for r in self.runner.rows if r.get("error"))
-        self.status.setText(f"完成 {len(self.runner.rows)} 种划分 · {len(self.runner.rows)} splits done"
+        self.plots.draw(self.rows)
+        self._on_running(False)
+        refused = sum(1 for r in self.rows if r.get("error"))
+        self.status.setText(f"完成 {len(self.rows)} 种划分 · {len(self.rows)} splits done"
                             + (f"({refused} 个被拒)· ({refused} refused)" if refused else ""))
         self.answer.setText(answer_text(summary))
         self._translate()
         self.finished.emit(summary)
 
     def _on_failed(self, field: str, message: str) -> None:
+        self._queue = []
+        self._on_running(False)
         self.status.setText("")
         shown = SPLIT_FIELDS.get(field, field)
         if shown in self.fields:
@@ -228,9 +260,9 @@ class RLSplitCard(QtWidgets.QFrame):
         self.failed.emit(field, message)
 
     def _on_cancelled(self) -> None:
-        self.plots.draw(self.runner.rows)
-        self.status.setText(f"已取消,保留 {len(self.runner.rows)} 种划分 · cancelled; "
-                            f"{len(self.runner.rows)} splits kept")
+        self.rows += self.runner.rows
+        self.plots.draw(self.rows)
+        self.status.setText(f"已取消,保留 {len(self.rows)} 种划分 · cancelled; {len(self.rows)} splits kept")
         self._translate()
 
     def _translate(self) -> None:
@@ -243,6 +275,15 @@ class RLSplitCard(QtWidgets.QFrame):
             self.runner.close()
             self.model.changed.disconnect(self._on_model_changed)
         return False
+
+
+def combined(summaries: list[dict]) -> dict:
+    """The pools' sweeps as one answer: the fewest GPU-hours and the fastest of their own
+    picks (the first pool's on a tie, as one sweep takes its first row), and each summary."""
+    best = [s["rl_best"] for s in summaries if s.get("rl_best")]
+    fast = [s["rl_fastest"] for s in summaries if s.get("rl_fastest")]
+    return {"rl_best": min(best, key=lambda x: x["gpu_hours_per_1000_steps"]) if best else None,
+            "rl_fastest": min(fast, key=lambda x: x["step_time_s"]) if fast else None, "sweeps": summaries}
 
 
 def answer_text(summary: dict) -> str:

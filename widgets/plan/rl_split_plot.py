@@ -3,22 +3,24 @@ rollout cards of the split, one dot per finished point (the rest of the pool is 
 trainer's), the fewest-GPU-hours split and the fastest one marked on both. No sweep runs
 here (widgets/plan/rl_split_card.py runs it).
 
-On one pool GPU-hours per 1,000 steps are the pool's cards times the step time (times
-1000/3600), so the two marks fall on the same split: the second figure says what the
-fastest split costs, not another answer."""
+A curve a pool (the card may sweep a few). On one pool GPU-hours per 1,000 steps are the
+pool's cards times the step time (times 1000/3600), so the two marks fall on the same
+split; across pools they part: a small pool kept busy spends fewer GPU-hours, a large one
+steps faster."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from widgets.kit.page import ReflowLayout
 from widgets.kit.plot_card import PlotCard
-from widgets.kit.theme import brush, pen
+from widgets.kit.theme import COLORS, brush, pen
 
 MAX_HEIGHT_PX = 300
+POOL_KINDS = ("decode", "prefill", "state", "sync")  # a colour a pool, in the card's order
 # (row column, title, left axis)
 FIGURES = (("step_time_s", "每步时间 · time per step", "每步时间 (s) · step time (s)"),
            ("gpu_hours_per_1000_steps", "每千步 GPU 小时 · GPU-hours per 1,000 steps",
@@ -29,6 +31,10 @@ def finished(rows: list[dict]) -> list[dict]:
     """The rows with a number for both figures, by rollout cards (a refused point is left out)."""
     ok = [r for r in rows if not r.get("error") and all(_finite(r.get(k)) for k, _t, _a in FIGURES)]
     return sorted(ok, key=lambda r: r["rollout_cards"])
+
+
+def pool_of(row: dict) -> int:
+    return int(row["rollout_cards"]) + int(row["trainer_cards"])
 
 
 def marks(rows: list[dict]) -> tuple[dict | None, dict | None]:
@@ -47,7 +53,7 @@ class SplitPlots(QtWidgets.QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.cards: dict[str, PlotCard] = {}
-        self.curves: dict[str, pg.PlotDataItem] = {}
+        self.curves: dict[tuple[str, int], pg.PlotDataItem] = {}  # (figure, pool) -> its curve
         self.best_items: dict[str, pg.ScatterPlotItem] = {}
         self.fast_items: dict[str, pg.ScatterPlotItem] = {}
         row = ReflowLayout(columns=2, min_column_em=16)
@@ -58,13 +64,11 @@ class SplitPlots(QtWidgets.QWidget):
             p.setMouseEnabled(x=False, y=False)
             p.setLabel("bottom", "生成卡数 · rollout cards")
             p.setLabel("left", axis)
-            self.curves[key] = card.add_curve(key, pen=pen("decode", 2), symbol="o", symbolSize=7,
-                                              symbolBrush=brush("decode"), symbolPen=pen("paper", 1))
             # Fewest GPU-hours: a large square; fastest: a diamond inside it when they coincide.
             self.best_items[key] = pg.ScatterPlotItem(size=16, symbol="s", brush=brush("tool", 90),
                                                       pen=pen("tool", 2))
-            self.fast_items[key] = pg.ScatterPlotItem(size=10, symbol="d", brush=brush("backlog"),
-                                                      pen=pen("paper", 1))
+            self.fast_items[key] = pg.ScatterPlotItem(size=14, symbol="d", brush=brush("backlog"),
+                                                      pen=pen("ink", 1))
             for item, z in ((self.best_items[key], 9), (self.fast_items[key], 10)):
                 item.setZValue(z)
                 p.addItem(item)
@@ -75,18 +79,48 @@ class SplitPlots(QtWidgets.QWidget):
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(row)
+        key_row = QtWidgets.QHBoxLayout()
+        self.pools_title = QtWidgets.QLabel("卡池(张卡) · pools (cards)")
+        self.pools_key = QtWidgets.QLabel("")  # a coloured dot and the pool's cards each: no words
+        self.pools_key.setObjectName("rl_split_pools")
+        self.pools_key.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        key_row.addWidget(self.pools_title)
+        key_row.addWidget(self.pools_key)
+        key_row.addStretch(1)
+        layout.addLayout(key_row)
+        self.pools: list[int] = []
         self.best: dict | None = None
         self.fastest: dict | None = None
 
-    def clear(self) -> None:
+    def set_pools(self, pools: list[int]) -> None:
+        """A curve for each pool about to be swept (the earlier sweep's curves go)."""
+        for (key, pool), curve in self.curves.items():
+            self.cards[key].plot.removeItem(curve)
+            self.cards[key].curves.pop(f"{key}_{pool}", None)  # nor in the card's export
+        self.curves, self.pools = {}, [int(n) for n in pools]
+        for i, pool in enumerate(self.pools):
+            kind = POOL_KINDS[i % len(POOL_KINDS)]
+            for key, _title, _axis in FIGURES:
+                self.curves[(key, pool)] = self.cards[key].add_curve(
+                    f"{key}_{pool}", pen=pen(kind, 2), symbol="o", symbolSize=7, symbolBrush=brush(kind),
+                    symbolPen=pen("paper", 1))
+        self.pools_key.setText("&nbsp;&nbsp;".join(
+            f"<span style='color:{COLORS[POOL_KINDS[i % len(POOL_KINDS)]]}'>●</span> {pool}"
+            for i, pool in enumerate(self.pools)))
         self.draw([])
+
+    def curve(self, key: str, pool: int) -> pg.PlotDataItem:
+        return self.curves[(key, int(pool))]
 
     def draw(self, rows: list[dict]) -> None:
         ok = finished(rows)
         self.best, self.fastest = marks(ok)
         x = np.array([r["rollout_cards"] for r in ok], float)
+        for (key, pool), curve in self.curves.items():
+            mine = [r for r in ok if pool_of(r) == pool]
+            curve.setData(np.array([r["rollout_cards"] for r in mine], float), np.array([r[key] for r in mine], float))
+        x = np.unique(x)
         for key, _title, _axis in FIGURES:
-            self.curves[key].setData(x, np.array([r[key] for r in ok], float))
             for item, row in ((self.best_items[key], self.best), (self.fast_items[key], self.fastest)):
                 item.setData([] if row is None else [row["rollout_cards"]], [] if row is None else [row[key]])
             p = self.cards[key].plot
