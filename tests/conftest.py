@@ -34,6 +34,14 @@ def _isolated_settings(tmp_path, monkeypatch):
     yield
 
 
+@pytest.fixture(scope="module")
+def module_settings(tmp_path_factory):
+    """A settings folder for a module's shared window (the autouse one is each test's own)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("LAB_SETTINGS_DIR", str(tmp_path_factory.mktemp("settings")))
+        yield
+
+
 def _loaded(name: str):
     """widgets.kit.<name> if a test has imported it (None otherwise: core tests stay Qt-free)."""
     return sys.modules.get(f"widgets.kit.{name}")

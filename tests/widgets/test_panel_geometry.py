@@ -4,8 +4,6 @@ over another (the talk's scenes have the same check, tests/lab/test_talk_geometr
 panel's own first view is not always a scene's)."""
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from lab.language import apply_language
@@ -20,20 +18,14 @@ KNOWN: dict[tuple[str, str], str] = {}  # (panel key, language) -> why
 
 
 @pytest.fixture(scope="module")
-def window(qapp, tmp_path_factory):
+def window(qapp, module_settings):
     from lab.main_window import MainWindow
-    old = os.environ.get("LAB_SETTINGS_DIR")
-    os.environ["LAB_SETTINGS_DIR"] = str(tmp_path_factory.mktemp("settings"))
     window = MainWindow()
     window.setFixedSize(*SIZE)
     window.show()
     yield window
     window.close()
     window.deleteLater()
-    if old is None:
-        os.environ.pop("LAB_SETTINGS_DIR", None)
-    else:
-        os.environ["LAB_SETTINGS_DIR"] = old
 
 
 @pytest.mark.parametrize("lang", ("zh", "en"))

@@ -7,8 +7,6 @@ under the UI's smallest text; the question plot's labels stay inside it and the 
 plot's legend covers no bar label."""
 from __future__ import annotations
 
-import os
-
 import pytest
 from PySide6 import QtCore, QtGui
 
@@ -22,10 +20,8 @@ SIZES = ((1280, 720), (1920, 1080))
 
 
 @pytest.fixture(scope="module")
-def window(qapp, tmp_path_factory):
+def window(qapp, module_settings):
     from lab.main_window import MainWindow
-    old = os.environ.get("LAB_SETTINGS_DIR")
-    os.environ["LAB_SETTINGS_DIR"] = str(tmp_path_factory.mktemp("settings"))
     made = MainWindow()
     made.show()
     made.show_panel("vision")
@@ -33,10 +29,6 @@ def window(qapp, tmp_path_factory):
     made.presentation_action.setChecked(False)
     made.close()
     made.deleteLater()
-    if old is None:
-        os.environ.pop("LAB_SETTINGS_DIR", None)
-    else:
-        os.environ["LAB_SETTINGS_DIR"] = old
 
 
 def _show(qtbot, window, size, presenting):
