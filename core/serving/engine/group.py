@@ -14,12 +14,14 @@ The group is the decoding prefix of `running`. The per-request rows hold a membe
 true counts only after it leaves. A step planned request by request (preemption, or
 fast=False) dissolves the group first and it is rebuilt at the next event.
 
-grp = (cnt: members by phase, and the finish heap's clocks, ids, join ids).
+grp = (cnt: members by phase, and the finish heap's clocks, ids, join ids), passed by
+reference inside the loop (byref.py: deref(grp) is the tuple).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from core.serving.engine.byref import deref
 from core.serving.engine.jit import kernel
 from core.serving.engine.layout import (
     BLOCKS,
@@ -67,7 +69,7 @@ def _sift_down(fc, fr, fj, i, n):
 
 @kernel
 def _fin_pop(S, grp):
-    fc, fr, fj = grp[1], grp[2], grp[3]
+    fc, fr, fj = deref(grp)[1:]
     n = S[FIN_LEN] - 1
     S[FIN_LEN] = n
     fc[0], fr[0], fj[0] = fc[n], fr[n], fj[n]
@@ -76,7 +78,7 @@ def _fin_pop(S, grp):
 
 @kernel
 def _fin_push(S, I, grp, c, r, j):
-    fc, fr, fj = grp[1], grp[2], grp[3]
+    fc, fr, fj = deref(grp)[1:]
     n = S[FIN_LEN]
     if n == fc.size:  # full of stale entries: keep the live ones, heapify again
         w = np.int64(0)
@@ -110,7 +112,7 @@ def join(S, I, grp, r):
     I[JID, r] = j
     res = cb % S[BS]
     I[RES, r] = res
-    grp[0][res] += 1
+    deref(grp)[0][res] += 1
     S[SUMCB] += cb
     _fin_push(S, I, grp, I[G, r] - ob, r, j)
     S[NG] += 1
@@ -128,7 +130,7 @@ def leave(S, I, grp, r):
     I[OUT, r] = I[OB, r] + d
     I[BLOCKS, r] = -(-c // S[BS])  # a decoder holds exactly the blocks of its KV
     I[JID, r] = -1
-    grp[0][I[RES, r]] -= 1
+    deref(grp)[0][I[RES, r]] -= 1
     S[SUMCB] -= cb
     S[NG] -= 1
     if I[EAGER, r]:
@@ -176,7 +178,7 @@ def extend(S, I, run, grp):
 @kernel
 def at_offset(S, grp, o):
     """Members whose next block boundary is o steps (plus one) away."""
-    return grp[0][(-o - S[D]) % S[BS]]
+    return deref(grp)[0][(-o - S[D]) % S[BS]]
 
 
 @kernel
@@ -186,7 +188,7 @@ def crossings(S, grp, k):
     full, rem = divmod(k, bs)
     if not rem:
         return S[NG] * full
-    cnt = grp[0]
+    cnt = deref(grp)[0]
     s0 = (-S[D]) % bs
     part = np.int64(0)
     for i in range(rem):  # offsets 0..rem-1: phases s0, s0-1, ..., s0-rem+1 (mod bs)
@@ -208,7 +210,7 @@ def kth_offset(S, grp, idx):
 @kernel
 def first_finish(S, I, grp):
     """Lockstep steps until the first member finishes."""
-    fc, fr, fj = grp[1], grp[2], grp[3]
+    fc, fr, fj = deref(grp)[1:]
     while I[JID, fr[0]] != fj[0]:
         _fin_pop(S, grp)
     return fc[0] - S[D]
@@ -217,7 +219,7 @@ def first_finish(S, I, grp):
 @kernel
 def finished_members(S, I, run, grp, gone, nf):
     """Members done at the current clock appended to gone[nf:], in running order; returns nf."""
-    fc, fr, fj = grp[1], grp[2], grp[3]
+    fc, fr, fj = deref(grp)[1:]
     d = S[D]
     any_done = False
     while S[FIN_LEN] and fc[0] <= d:

@@ -1,0 +1,55 @@
+"""A tuple of arrays passed down the loop by reference: `ref(t)` in run_events, `deref(r)`
+where a kernel reads it.
+
+numba passes a tuple argument flattened, every field of every array (seven each) a
+parameter of its own: each call site takes the tuple apart (an extractvalue a field) and
+each callee builds it again (an insertvalue a field). The prefix cache is a tuple of 22
+arrays that most of the loop's kernels pass on, so that plumbing was much of the code
+the first compile lowers and optimizes (bench/bench_engine_compile.py measures it).
+A Ref is one pointer: ref stores the tuple once in run_events' frame, deref loads it
+(one instruction) in the kernel that reads it. The arrays are borrowed for the whole
+call (borrow.py) and the frame outlives every kernel the loop calls, so nothing is
+counted or copied; after inlining LLVM sees the same loads as before."""
+from __future__ import annotations
+
+from numba import types
+from numba.core import cgutils
+from numba.core.datamodel import models, register_default
+from numba.extending import intrinsic
+
+
+class Ref(types.Type):
+    """A pointer to a value of type `of` in the entry point's frame."""
+
+    def __init__(self, of):
+        self.of = of
+        super().__init__(name=f"Ref({of})")
+
+
+register_default(Ref)(models.OpaqueModel)
+
+
+@intrinsic
+def ref(typingctx, value):
+    """value, stored in the calling function's frame, by reference."""
+    if not isinstance(value, types.BaseTuple):
+        return None
+
+    def codegen(context, builder, sig, args):
+        slot = cgutils.alloca_once(builder, context.get_value_type(value))  # in the entry block
+        builder.store(args[0], slot)
+        return builder.bitcast(slot, cgutils.voidptr_t)
+
+    return Ref(value)(value), codegen
+
+
+@intrinsic
+def deref(typingctx, r):
+    """The tuple r refers to."""
+    if not isinstance(r, Ref):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.load(builder.bitcast(args[0], context.get_value_type(r.of).as_pointer()))
+
+    return r.of(r), codegen
