@@ -7,8 +7,8 @@ Two 64-point grids (--grid, default both):
 - hard: a Mooncake conversation trace (400 requests, shared prefixes) with prefix caching on
   and KV pools of 18-24 GiB (every point preempts), max_num_seqs x token_budget: small
   points, so the serial part (start, imports, the engine's load, the files) bounds the ratio;
-- long: the synthetic workload, 300 s at 30 req/s (about 9,000 requests a point) with
-  prefix caching, 2 KV pools x max_num_seqs x token_budget x 2 seeds: points that dominate.
+- long: the synthetic workload, 300 s at 30 req/s (about 9,000 requests a point), 2 KV
+  pools x max_num_seqs x token_budget x 2 seeds: points that dominate.
 Each run is a fresh `python bench/bench_sweep_probe.py sweep serving ... --workers N --json`
 (lab.cli.main with LocalPool's phases timed) into a new folder. Per grid:
 - cli_wall_s / sweep_wall_s: the whole command / main() alone (less interpreter start and imports);
@@ -24,8 +24,10 @@ Each run is a fresh `python bench/bench_sweep_probe.py sweep serving ... --worke
   the points run) / cores). The walls are what this shared machine gave; on a machine
   other processes load, two workers share the cores this session gets, and the wall ratio
   says little (the load average is printed beside it);
-- serial_share_workers_1: the parent's serial CPU / the 1-worker estimate: the ratio can be
-  at most 1 / (share + (1 - share) / 2) (Amdahl);
+- serial_share_workers_1: the parent's serial CPU / the 1-worker estimate; ratio_ceiling:
+  1 / (share + (1 - share) / 2), the most two workers can gain over it (Amdahl);
+- cores_given_workers_N: CPU of the workers and the parent while the points run / that
+  phase's wall: the cores this machine gave the sweep (2 free cores give about N);
 - payload_bytes (one point's pickled task) and shared_bytes (the pickled trace: a fork
   sends none, the workers inherit it).
 --cold-cache: each run with an empty numba cache (the first sweep after the engine's sources
@@ -54,8 +56,7 @@ TRACE = "tests/data/traces/mooncake_conversation_400.jsonl"
 GRIDS = {
     "hard": [f"trace={TRACE}", "prefix_caching=true", "kv_pool_bytes=18GiB,20GiB,22GiB,24GiB",
              "max_num_seqs=16:64:16", "token_budget=2048:8192:2048"],
-    "long": ["durations_s=300", "rates_per_s=30", "shares_long_input=0.3", "prefix_caching=true",
-             "kv_pool_bytes=16GiB,24GiB", "max_num_seqs=16:64:16", "token_budget=2048:8192:2048", "seeds=0,1"],
+    "long": ["durations_s=300", "rates_per_s=30", "shares_long_input=0.3", "kv_pool_bytes=16GiB,24GiB", "max_num_seqs=16:64:16", "token_budget=2048:8192:2048", "seeds=0,1"],
 }
 TARGET_RATIO = 1.7
 SERIAL = ("startup", "pre", "warm_up", "pool_start", "post")
@@ -129,7 +130,12 @@ def bench_grid(args, name: str, tmp: Path) -> dict:
     one = runs[1]
     out["pool_start_s"] = {k: stats([r["phases"]["warm_up"][k] + r["phases"]["pool_start"][k] for r in one])
                            for k in ("wall", "cpu")}
-    out["serial_share_workers_1"] = stats([cpu_estimate(r, cores)[1] / cpu_estimate(r, cores)[0] for r in one])
+    shares = [cpu_estimate(r, cores)[1] / cpu_estimate(r, cores)[0] for r in one]
+    out["serial_share_workers_1"] = stats(shares)
+    out["ratio_ceiling"] = stats([1 / (s + (1 - s) / 2) for s in shares])
+    for w, got in runs.items():
+        out[f"cores_given_workers_{w}"] = stats([(sum(r["workers_cpu_s"]) + r["phases"]["points"]["cpu"])
+                                                 / r["phases"]["points"]["wall"] for r in got])
     pairs = list(zip(runs[1], runs[2]))
     out["scaling_ratio_cli"] = stats([a["wall"] / b["wall"] for a, b in pairs], target=TARGET_RATIO, kind="min")
     out["scaling_ratio_sweep"] = stats([a["main"] / b["main"] for a, b in pairs], target=TARGET_RATIO, kind="min")
