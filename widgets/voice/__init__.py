@@ -28,14 +28,15 @@ from PySide6 import QtCore, QtWidgets
 from audio.engine import StreamEngine
 from core.cancel import NEVER
 from core.voice import VoiceParams, simulate_voice
-from core.voice.state import RATE_MAX_PER_S, RATE_STEP_PER_S, SHOWN, VoiceState
+from core.voice.state import RATE_STEP_PER_S, VoiceState
 from widgets.kit.helper_process import helper
 from widgets.kit.jobs import jobs
 from widgets.kit.lifetime import free_on_close
-from widgets.kit.page import Reflow, caption, column, follow_font, page_header, scroll_page
+from widgets.kit.page import Reflow, caption, page_header, scroll_page
 from widgets.kit.panels import PanelInfo
-from widgets.voice.boxes import fitted_column, row
+from widgets.voice.boxes import fitted_column
 from widgets.voice.captions import breakdown_text, summary_text
+from widgets.voice.controls import Controls
 from widgets.voice.hear_it import PLAY_ORDER, HearIt
 from widgets.voice.plots import S_TO_MS, SilenceHistogram, TurnTimeline
 
@@ -79,17 +80,32 @@ class VoicePanel(QtWidgets.QWidget):
         self._needs_full = False  # live figures are on screen: the full draw is still due
         self._last_edit = 0.0  # time.monotonic() of the last edit of the run's values
         self._run_serial = 0  # runs received: live_drawn says which one a figure shows
-        self._build_ui()
+        self._built = False  # every piece is on the page (they come one per event-loop turn)
+        self._layout = scroll_page(self, "")
+        self._layout.setSpacing(8)
+        self._layout.addWidget(page_header("一个时钟:语音智能体的一轮 · One clock: a voice-agent turn", LEGEND, LEAD))
+        self._layout.addWidget(self._controls())
         self._connect()
-        self._submit()
+        self._submit()  # the run computes (in the helper process) while the figures are built
+        # A piece per event-loop turn (built at once they held the window for a second on a
+        # first visit); all at once without a running loop (tests, snapshots, scripts).
+        self.timeline = TurnTimeline(deferred=True)
+        steps = [*self.timeline.build_steps(), self._build_right, self._bind]
+        if QtCore.QThread.currentThread().loopLevel() == 0:
+            for step in steps:
+                step()
+        else:  # the header and the controls go on screen first
+            QtCore.QTimer.singleShot(1, self, lambda: self._next_step(steps))
 
     # ---- construction ---------------------------------------------------------------
-    def _build_ui(self) -> None:
-        layout = scroll_page(self, "")
-        layout.setSpacing(8)
-        layout.addWidget(page_header("一个时钟:语音智能体的一轮 · One clock: a voice-agent turn", LEGEND, LEAD))
-        layout.addWidget(self._controls())
-        self.timeline = TurnTimeline()
+    def _next_step(self, steps: list) -> None:
+        if self._closed or not shiboken6.isValid(self):
+            return
+        steps.pop(0)()
+        if steps:
+            QtCore.QTimer.singleShot(1, self, lambda: self._next_step(steps))
+
+    def _build_right(self) -> None:
         self.histogram = SilenceHistogram()
         self.hear_it = HearIt(self._make_engine)
         self.hear_it.set_turns_source(self._turns_to_play)
@@ -97,53 +113,27 @@ class VoicePanel(QtWidgets.QWidget):
         left = fitted_column(self.timeline.background, self.timeline.swimlane, stretch=1)
         right = fitted_column(self.histogram.card, self.breakdown_label, self.hear_it, stretch=0)
         self.summary_label = self.histogram.card.subtitle_label  # p50/p95/p99 of this run, under the title
-        layout.addWidget(Reflow(left, right, stretch=(3, 2), min_column_em=TIMELINE_MIN_EM), 1)
+        self._layout.addWidget(Reflow(left, right, stretch=(3, 2), min_column_em=TIMELINE_MIN_EM), 1)
+
+    def _bind(self) -> None:
+        """Every piece exists: follow the player and draw the run if it is back already."""
+        self.hear_it.turn_started.connect(self._on_turn_playing)
+        self.hear_it.barged_in.connect(self._on_barged_in)
+        self.hear_it.playback_finished.connect(lambda _: self.timeline.set_cursor(None))
+        self.hear_it.playback_started.connect(lambda: self.timeline.set_barge_in(None))
+        self.hear_it.playback_started.connect(self._cursor_timer.start)
+        self.hear_it.playback_finished.connect(lambda _: self._cursor_timer.stop())
+        self._built = True
+        if self.run is not None:
+            self._draw()
 
     def _controls(self) -> QtWidgets.QWidget:
-        """Load, turns and seed, and which turn is drawn: three groups that wrap on a narrow page."""
-        self.load_slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
-        self.load_slider.setRange(0, int(round(RATE_MAX_PER_S / RATE_STEP_PER_S)))
-        self.load_slider.setMinimumWidth(160)
-        self.load_slider.setToolTip("Background requests per second (Poisson, the book's 1:1 mix); 0 = no background")
-        self.load_slider.setValue(int(round(self.state.view("rate_per_s") / RATE_STEP_PER_S)))
-        self.load_label = QtWidgets.QLabel()
-        # A fixed size: its text changes at every step of a drag, and a label whose size may
-        # change has the whole page laid out again each time.
-        follow_font(self.load_label, lambda w: w.setFixedSize(
-            max(70, w.fontMetrics().horizontalAdvance("0.00 req/s") + 6), w.fontMetrics().height() + 4))
-        self.turns_spin = QtWidgets.QSpinBox()
-        self.turns_spin.setRange(0, 5000)  # 0 reaches the model, which refuses it with the valid range
-        self.turns_spin.setValue(self.state.view("turns"))
-        self.seed_spin = QtWidgets.QSpinBox()
-        self.seed_spin.setRange(0, 10_000)
-        self.seed_spin.setValue(self.state.view("seed"))
-        self.shown_buttons: dict[str, QtWidgets.QPushButton] = {}
-        group = QtWidgets.QButtonGroup(self)
-        shown = []
-        for name in SHOWN:
-            b = QtWidgets.QPushButton(name)
-            b.setCheckable(True)
-            b.setChecked(name == self.state.view("shown"))
-            b.setToolTip(f"Draw the turn at the {name} silence")
-            b.setMaximumWidth(64)
-            group.addButton(b)
-            shown.append(b)
-            self.shown_buttons[name] = b
-        groups = [row(QtWidgets.QLabel("背景负载 · load"), self.load_slider, self.load_label, stretch=1),
-                  row(QtWidgets.QLabel("轮次 turns"), self.turns_spin, QtWidgets.QLabel("种子 seed"), self.seed_spin),
-                  row(QtWidgets.QLabel("显示 show"), *shown)]
-        box = QtWidgets.QFrame()
-        box.setProperty("role", "card")
-        inner = QtWidgets.QVBoxLayout(box)
-        inner.setContentsMargins(10, 6, 10, 6)
-        inner.addWidget(Reflow(*groups, columns=3, natural=True, grow=0, spacing=16))
-        self.error_label = QtWidgets.QLabel()
-        self.error_label.setProperty("role", "error")
-        self.error_label.setObjectName("voice_error")
-        self.error_label.setWordWrap(True)
-        self.error_label.setVisible(False)
+        """Load, turns and seed, and which turn is drawn (controls.py); their fields here."""
+        controls = Controls(self.state, self)
+        for name in ("load_slider", "load_label", "turns_spin", "seed_spin", "shown_buttons", "error_label"):
+            setattr(self, name, getattr(controls, name))
         self._show_load()
-        return column(box, self.error_label, stretch_last=False)
+        return controls
 
     def _connect(self) -> None:
         self.load_slider.valueChanged.connect(lambda v: self.state.set_view("rate_per_s", round(v * RATE_STEP_PER_S, 6)))
@@ -152,10 +142,6 @@ class VoicePanel(QtWidgets.QWidget):
         for name, b in self.shown_buttons.items():
             b.toggled.connect(lambda on, name=name: on and self.state.set_view("shown", name))
         self.state.changed.connect(self._on_state_changed)
-        self.hear_it.turn_started.connect(self._on_turn_playing)
-        self.hear_it.barged_in.connect(self._on_barged_in)
-        self.hear_it.playback_finished.connect(lambda _: self.timeline.set_cursor(None))
-        self.hear_it.playback_started.connect(lambda: self.timeline.set_barge_in(None))
         self._cursor_timer = QtCore.QTimer(self)
         self._cursor_timer.setInterval(33)
         self._cursor_timer.timeout.connect(self._on_cursor_frame)
@@ -166,8 +152,6 @@ class VoicePanel(QtWidgets.QWidget):
         self._settle_timer = QtCore.QTimer(self)
         self._settle_timer.setSingleShot(True)
         self._settle_timer.timeout.connect(self._settle)
-        self.hear_it.playback_started.connect(self._cursor_timer.start)
-        self.hear_it.playback_finished.connect(lambda _: self._cursor_timer.stop())
 
     # ---- state -> model -> views ----------------------------------------------------------
     def _on_state_changed(self, path: str, value) -> None:
@@ -223,7 +207,9 @@ class VoicePanel(QtWidgets.QWidget):
         self.run, self.run_values = run, raw
         self._run_serial += 1
         self.error_label.setVisible(False)
-        if self._dragging():
+        if not self._built:
+            pass  # drawn once the figures are built (_bind)
+        elif self._dragging():
             self._draw_live()  # the drag goes on: keep each frame cheap
         else:
             self._draw()
@@ -319,7 +305,7 @@ class VoicePanel(QtWidgets.QWidget):
     def _draw(self) -> None:
         """Every figure and label for self.run, in full (ranges, labels): a fresh panel's picture."""
         run = self.run
-        if run is None:
+        if run is None or not self._built:
             return
         self._live_todo = []
         self._frame_timer.stop()
@@ -375,7 +361,8 @@ class VoicePanel(QtWidgets.QWidget):
 
     # ---- life ------------------------------------------------------------------------
     def is_ready(self) -> bool:
-        return self.run is not None and not jobs().busy(self._key) and not self._stale and not self._needs_full
+        return (self._built and self.run is not None and not jobs().busy(self._key) and not self._stale
+                and not self._needs_full)
 
     def close(self) -> bool:
         if not shiboken6.isValid(self):  # freed already (widgets/kit/lifetime.py): nothing to close
@@ -385,7 +372,8 @@ class VoicePanel(QtWidgets.QWidget):
         self._frame_timer.stop()
         self._settle_timer.stop()
         jobs().cancel(self._key)
-        self.hear_it.close_player()
+        if hasattr(self, "hear_it"):  # built (pieces come one per event-loop turn)
+            self.hear_it.close_player()
         try:
             self.state.changed.disconnect(self._on_state_changed)
         except (RuntimeError, TypeError):

@@ -117,23 +117,27 @@ def set_live_range(plot: pg.PlotItem, axis: str, need: tuple[float, float], *vie
 class TurnTimeline(QtCore.QObject):
     """Two cards on one x axis: the background (queue, KV) above, the turn's lanes below."""
 
-    def __init__(self):
+    def __init__(self, deferred: bool = False):
+        """deferred=True builds nothing yet: the caller runs build_steps() one at a time
+        (a panel's first visit spreads them over turns of the event loop)."""
         super().__init__()
-        # No grid above the swimlane: its x grid serves both (the axes paint grids, a drag repaints often).
-        self.background = compact_plot(PlotCard("背景负载 · Background load", "排队请求数(左)与 KV 占用 %(右) · "
-                                                "waiting requests (left), KV in use (right)"), 96, live=True)
-        self.swimlane = PlotCard("一个轮次,一个时钟 · One turn on one clock",
-                                 "x: 用户说完后的毫秒数 · ms since the user's last word")
-        self.swimlane.plot_widget.setMinimumHeight(305)
-        self.background.setMaximumHeight(170)
-        self._build_background()
-        self._build_swimlane()
         self.lanes: list[str] = []
         self.lane_texts: list[pg.TextItem] = []  # each stage's length beside its bar (rebuilt only with the lanes)
         self.user_word_s = 0.0  # the shown turn's user's last word on the replay clock
+        if not deferred:
+            for step in self.build_steps():
+                step()
+
+    def build_steps(self) -> list:
+        """The two cards, one a step."""
+        return [self._build_background, self._build_swimlane]
 
     # ---- construction -------------------------------------------------------------
     def _build_background(self) -> None:
+        # No grid above the swimlane: its x grid serves both (the axes paint grids, a drag repaints often).
+        self.background = compact_plot(PlotCard("背景负载 · Background load", "排队请求数(左)与 KV 占用 %(右) · "
+                                                "waiting requests (left), KV in use (right)"), 96, live=True)
+        self.background.setMaximumHeight(170)
         p = self.background.plot
         p.setLabel("left", "排队 queue")
         p.getAxis("bottom").setStyle(showValues=False)
@@ -160,6 +164,9 @@ class TurnTimeline(QtCore.QObject):
         self.kv_view.linkedViewChanged(self.background.plot.vb, self.kv_view.XAxis)
 
     def _build_swimlane(self) -> None:
+        self.swimlane = PlotCard("一个轮次,一个时钟 · One turn on one clock",
+                                 "x: 用户说完后的毫秒数 · ms since the user's last word")
+        self.swimlane.plot_widget.setMinimumHeight(305)
         p = self.swimlane.plot
         p.setLabel("bottom", "time (ms)")
         p.setMouseEnabled(y=False)

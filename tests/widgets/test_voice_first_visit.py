@@ -1,0 +1,53 @@
+"""The Voice panel's first visit (issue 14, the window answers at once): built inside a
+running event loop, as the window builds it, the panel comes back with its header and
+controls only; its plots follow one per turn of the loop, and the run that came back in
+the meantime is drawn once the last one is in. Waits are on conditions."""
+from PySide6 import QtCore
+
+from widgets.kit.jobs import jobs
+from widgets.voice import VoicePanel
+
+WAIT_MS = 60_000
+
+
+def test_a_panel_built_in_a_running_loop_builds_its_plots_in_later_turns(qtbot, engine):
+    made = {}
+
+    def build():
+        panel = VoicePanel(engine=engine)
+        made["panel"] = panel
+        # What the constructor left for later turns of the loop: every plot.
+        made["plots_at_return"] = [hasattr(panel.timeline, name) for name in ("background", "swimlane")]
+        made["histogram_at_return"] = hasattr(panel, "histogram")
+        made["ready_at_return"] = panel.is_ready()
+
+    QtCore.QTimer.singleShot(0, build)
+    qtbot.waitUntil(lambda: "panel" in made, timeout=WAIT_MS)
+    panel = made["panel"]
+    qtbot.addWidget(panel)
+    panel.resize(1280, 720)
+    panel.show()
+    assert made["plots_at_return"] == [False, False]
+    assert not made["histogram_at_return"] and not made["ready_at_return"]
+    qtbot.waitUntil(panel.is_ready, timeout=WAIT_MS)
+    # Drawn as a panel built at once draws it: the shown turn and every turn's silence.
+    assert panel.drawn["shown"] == panel.state.view("shown")
+    assert sum(panel.drawn["counts"]) == len(panel.run.turns)
+    assert panel.summary_label.text()
+    panel.close()
+    jobs().wait_idle()
+
+
+def test_a_panel_closed_before_its_plots_are_built_stops_building(qtbot, engine):
+    made = {}
+    QtCore.QTimer.singleShot(0, lambda: made.setdefault("panel", VoicePanel(engine=engine)))
+    qtbot.waitUntil(lambda: "panel" in made, timeout=WAIT_MS)
+    panel = made["panel"]
+    timeline = panel.timeline
+    panel.close()  # at once: the plots are still to come
+    assert jobs().wait_idle()
+    # A timer due after the step's (1 ms): once it fires, the step would have run.
+    later = []
+    QtCore.QTimer.singleShot(20, lambda: later.append(True))
+    qtbot.waitUntil(lambda: bool(later), timeout=WAIT_MS)
+    assert not hasattr(timeline, "background")
