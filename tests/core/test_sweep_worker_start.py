@@ -108,3 +108,39 @@ def test_forked_workers_keep_no_copy_of_the_folder_lock(tmp_path):
     first, again = there["rows"]
     assert first["computed"] == 2
     assert (again["reused"], again["computed"]) == (2, 1)
+
+
+# A fresh interpreter: pytest's own process may have loaded every compiled function already.
+NOTHING_LEFT = """
+import gc, json
+from numba.core.registry import CPUDispatcher
+from core.sweep.executors import call_warmup
+from core.sweep.run import parse_sweep, payload, sweep_kind
+import tests.core.test_sweep_worker_start as t
+
+def signatures():
+    return {f"{d.py_func.__module__}.{d.py_func.__qualname__}": len(d.signatures)
+            for d in gc.get_objects() if isinstance(d, CPUDispatcher)}
+
+call_warmup(t.WARM)
+before = signatures()
+kind = sweep_kind("serving")
+for raw in (t.HARD, {"max_num_seqs": "16,64", "prefix_caching": "true"}, {"seeds": "0,1"}):
+    spec = parse_sweep("serving", raw)
+    shared = kind.load_shared(spec.fixed)
+    for point in spec.points:
+        kind.evaluate(shared, payload(spec, point))
+print(json.dumps({"loaded": sum(before.values()),
+                  "new": {k: v for k, v in signatures().items() if v != before.get(k, 0)}}))
+"""
+
+
+def test_the_warm_up_loads_every_compiled_function_a_serving_point_runs():
+    """What the warm-up leaves out, each worker loads at its first point (the hash-id chain
+    interning of a Mooncake trace with prefix caching cost each worker about 0.2 s)."""
+    done = subprocess.run([sys.executable, "-c", NOTHING_LEFT], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    assert got["loaded"] > 0
+    assert got["new"] == {}
