@@ -11,8 +11,6 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from core.serving.engine.jit import kernel
-
 
 @intrinsic
 def borrow(typingctx, arr):
@@ -30,13 +28,3 @@ def borrow(typingctx, arr):
 
     return arr(arr), codegen
 
-
-@kernel
-def borrow_cache(cache):
-    """The prefix cache's arrays borrowed."""
-    pool, px = cache
-    pool = (borrow(pool[0]), borrow(pool[1]), borrow(pool[2]), borrow(pool[3]), borrow(pool[4]), borrow(pool[5]),
-            borrow(pool[6]), borrow(pool[7]), borrow(pool[8]), borrow(pool[9]), borrow(pool[10]), borrow(pool[11]))
-    px = (borrow(px[0]), borrow(px[1]), borrow(px[2]), borrow(px[3]), borrow(px[4]), borrow(px[5]), borrow(px[6]),
-          borrow(px[7]), borrow(px[8]), borrow(px[9]))
-    return pool, px

@@ -29,15 +29,34 @@ class Ref(types.Type):
 register_default(Ref)(models.OpaqueModel)
 
 
+def _borrowed(context, builder, typ, value):
+    """value with every array in it borrowed (borrow.py: no owner to count)."""
+    if isinstance(typ, types.Array):
+        out = context.make_array(typ)(context, builder, value=value)
+        out.meminfo = cgutils.get_null_value(out.meminfo.type)
+        out.parent = cgutils.get_null_value(out.parent.type)
+        return out._getvalue()
+    for i, t in enumerate(typ):
+        value = builder.insert_value(value, _borrowed(context, builder, t, builder.extract_value(value, i)), i)
+    return value
+
+
+def _arrays_only(typ) -> bool:
+    if isinstance(typ, types.BaseTuple):
+        return all(_arrays_only(t) for t in typ)
+    return isinstance(typ, types.Array)
+
+
 @intrinsic
 def ref(typingctx, value):
-    """value, stored in the calling function's frame, by reference."""
-    if not isinstance(value, types.BaseTuple):
+    """A tuple of arrays (nested tuples too), its arrays borrowed, stored in the calling
+    function's frame: by reference."""
+    if not isinstance(value, types.BaseTuple) or not _arrays_only(value):
         return None
 
     def codegen(context, builder, sig, args):
         slot = cgutils.alloca_once(builder, context.get_value_type(value))  # in the entry block
-        builder.store(args[0], slot)
+        builder.store(_borrowed(context, builder, value, args[0]), slot)
         return builder.bitcast(slot, cgutils.voidptr_t)
 
     return Ref(value)(value), codegen
@@ -45,7 +64,10 @@ def ref(typingctx, value):
 
 @intrinsic
 def deref(typingctx, r):
-    """The tuple r refers to."""
+    """The tuple r refers to; a tuple itself where a kernel is called with one (from
+    Python, as BlockCache's pool is)."""
+    if isinstance(r, types.BaseTuple):
+        return r(r), lambda context, builder, sig, args: args[0]
     if not isinstance(r, Ref):
         return None
 
@@ -53,3 +75,19 @@ def deref(typingctx, r):
         return builder.load(builder.bitcast(args[0], context.get_value_type(r.of).as_pointer()))
 
     return r.of(r), codegen
+
+
+@intrinsic(prefer_literal=True)
+def part(typingctx, r, k):
+    """A reference to the k-th tuple inside the one r refers to."""
+    if not isinstance(r, Ref) or not isinstance(k, types.IntegerLiteral):
+        return None
+    i = k.literal_value
+    if not isinstance(r.of[i], types.BaseTuple):
+        return None
+
+    def codegen(context, builder, sig, args):
+        ptr = builder.bitcast(args[0], context.get_value_type(r.of).as_pointer())
+        return builder.bitcast(cgutils.gep_inbounds(builder, ptr, 0, i), cgutils.voidptr_t)
+
+    return Ref(r.of[i])(r, k), codegen

@@ -23,8 +23,8 @@ import math
 import numpy as np
 
 from core.serving.engine.blocks import give_back
-from core.serving.engine.borrow import borrow, borrow_cache
-from core.serving.engine.byref import deref, ref
+from core.serving.engine.borrow import borrow
+from core.serving.engine.byref import part, ref
 from core.serving.engine.client import arrivals, client_finished, client_time, fe_output, fe_output_run, next_arrival
 from core.serving.engine.control import operation
 from core.serving.engine.group import (
@@ -330,7 +330,7 @@ def settle_and_release(S, SF, I, F, cache, grp):
     """Blocks taken in the last step leave the prefix cache's queue now; then the held
     blocks whose release came due go back (hold.py)."""
     if S[CACHE]:
-        settle(deref(cache)[0], S[FREE], SF[NOW])
+        settle(part(cache, 0), S[FREE], SF[NOW])
     if S[DUE_HEAD]:
         release_due(S, SF, I, F, cache, grp)
 
@@ -365,8 +365,8 @@ def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, ser_t, ser, log_r
     S, SF, I, F, run, wq = borrow(S), borrow(SF), borrow(I), borrow(F), borrow(run), borrow(wq)
     fixed, feed, ht, hi, feq = borrow(fixed), borrow(feed), borrow(ht), borrow(hi), borrow(feq)
     ser_t, ser, log_r, log_t, coef = borrow(ser_t), borrow(ser), borrow(log_r), borrow(log_t), borrow(coef)
-    cache, work = ref(borrow_cache(cache)), borrow(work)  # cache by reference (byref.py)
-    grp = ref((borrow(grp[0]), borrow(grp[1]), borrow(grp[2]), borrow(grp[3])))
+    cache, work = ref(cache), borrow(work)  # by reference, borrowed (byref.py)
+    grp = ref(grp)
     if op != OP_RUN:
         return operation(S, SF, I, F, run, wq, feed, ht, hi, ser_t, ser, cache, grp, op, r, horizon)
     cap = run.size + 1
@@ -411,5 +411,5 @@ def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, ser_t, ser, log_r
         execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, chunks, m, gone, scratch,
                 (fixed, feed, feq))
     if S[CACHE] and not work_left(S, ht) and not (S[ROUTED] and S[FEED_OPEN]):
-        settle(deref(cache)[0], S[FREE], SF[NOW])  # the replay is over: the last step's blocks leave the queue
+        settle(part(cache, 0), S[FREE], SF[NOW])  # the replay is over: the last step's blocks leave the queue
     return ST_DONE

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.serving.engine import hashtab as ht
+from core.serving.engine.byref import deref
 from core.serving.engine.jit import kernel
 from core.serving.engine.layout import POOL_EVICTED as EVICTED
 from core.serving.engine.layout import POOL_HEAD as HEAD
@@ -66,7 +67,7 @@ def make_pool(num_blocks: int, entries: int):
 # -- entries and the list ----------------------------------------------------------------
 @kernel
 def _new(pool, key):
-    PS, e_key, e_ref, e_cnt, stack = pool[0], pool[2], pool[3], pool[4], pool[7]
+    PS, e_key, e_ref, e_cnt, stack = deref(pool)[0], deref(pool)[2], deref(pool)[3], deref(pool)[4], deref(pool)[7]
     if PS[STACK_N] == 0:
         raise MemoryError("block pool: out of entries")
     PS[STACK_N] -= 1
@@ -79,14 +80,14 @@ def _new(pool, key):
 
 @kernel
 def _free(pool, e):
-    PS, stack = pool[0], pool[7]
+    PS, stack = deref(pool)[0], deref(pool)[7]
     stack[PS[STACK_N]] = e
     PS[STACK_N] += 1
 
 
 @kernel
 def _link_tail(pool, e):
-    PS, e_prev, e_next = pool[0], pool[5], pool[6]
+    PS, e_prev, e_next = deref(pool)[0], deref(pool)[5], deref(pool)[6]
     t = PS[TAIL]
     e_prev[e] = t
     e_next[e] = -1
@@ -99,7 +100,7 @@ def _link_tail(pool, e):
 
 @kernel
 def _unlink(pool, e):
-    PS, e_prev, e_next = pool[0], pool[5], pool[6]
+    PS, e_prev, e_next = deref(pool)[0], deref(pool)[5], deref(pool)[6]
     p, q = e_prev[e], e_next[e]
     if p >= 0:
         e_next[p] = q
@@ -115,7 +116,7 @@ def _unlink(pool, e):
 def _append_plain(pool, count):
     if count <= 0:
         return
-    PS, e_key, e_cnt = pool[0], pool[2], pool[4]
+    PS, e_key, e_cnt = deref(pool)[0], deref(pool)[2], deref(pool)[4]
     t = PS[TAIL]
     if t >= 0 and e_key[t] < 0:  # runs next to each other are one run
         e_cnt[t] += count
@@ -128,7 +129,7 @@ def _append_plain(pool, count):
 @kernel
 def _watch(pool, key, until, now):
     """key's KV is kept until `until` (a tool wait)."""
-    PS, watch_k, watch_v = pool[0], pool[10], pool[11]
+    PS, watch_k, watch_v = deref(pool)[0], deref(pool)[10], deref(pool)[11]
     if 2 * (PS[WATCH_N] + 1) > watch_k.size:  # full: drop the keys whose wait has ended
         _purge(pool, now)
         if 2 * (PS[WATCH_N] + 1) > watch_k.size:
@@ -139,7 +140,7 @@ def _watch(pool, key, until, now):
 
 @kernel(nrt=True)  # copies the watch list
 def _purge(pool, now):
-    PS, watch_k, watch_v = pool[0], pool[10], pool[11]
+    PS, watch_k, watch_v = deref(pool)[0], deref(pool)[10], deref(pool)[11]
     keep_k = watch_k.copy()
     keep_v = watch_v.copy()
     watch_k[:] = ht.EMPTY
@@ -155,8 +156,8 @@ def _purge(pool, now):
 @kernel
 def settle(pool, free, now):
     """Take the blocks allocated since the last call from the head of the queue."""
-    PS, PF, e_key, e_cnt = pool[0], pool[1], pool[2], pool[4]
-    ref_k, ref_v, watch_k, watch_v = pool[8], pool[9], pool[10], pool[11]
+    PS, PF, e_key, e_cnt = deref(pool)[0], deref(pool)[1], deref(pool)[2], deref(pool)[4]
+    ref_k, ref_v, watch_k, watch_v = deref(pool)[8], deref(pool)[9], deref(pool)[10], deref(pool)[11]
     owed = PS[QUEUED] - free
     PS[QUEUED] = free
     while owed > 0:
@@ -191,7 +192,7 @@ def settle(pool, free, now):
 def lookup(pool, keys, j0, j1):
     """(blocks hit: the longest run of cached keys[j0:j1] from the first, how many of
     those are free, i.e. leave the queue when a request takes them)."""
-    e_ref, ref_k, ref_v = pool[3], pool[8], pool[9]
+    e_ref, ref_k, ref_v = deref(pool)[3], deref(pool)[8], deref(pool)[9]
     idle = np.int64(0)
     for j in range(j0, j1):
         i = ht.find(ref_k, keys[j])
@@ -205,7 +206,7 @@ def lookup(pool, keys, j0, j1):
 @kernel
 def touch(pool, keys, j0, j1):
     """A request takes the cached blocks keys[j0:j1]; returns how many left the queue."""
-    PS, e_ref, ref_k, ref_v = pool[0], pool[3], pool[8], pool[9]
+    PS, e_ref, ref_k, ref_v = deref(pool)[0], deref(pool)[3], deref(pool)[8], deref(pool)[9]
     taken = np.int64(0)
     if j1 > j0:
         PS[EPOCH] += 1
@@ -223,7 +224,7 @@ def touch(pool, keys, j0, j1):
 def register(pool, keys, j0, j1, uncached):
     """A request's blocks keys[j0:j1] just became full: cache them. uncached[j] = 1 where
     an equal block was cached already (this copy stays uncached), else 0."""
-    PS, e_ref, ref_k, ref_v = pool[0], pool[3], pool[8], pool[9]
+    PS, e_ref, ref_k, ref_v = deref(pool)[0], deref(pool)[3], deref(pool)[8], deref(pool)[9]
     PS[EPOCH] += 1
     for j in range(j0, j1):
         key = keys[j]
@@ -243,7 +244,7 @@ def release(pool, keys, uncached, held, plain, drop, watching, until, now):
     join the queue still cached, or as plain blocks with drop. watching: a tool wait ends
     at `until`; the blocks still cached count toward the byte·s held until then or until
     evicted. Returns the blocks that joined the queue."""
-    PS, PF, e_ref, ref_k, ref_v = pool[0], pool[1], pool[3], pool[8], pool[9]
+    PS, PF, e_ref, ref_k, ref_v = deref(pool)[0], deref(pool)[1], deref(pool)[3], deref(pool)[8], deref(pool)[9]
     PS[EPOCH] += 1
     freed = plain
     _append_plain(pool, plain)
@@ -282,7 +283,7 @@ def blocks_before_watched(pool, free, now, limit):
     """How many blocks can be allocated (at most `limit`) before one would evict a block
     whose tool wait is still running; the engine ends a closed-form decode run there so
     that eviction gets its own step (and its time)."""
-    PS, e_key, e_cnt, e_next, watch_k, watch_v = pool[0], pool[2], pool[4], pool[6], pool[10], pool[11]
+    PS, e_key, e_cnt, e_next, watch_k, watch_v = deref(pool)[0], deref(pool)[2], deref(pool)[4], deref(pool)[6], deref(pool)[10], deref(pool)[11]
     if PS[WATCH_N] == 0:
         return limit
     skip = PS[QUEUED] - free  # allocated already, not yet taken from the queue

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.serving.engine import pool as bp
-from core.serving.engine.byref import deref
+from core.serving.engine.byref import deref, part
 from core.serving.engine.jit import kernel
 from core.serving.engine.keys import fill
 from core.serving.engine.layout import BLOCKS, BS, COMPUTED, FREE, HELD, KEEP, NOW, OUT, RESERVE, TOOL, P
@@ -27,11 +27,11 @@ def head_plan(S, SF, I, cache, h, budget):
     (tokens − 1) // block_size: at least one token is computed for its logits. A closed-
     form run's gate and the admission right after it look the same head up: the last
     lookup is kept while nothing it saw changed."""
-    pool, px = deref(cache)
+    pool, px = part(cache, 0), deref(cache)[1]
     bs = S[BS]
     bp.settle(pool, S[FREE], SF[NOW])
     total = I[P, h] + I[OUT, h]
-    PS = pool[0]
+    PS = deref(pool)[0]
     if PS[bp.MEMO_H] == h and PS[bp.MEMO_TOTAL] == total and PS[bp.MEMO_EPOCH] == PS[bp.EPOCH]:
         hit, idle = PS[bp.MEMO_HIT], PS[bp.MEMO_IDLE]  # the same head, the cache unchanged since
     else:
@@ -59,9 +59,9 @@ def head_plan(S, SF, I, cache, h, budget):
 @kernel
 def take_hit(S, I, cache, h, hit, num):
     """h, admitted, takes its hit and the blocks of its chunk."""
-    pool, px = deref(cache)
+    pool, px = part(cache, 0), deref(cache)[1]
     bs = S[BS]
-    pool[0][bp.MEMO_H] = -1
+    deref(pool)[0][bp.MEMO_H] = -1
     fill(px, h, np.int64(0), hit, bs, px[9])
     S[FREE] -= bp.touch(pool, px[9], np.int64(0), hit)
     need = -(-(hit * bs + num) // bs) - hit
@@ -75,7 +75,7 @@ def take_hit(S, I, cache, h, hit, num):
 @kernel
 def register_filled(S, I, cache, r):
     """Cache the blocks r just filled (prompt or generated tokens)."""
-    pool, px = deref(cache)
+    pool, px = part(cache, 0), deref(cache)[1]
     bs = S[BS]
     h = I[HELD, r]
     full = I[COMPUTED, r] // bs
@@ -89,7 +89,7 @@ def register_filled(S, I, cache, r):
 def release(S, SF, I, F, cache, r, finished):
     """Give r's blocks back. A finished turn followed by a tool wait keeps its KV cached
     (counted in byte·s until the wait ends or it is evicted) or drops it."""
-    pool, px = deref(cache)
+    pool, px = part(cache, 0), deref(cache)[1]
     register_filled(S, I, cache, r)
     held = I[HELD, r]
     plain = I[BLOCKS, r] - held
@@ -132,7 +132,7 @@ def steps_before_watched_eviction(S, SF, cache, hist, n, k):
     for o in range(bs):
         if hist[o]:
             needs += hist[o] * max(0, (k - o - 1) // bs + 1)
-    safe = bp.blocks_before_watched(deref(cache)[0], S[FREE], SF[NOW], needs)
+    safe = bp.blocks_before_watched(part(cache, 0), S[FREE], SF[NOW], needs)
     if safe >= needs:
         return k
     q, idx = divmod(safe, n)
@@ -142,7 +142,7 @@ def steps_before_watched_eviction(S, SF, cache, hist, n, k):
 @kernel
 def cached_prefix_blocks(S, I, cache, r):
     """Full blocks of r's prompt the cache holds now; looks, takes nothing."""
-    pool, px = deref(cache)
+    pool, px = part(cache, 0), deref(cache)[1]
     bs = S[BS]
     most = (I[P, r] - 1) // bs
     if most <= 0:
