@@ -3,21 +3,7 @@ redo), a session saves and opens the card's loop, and "take the RL tab's loop" t
 Training panel's loop as the window shows it."""
 from __future__ import annotations
 
-import pytest
-
 from core import session as core_session
-from lab.main_window import MainWindow
-from widgets.kit.jobs import jobs
-
-
-@pytest.fixture
-def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1280, 720)
-    w.show()
-    yield w
-    jobs().wait_idle()
 
 
 def _open(qtbot, window):

@@ -6,20 +6,9 @@ import pytest
 from core import session as core_session
 from core.registry import ParamError
 from core.serving.state import ServingState
-from lab.main_window import MainWindow
 from widgets.kit.jobs import jobs
 
 SMALL = {"durations_s": (20.0, 20.0), "rates_per_s": (2.0, 2.0)}  # a P/D run of the book's 480 takes seconds
-
-
-@pytest.fixture
-def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1280, 720)
-    w.show()
-    yield w
-    jobs().wait_idle()
 
 
 def _open_small(qtbot, window):

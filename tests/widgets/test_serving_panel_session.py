@@ -7,21 +7,10 @@ import pytest
 from core import session as core_session
 from core.registry import ParamError
 from core.serving.state import ServingState
-from lab.main_window import MainWindow
 from widgets.kit.jobs import jobs
 
 COEFS = {"coef_step_s": 0.002, "coef_seq_s": 3e-5}
 UNCOMPARED = ("figure", "wall_s")  # the drawing, and the replay's own run time
-
-
-@pytest.fixture
-def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1280, 720)
-    w.show()
-    yield w
-    jobs().wait_idle()
 
 
 def _open(qtbot, window):

@@ -12,23 +12,12 @@ from core.registry import ParamError
 from core.rl.loop_card import MAX_STEPS
 from core.talk import load_talk
 from core.training_state import TrainingState
-from lab.main_window import MainWindow
 from tests.hostile.bounds import bounded
 from widgets.kit.jobs import jobs
 
 CHAPTER3 = Path(__file__).resolve().parents[2] / "talks" / "chapter3.toml"
 
 UNTIMED = ("wall_s", "wall_time_s", "us_per_sequence")  # the run's own clock, not the loop
-
-
-@pytest.fixture
-def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1280, 720)
-    w.show()
-    yield w
-    jobs().wait_idle()
 
 
 def _settled(window, panel):
