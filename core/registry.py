@@ -428,20 +428,24 @@ def get(name: str) -> Calculator:
     return registry().get(name)
 
 
-@cache  # once per name: a sweep resolves every point through get(), and this reads all of core's sources
+@cache  # once per name: a sweep resolves every point through get()
 def _naming(name: str) -> tuple[str, ...]:
     """Calculator modules whose source holds the quoted name (a candidate, not a proof: the
     module's CALCULATORS decides)."""
     quoted = (f'"{name}"', f"'{name}'")
+    return tuple(module for module, text in _calculator_sources() if any(q in text for q in quoted))
+
+
+@cache  # once: a talk's scenes ask for dozens of names, and each read every core source again
+def _calculator_sources() -> tuple[tuple[str, str], ...]:
+    """(module, source) of every calculator module of core."""
     found = []
     for module in calculator_modules():
         path = os.path.join(_CORE, *module.split(".")[1:])
         path = os.path.join(path, "__init__.py") if os.path.isdir(path) else path + ".py"
         try:
             with open(path, encoding="utf-8") as f:
-                text = f.read()
+                found.append((module, f.read()))
         except OSError:
             continue
-        if any(q in text for q in quoted):
-            found.append(module)
     return tuple(found)
