@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import platform
+import time
 
 import PySide6
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -56,6 +57,8 @@ class MainWindow(QtWidgets.QMainWindow):
     panel_built = QtCore.Signal(str)  # a panel's widgets exist (features style/translate it)
 
     BUILD_FALLBACK_MS = 1000  # build even if the loading page is never painted (hidden window)
+    WARM_POLL_MS = 50
+    WARM_WAIT_S = 5.0  # the warm-up starts after this even if the first panel is not ready yet
 
     def __init__(self, settings: Settings | None = None, parent=None):
         super().__init__(parent)
@@ -104,6 +107,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_timer.setSingleShot(True)
         self._build_timer.setInterval(self.BUILD_FALLBACK_MS)
         self._build_timer.timeout.connect(self._build_pending)
+        self._warm_timer = QtCore.QTimer(self)  # polls for the first panel's figures, then warms up
+        self._warm_timer.setInterval(self.WARM_POLL_MS)
+        self._warm_timer.timeout.connect(self._warm_up_when_ready)
+        self._warm_since = None
         self.loading.painted.connect(self._on_loading_painted)
         self.nav.currentRowChanged.connect(self._on_nav_row_changed)
         self.nav.installEventFilter(self)
@@ -219,9 +226,22 @@ class MainWindow(QtWidgets.QMainWindow):
         self.panel_shown.emit(key)
         if not self._warmed:
             # While the user reads the first panel, the other panels' modules load off the
-            # GUI thread, so a first visit pays only for building its widgets.
+            # GUI thread, so a first visit pays only for building its widgets. Once that
+            # panel has its first figures: importing beside it, the job held the GIL against
+            # its build and took a core from its figures (a talk's first scene waited).
             self._warmed = True
-            jobs().submit("warm-up", import_panel_modules, [info.factory for info in self._infos])
+            self._warm_timer.start()
+
+    def _warm_up_when_ready(self) -> None:
+        now = time.monotonic()
+        self._warm_since = self._warm_since or now
+        if self._closed:
+            self._warm_timer.stop()
+            return
+        if not self.is_ready(self.current_key()) and now - self._warm_since < self.WARM_WAIT_S:
+            return
+        self._warm_timer.stop()
+        jobs().submit("warm-up", import_panel_modules, [info.factory for info in self._infos])
 
     def _on_loading_painted(self) -> None:
         if self._pending is not None:
@@ -288,6 +308,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._pending = None
         self.settings.set("window/geometry", self.saveGeometry())  # lab.app.place_window restores it
         self._build_timer.stop()
+        self._warm_timer.stop()
         self.job_status.detach()
         jobs().shutdown()
         for widget in self._panels.values():
