@@ -12,6 +12,8 @@ call (borrow.py) and the frame outlives every kernel the loop calls, so nothing 
 counted or copied; after inlining LLVM sees the same loads as before."""
 from __future__ import annotations
 
+import hashlib
+
 from numba import types
 from numba.core import cgutils
 from numba.core.datamodel import models, register_default
@@ -23,7 +25,8 @@ class Ref(types.Type):
 
     def __init__(self, of):
         self.of = of
-        super().__init__(name=f"Ref({of})")
+        # a short name: it is part of every mangled symbol of a kernel taking the Ref
+        super().__init__(name="Ref_" + hashlib.sha1(str(of).encode()).hexdigest()[:16])
 
 
 register_default(Ref)(models.OpaqueModel)
