@@ -1,6 +1,10 @@
 import contextlib
+import fcntl
 import os
+import subprocess
 import sys
+import tempfile
+import time
 
 # Tests never need a screen: Qt renders offscreen, before any Qt module is imported.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -14,6 +18,82 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "vllm_server: needs a real vLLM server (LAB_VLLM_URL); run with -m vllm_server")
 
 
+# --- the compiled engine, once before the workers (pytest-xdist) ---------------------------
+# numba compiles the engine's loop once per version of its sources and caches it on disk
+# (core/serving/engine/jit.py); a process that needs it before the cache is written compiles
+# it too. On a fresh machine both workers and the `lab` processes their first tests start
+# would each pay that compile (many CPU-seconds each) at the same time. The controller has
+# it compiled (or only loaded, when the cache is warm) in one process while the workers
+# collect, and a worker waits for that before its first test.
+WARM_ENGINE = "from core.sweep.warm import warm_serving; warm_serving()"
+WARM_WAIT_S = 300.0  # past this a worker goes on (and compiles itself, as without the warm-up)
+
+
+def _xdist_controller(config) -> bool:
+    return (not hasattr(config, "workerinput") and bool(getattr(config.option, "numprocesses", None))
+            and not config.option.collectonly)
+
+
+def pytest_sessionstart(session):
+    config = session.config
+    if not _xdist_controller(config):
+        return
+    fd, path = tempfile.mkstemp(prefix="lab-warm-", suffix=".lock")
+    fcntl.flock(fd, fcntl.LOCK_EX)  # held by the child's copy of fd until the child exits
+    try:
+        config._lab_warm = (path, subprocess.Popen(
+            [sys.executable, "-c", WARM_ENGINE], cwd=str(config.rootpath), pass_fds=(fd,),
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    finally:
+        os.close(fd)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """(pytest-xdist, on the controller) each worker gets the warm-up's lock to wait on."""
+    warm = getattr(node.config, "_lab_warm", None)
+    if warm is not None:
+        node.workerinput["lab_warm_lock"] = warm[0]
+
+
+def pytest_collection_finish(session):
+    path = getattr(session.config, "workerinput", {}).get("lab_warm_lock")
+    if path:
+        _wait_for_lock(path, WARM_WAIT_S)
+
+
+def _wait_for_lock(path: str, limit_s: float) -> None:
+    """Until the warm-up's process has exited (a shared lock is free then), at most limit_s.
+    (If the warm-up failed, the tests that replay say why.)"""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    deadline = time.monotonic() + limit_s
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    return
+                time.sleep(0.05)  # a poll of a lock, not a guess at how long the compile takes
+    finally:
+        os.close(fd)
+
+
+def pytest_sessionfinish(session):
+    warm = getattr(session.config, "_lab_warm", None)
+    if warm is not None:
+        path, child = warm
+        if child.poll() is None:  # the run ended early (-x, ^C): the compile is not needed
+            child.kill()
+        child.wait()
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups (--dist loadgroup)
 def pytest_collection_modifyitems(config, items):
     """Tests that share one thing run on one worker, one after another: a real sound device
@@ -24,6 +104,23 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.xdist_group("sound"))
         elif "ray_cluster" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group("ray"))
+    if hasattr(config, "workerinput"):
+        items[:] = windows_first(items)
+
+
+GUI_FIXTURES = {"qtbot", "qapp"}
+
+
+def windows_first(items):
+    """A worker's copy of the collection, modules that build widgets first (each of their
+    tests takes seconds: panels, replays, layouts) and the rest (mostly milliseconds) after.
+    pytest-xdist hands tests out in this order as workers ask, so the short ones fill the
+    end and no worker is left alone with a window's long tests at the end (the file order
+    put tests/widgets last). A module keeps its order and stays whole (its module-scoped
+    fixtures are built once); every worker sorts the same way (their collections must match)."""
+    gui = {item.module.__name__ for item in items
+           if getattr(item, "module", None) is not None and GUI_FIXTURES & set(getattr(item, "fixturenames", ()))}
+    return sorted(items, key=lambda item: getattr(getattr(item, "module", None), "__name__", "") not in gui)
 
 
 @pytest.fixture(autouse=True)
