@@ -73,7 +73,7 @@ def _quantiles(values: np.ndarray, weights: np.ndarray | None) -> list[float]:
         return [float("nan")] * len(QUANTILES)
     if weights is None:
         return [float(v) for v in np.percentile(values, QUANTILES)]
-    return [vllm_metrics.weighted_percentile(values, weights, q) for q in QUANTILES]
+    return vllm_metrics.weighted_percentiles(values, weights, QUANTILES)
 
 
 def _panel(name: str, measured: np.ndarray, simulated: np.ndarray, weights: np.ndarray | None) -> dict:

@@ -41,20 +41,30 @@ MAX_SLO_MS = 1e9
 def weighted_percentile(values, weights, q: float) -> float:
     """np.percentile(np.repeat(values, weights), q) (linear interpolation) without
     building the repeated list. weights: non-negative whole numbers."""
+    return weighted_percentiles(values, weights, (q,))[0]
+
+
+def weighted_percentiles(values, weights, qs) -> list[float]:
+    """weighted_percentile at each q of qs, the values sorted once (a per-token list's sort
+    was most of a long replay's report)."""
     values = np.asarray(values, dtype=float)
     weights = np.asarray(weights, dtype=np.int64)
     keep = weights > 0
     values, weights = values[keep], weights[keep]
     if values.size == 0:
-        return 0.0  # vLLM: np.percentile(x or 0, q) of an empty list is 0
+        return [0.0 for _ in qs]  # vLLM: np.percentile(x or 0, q) of an empty list is 0
     order = np.argsort(values, kind="stable")
     values, ends = values[order], np.cumsum(weights[order])
-    h = q / 100.0 * (int(ends[-1]) - 1)
-    lo = math.floor(h)
-    hi = min(lo + 1, int(ends[-1]) - 1)
-    v_lo = values[np.searchsorted(ends, lo, side="right")]
-    v_hi = values[np.searchsorted(ends, hi, side="right")]
-    return float(v_lo + (h - lo) * (v_hi - v_lo))
+    last = int(ends[-1]) - 1
+    out = []
+    for q in qs:
+        h = q / 100.0 * last
+        lo = math.floor(h)
+        hi = min(lo + 1, last)
+        v_lo = values[np.searchsorted(ends, lo, side="right")]
+        v_hi = values[np.searchsorted(ends, hi, side="right")]
+        out.append(float(v_lo + (h - lo) * (v_hi - v_lo)))
+    return out
 
 
 def weighted_stats(values, weights=None) -> dict[str, float]:
@@ -69,9 +79,10 @@ def weighted_stats(values, weights=None) -> dict[str, float]:
     # point would differ in its last bits between machines (and Ray workers, one thread).
     mean = float(np.sum(values * weights) / total)
     var = float(np.sum((values - mean) ** 2 * weights) / total)
-    out = {"mean": mean, "median": weighted_percentile(values, weights, 50), "std": math.sqrt(max(var, 0.0))}
-    for p in PERCENTILES:
-        out[f"p{p}"] = weighted_percentile(values, weights, p)
+    median, *tails = weighted_percentiles(values, weights, (50,) + PERCENTILES)
+    out = {"mean": mean, "median": median, "std": math.sqrt(max(var, 0.0))}
+    for p, value in zip(PERCENTILES, tails):
+        out[f"p{p}"] = value
     return out
 
 
