@@ -235,3 +235,22 @@ def test_panel_metadata_is_read_from_source_and_the_factory_imports_late():
     from widgets.verify import VerifyPanel
 
     assert factory.load() is VerifyPanel and factory.loaded
+
+
+def test_the_warm_up_waits_for_the_first_panels_figures(qtbot, monkeypatch):
+    """The other panels' modules are imported on the job runner once the panel the window
+    opened on has its first figures: beside its build the job took the GIL and a core
+    from it (a talk's first scene waited)."""
+    import lab.main_window as main_window
+
+    seen, box = [], []
+    monkeypatch.setattr(MainWindow, "WARM_WAIT_S", 120.0)  # a loaded machine: no starting without it
+    monkeypatch.setattr(main_window, "import_panel_modules", lambda factories: seen.append(box[0].is_ready("serving")))
+    Settings().set("last_panel", "serving")
+    w = MainWindow()
+    box.append(w)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitUntil(lambda: bool(seen), timeout=60_000)
+    assert seen == [True]
+    assert jobs().wait_idle()
