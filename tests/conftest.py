@@ -12,7 +12,27 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest
 
 
+class _GroupIds:
+    """pytest-xdist's --dist loadgroup names a test's group in its node id (nodeid@group),
+    which the scheduler splits off; it sets the id's old attribute (`_nodeid`), which pytest
+    9 no longer reads (a node's id is `_id`, a NodeId), so every group was ignored and the
+    run was a plain --dist load. Set after xdist's own hook, the same id it meant to."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items):
+        try:
+            from _pytest.nodeid import coerce_node_id
+        except ImportError:  # an older pytest reads `_nodeid` itself
+            return
+        for item in items:
+            meant = item.__dict__.get("_nodeid")
+            if meant and meant != item.nodeid:
+                item._id = coerce_node_id(meant)
+
+
 def pytest_configure(config):
+    if hasattr(config, "workerinput") and getattr(config.option, "loadgroup", False):
+        config.pluginmanager.register(_GroupIds(), "lab-xdist-group-ids")
     # Against a real vLLM server (.ci/run's own stage; tests/vllm_server/conftest.py leaves
     # them out unless -m names the marker).
     config.addinivalue_line("markers", "vllm_server: needs a real vLLM server (LAB_VLLM_URL); run with -m vllm_server")
@@ -104,11 +124,27 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.xdist_group("sound"))
         elif "ray_cluster" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group("ray"))
+        elif _shares_a_window(item):
+            item.add_marker(pytest.mark.xdist_group(f"window:{item.nodeid.split('::')[0]}"))
     if hasattr(config, "workerinput"):
         items[:] = windows_first(items)
 
 
 GUI_FIXTURES = {"qtbot", "qapp"}
+
+
+def _shares_a_window(item) -> bool:
+    """A widget test that uses a module-scoped fixture of its own module (a window whose
+    panels are built once for the module's tests): those tests run on one worker. Handed
+    out one by one they went to both, and each worker built the window and its panels."""
+    if not GUI_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return False
+    info = getattr(item, "_fixtureinfo", None)
+    module = item.nodeid.split("::")[0]
+    for defs in (info.name2fixturedefs.values() if info is not None else ()):
+        if defs and defs[-1].scope == "module" and defs[-1].baseid == module:
+            return True
+    return False
 
 
 def windows_first(items):
