@@ -5,7 +5,8 @@ not; a case that waits instead of working (a FIFO, a lock) is killed at WALL_LIM
 wall time, which fails it as well.
 
 - CLI argument lists run `python -m lab ...` in a subprocess: the exit status and the
-  messages are the real ones, a hang is killed at the limit (a timer, then the wait), and
+  messages are the real ones, a hang is killed at the limit (a watcher thread: past the
+  wall limit without CPU progress, or far past it whatever it does), and
   the CPU time is that child's own (os.wait4's rusage). Its memory is the peak of its own
   address space, VmHWM in /proc/self/status, which the child writes at exit: Linux's
   ru_maxrss of a child started by vfork/exec (as subprocess does) carries the parent's
@@ -33,6 +34,11 @@ from pathlib import Path
 
 LIMIT_S = 5.0
 WALL_LIMIT_S = 6 * LIMIT_S  # a hang, not a starved child: a loaded CI machine gives a case a fraction of a core
+# A child past WALL_LIMIT_S still working (CPU time growing) is starved, not hung: it runs on
+# until its CPU bound or this outer wall bound (at load 13 on two cores a case that needs
+# 3 s of CPU took more than 30 s of wall).
+STARVED_WALL_LIMIT_S = 24 * LIMIT_S
+STALL_S = 5.0  # wall seconds without CPU progress that make a child past WALL_LIMIT_S hung
 LIMIT_BYTES = 500 * 2**20
 REPO = Path(__file__).resolve().parents[2]
 
@@ -50,7 +56,7 @@ class Ran:
     def within_bounds(self) -> str | None:
         """Why the case broke its bound, or None."""
         if self.killed:
-            return f"ran past {WALL_LIMIT_S:g} s of wall time and was killed"
+            return f"ran past {self.wall_s:.0f} s of wall time (hung or over its bound) and was killed"
         if self.cpu_s > LIMIT_S:
             return f"took {self.cpu_s:.1f} s of CPU (bound {LIMIT_S:g} s; {self.wall_s:.1f} s wall)"
         if self.peak_bytes > LIMIT_BYTES:
@@ -101,18 +107,14 @@ def run_cli(args: list[str], limit_s: float = WALL_LIMIT_S, env: dict | None = N
         start = time.perf_counter()
         proc = subprocess.Popen([sys.executable, "-c", _LAB_WITH_PEAK, *args], stdout=out, stderr=err, env=full_env,
                                 cwd=str(cwd or REPO), stdin=subprocess.DEVNULL)
-        killed = threading.Event()
-
-        def kill():
-            killed.set()
-            proc.kill()
-
-        timer = threading.Timer(limit_s, kill)
-        timer.start()
+        killed, done = threading.Event(), threading.Event()
+        watcher = threading.Thread(target=_watch, args=(proc, start, limit_s, killed, done), daemon=True)
+        watcher.start()
         try:
             _, status, usage = os.wait4(proc.pid, 0)
         finally:
-            timer.cancel()
+            done.set()
+            watcher.join()
         proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
         wall = time.perf_counter() - start
         out.seek(0)
@@ -120,6 +122,35 @@ def run_cli(args: list[str], limit_s: float = WALL_LIMIT_S, env: dict | None = N
         return Ran(proc.returncode, out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"),
                    wall, usage.ru_utime + usage.ru_stime, _own_peak_bytes(peak_file, usage.ru_maxrss * 1024),
                    killed.is_set())
+
+
+def _cpu_s(pid: int) -> float | None:
+    """The child's CPU seconds so far (user + system, /proc/PID/stat), None where unknown."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _watch(proc: subprocess.Popen, start: float, limit_s: float, killed: threading.Event,
+           done: threading.Event) -> None:
+    """Kill the child past limit_s of wall time if it is hung (no CPU progress for STALL_S,
+    or no way to tell), past its CPU bound, or past STARVED_WALL_LIMIT_S whatever it does."""
+    progress_cpu, progress_at = -1.0, start
+    while not done.wait(0.25):
+        now = time.perf_counter()
+        cpu = _cpu_s(proc.pid)
+        if cpu is not None and cpu > progress_cpu + 0.05:
+            progress_cpu, progress_at = cpu, now
+        hung = cpu is None or now - progress_at >= STALL_S
+        over_cpu = cpu is not None and cpu > 2 * LIMIT_S  # the bound is broken already: stop it
+        wall = now - start
+        if (wall >= limit_s and (hung or over_cpu)) or wall >= max(limit_s, STARVED_WALL_LIMIT_S):
+            killed.set()
+            proc.kill()
+            return
 
 
 class Overrun(Exception):
