@@ -167,6 +167,21 @@ def _isolated_settings(tmp_path, monkeypatch):
     yield
 
 
+@pytest.fixture
+def window(qtbot):
+    """The lab's main window, shown at 1280x720; its jobs finished after the test (imported
+    here, not at the top: core's tests stay Qt-free)."""
+    from lab.main_window import MainWindow
+    from widgets.kit.jobs import jobs
+
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.resize(1280, 720)
+    w.show()
+    yield w
+    jobs().wait_idle()
+
+
 @pytest.fixture(scope="module")
 def module_settings(tmp_path_factory):
     """A settings folder for a module's shared window (the autouse one is each test's own)."""

@@ -1,17 +1,6 @@
-"""The window the session and undo tests drive: shown, 1280×720 (open_panel opens a panel
-in it and waits until the panel is ready and settled)."""
+"""open_panel for the session and undo tests: a panel opened in tests/conftest.py's window
+(shown, 1280×720) and waited on until it is ready and settled."""
 import pytest
-
-from lab.main_window import MainWindow
-
-
-@pytest.fixture
-def window(qtbot):
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1280, 720)
-    w.show()
-    return w
 
 
 @pytest.fixture

@@ -10,19 +10,6 @@ def serving_ready(panel) -> bool:
 
 
 @pytest.fixture
-def window(qtbot):
-    """The lab's main window, shown at 1280x720; its jobs finished after the test."""
-    from lab.main_window import MainWindow
-
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.resize(1280, 720)
-    w.show()
-    yield w
-    jobs().wait_idle()
-
-
-@pytest.fixture
 def open_serving_panel(qtbot):
     """open_serving_panel(width, height): a Serving panel at that size, shown and ready;
     closed (its jobs finished) after the test."""
