@@ -43,3 +43,24 @@ def test_deref_of_a_tuple_is_the_tuple():
     a, b = np.zeros(2, np.int64), np.zeros(2)
     _bump((a, b), 0)
     assert a.tolist() == [1, 0] and b.tolist() == [0.5, 0.0]
+
+
+@njit(_nrt=False)
+def _step(S, F, r):
+    S[0] += 1  # a Ref indexed as its array: getitem then setitem
+    F[r, 1] = F[r, 0] * 2.0
+    return S[0] + S[1]
+
+
+@njit(_nrt=False)
+def _through_array_refs(S, F, r):
+    S, F = ref(S), ref(F)
+    _step(S, F, r)
+    return _step(S, F, r)
+
+
+def test_an_array_by_reference_is_indexed_as_the_array():
+    S, F = np.array([0, 10], np.int64), np.array([[1.5, 0.0], [4.0, 0.0]])
+    assert _through_array_refs(S, F, 1) == 2 + 10  # the second call sees the first's write
+    assert S.tolist() == [2, 10] and F.tolist() == [[1.5, 0.0], [4.0, 8.0]]
+    assert _step(S, F, 0) == 13 and F[0, 1] == 3.0  # the arrays themselves (called from Python)

@@ -13,11 +13,12 @@ counted or copied; after inlining LLVM sees the same loads as before."""
 from __future__ import annotations
 
 import hashlib
+import operator
 
 from numba import types
 from numba.core import cgutils
 from numba.core.datamodel import models, register_default
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 
 class Ref(types.Type):
@@ -52,9 +53,9 @@ def _arrays_only(typ) -> bool:
 
 @intrinsic
 def ref(typingctx, value):
-    """A tuple of arrays (nested tuples too), its arrays borrowed, stored in the calling
-    function's frame: by reference."""
-    if not isinstance(value, types.BaseTuple) or not _arrays_only(value):
+    """A tuple of arrays (nested tuples too) or one array, its arrays borrowed, stored in the
+    calling function's frame: by reference."""
+    if not (isinstance(value, types.Array) or isinstance(value, types.BaseTuple) and _arrays_only(value)):
         return None
 
     def codegen(context, builder, sig, args):
@@ -69,7 +70,7 @@ def ref(typingctx, value):
 def deref(typingctx, r):
     """The tuple r refers to; a tuple itself where a kernel is called with one (from
     Python, as BlockCache's pool is)."""
-    if isinstance(r, types.BaseTuple):
+    if isinstance(r, (types.BaseTuple, types.Array)):
         return r(r), lambda context, builder, sig, args: args[0]
     if not isinstance(r, Ref):
         return None
@@ -94,3 +95,25 @@ def part(typingctx, r, k):
         return builder.bitcast(cgutils.gep_inbounds(builder, ptr, 0, i), cgutils.voidptr_t)
 
     return Ref(r.of[i])(r, k), codegen
+
+
+def _array_ref(r) -> bool:
+    return isinstance(r, Ref) and isinstance(r.of, types.Array)
+
+
+# An array by reference is indexed as the array itself: the loop's state arrays (S, SF,
+# I, F) go down as one pointer each and no kernel's body changes. Not inlined by numba
+# (an access is a call in the lowered IR, fewer instructions to lower and optimize per
+# kernel); LLVM inlines them where the entry point's module is optimized.
+@overload(operator.getitem)
+def _getitem(r, i):
+    if _array_ref(r):
+        return lambda r, i: deref(r)[i]
+
+
+@overload(operator.setitem)
+def _setitem(r, i, v):
+    if _array_ref(r):
+        def impl(r, i, v):
+            deref(r)[i] = v
+        return impl

@@ -367,6 +367,7 @@ def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, ser_t, ser, log_r
     ser_t, ser, log_r, log_t, coef = borrow(ser_t), borrow(ser), borrow(log_r), borrow(log_t), borrow(coef)
     cache, work = ref(cache), borrow(work)  # by reference, borrowed (byref.py)
     grp = ref(grp)
+    S, SF, I, F = ref(S), ref(SF), ref(I), ref(F)  # indexed as the arrays (byref.py)
     if op != OP_RUN:
         return operation(S, SF, I, F, run, wq, feed, ht, hi, ser_t, ser, cache, grp, op, r, horizon)
     cap = run.size + 1
