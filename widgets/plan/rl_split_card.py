@@ -18,10 +18,9 @@ from PySide6 import QtCore, QtWidgets
 from core.rl.split_card import LOOP_NAMES, MAX_POOL, command_texts, pools_text, sweep_keys
 from widgets.kit.i18n_text import language
 from widgets.kit.i18n_tree import translate_tree
-from widgets.kit.page import ReflowLayout, caption
 from widgets.plan.form import Field
 from widgets.plan.rl_split_plot import SplitPlots
-from widgets.plan.runner import SweepRunner
+from widgets.plan.sweep_card import SweepCard
 
 LEAD = ("同一个 RL 循环,卡池在生成与训练之间每种划分各跑一次(每点一次完整的 RL 模拟);"
         "方块 = 每千步 GPU 小时最少,菱形 = 每步最快;同一卡池两者落在同一划分,几个卡池(如 4,6,8)才会分开 · the same "
@@ -47,26 +46,13 @@ def _text(value) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-class RLSplitCard(QtWidgets.QFrame):
-    finished = QtCore.Signal(object)  # the sweep's summary, once the figures are drawn
-    failed = QtCore.Signal(str, str)  # field ('' when none), message
-
+class RLSplitCard(SweepCard):
     def __init__(self, panel=None, parent=None):
-        super().__init__(parent)
+        super().__init__("rl_split", "强化学习划分扫描:生成与训练各用几张卡 · RL split sweep: how many cards for "
+                         "rollout, how many for the trainer", LEAD, "扫描划分 · sweep the split", parent)
         self.panel = panel
         self.model = panel.state.card("rl_split")
-        self.setProperty("role", "card")
-        self.setObjectName("rl_split_card")
-        self.runner = SweepRunner(self)
         self._editing = False
-        col = QtWidgets.QVBoxLayout(self)
-        col.setContentsMargins(8, 6, 8, 6)
-        heading = QtWidgets.QLabel("强化学习划分扫描:生成与训练各用几张卡 · RL split sweep: how many cards for "
-                                   "rollout, how many for the trainer")
-        heading.setStyleSheet("font-weight: 600;")
-        heading.setWordWrap(True)
-        col.addWidget(heading)
-        col.addWidget(caption(LEAD))
         form = QtWidgets.QGridLayout()
         form.setHorizontalSpacing(8)
         self.fields = {key: Field(f"rl_split_{key}") for key in KEYS}
@@ -82,41 +68,10 @@ class RLSplitCard(QtWidgets.QFrame):
             form.addWidget(self.fields[key], r, 2 * c + 1)
         form.setColumnStretch(1, 1)
         form.setColumnStretch(3, 1)
-        left = QtWidgets.QWidget()
-        left_col = QtWidgets.QVBoxLayout(left)
-        left_col.setContentsMargins(0, 0, 0, 0)
-        left_col.addLayout(form)
-        buttons = QtWidgets.QHBoxLayout()
-        self.run_button = QtWidgets.QPushButton("扫描划分 · sweep the split")
-        self.run_button.setObjectName("rl_split_run")
-        self.cancel_button = QtWidgets.QPushButton("取消 · cancel")
-        self.cancel_button.setEnabled(False)
         self.take_button = QtWidgets.QPushButton("取 RL 页的循环 · take the RL tab's loop")
         self.take_button.setObjectName("rl_split_take")
-        for b in (self.run_button, self.cancel_button, self.take_button):
-            buttons.addWidget(b)
-        buttons.addStretch(1)
-        left_col.addLayout(buttons)
-        self.status = caption("", name="rl_split_status")
-        left_col.addWidget(self.status)
-        left_col.addStretch(1)
-        right = QtWidgets.QWidget()
-        right_col = QtWidgets.QVBoxLayout(right)
-        right_col.setContentsMargins(0, 0, 0, 0)
         self.plots = SplitPlots()
-        right_col.addWidget(self.plots)
-        self.answer = caption("", name="rl_split_answer")
-        self.answer.setStyleSheet("font-weight: 600;")
-        right_col.addWidget(self.answer)
-        both = ReflowLayout(columns=2, min_column_em=22, stretch=(2, 3))
-        both.addWidget(left)
-        both.addWidget(right)
-        col.addLayout(both)
-        self.command = caption("", name="rl_split_command")
-        self.command.setTextFormat(QtCore.Qt.TextFormat.RichText)
-        self.command.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-        col.addWidget(self.command)
-        self.summary: dict | None = None
+        self.lay_out(form, self.plots, more_buttons=(self.take_button,), min_column_em=22)
         self.ran = None  # the inputs of the rows on screen
         self.rows: list[dict] = []  # every finished row of this run (each pool's sweep in turn)
         self._queue: list[dict] = []  # the pools' sweeps not started yet

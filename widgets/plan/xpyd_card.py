@@ -16,9 +16,8 @@ from PySide6 import QtCore, QtWidgets
 from core.serving.disagg.capacity import DEFAULT_ATTAINMENT, MAX_SIDE
 from widgets.kit.i18n_text import language
 from widgets.kit.i18n_tree import translate_tree
-from widgets.kit.page import ReflowLayout, caption
 from widgets.plan.form import Field
-from widgets.plan.runner import SweepRunner
+from widgets.plan.sweep_card import SweepCard
 from widgets.plan.xpyd_grid import XpydGrid, best, cells
 
 LEAD = ("每格一次完整的 prefill/decode 分离回放;绿 = 达标请求占比够,框出的是达标里每小时最便宜的一格 · "
@@ -30,24 +29,11 @@ OTHER_DEFAULT = "durations_s=20 rates_per_s=4 shares_long_input=0.5 kv_link=rdma
 OTHER = "other"
 
 
-class XpydCard(QtWidgets.QFrame):
-    finished = QtCore.Signal(object)  # the sweep's summary, once the grid is drawn
-    failed = QtCore.Signal(str, str)  # field ('' when none), message
-
+class XpydCard(SweepCard):
     def __init__(self, panel=None, parent=None):
-        super().__init__(parent)
+        super().__init__("xpyd", "xPyD 扫描:多少 prefill 与 decode 实例最省 · xPyD sweep: how many prefill and "
+                         "decode instances, at the lowest cost", LEAD, "扫描 xPyD · sweep xPyD", parent)
         self.panel = panel
-        self.setProperty("role", "card")
-        self.setObjectName("xpyd_card")
-        self.runner = SweepRunner(self)
-        col = QtWidgets.QVBoxLayout(self)
-        col.setContentsMargins(8, 6, 8, 6)
-        heading = QtWidgets.QLabel("xPyD 扫描:多少 prefill 与 decode 实例最省 · xPyD sweep: how many prefill and "
-                                   "decode instances, at the lowest cost")
-        heading.setStyleSheet("font-weight: 600;")
-        heading.setWordWrap(True)
-        col.addWidget(heading)
-        col.addWidget(caption(LEAD))
         form = QtWidgets.QGridLayout()
         form.setHorizontalSpacing(8)
         self.max_prefill, self.max_decode = QtWidgets.QSpinBox(), QtWidgets.QSpinBox()
@@ -65,42 +51,9 @@ class XpydCard(QtWidgets.QFrame):
             form.addWidget(QtWidgets.QLabel(label), r, 0)
             form.addWidget(widget, r, 1)
         form.setColumnStretch(1, 1)
-        left = QtWidgets.QWidget()
-        left_col = QtWidgets.QVBoxLayout(left)
-        left_col.setContentsMargins(0, 0, 0, 0)
-        left_col.addLayout(form)
-        buttons = QtWidgets.QHBoxLayout()
-        self.run_button = QtWidgets.QPushButton("扫描 xPyD · sweep xPyD")
-        self.run_button.setObjectName("xpyd_run")
-        self.cancel_button = QtWidgets.QPushButton("取消 · cancel")
-        self.cancel_button.setEnabled(False)
-        buttons.addWidget(self.run_button)
-        buttons.addWidget(self.cancel_button)
-        buttons.addStretch(1)
-        left_col.addLayout(buttons)
-        self.status = caption("", name="xpyd_status")
-        left_col.addWidget(self.status)
-        left_col.addStretch(1)
-        right = QtWidgets.QWidget()
-        right_col = QtWidgets.QVBoxLayout(right)
-        right_col.setContentsMargins(0, 0, 0, 0)
         self.grid = XpydGrid()
-        right_col.addWidget(self.grid)
-        self.answer = caption("", name="xpyd_answer")
-        self.answer.setStyleSheet("font-weight: 600;")
-        self.answer.setTextFormat(QtCore.Qt.TextFormat.RichText)
-        right_col.addWidget(self.answer)
-        right_col.addStretch(1)
         # The fields beside the grid (under it when narrow)
-        both = ReflowLayout(columns=2, min_column_em=18, stretch=(2, 3))
-        both.addWidget(left)
-        both.addWidget(right)
-        col.addLayout(both)
-        self.command = caption("", name="xpyd_command")
-        self.command.setTextFormat(QtCore.Qt.TextFormat.RichText)
-        self.command.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-        col.addWidget(self.command)
-        self.summary: dict | None = None
+        self.lay_out(form, self.grid, rich_answer=True, answer_on_top=True)
         self.best = None
         self.run_button.clicked.connect(lambda: self.run())
         self.cancel_button.clicked.connect(self.runner.cancel)
