@@ -40,11 +40,17 @@ def test_a_panel_built_in_a_running_loop_builds_its_plots_in_later_turns(qtbot, 
 
 def test_a_panel_closed_before_its_plots_are_built_stops_building(qtbot, engine):
     made = {}
-    QtCore.QTimer.singleShot(0, lambda: made.setdefault("panel", VoicePanel(engine=engine)))
-    qtbot.waitUntil(lambda: "panel" in made, timeout=WAIT_MS)
-    panel = made["panel"]
-    timeline = panel.timeline
-    panel.close()  # at once: the plots are still to come
+
+    def build_and_close():
+        panel = VoicePanel(engine=engine)
+        made["timeline"] = panel.timeline
+        made["plots_at_close"] = hasattr(panel.timeline, "background")
+        panel.close()  # in the same turn of the loop: the plots are still to come
+
+    QtCore.QTimer.singleShot(0, build_and_close)
+    qtbot.waitUntil(lambda: "timeline" in made, timeout=WAIT_MS)
+    timeline = made["timeline"]
+    assert not made["plots_at_close"]
     assert jobs().wait_idle()
     # A timer due after the step's (1 ms): once it fires, the step would have run.
     later = []
