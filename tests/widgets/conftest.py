@@ -40,3 +40,31 @@ def engine():
     eng = StreamEngine(prefer_device=False)
     yield eng
     eng.close()
+
+
+@pytest.fixture
+def plan_panel(qtbot):
+    """A Plan panel factory on a small sweep (plan_testkit.SMALL); closes what it built. Its
+    imports wait for a Plan test: the other panels' tests need none of them."""
+    import shiboken6
+
+    from tests.widgets.plan_testkit import SMALL
+    from widgets.kit.jobs import jobs
+    from widgets.plan import PlanPanel
+
+    made = []
+
+    def make(values=None, **kwargs):
+        p = PlanPanel(first_sweep=False, **kwargs)
+        qtbot.addWidget(p)
+        p.form.set_values(dict(SMALL, **(values or {})))
+        p.resize(1280, 720)
+        p.show()
+        made.append(p)
+        return p
+
+    yield make
+    for p in made:
+        if shiboken6.isValid(p):
+            p.close()
+    jobs().wait_idle()

@@ -1,85 +1,31 @@
 """The Plan panel: a sweep's rows stream into the table and the plots as they finish (the
 real core.sweep.run_sweep, in-process and on a local pool of one worker), the Pareto plot
 holds exactly the front of the rows, cancel stops the sweep and leaves the GUI working,
-bad input shows under its field, the engine is kept in the settings, and a clicked point
-opens in the Serving state's replay A."""
+bad input shows under its field and the engine is kept in the settings (a point opened in
+Serving: test_plan_open_point.py)."""
 from __future__ import annotations
 
-import math
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
-import shiboken6
 from PySide6 import QtCore, QtWidgets
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lab"))  # the Ray head fixture lives there
 from ray_fixtures import ray_cluster  # noqa: F401 (a fixture)
 
+from tests.widgets.plan_testkit import MemorySettings, close_points, run_sweep
 from widgets.kit.jobs import jobs
 from widgets.plan import PlanPanel
 from widgets.plan import figures as F
 from widgets.plan.form import SETTING_ADDRESS, SETTING_ENGINE, SETTING_WORKERS
-
-SMALL = {"max_num_seqs": "32,64", "token_budget": "2048,8192", "replicas": "", "scenario": "uniform",
-         "seeds": "", "slo_ttft_ms": "2000", "slo_tpot_ms": "", "other": ""}
-
-
-def _close(got, expected) -> bool:
-    """Two sets of (x, y) points equal to float precision (the plot holds log10 of y)."""
-    a, b = np.array(sorted(got), dtype=float), np.array(sorted(expected), dtype=float)
-    return a.shape == b.shape and np.allclose(a, b, rtol=1e-12)
-
-
-class MemorySettings:
-    """The window's settings as a dict (values, as lab.settings.Settings stores them)."""
-
-    def __init__(self):
-        self.values = {}
-
-    def get(self, key, default=None):
-        return self.values.get(key, default)
-
-    def set(self, key, value):
-        self.values[key] = value
-
-
-@pytest.fixture
-def panel(qtbot):
-    made = []
-
-    def make(values=None, **kwargs):
-        p = PlanPanel(first_sweep=False, **kwargs)
-        qtbot.addWidget(p)
-        p.form.set_values(dict(SMALL, **(values or {})))
-        p.resize(1280, 720)
-        p.show()
-        made.append(p)
-        return p
-
-    yield make
-    for p in made:
-        if shiboken6.isValid(p):
-            p.close()
-    jobs().wait_idle()
-
-
-def _run(qtbot, p, engine="inprocess", timeout=60_000):
-    """Run the form's sweep to its end; its summary (no error under any field)."""
-    assert p.run(engine)
-    qtbot.waitUntil(lambda: not p.runner.running, timeout=timeout)
-    errors = {k: f.error_label.text() for k, f in p.form.fields.items() if f.error_label.text()}
-    assert not errors
-    assert p.runner.summary is not None
-    return p.runner.summary
 
 
 def test_a_small_sweep_streams_its_rows_into_the_table_and_plots(qtbot, panel):
     p = panel()
     arrived = []
     p.runner.row_arrived.connect(lambda row: arrived.append(p.table.rows_model.rowCount()))
-    summary = _run(qtbot, p)
+    summary = run_sweep(qtbot, p)
     # Row by row: the table had grown by one each time a row arrived.
     assert arrived == [1, 2, 3, 4]
     assert {k: summary["points"][k] for k in ("total", "done", "reused", "left")} == \
@@ -93,21 +39,25 @@ def test_a_small_sweep_streams_its_rows_into_the_table_and_plots(qtbot, panel):
     # Every row with a cost is a dot at (cost, p99 TTFT in s).
     xs, ys = p.plots.points.getData()
     rows = p.rows()
-    assert _close(zip(xs, 10 ** ys), [(r["cost_per_million_output_tokens"], r["p99_ttft_ms"] / 1000) for r in rows])
+    assert close_points(zip(xs, 10 ** ys), [(r["cost_per_million_output_tokens"], r["p99_ttft_ms"] / 1000) for r in rows])
     assert p.form.run_button.isEnabled() and not p.form.cancel_button.isEnabled()
     assert p.form.progress.value() == p.form.progress.maximum() == 4
     assert p.table.isColumnHidden(model.headers().index("max req/s"))  # no search: no room for its column
 
+@pytest.fixture
+def panel(plan_panel):
+    return plan_panel
+
 
 def test_the_pareto_plot_holds_exactly_the_rows_front(qtbot, panel):
     p = panel()
-    _run(qtbot, p)
+    run_sweep(qtbot, p)
     rows = p.rows()
     pts = [(r["cost_per_million_output_tokens"], r["p99_ttft_ms"]) for r in rows]
     # Brute force: a point is on the front when no other is at least as good on both and better on one.
     expected = sorted(a for a in pts if not any(b != a and b[0] <= a[0] and b[1] <= a[1] for b in pts))
     xs, ys = p.plots.front_points.getData()
-    assert _close(zip(xs, 10 ** ys * 1000), expected)
+    assert close_points(zip(xs, 10 ** ys * 1000), expected)
     line_x, _ = p.plots.front_line.getData()
     assert list(line_x) == sorted(line_x)  # the front is drawn left to right
     # Each front point is labelled with its knobs' values (no two labels on top of each other).
@@ -123,9 +73,9 @@ def test_a_local_pool_of_one_worker_gives_the_same_rows(qtbot, panel):
     p = panel({"token_budget": ""})
     p.form.engine_box.setCurrentIndex(p.form.engine_box.findData("local"))
     p.form.workers_box.setValue(1)
-    _run(qtbot, p, engine="local", timeout=120_000)
+    run_sweep(qtbot, p, engine="local", timeout=120_000)
     pool_rows = {r["point"]: r for r in p.rows()}
-    _run(qtbot, p, engine="inprocess")
+    run_sweep(qtbot, p, engine="inprocess")
     here = {r["point"]: r for r in p.rows()}
     assert set(pool_rows) == set(here) and len(here) == 2
     for key, row in here.items():
@@ -176,7 +126,7 @@ def test_cancel_stops_the_sweep_and_the_gui_keeps_working(qtbot, panel, monkeypa
     timer.stop()
     # And the panel runs again.
     p.form.set_values({"max_num_seqs": "32,64", "token_budget": "", "seeds": ""})
-    _run(qtbot, p)
+    run_sweep(qtbot, p)
     assert p.table.rows_model.rowCount() == 2
 
 
@@ -189,7 +139,7 @@ def test_cancel_stops_the_sweep_and_the_gui_keeps_working(qtbot, panel, monkeypa
 def test_bad_input_shows_under_its_field(qtbot, panel, field, text, words):
     p = panel({field: text})
     if words is None:
-        _run(qtbot, p)
+        run_sweep(qtbot, p)
         assert not any(f.error_label.text() for f in p.form.fields.values())
         return
     with qtbot.waitSignal(p.runner.failed, timeout=30_000):
@@ -227,79 +177,6 @@ def test_the_engine_and_cluster_address_are_kept_in_settings(qtbot, panel):
     assert settings.values == {SETTING_ENGINE: "ray", SETTING_WORKERS: 3, SETTING_ADDRESS: "10.0.0.5:6379"}
     again = panel(settings=settings).form
     assert again.engine() == "ray" and again.workers() == 3 and again.address() == "10.0.0.5:6379"
-
-
-class FakeWindow(QtWidgets.QMainWindow):
-    """The main window's panel API (show_panel, panel, panel_keys) with a Serving state."""
-
-    def __init__(self, plan):
-        super().__init__()
-        from core.serving.state import ServingState
-
-        self.setCentralWidget(plan)
-        self.serving = QtWidgets.QWidget()
-        self.serving.state = ServingState()
-        self.shown = []
-
-    def panel_keys(self):
-        return ["plan", "serving"]
-
-    def show_panel(self, key):
-        self.shown.append(key)
-
-    def panel(self, key):
-        return self.serving
-
-
-def test_clicking_a_point_opens_it_in_the_serving_replay(qtbot, panel):
-    p = panel({"max_num_seqs": "16,48", "token_budget": ""})
-    window = FakeWindow(p)
-    qtbot.addWidget(window)
-    window.resize(1280, 720)
-    window.show()
-    _run(qtbot, p)
-    QtWidgets.QApplication.processEvents()
-    row = max(p.rows(), key=lambda r: r["param.max_num_seqs"])
-    x, y = row["cost_per_million_output_tokens"], math.log10(row["p99_ttft_ms"] / 1000)
-    widget = p.plots.pareto_card.plot_widget
-    view = p.plots.pareto_card.plot.vb
-    pos = widget.mapFromScene(view.mapViewToScene(QtCore.QPointF(x, y)))
-    with qtbot.waitSignal(p.point_opened, timeout=5_000) as blocker:
-        qtbot.mouseClick(widget.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=pos)
-    assert blocker.args[0]["row"] is row
-    assert window.shown == ["serving"]
-    inputs = window.serving.state.replay("A").inputs
-    assert inputs["max_num_seqs"] == 48
-    assert inputs["token_budget"] == row["param.token_budget"]
-    assert "opened in Serving" in p.form.status.text()
-    # The table selects the clicked point and the plot rings it.
-    selected = p.table.selectionModel().selectedRows()
-    assert [p.table.rows_model.rows[i.row()] for i in selected] == [row]
-    sx, _ = p.plots.selected.getData()
-    assert list(sx) == [x]
-    # A double click on a row opens that row.
-    other = next(r for r in p.rows() if r is not row)
-    p.table.row_opened.emit(other)
-    assert window.serving.state.replay("A").inputs["max_num_seqs"] == other["param.max_num_seqs"]
-    window.takeCentralWidget()  # the panel outlives the window (the fixture closes it)
-
-
-def test_opening_a_point_says_which_loaded_trace_it_replaces(qtbot, panel):
-    from tests.widgets.test_serving_trace import AZURE_200
-
-    p = panel({"max_num_seqs": "16,48", "token_budget": ""})
-    window = FakeWindow(p)
-    qtbot.addWidget(window)
-    window.show()
-    _run(qtbot, p)
-    state = window.serving.state
-    assert state.set_trace({"path": str(AZURE_200), "limit": "120"})
-    p.open_row(p.rows()[0])  # a point of the scenario: the trace is set aside
-    assert state.trace is None
-    assert f"replacing the loaded trace {AZURE_200.name}" in p.form.status.text()
-    p.open_row(p.rows()[1])  # nothing loaded now: nothing to name
-    assert p.form.status.text().endswith("opened in Serving (replay A)")
-    window.takeCentralWidget()  # the panel outlives the window (the fixture closes it)
 
 
 def test_pareto_figure_leaves_out_rows_without_a_cost():
@@ -358,41 +235,14 @@ def test_an_unreachable_cluster_address_is_refused_under_its_field(qtbot, panel)
     assert p.form.run_button.isEnabled() and p.table.rows_model.rowCount() == 0
 
 
-def test_in_the_main_window_a_point_opens_in_the_serving_panel(qtbot):
-    from lab.main_window import MainWindow
-    from lab.settings import PANEL_KEYS
-
-    assert {SETTING_ENGINE, SETTING_WORKERS, SETTING_ADDRESS} <= set(PANEL_KEYS)
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.resize(1280, 720)
-    window.show()
-    window.show_panel("plan")
-    plan = window.panel("plan")
-    assert plan.form._settings is window.settings  # the engine is kept in the window's settings
-    qtbot.waitUntil(lambda: window.is_ready("plan"), timeout=60_000)
-    rows = plan.rows()
-    assert rows and plan.table.rows_model.rowCount() == len(rows)
-    row = rows[-1]
-    plan.open_row(row)
-    assert window.current_key() == "serving"
-    state = window.panel("serving").state
-    for name in ("max_num_seqs", "replicas", "seed"):
-        if f"param.{name}" in row:
-            assert state.replay("A").inputs[name] == row[f"param.{name}"]
-    qtbot.waitUntil(lambda: window.is_ready("serving") and not jobs().busy_keys(), timeout=60_000)
-    window.close()
-    jobs().wait_idle()
-
-
 def test_a_results_folder_is_written_resumed_and_kept_for_its_own_sweep(qtbot, panel, tmp_path):
     folder = tmp_path / "sweep"
     p = panel({"token_budget": "", "--out": str(folder)})
-    first = _run(qtbot, p)
+    first = run_sweep(qtbot, p)
     assert first["points"]["reused"] == 0 and (folder / "results.csv").exists() and (folder / "summary.json").exists()
     # One more value: the two finished points are reused (they stream in first), one is new.
     p.form.set_values({"max_num_seqs": "32,64,96"})
-    again = _run(qtbot, p)
+    again = run_sweep(qtbot, p)
     assert again["points"]["reused"] == 2 and again["points"]["done"] == 3
     assert p.table.rows_model.rowCount() == 3 and "2 reused" in p.form.status.text()
     # Another sweep (other fixed keys) is refused in that folder, under its field, unless --force.
@@ -401,7 +251,7 @@ def test_a_results_folder_is_written_resumed_and_kept_for_its_own_sweep(qtbot, p
         p.run("inprocess")
     assert "another sweep" in p.form.fields["--out"].error_label.text()
     p.form.force_box.setChecked(True)
-    _run(qtbot, p)
+    run_sweep(qtbot, p)
 
 
 def test_on_a_ray_cluster_the_rows_equal_the_in_process_ones(qtbot, panel, ray_cluster):
@@ -409,9 +259,9 @@ def test_on_a_ray_cluster_the_rows_equal_the_in_process_ones(qtbot, panel, ray_c
     address = ray_cluster
     p = panel({"token_budget": "", "--address": address})
     p.form.engine_box.setCurrentIndex(p.form.engine_box.findData("ray"))
-    _run(qtbot, p, engine="ray", timeout=240_000)
+    run_sweep(qtbot, p, engine="ray", timeout=240_000)
     on_ray = {r["point"]: r for r in p.rows()}
-    _run(qtbot, p, engine="inprocess")
+    run_sweep(qtbot, p, engine="inprocess")
     here = {r["point"]: r for r in p.rows()}
     assert set(on_ray) == set(here) and len(here) == 2
     for key, row in here.items():
@@ -421,7 +271,7 @@ def test_on_a_ray_cluster_the_rows_equal_the_in_process_ones(qtbot, panel, ray_c
 def test_a_capacity_search_draws_capacity_against_replicas(qtbot, panel):
     p = panel({"replicas": "1,2", "max_num_seqs": "", "token_budget": "", "search": "max_rate"})
     assert p.form.search_box.isChecked()
-    _run(qtbot, p, timeout=120_000)
+    run_sweep(qtbot, p, timeout=120_000)
     rows = p.rows()
     assert len(rows) == 2 and all(r["search.max_rate_per_s"] > 0 for r in rows)
     xs, ys = p.plots.capacity_points.getData()
