@@ -1,0 +1,82 @@
+"""The public validation set (tests/data/public_runs): every run is read, checked and
+expressible as `lab simulate serving` keys, with its figures as the sources print them."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+def _module(name: str):
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+pr = _module("fidelity_public_runs")
+
+
+def test_the_set_has_three_sources_both_halves_and_the_cards():
+    runs = pr.load_runs()
+    assert 20 <= len(runs) <= 40
+    assert {r.source for r in runs} == {"gpustack", "trtllm-perf-overview", "musgrave-a100"}
+    assert {r.hardware for r in runs} >= {"a100-80gb", "a100-40gb", "h100-sxm", "h200"}
+    by_split = {s: [r for r in runs if r.split == s] for s in pr.SPLITS}
+    assert all(len(v) >= 10 for v in by_split.values())
+    assert {r.regime for r in runs} == {"low", "saturated"}
+    assert any(r.deployment.get("tp", 1) > 1 for r in runs)
+    assert all(r.citation for r in runs)
+
+
+def test_figures_are_the_sources_own():
+    runs = {r.id: r for r in pr.load_runs()}
+    # qwen3-14b/a100.md, "# random 128 input": the 1,000-request burst of short prompts.
+    burst = runs["gpustack/qwen3-14b/a100/random-128"]
+    assert burst.measured["duration_s"] == 26.79 and burst.measured["mean_ttft_ms"] == 19451.46
+    assert burst.workload == {"dataset": "random", "random_input_len": 128, "random_output_len": 4,
+                              "num_prompts": 1000, "request_rate": "inf", "seed": 42}
+    # The throughput identity of vllm bench's printout holds for every gpustack run: output tok/s =
+    # generated tokens / duration, both printed to 2 decimals (half a unit of the last place each).
+    for r in runs.values():
+        m = r.measured
+        if "total_output_tokens" in m and "duration_s" in m:
+            tokens, thr = m["total_output_tokens"], m["output_throughput"]
+            assert abs(tokens / thr - m["duration_s"]) <= 0.005 + tokens * 0.005 / thr ** 2
+    trt = runs["trtllm/llama-3.3-70b-fp8/h100-sxm-tp2/5000x500"]
+    assert trt.measured == {"output_throughput": 898} and trt.deployment["tp"] == 2
+    assert trt.workload["num_prompts"] == 1500 and trt.deployment["frontend"] == "off"
+
+
+def test_lab_keys_of_a_run():
+    run = {r.id: r for r in pr.load_runs()}["gpustack/qwen3-8b/h100/sharegpt-c4"]
+    assert pr.lab_keys(run, {"coef_seq_s": "20us"}) == {
+        "model": "qwen3-8b", "hardware": "h100-sxm", "tp": "1", "quantization": "bf16", "dataset": "fixed",
+        "random_input_len": "233", "random_output_len": "221", "num_prompts": "100", "request_rate": "inf",
+        "max_concurrency": "4", "seed": "0", "coef_seq_s": "20us"}
+
+
+def test_every_run_is_expressible():
+    """Each run's keys pass `lab simulate serving`'s own checks (the deployment fits its card)."""
+    from core.serving import simulate_keys as keys
+
+    for run in pr.load_runs():
+        keys.expand_checked(pr.lab_keys(run), lambda: "unknown key")
+
+
+def test_a_bad_file_is_refused_naming_the_run(tmp_path):
+    bad = tmp_path / "x.toml"
+    bad.write_text('[source]\nid = "x"\nurl = "u"\n[[runs]]\nid = "r1"\ncitation = "c"\nmodel = "m"\n'
+                   'hardware = "h"\nsplit = "train"\nregime = "low"\nworkload = {}\nmeasured = {mean_ttft_ms = 1}\n')
+    with pytest.raises(ValueError, match="r1: split 'train'"):
+        pr.load_runs(tmp_path)
+    bad.write_text(bad.read_text().replace('"train"', '"fit"').replace("mean_ttft_ms = 1", "p42_ttft_ms = 1"))
+    with pytest.raises(ValueError, match="measured keys"):
+        pr.load_runs(tmp_path)
