@@ -58,17 +58,21 @@ class GapMeter:
         self._timer.setTimerType(QtCore.Qt.TimerType.PreciseTimer)
         self._timer.setInterval(10)
         self._timer.timeout.connect(self._tick)
-        self.longest = 0.0
-        self._last = 0.0
+        self.longest = self.longest_cpu = 0.0
+        self._last = self._last_cpu = 0.0
 
     def start(self) -> None:
-        self.longest, self._last = 0.0, time.perf_counter()
+        self.longest = self.longest_cpu = 0.0
+        self._last, self._last_cpu = time.perf_counter(), time.thread_time()
         self._timer.start()
 
     def _tick(self) -> None:
-        now = time.perf_counter()
+        # Wall and the GUI thread's own CPU between two ticks: on a loaded machine the wall
+        # gap also counts waits for a core, the CPU gap only what ran on the GUI thread.
+        now, cpu = time.perf_counter(), time.thread_time()
         self.longest = max(self.longest, now - self._last)
-        self._last = now
+        self.longest_cpu = max(self.longest_cpu, cpu - self._last_cpu)
+        self._last, self._last_cpu = now, cpu
 
     def stop(self) -> float:
         self._tick()
@@ -198,16 +202,28 @@ def child_visits(keys: list[str]) -> None:
     settled()
     out = {}
     meter = GapMeter()
+    profiler = None
+    if os.environ.get("LAB_BENCH_PROFILE"):  # a cProfile of the GUI thread during the visits
+        import cProfile
+
+        profiler = cProfile.Profile()
     for key in keys:
         shown: dict[str, float] = {}
         window.panel_shown.connect(lambda k, shown=shown: shown.setdefault(k, time.perf_counter()))
         meter.start()
+        if profiler is not None:
+            profiler.enable()
         t0 = time.perf_counter()
         window.show_panel(key)
         wait_until(lambda key=key, shown=shown: key in shown and window.is_ready(key))
         done = settled()
         gap = meter.stop()
-        out[key] = {"gap_ms": gap * 1000, "shown_s": shown[key] - t0, "figures_s": done - t0}
+        if profiler is not None:
+            profiler.disable()
+        out[key] = {"gap_ms": gap * 1000, "gap_cpu_ms": meter.longest_cpu * 1000, "shown_s": shown[key] - t0,
+                    "figures_s": done - t0}
+    if profiler is not None:
+        profiler.dump_stats(os.environ["LAB_BENCH_PROFILE"])
     out["stuck_jobs"] = STUCK
     print("BENCH " + json.dumps(out), flush=True)
     window.close()
@@ -268,6 +284,19 @@ def run_child(mode: str, last_panel: str, *args: str) -> dict | None:
 FAILED: list[str] = []  # children that hung or failed (reported, not averaged)
 
 
+def visit_only(key: str, repeats: int) -> None:
+    """`bench_responsiveness.py visit KEY [N]`: N first visits of one panel, each in a fresh
+    window opened on another panel; the longest gap (wall and the GUI thread's CPU)."""
+    from widgets.kit.panels import panel_keys
+
+    start_on = next(k for k in panel_keys() if k != key)
+    runs = [r[key] for r in (run_child("visits", start_on, key) for _ in range(repeats)) if r is not None]
+    print(json.dumps({key: {
+        "longest_gap_ms": stats([v["gap_ms"] for v in runs], digits=1, target=GAP_TARGET_MS),
+        "longest_gap_cpu_ms": stats([v["gap_cpu_ms"] for v in runs], digits=1, target=GAP_TARGET_MS),
+        "first_figures_s": stats([v["figures_s"] for v in runs])}, "failed_children": FAILED}, indent=1))
+
+
 def main() -> None:
     from widgets.kit.panels import panel_keys
 
@@ -302,6 +331,7 @@ def main() -> None:
     figures["first_visit"] = {
         key: {
             "longest_gap_ms": stats([v["gap_ms"] for v in runs], digits=1, target=GAP_TARGET_MS),
+            "longest_gap_cpu_ms": stats([v["gap_cpu_ms"] for v in runs], digits=1, target=GAP_TARGET_MS),
             "shown_s": stats([v["shown_s"] for v in runs]),
             "first_figures_s": stats([v["figures_s"] for v in runs]),
         } for key, runs in visits.items() if runs}
@@ -337,5 +367,7 @@ if __name__ == "__main__":
         child_visits(sys.argv[2:])
     elif len(sys.argv) > 1 and sys.argv[1] == "verify":
         child_verify()
+    elif len(sys.argv) > 2 and sys.argv[1] == "visit":
+        visit_only(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else REPEATS)
     else:
         main()

@@ -34,6 +34,7 @@ from widgets.kit.jobs import jobs
 from widgets.kit.lifetime import free_on_close
 from widgets.kit.page import Reflow, page_header, scroll_page
 from widgets.kit.panels import PanelInfo
+from widgets.kit.turns import InTurns
 
 FRAME_MS = 16  # the GUI pulls from the engine's rings at ~60 Hz
 PLOTS_MIN_EM = 28  # the live plots beside the controls get at least this many line heights
@@ -79,21 +80,10 @@ class AudioPanel(QtWidgets.QWidget):
         # A piece per event-loop turn (each takes about a quarter of a second to build: built
         # at once they held the window for a second on a first visit); all at once without a
         # running loop (tests, snapshots, scripts).
-        steps = [self._build_controls, self._build_plots, self._build_exercises, self._bind]
-        if QtCore.QThread.currentThread().loopLevel() == 0:
-            for step in steps:
-                step()
-        else:
-            self._next_step(steps)
+        self._build = InTurns(self, [self._build_controls, self._build_plots, self._build_exercises, self._bind],
+                              first_now=True)
 
     # ---- construction -------------------------------------------------------------
-    def _next_step(self, steps: list) -> None:
-        if self._closed or not shiboken6.isValid(self):
-            return
-        steps.pop(0)()
-        if steps:
-            QtCore.QTimer.singleShot(1, self, lambda: self._next_step(steps))
-
     def _build_controls(self) -> None:
         self.controls = Controls(self.state, self._keys["prepare"])
 
@@ -411,6 +401,7 @@ class AudioPanel(QtWidgets.QWidget):
         if self._closed:
             return super().close()
         self._closed = True
+        self._build.stop()
         self._timer.stop()
         preparing = jobs().busy(self._keys["prepare"])
         for key in self._keys.values():

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import pyqtgraph as pg
-import shiboken6
 from PySide6 import QtCore, QtWidgets
 
 from widgets.kit.reflow import (  # noqa: F401 - the kit's layout, importable from the kit too
@@ -20,6 +19,7 @@ from widgets.kit.reflow import (  # noqa: F401 - the kit's layout, importable fr
     min_chars,
 )
 from widgets.kit.theme import COLORS, color, pen, span
+from widgets.kit.turns import InTurns
 
 
 def scroll_page(owner: QtWidgets.QWidget, title: str) -> QtWidgets.QVBoxLayout:
@@ -186,37 +186,24 @@ class StagedGrid(QtCore.QObject):
                  sections: list, then=None):
         super().__init__(owner)
         self._layout, self._index = layout, layout.count()
-        self._steps = list(sections)
         self._then = then
         self._cells: list[QtWidgets.QWidget] = []
-        self.done = self.stopped = False
-        if QtCore.QThread.currentThread().loopLevel() == 0:
-            self.finish()
-        else:
-            QtCore.QTimer.singleShot(1, self._next)
+        self.done = False
+        self._turns = InTurns(self, [lambda s=s: self._cells.append(s()) for s in sections], then=self._place)
+
+    @property
+    def stopped(self) -> bool:
+        return self._turns.stopped
 
     def finish(self) -> None:
         """Build what is left now, in one go."""
-        while self._steps and not self.stopped:
-            self._cells.append(self._steps.pop(0)())
-        self._place()
+        self._turns.finish()
 
     def stop(self) -> None:
         """The panel is closing: build nothing more."""
-        self.stopped = True
+        self._turns.stop()
 
-    def _next(self) -> None:
-        if self.stopped or self.done or not shiboken6.isValid(self):
-            return
-        if self._steps:
-            self._cells.append(self._steps.pop(0)())
-            QtCore.QTimer.singleShot(1, self._next)
-        else:
-            self._place()
-
-    def _place(self) -> None:
-        if self.done or self.stopped:
-            return
+    def _place(self) -> None:  # (InTurns calls it once, and never after stop())
         self.done = True
         if self._then is not None:
             self._then()

@@ -25,6 +25,7 @@ from widgets.kit.page import PAGE_COLUMN_EM, ReflowLayout, column, fixed_text_wi
 from widgets.kit.panels import PanelInfo
 from widgets.kit.theme import LEGEND
 from widgets.kit.timeline_player import TimelinePlayer
+from widgets.kit.turns import InTurns
 from widgets.serving import calibrate_glue, images_section, pools_section
 from widgets.serving.backlog import BacklogCardSection, BacklogPlot
 from widgets.serving.band import BandOverSeeds
@@ -88,24 +89,17 @@ class ServingPanel(DeployedReplays, BannerDrawing, BandOverSeeds, QtWidgets.QWid
         self._scroll = self.findChild(QtWidgets.QScrollArea)
         self._layout.addWidget(page_header("§3.1.3 请求分布:空闲的算力存不起来 · Serving",
                                            (LEGEND[0], LEGEND[1], LEGEND[2], LEGEND[4], LEGEND[5]), LEAD))
-        self._steps = [self._build_top, self._build_backlog_plot, self._build_banner_player, self._build_cards,
-                       self._build_replay_group]
+        steps = [self._build_top, self._build_backlog_plot, self._build_banner_player, self._build_cards,
+                 self._build_replay_group]
         self.plots = ReplayPlots()
         # The sections under the replays, one a turn too (together they held the window for
         # a quarter of a second of CPU on a first visit).
-        self._steps += self.plots.build_steps() + [self._build_metrics, self._build_overlay, self._build_replicas,
-                                                   self._build_calibrate, self._build_pools, self._build_images,
-                                                   self._finish_build]
-        self._build_timer = QtCore.QTimer(self)
-        self._build_timer.setInterval(0)
-        self._build_timer.timeout.connect(self._build_next)
-        self._build_timer.start()
-
-    def _build_next(self) -> None:
-        if self._steps:
-            self._steps.pop(0)()
-        if not self._steps:
-            self._build_timer.stop()
+        steps += self.plots.build_steps() + [self._build_metrics, self._build_overlay, self._build_replicas,
+                                             self._build_calibrate, self._build_pools, self._build_images,
+                                             self._finish_build]
+        # widgets/kit/turns.py; in turns even with no event loop yet (the panel is wired
+        # and refreshed after this returns, before its first piece).
+        self._build = InTurns(self, steps, now_without_loop=False)
 
     def _build_top(self) -> None:
         self._top = ReflowLayout(columns=2, min_column_em=PAGE_COLUMN_EM)  # one column when narrow
@@ -375,7 +369,7 @@ class ServingPanel(DeployedReplays, BannerDrawing, BandOverSeeds, QtWidgets.QWid
     def close(self) -> bool:
         if not shiboken6.isValid(self):
             return True  # closed and freed already (widgets/kit/lifetime.py): nothing left to stop
-        self._build_timer.stop()
+        self._build.stop()
         for player in ("banner_player", "replay_player"):
             if hasattr(self, player):
                 getattr(self, player).pause()

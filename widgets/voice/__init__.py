@@ -34,6 +34,7 @@ from widgets.kit.jobs import jobs
 from widgets.kit.lifetime import free_on_close
 from widgets.kit.page import Reflow, caption, page_header, scroll_page
 from widgets.kit.panels import PanelInfo
+from widgets.kit.turns import InTurns
 from widgets.voice.boxes import fitted_column
 from widgets.voice.captions import breakdown_text, summary_text
 from widgets.voice.controls import Controls
@@ -90,21 +91,10 @@ class VoicePanel(QtWidgets.QWidget):
         # A piece per event-loop turn (built at once they held the window for a second on a
         # first visit); all at once without a running loop (tests, snapshots, scripts).
         self.timeline = TurnTimeline(deferred=True)
-        steps = [*self.timeline.build_steps(), self._build_right, self._bind]
-        if QtCore.QThread.currentThread().loopLevel() == 0:
-            for step in steps:
-                step()
-        else:  # the header and the controls go on screen first
-            QtCore.QTimer.singleShot(1, self, lambda: self._next_step(steps))
+        # The header and the controls go on screen first (widgets/kit/turns.py).
+        self._build = InTurns(self, [*self.timeline.build_steps(), self._build_right, self._bind])
 
     # ---- construction ---------------------------------------------------------------
-    def _next_step(self, steps: list) -> None:
-        if self._closed or not shiboken6.isValid(self):
-            return
-        steps.pop(0)()
-        if steps:
-            QtCore.QTimer.singleShot(1, self, lambda: self._next_step(steps))
-
     def _build_right(self) -> None:
         self.histogram = SilenceHistogram()
         self.hear_it = HearIt(self._make_engine)
@@ -368,6 +358,7 @@ class VoicePanel(QtWidgets.QWidget):
         if not shiboken6.isValid(self):  # freed already (widgets/kit/lifetime.py): nothing to close
             return True
         self._closed = True
+        self._build.stop()
         self._cursor_timer.stop()
         self._frame_timer.stop()
         self._settle_timer.stop()
