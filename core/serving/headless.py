@@ -32,6 +32,7 @@ from core.serving.disagg import keys as pd_keys
 from core.serving.disagg.entry import pd_report
 from core.serving.engine import validate
 from core.serving.multimodal import keys as mm_keys
+from core.serving.multimodal.pd import pd_images_report
 from core.serving.multimodal.report import multimodal_report
 from core.serving.traces.transforms import time_scaled
 from core.serving.vllm_metrics import bench_metrics, measured_metrics
@@ -52,6 +53,8 @@ def serving_report(raw: dict[str, str], workload=None, progress=None) -> tuple[d
     any, runs once the trace is read) or None, asked only when a trace file is read."""
 
     if pd_keys.is_disaggregated(raw):  # prefill/decode pools (core/serving/disagg/entry.py)
+        if mm_keys.is_multimodal(raw):  # with images: E -> P -> D (core/serving/multimodal/pd.py)
+            return pd_images_report(raw, workload, progress)
         return pd_report(raw, workload, progress)
     if mm_keys.is_multimodal(raw):  # image requests (core/serving/multimodal/report.py)
         return multimodal_report(raw, workload, progress, trace_values)

@@ -11,8 +11,9 @@ pool of Engines, a KV transfer over a link between them (issue 15).
   report.py   the report `lab simulate serving` prints for a P/D run (text.py: its lines)
   capacity.py the cheapest xPyD that meets an SLO (pools=cheapest)
   entry.py    what core/serving/headless.py calls for any P/D key
-Not modelled: the prefill instance holding a request's blocks until the decode side has
-read them (vLLM's NixlConnector frees them after the transfer; here at the prefill's
-end), and sessions (a turn waits for its predecessor's decode finish).
+Not modelled: sessions (a turn waits for its predecessor's decode finish, on the other
+pool). The prefill instance holds a request's blocks until its KV has landed (run.py).
+Image requests through the pools: core/serving/multimodal/pd.py (it imports this package,
+never the other way).
 No Qt here.
 """

@@ -15,6 +15,7 @@ running every point. No Qt here.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from core.cancel import NEVER, CancelToken
@@ -47,7 +48,8 @@ class PoolsFound:
 
 
 def cheapest_pools(raw: dict, attainment: float = 0.9, max_prefill: int = 8, max_decode: int = 8,
-                   cancel: CancelToken = NEVER) -> PoolsFound:
+                   cancel: CancelToken = NEVER, one: Callable[..., tuple[dict, tuple]] = disagg_report) -> PoolsFound:
+    """one(raw, workload=): a candidate's run (disagg_report; a run with images passes its own)."""
     slos = {k: float(raw[k]) for k in SLO_KEYS if k in raw}
     if not slos:
         raise ParamError("slo_ttft_ms", "the search needs an SLO; valid: slo_ttft_ms=, slo_tpot_ms= and/or slo_e2el_ms=")
@@ -78,7 +80,7 @@ def cheapest_pools(raw: dict, attainment: float = 0.9, max_prefill: int = 8, max
 
     def trial(x: int, y: int) -> float:
         cancel.check()
-        report, run = disagg_report(dict(base, pools=f"{x}P{y}D"), workload=shared)
+        report, run = one(dict(base, pools=f"{x}P{y}D"), workload=shared)
         share = float(meets_slo(run[0], **slos).mean())
         found.tried.append((x, y, share))
         runs[x, y] = (report, run, share)
@@ -123,10 +125,11 @@ def parse_cheapest(text: str) -> tuple[int, int] | None:
     return int(x), int(y)
 
 
-def cheapest_report(raw: dict, limits: tuple[int, int]) -> tuple[dict, tuple]:
+def cheapest_report(raw: dict, limits: tuple[int, int],
+                    one: Callable[..., tuple[dict, tuple]] = disagg_report) -> tuple[dict, tuple]:
     """`lab simulate serving pools=cheapest ...`: the report of the cheapest xPyD meeting
     the SLOs for >= 90% of requests, with "pools_search" saying what was tried."""
-    found = cheapest_pools(raw, DEFAULT_ATTAINMENT, *limits)
+    found = cheapest_pools(raw, DEFAULT_ATTAINMENT, *limits, one=one)
     tried = [{"pools": f"{x}P{y}D", "slo_attainment": share} for x, y, share in found.tried]
     if found.report is None:
         best = max(tried, key=lambda t: t["slo_attainment"])

@@ -53,8 +53,23 @@ def build(raw: dict, workload=None, progress=None):
 
 def disagg_report(raw: dict, workload=None, progress=None) -> tuple[dict, tuple]:
     cfg, work, prefill, decode, k = build(raw, workload, progress)
-    run = replay_disagg(work, cfg)
+    return report_of(raw, cfg, work, prefill, decode, k, replay_disagg(work, cfg))
+
+
+def report_of(raw: dict, cfg: DisaggConfig, work, prefill: Side, decode: Side, k, run: DisaggRun,
+              arrival_s: np.ndarray | None = None) -> tuple[dict, tuple]:
+    """The report of a run of work (the prefill pool's arrivals). arrival_s: the requests'
+    arrival at the system where the prefill pool saw them later (an EPD stage in front):
+    the book's metrics and vllm bench's names count from it; the pools' own figures and
+    what waited where from the prefill pool's arrivals."""
+    block = disaggregation(run, cfg, prefill, decode, k)
     result = run.result
+    if arrival_s is not None:
+        result = dataclasses.replace(result, arrival_s=np.asarray(arrival_s, float))
+        work = dataclasses.replace(work, arrival_s=np.asarray(arrival_s, float))
+        if block["cost_per_hour"] is not None:  # over the run's duration from the first arrival at the system
+            block["cost_per_million_output_tokens"] = cost_per_million_output_tokens(
+                block["cost_per_hour"], duration_s(result), finished_output_tokens(result))
     summary = rp.summarize(result, work, decode.config)
     report = {key: v for key, v in summary.items() if not key.startswith("series_")}
     got = prefill.expanded.got
@@ -80,7 +95,7 @@ def disagg_report(raw: dict, workload=None, progress=None) -> tuple[dict, tuple]
         report["band"] = {m: {"min": float(np.min([r[m] for r in runs])), "median": float(np.median([r[m] for r in runs])),
                               "max": float(np.max([r[m] for r in runs]))} for m in rp.METRICS}
         report["seeds"] = got["seeds"]
-    block = report["disaggregation"] = disaggregation(run, cfg, prefill, decode, k)
+    report["disaggregation"] = block
     # at the top as a plain run has them: a sweep's Pareto set and cheapest setting read them
     report.update(cards=block["cards"], cost_per_hour=block["cost_per_hour"],
                   cost_per_million_output_tokens=block["cost_per_million_output_tokens"])

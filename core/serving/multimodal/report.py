@@ -12,25 +12,16 @@ from pathlib import Path
 
 import numpy as np
 
-from core import catalog
 from core.registry import ParamError, get
-from core.request.metrics import nearest_rank_value
 from core.serving import bench_keys, traces
 from core.serving import replay as rp
 from core.serving import simulate_keys as keys
 from core.serving.cost import cost_report
 from core.serving.engine import validate
-from core.serving.multimodal import encoder as enc
-from core.serving.multimodal import images as im
-from core.serving.multimodal.epd import EncoderPool, encode_and_ship
 from core.serving.multimodal.keys import pop_image_keys
-from core.serving.multimodal.link import Link
-from core.serving.multimodal.lm import with_images
+from core.serving.multimodal.stage import encoder_card, image_stage
 from core.serving.traces.transforms import time_scaled
 from core.serving.vllm_metrics import bench_metrics
-
-APPROXIMATION = ("encoder-cache hits decided in arrival order before the replay (LRU over first uses), not when "
-                 "the engine schedules a request")
 
 
 def image_lines(report: dict) -> list[str]:
@@ -38,8 +29,10 @@ def image_lines(report: dict) -> list[str]:
     b = report.get("images")
     if not b:
         return []
-    mode = (f"EPD: {b['epd_encoders']} encoder card(s), EC over {b['ec_link_gb_s']:g} GB/s" if b["mode"] == "epd"
-            else "encoder in the instance (vLLM V1)")
+    pool = b.get("pool")  # "prefill" in a P/D run (core/serving/multimodal/pd.py)
+    mode = (f"EPD: {b['epd_encoders']} encoder card(s), EC over {b['ec_link_gb_s']:g} GB/s"
+            + (" to the prefill pool" if pool else "") if b["mode"] == "epd"
+            else "encoder in the prefill instance (vLLM V1)" if pool else "encoder in the instance (vLLM V1)")
     lines = [f"  images: {b['images']:,} in {b['image_requests']:,} requests ({b['visual_tokens_total']:,} visual tokens, "
              f"{b['vision_model']} on {b['encoder_card']} at {b['encoder_mfu'] * 100:.0f}% MFU); {mode}",
              f"  encoder cache {b['encoder_cache_size']:,} tokens: {b['encoder_cache_hits']:,} hits, "
@@ -53,12 +46,6 @@ def image_lines(report: dict) -> list[str]:
         lines.append(f"  encoder time in engine steps {b['engine_encoder_ms']:,.1f} ms (re-encodes after preemptions "
                      "included)")
     return lines
-
-
-def encoder_card(got: dict) -> str:
-    """The card the encoder runs on: the serving card when it is a catalog key, else the book's."""
-    hw = got.get("hardware")
-    return hw if hw in catalog.hardware_keys() else rp.BOOK_CARD_KEY
 
 
 def multimodal_report(raw: dict, workload=None, progress=None, trace_values=None) -> tuple[dict, tuple]:
@@ -77,32 +64,8 @@ def multimodal_report(raw: dict, workload=None, progress=None, trace_values=None
     config = rp.config_from(values, expanded.step_cost(values))
     budget = mm["max_num_encoder_input_tokens"] or config.token_budget
     config = dataclasses.replace(config, max_num_encoder_input_tokens=budget)
-    table = _images(work, mm)
-    card = encoder_card(got)
-    rate = enc.encoder_flops_per_s(card, mm["encoder_mfu"])
-    order = np.argsort(work.arrival_s, kind="stable")
-    capacity = budget if mm["encoder_cache_size"] is None else mm["encoder_cache_size"]  # vLLM: the budget
-    plan = enc.plan(table, order, capacity, rate)
-    block: dict = {"vision_model": table.vision_model, "encoder_card": card, "encoder_mfu": mm["encoder_mfu"],
-                   "image_requests": int(np.count_nonzero(np.diff(table.offsets))),
-                   "images": int(table.images.size), "visual_tokens_total": int(table.per_request("visual_tokens").sum()),
-                   **_plan_ms(plan.report()), "approximation": APPROXIMATION}
-    if int(values["replicas"]) > 1:
-        block["approximation"] += "; one encoder cache shared by the replicas (each has its own in vLLM)"
-    if mm["epd_encoders"] > 0:
-        link = Link(mm["ec_link_gb_s"] * 1e9, mm["ec_link_latency_s"])
-        arrivals = encode_and_ship(work.arrival_s, table, plan, EncoderPool(mm["epd_encoders"], rate), link)
-        lm = dataclasses.replace(with_images(work, table), arrival_s=arrivals.ec_ready_s)
-        block.update(mode="epd", epd_encoders=mm["epd_encoders"], ec_link_gb_s=mm["ec_link_gb_s"],
-                     ec_link_latency_s=mm["ec_link_latency_s"], ec_bytes_moved=arrivals.ec_bytes_moved,
-                     encoder_busy_ms=arrivals.encoder_busy_s * 1e3,
-                     **_stage("encoder", arrivals.encoded_s - work.arrival_s),
-                     **_stage("ec_link", arrivals.ec_ready_s - arrivals.encoded_s),
-                     **_stage("ec_wait", arrivals.ec_ready_s - work.arrival_s))
-    else:
-        lm = with_images(work, table, plan)
-        block.update(mode="in_instance",
-                     max_num_encoder_input_tokens=budget)
+    stage = image_stage(work, mm, budget, encoder_card(got), int(values["replicas"]))
+    lm, block = stage.lm, stage.block
     validate(config, lm)
     result = rp.replay_workload(lm, config, values)
     if lm.arrival_s is not work.arrival_s:  # latencies from the arrival at the system, not at the engine
@@ -129,23 +92,6 @@ def multimodal_report(raw: dict, workload=None, progress=None, trace_values=None
         block["engine_encoder_ms"] = float(result.extras["encoder_s"]) * 1e3
     report["images"] = block
     return report, (result, shown)
-
-
-def _stage(name: str, seconds: np.ndarray) -> dict:
-    """What one stage added per request: p50 and p95 (nearest rank), in ms (the JSON's one
-    unit for times, lab/cli/report_units.py)."""
-    return {f"{name}_p50_ms": _ms(nearest_rank_value(seconds, 0.50)), f"{name}_p95_ms": _ms(nearest_rank_value(seconds, 0.95))}
-
-
-def _plan_ms(plan: dict) -> dict:
-    """The encoder plan's figures with its time in ms."""
-    out = dict(plan)
-    out["encoder_added_ms"] = out.pop("encoder_seconds_added") * 1e3
-    return out
-
-
-def _ms(seconds: float | None) -> float | None:
-    return None if seconds is None else seconds * 1e3
 
 
 def _cost(result, values, price_note, cards: int) -> dict:
@@ -181,13 +127,3 @@ def _workload(calc, expanded, preloaded, progress, trace_values):
             bar.close()
 
 
-def _images(work, mm: dict) -> im.ImageTable:
-    """The trace's images column (meta["images"], one list per request) or the synthetic share."""
-    listed = dict(work.meta or {}).get("images")
-    if listed is not None and any(listed):
-        return im.table(listed, mm["vision_model"])
-    if mm["image_share"] <= 0:
-        raise ParamError("image_share", "no request carries an image; valid: image_share > 0 or a trace with an "
-                         "images column")
-    return im.synthetic(len(work), mm["image_share"], mm["image_size"], mm["image_ids"],
-                        vision_model=mm["vision_model"])
