@@ -53,3 +53,30 @@ def test_a_client_limit_with_images_is_refused_not_ignored():
     with pytest.raises(ParamError, match="not with images yet") as err:
         serving_report({"image_share": "0.5", "max_concurrency": "4"})
     assert err.value.param == "max_concurrency"
+
+
+def test_a_hugging_face_config_with_a_vision_config_sets_the_figures(tmp_path):
+    """vision_model= a config.json whose tower differs from the catalog's (Qwen3-VL-8B's:
+    out_hidden_size 4096, three DeepStack mergers): 640x640 is still 40x40 patches of 16
+    merged 2x2 = 400 tokens, but its EC is 400 x 4096 x (1 + 3) x 2 bytes = 13,107,200."""
+    import json
+
+    from core.registry import get
+
+    config = {"model_type": "qwen3_vl", "vision_config": {
+        "depth": 27, "hidden_size": 1152, "num_heads": 16, "intermediate_size": 4304, "patch_size": 16,
+        "temporal_patch_size": 2, "spatial_merge_size": 2, "in_channels": 3, "out_hidden_size": 4096,
+        "deepstack_visual_indexes": [8, 16, 24]}}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    report, (result, work) = serving_report({"image_share": "0.25", "encoder_cache_size": "0",
+                                             "vision_model": str(path)})
+    b = report["images"]
+    assert b["image_requests"] == 120 and b["visual_tokens_total"] == 120 * 400
+    assert b["ec_bytes"] == 120 * 400 * 4096 * 4 * 2 == 120 * 13_107_200
+    flops = get("vision.encode_flops").compute(model=str(path), height=640, width=640, resize="fit",
+                                               min_pixels=65_536, max_pixels=16_777_216)["encode_flops"]
+    assert flops > im.figures(640, 640).encode_flops  # a larger tower than the catalog's 4B one
+    rate = catalog.hardware(BOOK_CARD).figure("bf16_dense_flops") * 0.4
+    assert b["encoder_added_ms"] == pytest.approx(120 * flops / rate * 1e3, rel=1e-12)
+    assert b["vision_model"] == str(path)
