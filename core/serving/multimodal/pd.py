@@ -23,7 +23,7 @@ from core.serving.disagg.report import build, report_of
 from core.serving.disagg.run import prefill_workload, replay_disagg
 from core.serving.engine import validate
 from core.serving.multimodal.keys import pop_image_keys
-from core.serving.multimodal.stage import encoder_card, image_stage
+from core.serving.multimodal.stage import add_encoder_cards, encoder_card, image_stage
 
 NOT_WITH_IMAGES = ("seeds", "dataset", "profile")
 
@@ -54,5 +54,7 @@ def pd_images_report(raw: dict, workload=None, progress=None) -> tuple[dict, tup
     if encoder_s is not None:
         block["engine_encoder_ms"] = float(encoder_s) * 1e3
     block["pool"] = "prefill"  # where the encoder ran or where the EC landed
+    add_encoder_cards([report, report["disaggregation"]], block,
+                      report["disaggregation"]["prefill"]["price_per_card_hour"], files[0])
     report["images"] = block
     return report, files

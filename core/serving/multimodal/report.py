@@ -19,7 +19,7 @@ from core.serving import simulate_keys as keys
 from core.serving.cost import cost_report
 from core.serving.engine import validate
 from core.serving.multimodal.keys import pop_image_keys
-from core.serving.multimodal.stage import encoder_card, image_stage
+from core.serving.multimodal.stage import add_encoder_cards, encoder_card, image_stage
 from core.serving.traces.transforms import time_scaled
 from core.serving.vllm_metrics import bench_metrics
 
@@ -38,6 +38,10 @@ def image_lines(report: dict) -> list[str]:
              f"  encoder cache {b['encoder_cache_size']:,} tokens: {b['encoder_cache_hits']:,} hits, "
              f"{b['encoder_cache_misses']:,} encoded, EC {b['ec_bytes'] / 2**20:,.1f} MiB, "
              f"encoder time added {b['encoder_added_ms']:,.1f} ms"]
+    if b.get("encoder_cards"):
+        cost = b.get("encoder_cost_per_hour")
+        lines.append(f"  {b['encoder_cards']} EPD encoder card(s): "
+                     + (f"${cost:.2f}/hour, in the cost above" if cost is not None else "not priced"))
     if b["mode"] == "epd":
         lines.append(f"  EC moved {b['ec_bytes_moved'] / 2**20:,.1f} MiB; added before the engine (p50 / p95): encoders "
                      f"{b['encoder_p50_ms']:,.1f} / {b['encoder_p95_ms']:,.1f} ms, link "
@@ -81,6 +85,7 @@ def multimodal_report(raw: dict, workload=None, progress=None, trace_values=None
         report["deployment"] = expanded.deployment.report()
     cards = expanded.deployment.cards if expanded.deployment is not None else 1
     report.update(_cost(result, values, expanded.price_note, cards))
+    add_encoder_cards([report], block, report["price_per_card_hour"], result)
     report.update(_cache(result, values, shown))
     report["client"] = bench_keys.report(config, shown, result)
     if "trace" in got:

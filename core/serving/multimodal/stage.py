@@ -15,11 +15,13 @@ from core import catalog
 from core.registry import ParamError
 from core.request.metrics import nearest_rank_value
 from core.serving import replay as rp
+from core.serving.cost import cost_per_million_output_tokens, finished_output_tokens
 from core.serving.multimodal import encoder as enc
 from core.serving.multimodal import images as im
 from core.serving.multimodal.epd import EncoderPool, encode_and_ship
 from core.serving.multimodal.link import Link
 from core.serving.multimodal.lm import with_images
+from core.serving.vllm_metrics import duration_s
 from core.serving.workload import Workload
 
 APPROXIMATION = ("encoder-cache hits decided in arrival order before the replay (LRU over first uses), not when "
@@ -67,6 +69,26 @@ def image_stage(work: Workload, mm: dict, budget: int, card: str, instances: int
                  **stage_ms("ec_link", arrivals.ec_ready_s - arrivals.encoded_s),
                  **stage_ms("ec_wait", arrivals.ec_ready_s - work.arrival_s))
     return ImageStage(lm, block, True)
+
+
+def add_encoder_cards(costs: list[dict], block: dict, price: float | None, result) -> None:
+    """EPD's encoder cards are cards too: each priced as the card they feed (price, USD per
+    card-hour; None: not priced), added to the cost keys of every dict in costs (the
+    report's top and, in a P/D run, its disaggregation block) and to their "cards";
+    the images block says what they cost."""
+    n = int(block.get("epd_encoders", 0))
+    if block.get("mode") != "epd" or n <= 0:
+        return
+    block["encoder_cards"] = n
+    block["encoder_cost_per_hour"] = None if price is None else n * price
+    for c in costs:
+        if "cards" in c:
+            c["cards"] += n
+        if c.get("cost_per_hour") is None or price is None:
+            continue
+        c["cost_per_hour"] += n * price
+        c["cost_per_million_output_tokens"] = cost_per_million_output_tokens(
+            c["cost_per_hour"], duration_s(result), finished_output_tokens(result))
 
 
 def images_of(work: Workload, mm: dict) -> im.ImageTable:

@@ -114,3 +114,21 @@ def test_seeds_with_images_and_pools_refused():
     with pytest.raises(ParamError) as err:
         serving_report({"pools": "1P1D", "image_share": "0.5", "seeds": "1,2"})
     assert err.value.param == "seeds"
+
+
+def test_epd_encoder_cards_are_in_the_cost():
+    """Two encoder cards in front: the run pays for them (priced as the card they feed)."""
+    small = {"durations_s": "20,20", "rates_per_s": "2,2", "image_share": "0.5", "epd_encoders": "2"}
+    one, _ = serving_report(small)
+    p = one["price_per_card_hour"]
+    assert one["cost_per_hour"] == pytest.approx(3 * p, rel=1e-12)  # the instance and two encoders
+    assert one["images"]["encoder_cost_per_hour"] == pytest.approx(2 * p, rel=1e-12)
+    per_million = 3 * p * one["duration"] / 3600 / (one["total_output_tokens"] / 1e6)
+    assert one["cost_per_million_output_tokens"] == pytest.approx(per_million, rel=1e-9)
+    pd, _ = serving_report({**small, "pools": "1P1D"})
+    d = pd["disaggregation"]
+    assert pd["cards"] == d["cards"] == 4 and pd["images"]["encoder_cards"] == 2
+    assert pd["cost_per_hour"] == d["cost_per_hour"] == pytest.approx(4 * p, rel=1e-12)
+    per_million = 4 * p * pd["duration"] / 3600 / (pd["total_output_tokens"] / 1e6)
+    assert pd["cost_per_million_output_tokens"] == pytest.approx(per_million, rel=1e-9)
+    assert "2 EPD encoder card(s)" in report_text(pd)
