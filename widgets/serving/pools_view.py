@@ -45,7 +45,7 @@ def pool_line(side: str, p: dict) -> str:
     p50, p95 = ms_text(lat.get("p50")), ms_text(lat.get("p95"))
     kv = f"{p['kv_peak_fraction'] * 100:.0f}%"
     zh = (f"{p['instances']} 个实例 × {p['cards_per_instance']} 卡,{p['requests']:,} 个请求,{p['engine_steps']:,} "
-          f"steps,{p['preemptions']} 次抢占,KV 峰值 {kv};{zh_lat} p50 {p50},p95 {p95}")
+          f"步,{p['preemptions']} 次抢占,KV 峰值 {kv};{zh_lat} p50 {p50},p95 {p95}")
     en = (f"{p['instances']} instances x {p['cards_per_instance']} card, {p['requests']:,} requests, "
           f"{p['engine_steps']:,} steps, {p['preemptions']} preemptions, KV peak {kv}; {en_lat} p50 {p50}, p95 {p95}")
     return f"{zh} · {en}"
