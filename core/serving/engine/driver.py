@@ -17,6 +17,7 @@ import numpy as np
 
 from core.cancel import NEVER, CancelToken
 from core.serving.engine import layout as L
+from core.serving.engine.pages import small_pages
 from core.serving.engine.records import EngineConfig, ReplayResult
 from core.serving.engine.state import build
 from core.serving.session_arrivals import hit_rate_by_turn, turn_order
@@ -46,6 +47,11 @@ class Engine:
     def __init__(self, workload: Workload, config: EngineConfig, fast: bool = True):
         self.cfg = config
         self.fast = fast
+        with small_pages():  # the per-request arrays (pages.py)
+            self._build(workload, config, fast)
+        self._last_yield = time.perf_counter()
+
+    def _build(self, workload: Workload, config: EngineConfig, fast: bool) -> None:
         self.state, self.order = build(workload, config, fast)
         self.n = len(workload)
         sessions = workload.sessions
@@ -59,7 +65,6 @@ class Engine:
         self.state.S[L.CACHE] = int(caching)
         self._pool = _prefix_cache(workload, config, self.state, self.order, caching)
         self._cache = self._pool if self._pool is not None else _empty_cache()  # what the loop is passed
-        self._last_yield = time.perf_counter()
 
     # -- running it ------------------------------------------------------------------
     def run(self, cancel: CancelToken = NEVER) -> ReplayResult:
@@ -87,7 +92,8 @@ class Engine:
             if status == L.ST_DONE:
                 return
             if status == L.ST_GROW:
-                st.grow()
+                with small_pages():
+                    st.grow()
                 continue
             cancel.check()
             if cooperative and time.perf_counter() - self._last_yield > YIELD_EVERY_S:
@@ -134,7 +140,8 @@ class Engine:
         False if r had already finished or was never submitted here."""
         st = self.state
         if st.S[L.SER_LEN] + 2 > st.ser_t.size:
-            st.grow()
+            with small_pages():
+                st.grow()
         return bool(self._call(kernels()[0], 0.0, 0, L.OP_CANCEL, int(r)))
 
     def hold(self, until_s: np.ndarray) -> None:
@@ -249,6 +256,10 @@ class Engine:
 
     # -- the result ----------------------------------------------------------------------
     def result(self) -> ReplayResult:
+        with small_pages():  # its copies of the per-request arrays and the series
+            return self._result()
+
+    def _result(self) -> ReplayResult:
         st = self.state
         I, F, S = st.I, st.F, st.S
         inv = np.empty_like(self.order)
