@@ -10,6 +10,16 @@ work and the outputs' processing, vLLM's capture_iteration_details) the model's
 per-step time then misses too: the fit weighs the two sources (STEP_WEIGHT: a log counts
 as one run).
 
+Two one-off costs per step, read from the log and priced when the step-time model has
+their coefficients (coef_wake_s, coef_shape_s: 0 or absent, nothing is added; why and
+what they measure: docs/vllm_cpu.md): `woke`, a step of
+prompts only that the engine started after waiting for work (its clock's gap past the step
+before, period_ms - elapsed_ms, over WAKE_GAP_MS; a step with decodes never follows a
+wait: its sequences ran in the step before), and `first_size`, a step of a token count
+the server had not run before (in this log, or among the sizes a `# load-lab: sizes run
+before:` line lists: the server's steps before the log began; vLLM CPU builds a GEMM's
+kernel for each new size once).
+
 Residuals: log(predicted / measured) per step, scaled by √(w_i / Σw) (w: a bootstrap
 count), so the log's part is the mean of its squared log errors, and the median's log
 error per kind of step (prefill, decode, mixed), the figures compare_steps reports. The
@@ -17,6 +27,8 @@ model's times are computed in one vectorised pass for a dense model on one stage
 no MoE: the CPU server's case), else step by step through BasisCost.step_time. No Qt.
 """
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
@@ -28,6 +40,10 @@ STEP_WEIGHT = 1.0
 KINDS = ("prefill", "decode", "mixed")
 MIN_STEPS = 5
 EPS_MS = 1e-3
+# Back-to-back steps: the API server's clock moves 0.1-0.8 ms past the engine's elapsed
+# time (median; 1 ms resolution, a few ms when it is busy); a wait for a request is longer.
+WAKE_GAP_MS = 5.0
+SIZES_BEFORE = re.compile(r"# load-lab: sizes run before: (?P<sizes>[0-9, ]*)")
 
 
 class StepLog:
@@ -49,6 +65,8 @@ class StepLog:
         self.path = path
         self.kinds = self.steps.kinds
         self.measured_ms = np.maximum(self.steps.elapsed_ms.astype(float), EPS_MS)
+        self.woke = woke(self.steps)
+        self.first_size = first_size(self.steps, sizes_before(path))
 
     def __len__(self) -> int:
         return len(self.steps)
@@ -67,10 +85,22 @@ class StepLog:
                        + cost.coef_attention * cost.attention_flops_per_pair * x.pairs) * cost.seconds_per_flop
             t = (cost.overhead_s + np.maximum(memory, compute) + cost.constant_terms(rows, x.seqs, rows)
                  + x.new * cost.coef_request_s)
-            return np.asarray(t, dtype=float) * 1e3
-        return np.array([cost.step_time(float(x.rows[i]), float(x.logit_rows[i]), float(x.kv_tokens[i]),
-                                        float(x.pairs[i]), seqs=float(x.seqs[i]), new=float(x.new[i]))
-                         for i in range(len(self))]) * 1e3
+            return self._one_off(np.asarray(t, dtype=float), cost) * 1e3
+        t = np.array([cost.step_time(float(x.rows[i]), float(x.logit_rows[i]), float(x.kv_tokens[i]),
+                                     float(x.pairs[i]), seqs=float(x.seqs[i]), new=float(x.new[i]))
+                      for i in range(len(self))])
+        return self._one_off(t, cost) * 1e3
+
+    def _one_off(self, t: np.ndarray, cost) -> np.ndarray:
+        """t (s) plus the one-off costs the model has coefficients for, added last (as the
+        engine adds them); with none, t itself."""
+        wake = float(getattr(cost, "coef_wake_s", 0.0))
+        shape = float(getattr(cost, "coef_shape_s", 0.0))
+        if wake:
+            t = t + np.where(self.woke, wake, 0.0)
+        if shape:
+            t = t + np.where(self.first_size, shape, 0.0)
+        return t
 
     def residuals(self, cost: BasisCost, counts: np.ndarray | None = None) -> np.ndarray:
         pred = np.maximum(self.predicted_ms(cost), EPS_MS)
@@ -87,6 +117,40 @@ class StepLog:
     def compare(self, cost: BasisCost) -> dict:
         """compare_steps' table (per kind: steps, medians, median error, median |step error|)."""
         return compare_steps(self.steps, self.predicted_ms(cost))
+
+
+def woke(steps: Steps) -> np.ndarray:
+    """Steps of prompts only that the engine started after waiting for work: the clock's gap
+    past the step before over WAKE_GAP_MS, or the log's first step (a run's log starts at
+    an engine with nothing to do)."""
+    gap = steps.period_ms - steps.elapsed_ms
+    waited = np.isfinite(gap) & (gap > WAKE_GAP_MS)  # nan: a predecessor not in the log
+    if len(steps):
+        waited[0] = True
+    return waited & (steps.gen_requests == 0) & (steps.ctx_requests > 0)
+
+
+def first_size(steps: Steps, before: set[int] | None = None) -> np.ndarray:
+    """Steps whose token count (rows) neither an earlier step of the log nor `before` had."""
+    seen = set(before or ())
+    out = np.zeros(len(steps), dtype=bool)
+    for i, rows in enumerate(steps.rows.tolist()):
+        out[i] = rows not in seen
+        seen.add(rows)
+    return out
+
+
+def sizes_before(path: str) -> set[int] | None:
+    """The token counts a `# load-lab: sizes run before: 1,2,64,...` line of the log lists
+    (scripts/vllm_cpu/end_to_end.sh writes it: the server's steps before the log began);
+    None without one."""
+    out = None
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = SIZES_BEFORE.match(line)
+            if m:
+                out = (out or set()) | {int(v) for v in m["sizes"].replace(" ", "").split(",") if v}
+    return out
 
 
 def _weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
