@@ -3,7 +3,9 @@ xPyD, kv_link=, kv_transfer=) and the pools view in the replay column. With pool
 replay A's workload and engine limits, the pickers and the deployment run as a P/D run of
 `lab simulate serving` on the job runner (widgets/serving/pools_run.py: the same keys give
 the CLI's numbers; the command is shown over the plots); a refusal shows next to the field
-it names. The two single-pool replays stay as they are beside it.
+it names. The two single-pool replays stay as they are beside it. With the images section's
+image_share above 0 the P/D run carries those images too (E -> P -> D: the encoder in the
+prefill instance or EPD in front, the visual tokens' KV shipped to decode).
 
     section = attach(panel, key)   # ServingPanel's one hook
 
@@ -16,6 +18,7 @@ import shiboken6
 from PySide6 import QtCore, QtWidgets
 
 from core.serving.disagg.links import OVERLAPS, link_choices
+from core.serving.images_card import image_keys
 from widgets.kit.jobs import jobs
 from widgets.kit.page import caption
 from widgets.serving.pools_run import PoolsFigure, PoolsRefused, pd_raw, run_pools, trace_raw
@@ -171,7 +174,8 @@ class PoolsSection(QtCore.QObject):
             if not self.card.errors:
                 self.form.show_values(self.card.inputs)  # reset, undo, a session: the fields follow
             self.submit()
-        elif self.raw and path in ("cards.replay_a", "cards.model_choice", "coefficients", "trace.workload"):
+        elif self.raw and path in ("cards.replay_a", "cards.model_choice", "coefficients", "trace.workload",
+                                   "cards.images"):
             self.submit()
 
     def keys(self) -> dict[str, str]:
@@ -182,6 +186,8 @@ class PoolsSection(QtCore.QObject):
         src = s.trace_loaded if s.trace_workload is not None else None
         if raw and src is not None:  # the loaded trace, read as the CLI reads it
             raw.update(trace_raw(src))
+        if raw:  # the images section's images ride along: E -> P -> D
+            raw.update(image_keys(s.card("images").inputs))
         return raw
 
     def submit(self) -> None:

@@ -86,6 +86,25 @@ def _card(title: str, subtitle: str, left: str) -> PlotCard:
     return card
 
 
+def images_line(report: dict) -> str:
+    """E -> P -> D: where the images' encoder ran and what it did ('' without images)."""
+    b = report.get("images")
+    if not b:
+        return ""
+    mib = f"{b['ec_bytes'] / 2**20:,.1f} MiB"
+    if b["mode"] == "epd":
+        zh_where = f"{b['epd_encoders']} 张编码卡经 {b['ec_link_gb_s']:g} GB/s 把 EC 送到 prefill 池"
+        en_where = f"{b['epd_encoders']} encoder card(s) ship EC over {b['ec_link_gb_s']:g} GB/s to the prefill pool"
+    else:
+        zh_where, en_where = "编码器在 prefill 实例内", "the encoder in the prefill instance"
+    zh = (f"带图请求 {b['image_requests']:,} 个({b['visual_tokens_total']:,} 个视觉 token,其 KV 也一起传):"
+          f"{zh_where};编码器缓存命中 {b['encoder_cache_hits']:,},编码 {b['encoder_cache_misses']:,};EC {mib}")
+    en = (f"{b['image_requests']:,} image requests ({b['visual_tokens_total']:,} visual tokens, their KV shipped "
+          f"too): {en_where}; {b['encoder_cache_hits']:,} encoder-cache hits, {b['encoder_cache_misses']:,} "
+          f"encoded; EC {mib}")
+    return f"{zh} · {en}"
+
+
 class PoolsView(QtWidgets.QFrame):
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -100,6 +119,9 @@ class PoolsView(QtWidgets.QFrame):
         self.command = caption("", name="pools_command")
         self.command.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         col.addWidget(self.command)
+        self.images_label = caption("", name="pools_images_line")
+        self.images_label.setVisible(False)
+        col.addWidget(self.images_label)
         pools = ReflowLayout(columns=2, min_column_em=18)
         self.lines: dict[str, QtWidgets.QLabel] = {}
         self.queue_cards: dict[str, PlotCard] = {}
@@ -179,6 +201,8 @@ class PoolsView(QtWidgets.QFrame):
         self.figure = fig
         block = fig.block
         self.command.setText(f"<code>{fig.command()}</code>")
+        self.images_label.setText(images_line(fig.report))
+        self.images_label.setVisible(bool(self.images_label.text()))
         for side in SIDES:
             s = fig.pools[side]
             self.lines[side].setText(pool_line(side, block[side]))
