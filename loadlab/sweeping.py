@@ -54,8 +54,10 @@ def sweep(*, out: str | os.PathLike | None = None, workers: int | None = None, e
     seeds="0-7"), a list of lists the alternatives of a list-valued key
     (rates_per_s=[[2, 2], [4, 4]]). search="max_rate" with slo_*_ms= searches each
     setting's capacity. out: the resumable folder (results.csv, results.parquet,
-    summary.json; None: in memory only); workers: processes (default every core);
-    engine="ray" with address= for a cluster. Errors: loadlab.ParamError, as the CLI.
+    summary.json; None: in memory only); workers: processes (default every core; 1: the
+    points run in this process; more start worker processes, so a script calls sweep under
+    `if __name__ == "__main__":`, as multiprocessing asks); engine="ray" with address= for a
+    cluster. Errors: loadlab.ParamError, as the CLI.
 
     Example, two batch limits over two seeds on a short run::
 
@@ -68,14 +70,18 @@ def sweep(*, out: str | os.PathLike | None = None, workers: int | None = None, e
         (4, [16, 64])
     """
     from core.registry import ParamError
-    from core.sweep.executors import make_executor
+    from core.sweep.executors import Executor, InProcess, make_executor
     from core.sweep.run import parse_sweep, run_sweep
 
     if isinstance(workers, bool) or workers is not None and (not isinstance(workers, int) or workers < 1):
         raise ParamError("workers", f"got {workers!r}; valid: a whole number >= 1 (None: every core)")
     raw = _keys.with_config(config, _keys.as_text(params))
     spec = parse_sweep("serving", raw)
-    executor = make_executor(engine, workers, address, fork=False)  # a notebook has threads: no fork
+    executor: Executor
+    if workers == 1 and engine == "local" and address is None:
+        executor = InProcess()  # one worker: the points here, so a script needs no __main__ guard
+    else:
+        executor = make_executor(engine, workers, address, fork=False)  # a notebook has threads: no fork
     rows: list[dict] = []
     try:
         summary = run_sweep(spec, None if out is None else os.fspath(out), executor, force=force, on_row=rows.append)

@@ -259,16 +259,14 @@ def _check_names(raw: dict) -> None:
     """A key neither lab simulate serving nor lab calibrate knows: refused, with the
     nearest known key (before model= and hardware= are asked for: a misspelt hardware=
     is named as such)."""
-    import difflib
-
     from core.registry import get
     from core.serving import simulate_keys
+    from core.serving.aliases import did_you_mean  # over vLLM's names too, as every command
 
     known = {p.name for p in get("serving.replay").params} | set(simulate_keys.names())
     for key in raw:
         if key not in known:
-            close = difflib.get_close_matches(key, sorted(known | {"fit_keys", "bootstrap"}), n=1)
-            raise ParamError(key, (f"did you mean {close[0]}=? " if close else "") + "unknown key of lab calibrate; "
+            raise ParamError(key, did_you_mean(key, known | {"fit_keys", "bootstrap"}) + "unknown key of lab calibrate; "
                              "valid: model=, hardware=, serving.replay's parameters, deployment and coef_* keys "
                              "(lab simulate serving --help)")
 

@@ -232,7 +232,8 @@ def _run(argv: list[str]) -> int:
     try:
         code = _command(argv)
         if code == EXIT_OK and args_out(argv):  # the keys of the result beside it (lab/cli/config_file.py)
-            config_file.write_beside(args_out(argv), "lab " + " ".join(_command_words(argv)))
+            config_file.write_beside(args_out(argv), "lab " + " ".join(_command_words(argv))
+                                     + (" URL" if _command_words(argv)[:1] == ["observe"] else ""))
         return code
     finally:
         config_file.end()

@@ -81,16 +81,31 @@ def split_items(items) -> tuple[list[str], dict[str, str]]:
     return paths, keys
 
 
+def option_words(extras: list[str]) -> list[str]:
+    """What argparse left, keys given as options (--max-num-seqs 8, --max-num-seqs=8,
+    --enable-prefix-caching, -tp 2) as key=value words; other words as they came."""
+    from lab.cli.parser import take_option
+
+    words, i = [], 0
+    while i < len(extras):
+        option = take_option(extras, i)
+        if option is None:
+            if extras[i].startswith("-"):
+                raise input_error(extras[i], "unknown option; valid: --out, --fit-keys, --bootstrap, --seed, --json, "
+                                  "--steps, --config, or a key as --key value (see lab calibrate --help)")
+            words.append(extras[i])
+            i += 1
+            continue
+        key, value, i = option
+        words.append(f"{key}={value}")
+    return words
+
+
 def run(args, extras) -> int:
     from core.calibrate.fit import DEFAULT_BOOTSTRAP, calibrate  # lazy: scipy, the engine
     from core.calibrate.profile import save_profile
 
-    items = config_file.words() + list(args.items)  # a --config file's keys first: the command line wins
-    for extra in extras:
-        if extra.startswith("-"):
-            raise input_error(extra, "unknown option; valid: --out, --fit-keys, --bootstrap, --seed, --json "
-                              "(see lab calibrate --help)")
-        items.append(extra)
+    items = config_file.words() + list(args.items) + option_words(extras)  # the file's keys first: the command line wins
     paths, keys = split_items(items)
     fit_keys = keys.pop("fit_keys", None) if args.fit_keys is None else args.fit_keys
     bootstrap = _whole("--bootstrap", keys.pop("bootstrap", None) if args.bootstrap is None else args.bootstrap,

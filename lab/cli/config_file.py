@@ -92,6 +92,18 @@ def merged(given: dict[str, str]) -> dict[str, str]:
     return values
 
 
+def record(key: str, value: str) -> None:
+    """A key the command took from an option of its own (lab observe --max-concurrency N,
+    --endpoint): config.toml keeps it too, so the rerun is the same run."""
+    if _state.resolved is not None:
+        _state.resolved[key] = value
+
+
+def file_keys() -> set[str]:
+    """The keys the --config file gave (none without one)."""
+    return set(_state.config.values) if _state.config else set()
+
+
 def words() -> list[str]:
     """The file's keys as key=value words (calibrate's items take them so)."""
     return [f"{k}={v}" for k, v in (_state.config.values.items() if _state.config else ())]

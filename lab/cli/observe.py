@@ -14,9 +14,11 @@ import sys
 
 from core.registry import ParamError
 from core.serving import aliases
+from lab.cli import config_file
 from lab.cli.parser import parameter_values
 
 EXIT_INTERRUPTED = 130
+ENDPOINTS = ("/v1/completions", "/v1/chat/completions")
 EPILOG = """workload (key=value; the same keys as `lab simulate serving`, drawn by the same code):
   dataset=random|fixed|sharegpt_like|trace_lengths random_input_len= random_output_len=
   random_range_ratio= random_prefix_len= num_prompts= request_rate= burstiness= seed=
@@ -28,7 +30,7 @@ output: DIR/result.json (vllm bench serve --save-result --save-detailed keys + l
   and DIR/requests.csv
 keys also as --key value, with dashes (--num-prompts 10) or vllm bench's names (--dataset-path);
   --config FILE.toml|.yaml|.json gives them from a file (the command line wins) and DIR/config.toml
-  gets the keys of the run
+  gets the keys of the run, --max-concurrency, --endpoint and --model too (endpoint= and model= as keys)
 exit codes: 0 done, 2 bad input or unreachable server, 130 interrupted (Ctrl+C)"""
 
 
@@ -39,8 +41,7 @@ def add_parser(sub, formatter) -> None:
     p.add_argument("url", nargs="?", metavar="URL", help="the server's base URL: http://127.0.0.1:8000")
     p.add_argument("--out", metavar="DIR", help="where result.json and requests.csv go")
     p.add_argument("--model", default=None, help="the model to ask for; default: the first of GET /v1/models")
-    p.add_argument("--endpoint", default="/v1/completions", choices=("/v1/completions", "/v1/chat/completions"),
-                   help="the API (default /v1/completions)")
+    p.add_argument("--endpoint", default=None, choices=ENDPOINTS, help="the API (default /v1/completions)")
     p.add_argument("--max-concurrency", dest="max_concurrency_flag", type=int, default=None, metavar="N",
                    help="at most N requests in flight (vllm bench's --max-concurrency); also max_concurrency=N")
     p.add_argument("--connect-timeout", type=float, default=10.0, metavar="S",
@@ -80,6 +81,7 @@ class Progress:
 def _settings(args, values: dict):
     from core.observe import runner, schedule
     from core.observe.prompts import words_from
+    from core.serving import bench_keys
 
     values = aliases.canonical_values(values)  # vllm bench's spellings too: --num-prompts 10 (core/serving/aliases.py)
     if not args.url:
@@ -88,9 +90,13 @@ def _settings(args, values: dict):
     if not args.out:
         raise ParamError("out", "missing; valid: --out DIR (result.json and requests.csv go there)")
     if args.max_concurrency_flag is not None:
-        if "max_concurrency" in values:
+        if "max_concurrency" in values and "max_concurrency" not in config_file.file_keys():
             raise ParamError("max_concurrency", "given twice; valid: --max-concurrency N or max_concurrency=N")
-        values["max_concurrency"] = str(args.max_concurrency_flag)
+        values["max_concurrency"] = str(args.max_concurrency_flag)  # the command line wins over a file
+        config_file.record("max_concurrency", values["max_concurrency"])
+    endpoint, model = _option_key(values, "endpoint", args.endpoint), _option_key(values, "model", args.model)
+    if endpoint not in (None, *ENDPOINTS):
+        raise ParamError("endpoint", f"got {endpoint!r}; valid: one of {', '.join(ENDPOINTS)}")
     for name, v in (("connect-timeout", args.connect_timeout), ("request-timeout", args.request_timeout),
                     ("metrics-interval", args.metrics_interval)):
         if not (math.isfinite(v) and v > 0):
@@ -108,17 +114,31 @@ def _settings(args, values: dict):
         if not prompt_seed.strip().isdigit():
             raise ParamError("prompt_seed", f"got {prompt_seed!r}; valid: a whole number >= 0")
         prompt_seed = int(prompt_seed)
+    valid = ("dataset", *bench_keys.DATASET_KEYS, *schedule.OWN_KEYS, "prompt_seed")
+    for key in values:  # a misspelt key: "did you mean", as every other command says it
+        if key not in valid:
+            raise aliases.unknown_key(key, valid, f"unknown key; valid: {', '.join(valid)}")
     keys = dict(values)
     plan = schedule.plan(values)
     try:  # made once the input is good: a folder that cannot be is refused before the run, not after it
         os.makedirs(args.out, exist_ok=True)
     except OSError as exc:
         raise ParamError("out", f"{args.out}: {exc.strerror or exc}; valid: a folder that can be written") from None
-    return runner.Settings(url=args.url, out_dir=args.out, plan=plan, words=words, endpoint=args.endpoint,
-                           model=args.model, special_tokens=special_n, connect_timeout_s=args.connect_timeout,
+    return runner.Settings(url=args.url, out_dir=args.out, plan=plan, words=words,
+                           endpoint=endpoint or ENDPOINTS[0], model=model, special_tokens=special_n, connect_timeout_s=args.connect_timeout,
                            request_timeout_s=args.request_timeout, metrics_interval_s=args.metrics_interval,
                            headers=runner.headers_from_env(), chunk_usage=args.chunk_usage == "on",
                            prompt_seed=prompt_seed, keys=keys)
+
+
+def _option_key(values: dict, name: str, option: str | None) -> str | None:
+    """--endpoint / --model, or the same as a key (endpoint=, a --config file's): config.toml
+    keeps it, so a rerun from it asks the same API for the same model."""
+    from_keys = values.pop(name, None)
+    value = from_keys if option is None else option  # the option on the command line wins
+    if value is not None:
+        config_file.record(name, value)
+    return value
 
 
 def summary(res: dict) -> str:

@@ -218,6 +218,27 @@ def _flag_meant(item: str) -> str:
     return f"did you mean --{close[0].replace('_', '-')} (a flag, no value)? " if close else ""
 
 
+def take_option(items: Sequence[str], i: int, known: Sequence[str] | None = None) -> tuple[str, str, int] | None:
+    """(our name, value, the next index) when items[i] is a key given as an option: a vLLM
+    flag (--enable-prefix-caching), --key value, --key=value or -tp N; None for a word that
+    is no option (key=value, a file). What parameter_values and lab calibrate read."""
+    item = items[i]
+    hit = aliases.flag(item, known)
+    if hit is not None:  # --enable-prefix-caching: a flag, no value
+        return hit[0], hit[1], i + 1
+    if (item.startswith("--") or item in aliases.SHORT) and "=" not in item:  # --key value
+        if i + 1 >= len(items) or items[i + 1].startswith("--"):  # no value: a misspelt flag, most likely
+            raise input_error(item, f"{_flag_meant(item)}needs a value; valid: {item} VALUE or "
+                              f"{item.lstrip('-')}=VALUE")
+        return aliases.canonical(item, known), items[i + 1], i + 2
+    if item.startswith("--"):  # --key=value
+        key, _, value = item[2:].partition("=")
+        if not key.strip():
+            raise input_error(item, "expected key=value or --key value (for example input_tokens=1024 or --cards 3)")
+        return aliases.canonical(key, known), value, i + 1
+    return None
+
+
 def parameter_values(args: argparse.Namespace, extras: Sequence[str],
                      known: Sequence[str] | None = None) -> dict[str, str]:
     """The parameters given: a --config file's keys (lab/cli/config_file.py), then key=value
@@ -234,20 +255,13 @@ def parameter_values(args: argparse.Namespace, extras: Sequence[str],
     i = 0
     while i < len(items):
         item = items[i]
-        hit = aliases.flag(item, known)
-        if hit is not None:  # --enable-prefix-caching: a flag, no value
-            given[hit[0]] = hit[1]
-            i += 1
+        option = take_option(items, i, known)
+        if option is not None:
+            key, value, i = option
+            given[key] = value
             continue
-        if (item.startswith("--") or item in aliases.SHORT) and "=" not in item:  # --key value
-            if i + 1 >= len(items) or items[i + 1].startswith("--"):  # no value: a misspelt flag, most likely
-                raise input_error(item, f"{_flag_meant(item)}needs a value; valid: {item} VALUE or "
-                                  f"{item.lstrip('-')}=VALUE")
-            given[aliases.canonical(item, known)] = items[i + 1]
-            i += 2
-            continue
-        key, sep, value = item.lstrip("-").partition("=") if item.startswith("--") else item.partition("=")
-        if not sep or not key.strip() or item.startswith("-") and not item.startswith("--"):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or item.startswith("-"):
             raise input_error(item, "expected key=value or --key value (for example input_tokens=1024 or --cards 3)")
         given[aliases.canonical(key, known)] = value
         i += 1
