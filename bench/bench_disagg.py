@@ -14,9 +14,9 @@ Runs, each timed over --repeats after one warm-up (the compiled loop loaded):
   1P1D, 2P4D  core.serving.disagg.run.replay_disagg (decode_router least_kv: the decode pool
               co-simulated, every engine advanced to each arrival)
   2P4D_round_robin  the same with decode_router=round_robin (each decode engine replayed alone)
-For each: µs per request (wall / requests; median/min/max), and for the P/D runs the ratio
-of their median to the single pool's median in this run, TTFT and E2E p50/p95 (nearest
-rank), the transfer's p50, and what waited where.
+For each: µs per request (this process's CPU time / requests, median/min/max; the wall's
+too), and for the P/D runs the ratio of their CPU median to the single pool's in this
+run, TTFT and E2E p50/p95 (nearest rank), the transfer's p50, and what waited where.
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.benchstats import stats, timed  # noqa: E402
+from bench.benchstats import stats, timed_cpu  # noqa: E402
 from core.request.metrics import nearest_rank_value  # noqa: E402
 from core.serving import traces  # noqa: E402
 from core.serving.disagg.report import build  # noqa: E402
@@ -92,10 +92,11 @@ def main() -> None:
             "2P4D_round_robin": lambda: replay_disagg(work, dataclasses.replace(cfg_2, decode_router="round_robin")).result}
     medians = {}
     for name, fn in runs.items():
-        result, walls = timed(fn, args.repeats, warm_up=True)
-        us = stats([w / n for w in walls], scale=1e6, digits=2, unit="us/request")
+        result, walls, cpus = timed_cpu(fn, args.repeats, warm_up=True)
+        us = stats([c / n for c in cpus], scale=1e6, digits=2, unit="CPU us/request")
         medians[name] = us["median"]
-        row = {"us_per_request": us, **_latency(result)}
+        row = {"us_per_request": us, "wall_us_per_request": stats([w / n for w in walls], scale=1e6, digits=2,
+                                                                    unit="us/request"), **_latency(result)}
         if name.startswith(("1P1D", "2P4D")):
             cols = result.extras["request_columns"]
             decoded = cols["decode_instance"] >= 0

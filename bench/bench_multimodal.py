@@ -8,10 +8,12 @@ FLOPs, 31.25 MiB EC), the images drawn at random from --distinct ids (a few popu
 what an encoder cache is for), Qwen3-VL-4B on one H100 (core/serving/multimodal/lm.py),
 the encoder in the same instance (vLLM V1). Run twice: without an encoder cache and with
 vLLM's default encoder_cache_size (= max_num_batched_tokens, 8,192 visual tokens).
-For each: the engine's µs per request (the replay's wall time / requests, median/min/max over
---repeats, after one warm-up that loads the compiled loop), the encoder plan's µs per
+For each: the engine's µs per request (this process's CPU time of the replay / requests,
+median/min/max over --repeats, after one warm-up that loads the compiled loop; the wall's too), the encoder plan's µs per
 request (the cache decided in Python), TTFT p50/p95 (nearest rank), encoder-cache hits and
-encoder seconds added; the text-only replay of the same arrivals as the reference cost.
+encoder seconds added; the text-only replay of the same arrivals as the reference cost;
+and E -> P -> D: a 1P1D of the same cards with the cache (core/serving/disagg/run.py), the
+prompts' KV, visual tokens included, over rdma-400g.
 """
 from __future__ import annotations
 
@@ -19,14 +21,20 @@ import argparse
 import json
 
 import numpy as np
-from benchstats import stats, timed
+from benchstats import stats, timed_cpu
 
 from core.request.metrics import nearest_rank_value
+from core.serving.disagg.links import KvLinkSpec
+from core.serving.disagg.run import DisaggConfig, replay_disagg
 from core.serving.engine import replay
 from core.serving.multimodal import encoder as enc
 from core.serving.multimodal import images as im
 from core.serving.multimodal.lm import engine_config, with_images
 from core.serving.workload import Workload
+from core.vision.calculator import KV_BYTES_PER_TOKEN
+
+# E -> P -> D's link: one ConnectX-7 NIC a GPU (core/serving/disagg/links.py's rdma-400g).
+RDMA_400G = KvLinkSpec("rdma-400g", 50e9, 5e-6, "ConnectX-7, 400 Gbit/s")
 
 
 def workload(n: int, rate: float, distinct: int, seed: int) -> tuple[Workload, im.ImageTable]:
@@ -44,17 +52,34 @@ def one_way(work: Workload, table: im.ImageTable, capacity: int, repeats: int) -
     config = engine_config()
     order = np.argsort(work.arrival_s, kind="stable")
     rate = enc.encoder_flops_per_s()
-    plan, plan_walls = timed(lambda: enc.plan(table, order, capacity, rate), repeats)
+    plan, _, plan_cpus = timed_cpu(lambda: enc.plan(table, order, capacity, rate), repeats)
     lm = with_images(work, table, plan)
-    replay(lm, config)  # warm-up: the compiled loop loads (or compiles) once
-    result, walls = timed(lambda: replay(lm, config), repeats)
+    result, walls, cpus = timed_cpu(lambda: replay(lm, config), repeats, warm_up=True)  # the loop loaded once
     n = len(work)
     ttft = result.ttft_s if lm.arrival_s is work.arrival_s else result.first_token_s - work.arrival_s
-    return {"encoder_cache_size": capacity, "us_per_request": stats(walls, 1e6 / n, 2, unit="µs"),
-            "plan_us_per_request": stats(plan_walls, 1e6 / n, 2, unit="µs"),
+    return {"encoder_cache_size": capacity, "us_per_request": stats(cpus, 1e6 / n, 2, unit="CPU µs"),
+            "wall_us_per_request": stats(walls, 1e6 / n, 2, unit="µs"),
+            "plan_us_per_request": stats(plan_cpus, 1e6 / n, 2, unit="CPU µs"),
             "ttft_p50_s": nearest_rank_value(ttft, 0.50), "ttft_p95_s": nearest_rank_value(ttft, 0.95),
             "engine_steps": result.engine_steps, **plan.report(),
             "engine_encoder_s": result.extras.get("encoder_s")}
+
+
+def pd_way(work: Workload, table: im.ImageTable, capacity: int, repeats: int) -> dict:
+    """E -> P -> D: 1P1D of the same cards, the encoder in the prefill instance, the prompt's
+    KV (visual tokens included) over rdma-400g to the decode instance."""
+    config = engine_config()
+    plan = enc.plan(table, np.argsort(work.arrival_s, kind="stable"), capacity, enc.encoder_flops_per_s())
+    lm = with_images(work, table, plan)
+    cfg = DisaggConfig(prefill=config, decode=config, link=RDMA_400G, kv_bytes_per_token=float(KV_BYTES_PER_TOKEN),
+                       layers=36)
+    run, walls, cpus = timed_cpu(lambda: replay_disagg(lm, cfg), repeats, warm_up=True)
+    r, n = run.result, len(work)
+    return {"encoder_cache_size": capacity, "us_per_request": stats(cpus, 1e6 / n, 2, unit="CPU µs"),
+            "wall_us_per_request": stats(walls, 1e6 / n, 2, unit="µs"),
+            "ttft_p50_s": nearest_rank_value(r.ttft_s, 0.50), "ttft_p95_s": nearest_rank_value(r.ttft_s, 0.95),
+            "kv_bytes_moved": float(run.transfer_bytes.sum()),
+            "prefill_engine_encoder_s": (run.prefill.merged.extras or {}).get("encoder_s")}
 
 
 def main(argv=None) -> dict:
@@ -67,21 +92,24 @@ def main(argv=None) -> dict:
     args = ap.parse_args(argv)
     work, table = workload(args.requests, args.rate, args.distinct, args.seed)
     config = engine_config()
-    replay(work, config)
-    text, text_walls = timed(lambda: replay(work, config), args.repeats)
+    text, text_walls, text_cpus = timed_cpu(lambda: replay(work, config), args.repeats, warm_up=True)
     report = {"requests": args.requests, "rate_per_s": args.rate, "image_requests": int(np.diff(table.offsets).sum()),
               "distinct_images": args.distinct,
               "encoder_card": enc.ENCODER_CARD, "encoder_mfu": enc.ENCODER_MFU,
-              "text_only": {"us_per_request": stats(text_walls, 1e6 / args.requests, 2, unit="µs"),
+              "text_only": {"us_per_request": stats(text_cpus, 1e6 / args.requests, 2, unit="CPU µs"),
+                            "wall_us_per_request": stats(text_walls, 1e6 / args.requests, 2, unit="µs"),
                             "ttft_p50_s": nearest_rank_value(text.ttft_s, 0.5),
                             "ttft_p95_s": nearest_rank_value(text.ttft_s, 0.95)},
               "without_cache": one_way(work, table, 0, args.repeats),
-              "with_cache": one_way(work, table, config.token_budget, args.repeats)}
+              "with_cache": one_way(work, table, config.token_budget, args.repeats),
+              "pd_1p1d_with_cache": pd_way(work, table, config.token_budget, args.repeats)}
     a, b = report["without_cache"], report["with_cache"]
     report["ratios_one_run"] = {"ttft_p95_without_over_with": a["ttft_p95_s"] / b["ttft_p95_s"],
                                 "ttft_p50_without_over_with": a["ttft_p50_s"] / b["ttft_p50_s"],
                                 "engine_us_with_images_over_text": b["us_per_request"]["median"]
-                                / report["text_only"]["us_per_request"]["median"]}
+                                / report["text_only"]["us_per_request"]["median"],
+                                "pd_us_over_single_with_cache": report["pd_1p1d_with_cache"]["us_per_request"]["median"]
+                                / b["us_per_request"]["median"]}
     print(json.dumps(report, indent=1, ensure_ascii=False))
     return report
 

@@ -43,3 +43,17 @@ def timed(fn, repeats: int, warm_up: bool = False):
         out = fn()
         walls.append(time.perf_counter() - t)
     return out, walls
+
+
+def timed_cpu(fn, repeats: int, warm_up: bool = False):
+    """As timed(), with each run's CPU seconds of this process too (time.process_time: on a
+    shared machine the wall counts the waits for a core): (result, walls, cpus)."""
+    if warm_up:
+        fn()
+    out, walls, cpus = None, [], []
+    for _ in range(repeats):
+        t, c = time.perf_counter(), time.process_time()
+        out = fn()
+        walls.append(time.perf_counter() - t)
+        cpus.append(time.process_time() - c)
+    return out, walls, cpus
