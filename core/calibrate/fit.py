@@ -78,6 +78,12 @@ CLIENT_KEYS = ("coef_step_s",)
 # alone: there the runs' TTFT pins the prefill term (a prior moved it by under 2% here),
 # and it would bias a synthetic run's recovery of its own coefficients.
 PRIOR_SD = 1.0
+# The step log's one-off costs (core/calibrate/step_log.py: a step after the engine waited
+# for work, a step of a token count run for the first time): fitted in stage one, with the
+# default keys, once the step-time model has them (step_defaults.DEFAULTS); their default 0
+# is no start in log space, so they start at the logs' median step time (the scale of a
+# step's fixed costs) and go back to 0 where the logs do not identify them.
+ONE_OFF_KEYS = ("coef_wake_s", "coef_shape_s")
 MAX_NFEV = 200
 DEFAULT_BOOTSTRAP = 20
 
@@ -183,15 +189,19 @@ def calibrate(paths, raw: Mapping[str, str], *, fit_keys=None, bootstrap: int = 
     frozen.update({k: "the front end is off (frontend=off)" for k in asked
                    if frontend_off and k.startswith("frontend_") and k not in frozen})
     start = {k: max(defaults[k], FLOOR) for k in COEF_KEYS}
-    planned = _planned(len(keys), len(runs), bootstrap)
+    extra = tuple(k for k in one_off_keys() if k not in replays[0].given) if logs and fit_keys is None else ()
+    planned = _planned(len(keys) + len(extra), len(runs), bootstrap)
     t0 = time.perf_counter()
     stage1 = None
     if logs:
         # Stage one: the engine's terms from the step logs alone (no replays); stage two
         # then starts there and fits only what the logs cannot see.
-        stage1 = _fit_steps(replays, logs, tuple(k for k in keys if not k.startswith("frontend_")), start,
+        scale = float(np.median(np.concatenate([log.measured_ms for log in logs]))) * 1e-3
+        start.update({k: defaults.get(k, 0.0) or scale for k in extra})
+        stage1 = _fit_steps(replays, logs, tuple(k for k in keys if not k.startswith("frontend_")) + extra, start,
                             bootstrap, seed, progress, cancel, planned)
         frozen.update(stage1.frozen)
+        start.update({k: defaults.get(k, 0.0) for k in extra})  # unless the logs fitted it (next line)
         start.update({k: max(stage1.values[k], FLOOR) for k in stage1.keys})
         keys = tuple(k for k in keys if k in CLIENT_KEYS or k.startswith("frontend_"))
     problem = Problem(replays, keys, start, progress, cancel, planned, logs)
@@ -253,6 +263,13 @@ def calibrate(paths, raw: Mapping[str, str], *, fit_keys=None, bootstrap: int = 
     if progress is not None:
         progress(1.0, "done")
     return cal
+
+
+def one_off_keys() -> tuple[str, ...]:
+    """ONE_OFF_KEYS the step-time model has (none before the engine prices them)."""
+    from core.serving.step_defaults import DEFAULTS
+
+    return tuple(k for k in ONE_OFF_KEYS if k in DEFAULTS)
 
 
 def _check_names(raw: dict) -> None:

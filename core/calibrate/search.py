@@ -17,7 +17,7 @@ from core.calibrate.problem import Problem
 RANGES: dict[str, tuple[float, float]] = {
     "bandwidth_efficiency": (1e-3, 1.0), "prefill_mfu": (1e-3, 1.0),
     "coef_step_s": (1e-6, 1.0), "coef_seq_s": (1e-9, 0.05), "coef_layer_s": (1e-9, 0.01),
-    "coef_request_s": (1e-9, 1.0),
+    "coef_request_s": (1e-9, 1.0), "coef_wake_s": (1e-9, 1.0), "coef_shape_s": (1e-9, 1.0),
     "frontend_request_ms": (1e-4, 1e3), "frontend_input_token_us": (1e-4, 1e3), "frontend_output_token_us": (1e-2, 1e5),
 }
 MULTIPLIER_RANGE = (0.01, 100.0)

@@ -80,3 +80,120 @@ def test_the_step_by_step_path_adds_them_too(tmp_path, cost):
     plain = log.predicted_ms(BasisCost(**fields))
     both = log.predicted_ms(WithOneOff(**fields, coef_wake_s=1e-3, coef_shape_s=4e-3))
     assert both - plain == pytest.approx([5.0, 4.0, 1.0, 4.0, 4.0, 4.0, 0.0], abs=1e-9)
+
+
+# -- stage one fits them (core/calibrate/fit.py) once the step-time model has them ------------
+BASE = {"model": "qwen3-8b", "hardware": "h100-sxm"}
+TRUTH = {"coef_step_s": 2e-3, "coef_seq_s": 6e-5, "coef_prefill_compute": 1.5}
+ONE_OFF = {"coef_wake_s": 3e-3, "coef_shape_s": 2e-3}
+LANDED = "coef_wake_s" in BasisCost.__dataclass_fields__
+
+
+def timed_log(path, cost, rng, n=150, waits=True) -> str:
+    """Steps of random prompts and decodes; before half of the prompt-only steps the engine
+    waited 50 ms (else 1 ms between steps; waits=False: never, and the log opens with a
+    decode step); each step timed by cost exactly (to the ns)."""
+    plan = []
+    for i in range(n):
+        cr = 0 if i == 0 and not waits else int(rng.integers(0, 3))
+        gr = int(rng.integers(0 if cr else 1, 24)) if rng.random() < 0.6 or not cr else 0
+        wait = 50.0 if waits and gr == 0 and rng.random() < 0.5 else 1.0
+        plan.append((cr, int(cr * rng.integers(64, 160)), gr, wait))
+
+    def write(elapsed):
+        lines, clock = [POOL.replace("32,768", "65,536")], 3600.0
+        for i, ((cr, ct, gr, gap), t) in enumerate(zip(plan, elapsed)):
+            clock += (gap + t) / 1e3
+            h, rest = divmod(clock, 3600)
+            m, s = divmod(rest, 60)
+            lines.append(LINE.replace("19:35:{s:06.3f}", f"{int(h):02d}:{int(m):02d}:{s:010.7f}")
+                         .replace("{t:.2f}", f"{t:.6f}").format(i=i, cr=cr, ct=ct, gr=gr))
+        path.write_text("\n".join(lines) + "\n")
+        return StepLog(str(path))
+
+    times = write([1.0] * n).predicted_ms(cost)
+    log = write(times)
+    assert log.woke.tolist() == [p[2] == 0 and (i == 0 or p[3] > 1) for i, p in enumerate(plan)]
+    return str(path)
+
+
+@pytest.fixture()
+def landed(monkeypatch):
+    """The fit as it is once step_defaults and BasisCost have the two keys: before they do,
+    the step logs' model gets them through a BasisCost with the two fields (the engine's
+    replays never see them: they carry none)."""
+    import core.calibrate.fit as fit
+    from core.calibrate.replayer import RunReplay
+
+    if not LANDED:
+        monkeypatch.setattr(fit, "one_off_keys", lambda: fit.ONE_OFF_KEYS)
+        plain = RunReplay.cost
+
+        def cost(self, coefs):
+            base = plain(self, coefs)
+            extra = {k: float(coefs.get(k, 0.0)) for k in fit.ONE_OFF_KEYS}
+            if not any(extra.values()):
+                return base
+            return WithOneOff(**{f.name: getattr(base, f.name) for f in dataclasses.fields(BasisCost)}, **extra)
+
+        predict = RunReplay.predict
+        monkeypatch.setattr(RunReplay, "cost", cost)
+        monkeypatch.setattr(RunReplay, "predict", lambda self, coefs: predict(
+            self, {k: v for k, v in coefs.items() if k not in fit.ONE_OFF_KEYS}))
+    return fit
+
+
+@pytest.fixture(scope="module")
+def run_path(tmp_path_factory):
+    import json
+
+    from core.calibrate.synthetic import bench_result
+    from core.serving.headless import serving_report
+
+    path = tmp_path_factory.mktemp("one_off") / "run.json"
+    _, (result, work) = serving_report(dict(BASE, dataset="random", num_prompts="40", random_input_len="512",
+                                            random_output_len="64", random_range_ratio="0.5", request_rate="inf",
+                                            max_concurrency="8"))
+    path.write_text(json.dumps(bench_result(result, work, model_id="qwen3-8b", max_concurrency=8)))
+    return str(path)
+
+
+def _replay(run_path):
+    from core.calibrate.replayer import RunReplay
+    from core.calibrate.runs import load_runs
+
+    return RunReplay(load_runs([run_path])[0], BASE)
+
+
+def test_stage_one_recovers_the_one_off_costs_of_a_log(tmp_path, run_path, landed):
+    log = timed_log(tmp_path / "s.log", _replay(run_path).cost(dict(TRUTH, **ONE_OFF)), np.random.default_rng(3))
+    cal = landed.calibrate([run_path], BASE, bootstrap=0, steps=[log])
+    assert cal.converged, cal.message
+    assert set(ONE_OFF) <= set(cal.from_steps)
+    engine = cal.steps[0]["engine_coefficients"]
+    for key, value in dict(TRUTH, **ONE_OFF).items():
+        assert engine[key] == pytest.approx(value, rel=0.02), key
+    assert cal.steps[0]["engine"]["all"]["median_abs_step_error"] < 0.01
+    if LANDED:  # the profile carries them (its coefficients are step_defaults' keys)
+        for key, value in ONE_OFF.items():
+            assert cal.coefficients[key] == pytest.approx(value, rel=0.02), key
+
+
+def test_a_log_without_waits_leaves_the_wake_cost_at_its_default(tmp_path, run_path, landed):
+    cost = _replay(run_path).cost(dict(TRUTH, coef_shape_s=ONE_OFF["coef_shape_s"]))
+    log = timed_log(tmp_path / "s.log", cost, np.random.default_rng(4), waits=False)
+    cal = landed.calibrate([run_path], BASE, bootstrap=0, steps=[log])
+    assert cal.converged, cal.message
+    assert "coef_wake_s" not in cal.from_steps and "not identified" in cal.frozen["coef_wake_s"]
+    engine = cal.steps[0]["engine_coefficients"]
+    assert engine["coef_shape_s"] == pytest.approx(ONE_OFF["coef_shape_s"], rel=0.02)
+    if LANDED:
+        assert cal.coefficients["coef_wake_s"] == 0.0
+
+
+def test_explicit_fit_keys_and_runs_alone_fit_no_one_off_cost(tmp_path, run_path, landed):
+    log = timed_log(tmp_path / "s.log", _replay(run_path).cost(dict(TRUTH, **ONE_OFF)), np.random.default_rng(5))
+    cal = landed.calibrate([run_path], BASE, fit_keys=tuple(TRUTH), bootstrap=0, steps=[log])
+    assert not set(ONE_OFF) & set(cal.from_steps + cal.fit_keys)
+    cal = landed.calibrate([run_path], BASE, bootstrap=0)
+    assert not set(ONE_OFF) & set(cal.fit_keys)
