@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from core.serving import aliases
-from lab.cli import config_file
+from lab.cli import calibrate_config, config_file
 from lab.cli.args import input_error
 
 USAGE = ("lab calibrate RESULT.json [RESULT2.json ...] model=KEY|config.json hardware=KEY|card.toml [key=value ...] "
@@ -34,7 +34,10 @@ log(predicted/measured) of TTFT, TPOT and E2E plus their medians and p90s
 (core/calibrate/loss.py), bounded, in log space, over coef_step_s, coef_seq_s,
 coef_prefill_compute, coef_request_s and coef_decode_kv by default (those a run identifies; a
 key given stays fixed; one the runs do not identify is kept at its default and named).
-Uncertainty: a bootstrap over requests and runs (refits from the point estimate)."""
+Uncertainty: a bootstrap over requests and runs (refits from the point estimate).
+--out P.toml also writes P.config.toml: the runs and logs fitted (absolute paths), the keys,
+fit_keys, bootstrap and bootstrap_seed, so `lab calibrate --config P.config.toml --out P2.toml`
+refits it exactly."""
 
 
 def add_parser(sub, formatter) -> None:
@@ -107,22 +110,25 @@ def run(args, extras) -> int:
 
     items = config_file.words() + list(args.items) + option_words(extras)  # the file's keys first: the command line wins
     paths, keys = split_items(items)
-    fit_keys = keys.pop("fit_keys", None) if args.fit_keys is None else args.fit_keys
-    bootstrap = _whole("--bootstrap", keys.pop("bootstrap", None) if args.bootstrap is None else args.bootstrap,
+    paths, steps, seed_text = calibrate_config.take(keys, paths, list(args.steps), args.seed)
+    fit_keys, bootstrap_text = keys.pop("fit_keys", None), keys.pop("bootstrap", None)  # the options win
+    fit_keys = fit_keys if args.fit_keys is None else args.fit_keys
+    bootstrap = _whole("--bootstrap", bootstrap_text if args.bootstrap is None else args.bootstrap,
                        DEFAULT_BOOTSTRAP, 1000)
-    seed = _whole("--seed", args.seed, 0, 2**31 - 1)
+    seed = _whole("--seed", seed_text, 0, 2**31 - 1)
     if args.out is not None and not args.out.lower().endswith(".toml"):
         raise input_error("--out", f"got {args.out!r}; valid: a path ending in .toml")
     bar = _Bar() if sys.stderr.isatty() and not args.json else None
     try:
-        cal = calibrate(paths, keys, fit_keys=None if fit_keys is None else fit_keys.split(","),
-                        bootstrap=bootstrap, seed=seed, progress=bar, steps=args.steps)
+        cal = calibrate(paths, dict(keys), fit_keys=None if fit_keys is None else fit_keys.split(","),
+                        bootstrap=bootstrap, seed=seed, progress=bar, steps=steps)
     finally:
         if bar is not None:
             bar.close()
     wrote = None
     if cal.converged and args.out:
         save_profile(cal.profile, args.out)
+        calibrate_config.write_beside(args.out, paths, steps, keys, fit_keys, bootstrap, seed)
         wrote = args.out
     print(json.dumps(as_json(cal, wrote), ensure_ascii=False) if args.json else report_text(cal, wrote))
     if not cal.converged:

@@ -216,9 +216,10 @@ def write_beside(out: str | None, command: str) -> str | None:
     return str(target)
 
 
-def dumps(values: dict[str, str], command: str) -> str:
-    lines = [f"# {command}: the keys of the result in this folder (the rest are the defaults).",
-             f"# Rerun it: {command} --config {NAME} --out DIR"]
+def dumps(values: dict[str, str], command: str, about: str = "the keys of the result in this folder",
+          rerun: str | None = None) -> str:
+    lines = [f"# {command}: {about} (the rest are the defaults).",
+             f"# Rerun it: {rerun or f'{command} --config {NAME} --out DIR'}"]
     for key in values:  # in the order resolved: a sweep's axes run in it (the first slowest), so a rerun's rows do
         value = str(values[key])
         if key in FILE_KEYS and os.path.isfile(value):
