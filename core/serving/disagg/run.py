@@ -161,8 +161,10 @@ def _decode_pass(workload: Workload, cfg: DisaggConfig, p_res: ReplayResult, can
     G = np.asarray(workload.output_tokens, np.int64)
     done_prefill = p_res.finish_s  # the first token sampled: the request leaves the prefill instance
     P = np.asarray(workload.input_tokens, np.int64)
-    xfer = links.transfer_s(P, cfg.bytes_per_token_per_card, cfg.link, cfg.kv_transfer, cfg.layers,
-                            p_res.first_token_s - p_res.first_schedule_s)
+    computing = p_res.first_token_s - p_res.first_schedule_s
+    if workload.encoder is not None:  # the encoder's seconds in the first step make no KV: nothing to overlap
+        computing = np.maximum(computing - np.asarray(workload.encoder.seconds, float), 0.0)
+    xfer = links.transfer_s(P, cfg.bytes_per_token_per_card, cfg.link, cfg.kv_transfer, cfg.layers, computing)
     bytes_ = links.transfer_bytes(P, cfg.bytes_per_token)
     rows = np.flatnonzero(G >= 2)
     rows = rows[np.argsort(done_prefill[rows], kind="stable")]

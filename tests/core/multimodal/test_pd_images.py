@@ -132,3 +132,20 @@ def test_epd_encoder_cards_are_in_the_cost():
     per_million = 4 * p * pd["duration"] / 3600 / (pd["total_output_tokens"] / 1e6)
     assert pd["cost_per_million_output_tokens"] == pytest.approx(per_million, rel=1e-9)
     assert "2 EPD encoder card(s)" in report_text(pd)
+
+
+def test_layerwise_overlaps_the_language_prefill_not_the_encoder(tmp_path):
+    """KV exists layer by layer only once the LM's prefill runs: the encoder's seconds in the
+    same step hide none of the transfer. A lone 500-token prompt over 1 GB/s, 36 layers:
+    exposed = max(wire / 36, wire - (TTFT - encoder) x 35 / 36) + latency."""
+    path = tmp_path / "one.csv"
+    path.write_text("arrival_s,input_tokens,output_tokens,images\n0,100,20,a:640x640\n")
+    report, (result, _) = serving_report({"trace": str(path), "pools": "1P1D", "kv_link": "1",
+                                          "kv_transfer": "layerwise"})
+    wire = 500 * KV / 1e9
+    lm_prefill = float(result.first_token_s[0]) - ENCODE_640  # the step: the encoder, then the prompt
+    exposed = max(wire / 36, wire - lm_prefill * 35 / 36)
+    got = result.extras["request_columns"]["kv_transfer_s"][0]
+    latency = report["disaggregation"]["kv_link"]["latency_ms"] / 1e3
+    assert got == pytest.approx(exposed + latency, rel=1e-12)
+    assert got > max(wire / 36, wire - float(result.first_token_s[0]) * 35 / 36) + latency  # not hidden behind it
