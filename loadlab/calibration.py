@@ -41,9 +41,10 @@ class Calibration:
         return path
 
 
-def calibrate(results: str | os.PathLike | Sequence[str | os.PathLike], *, fit_keys: Sequence[str] | None = None,
-              bootstrap: int = 20, seed: int = 0, steps: Sequence[str | os.PathLike] = (),
-              config: str | os.PathLike | None = None, **params: Any) -> Calibration:
+def calibrate(results: str | os.PathLike | Sequence[str | os.PathLike] = (), *,
+              fit_keys: Sequence[str] | None = None, bootstrap: int | None = None, seed: int | None = None,
+              steps: Sequence[str | os.PathLike] = (), config: str | os.PathLike | None = None,
+              **params: Any) -> Calibration:
     """Fit the basis step-time model to measured runs: `lab calibrate` with keywords.
 
     results: vllm bench serve --save-result --save-detailed JSON files, or lab observe's
@@ -51,6 +52,9 @@ def calibrate(results: str | os.PathLike | Sequence[str | os.PathLike], *, fit_k
     key (a key given stays fixed); fit_keys: the coefficients to fit (default the CLI's);
     bootstrap refits for the bands (0: none) with seed; steps: vLLM server logs with
     iteration details. Errors: loadlab.ParamError, as the CLI. save(path) writes the profile.
+    config: a --config file, e.g. the P.config.toml `lab calibrate --out P.toml` writes (its
+    runs=, steps=, fit_keys=, bootstrap=, bootstrap_seed= where the arguments leave them out),
+    so calibrate(config="P.config.toml") refits that profile.
 
     Example, a replay written as vllm bench serve saves a run, its step time refitted::
 
@@ -67,11 +71,18 @@ def calibrate(results: str | os.PathLike | Sequence[str | os.PathLike], *, fit_k
         >>> cal.converged, round(cal.coefficients["coef_step_s"], 4)
         (True, 0.0015)
     """
+    from core.calibrate.fit import DEFAULT_BOOTSTRAP
     from core.calibrate.fit import calibrate as fit
-    from lab.cli.calibrate import as_json
+    from lab.cli import calibrate_config
+    from lab.cli.calibrate import _whole, as_json
 
     paths = [os.fspath(results)] if isinstance(results, (str, os.PathLike)) else [os.fspath(p) for p in results]
     raw = _keys.with_config(config, _keys.as_text(params))
-    cal = fit(paths, raw, fit_keys=None if fit_keys is None else list(fit_keys), bootstrap=bootstrap, seed=seed,
-              steps=[os.fspath(s) for s in steps])
+    paths, logs, seed_text = calibrate_config.take(raw, paths, [os.fspath(s) for s in steps],
+                                                   None if seed is None else str(seed))
+    file_fit, file_bootstrap = raw.pop("fit_keys", None), raw.pop("bootstrap", None)  # the arguments win
+    keys = list(fit_keys) if fit_keys is not None else None if file_fit is None else file_fit.split(",")
+    cal = fit(paths, raw, fit_keys=keys,
+              bootstrap=_whole("bootstrap", file_bootstrap if bootstrap is None else bootstrap, DEFAULT_BOOTSTRAP, 1000),
+              seed=_whole("seed", seed_text, 0, 2**31 - 1), steps=logs)
     return Calibration(as_json(cal, None), cal)

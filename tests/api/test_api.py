@@ -227,3 +227,21 @@ def test_loadlab_runs_without_qt():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_calibrate_refits_a_profile_from_the_config_the_cli_wrote(tmp_path, capsys):
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[1] / "data" / "vllm_cpu"
+    profile = tmp_path / "p.toml"
+    assert main(["calibrate", str(data / "low.json"), str(data / "medium.json"), "model=qwen3-8b", "hardware=h200",
+                 "--fit-keys", "coef_step_s,coef_seq_s", "--bootstrap", "2", "--seed", "4", "--json",
+                 "--out", str(profile)]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    api = loadlab.calibrate(config=tmp_path / "p.config.toml")
+    assert api.coefficients == cli["coefficients"] and api.summary["bands"] == cli["bands"]
+    assert api.summary["fit_keys"] == ["coef_step_s", "coef_seq_s"] and len(api.summary["per_run"]) == 2
+    assert api.save(tmp_path / "q.toml") and (tmp_path / "q.toml").read_bytes() == profile.read_bytes()
+    with pytest.raises(loadlab.ParamError) as err:
+        loadlab.calibrate(config=tmp_path / "p.config.toml", bootstrap=-1)
+    assert err.value.param == "bootstrap" and "[0, 1000]" in str(err.value)
