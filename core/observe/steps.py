@@ -134,12 +134,14 @@ class StepInputs:
 def step_inputs(steps: Steps, pool_tokens: int | None = None) -> StepInputs:
     """The model's inputs of each step, estimated from what the log says.
 
-    The log gives counts, not contexts, so: each prompt in a step is a whole prompt of
-    ctx_tokens / ctx_requests tokens from nothing cached (with chunked prefill or prefix
-    hits its real chunk attends to more), completing in the step (one logit row each);
-    the decodes' contexts sum to the pool's tokens in use (kv_usage x pool_tokens: block-
-    rounded, so up to a block a sequence too many) less the prompts' tokens, at least
-    one token each. pool_tokens: the log's own figure by default."""
+    The log gives counts, not contexts, so: each prompt in a step is a chunk of
+    ctx_tokens / ctx_requests tokens, completing in the step (one logit row each). In a
+    step of prompts only, the pool's tokens in use (kv_usage x pool_tokens, after the step
+    was scheduled) past the chunks' own are context the chunks attend to (prefix-cache hits,
+    a chunked prompt's earlier part), shared evenly; in a step with decodes they are the
+    decodes' contexts (at least one token each), and its prompts start from nothing cached.
+    The count is block-rounded: up to a block a sequence too many. pool_tokens: the log's
+    own figure by default."""
     pool = pool_tokens or steps.pool_tokens
     if not pool:
         raise ValueError("the pool's size in tokens is needed: the log has no 'KV cache size: N tokens' line; "
@@ -150,8 +152,10 @@ def step_inputs(steps: Steps, pool_tokens: int | None = None) -> StepInputs:
     chunk = np.divide(ctx_t, ctx_r, out=np.zeros_like(ctx_t), where=ctx_r > 0)
     in_use = steps.kv_usage * float(pool)
     dec_ctx = np.where(gen > 0, np.maximum(in_use - ctx_t, gen), 0.0)
-    prompt_pairs = ctx_r * chunk * (chunk + 1.0) / 2.0
-    return StepInputs(rows=ctx_t + steps.gen_tokens, logit_rows=gen + ctx_r, kv_tokens=dec_ctx + ctx_t,
+    before = np.where((gen == 0) & (ctx_r > 0), np.maximum(in_use - ctx_t, 0.0), 0.0)
+    prompt_pairs = ctx_t * np.divide(before, ctx_r, out=np.zeros_like(ctx_t), where=ctx_r > 0) \
+        + ctx_r * chunk * (chunk + 1.0) / 2.0
+    return StepInputs(rows=ctx_t + steps.gen_tokens, logit_rows=gen + ctx_r, kv_tokens=dec_ctx + ctx_t + before,
                       pairs=dec_ctx + prompt_pairs, seqs=gen + ctx_r, new=ctx_r)
 
 

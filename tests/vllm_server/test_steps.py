@@ -55,11 +55,25 @@ def test_the_model_inputs_by_hand():
     # step 8: 4 decodes over 200 tokens in use
     assert (x.rows[1], x.logit_rows[1], x.kv_tokens[1], x.pairs[1], x.new[1]) == (4, 4, pytest.approx(200),
                                                                                    pytest.approx(200), 0)
-    # the encoder step: 10 prompt tokens from nothing cached
-    assert x.pairs[2] == 10 * 11 / 2 and x.kv_tokens[2] == 10
+    # the encoder step: prompts only, 10 tokens; 0.5% of the pool in use = 50 tokens, so 40
+    # of context before the chunk (a prefix-cache hit, or the prompt's earlier chunks)
+    assert x.pairs[2] == pytest.approx(10 * 40 + 10 * 11 / 2) and x.kv_tokens[2] == pytest.approx(50)
     with pytest.raises(ValueError, match="pool"):
         step_inputs(parse_steps(LOG.split("\n", 1)[1]))  # no 'KV cache size' line
     assert step_inputs(parse_steps(LOG), pool_tokens=20_000).kv_tokens[1] == pytest.approx(400)
+
+
+def test_prompts_only_attend_to_the_blocks_in_use_past_their_own_tokens():
+    line = LOG.splitlines()[1]
+    prompts = line.replace("2 context requests, 256 context tokens, 3 generation requests, 3 generation tokens",
+                           "2 context requests, 128 context tokens, 0 generation requests, 0 generation tokens")
+    x = step_inputs(parse_steps("\n".join([LOG.splitlines()[0], prompts.replace("5.0%", "9.6%"),
+                                           prompts.replace("5.0%", "1.0%")])))
+    # 9.6% of 10,000 = 960 tokens in use: two chunks of 64 after 416 tokens each
+    assert x.kv_tokens[0] == pytest.approx(960) and x.pairs[0] == pytest.approx(2 * (64 * 416 + 64 * 65 / 2))
+    # 1% = 100 tokens, fewer than the chunks' own 128: nothing before them
+    assert x.kv_tokens[1] == pytest.approx(128) and x.pairs[1] == pytest.approx(2 * 64 * 65 / 2)
+    assert x.rows.tolist() == [128, 128] and x.new.tolist() == [2, 2] and x.seqs.tolist() == [2, 2]
 
 
 def test_predicted_times_by_hand():
