@@ -12,9 +12,13 @@ text keys of `lab simulate serving` (core/serving/headless.serving_report).
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the tomli backport (pyproject installs it there)
+    import tomli as tomllib
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "public_runs"
 SPLITS = ("fit", "validation")

@@ -80,3 +80,28 @@ def test_a_bad_file_is_refused_naming_the_run(tmp_path):
     bad.write_text(bad.read_text().replace('"train"', '"fit"').replace("mean_ttft_ms = 1", "p42_ttft_ms = 1"))
     with pytest.raises(ValueError, match="measured keys"):
         pr.load_runs(tmp_path)
+
+
+def test_the_fidelity_summary_by_hand():
+    fp = _module("fidelity_public")
+    rows = [{"run": f"r{i}", "metric": "mean_ttft_ms", "scored": True, "error_pct": e}
+            for i, e in enumerate((-30.0, 10.0, 20.0))]
+    rows.append({"run": "r9", "metric": "median_itl_ms", "scored": False, "error_pct": 500.0})
+    rows.append({"run": "r8", "metric": "mean_ttft_ms", "scored": True, "error_pct": None})
+    s = fp.summary(rows)
+    assert s["median_abs_error_pct"] == 20.0 and s["median_signed_error_pct"] == 10.0
+    assert s["worst_error_pct"] == -30.0 and s["worst"] == "r0 mean_ttft_ms"
+    assert (s["metrics"], s["runs"], s["refused_runs"]) == (3, 3, 1)
+    assert [fp.family(m) for m in ("median_tpot_ms", "mean_e2el_ms", "output_throughput")] == ["tpot", "e2el",
+                                                                                            "throughput"]
+
+
+def test_a_replayed_run_gives_its_error_against_the_source():
+    fp = _module("fidelity_public")
+    run = {r.id: r for r in pr.load_runs()}["musgrave/llama-3.1-8b/a100-40gb/c1"]
+    (row,) = fp.errors([run])
+    assert row["measured"] == 13.33 and row["scored"] and row["card"] == "a100-40gb"
+    assert row["error_pct"] == pytest.approx(100.0 * (row["predicted"] - 13.33) / 13.33)
+    # one request at a time, 1,024-token prompts: TPOT is the decode step of one sequence, a few ms
+    # above Llama-3.1-8B's 16 GB of weights over the A100 40GB's 1,555 GB/s at 0.85
+    assert 16.06e9 / (1555e9 * 0.85) * 1e3 < row["predicted"] < 16.06e9 / (1555e9 * 0.85) * 1e3 + 2.0
