@@ -39,6 +39,7 @@ from core.serving.deployment_dtypes import (
     weights_dtype,
 )
 from core.serving.deployment_moe import MoeReads, routing_shares
+from core.serving.step_defaults import CARD_COMPUTE_EFFICIENCY
 
 DEFAULT_GPU_MEMORY_UTILIZATION = 0.9  # vLLM's default
 TRY_TP = (1, 2, 4, 8, 16)  # the sizes a refusal tries (a node holds 8; 16 spans two)
@@ -87,6 +88,9 @@ class Deployment:
     experts: int  # routed experts per MoE layer (0: dense)
     top_k: int
     moe: MoeReads | None
+    # The card's achieved share of its datasheet peak, relative to the book's card
+    # (step_defaults.CARD_COMPUTE_EFFICIENCY; 1 for a card it does not name).
+    compute_efficiency: float = 1.0
 
     @property
     def cards(self) -> int:
@@ -111,7 +115,8 @@ class Deployment:
                "kv_bytes_per_token_per_card": self.kv_bytes_per_token_per_card,
                "kv_pool_bytes_per_card": self.kv_pool_bytes_per_card, "kv_pool_from": self.pool_from,
                "kv_pool_blocks": self.num_blocks, "stage_layers": list(self.stage_layers),
-               "compute_dtype": self.compute_dtype, "peak_flops": self.peak_flops}
+               "compute_dtype": self.compute_dtype, "peak_flops": self.peak_flops,
+               "compute_efficiency": self.compute_efficiency}
         if self.moe is not None:
             out["experts"], out["top_k"], out["experts_per_card"] = self.experts, self.top_k, self.moe.experts_per_card
         return out
@@ -212,7 +217,7 @@ def _build(spec, card, tp, pp, ep, dp, quantization, kv_cache_dtype, gmu, kv_poo
         activation_bytes_per_token=float(h * UNQUANTIZED_BYTES), link_kind=card.link_kind,
         link_bandwidth_bytes_per_s=card.link_bandwidth_bytes_per_s, link_latency_s=card.link_latency_s,
         experts=arch.experts.count if arch.experts else 0, top_k=arch.experts.per_token if arch.experts else 0,
-        moe=moe)
+        moe=moe, compute_efficiency=CARD_COMPUTE_EFFICIENCY.get((card.name, peak_dtype), 1.0))
 
 
 def _moe_reads(arch, s, st, bytes_per_weight: float, read_bytes: float, loads) -> MoeReads:

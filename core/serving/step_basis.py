@@ -217,7 +217,9 @@ def ridge_rows(peak_flops: float, bandwidth_bytes_per_s: float, bytes_per_weight
 def from_deployment(d, values, coefs: dict[str, float] | None = None) -> BasisCost:
     """The basis model of deployment d with serving.replay's values (the per-card figures,
     bandwidth, peak, bandwidth_efficiency, prefill_mfu; a key the user gave wins over the
-    deployment's) and the coefficients (defaults: step_defaults.DEFAULTS)."""
+    deployment's) and the coefficients (defaults: step_defaults.DEFAULTS). The peak the
+    compute line divides by is the card's achieved one, peak × d.compute_efficiency
+    (step_defaults.CARD_COMPUTE_EFFICIENCY); the GEMM ridge keeps the datasheet peak."""
     c = dict(DEFAULTS)
     c.update(coefs or {})
     overhead = c.pop("coef_step_s")
@@ -235,7 +237,8 @@ def from_deployment(d, values, coefs: dict[str, float] | None = None) -> BasisCo
         matrix_flops_per_token=float(values["matrix_flops_per_token"]),
         lm_head_flops_per_row=float(values["lm_head_flops_per_row"]),
         attention_flops_per_pair=float(values["attention_flops_per_pair"]),
-        bandwidth_bytes_per_s=bw, peak_flops=peak, bandwidth_efficiency=float(values["bandwidth_efficiency"]),
+        bandwidth_bytes_per_s=bw, peak_flops=peak * float(getattr(d, "compute_efficiency", 1.0)),
+        bandwidth_efficiency=float(values["bandwidth_efficiency"]),
         prefill_mfu=float(values["prefill_mfu"]), overhead_s=float(overhead),
         tp=d.tp, pp=d.pp, ep=d.ep, layers=d.num_layers, activation_bytes_per_token=d.activation_bytes_per_token,
         link_bandwidth_bytes_per_s=link_bw, link_latency_s=float(d.link_latency_s or 0.0),

@@ -20,11 +20,37 @@ Data sets used, and for what:
   upper bound of 100 µs a sequence that V1's persistent batch cut) and simllm PR #204
   (github.com/openfabric-systems/simllm/pull/204: vLLM 0.27.1's scheduler alone, 12.7 µs a
   running request at its cap); 15 µs lies at the V1 end.
+- the compute line's card efficiency (CARD_COMPUTE_EFFICIENCY) against the FIT half of the
+  public runs (tests/data/public_runs, split written before any replay; bench/
+  fidelity_public.py). With one prefill_mfu (the book card's 0.5) for every card, vLLM
+  0.11's prefill-bound runs of Qwen3-14B (GPUStack performance lab, gpustack/gpustack
+  47277d79, docs/performance-lab/qwen3-14b/{a100,h100}.md, 500 x 2,000-token prompts at
+  once) came out 8% too slow on an A100 and 50% too fast on an H100: the prompts' matrix
+  work ran at about 182 TFLOP/s on the A100 (58% of its 312 datasheet) but 325 TFLOP/s on
+  the H100 (33% of 989). Hopper's datasheet peak is a boost-clock figure its 700 W cap
+  does not sustain under dense GEMM, and its BF16 kernels in vLLM reach less of it than
+  Ampere's reach of theirs; so the achieved peak is a property of the card and the dtype,
+  not one fraction. Grid over the fit half's scored figures (median |error|): Ampere BF16
+  1.12 (6%), Hopper BF16 0.66 (9%), Hopper FP8 1.1 (TensorRT-LLM's perf overview, H100
+  columns, 6%). H200 and H800 take Hopper's values (the H100's compute die; no fit run).
 Known limits of these defaults: one-shot all-reduces of 256 KiB-1 MiB (decode batches of a
 few hundred rows) measured 2-3× slower than the affine model gives (sglang's table, tp=2);
 the request term is an order of magnitude, not a measurement.
 """
 from __future__ import annotations
+
+# The share of a card's datasheet dense peak its compute work reaches, relative to the book's
+# card (RTX PRO 6000 Blackwell, where prefill_mfu 0.5 was measured: 1 by definition; a card or
+# dtype not named here, e.g. a user's TOML, gets 1). Fitted on the FIT half of the public runs
+# only, one value per chip family and dtype; the module's note says how.
+AMPERE = ("a100-80gb", "a100-40gb")
+HOPPER = ("h100-sxm", "h100-pcie", "h200", "h800")
+# (card, the dtype the matrix work runs at) -> efficiency
+CARD_COMPUTE_EFFICIENCY: dict[tuple[str, str], float] = {
+    **{(c, "bf16"): 1.12 for c in AMPERE},
+    **{(c, "bf16"): 0.66 for c in HOPPER},
+    **{(c, "fp8"): 1.1 for c in HOPPER},
+}
 
 CUDA_GRAPH_MAX_TOKENS = 512  # vLLM V1's largest captured batch by default
 EAGER_LAUNCH_FACTOR = 3.0  # a step beyond the graphs launches its kernels one by one
