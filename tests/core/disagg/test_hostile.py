@@ -17,6 +17,9 @@ CASES = {
         "simulate serving pools=cheapest slo_ttft_ms=1 durations_s=50 rates_per_s=100 shares_long_input=0", 2, "pools"),
     "1P1D over 100k requests": (
         "simulate serving pools=1P1D durations_s=1000 rates_per_s=100 shares_long_input=0", 0, None),
+    "1P1D over 100k image requests, each encoded (E -> P -> D)": (
+        "simulate serving pools=1P1D image_share=1 image_ids=100 durations_s=1000 rates_per_s=100 "
+        "shares_long_input=0", 0, None),
 }
 
 
