@@ -244,7 +244,7 @@ def _trace_report(work) -> dict:
     meta = dict(getattr(work, "meta", None) or {})
     return {"format": meta.get("format"), "rows": meta.get("rows", len(work)),
             "dropped": {str(k): int(v) for k, v in dict(meta.get("dropped") or {}).items()},
-            "requests": len(work)}
+            "requests": len(work), **({"timestamps": meta["timestamps"]} if "timestamps" in meta else {})}
 
 
 def _observed_for(values: dict) -> dict | None:

@@ -264,4 +264,5 @@ def _trace_line(trace: dict) -> str:
     dropped = trace.get("dropped") or {}
     if dropped:
         text += f", dropped {sum(dropped.values()):,} (" + ", ".join(f"{k}: {v:,}" for k, v in dropped.items()) + ")"
-    return text + f", {trace['requests']:,} requests replayed"
+    text += f", {trace['requests']:,} requests replayed"
+    return text + (f"\n    timestamps: {trace['timestamps']}" if trace.get("timestamps") else "")

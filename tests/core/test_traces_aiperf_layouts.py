@@ -5,6 +5,7 @@ are refused naming the missing input_length."""
 from __future__ import annotations
 
 import csv
+import json
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -153,3 +154,40 @@ def test_columns_that_decode_to_too_much_are_refused_from_the_footer(tmp_path, m
     monkeypatch.setattr(baseten, "MAX_DECODED_BYTES", 10)
     with pytest.raises(ParamError, match="its columns decode to .* bytes; valid: at most 10"):
         load_trace(path)
+
+
+NO_TIMESTAMPS = ('{"input_length": 100, "output_length": 10, "hash_ids": [1]}\n'
+                 '{"input_length": 200, "output_length": 20, "hash_ids": [1]}\n'
+                 '{"input_length": 300, "output_length": 5, "hash_ids": [2]}\n')
+
+
+def test_mooncake_rows_without_a_timestamp_arrive_at_0_in_file_order():
+    # AIPerf's mooncake_trace form for --concurrency / --request-rate runs (no timestamp field)
+    w = parse_text(NO_TIMESTAMPS, hash_block_tokens=512)
+    assert w.arrival_s.tolist() == [0.0, 0.0, 0.0]
+    assert w.input_tokens.tolist() == [100, 200, 300] and w.output_tokens.tolist() == [10, 20, 5]
+    assert w.meta["timestamps"].startswith("none: every request arrives at 0 s, in file order")
+    assert w.prefix.ids.tolist() == [1, 1, 2]  # the hash ids still feed the prefix cache
+    assert "timestamps" not in parse_text('{"timestamp": 5, "input_length": 1, "output_length": 1}\n').meta
+
+
+def test_timestamps_on_some_rows_only_are_refused():
+    with pytest.raises(ParamError, match=r"line 2: timestamp present unlike line 1; valid: timestamp on every line "
+                                         r"or on none"):
+        parse_text('{"input_length": 10, "output_length": 2}\n{"timestamp": 5, "input_length": 10, "output_length": 2}\n')
+
+
+def test_without_timestamps_max_concurrency_sends_them_as_aiperfs_concurrency(tmp_path, capsys):
+    path = tmp_path / "conc.jsonl"
+    path.write_text(NO_TIMESTAMPS)
+    assert main(["simulate", "serving", f"trace={path}", "max_concurrency=1", "--out", str(tmp_path / "o")]) == 0
+    assert "timestamps: none: every request arrives at 0 s" in capsys.readouterr().out
+    with open(tmp_path / "o" / "requests.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert [int(r["input_tokens"]) for r in rows] == [100, 200, 300]
+    # one in flight: each request is sent when the one before it has finished (AIPerf --concurrency 1)
+    assert float(rows[0]["arrival_s"]) == 0.0
+    assert [r["arrival_s"] for r in rows[1:]] == [r["finish_s"] for r in rows[:-1]]
+    assert main(["simulate", "serving", "dataset=trace_lengths", f"lengths={path}", "num_prompts=6",
+                 "request_rate=2", "--json"]) == 0  # its lengths resampled at a rate
+    assert json.loads(capsys.readouterr().out)["completed"] == 6

@@ -6,6 +6,9 @@ fails, or a line is not one object, are the lines parsed one by one to name the 
 mooncake: {"timestamp": ms, "input_length": n, "output_length": n, "hash_ids": [int, ...]}
 with one hash id per hash_block_tokens prompt tokens (512 in Mooncake's release), so a
 line has ceil(input_length / hash_block_tokens) ids; the ids are kept as PrefixBlocks.
+AIPerf also takes rows with no timestamp (its load generator sends them, by --concurrency or
+--request-rate): read as all arriving at 0 s in file order (meta["timestamps"] says so), so
+max_concurrency=N replays AIPerf's --concurrency N.
 """
 from __future__ import annotations
 
@@ -26,6 +29,10 @@ from core.serving.workload import MAX_REQUESTS
 MAX_HASH_LINE_CHARS = 1 << 20  # a line with hash_ids: 10 M tokens / 16-token blocks, ids of 8 digits
 BLOCK_LINES = 65_536  # lines parsed into Python objects at a time (json path)
 MOONCAKE_KEYS = ("timestamp", "input_length", "output_length", "hash_ids")
+# AIPerf's mooncake_trace rows without a timestamp go out by its --concurrency or --request-rate.
+NO_TIMESTAMPS = ("none: every request arrives at 0 s, in file order; max_concurrency=N sends them N at a time, "
+                 "as AIPerf's --concurrency N (dataset=trace_lengths lengths=FILE request_rate=R resamples them "
+                 "at a rate)")
 _ID_LIMIT = 1 << 62
 
 
@@ -143,7 +150,7 @@ def _joined(parts: list[Parsed]) -> Parsed:
                   output_tokens=np.concatenate([p.output_tokens for p in parts]),
                   rows=np.concatenate([p.rows for p in parts]), fmt=first.fmt,
                   rows_read=sum(p.rows_read for p in parts), prefix=prefix, block_tokens=first.block_tokens,
-                  images=images)
+                  images=images, extra=first.extra)
 
 
 def _generic(cols: dict, mapping: dict, rows: np.ndarray, raw: dict) -> Parsed:
@@ -195,30 +202,36 @@ def _read_arrow(data: bytes, fmt: str, block_tokens: int, max_chars: int) -> Par
 
 def _mooncake(objs: list[dict], rows: np.ndarray, block_tokens: int, state: dict) -> Parsed:
     """One block of lines; state carries whether the file's first line had hash_ids."""
-    with_ids = state.get("with_ids")
+    with_ids, with_ts = state.get("with_ids"), state.get("with_ts")
     for o, r in zip(objs, rows):
         unknown = [k for k in o if k not in MOONCAKE_KEYS and k != IMAGES]
-        missing = [k for k in MOONCAKE_KEYS[:3] if k not in o]
+        missing = [k for k in MOONCAKE_KEYS[1:3] if k not in o]
         if unknown or missing:
             aiperf_text.refuse(o, int(r))  # text_input / messages in place of input_length: say so
             what = f"unknown field {unknown[0]!r}" if unknown else f"no field {missing[0]!r}"
-            raise fail(f"line {int(r)}: {what} for format mooncake; valid: {', '.join(MOONCAKE_KEYS)} (hash_ids optional)")
+            raise fail(f"line {int(r)}: {what} for format mooncake; valid: {', '.join(MOONCAKE_KEYS)} "
+                       "(timestamp and hash_ids optional)")
         if with_ids is None:
-            with_ids = state["with_ids"] = "hash_ids" in o
+            with_ids, with_ts = state["with_ids"], state["with_ts"] = "hash_ids" in o, "timestamp" in o
             state["first_row"] = int(r)
-        elif with_ids != ("hash_ids" in o):
-            raise fail(f"line {int(r)}: hash_ids {'missing' if with_ids else 'present'} unlike line "
-                       f"{state['first_row']}; valid: hash_ids on every line or on none")
-    ms = values(objs, "timestamp", "timestamp", rows, False)
-    t = check_arrivals(ms / 1000.0, "timestamp (ms)", rows, lambda i: objs[i]["timestamp"] / 1000.0
-                       if type(objs[i]["timestamp"]) in (int, float) else objs[i]["timestamp"])
+        for key, on in (("hash_ids", with_ids), ("timestamp", with_ts)):
+            if on != (key in o):
+                raise fail(f"line {int(r)}: {key} {'missing' if on else 'present'} unlike line "
+                           f"{state['first_row']}; valid: {key} on every line or on none")
+    if with_ts:
+        ms = values(objs, "timestamp", "timestamp", rows, False)
+        t = check_arrivals(ms / 1000.0, "timestamp (ms)", rows, lambda i: objs[i]["timestamp"] / 1000.0
+                           if type(objs[i]["timestamp"]) in (int, float) else objs[i]["timestamp"])
+    else:  # AIPerf sends such rows by its load generator, in file order: here all at 0 s
+        t = np.zeros(len(objs))
     p = check_tokens(values(objs, "input_length", "input_length", rows, True), "input_length", rows,
                      lambda i: objs[i]["input_length"])
     g = check_tokens(values(objs, "output_length", "output_length", rows, True), "output_length", rows,
                      lambda i: objs[i]["output_length"])
     prefix = _hash_ids(objs, rows, p, block_tokens) if with_ids else None
     return _with_images(Parsed(arrival_s=t, input_tokens=p, output_tokens=g, rows=rows, fmt="mooncake",
-                               rows_read=len(objs), prefix=prefix, block_tokens=block_tokens), objs, rows)
+                               rows_read=len(objs), prefix=prefix, block_tokens=block_tokens,
+                               extra={} if with_ts else {"timestamps": NO_TIMESTAMPS}), objs, rows)
 
 
 def _hash_ids(objs: list[dict], rows: np.ndarray, p: np.ndarray, block_tokens: int) -> tuple[np.ndarray, np.ndarray]:
