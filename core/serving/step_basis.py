@@ -84,6 +84,10 @@ class BasisCost(StepCost):
     coef_layer_s: float = 0.0
     coef_seq_s: float = 0.0
     coef_request_s: float = 0.0
+    # one-off costs of a step, priced by the compiled loop from what came before it
+    # (core/serving/engine/one_off.py): after a wait for work, and at a first token count
+    coef_wake_s: float = 0.0
+    coef_shape_s: float = 0.0
 
     # -- the per-row figures the kernels take -------------------------------------------
     @property

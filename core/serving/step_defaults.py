@@ -79,6 +79,11 @@ DEFAULTS: dict[str, float] = {
     # Per request completing its prompt: the engine core's request object and its first
     # output's processing (an order of magnitude).
     "coef_request_s": 100e-6,
+    # One-off costs of a step (core/serving/engine/one_off.py): after the engine waited for
+    # work, and at a token count it never ran before. About 0 on a GPU (CUDA graphs are
+    # captured at start); a CPU server's are fitted from its step log (docs/vllm_cpu.md).
+    "coef_wake_s": 0.0,
+    "coef_shape_s": 0.0,
 }
 
 HELP = {
@@ -95,4 +100,7 @@ HELP = {
     "coef_seq_s": "time per running sequence per step (the part of the overhead that grows with the batch)",
     "coef_layer_s": "launch time per layer per step inside CUDA graphs (x3 beyond 512 tokens: eager)",
     "coef_request_s": "engine-side time per request completing its prompt (ingestion, first output)",
+    "coef_wake_s": "extra time of a step the engine starts after waiting for work (cold caches, a sleeping worker)",
+    "coef_shape_s": ("extra time of a step whose token count the engine runs for the first time "
+                     "(a kernel built for a new shape: oneDNN on CPU)"),
 }

@@ -101,7 +101,8 @@ HELD_N = 45  # finished requests whose blocks are held (X_HELD; their releases d
 HOLD_ON = 46  # 1: some request may hold its blocks past its finish (F[HOLD] is read only then)
 DUE_HEAD = 47  # held requests whose release came due, first and last (id + 1; 0: none)
 DUE_TAIL = 48
-NS = 49
+WOKE = 49  # 1: the clock moved on to new work since the last step (one_off.py)
+NS = 50
 
 # -- SF: float64 scalars -------------------------------------------------------------------
 NOW = 0

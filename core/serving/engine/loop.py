@@ -94,6 +94,7 @@ from core.serving.engine.layout import (
     STEPS,
     SUMCB,
     TOOL,
+    WOKE,
     WQ_LEN,
     X_HELD,
     XFER_N,
@@ -103,6 +104,7 @@ from core.serving.engine.layout import (
     N,
     P,
 )
+from core.serving.engine.one_off import charge, pending
 from core.serving.engine.plan import decoding_prefix, gate_blocks, plan_exact, plan_fast
 from core.serving.engine.pool import settle
 from core.serving.engine.prefix import head_plan, register_filled, steps_before_watched_eviction, watching_any
@@ -184,10 +186,13 @@ def _time_bound(S, SF, I, F, fixed, feed, ht, hi, feq, coef, horizon, n, csum, k
 
 @kernel
 def try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, coef, horizon, cache, grp, ser_t, ser, gone,
-                     scratch, hist):
-    """Advance a run of pure-decode steps of the group in one go; False if this step is an event."""
+                     scratch, hist, seen):
+    """Advance a run of pure-decode steps of the group in one go; False if this step is an event
+    (a step with a one-off cost is one: one_off.py)."""
     bs = S[BS]
     n = S[NG]
+    if pending(S, coef, seen, n):
+        return False
     free = S[FREE]
     need_now = at_offset(S, grp, np.int64(0))  # members at a block boundary need a block in this step
     if need_now > free:
@@ -248,10 +253,14 @@ def _register_step(S, I, run, cache, ids, m, n_dec):
 
 
 @kernel
-def step_seconds(S, SF, coef, I, ids, chunks, m, n_dec, rows, logits, kv_tokens, pairs):
-    """The planned step's time: the step-time model's, plus the encoder seconds of the
-    requests it admitted (the encoder runs in the step, before the LM forward)."""
+def step_seconds(S, SF, coef, I, ids, chunks, m, n_dec, rows, logits, kv_tokens, pairs, seen):
+    """The planned step's time: the step-time model's, plus its one-off costs (one_off.py) and
+    the encoder seconds of the requests it admitted (the encoder runs in the step, before
+    the LM forward)."""
     dt = price_step(coef, I, ids, chunks, m, n_dec, rows, logits, kv_tokens, pairs)
+    extra = charge(S, coef, seen, rows)
+    if extra:
+        dt += extra
     if S[ENC_ON] and SF[ENC_STEP] > 0:
         dt += SF[ENC_STEP]
         SF[ENC_TOTAL] += SF[ENC_STEP]
@@ -261,7 +270,8 @@ def step_seconds(S, SF, coef, I, ids, chunks, m, n_dec, rows, logits, kv_tokens,
 
 
 @kernel
-def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, chunks, m, gone, scratch, arrive):
+def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, chunks, m, gone, scratch, arrive,
+            seen):
     """Run the planned step: its time from the step-time model, then tokens, first tokens,
     finishes. n_dec: the group (running[:n_dec]) decodes in this step too. The float sums
     add integer-valued terms in the frozen engine's order."""
@@ -290,7 +300,7 @@ def execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, 
     used = S[NB] - S[FREE]
     if used > S[PEAK]:
         S[PEAK] = used
-    SF[NOW] += step_seconds(S, SF, coef, I, ids, chunks, m, n_dec, rows, logits, kv_tokens, pairs)
+    SF[NOW] += step_seconds(S, SF, coef, I, ids, chunks, m, n_dec, rows, logits, kv_tokens, pairs, seen)
     S[STEPS] += 1
     S[PRE_TOK] += prefill_rows
     S[DEC_TOK] += rows - prefill_rows - n_dec
@@ -345,6 +355,8 @@ def wait(S, SF, I, F, fixed, feed, ht, hi, feq, ser_t, ser, horizon, cache, grp)
     t = next_arrival(S, SF, I, F, fixed, feed, ht, hi, feq, horizon)
     if t == math.inf and S[HELD_N]:
         return False
+    if t > SF[NOW]:
+        S[WOKE] = 1
     SF[NOW] = t
     if S[HELD_N]:  # releases due now show in this record
         while S[HEAP_LEN] and ht[0] <= t and I[XSTATE, hi[0]] == X_HELD:
@@ -374,6 +386,7 @@ def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, ser_t, ser, log_r
     # scratch: ids, chunks, finished ids, a set's table, offsets
     ids, chunks, gone = work[:cap], work[cap:2 * cap], work[2 * cap:6 * cap]
     scratch, hist = work[6 * cap:8 * cap], work[8 * cap:8 * cap + S[BS]]
+    seen = work[8 * cap + S[BS]:]  # step sizes run so far (one_off.py; empty unless a first size costs)
     fast = S[FAST] != 0
     events = np.int64(0)
     while SF[NOW] < horizon and work_left(S, ht):
@@ -395,7 +408,7 @@ def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, ser_t, ser, log_r
         n_dec = decoding_prefix(I, run, S[N_RUN])
         if fast and n_dec == S[N_RUN] and n_dec > 0:
             if try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, coef, horizon, cache, grp, ser_t, ser,
-                                gone, scratch, hist):
+                                gone, scratch, hist, seen):
                 continue
         logged = S[LOG_LEN]
         m = plan_fast(S, SF, I, F, run, wq, log_t, ht, hi, cache, grp, n_dec, ids, chunks) if fast else -1
@@ -410,7 +423,7 @@ def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, ser_t, ser, log_r
                 return ST_DONE
             continue
         execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, chunks, m, gone, scratch,
-                (fixed, feed, feq))
+                (fixed, feed, feq), seen)
     if S[CACHE] and not work_left(S, ht) and not (S[ROUTED] and S[FEED_OPEN]):
         settle(part(cache, 0), S[FREE], SF[NOW])  # the replay is over: the last step's blocks leave the queue
     return ST_DONE

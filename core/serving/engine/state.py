@@ -22,7 +22,7 @@ import numpy as np
 
 from core.serving.engine import layout as L
 from core.serving.engine.records import EngineConfig
-from core.serving.engine.step_model import coefficients
+from core.serving.engine.step_model import coefficients, shape_seen_size
 from core.serving.session_arrivals import links
 from core.serving.workload import Workload
 
@@ -53,7 +53,7 @@ class State:
     log_t: np.ndarray
     coef: np.ndarray
     grp: tuple  # the lockstep group: members by phase, and the heap of their finish clocks
-    work: np.ndarray  # the loop's scratch (ids, chunks, finished ids, a set's table, offsets)
+    work: np.ndarray  # the loop's scratch (ids, chunks, finished ids, a set's table, offsets), step sizes seen
 
     def grow(self) -> None:
         """Room for the series and the log (the loop asked: ST_GROW)."""
@@ -125,14 +125,16 @@ def build(workload: Workload, config: EngineConfig, fast: bool) -> tuple[State, 
     _client(S, SF, F, config, fixed.size, sessions is not None)
     seats = min(config.max_num_seqs, n) + 1
     cap = SERIES_START + SERIES_PER_REQUEST * n
+    coef = coefficients(config.cost)
+    seen = shape_seen_size(coef, config.token_budget)
     state = State(I=I, F=F, S=S, SF=SF, run=np.zeros(seats, np.int64), wq=np.zeros(n + 1, np.int64),
                   fixed=fixed, feed=np.zeros(max(n, 1), np.int64), ht=np.zeros(max(n, 1)),
                   hi=np.zeros(max(n, 1), np.int64), feq=np.zeros(max(n, 1), np.int64), ser_t=np.zeros(cap), ser=np.zeros((L.NSER, cap), np.int64),
                   log_r=np.zeros(4 * seats, np.int64), log_t=np.zeros((2, 4 * seats)),
-                  coef=coefficients(config.cost),
+                  coef=coef,
                   grp=(np.zeros(config.block_size, np.int64), np.zeros(4 * seats, np.int64),
                        np.zeros(4 * seats, np.int64), np.zeros(4 * seats, np.int64)),
-                  work=np.zeros(8 * (seats + 1) + config.block_size, np.int64))
+                  work=np.zeros(8 * (seats + 1) + config.block_size + seen, np.int64))
     return state, order
 
 

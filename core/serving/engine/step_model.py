@@ -9,7 +9,8 @@ dispatch on the kind:
 - ROOFLINE: core.serving.step_cost.StepCost, its formulas in the same order so the floats
   are bit for bit StepCost's (the book's replay and the frozen oracle);
 - BASIS: core.serving.step_basis.BasisCost, the roofline plus the communication, launch,
-  per-sequence and per-request terms, each with its coefficient.
+  per-sequence and per-request terms, each with its coefficient, and two one-off costs
+  that depend on what the engine did before the step (one_off.py).
 """
 from __future__ import annotations
 
@@ -27,9 +28,9 @@ NCOEF = 9
 # the basis kind's: multipliers, ramp rows, pipeline stages, per-layer/sequence/request
 # times, all-reduces per step and their per-row and latency times, PP and EP likewise,
 # the MoE reads (dense bytes, bytes per distinct expert, E, k, measured shares after
-# SHARES), the CUDA-graph bound and the eager factor
+# SHARES), the CUDA-graph bound and the eager factor, the one-off step costs (one_off.py)
 (CW, CKV, CPF, CATT, RAMP, PP, LAYER_T, SEQ_T, REQ_T, NAR, TP_ROW, TP_LAT, PP_ROW, PP_LAT, EP_ROW, EP_LAT,
- MOE, MOE_DENSE, MOE_EXPERT, MOE_E, MOE_K, NSHARE, GRAPH_MAX, EAGER, SHARES) = range(9, 34)
+ MOE, MOE_DENSE, MOE_EXPERT, MOE_E, MOE_K, NSHARE, GRAPH_MAX, EAGER, WAKE_T, SHAPE_T, SHARES) = range(9, 36)
 
 _METHODS = ("step_time", "decode_time", "decode_lines", "seconds_per_byte", "seconds_per_flop")
 
@@ -81,6 +82,7 @@ def _basis(cost: BasisCost) -> np.ndarray:
     c[PP_ROW], c[PP_LAT] = cost.pp_s_per_row, cost.pp_latency_s
     c[EP_ROW], c[EP_LAT] = cost.ep_s_per_row, cost.ep_latency_s
     c[GRAPH_MAX], c[EAGER] = CUDA_GRAPH_MAX_TOKENS, EAGER_LAUNCH_FACTOR
+    c[WAKE_T], c[SHAPE_T] = cost.coef_wake_s, cost.coef_shape_s
     if moe is not None:
         c[MOE] = 1.0
         c[MOE_DENSE] = moe.dense_bytes
@@ -90,3 +92,9 @@ def _basis(cost: BasisCost) -> np.ndarray:
         c[NSHARE] = len(shares)
         c[SHARES:] = shares
     return c
+
+
+def shape_seen_size(coef: np.ndarray, token_budget: int) -> int:
+    """Flags the loop keeps of the step sizes (tokens) run so far: one per size up to the
+    token budget where a first size costs something (coef_shape_s > 0), none otherwise."""
+    return token_budget + 1 if coef.size > SHAPE_T and coef[SHAPE_T] > 0 else 0
