@@ -21,27 +21,20 @@ from vision.figures import image_captions, token_caption
 from vision.grid import PatchGrid
 from vision.loading import LoadedImage
 from vision.resize import ResizePolicy
-from vision.sample import placeholder_image, sample_image
+from vision.sample import placeholder_image
 from widgets.kit.calculator_card import CalculatorCard
-from widgets.kit.jobs import BusyBadge, jobs
+from widgets.kit.jobs import jobs
 from widgets.kit.lifetime import free_on_close
 from widgets.kit.panels import PanelInfo
 from widgets.kit.param_form import ParamForm
 from widgets.kit.theme import setup_pyqtgraph
-from widgets.vision.compare import CompareTab
-from widgets.vision.generation import GenerationTab
-from widgets.vision.image_column import ImageColumn
+from widgets.kit.turns import InTurns
 from widgets.vision.image_view import thumbnail_icon
 from widgets.vision.loads import LOAD_KEY, PIXELS_KEY, FileLoads
-from widgets.vision.reflow import DownScroll, ReflowBox, ReflowSplitter, tab_titles_width
-from widgets.vision.volumes import VolumesTab
-
-# Short English sides: the catalog's long ones ran the tab bar past its width at 1280x720.
-_TAB_TITLES = ("图 3-16 · 三种数据与交接 · data and hand-offs", "练习 3-5 · 640 vs 1280",
-               "§3.3.2 · 图像生成循环 · generation loop")
+from widgets.vision.pages import PanelPages, sample_once
 
 
-class VisionPanel(FileLoads, QtWidgets.QWidget):
+class VisionPanel(PanelPages, FileLoads, QtWidgets.QWidget):
     """The Vision & multimodal panel: a view of a VisionState."""
 
     images_changed = QtCore.Signal(int)
@@ -52,112 +45,22 @@ class VisionPanel(FileLoads, QtWidgets.QWidget):
         super().__init__(parent)
         free_on_close(self)  # a closed panel is freed (widgets/kit/lifetime.py)
         setup_pyqtgraph()
-        self.setAcceptDrops(True)
         self.state = state if state is not None else VisionState()
         # Decoded pixels by path: a cache of what the files hold, not state.
         self._loaded: dict[str, LoadedImage] = {}
         self._placeholders: dict[ImageEntry, LoadedImage] = {}
-        self._sample = sample_image()
         self._list_key: tuple = ()
         self._pending_view: tuple | None = None
-        self._closed = False
+        self._closed = self._connected = False
         self._build_ui()
-        self._connect()
-        self._show_view_options()  # builds and draws the tab on screen
-        self._show_images()
+        # The header and the empty tabs now; the picture's column, the tab on screen (a
+        # piece a turn) and the first drawing on later turns of the event loop (built at
+        # once, they held the window for a third of a second on a first visit).
+        self._build = InTurns(self, self._first_steps(self.state.view("tab")))
 
-    # ---- construction -------------------------------------------------------
-    def _build_ui(self) -> None:
-        outer = QtWidgets.QVBoxLayout(self)
-        outer.setContentsMargins(4, 4, 4, 4)
-        outer.setSpacing(8)
-        outer.addWidget(self._header())
-        # Side by side when the tab's page gets its width, else the picture above the tabs.
-        split = ReflowSplitter(self._pane_widths, side_by_side_least=lambda: tab_titles_width(self.tabs))
-        self.column = ImageColumn(self.state.card("request"))
-        split.addWidget(self.column)
-        self.tabs = QtWidgets.QTabWidget()
-        self._areas: dict[str, QtWidgets.QScrollArea] = {}
-        self._sections: dict[str, QtWidgets.QWidget] = {}
-        for name, title in zip(TABS, _TAB_TITLES):
-            area = QtWidgets.QScrollArea()
-            area.setWidgetResizable(True)
-            area.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-            self._areas[name] = area
-            self.tabs.addTab(area, title)
-        split.addWidget(self.tabs)
-        self.split = split
-        # Stacked on a short window the panes scroll down together (never sideways).
-        self.body = DownScroll(min_lines=8)
-        self.body.setObjectName("vision_body")
-        self.body.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
-        self.body.setWidget(split)
-        outer.addWidget(self.body, 1)
-        self.view = self.column.view
-
-    def _pane_widths(self) -> tuple[int, int]:
-        """What the column and the tab on screen need to show without scrolling sideways."""
-        tabs = getattr(self, "tabs", None)  # asked while the panel is being built
-        area = tabs.currentWidget() if tabs is not None else None
-        page = area.widget() if isinstance(area, QtWidgets.QScrollArea) else None
-        page_width = max(page.minimumSizeHint().width(), page.minimumWidth()) if page is not None else 0
-        chrome = 0
-        if area is not None:
-            # The scroll bar, the area's frame and the tab widget's own frame around the area.
-            around = tabs.width() - area.width() if area.width() > 0 else 8
-            chrome = area.verticalScrollBar().sizeHint().width() + 2 * area.frameWidth() + max(around, 0) + 2
-        return self.column.minimumSizeHint().width(), page_width + chrome
-
-    def _section(self, name: str) -> QtWidgets.QWidget:
-        """A tab's page, built and drawn on first use: a first visit builds only the tab on
-        screen (each of the others costs the GUI thread ~50 ms of pyqtgraph set-up)."""
-        if name not in self._sections:
-            s = self.state
-            page = {"volumes": lambda: VolumesTab(s.card("request")),
-                    "compare": lambda: CompareTab(s.card("compare"), s.card("encode")),
-                    "generation": lambda: GenerationTab(s.card("diffusion"))}[name]()
-            page.setObjectName("page")
-            self._areas[name].setWidget(page)
-            self._sections[name] = page
-            {"volumes": self._draw_request, "compare": self._draw_compare, "generation": self._draw_diffusion}[name]()
-        return self._sections[name]
-
-    @property
-    def volumes(self) -> VolumesTab:
-        return self._section("volumes")
-
-    @property
-    def compare(self) -> CompareTab:
-        return self._section("compare")
-
-    @property
-    def generation(self) -> GenerationTab:
-        return self._section("generation")
-
-    def _header(self) -> QtWidgets.QWidget:
-        """Title, formula and buttons on one line when they fit; else the title above the
-        formula and buttons (and those two one above the other when they do not fit either)."""
-        title = QtWidgets.QLabel("§3.3.1 图片进入语言模型 · Vision & multimodal")
-        title.setProperty("role", "title")
-        formula = QtWidgets.QLabel("n<sub>v</sub> = H·W / (p²·r²) &nbsp; · &nbsp; E → P → D")
-        formula.setProperty("role", "caption")
-        actions = QtWidgets.QWidget()
-        row = QtWidgets.QHBoxLayout(actions)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addStretch(1)
-        self.busy = BusyBadge(LOAD_KEY, PIXELS_KEY, owner=self, text="载入中 loading…")
-        row.addWidget(self.busy)
-        self.open_button = QtWidgets.QPushButton("打开图片 Open…")
-        self.open_button.setShortcut(QtGui.QKeySequence.StandardKey.Open)
-        self.open_button.setToolTip("Open one or more images (Ctrl+O), or drop files on the panel")
-        self.book_button = QtWidgets.QPushButton("书中例 4×640²")
-        self.book_button.setToolTip("书中例:四张 640×640 + 400 token — the book's request: four 640×640 images "
-                                    "and 400 text tokens")
-        self.clear_button = QtWidgets.QPushButton("清空 Clear")
-        self.clear_button.setToolTip("Remove all images; the generated 640×640 sample comes back")
-        for b in (self.book_button, self.open_button, self.clear_button):
-            row.addWidget(b)
-        return ReflowBox(title, ReflowBox(formula, actions, stretch=(1, 0), spacing=12), stretch=(0, 1), spacing=12)
+    def is_ready(self) -> bool:
+        """Every piece is built (a first visit builds it over a few turns of the event loop)."""
+        return self._built
 
     def _connect(self) -> None:
         c = self.column
@@ -176,6 +79,7 @@ class VisionPanel(FileLoads, QtWidgets.QWidget):
         c.view.zoomed.connect(self._on_zoomed)
         self.tabs.currentChanged.connect(self._on_tab_changed)
         self.state.changed.connect(self._on_state_changed)
+        self._connected = True
 
     def _on_tab_changed(self, index: int) -> None:
         self._section(TABS[index])
@@ -390,15 +294,25 @@ class VisionPanel(FileLoads, QtWidgets.QWidget):
         # the background and its result is dropped (the job's context is this panel).
         if not self._closed:
             self._closed = True
+            self._build.stop()
             for key in (LOAD_KEY, PIXELS_KEY):
                 jobs().cancel(key)
             # The state may outlive the panel (a session, a talk): nothing here listens to it.
-            self.state.changed.disconnect(self._on_state_changed)
+            if self._connected:
+                self.state.changed.disconnect(self._on_state_changed)
             for card in self.findChildren(CalculatorCard):
                 card.close()  # disconnects the card from its model
             for form in self.findChildren(ParamForm):
                 form.model.changed.disconnect(form._on_model_changed)
         return super().close()
+
+
+def warm_up() -> None:
+    """The window's warm-up job (lab.main_window.import_panel_modules): what a first visit
+    would otherwise do on the GUI thread."""
+    import numpy.ma  # noqa: F401 - np.union1d's first call (the picture's grid lines) imports it
+
+    sample_once()
 
 
 PANEL = PanelInfo(key="vision", title="视觉与多模态 · Vision & multimodal", section="3.3.1", order=3.31,

@@ -27,8 +27,11 @@ class ImageColumn(QtWidgets.QWidget):
     the model makes of it. Below, scrolling when the window is short: the loader's notes and
     messages and the model's constants."""
 
-    def __init__(self, request: CardModel, parent=None):
+    def __init__(self, request: CardModel, parent=None, deferred: bool = False):
+        """deferred=True builds the picture only: the caller runs build_details() on a
+        later turn of the event loop (a panel's first visit)."""
         super().__init__(parent)
+        self._request = request
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 2, 0)
         lay.setSpacing(4)
@@ -40,13 +43,21 @@ class ImageColumn(QtWidgets.QWidget):
         self.image_list.setMovement(QtWidgets.QListView.Movement.Static)
         self.image_list.setToolTip("Images of the request; drop more files here, Delete removes the selected one")
         lay.addWidget(self.image_list)
-        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        self._split = split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         split.setChildrenCollapsible(False)
         split.addWidget(self._picture())
-        split.addWidget(self._details(request))
-        split.setStretchFactor(0, 4)
-        split.setStretchFactor(1, 1)
-        lay.addWidget(split, 1)
+        self.notes_label = self.status_label = None  # the details' (build_details)
+        if not deferred:
+            self.build_details()
+
+    def build_details(self) -> None:
+        """The loader's messages and the model's constants, under the picture. The two go
+        on the column together: a splitter shown with the picture alone gave it all its
+        height, and the details then took theirs from the picture."""
+        self._split.addWidget(self._details(self._request))
+        self._split.setStretchFactor(0, 4)
+        self._split.setStretchFactor(1, 1)
+        self.layout().addWidget(self._split, 1)
         self._fit_text_heights()
 
     def _picture(self) -> QtWidgets.QWidget:
@@ -115,7 +126,8 @@ class ImageColumn(QtWidgets.QWidget):
         image view in it) out again. Again on a zoom."""
         for label, lines in ((self.size_label, 3), (self.token_label, 2), (self.notes_label, 2),
                              (self.status_label, 1), (self.hover_label, 1)):
-            label.setFixedHeight(label.fontMetrics().lineSpacing() * lines + 4)
+            if label is not None:
+                label.setFixedHeight(label.fontMetrics().lineSpacing() * lines + 4)
         side = self.fontMetrics().height() * 3
         self.image_list.setIconSize(QtCore.QSize(side, side))
         self.image_list.setFixedHeight(side + self.fontMetrics().lineSpacing() + 16)

@@ -34,17 +34,32 @@ _TIPS = ("", "原图(EXIF 方向已应用)→ 缩放策略后编码器看到的�
 
 
 class VolumesTab(QtWidgets.QWidget):
-    def __init__(self, request: CardModel, parent=None):
+    def __init__(self, request: CardModel, parent=None, deferred: bool = False):
+        """deferred=True builds nothing yet: the caller runs build_steps() one at a time
+        (a panel's first visit spreads them over turns of the event loop)."""
         super().__init__(parent)
-        lay = QtWidgets.QVBoxLayout(self)
+        self._request = request
+        self._lay = lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(4, 6, 4, 6)
         lay.setSpacing(10)
+        if not deferred:
+            for step in self.build_steps():
+                step()
+
+    def build_steps(self) -> list:
+        """The request's fields and the table, each plot, the hand-offs: one a step, in
+        the page's order."""
+        return [self._build_request, self._volume_plot, self._question_plot, self._build_handoffs,
+                self._build_replay]
+
+    def _build_request(self) -> None:
         # One small form per field, side by side when they fit: the request on one line.
-        self.request_forms = {n: PartForm(request, names=[n]) for n in REQUEST_PARAMS}
-        lay.addWidget(ReflowBox(*self.request_forms.values(), stretch=(1, 1, 1)))
-        lay.addWidget(self._table())
-        lay.addWidget(self._volume_plot(), 30)
-        lay.addWidget(self._question_plot(), 20)
+        self.request_forms = {n: PartForm(self._request, names=[n]) for n in REQUEST_PARAMS}
+        self._lay.addWidget(ReflowBox(*self.request_forms.values(), stretch=(1, 1, 1)))
+        self._lay.addWidget(self._table())
+
+    def _build_handoffs(self) -> None:
+        lay = self._lay
         self.reuse_label = QtWidgets.QLabel()
         self.reuse_label.setObjectName("reuse_label")
         self.reuse_label.setWordWrap(True)
@@ -54,9 +69,12 @@ class VolumesTab(QtWidgets.QWidget):
         hlay.setContentsMargins(4, 4, 4, 4)
         self.handoff = HandoffDiagram()
         hlay.addWidget(self.handoff)
-        self.replay = HandoffReplay()  # "replay it": the three handoffs through the engine
-        hlay.addWidget(self.replay)
         lay.addWidget(handoff_box)
+
+    def _build_replay(self) -> None:
+        lay = self._lay
+        self.replay = HandoffReplay()  # "replay it": the three handoffs through the engine
+        self.handoff.parentWidget().layout().addWidget(self.replay)
         lay.addStretch(1)  # height the plots (stretch 30 and 20, with maximums) do not take: below them
         for card in (self.volume_plot, self.question_plot):
             card.installEventFilter(self)  # a zoomed title needs a taller card (eventFilter)
@@ -76,7 +94,7 @@ class VolumesTab(QtWidgets.QWidget):
         self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().lineSpacing() + 6)
         return self.table
 
-    def _volume_plot(self) -> PlotCard:
+    def _volume_plot(self) -> None:
         self.volume_plot = PlotCard("三种数据量(对数刻度)", "同一张图在三个阶段差一个数量级:说“贵”要指明是哪一段")
         p = self.volume_plot.plot
         p.setLabel("left", "bytes (log)")
@@ -101,9 +119,9 @@ class VolumesTab(QtWidgets.QWidget):
         zoom_notifier().zoom_changed.connect(self._clear_the_legend_soon)
         self.volume_plot.plot_widget.setMinimumHeight(200)
         self.volume_plot.setMaximumHeight(VOLUME_CARD_MOST_PX)
-        return self.volume_plot
+        self._lay.addWidget(self.volume_plot, 30)
 
-    def _question_plot(self) -> PlotCard:
+    def _question_plot(self) -> None:
         self.question_plot = PlotCard("问题放在哪里 · 换一个问题,哪些 KV 还能用",
                                       "因果注意力:token 的 KV 取决于它之前的一切")
         q = self.question_plot.plot
@@ -132,7 +150,7 @@ class VolumesTab(QtWidgets.QWidget):
         q.getViewBox().sigResized.connect(self._fit_question_soon)  # after the wraps
         notifier().language_changed.connect(self._fit_question_soon)  # after the new texts
         zoom_notifier().zoom_changed.connect(self._fit_question_soon)
-        return self.question_plot
+        self._lay.addWidget(self.question_plot, 20)
 
     def eventFilter(self, watched, event):
         if event.type() == QtCore.QEvent.Type.LayoutRequest:  # its content's size changed
@@ -201,7 +219,7 @@ class VolumesTab(QtWidgets.QWidget):
         self.table.setMinimumWidth(need + 2 * self.table.frameWidth() + 2)
 
     def changeEvent(self, event):
-        if event.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.StyleChange):
+        if event.type() in (QtCore.QEvent.Type.FontChange, QtCore.QEvent.Type.StyleChange) and hasattr(self, "table"):
             self._fit_table_width()  # a zoom makes the columns wider
         super().changeEvent(event)
 
