@@ -105,3 +105,13 @@ def test_a_replayed_run_gives_its_error_against_the_source():
     # one request at a time, 1,024-token prompts: TPOT is the decode step of one sequence, a few ms
     # above Llama-3.1-8B's 16 GB of weights over the A100 40GB's 1,555 GB/s at 0.85
     assert 16.06e9 / (1555e9 * 0.85) * 1e3 < row["predicted"] < 16.06e9 / (1555e9 * 0.85) * 1e3 + 2.0
+
+
+def test_the_split_follows_each_files_stated_rule():
+    """Written before any replay (each file's header): GPUStack's Qwen3-14B runs fit, the rest of
+    it validates; TensorRT-LLM's H100 columns fit, its H200 columns validate; the A100 40GB post
+    validates."""
+    rule = {"gpustack": lambda r: r.model == "qwen3-14b", "trtllm-perf-overview": lambda r: r.hardware == "h100-sxm",
+            "musgrave-a100": lambda r: False}
+    for r in pr.load_runs():
+        assert r.split == ("fit" if rule[r.source](r) else "validation"), r.id
