@@ -30,12 +30,7 @@ start=$(wc -c <"$log")
 observe medium "$url" "${load[@]}" request_rate=8
 # The API server logs a step when its output reaches it: wait until the log is still.
 for _ in $(seq 1 20); do size=$(wc -c <"$log"); sleep 0.5; [ "$(wc -c <"$log")" = "$size" ] && break; done
-# The token counts the server ran before (a step of a new count builds its GEMMs' kernels
-# once: core/calibrate/step_log.py reads this line), then the run's steps.
-sizes=$(head -c "$start" "$log" | sed -nE 's/.* ([0-9]+) context tokens, [0-9]+ generation requests, ([0-9]+) generation tokens.*/\1 \2/p' \
-    | awk '{print $1 + $2}' | sort -nu | paste -sd, -)
-{ echo "# load-lab: sizes run before: $sizes"; grep -m 1 "KV cache size" "$log"
-  tail -c +"$((start + 1))" "$log" | grep "Iteration("; } >"$out/medium_steps.log"
+"$here/cut_steps.sh" "$log" "$start" >"$out/medium_steps.log"
 observe medium_repeat "$url" "${load[@]}" request_rate=8
 observe saturated "$url" "${load[@]}" request_rate=inf
 observe prefix "$url" dataset=random random_prefix_len=384 random_input_len=64 random_output_len=8 \

@@ -38,7 +38,7 @@ start=$(wc -c <"$log")
 observe medium "$url" "${load[@]}" request_rate=8 seed=102
 # The API server logs a step when its output reaches it: wait until the log is still.
 for _ in $(seq 1 20); do size=$(wc -c <"$log"); sleep 0.5; [ "$(wc -c <"$log")" = "$size" ] && break; done
-{ grep -m 1 "KV cache size" "$log"; tail -c +"$((start + 1))" "$log" | grep "Iteration("; } >"$out/medium_steps.log"
+"$here/cut_steps.sh" "$log" "$start" >"$out/medium_steps.log"
 echo "medium_steps.log: $(grep -c "Iteration(" "$out/medium_steps.log") steps"
 observe medium_repeat "$url" "${load[@]}" request_rate=8 seed=103
 observe saturated "$url" "${load[@]}" request_rate=inf seed=104
