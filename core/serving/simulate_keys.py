@@ -72,6 +72,10 @@ MM_PARAMS = (
     Param("ec_link_gb_s", "GB/s", 50.0, "the link EC crosses from the encoders to the prefill instance (EPD; "
           "default one 400 Gbit/s NIC)", 0, 1e6, min_exclusive=True),
     Param("ec_link_latency_s", "s", 10e-6, "fixed time of one EC transfer (EPD)", 0, 10),
+    Param("image_link_gb_s", "GB/s", None, "ship the image (the book's first handoff): each request's image "
+          "files cross a link of this bandwidth, one after another, before the instance that encodes them "
+          "(default: the images are there at arrival)", 0, 1e6, min_exclusive=True),
+    Param("image_link_latency_s", "s", 10e-6, "fixed time of one image transfer (image_link_gb_s=)", 0, 10),
 )
 MM_TEXT_KEYS = {
     "image_size": "the size of image_share='s images, HxW pixels (default 640x640, the book's)",

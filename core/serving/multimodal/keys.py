@@ -6,6 +6,9 @@ column then says which requests carry what; image_share= is not used).
   image_share=0.5 image_size=1280x1280 image_ids=K   synthetic images (K ids in turn; 0: all distinct)
   encoder_cache_size=8192   max_num_encoder_input_tokens=   encoder_mfu=   vision_model=
   epd_encoders=N   ec_link_gb_s=   ec_link_latency_s=        EPD: N encoder cards, EC over a link
+  image_link_gb_s=   image_link_latency_s=                    ship the image: files over a link, the instance encodes
+The book's three handoffs are then three runs: image_link_gb_s= (ship the image), epd_encoders=
+ec_link_gb_s= (ship EC), pools=1P1D kv_link= (ship KV; core/serving/multimodal/pd.py).
 """
 from __future__ import annotations
 

@@ -48,7 +48,7 @@ def pd_images_report(raw: dict, workload=None, progress=None) -> tuple[dict, tup
     validate(cfg.prefill, prefill_workload(lm))
     validate(cfg.decode, dataclasses.replace(lm, encoder=None))  # the decode pool holds the whole prompt's KV
     run = replay_disagg(lm, cfg)
-    report, files = report_of(raw, cfg, lm, prefill, decode, k, run, arrival_s=work.arrival_s if stage.epd else None)
+    report, files = report_of(raw, cfg, lm, prefill, decode, k, run, arrival_s=work.arrival_s if stage.later else None)
     block = dict(stage.block)
     encoder_s = (run.prefill.merged.extras or {}).get("encoder_s")
     if encoder_s is not None:

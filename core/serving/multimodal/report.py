@@ -42,6 +42,10 @@ def image_lines(report: dict) -> list[str]:
         cost = b.get("encoder_cost_per_hour")
         lines.append(f"  {b['encoder_cards']} EPD encoder card(s): "
                      + (f"${cost:.2f}/hour, in the cost above" if cost is not None else "not priced"))
+    if b.get("image_link_gb_s") is not None:
+        lines.append(f"  image files shipped {b['image_bytes_moved'] / 1e6:,.1f} MB over {b['image_link_gb_s']:g} GB/s "
+                     f"(the instance encodes them); added before the engine (p50 / p95): "
+                     f"{b['image_link_p50_ms']:,.1f} / {b['image_link_p95_ms']:,.1f} ms")
     if b["mode"] == "epd":
         lines.append(f"  EC moved {b['ec_bytes_moved'] / 2**20:,.1f} MiB; added before the engine (p50 / p95): encoders "
                      f"{b['encoder_p50_ms']:,.1f} / {b['encoder_p95_ms']:,.1f} ms, link "

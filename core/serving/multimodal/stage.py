@@ -30,9 +30,9 @@ APPROXIMATION = ("encoder-cache hits decided in arrival order before the replay 
 
 @dataclass(frozen=True)
 class ImageStage:
-    lm: Workload  # what the engine takes: visual tokens in the prompts, encoder work or the EC's landing as arrival
+    lm: Workload  # what the engine takes: visual tokens in the prompts, encoder work, arrivals
     block: dict  # the report's "images" block (the engine's own encoder seconds are added after the replay)
-    epd: bool  # lm.arrival_s is when the EC landed, not the arrival at the system
+    later: bool  # lm.arrival_s is when the EC (EPD) or the image files landed, not the arrival at the system
 
 
 def encoder_card(got: dict) -> str:
@@ -58,7 +58,12 @@ def image_stage(work: Workload, mm: dict, budget: int, card: str, instances: int
         block["approximation"] += f"; one encoder cache shared by {shared_by} (each has its own in vLLM)"
     if mm["epd_encoders"] <= 0:
         block.update(mode="in_instance", max_num_encoder_input_tokens=budget)
-        return ImageStage(with_images(work, table, plan), block, False)
+        if mm["image_link_gb_s"] is None:
+            return ImageStage(with_images(work, table, plan), block, False)
+        return _shipped_images(work, table, plan, mm, block)
+    if mm["image_link_gb_s"] is not None:
+        raise ParamError("image_link_gb_s", "with epd_encoders= the encoders ship EC, not the image; valid: one "
+                                            "handoff (leave image_link_gb_s= out, or epd_encoders=0)")
     link = Link(mm["ec_link_gb_s"] * 1e9, mm["ec_link_latency_s"])
     arrivals = encode_and_ship(work.arrival_s, table, plan, EncoderPool(mm["epd_encoders"], rate), link)
     lm = dataclasses.replace(with_images(work, table), arrival_s=arrivals.ec_ready_s)
@@ -68,6 +73,23 @@ def image_stage(work: Workload, mm: dict, budget: int, card: str, instances: int
                  **stage_ms("encoder", arrivals.encoded_s - work.arrival_s),
                  **stage_ms("ec_link", arrivals.ec_ready_s - arrivals.encoded_s),
                  **stage_ms("ec_wait", arrivals.ec_ready_s - work.arrival_s))
+    return ImageStage(lm, block, True)
+
+
+def _shipped_images(work: Workload, table: im.ImageTable, plan: enc.EncoderPlan, mm: dict, block: dict) -> ImageStage:
+    """Ship the image: each request's files cross the link (FCFS, core/serving/multimodal/
+    link.py) and the request reaches the instance, which encodes them, when they landed."""
+    files = table.per_request_file_bytes()
+    has = np.diff(table.offsets) > 0
+    if np.any(has & (files <= 0)):
+        row = int(np.flatnonzero(has & (files <= 0))[0])
+        raise ParamError("image_link_gb_s", f"request {row}'s images carry no file size to ship; valid: images with "
+                                            "their bytes (a trace's 'ID:HxW:BYTES' or file_bytes) or image_share=")
+    link = Link(mm["image_link_gb_s"] * 1e9, mm["image_link_latency_s"])
+    landed = link.send(work.arrival_s, files)
+    block.update(image_link_gb_s=mm["image_link_gb_s"], image_link_latency_s=mm["image_link_latency_s"],
+                 image_bytes_moved=int(files.sum()), **stage_ms("image_link", landed - work.arrival_s))
+    lm = with_images(dataclasses.replace(work, arrival_s=landed), table, plan)
     return ImageStage(lm, block, True)
 
 
