@@ -25,6 +25,10 @@ decode side, as vLLM's connectors leave it):
                 the decode side still takes its blocks when the prefill is done, as in
                 whole: a layerwise connector reserves them before the prefill starts,
                 and that longer hold is not modelled)
+Each transfer has its link to itself (stated): transfers in flight at once into one decode
+instance do not share its bandwidth, as they would on one NIC; the Serving panel's "KV
+transfers in flight" shows when they overlap. (The EC and image links of
+core/serving/multimodal/link.py do queue, one transfer after another.)
 The default is whole: vLLM V1's NixlConnector (the path llm-d and Dynamo deploy) pulls a
 request's blocks once its prefill finished (the decode side's WAITING_FOR_REMOTE_KVS);
 layer-by-layer sending is what LMCache's layerwise mode and P2pNccl-style pushes do.
