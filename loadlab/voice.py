@@ -53,7 +53,8 @@ def simulate_voice(*, config: str | os.PathLike | None = None, **params: Any) ->
     from core.voice import VoiceParams
     from core.voice import simulate_voice as run_voice
     from lab.cli.args import json_ready
+    from lab.cli.simulate_voice import json_view
 
     raw = _keys.with_config(config, _keys.as_text(params))
     run = run_voice(VoiceParams.from_raw(raw))
-    return VoiceRun(json_ready(dict(run.summary)), run)
+    return VoiceRun(json_ready(json_view(dict(run.summary))), run)

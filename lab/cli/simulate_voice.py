@@ -44,8 +44,18 @@ def add_parser(sub, kind: str = "voice") -> None:
 def summary_keys() -> list[str]:
     return (["silence_p50_ms", "silence_p95_ms", "silence_p99_ms", "silence_mean_ms", "underrun_turn_share",
              "stall_p95_ms"] + [f"mean_{s}_ms" for s in STAGES]
-            + ["tail_stage", "tail_stage_share", "first_arrival_p50_ms", "chunk_gap_p50_ms", "reply_p50_s", "turns",
-               "cancelled_turns", "background_requests", "source", "wall_s"])
+            + ["tail_stage", "tail_stage_share", "first_arrival_p50_ms", "chunk_gap_p50_ms", "reply_p50_ms", "turns",
+               "cancelled_turns", "background_requests", "source", "wall_ms"])
+
+
+# One unit per JSON (as lab simulate serving's): the summary's two times in seconds go out in ms.
+IN_SECONDS = ("reply_p50_s", "wall_s")
+
+
+def json_view(summary: dict) -> dict:
+    """The summary as --json, summary.json and loadlab print it: every time in ms."""
+    return {(k[:-2] + "_ms" if k in IN_SECONDS else k): (v * 1e3 if k in IN_SECONDS and v is not None else v)
+            for k, v in summary.items()}
 
 
 def simulate_voice_report(raw: dict[str, str], out: str | None = None, fmt: str = "text") -> tuple[dict, str]:
@@ -58,7 +68,7 @@ def simulate_voice_report(raw: dict[str, str], out: str | None = None, fmt: str 
         report["out"] = str(Path(out))
         report["files"] = write_files(Path(out), run, report)
     if fmt == "json":
-        return report, json.dumps(json_ready(report), ensure_ascii=False)
+        return report, json.dumps(json_ready(json_view(report)), ensure_ascii=False)
     return report, report_text(report)
 
 
@@ -86,7 +96,7 @@ def write_files(out: Path, run, report: dict) -> list[str]:
     w = csv.writer(table)
     w.writerow(header)
     w.writerows([repr(v) if isinstance(v, float) else v for v in row] for row in rows)
-    summary = dict(report, files=["turns.csv", "summary.json"])
+    summary = json_view(dict(report, files=["turns.csv", "summary.json"]))
     write_folder(out, {"turns.csv": table.getvalue().encode("utf-8"),
                        "summary.json": (json.dumps(json_ready(summary), ensure_ascii=False, indent=1) + "\n").encode("utf-8")})
     return ["turns.csv", "summary.json"]
