@@ -149,3 +149,18 @@ def test_layerwise_overlaps_the_language_prefill_not_the_encoder(tmp_path):
     latency = report["disaggregation"]["kv_link"]["latency_ms"] / 1e3
     assert got == pytest.approx(exposed + latency, rel=1e-12)
     assert got > max(wire / 36, wire - float(result.first_token_s[0]) * 35 / 36) + latency  # not hidden behind it
+
+
+def test_sweep_over_xpyd_with_images(tmp_path, capsys):
+    """lab sweep serving's points over prefill x decode carry the images: each point's
+    prompts are the text ones plus 40 x 400 visual tokens."""
+    small = {"durations_s": "20,20", "rates_per_s": "2,2"}
+    text, _ = serving_report(small)
+    out = tmp_path / "sweep"
+    assert main(["sweep", "serving", "prefill_replicas=1,2", "decode_replicas=1", "image_share=0.5",
+                 *(f"{k}={v}" for k, v in small.items()), "--out", str(out)]) == 0
+    capsys.readouterr()
+    rows = list(csv.DictReader((out / "results.csv").open()))
+    assert len(rows) == 2
+    assert {int(r["total_input_tokens"]) for r in rows} == {text["total_input_tokens"] + 40 * 400}
+    assert {int(r["cards"]) for r in rows} == {2, 3}
