@@ -21,11 +21,30 @@ field and whose message gives the valid range, word for word the CLI's. No Qt he
 from __future__ import annotations
 
 from core.registry import ParamError
+from loadlab import serving as _serving
+from loadlab import sweeping as _sweeping
 from loadlab.calc import CalcResult, calc
 from loadlab.calibration import Calibration, calibrate
-from loadlab.serving import ServingRun, simulate_serving
-from loadlab.sweeping import SweepRun, sweep
+from loadlab.serving import ServingRun
+from loadlab.sweeping import SweepRun
 from loadlab.voice import VoiceRun, simulate_voice
 
 __all__ = ["CalcResult", "Calibration", "ParamError", "ServingRun", "SweepRun", "VoiceRun", "calc", "calibrate",
            "simulate_serving", "simulate_voice", "sweep"]
+# Given their signatures (every key of lab simulate serving, its default and type:
+# loadlab/signatures.py) on first use.
+_KEYED = {"simulate_serving": _serving, "sweep": _sweeping}
+
+
+def __getattr__(name: str):
+    if name not in _KEYED:
+        raise AttributeError(f"module 'loadlab' has no attribute {name!r}")
+    from loadlab.signatures import keyed
+
+    fn = keyed(getattr(_KEYED[name], name), alternatives=name == "sweep")
+    globals()[name] = fn
+    return fn
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
