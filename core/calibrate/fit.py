@@ -188,8 +188,10 @@ def calibrate(paths, raw: Mapping[str, str], *, fit_keys=None, bootstrap: int = 
     frozen = {k: "given as a key (explicit keys win)" for k in asked if k in replays[0].given}
     frozen.update({k: "the front end is off (frontend=off)" for k in asked
                    if frontend_off and k.startswith("frontend_") and k not in frozen})
-    start = {k: max(defaults[k], FLOOR) for k in COEF_KEYS}
     extra = tuple(k for k in one_off_keys() if k not in replays[0].given) if logs and fit_keys is None else ()
+    # A fitted key starts above 0 (log space); the others replay at their defaults exactly
+    # (a one-off cost of 1e-9 s is still one the engine charges).
+    start = {k: max(defaults[k], FLOOR) if k in keys or k in extra else defaults[k] for k in COEF_KEYS}
     planned = _planned(len(keys) + len(extra), len(runs), bootstrap)
     t0 = time.perf_counter()
     stage1 = None

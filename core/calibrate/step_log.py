@@ -122,8 +122,12 @@ class StepLog:
 def woke(steps: Steps) -> np.ndarray:
     """Steps of prompts only that the engine started after waiting for work: the clock's gap
     past the step before over WAKE_GAP_MS, or the log's first step (a run's log starts at
-    an engine with nothing to do)."""
+    an engine with nothing to do). A clock of whole seconds (vLLM's own log format) cannot
+    tell a wait: then only the first step."""
     gap = steps.period_ms - steps.elapsed_ms
+    clock = steps.clock_s[np.isfinite(steps.clock_s)]
+    if clock.size and np.all(clock == np.round(clock)):
+        gap = np.full(len(steps), np.nan)
     waited = np.isfinite(gap) & (gap > WAKE_GAP_MS)  # nan: a predecessor not in the log
     if len(steps):
         waited[0] = True

@@ -12,9 +12,14 @@ from core.serving.headless import serving_report
 from core.serving.vllm_metrics import meets_slo
 
 # A light load on one H100 (240 requests over two minutes): TPOT is the fixed per-step time
-# plus the weights' read, so it grows with coef_step_s and an SLO on it splits the sets.
+# plus the weights' read and the prompts' chunks beside the decodes, so it grows with
+# coef_step_s and an SLO on it splits the sets. SLO: TPOT <= 35 ms, met by >= 90% of the
+# requests of the three fastest sets (100%) and not of the two slowest (66%, 28%); with the
+# card's compute at its achieved peak (step_defaults.CARD_COMPUTE_EFFICIENCY, Hopper BF16
+# 0.66) the chunks take longer than at the datasheet's, and the old 25 ms no set met.
 BASE = {"model": "qwen3-8b", "hardware": "h100-sxm", "rates_per_s": "2,2"}
 STEPS = (0.5e-3, 1e-3, 2e-3, 4e-3, 8e-3)  # coef_step_s of five constructed sets, rising
+SLO_TPOT_MS = 35.0
 
 
 def test_percentile_band_is_numpys_linear_interpolation_by_hand():
@@ -60,11 +65,11 @@ def _separate_runs(raw: dict):
 
 
 def test_bands_over_real_replays_equal_the_separate_runs():
-    slo = {"slo_tpot_ms": "25"}
+    slo = {"slo_tpot_ms": repr(SLO_TPOT_MS)}
     runs = _separate_runs(dict(BASE, **slo))
     tpots = np.array([r["median_tpot_ms"] for r, _ in runs])
     assert np.all(np.diff(tpots) > 0)  # the sets are ordered: a larger step time, a slower token
-    shares = [float(meets_slo(res, slo_tpot_ms=25.0).mean()) for _, (res, _) in runs]
+    shares = [float(meets_slo(res, slo_tpot_ms=SLO_TPOT_MS).mean()) for _, (res, _) in runs]
     # Constructed so that the three fastest sets meet the SLO (>= 90% of requests) and the two slowest do not.
     assert [s >= 0.9 for s in shares] == [True, True, True, False, False]
 
@@ -84,7 +89,7 @@ def test_bands_over_real_replays_equal_the_separate_runs():
 
 def test_band_samples_takes_the_first_b_sets_and_explicit_keys_hold_them_fixed():
     samples = [{"coef_step_s": c} for c in STEPS]
-    report, _ = bands.banded_report(dict(BASE, band_samples="2", slo_tpot_ms="25"), samples=samples)
+    report, _ = bands.banded_report(dict(BASE, band_samples="2", slo_tpot_ms=repr(SLO_TPOT_MS)), samples=samples)
     assert report["band_samples"] == 2 and report["meets_slo_probability"] == 1.0  # the two fastest
     fixed, _ = bands.banded_report(dict(BASE, coef_step_s="0.004"), samples=samples)
     b = fixed["bands"]["median_tpot_ms"]

@@ -126,14 +126,19 @@ def test_model_and_hardware_are_required(two_runs):
 
 def test_the_front_end_coefficients_are_fittable_and_frozen_when_off(tmp_path, two_runs):
     path = tmp_path / "fe.json"
-    write_run(path, coefs=dict(TRUTH, frontend_output_token_us="400"), concurrency=4, prompts=60, input_len=512,
+    # The API server as the bottleneck: 4 streams x 4 ms of its time per output token is 16 ms
+    # of it per engine step of ~8.6 ms (median TPOT 13.4 ms against 8.6 at the default). (The
+    # 400 us this test had was a bottleneck while the H100's compute ran at its datasheet
+    # peak; at its achieved one, step_defaults.CARD_COMPUTE_EFFICIENCY, steps are slower and
+    # 400 us moves the latencies by 2-3% only.)
+    write_run(path, coefs=dict(TRUTH, frontend_output_token_us="4000"), concurrency=4, prompts=60, input_len=512,
               output_len=64)
     # The step terms given: only the API server's time per output token is fitted. At its
     # default it is no bottleneck (no effect on any latency): found by its far ends.
     keys = dict(BASE, **TRUTH)
     cal = calibrate([str(path)], keys, fit_keys=("frontend_output_token_us",), bootstrap=0)
     assert cal.defaults["frontend_output_token_us"] == 40.0
-    assert cal.converged and cal.coefficients["frontend_output_token_us"] == pytest.approx(400.0, rel=0.02)
+    assert cal.converged and cal.coefficients["frontend_output_token_us"] == pytest.approx(4000.0, rel=0.02)
     off = calibrate(two_runs[:1], dict(BASE, frontend="off"), fit_keys=("coef_step_s", "frontend_request_ms"),
                     bootstrap=0)
     assert "front end is off" in off.frozen["frontend_request_ms"] and off.fit_keys == ("coef_step_s",)

@@ -45,6 +45,16 @@ def test_woke_is_a_step_of_prompts_only_after_a_wait(tmp_path):
     assert log.woke.tolist() == WOKE
 
 
+def test_a_clock_of_whole_seconds_tells_no_wait(tmp_path):
+    path = write(tmp_path / "steps.log")
+    text = path_text = open(path).read()
+    import re
+
+    text = re.sub(r"19:35:(\d\d)\.\d{3}", r"19:35:\1", path_text)  # vLLM's own format
+    open(path, "w").write(text)
+    assert StepLog(path).woke.tolist() == [True] + [False] * (len(STEPS) - 1)
+
+
 def test_first_size_counts_the_log_and_the_sizes_run_before_it(tmp_path):
     # rows (prompt + decode tokens): 100, 1, 100, 81, 50, 2, 1
     assert StepLog(write(tmp_path / "a.log")).first_size.tolist() == [True, True, False, True, True, True, False]
@@ -53,8 +63,18 @@ def test_first_size_counts_the_log_and_the_sizes_run_before_it(tmp_path):
         [True, False, False, True, False, False, False]
 
 
-WithOneOff = dataclasses.make_dataclass("WithOneOff", [("coef_wake_s", float, 0.0), ("coef_shape_s", float, 0.0)],
-                                        bases=(BasisCost,), frozen=True)
+ONE_OFF_FIELDS = ("coef_wake_s", "coef_shape_s")
+LANDED = ONE_OFF_FIELDS[0] in BasisCost.__dataclass_fields__
+# The step-time model with the two fields: BasisCost once the engine prices them, before that
+# a BasisCost with them added (the step log prices them by name either way).
+WithOneOff = BasisCost if LANDED else dataclasses.make_dataclass(
+    "WithOneOff", [(k, float, 0.0) for k in ONE_OFF_FIELDS], bases=(BasisCost,), frozen=True)
+
+
+def _fields(cost, **changes) -> dict:
+    """cost's BasisCost fields but the one-off ones, with changes."""
+    return dict({f.name: getattr(cost, f.name) for f in dataclasses.fields(BasisCost)
+                 if f.name not in ONE_OFF_FIELDS}, **changes)
 
 
 @pytest.fixture(scope="module")
@@ -64,21 +84,20 @@ def cost():
 
 def test_one_off_costs_are_priced_only_where_the_model_has_them(tmp_path, cost):
     log = StepLog(write(tmp_path / "steps.log", "# load-lab: sizes run before: 1,2,50"))
-    plain = log.predicted_ms(cost)
-    fields = {f.name: getattr(cost, f.name) for f in dataclasses.fields(BasisCost)}
-    assert np.array_equal(log.predicted_ms(WithOneOff(**fields)), plain)  # coefficients 0: bit for bit
-    both = log.predicted_ms(WithOneOff(**fields, coef_wake_s=3e-3, coef_shape_s=2e-3))
+    plain = log.predicted_ms(BasisCost(**_fields(cost)))
+    if not LANDED:  # a model without the fields prices none
+        assert np.array_equal(log.predicted_ms(cost), plain)
+    assert np.array_equal(log.predicted_ms(WithOneOff(**_fields(cost))), plain)  # coefficients 0: bit for bit
+    both = log.predicted_ms(WithOneOff(**_fields(cost), coef_wake_s=3e-3, coef_shape_s=2e-3))
     # woke: steps 0 and 2; first size: steps 0 and 3 (100 and 81 tokens)
     assert both - plain == pytest.approx([5.0, 0.0, 3.0, 2.0, 0.0, 0.0, 0.0], abs=1e-9)
 
 
 def test_the_step_by_step_path_adds_them_too(tmp_path, cost):
     """A model priced step by step (here: pp = 2) gets the same one-off times added."""
-    fields = {f.name: getattr(cost, f.name) for f in dataclasses.fields(BasisCost)}
-    fields["pp"] = 2
     log = StepLog(write(tmp_path / "steps.log"))
-    plain = log.predicted_ms(BasisCost(**fields))
-    both = log.predicted_ms(WithOneOff(**fields, coef_wake_s=1e-3, coef_shape_s=4e-3))
+    plain = log.predicted_ms(BasisCost(**_fields(cost, pp=2)))
+    both = log.predicted_ms(WithOneOff(**_fields(cost, pp=2), coef_wake_s=1e-3, coef_shape_s=4e-3))
     assert both - plain == pytest.approx([5.0, 4.0, 1.0, 4.0, 4.0, 4.0, 0.0], abs=1e-9)
 
 
@@ -86,7 +105,6 @@ def test_the_step_by_step_path_adds_them_too(tmp_path, cost):
 BASE = {"model": "qwen3-8b", "hardware": "h100-sxm"}
 TRUTH = {"coef_step_s": 2e-3, "coef_seq_s": 6e-5, "coef_prefill_compute": 1.5}
 ONE_OFF = {"coef_wake_s": 3e-3, "coef_shape_s": 2e-3}
-LANDED = "coef_wake_s" in BasisCost.__dataclass_fields__
 
 
 def timed_log(path, cost, rng, n=150, waits=True) -> str:
@@ -134,7 +152,7 @@ def landed(monkeypatch):
             extra = {k: float(coefs.get(k, 0.0)) for k in fit.ONE_OFF_KEYS}
             if not any(extra.values()):
                 return base
-            return WithOneOff(**{f.name: getattr(base, f.name) for f in dataclasses.fields(BasisCost)}, **extra)
+            return WithOneOff(**_fields(base), **extra)
 
         predict = RunReplay.predict
         monkeypatch.setattr(RunReplay, "cost", cost)
