@@ -145,6 +145,13 @@ def load(path: str) -> Config:
     for key, value in table.items():
         name = aliases.canonical(str(key))
         line = _line_of(text, str(key), suffix)
+        flag = aliases.FLAGS.get(name)
+        if flag is not None:  # vLLM's on/off flag as a key of its --config file: enable-prefix-caching: false
+            if not isinstance(value, bool):
+                where = f"{path}:{line}" if line else path
+                raise ParamError(f"{where}: {name}", f"got {value!r}; valid: true or false (vLLM's flag "
+                                                     f"--{name.replace('_', '-')})")
+            name, value = flag[0], value == (flag[1] == "true")
         values[name] = _text(path, line, name, value)
         lines[name] = line
     return Config(path, values, lines)

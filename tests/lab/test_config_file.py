@@ -161,3 +161,24 @@ def test_calc_takes_a_config_file(tmp_path, capsys):
     path.write_text('{\n"cards": 3,\n"card": 2}')
     assert main(["calc", "serving.decode_rate", "--config", str(path)]) == 2
     assert f"{path}:3: card: did you mean cards=?" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("line, caching", [("enable-prefix-caching: false", False), ("enable_prefix_caching: true", True),
+                                           ("no-enable-prefix-caching: true", False)])
+def test_vllms_on_off_flags_are_keys_of_a_file(tmp_path, capsys, line, caching):
+    pytest.importorskip("yaml")
+    path = tmp_path / "vllm.yaml"  # as vLLM's own --config file spells its flags
+    path.write_text(f"durations_s: [20]\nrates_per_s: [2]\nshares_long_input: 0.5\n{line}\n")
+    code, out, _ = _run(["--config", str(path), "--json"], capsys)
+    assert code == 0 and json.loads(out)["prefix_caching"] is caching
+    code, by_hand, _ = _run(["durations_s=20", "rates_per_s=2", "shares_long_input=0.5",
+                             f"prefix_caching={str(caching).lower()}", "--json"], capsys)
+    drop = lambda text: {k: v for k, v in json.loads(text).items() if k != "wall_ms"}  # noqa: E731
+    assert drop(out) == drop(by_hand)
+
+
+def test_a_flag_in_a_file_takes_true_or_false_only(tmp_path, capsys):
+    path = tmp_path / "plan.toml"
+    path.write_text('max_num_seqs = 4\nenable-prefix-caching = "maybe"\n')
+    code, _, err = _run(["--config", str(path), "--json"], capsys)
+    assert code == 2 and f"{path}:2: enable_prefix_caching: got 'maybe'; valid: true or false" in err
