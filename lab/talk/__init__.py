@@ -6,9 +6,9 @@ large under the figure with a strip of the scenes.
 Keys while a talk is open (the ones presentation clickers send): PageDown / → / Space at
 the end of a ▶ next, PageUp / ← previous, Home / End first / last, B or '.' blank, F5 from
 scene 1 in presentation mode, Esc leaves presentation mode, Ctrl+R resets the scene as the
-file describes it, N shows the notes. They are read before the panel's own shortcuts (an
-application event filter), except that arrows, Home/End, Space and letters stay with a
-field being edited.
+file describes it, N shows the notes. They are read before the panel's own shortcuts (a
+filter on the focused widget and the talk's windows, lab/talk/keys.py), except that arrows,
+Home/End, Space and letters stay with a field being edited.
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.registry import ParamError
 from core.talk import Scene, Talk, load_talk
+from lab.talk.keys import FocusKeys
 from lab.talk.presenter import BlankScreen, PresenterView, TalkBar
 from widgets.kit import zoom as ui_zoom
 
@@ -155,7 +156,7 @@ class TalkController(QtCore.QObject):
         self.base_zoom = ui_zoom.zoom()
         window.presentation_action.toggled.connect(self._on_presentation)
         ui_zoom.zoom_notifier().zoom_changed.connect(self._restyle)
-        QtWidgets.QApplication.instance().installEventFilter(self)
+        self.keys = FocusKeys(self, lambda: (self.window, self.presenter))  # lab/talk/keys.py
 
     # ---- stepping -----------------------------------------------------------------
     @property
@@ -306,6 +307,10 @@ class TalkController(QtCore.QObject):
         return command
 
     def eventFilter(self, watched, event):
+        return self.read_key(watched, event)
+
+    def read_key(self, watched, event) -> bool:
+        """True when event (on a widget FocusKeys watches) was a talk's key, now run."""
         kind = event.type()
         if kind not in (QtCore.QEvent.Type.ShortcutOverride, QtCore.QEvent.Type.KeyPress):
             return False
@@ -327,7 +332,7 @@ class TalkController(QtCore.QObject):
 
     def close(self) -> None:
         """Leave the talk: keys back to the panels, the bar and presenter gone."""
-        QtWidgets.QApplication.instance().removeEventFilter(self)
+        self.keys.close()
         self._poll.stop()
         self._prefetch_timer.stop()
         self.page.release()

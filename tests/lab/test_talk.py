@@ -195,7 +195,9 @@ def test_a_field_being_edited_keeps_its_arrows(qtbot, talk_window):
     window, controller = talk_window
     _go(qtbot, controller, 1)
     field = window.panel("request").findChild(QtWidgets.QLineEdit)
+    window.activateWindow()  # a field being edited has the focus of the active window
     field.setFocus()
+    qtbot.waitUntil(lambda: QtWidgets.QApplication.focusWidget() is field, timeout=10_000)
     qtbot.keyClick(field, Key.Key_Left)
     qtbot.keyClick(field, Key.Key_N)
     assert controller.index == 1 and not controller.bar.notes_shown()
@@ -420,3 +422,32 @@ def test_a_scenes_player_speed_holds_while_it_is_on(qtbot, talk_window, tmp_path
     controller.close()
     controller = open_talk(window, old, presentation=False, autoplay=False)  # the module's talk again
     qtbot.waitUntil(controller.is_ready, timeout=30_000)
+
+
+def test_the_talk_reads_keys_on_the_focus_and_its_windows_only(qtbot, talk_window, monkeypatch):
+    """Not an application-wide filter (a Python call for every event of every object made
+    a plot's build about twice as slow while a talk was open): a plot built with the talk
+    open sends the talk's filter none of its events."""
+    from widgets.kit.plot_card import PlotCard
+
+    window, controller = talk_window
+    seen = []
+    original = type(controller).read_key  # what its eventFilter asks (a Python call per event)
+
+    def counting(self, watched, event):
+        seen.append(watched)
+        return original(self, watched, event)
+
+    monkeypatch.setattr(type(controller), "read_key", counting)
+    card = PlotCard("built while a talk is open")
+    card.resize(400, 300)
+    card.show()
+    qtbot.waitExposed(card)
+    card.close()
+    assert not any(w is card or card.isAncestorOf(w) for w in seen if isinstance(w, QtWidgets.QWidget))
+    assert set(controller.keys.watched()) <= {window, QtWidgets.QApplication.focusWidget()}
+    seen.clear()
+    qtbot.keyClick(window, Key.Key_N)  # and the keys still arrive
+    assert window in seen and controller.bar.notes_shown()
+    qtbot.keyClick(window, Key.Key_N)
+    assert not controller.bar.notes_shown()
