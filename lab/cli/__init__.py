@@ -218,8 +218,8 @@ def _where(argv: Sequence[str], args: argparse.Namespace | None) -> str:
         command = args.command or "gui"
         name = getattr(args, "name", None) or getattr(args, "kind", None)
         return " ".join(["lab", command] + ([name] if name else []))
-    words = [a for a in argv if not a.startswith("-")]
-    return "lab" + (f" {words[0]}" if words and words[0] in COMMANDS else "")
+    words = _command_words(list(argv))  # 'simulate serving': a --config file's error names the command as a key's does
+    return "lab" + (" " + " ".join(words) if words and words[0] in COMMANDS else "")
 
 
 def _run(argv: list[str]) -> int:

@@ -182,3 +182,12 @@ def test_a_flag_in_a_file_takes_true_or_false_only(tmp_path, capsys):
     path.write_text('max_num_seqs = 4\nenable-prefix-caching = "maybe"\n')
     code, _, err = _run(["--config", str(path), "--json"], capsys)
     assert code == 2 and f"{path}:2: enable_prefix_caching: got 'maybe'; valid: true or false" in err
+
+
+def test_a_files_own_error_names_the_command_as_a_keys_does(tmp_path, capsys):
+    path = tmp_path / "plan.toml"
+    path.write_text("[engine]\nmax_num_seqs = 3\n")
+    code, _, err = _run(["--config", str(path), "--json"], capsys)
+    assert code == 2 and err.startswith(f"lab simulate serving: {path}:1: engine: ")
+    assert main(["sweep", "serving", "--config", str(tmp_path / "none.toml"), "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err.startswith("lab sweep serving: --config: ")
