@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from core.registry import get
+from core.registry import ParamError, get
 from loadlab import _keys
 
 
@@ -34,10 +34,24 @@ def calc(name: str, **params: Any) -> CalcResult:
         >>> sorted(book.summary) == sorted(longer.summary)
         True
     """
-    calculator = get(name)
+    calculator = _calculator(name)
     known = [p.name for p in calculator.params]
     raw = _keys.as_text(params, known, f"unknown parameter; valid: {', '.join(known)}")
     inputs = calculator.resolve(raw)
     outputs = calculator.run(inputs)
     summary = {o.name: outputs.get(o.name) for o in calculator.outputs if o.kind == "scalar"}
     return CalcResult(name, summary, {o.name: outputs.get(o.name) for o in calculator.outputs}, dict(inputs))
+
+
+def _calculator(name: str):
+    """The calculator, or the CLI's refusal: "did you mean" the closest name, see `lab list`."""
+    try:
+        return get(name)
+    except ParamError as err:
+        import difflib
+
+        from core.registry import registry
+
+        close = difflib.get_close_matches(str(name), [c.name for c in registry()], n=1)
+        meant = f"did you mean {close[0]}? " if close else ""
+        raise ParamError(err.param, f"{meant}no calculator {str(name)!r}; valid: see `lab list`") from None

@@ -247,3 +247,12 @@ def test_calibrate_refits_a_profile_from_the_config_the_cli_wrote(tmp_path, caps
     with pytest.raises(loadlab.ParamError) as err:
         loadlab.calibrate(config=tmp_path / "p.config.toml", bootstrap=-1)
     assert err.value.param == "bootstrap" and "[0, 1000]" in str(err.value)
+
+
+@pytest.mark.parametrize("name", ["serving.decode_rat", "zzzz"])
+def test_a_misspelt_calculator_is_refused_as_the_cli_does(capsys, name):
+    with pytest.raises(loadlab.ParamError) as err:
+        loadlab.calc(name)
+    assert main(["calc", name]) == 2
+    assert capsys.readouterr().err.strip() == f"lab calc: {err.value}"
+    assert ("did you mean serving.decode_rate?" in str(err.value)) == (name == "serving.decode_rat")
