@@ -7,13 +7,21 @@ requests their slots as finishes free them, writing their send time into ARRIVAL
 fixed arrival without a slot is not there yet (queues._fixed_next). The fixed arrivals
 are the engine ids 0..n-1 in order here (no sessions, no router: the edge refuses them).
 
-Front end (S[FE_ON]; frontend.py says what it models): a request sent at t enters the
-front end's FIFO then; it reaches the engine's waiting queue at
-e = max(t, busy until) + request_s + input_token_s · prompt tokens (ARRIVAL = e, SEND = t).
-Sends are taken into it in send order as the clock passes them (fe_commit): at each
-event and before a step's output, so a send inside a step is ingested before that step's
-tokens; one inside a closed-form run of decode steps (which stops at the next projected
-arrival, so near its end) after the run's.
+Front end (S[FE_ON]; frontend.py says what it models): one CPU, an event loop whose ready
+queue is served in order (FIFO) at full speed. A request sent at t (SEND = t) puts the
+first of its S[FE_ROUNDS] equal slices of work, (request_s + input_token_s · prompt
+tokens) / rounds each, at the queue's tail; a slice done at e puts the next one at the
+tail then, and the last one done is when the request reaches the engine's waiting queue
+(ARRIVAL). A slice, or a step's output, put at the tail at t is done at
+max(t, busy until) + its work: what is put there later is behind it, so its time is known
+when it is put (SF[FE_FREE]: busy until). The queue, feq, holds each request's slice in
+service as id · MAX_ROUNDS + slice, in order of when they are done (F[ARRIVAL] holds that
+time until the last). With many requests in it, all of them advance a slice a round:
+processor sharing's round robin, and every output waits one round. One round: FIFO.
+Sends and slices done are taken in time order as the clock passes them (fe_commit): at
+each event and before a step's output, so a send inside a step is ingested before that
+step's tokens; one inside a closed-form run of decode steps (which stops at the next
+slice done or send, so near its end; unless requests wait for the pool) after the run's.
 Each step's tokens add output_token_s apiece after the step ends (fe_output); a client
 sees them, first token and finish alike, when that work is done (SF[DELIVER]).
 Without either, arrivals() and next_arrival() are queues.py's, the same floats.
@@ -32,6 +40,7 @@ from core.serving.engine.layout import (
     FE_FREE,
     FE_IN,
     FE_ON,
+    FE_ROUNDS,
     FE_OUT,
     FE_REQ,
     FEED_HEAD,
@@ -75,9 +84,13 @@ def client_finished(S, F, m, t):
         grant(S, F, t)
 
 
+MAX_ROUNDS = 64  # slices a request's front-end work may be split in (frontend.py checks)
+
+
 @kernel
-def _service(SF, I, r):
-    return SF[FE_REQ] + SF[FE_IN] * I[P, r]
+def _slice(S, SF, I, r):
+    """One of r's slices of front-end work."""
+    return (SF[FE_REQ] + SF[FE_IN] * I[P, r]) / S[FE_ROUNDS]
 
 
 @kernel
@@ -91,32 +104,61 @@ def _next_send(S, F, fixed, feed, ht, hi):
 
 
 @kernel
-def fe_commit(S, SF, I, F, fixed, feed, ht, hi, feq, now):
-    """Sends up to now enter the front end, in send order (a fixed one first at a tie); a
-    held request's release due is put in line for release_due."""
+def _enqueue(S, SF, I, F, feq, r, j, t):
+    """r's slice j goes to the queue's tail at t: done at max(t, busy until) + a slice."""
+    e = max(t, SF[FE_FREE]) + _slice(S, SF, I, r)
+    SF[FE_FREE] = e
+    F[ARRIVAL, r] = e
+    feq[(S[FEQ_HEAD] + S[FEQ_LEN]) % feq.size] = r * MAX_ROUNDS + j
+    S[FEQ_LEN] += 1
+
+
+@kernel
+def _done_slice(S, F, feq, now):
+    """The queue's head if its slice is done by now (its code), else -1."""
+    if not S[FEQ_LEN]:
+        return np.int64(-1)
+    code = feq[S[FEQ_HEAD]]
+    if F[ARRIVAL, code // MAX_ROUNDS] <= now:
+        return code
+    return np.int64(-1)
+
+
+@kernel
+def fe_commit(S, SF, I, F, fixed, feed, ht, hi, feq, wq, now):
+    """Sends and slices done up to now, in time order (a slice done first at a tie, a
+    fixed send before a heap one): a send puts its first slice at the tail, a slice done
+    its next one, a last slice done puts the request in waiting. A held request's release
+    due is put in line for release_due."""
     while True:
+        code = _done_slice(S, F, feq, now)
         r = _fixed_next(S, F, fixed, feed)
         tf = F[ARRIVAL, r] if r >= 0 else math.inf
-        if S[HEAP_LEN] and ht[0] < tf and ht[0] <= now:
-            t = ht[0]
+        heap_first = S[HEAP_LEN] and ht[0] < tf
+        ts = ht[0] if heap_first else tf
+        if code >= 0 and F[ARRIVAL, code // MAX_ROUNDS] <= ts:
+            q, j = code // MAX_ROUNDS, code % MAX_ROUNDS
+            t = F[ARRIVAL, q]
+            S[FEQ_HEAD] = (S[FEQ_HEAD] + 1) % feq.size
+            S[FEQ_LEN] -= 1
+            if j + 1 < S[FE_ROUNDS]:
+                _enqueue(S, SF, I, F, feq, q, j + 1, t)
+            else:
+                wq_append(S, wq, q)
+            continue
+        if ts > now:
+            return
+        if heap_first:
             r = heap_pop(S, ht, hi)
             if I[XSTATE, r] == X_HELD:
                 mark_due(S, I, r)
                 continue
-        elif tf <= now:
-            t = tf
-            if S[ROUTED]:
-                S[FEED_HEAD] += 1
-            else:
-                S[FIX_I] += 1
+        elif S[ROUTED]:
+            S[FEED_HEAD] += 1
         else:
-            return
-        F[SEND, r] = t
-        e = max(t, SF[FE_FREE]) + _service(SF, I, r)
-        SF[FE_FREE] = e
-        F[ARRIVAL, r] = e
-        feq[(S[FEQ_HEAD] + S[FEQ_LEN]) % feq.size] = r
-        S[FEQ_LEN] += 1
+            S[FIX_I] += 1
+        F[SEND, r] = ts
+        _enqueue(S, SF, I, F, feq, r, np.int64(0), ts)
 
 
 @kernel
@@ -125,23 +167,20 @@ def arrivals(S, SF, I, F, fixed, feed, ht, hi, wq, feq, now):
     if not S[FE_ON]:
         admit_arrivals(S, I, F, fixed, feed, ht, hi, wq, now)
         return
-    fe_commit(S, SF, I, F, fixed, feed, ht, hi, feq, now)
-    while S[FEQ_LEN] and F[ARRIVAL, feq[S[FEQ_HEAD]]] <= now:
-        wq_append(S, wq, feq[S[FEQ_HEAD]])
-        S[FEQ_HEAD] = (S[FEQ_HEAD] + 1) % feq.size
-        S[FEQ_LEN] -= 1
+    fe_commit(S, SF, I, F, fixed, feed, ht, hi, feq, wq, now)
 
 
 @kernel
 def next_arrival(S, SF, I, F, fixed, feed, ht, hi, feq, horizon):
-    """When the next request may reach the engine: the front end's head, or the next
-    send through an idle-by-then front end (never later than it will be)."""
+    """When the next request may reach the engine: the queue's head done (its last slice,
+    or one that puts the next in line), or the next send's first slice through an
+    idle-by-then front end (never later than it will be)."""
     if not S[FE_ON]:
         return next_arrival_s(S, F, fixed, feed, ht, horizon)
-    t = F[ARRIVAL, feq[S[FEQ_HEAD]]] if S[FEQ_LEN] else math.inf
+    t = F[ARRIVAL, feq[S[FEQ_HEAD]] // MAX_ROUNDS] if S[FEQ_LEN] else math.inf
     ts, r = _next_send(S, F, fixed, feed, ht, hi)
     if r >= 0:
-        e = ts if I[XSTATE, r] == X_HELD else max(ts, SF[FE_FREE]) + _service(SF, I, r)  # a release: no service
+        e = ts if I[XSTATE, r] == X_HELD else max(ts, SF[FE_FREE]) + _slice(S, SF, I, r)  # a release: no service
         if e < t:
             t = e
     if S[ROUTED] and S[FEED_OPEN] and horizon < t:
@@ -152,10 +191,10 @@ def next_arrival(S, SF, I, F, fixed, feed, ht, hi, feq, horizon):
 @kernel
 def fe_output(S, SF, I, F, arrive, ht, hi, tokens):
     """One step that ended now put out `tokens` tokens: the client sees them at DELIVER.
-    Sends during the step entered the front end before its output (arrive: the loop's
-    fixed, feed and front-end queue arrays)."""
+    Sends and slices done during the step are taken before its output (arrive: the
+    loop's fixed, feed, front-end queue and waiting arrays)."""
     if S[FE_ON]:
-        fe_commit(S, SF, I, F, arrive[0], arrive[1], ht, hi, arrive[2], SF[NOW])
+        fe_commit(S, SF, I, F, arrive[0], arrive[1], ht, hi, arrive[2], arrive[3], SF[NOW])
         SF[FE_FREE] = max(SF[FE_FREE], SF[NOW]) + tokens * SF[FE_OUT]
         SF[DELIVER] = SF[FE_FREE]
 

@@ -24,8 +24,12 @@ from dataclasses import dataclass
 REQUEST_S = 4e-3
 INPUT_TOKEN_S = 2e-6
 OUTPUT_TOKEN_S = 40e-6
+ROUNDS = 1
 SOURCE = ("vLLM PR #12287 (front-end bound ~80 req/s: ~12.5 ms a request = 4 ms + 202 output tokens x 40 us); "
           "huggingface/tokenizers PR #1582 (~2 MB/s a thread: ~2 us a prompt token)")
+
+
+MAX_ROUNDS = 64  # client.py's MAX_ROUNDS
 
 
 @dataclass(frozen=True)
@@ -33,7 +37,12 @@ class FrontEnd:
     request_s: float = REQUEST_S  # per request, when it is sent (HTTP, parsing, scheduling into the engine)
     input_token_s: float = INPUT_TOKEN_S  # per prompt token (tokenization)
     output_token_s: float = OUTPUT_TOKEN_S  # per output token (detokenization and streaming)
+    rounds: int = ROUNDS  # slices a request's work is served in, round robin with the others' (1: FIFO)
+
+    def __post_init__(self):
+        if not (isinstance(self.rounds, int) and 1 <= self.rounds <= MAX_ROUNDS):
+            raise ValueError(f"front end rounds {self.rounds!r}; valid: an integer 1..{MAX_ROUNDS}")
 
     def report(self) -> dict:
         return {"request_ms": self.request_s * 1e3, "input_token_us": self.input_token_s * 1e6,
-                "output_token_us": self.output_token_s * 1e6, "source": SOURCE}
+                "output_token_us": self.output_token_s * 1e6, "rounds": self.rounds, "source": SOURCE}

@@ -91,7 +91,7 @@ MAXC = 35  # the client's concurrency limit, 0: none (fixed arrivals are engine 
 GRANTED = 36  # fixed arrivals given a slot of the limit so far (in order)
 INFLIGHT = 37  # of those, not yet finished at the client
 FE_ON = 38  # 1: requests pass the front end (sent -> FEQ -> waiting)
-FEQ_HEAD = 39  # the front end's output: feq[(FEQ_HEAD + i) % capacity], i < FEQ_LEN, by engine arrival
+FEQ_HEAD = 39  # the front end's queue: feq[(FEQ_HEAD + i) % capacity], i < FEQ_LEN, by when their slice is done
 FEQ_LEN = 40
 XFER_N = 41  # remote requests in transfer (their landings are in the heap ht/hi)
 ENC_ON = 42  # 1: the workload has encoder work
@@ -102,7 +102,8 @@ HOLD_ON = 46  # 1: some request may hold its blocks past its finish (F[HOLD] is 
 DUE_HEAD = 47  # held requests whose release came due, first and last (id + 1; 0: none)
 DUE_TAIL = 48
 WOKE = 49  # 1: the clock moved on to new work since the last step (one_off.py)
-NS = 50
+FE_ROUNDS = 50  # slices of a request's front-end work, served round robin (client.py)
+NS = 51
 
 # -- SF: float64 scalars -------------------------------------------------------------------
 NOW = 0

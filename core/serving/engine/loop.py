@@ -423,7 +423,7 @@ def run_events(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, ser_t, ser, log_r
                 return ST_DONE
             continue
         execute(S, SF, I, F, run, coef, cache, grp, ht, hi, ser_t, ser, n_dec, ids, chunks, m, gone, scratch,
-                (fixed, feed, feq), seen)
+                (fixed, feed, feq, wq), seen)
     if S[CACHE] and not work_left(S, ht) and not (S[ROUTED] and S[FEED_OPEN]):
         settle(part(cache, 0), S[FREE], SF[NOW])  # the replay is over: the last step's blocks leave the queue
     return ST_DONE
