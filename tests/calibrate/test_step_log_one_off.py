@@ -192,21 +192,27 @@ def test_stage_one_recovers_the_one_off_costs_of_a_log(tmp_path, run_path, lande
     for key, value in dict(TRUTH, **ONE_OFF).items():
         assert engine[key] == pytest.approx(value, rel=0.02), key
     assert cal.steps[0]["engine"]["all"]["median_abs_step_error"] < 0.01
-    if LANDED:  # the profile carries them (its coefficients are step_defaults' keys)
-        for key, value in ONE_OFF.items():
-            assert cal.coefficients[key] == pytest.approx(value, rel=0.02), key
+    # The first-size cost is the logs' (their server's), not replayed: the profile keeps 0.
+    assert cal.log_only == {"coef_shape_s": pytest.approx(ONE_OFF["coef_shape_s"], rel=0.02)}
+    assert cal.profile.fit["step_logs_only"] == cal.log_only
+    if LANDED:  # the profile carries the wake cost (its coefficients are step_defaults' keys)
+        assert cal.coefficients["coef_wake_s"] == pytest.approx(ONE_OFF["coef_wake_s"], rel=0.02)
+        assert cal.coefficients["coef_shape_s"] == 0.0
 
 
 def test_a_log_without_waits_leaves_the_wake_cost_at_its_default(tmp_path, run_path, landed):
     cost = _replay(run_path).cost(dict(TRUTH, coef_shape_s=ONE_OFF["coef_shape_s"]))
     log = timed_log(tmp_path / "s.log", cost, np.random.default_rng(4), waits=False)
-    cal = landed.calibrate([run_path], BASE, bootstrap=0, steps=[log])
+    cal = landed.calibrate([run_path], BASE, bootstrap=2, steps=[log])
     assert cal.converged, cal.message
     assert "coef_wake_s" not in cal.from_steps and "not identified" in cal.frozen["coef_wake_s"]
     engine = cal.steps[0]["engine_coefficients"]
     assert engine["coef_shape_s"] == pytest.approx(ONE_OFF["coef_shape_s"], rel=0.02)
+    # its band is shown; the coefficient sets that simulate's bands replay do not carry it
+    assert "coef_shape_s" in cal.bands and len(cal.samples) == 2
+    assert not any("coef_shape_s" in sample for sample in cal.samples)
     if LANDED:
-        assert cal.coefficients["coef_wake_s"] == 0.0
+        assert cal.coefficients["coef_wake_s"] == 0.0 == cal.coefficients["coef_shape_s"]
 
 
 def test_explicit_fit_keys_and_runs_alone_fit_no_one_off_cost(tmp_path, run_path, landed):
