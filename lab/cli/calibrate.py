@@ -35,6 +35,8 @@ log(predicted/measured) of TTFT, TPOT and E2E plus their medians and p90s
 coef_prefill_compute, coef_request_s and coef_decode_kv by default (those a run identifies; a
 key given stays fixed; one the runs do not identify is kept at its default and named).
 Uncertainty: a bootstrap over requests and runs (refits from the point estimate).
+Keys as key=value, --key value or --key=value, with dashes or vLLM's names and flags
+(--max-num-seqs 128, --max-num-batched-tokens 2048, --no-enable-prefix-caching).
 --out P.toml also writes P.config.toml: the runs and logs fitted (absolute paths), the keys,
 fit_keys, bootstrap and bootstrap_seed, so `lab calibrate --config P.config.toml --out P2.toml`
 refits it exactly."""
