@@ -23,6 +23,7 @@ import weakref
 from numba import _dynfunc
 from numba.core import codegen
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
+from numba.core.compiler_lock import require_global_compiler_lock
 from numba.core.compiler_machinery import LoweringPass, register_pass
 from numba.core.registry import CPUDispatcher
 from numba.core.typed_passes import NativeLowering
@@ -38,9 +39,15 @@ class _LinkOnlyLibrary(codegen.JITCodeLibrary):
     def _optimize_final_module(self):
         pass  # the caller's final module is optimized with this one linked in
 
+    def finalize(self):
+        """Its own code only: its callees are not linked in here (each caller links them
+        all, closure()), so no kernel's IR is copied into every module above it."""
+        require_global_compiler_lock()
+        self._raise_if_finalized()
+        self._finalize_final_module()
+
     def _finalize_final_module(self):
-        self._finalize_dynamic_globals()
-        self._verify_declare_only_symbols()
+        self._finalize_dynamic_globals()  # (its callees are declarations until a caller links them)
         self._final_module.__library = weakref.proxy(self)
         self._finalized = True  # never added to the execution engine: no machine code
 
@@ -81,6 +88,10 @@ class _NoCompile(LoweringPass):
 
     def run_pass(self, state):
         state.flags.no_compile = True  # lowering stops before finalizing the library
+        if state.library is None:
+            state.library = state.targetctx.codegen().create_library(state.func_id.func_qualname)
+            state.library.enable_object_caching()
+        state.library.__class__ = _LinkOnlyLibrary
         return False
 
 
@@ -95,9 +106,34 @@ class _LinkedInto(LoweringPass):
         library = state.library
         library.__class__ = _LinkOnlyLibrary
         entry = _refusing_entry(state.cr.fndesc.lookup_module(), state.func_id.func_qualname, (library,))
-        state.targetctx.insert_user_function(entry, state.cr.fndesc, [library])
+        state.targetctx.insert_user_function(entry, state.cr.fndesc, closure(library))
         state.cr = state.cr._replace(cfunc=entry)
         return True
+
+
+def closure(library) -> list:
+    """library and every library it links, through link-only kernels (each linked once by
+    whatever calls library: a kernel's own module holds its code alone). A library compiled
+    the usual way (numba's own overloads) is finalized with its callees inside.
+
+    In order, each after a library that calls into it: LLVM's linker takes a linkonce_odr
+    function (what a library's code is when linked into another) only where the module
+    it links into already refers to it. So numba's runtime library (NRT_incref ...),
+    which every library links, is left to the caller's own list, where numba puts it
+    last, after every kernel whose code calls it."""
+    from numba.core.runtime import rtsys
+
+    skip = {id(rtsys.library)}
+    out, todo = [], [library]
+    while todo:
+        lib = todo.pop()
+        if id(lib) in skip:
+            continue
+        skip.add(id(lib))
+        out.append(lib)
+        if isinstance(lib, _LinkOnlyLibrary):
+            todo.extend(reversed(lib._linking_libraries))
+    return out
 
 
 class LinkOnly(CompilerBase):
