@@ -191,7 +191,7 @@ class ReflowLayout(QtWidgets.QLayout):
 
     def heightForWidth(self, width: int) -> int:
         if width not in self._cache:
-            self._cache[width] = self._arrange(QtCore.QRect(0, 0, width, 0), place=False)
+            self._cache[width] = self._arrange(QtCore.QRect(0, 0, width, 0), place=False)[0]
         return self._cache[width]
 
     def minimumSize(self) -> QtCore.QSize:
@@ -218,10 +218,10 @@ class ReflowLayout(QtWidgets.QLayout):
 
     def setGeometry(self, rect: QtCore.QRect) -> None:
         super().setGeometry(rect)
-        self._arrange(rect, place=True)
-        # The minimum height is the one of the arrangement at this width (stacked cells
-        # need their sum): a parent that has less room must not squash a cell below it.
-        least = self._arrange(rect, place=False, least=True)
+        # One pass places the cells and measures the least height of the arrangement at this
+        # width (stacked cells need their sum): a parent with less room must not squash a
+        # cell below it.
+        least = self._arrange(rect, place=True)[1]
         if least != self._min_height:
             self._min_height = least
             QtCore.QTimer.singleShot(0, self._minimum_changed)
@@ -272,30 +272,32 @@ class ReflowLayout(QtWidgets.QLayout):
                 return n
         return 1
 
-    def _arrange(self, rect: QtCore.QRect, place: bool, least: bool = False) -> int:
-        """Lay the cells out in rect (place=True) or only measure; returns the height (the
-        least height the cells can have at this width with least=True)."""
+    def _arrange(self, rect: QtCore.QRect, place: bool) -> tuple[int, int]:
+        """Lay the cells out in rect (place=True) or only measure; returns the height and
+        the least height the cells can have at this width, from one pass."""
         cells = self._cells()
         m = self.contentsMargins()
         n = self.columns_for(rect.width())
         widths = self._widths(rect.width() - m.left() - m.right(), n)
         if n == 1 and self._stacked_first is not None and self._stacked_first < len(cells):
             cells.insert(0, cells.pop(self._stacked_first))
-        y = rect.y() + m.top()
+        y = low = rect.y() + m.top()
         for start in range(0, len(cells), n):
             row = cells[start:start + n]
-            heights = [_height_at(cell, widths[i], least) for i, cell in enumerate(row)]
-            height = max(heights)
+            pairs = [_heights_at(cell, widths[i]) for i, cell in enumerate(row)]
+            height = max(p[0] for p in pairs)
             x = rect.x() + m.left()
             for i, cell in enumerate(row):
                 if place:  # at the top of the row (a cell capped below the row's height is not centred)
-                    tall = min(height, cell.maximumSize().height()) if self._fill else heights[i]
+                    tall = min(height, cell.maximumSize().height()) if self._fill else pairs[i][0]
                     cell.setGeometry(QtCore.QRect(x, y, widths[i], tall))
                 x += widths[i] + self.spacing()
             y += height + self.spacing()
+            low += max(p[1] for p in pairs) + self.spacing()
         if cells:
             y -= self.spacing()
-        return y - rect.y() + m.bottom()
+            low -= self.spacing()
+        return y - rect.y() + m.bottom(), low - rect.y() + m.bottom()
 
 
 def _natural_width(item: QtWidgets.QLayoutItem) -> int:
@@ -324,14 +326,14 @@ def _natural_width(item: QtWidgets.QLayoutItem) -> int:
 _LINE_WIDTHS: dict[tuple[str, str], int] = {}  # (text, font) -> one line's width: layouts ask often
 
 
-def _height_at(item: QtWidgets.QLayoutItem, width: int, least: bool = False) -> int:
-    """item's preferred (least=True: smallest) height at this width, within its minimum
-    and maximum. Text that wraps needs its height for width either way."""
+def _heights_at(item: QtWidgets.QLayoutItem, width: int) -> tuple[int, int]:
+    """item's preferred and smallest heights at this width, within its minimum and maximum.
+    Text that wraps needs its height for width either way (asked once for both)."""
+    most, least = item.maximumSize().height(), item.minimumSize().height()
     if item.hasHeightForWidth():
-        height = item.heightForWidth(width)
-    else:
-        height = item.minimumSize().height() if least else item.sizeHint().height()
-    return max(min(height, item.maximumSize().height()), item.minimumSize().height())
+        height = max(min(item.heightForWidth(width), most), least)
+        return height, height
+    return max(min(item.sizeHint().height(), most), least), least
 
 
 class Reflow(QtWidgets.QWidget):
