@@ -47,7 +47,7 @@ def as_text(values: Mapping[str, Any], known: Iterable[str] | None = None, rest:
         if names is not None and rest is not None and name not in names:
             raise aliases.unknown_key(name, names, rest)
         out[name] = text(name, value)
-    return out
+    return aliases.expand_goodput(out, names)  # goodput="ttft:2000 tpot:50" as vllm bench serve's
 
 
 def with_config(config: str | os.PathLike | None, given: dict[str, str]) -> dict[str, str]:

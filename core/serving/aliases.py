@@ -6,12 +6,15 @@ simulate, sweep, observe and calibrate alike, and by config files (lab/cli/confi
 A key is spelt with dashes or underscores (--max-num-seqs is max_num_seqs). vLLM's names
 that are ours already once the dashes are underscores (max_num_seqs, block_size,
 gpu_memory_utilization, kv_cache_dtype, num_prompts, request_rate, max_concurrency,
-random_input_len, ...) need no row here. The one "did you mean" of a misspelt key is here
-too: it looks over the names and these aliases. No Qt, no numpy.
+random_input_len, ...) need no row here. vllm bench's --goodput ttft:MS tpot:MS e2el:MS (one
+option, several words; goodput= in a file or from Python) is our slo_*_ms keys. The one "did
+you mean" of a misspelt key is here too: it looks over the names and these aliases. No Qt,
+no numpy.
 """
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 
 from core.registry import ParamError
@@ -32,6 +35,36 @@ FLAGS: dict[str, tuple[str, str]] = {
     "enable_prefix_caching": ("prefix_caching", "true"),
     "no_enable_prefix_caching": ("prefix_caching", "false"),
 }
+
+# vllm bench serve's --goodput KEY:MS ... (one option, several SLOs) -> our slo_*_ms keys.
+GOODPUT: dict[str, str] = {"ttft": "slo_ttft_ms", "tpot": "slo_tpot_ms", "e2el": "slo_e2el_ms"}
+GOODPUT_PAIR = re.compile(r"^(ttft|tpot|e2el):\S+$")
+
+
+def goodput(text: str) -> dict[str, str]:
+    """'ttft:2000 tpot:50' (spaces or commas, ms as vllm bench serve's --goodput) ->
+    {'slo_ttft_ms': '2000', 'slo_tpot_ms': '50'}."""
+    out: dict[str, str] = {}
+    for pair in str(text).replace(",", " ").split():
+        name, sep, value = pair.partition(":")
+        if not sep or name not in GOODPUT or not value:
+            raise ParamError("goodput", f"got {pair!r}; valid: KEY:MS pairs with KEY one of ttft, tpot, e2el "
+                                        "(vllm bench serve --goodput ttft:2000 tpot:50)")
+        out[GOODPUT[name]] = value
+    if not out:
+        raise ParamError("goodput", "got nothing; valid: ttft:MS, tpot:MS, e2el:MS (vllm bench serve --goodput)")
+    return out
+
+
+def expand_goodput(values: dict[str, str], names: Iterable[str] | None = None) -> dict[str, str]:
+    """values with a goodput= key (vllm bench's) as the slo_*_ms keys it sets, in its place;
+    only where the command has those keys (names None: any)."""
+    if "goodput" not in values or names is not None and GOODPUT["ttft"] not in set(names):
+        return values
+    out: dict[str, str] = {}
+    for key, value in values.items():
+        out.update(goodput(value) if key == "goodput" else {key: value})
+    return out
 
 
 def underscored(key: str) -> str:
@@ -85,6 +118,8 @@ def suggestion(key: str, names: Iterable[str]) -> str | None:
     for alias, target in list(ALIASES.items()) + [(a, t[0]) for a, t in FLAGS.items()]:
         if target in pool and alias not in pool:
             pool[alias] = target
+    if GOODPUT["ttft"] in pool:
+        pool["goodput"] = "goodput"  # vllm bench's, read as the slo_*_ms keys
     close = difflib.get_close_matches(spelt, sorted(pool), n=1)
     if not close:
         return None

@@ -154,6 +154,13 @@ def load(path: str) -> Config:
             name, value = flag[0], value == (flag[1] == "true")
         values[name] = _text(path, line, name, value)
         lines[name] = line
+    if "goodput" in values:  # vllm bench's goodput = "ttft:2000 tpot:50": the slo_*_ms keys, on its line
+        try:
+            expanded = aliases.expand_goodput(values)
+        except ParamError as err:
+            raise ParamError(f"{path}:{lines['goodput']}: goodput", err.message) from None
+        lines.update({k: lines["goodput"] for k in expanded if k not in values})
+        values = expanded
     return Config(path, values, lines)
 
 

@@ -230,7 +230,11 @@ def take_option(items: Sequence[str], i: int, known: Sequence[str] | None = None
         if i + 1 >= len(items) or items[i + 1].startswith("--"):  # no value: a misspelt flag, most likely
             raise input_error(item, f"{_flag_meant(item)}needs a value; valid: {item} VALUE or "
                               f"{item.lstrip('-')}=VALUE")
-        return aliases.canonical(item, known), items[i + 1], i + 2
+        name, end = aliases.canonical(item, known), i + 2
+        if name == "goodput":  # vllm bench's --goodput ttft:2000 tpot:50: one option, several words
+            while end < len(items) and aliases.GOODPUT_PAIR.match(items[end]):
+                end += 1
+        return name, " ".join(items[i + 1:end]), end
     if item.startswith("--"):  # --key=value
         key, _, value = item[2:].partition("=")
         if not key.strip():
@@ -268,7 +272,7 @@ def parameter_values(args: argparse.Namespace, extras: Sequence[str],
     for dest, value in vars(args).items():
         if dest.startswith(PARAM):
             given[dest[len(PARAM):]] = value
-    values = config_file.merged(given)
+    values = config_file.merged(aliases.expand_goodput(given, known))
     if known is not None:
         for key in values:
             if key not in known:

@@ -91,3 +91,27 @@ def test_one_alias_table_maps_only_onto_a_commands_own_names():
     assert aliases.flag("enable_prefix_caching") is None  # a flag is an option, key=value is a key
     assert aliases.suggestion("max_num_seq", ["max_num_seqs", "tp"]) == "max_num_seqs"
     assert aliases.suggestion("zzzz", ["max_num_seqs"]) is None
+
+
+def test_vllm_bench_goodput_sets_our_slo_keys(capsys, tmp_path):
+    ours = _summary(capsys, ["slo_ttft_ms=2000", "slo_tpot_ms=50"])
+    assert ours["goodput_slos_ms"] == {"ttft": 2000.0, "tpot": 50.0} and ours["request_goodput"] is not None
+    for argv in (["--goodput", "ttft:2000", "tpot:50"], ["--goodput=ttft:2000,tpot:50"], ["goodput=ttft:2000,tpot:50"],
+                 ["--goodput", "ttft:2000", "tpot:50", "--max-num-seqs", "64"]):  # the option ends at a --key
+        assert _summary(capsys, argv) == ours, argv
+    plan = tmp_path / "plan.toml"
+    plan.write_text('goodput = "ttft:2000 tpot:50"\n')
+    assert _summary(capsys, ["--config", str(plan)]) == ours
+    import loadlab
+
+    api = loadlab.simulate_serving(durations_s=20, rates_per_s=2, shares_long_input=0.5, goodput="ttft:2000 tpot:50")
+    assert api.summary["request_goodput"] == ours["request_goodput"]
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["--goodput", "itl:5"], "goodput: got 'itl:5'; valid: KEY:MS pairs with KEY one of ttft, tpot, e2el"),
+    (["--goodpt", "ttft:5"], "goodpt: did you mean goodput=?"),
+])
+def test_a_bad_goodput_is_refused(capsys, argv, said):
+    assert main(["simulate", "serving", *SMALL, *argv]) == 2
+    assert said in capsys.readouterr().err
