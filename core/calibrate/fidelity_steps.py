@@ -10,6 +10,7 @@ results, or under a results folder when it has Iteration(...) lines. No Qt here.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -56,6 +57,7 @@ def steps_fidelity(logs: Sequence[str], keys: Mapping[str, str]) -> list[dict]:
         cost = lab_cost(dict(keys))
     except ParamError as err:
         raise ParamError(err.param, f"the step logs' model: {err.message}") from None
+    cost = with_log_only(cost, keys)
     out = []
     for path in logs:
         log = StepLog(path)
@@ -64,3 +66,17 @@ def steps_fidelity(logs: Sequence[str], keys: Mapping[str, str]) -> list[dict]:
         out.append({"log": path, "steps": len(log), "kinds": table,
                     "within": bool(whole.get("median_abs_step_error", float("inf")) <= STEP_TOLERANCE)})
     return out
+
+
+def with_log_only(cost, keys: Mapping[str, str]):
+    """cost with the profile's step-log-only coefficients (lab calibrate's fit.step_logs_only:
+    fitted to the server's logs, not replayed, e.g. the first-size cost) when keys name a
+    profile: a step log is priced as the logs' fit priced it. An explicit key wins."""
+    from core.serving.profile import is_profile, read_cached
+
+    path = keys.get("profile") or (keys.get("hardware") if is_profile(keys.get("hardware")) else None)
+    if not path:
+        return cost
+    only = (read_cached(path).fit or {}).get("step_logs_only") or {}
+    changes = {k: float(v) for k, v in only.items() if k not in keys and hasattr(cost, k)}
+    return dataclasses.replace(cost, **changes) if changes else cost

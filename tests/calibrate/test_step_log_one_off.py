@@ -221,3 +221,27 @@ def test_explicit_fit_keys_and_runs_alone_fit_no_one_off_cost(tmp_path, run_path
     assert not set(ONE_OFF) & set(cal.from_steps + cal.fit_keys)
     cal = landed.calibrate([run_path], BASE, bootstrap=0)
     assert not set(ONE_OFF) & set(cal.fit_keys)
+
+
+def test_lab_fidelity_prices_a_step_log_with_the_profiles_log_only_costs(tmp_path, run_path, landed):
+    """`lab fidelity ... steps.log profile=P.toml`: the step log priced as the logs' fit priced
+    it (the first-size cost of fit.step_logs_only), the runs replayed without it."""
+    from core.calibrate.fidelity_steps import steps_fidelity, with_log_only
+    from core.observe.steps import lab_cost
+    from core.serving.profile import save_profile
+
+    log = timed_log(tmp_path / "s.log", _replay(run_path).cost(dict(TRUTH, **ONE_OFF)), np.random.default_rng(6))
+    cal = landed.calibrate([run_path], BASE, bootstrap=0, steps=[log])
+    profile = tmp_path / "p.toml"
+    save_profile(cal.profile, profile)
+    keys = {"profile": str(profile)}
+    replayed = lab_cost(keys)
+    priced = with_log_only(replayed, keys)
+    steps = StepLog(log)
+    extra = steps.predicted_ms(priced) - steps.predicted_ms(replayed)
+    assert extra == pytest.approx(np.where(steps.first_size, cal.log_only["coef_shape_s"] * 1e3, 0.0), abs=1e-9)
+    assert with_log_only(replayed, dict(keys, coef_shape_s="0")) is replayed  # an explicit key wins
+    assert with_log_only(replayed, {"model": "qwen3-8b"}) is replayed  # no profile: nothing to add
+    (with_it,) = steps_fidelity([log], keys)
+    (without,) = steps_fidelity([log], dict(keys, coef_shape_s="0"))
+    assert with_it["kinds"]["all"]["median_abs_step_error"] < without["kinds"]["all"]["median_abs_step_error"]
