@@ -10,6 +10,7 @@ from PySide6 import QtWidgets
 
 from widgets.kit.export import export_plot
 from widgets.kit.export_menu import add_plot_menu, plot_export_menu
+from widgets.kit.lazy_menus import plot_widget
 from widgets.kit.page import Reflow
 from widgets.kit.theme import COLORS, ILLUSTRATIVE_TAG, setup_pyqtgraph
 
@@ -35,7 +36,7 @@ class PlotCard(QtWidgets.QFrame):
             tag.setProperty("role", "tag")
             tag.setToolTip("The values in this figure are illustrative (示意), as the book marks them.")
             header.addWidget(tag)
-        self.plot_widget = pg.PlotWidget()
+        self.plot_widget = plot_widget()  # its right-click menus come with the first right-click
         self.export_button = QtWidgets.QToolButton()
         self.export_button.setText("⤓")  # small: card headers share a narrow column
         self.export_button.setToolTip("Export this plot: PNG, SVG or PDF, or its data as CSV (also on right-click)")

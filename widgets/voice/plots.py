@@ -22,6 +22,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from audio.voice_playback import CHUNK_S, reply_schedule
+from widgets.kit.lazy_menus import LazyMenuViewBox
 from widgets.kit.page import compact_plot, marker_line, plot_text
 from widgets.kit.plot_card import PlotCard
 from widgets.kit.theme import brush, pen
@@ -147,7 +148,7 @@ class TurnTimeline(QtCore.QObject):
         # KV in use on its own right axis (percent of the pool): a second view box on the same x.
         p.showAxis("right")
         p.getAxis("right").setLabel("KV %")
-        self.kv_view = pg.ViewBox()
+        self.kv_view = LazyMenuViewBox()  # its menu at the first right-click (widgets/kit/lazy_menus.py)
         self.kv_view.setMouseEnabled(x=False, y=False)
         p.scene().addItem(self.kv_view)
         p.getAxis("right").linkToView(self.kv_view)
