@@ -36,9 +36,12 @@ exit codes: 0 done, 2 bad input or unreachable server, 130 interrupted (Ctrl+C)"
 
 def add_parser(sub, formatter) -> None:
     p = sub.add_parser("observe", help="measure a real OpenAI-compatible server (issue 13)", formatter_class=formatter,
+                       allow_abbrev=False,
                        usage="lab observe URL [trace=FILE | dataset keys ...] [--max-concurrency N | request_rate=R] "
                              "--out DIR", epilog=EPILOG)
     p.add_argument("url", nargs="?", metavar="URL", help="the server's base URL: http://127.0.0.1:8000")
+    p.add_argument("--base-url", dest="base_url", metavar="URL", default=None,
+                   help="the same as URL, as vllm bench serve's --base-url names it")
     p.add_argument("--out", metavar="DIR", help="where result.json and requests.csv go")
     p.add_argument("--model", default=None, help="the model to ask for; default: the first of GET /v1/models")
     p.add_argument("--endpoint", default=None, choices=ENDPOINTS, help="the API (default /v1/completions)")
@@ -53,6 +56,31 @@ def add_parser(sub, formatter) -> None:
                         "so a chunk carrying several tokens is known; off for servers that refuse it (default on)")
     p.add_argument("--metrics-interval", type=float, default=1.0, metavar="S",
                    help="seconds between /metrics polls during the run (the gauges' peaks; default 1)")
+    _add_keys(p)
+
+
+# The workload's keys as options too (argparse then takes each one's value, so a --key
+# before the URL is not mistaken for it); what keys mean: the epilog.
+OWN_HELP = {"trace": "a trace file to send at its own arrivals", "seed": "the workload's seed",
+            "time_scale": "a trace's speed (2: twice as fast)", "window": "a trace's START:END seconds",
+            "limit": "a trace's first N requests", "format": "a trace's format", "prompt_words": "FILE|w1,w2,...",
+            "prompt_special_tokens": "tokens the server adds to each prompt", "prompt_seed": "the texts' seed"}
+
+
+def _add_keys(p) -> None:
+    import argparse
+
+    from core.observe import schedule
+    from core.serving import bench_keys
+    from lab.cli.args import PARAM
+
+    group = p.add_argument_group("workload keys (key=value or --key value)")
+    for name in ("dataset", *bench_keys.DATASET_KEYS, *schedule.OWN_KEYS, "prompt_seed"):
+        if name == "max_concurrency":  # an option of its own above
+            continue
+        spellings = dict.fromkeys([f"--{name.replace('_', '-')}", f"--{name}", *aliases.aliases_of(name)])
+        text = OWN_HELP.get(name) or next((q.help for q in bench_keys.PARAMS if q.name == name), bench_keys.LENGTHS_HELP)
+        group.add_argument(*spellings, dest=PARAM + name, metavar="V", default=argparse.SUPPRESS, help=text)
 
 
 class Progress:
@@ -84,9 +112,12 @@ def _settings(args, values: dict):
     from core.serving import bench_keys
 
     values = aliases.canonical_values(values)  # vllm bench's spellings too: --num-prompts 10 (core/serving/aliases.py)
-    if not args.url:
-        raise ParamError("url", "missing; valid: lab observe http://HOST:PORT ... --out DIR")
-    runner.server.base_url(args.url)  # a URL that is not http(s) is refused before any work
+    valid = ("dataset", *bench_keys.DATASET_KEYS, *schedule.OWN_KEYS, "prompt_seed")
+    for key in values:  # a misspelt key first ("did you mean"): its value may have taken the URL's place
+        if key not in (*valid, "endpoint", "model"):
+            raise aliases.unknown_key(key, valid, f"unknown key; valid: {', '.join(valid)}")
+    url = _url(args)
+    runner.server.base_url(url)  # a URL that is not http(s) is refused before any work
     if not args.out:
         raise ParamError("out", "missing; valid: --out DIR (result.json and requests.csv go there)")
     if args.max_concurrency_flag is not None:
@@ -114,21 +145,27 @@ def _settings(args, values: dict):
         if not prompt_seed.strip().isdigit():
             raise ParamError("prompt_seed", f"got {prompt_seed!r}; valid: a whole number >= 0")
         prompt_seed = int(prompt_seed)
-    valid = ("dataset", *bench_keys.DATASET_KEYS, *schedule.OWN_KEYS, "prompt_seed")
-    for key in values:  # a misspelt key: "did you mean", as every other command says it
-        if key not in valid:
-            raise aliases.unknown_key(key, valid, f"unknown key; valid: {', '.join(valid)}")
     keys = dict(values)
     plan = schedule.plan(values)
     try:  # made once the input is good: a folder that cannot be is refused before the run, not after it
         os.makedirs(args.out, exist_ok=True)
     except OSError as exc:
         raise ParamError("out", f"{args.out}: {exc.strerror or exc}; valid: a folder that can be written") from None
-    return runner.Settings(url=args.url, out_dir=args.out, plan=plan, words=words,
+    return runner.Settings(url=url, out_dir=args.out, plan=plan, words=words,
                            endpoint=endpoint or ENDPOINTS[0], model=model, special_tokens=special_n, connect_timeout_s=args.connect_timeout,
                            request_timeout_s=args.request_timeout, metrics_interval_s=args.metrics_interval,
                            headers=runner.headers_from_env(), chunk_usage=args.chunk_usage == "on",
                            prompt_seed=prompt_seed, keys=keys)
+
+
+def _url(args) -> str:
+    """URL, or vllm bench serve's --base-url URL."""
+    if args.url and args.base_url and args.url != args.base_url:
+        raise ParamError("url", f"given twice ({args.url} and --base-url {args.base_url}); valid: one of them")
+    url = args.url or args.base_url
+    if not url:
+        raise ParamError("url", "missing; valid: lab observe http://HOST:PORT ... --out DIR (or --base-url URL)")
+    return url
 
 
 def _option_key(values: dict, name: str, option: str | None) -> str | None:

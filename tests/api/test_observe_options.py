@@ -64,3 +64,19 @@ def test_the_command_line_option_wins_over_the_file(tmp_path, capsys):
     capsys.readouterr()
     assert json.loads((tmp_path / "o" / "result.json").read_text())["max_concurrency"] == 3
     assert tomllib.loads((tmp_path / "o" / "config.toml").read_text())["max_concurrency"] == "3"
+
+
+def test_keys_before_the_url_and_vllm_bench_base_url(tmp_path, capsys):
+    with Endpoint() as ep:
+        # vllm bench serve's order: options first; --base-url names the server
+        for i, argv in enumerate((["--num-prompts", "3", "--random-input-len", "6", ep.url],
+                                  ["--base-url", ep.url, "--num-prompts", "3", "--random-input-len", "6"],
+                                  [ep.url, "num_prompts=3", "random_input_len=6"])):
+            assert main(["observe", *argv, "--random-output-len", "2", "--out", str(tmp_path / str(i))]) == 0, argv
+            assert sorted(len(b["prompt"].split()) for b in ep.seen) == [6, 6, 6]
+            ep.seen.clear()
+    capsys.readouterr()
+    assert main(["observe", "--num-prompt", "3", "http://127.0.0.1:9", "--out", str(tmp_path / "x")]) == 2
+    assert capsys.readouterr().err.startswith("lab observe: num_prompt: did you mean num_prompts=?")  # no prefix match
+    assert main(["observe", "http://127.0.0.1:8", "--base-url", "http://127.0.0.1:9", "--out", str(tmp_path / "x")]) == 2
+    assert "url: given twice" in capsys.readouterr().err
