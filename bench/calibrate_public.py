@@ -13,7 +13,7 @@ figures taken as measured, calibrated from the defaults: the recovered coefficie
 Prints JSON.
 
     PYTHONPATH=. .venv/bin/python bench/calibrate_public.py [--source gpustack] [--bootstrap N]
-        [--fit-keys k1,k2] [--no-scan] [--no-self-check] [--per-run]
+        [--fit-keys k1,k2] [--select] [--no-scan] [--no-self-check] [--per-run]
 """
 from __future__ import annotations
 
@@ -29,7 +29,16 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from fidelity_public import SCORED as FIDELITY_SCORED
 from fidelity_public_runs import lab_keys, load_runs
 
-from core.calibrate.summaries import FIT_KEYS, SCORED, SummaryRun, calibrate_summaries, replays_of, run_table, summary
+from core.calibrate.summaries import (
+    FIT_KEYS,
+    SCORED,
+    SummaryRun,
+    calibrate_summaries,
+    replays_of,
+    run_table,
+    select_keys,
+    summary,
+)
 
 assert SCORED == FIDELITY_SCORED  # the fit reads the figures the fidelity check scores
 # The self-check's generating coefficients: each fitted key moved by a factor the fit must find.
@@ -55,7 +64,11 @@ def calibrate_source(source: str, runs, args) -> dict:
         out["calibrated"] = "no: no fit run in this source"
         return out
     t0 = time.process_time()
-    cal = calibrate_summaries(fit, fit_keys=args.fit_keys, bootstrap=args.bootstrap, scan=not args.no_scan)
+    keys = args.fit_keys
+    if args.select:  # the keys a leave-one-run-out over the fit half supports (none read the validation half)
+        keys, rounds = select_keys(fit, args.fit_keys or FIT_KEYS)
+        out["selection"] = {"keys": list(keys), "rounds": rounds, "cpu_s": round(time.process_time() - t0, 1)}
+    cal = calibrate_summaries(fit, fit_keys=keys, bootstrap=args.bootstrap, scan=not args.no_scan)
     replays, refused = replays_of(val)
     val_tables = [run_table(r, cal.defaults, cal.coefficients) for r in replays]
     out.update(message=cal.message, fit_keys=list(cal.fit_keys), frozen=cal.frozen,
@@ -75,7 +88,7 @@ def self_check(source: str, runs, args) -> dict:
     real figures kept, then calibrated from the defaults."""
     fit = summary_runs([r for r in runs if r.source == source and r.split == "fit"])
     replays, _ = replays_of(fit)
-    keys = tuple(calibrate_summaries(fit, fit_keys=args.fit_keys, scan=False).fit_keys)
+    keys = tuple(calibrate_summaries(fit, fit_keys=args.fit_keys, scan=False).fit_keys) or tuple(SELF_CHECK_FACTORS)
     truth = {k: replays[0].defaults[k] * SELF_CHECK_FACTORS.get(k, 1.3) for k in keys}
     synthetic = [SummaryRun(r.run.id, r.run.keys, r.predict(truth)) for r in replays]
     cal = calibrate_summaries(synthetic, fit_keys=keys, scan=not args.no_scan)
@@ -90,6 +103,8 @@ def main(argv=None) -> int:
     ap.add_argument("--bootstrap", type=int, default=0, help="bootstrap draws over the fit runs (bands)")
     ap.add_argument("--fit-keys", type=lambda s: tuple(k for k in s.split(",") if k),
                     help=f"the coefficients to try (default: {','.join(FIT_KEYS)})")
+    ap.add_argument("--select", action="store_true",
+                    help="fit only the keys a forward selection by leave-one-run-out error on the fit half takes")
     ap.add_argument("--no-scan", action="store_true", help="local searches from the defaults only")
     ap.add_argument("--no-self-check", action="store_true")
     ap.add_argument("--per-run", action="store_true", help="every run's figures before and after")
@@ -101,7 +116,7 @@ def main(argv=None) -> int:
         if args.source and source not in args.source:
             continue
         out["sources"][source] = calibrate_source(source, runs, args)
-        if not args.no_self_check and out["sources"][source].get("fit_keys"):
+        if not args.no_self_check and out["sources"][source].get("fit_runs"):
             out["sources"][source]["self_check"] = self_check(source, runs, args)
     out["cpu_s"] = round(time.process_time() - t0, 1)
     json.dump(out, sys.stdout, indent=1)

@@ -329,3 +329,46 @@ def summary(tables: Sequence[dict], which: str, metric: str | None = None) -> di
     return {"figures": len(rows), "runs": len({r[0] for r in rows}),
             "median_abs_error_pct": round(float(np.median([abs(r[2]) for r in rows])), 2),
             "worst_error_pct": round(worst[2], 2), "worst": f"{worst[0]} {worst[1]}"}
+
+
+def leave_one_out(runs: Sequence[SummaryRun], fit_keys: Sequence[str], nfev: int = 60) -> dict:
+    """Each run predicted by a fit of fit_keys to the others (local searches from the
+    defaults): median |error| % over every run's scored figures, the figures' errors."""
+    replays, _ = replays_of(runs)
+    defaults = dict(replays[0].defaults)
+    keys_ = tuple(fit_keys)
+    start = {k: max(defaults[k], search.FLOOR) if k in keys_ else defaults[k] for k in defaults}
+    problem = SummaryProblem(replays, keys_, start)
+    errors: list[float] = []
+    for i, replay in enumerate(replays):
+        x = np.zeros(len(keys_))
+        if keys_:
+            weights = np.ones(len(replays))
+            weights[i] = 0.0
+            x = search.local_fit(_duck(problem), x, None, weights, nfev).x
+        got = problem.predicted(i, x)
+        errors += [100.0 * (got[m] - replay.run.measured[m]) / replay.run.measured[m] for m in replay.scored]
+    return {"keys": list(keys_), "median_abs_error_pct": float(np.median(np.abs(errors))), "errors_pct": errors}
+
+
+def select_keys(runs: Sequence[SummaryRun], candidates: Sequence[str] = FIT_KEYS, *, nfev: int = 60,
+                gain_pct: float = 0.1) -> tuple[tuple[str, ...], list[dict]]:
+    """Forward selection on the fit runs alone: from none, add the candidate whose
+    leave-one-run-out median |error| is lowest, while it lowers it by more than gain_pct
+    points. A key that fits the fit runs but not a run left out is not taken (the
+    validation half is never read here). Returns (keys, each round's scores)."""
+    chosen: tuple[str, ...] = ()
+    best = leave_one_out(runs, chosen, nfev)["median_abs_error_pct"]
+    rounds = [{"keys": [], "loo_median_abs_error_pct": best}]
+    while True:
+        left = [k for k in candidates if k not in chosen]
+        if not left:
+            break
+        scores = {k: leave_one_out(runs, chosen + (k,), nfev)["median_abs_error_pct"] for k in left}
+        k = min(scores, key=lambda key: scores[key])
+        rounds.append({"tried": {key: round(v, 3) for key, v in scores.items()}, "took": k if scores[k] < best - gain_pct
+                       else None})
+        if scores[k] >= best - gain_pct:
+            break
+        chosen, best = chosen + (k,), scores[k]
+    return chosen, rounds

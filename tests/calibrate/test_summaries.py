@@ -15,9 +15,11 @@ from core.calibrate.summaries import (
     SummaryReplay,
     SummaryRun,
     calibrate_summaries,
+    leave_one_out,
     replays_of,
     residuals_of,
     run_table,
+    select_keys,
     summary,
 )
 from core.registry import ParamError
@@ -138,3 +140,17 @@ def test_bench_scores_what_the_fidelity_check_scores():
     finally:
         sys.path.remove(BENCH)
     assert SCORED == fidelity_scored
+
+
+def test_forward_selection_by_leave_one_run_out_takes_the_moved_key_only():
+    """Runs generated with only the prefill term moved (×1.3): at the defaults every run
+    is off; a fit of coef_prefill_compute to two runs predicts the third (≈ 0 error), so
+    it is taken first, and coef_decode_weights then gains nothing and is not."""
+    runs = [run_at(s, {"coef_prefill_compute": 1.3}) for s in SHAPES]
+    none = leave_one_out(runs, ())
+    assert none["median_abs_error_pct"] > 1.0 and len(none["errors_pct"]) == 3 * len(SCORED)
+    one = leave_one_out(runs, ("coef_prefill_compute",))
+    assert one["median_abs_error_pct"] < 0.5
+    keys, rounds = select_keys(runs, ("coef_decode_weights", "coef_prefill_compute"))
+    assert keys == ("coef_prefill_compute",)
+    assert rounds[1]["took"] == "coef_prefill_compute" and rounds[2]["took"] is None
