@@ -16,7 +16,7 @@ import numpy as np
 
 from core.serving import aliases
 from lab.cli import calibrate_config, config_file
-from lab.cli.args import input_error
+from lab.cli.args import PARAM, input_error
 
 USAGE = ("lab calibrate RESULT.json [RESULT2.json ...] model=KEY|config.json hardware=KEY|card.toml [key=value ...] "
          "[--out PROFILE.toml] [--steps SERVER.log] [--fit-keys a,b] [--bootstrap N] [--seed N] [--json] "
@@ -59,6 +59,28 @@ def add_parser(sub, formatter) -> None:
                    help="a vLLM server log with --enable-logging-iteration-details lines: its engine steps' times are "
                         "fitted beside the runs (repeatable)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    _add_keys(p)
+
+
+def _add_keys(p) -> None:
+    """lab simulate serving's keys as options too (every spelling; listed by its --help), so
+    argparse takes each one's value: `--max-num-seqs 128 RUN.json` keeps 128 out of the run
+    files."""
+    import argparse
+
+    from core.registry import get
+    from core.serving import simulate_keys
+    from lab.cli.args import PARAM
+
+    names = [q.name for q in (*get("serving.replay").params, *simulate_keys.extra_params())]
+    for name in dict.fromkeys([*names, "trace", *simulate_keys.TEXT_KEYS]):
+        if name == "seed":  # --seed is the bootstrap's (the replays keep each run's own arrivals)
+            continue
+        spellings = dict.fromkeys([f"--{name.replace('_', '-')}", f"--{name}", *aliases.aliases_of(name)])
+        p.add_argument(*spellings, dest=PARAM + name, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        for option, value in aliases.flag_options(name):  # --enable-prefix-caching: no value
+            p.add_argument(option, dest=PARAM + name, action="store_const", const=value, default=argparse.SUPPRESS,
+                           help=argparse.SUPPRESS)
 
 
 def _whole(name: str, text, default: int, high: int) -> int:
@@ -110,7 +132,8 @@ def run(args, extras) -> int:
     from core.calibrate.fit import DEFAULT_BOOTSTRAP, calibrate  # lazy: scipy, the engine
     from core.calibrate.profile import save_profile
 
-    items = config_file.words() + list(args.items) + option_words(extras)  # the file's keys first: the command line wins
+    options = [f"{dest[len(PARAM):]}={v}" for dest, v in vars(args).items() if dest.startswith(PARAM)]
+    items = config_file.words() + list(args.items) + options + option_words(extras)  # the file's first: the command line wins
     paths, keys = split_items(items)
     paths, steps, seed_text = calibrate_config.take(keys, paths, list(args.steps), args.seed)
     fit_keys, bootstrap_text = keys.pop("fit_keys", None), keys.pop("bootstrap", None)  # the options win
