@@ -245,3 +245,25 @@ def test_lab_fidelity_prices_a_step_log_with_the_profiles_log_only_costs(tmp_pat
     (with_it,) = steps_fidelity([log], keys)
     (without,) = steps_fidelity([log], dict(keys, coef_shape_s="0"))
     assert with_it["kinds"]["all"]["median_abs_step_error"] < without["kinds"]["all"]["median_abs_step_error"]
+
+
+def test_cut_steps_sh_writes_the_sizes_run_before_and_the_runs_steps(tmp_path):
+    """scripts/vllm_cpu/cut_steps.sh (end_to_end.sh's cut of the medium run) read back."""
+    import subprocess
+    from pathlib import Path
+
+    server = tmp_path / "server.log"
+    lines = Path(write(tmp_path / "steps.log")).read_text().splitlines()
+    before, run = [lines[0], *lines[1:3], "(APIServer pid=1) INFO other line"], lines[3:]
+    server.write_text("\n".join(before) + "\n" + "\n".join(run) + "\n")
+    start = len(("\n".join(before) + "\n").encode())
+    script = Path(__file__).resolve().parents[2] / "scripts" / "vllm_cpu" / "cut_steps.sh"
+    out = subprocess.run(["bash", str(script), str(server), str(start)], check=True, capture_output=True,
+                         text=True).stdout.splitlines()
+    # the first two steps' sizes (100 and 1 rows), then the pool line, then the run's steps
+    assert out[0] == "# load-lab: sizes run before: 1,100" and out[1] == POOL and out[2:] == run[:]
+    cut = tmp_path / "run_steps.log"
+    cut.write_text("\n".join(out) + "\n")
+    log = StepLog(str(cut))
+    # rows 100, 81, 50, 2, 1: 100 and 1 were run before
+    assert len(log) == len(STEPS) - 2 and log.first_size.tolist() == [False, True, True, True, False]
