@@ -2,6 +2,7 @@
 TPOT, ITL, E2E and throughput, no per-request data)."""
 from __future__ import annotations
 
+import json
 import math
 import os
 import sys
@@ -9,6 +10,7 @@ import sys
 import numpy as np
 import pytest
 
+from core.calibrate.profile import load_profile
 from core.calibrate.summaries import (
     SCORED,
     SummaryProblem,
@@ -22,6 +24,7 @@ from core.calibrate.summaries import (
     select_keys,
     summary,
 )
+from core.calibrate.summary_profile import cli_run, load_summary_runs
 from core.registry import ParamError
 from core.serving.headless import serving_report
 
@@ -154,3 +157,48 @@ def test_forward_selection_by_leave_one_run_out_takes_the_moved_key_only():
     keys, rounds = select_keys(runs, ("coef_decode_weights", "coef_prefill_compute"))
     assert keys == ("coef_prefill_compute",)
     assert rounds[1]["took"] == "coef_prefill_compute" and rounds[2]["took"] is None
+
+
+def _runs_toml(runs: list[SummaryRun], split_last: bool = False) -> str:
+    out = []
+    for i, r in enumerate(runs):
+        k = dict(r.keys)
+        work = {n: k.pop(n) for n in list(k) if n not in ("model", "hardware")}
+        out.append("[[runs]]\n" f'id = "{r.id}"\nmodel = "{k["model"]}"\nhardware = "{k["hardware"]}"\n'
+                   + ('split = "validation"\n' if split_last and i == len(runs) - 1 else "")
+                   + "workload = {" + ", ".join(f'{n} = "{v}"' for n, v in work.items()) + "}\n"
+                   + "measured = {" + ", ".join(f"{m} = {v!r}" for m, v in r.measured.items()) + "}\n")
+    return "\n".join(out)
+
+
+def test_summaries_file_to_a_profile_that_simulate_takes(tmp_path, capsys):
+    """A runs file (public_runs' layout) -> a profile: its coefficients recover the ones the
+    'measured' figures were simulated at, and hardware=PROFILE.toml replays as those keys."""
+    truth = {"coef_prefill_compute": 1.25, "coef_decode_weights": 0.8, "frontend_request_ms": 8.0}
+    runs = [run_at(s, truth) for s in SHAPES] + [run_at("decode")]  # the last: validation, not fitted
+    path = tmp_path / "runs.toml"
+    path.write_text(_runs_toml(runs, split_last=True))
+    assert [r.id for r in load_summary_runs(str(path))] == list(SHAPES)
+    out = tmp_path / "p.toml"
+    assert cli_run(str(path), str(out), True, ",".join(truth), 0) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["converged"] and printed["profile"] == str(out)
+    prof = load_profile(out)
+    assert prof.model == "qwen3-8b" and prof.hardware == "h100-sxm"
+    for k, v in truth.items():
+        assert abs(prof.coefficients[k] - v) / v < 0.02
+    report, _ = serving_report(dict(keys_of("mixed"), hardware=str(out)))
+    want = SummaryReplay(runs[2]).predict(prof.coefficients)
+    for m in SCORED:
+        assert float(report[m]) == want[m], m
+
+
+def test_summaries_file_of_two_models_is_refused(tmp_path):
+    runs = [run_at("decode"), SummaryRun("b", dict(keys_of("decode"), model="qwen3-14b"), run_at("decode").measured)]
+    path = tmp_path / "runs.toml"
+    path.write_text(_runs_toml(runs))
+    with pytest.raises(ParamError, match="different models"):
+        cli_run(str(path), None, True, None, 0)
+    with pytest.raises(ParamError, match="no 'measured'"):
+        (tmp_path / "bad.toml").write_text('[[runs]]\nmodel = "qwen3-8b"\nhardware = "h100-sxm"\nworkload = {}\n')
+        load_summary_runs(str(tmp_path / "bad.toml"))
