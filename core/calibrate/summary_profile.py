@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 from core.calibrate.summaries import FIT_KEYS, SummaryCalibration, SummaryRun, calibrate_summaries, summary
 from core.registry import ParamError
@@ -97,7 +98,7 @@ def cli_run(path: str, out: str | None, as_json: bool, fit_keys: str | None, boo
         replays, _ = replays_of(runs[:1])
         save_profile(to_profile(cal, runs, replays[0]), out)
         wrote = out
-    result = {"converged": cal.converged, "message": cal.message, "fit_keys": list(cal.fit_keys),
+    result: dict[str, Any] = {"converged": cal.converged, "message": cal.message, "fit_keys": list(cal.fit_keys),
               "tried": list(keys or FIT_KEYS), "frozen": cal.frozen, "defaults": cal.defaults,
               "coefficients": cal.coefficients, "bands": cal.bands, "refused": cal.refused,
               "before": summary(cal.per_run, "before"), "after": summary(cal.per_run, "after"),
