@@ -31,7 +31,7 @@ ECHOED = ("total_input_tokens", "total_output_tokens")  # the workload's own siz
 WORKLOAD_KEYS = ("dataset", "random_input_len", "random_output_len", "random_range_ratio", "random_prefix_len",
                  "num_prompts", "request_rate", "burstiness", "max_concurrency", "seed")
 DEPLOYMENT_KEYS = ("tp", "pp", "ep", "quantization", "kv_cache_dtype", "gpu_memory_utilization", "frontend",
-                   "max_num_seqs", "token_budget")
+                   "endpoint", "max_num_seqs", "token_budget")
 
 
 @dataclass(frozen=True)

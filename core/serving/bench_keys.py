@@ -24,14 +24,14 @@ import numpy as np
 
 from core.registry import Param, ParamError
 from core.serving import workloads_bench as wb
-from core.serving.engine.frontend import INPUT_TOKEN_S, OUTPUT_TOKEN_S, REQUEST_S, FrontEnd
+from core.serving.engine.frontend import ENDPOINT_REQUEST_S, INPUT_TOKEN_S, OUTPUT_TOKEN_S, REQUEST_S, ROUNDS, FrontEnd
 from core.serving.engine.frontend import SOURCE as FRONTEND_SOURCE
 
 MAX_PROMPTS = 1_000_000
 INF_KEYS = ("request_rate", "burstiness")  # take inf besides numbers
 DATASET_KEYS = ("num_prompts", "random_input_len", "random_output_len", "random_range_ratio", "random_prefix_len",
                 "request_rate", "burstiness", "lengths")
-FRONTEND_KEYS = ("frontend_request_ms", "frontend_input_token_us", "frontend_output_token_us")
+FRONTEND_KEYS = ("frontend_request_ms", "frontend_input_token_us", "frontend_output_token_us", "frontend_rounds")
 LENGTHS_HELP = "a trace whose (input, output) lengths dataset=trace_lengths resamples (any format lab reads)"
 PARAMS = (
     Param("dataset", "", None, "a vllm bench serve workload instead of the book's windows: random (its "
@@ -54,8 +54,15 @@ PARAMS = (
           "streaming each token); default on with a deployment (model=, hardware=) priced by the basis step "
           "model, off otherwise (and with step_model=roofline)",
           kind="choice", choices=("on", "off")),
-    Param("frontend_request_ms", "ms", REQUEST_S * 1e3, "front-end CPU time per request (" + FRONTEND_SOURCE + ")",
+    Param("endpoint", "", None, "the API the client calls (lab observe's --endpoint): /v1/completions (vllm "
+          "bench serve's default backend) or /v1/chat/completions (its openai-chat backend: a dearer request in "
+          "the front end)", kind="choice", choices=tuple(ENDPOINT_REQUEST_S)),
+    Param("frontend_request_ms", "ms", REQUEST_S * 1e3, "front-end CPU time per request (default by endpoint=: "
+          + ", ".join(f"{k} {v * 1e3:g} ms" for k, v in ENDPOINT_REQUEST_S.items()) + "; " + FRONTEND_SOURCE + ")",
           0, 1e4),
+    Param("frontend_rounds", "slices", ROUNDS, "a request's front-end work in this many slices, served in turn "
+          "with the other requests' and the output's on one CPU (the API server's event loop; 1: first come, "
+          "first served)", 1, 64, kind="int"),
     Param("frontend_input_token_us", "us", INPUT_TOKEN_S * 1e6, "front-end CPU time per prompt token (tokenizing)",
           0, 1e4),
     Param("frontend_output_token_us", "us", OUTPUT_TOKEN_S * 1e6, "front-end CPU time per output token "
@@ -124,8 +131,9 @@ def frontend(got: dict, default_on: bool) -> FrontEnd | None:
     if not on:
         return None
     v = {name: got.get(name, param(name).default) for name in FRONTEND_KEYS}
-    return FrontEnd(request_s=v["frontend_request_ms"] * 1e-3, input_token_s=v["frontend_input_token_us"] * 1e-6,
-                    output_token_s=v["frontend_output_token_us"] * 1e-6)
+    request_ms = got.get("frontend_request_ms", ENDPOINT_REQUEST_S[got.get("endpoint", "/v1/completions")] * 1e3)
+    return FrontEnd(request_s=request_ms * 1e-3, input_token_s=v["frontend_input_token_us"] * 1e-6,
+                    output_token_s=v["frontend_output_token_us"] * 1e-6, rounds=int(v["frontend_rounds"]))
 
 
 def active(got: dict, default_on: bool) -> bool:

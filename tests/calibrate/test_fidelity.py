@@ -84,7 +84,12 @@ def test_a_folder_gives_its_results_and_skips_other_json(runs):
     assert regimes == {"low": "low load", "sat": "saturated"}
     sat = report["runs"][1]
     assert sat["mean_concurrency"] > 8  # 200 requests through 8 seats: the queue counts too
-    assert sat["queueing_share"] > 0.8  # most of a TTFT is the queue
+    # Most of a TTFT is the queue: the engine's, and the front end's (its five rounds: four
+    # of the 200 requests' slices, then one, before the first reaches the engine, so the
+    # p10 TTFT is ~0.8 s later than through one FIFO queue, where the share was above 0.8).
+    _, _, sat_run = runs
+    assert sat_run.ttft_s.min() >= (4 * 200 + 1) * (4e-3 + 512 * 2e-6) / 5
+    assert sat["queueing_share"] > 0.7
     assert sat["metrics"]["median_ttft_ms"]["error_pct"] == pytest.approx(0.0, abs=1e-9)
     assert set(report["summary"]["median_ttft_ms"]) == {"all", "low load", "saturated"}
 

@@ -66,10 +66,11 @@ def test_front_end_floor_of_ttft_by_hand():
 def test_a_burst_of_short_requests_queues_in_the_front_end():
     n = 50
     w = Workload(np.zeros(n), np.full(n, 16), np.full(n, 2))
-    fe = FrontEnd(request_s=0.004, input_token_s=0.0, output_token_s=0.0)
+    fe = FrontEnd(request_s=0.004, input_token_s=0.0, output_token_s=0.0, rounds=1)
     engine = Engine(w, EngineConfig(frontend=fe))
     r = engine.run()
     # the k-th request reaches the engine after k front-end services: FIFO at one server
+    # (one round; test_frontend_rounds.py: the same burst in several)
     at_engine = engine.arrivals_s()[np.argsort(engine.rows())]
     assert np.allclose(at_engine, 0.004 * np.arange(1, n + 1), rtol=1e-12, atol=0)
     assert np.all(r.first_schedule_s >= at_engine) and np.all(r.arrival_s == 0.0)

@@ -65,3 +65,36 @@ def test_a_vllm_bench_result_is_replayed_with_its_own_max_concurrency(tmp_path):
     assert set(result.arrival_s[order[2:]].tolist()) <= set(result.finish_s.tolist())
     given, _ = serving_report({"trace": str(path), "max_concurrency": "6"})
     assert given["client"]["max_concurrency"] == 6
+
+
+def test_the_endpoint_sets_the_request_time_and_a_lone_request_pays_it_once():
+    serial = dict(SMALL, model="qwen3-8b", hardware="h100-sxm", max_concurrency="1")  # each request alone
+    off, _ = serving_report(dict(serial, frontend="off"))
+    chat, _ = serving_report(dict(serial, endpoint="/v1/chat/completions"))
+    fe = chat["client"]["frontend"]
+    assert fe["request_ms"] == pytest.approx(13.0, rel=1e-12) and fe["rounds"] == 5
+    # alone, its five slices run back to back: 13 ms + 256 prompt tokens + the first token's time
+    floor_ms = 13.0 + 256 * 2e-3 + 40e-3
+    assert chat["median_ttft_ms"] - off["median_ttft_ms"] == pytest.approx(floor_ms, rel=1e-6)
+    given, _ = serving_report(dict(serial, endpoint="/v1/chat/completions", frontend_request_ms="7"))
+    assert given["client"]["frontend"]["request_ms"] == pytest.approx(7.0, rel=1e-12)  # a given time wins
+
+
+def test_frontend_rounds_one_is_first_come_first_served():
+    burst = dict(SMALL, model="qwen3-8b", hardware="h100-sxm", request_rate="inf", frontend_request_ms="10",
+                 frontend_input_token_us="0", frontend_output_token_us="0")
+    _, (fifo, _) = serving_report(dict(burst, frontend_rounds="1"))
+    _, (rr, _) = serving_report(burst)
+    # 40 requests sent at 0 to an idle engine: FIFO lets the first in after 10 ms, five
+    # rounds of 2 ms slices after four full rounds and one slice
+    assert fifo.first_schedule_s.min() == pytest.approx(0.010, rel=1e-9)
+    assert rr.first_schedule_s.min() == pytest.approx((4 * 40 + 1) * 0.002, rel=1e-9)
+
+
+@pytest.mark.parametrize("raw, name", [({"frontend_rounds": "0"}, "frontend_rounds"),
+                                       ({"frontend_rounds": "65"}, "frontend_rounds"),
+                                       ({"endpoint": "/v1/embeddings"}, "endpoint")])
+def test_bad_front_end_keys_are_refused(raw, name):
+    with pytest.raises(ParamError) as err:
+        serving_report(dict(SMALL, model="qwen3-8b", hardware="h100-sxm", **raw))
+    assert err.value.param == name

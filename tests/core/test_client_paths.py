@@ -41,7 +41,7 @@ def test_a_free_front_end_behind_a_router_is_the_engines_alone():
 
 def test_the_front_end_delays_a_session_turn_by_its_predecessors_delivery():
     w = sessions_workload(sessions=1, turns=2, seed=1)
-    fe = FrontEnd(request_s=0.01, input_token_s=0.0, output_token_s=0.0)
+    fe = FrontEnd(request_s=0.01, input_token_s=0.0, output_token_s=0.0, rounds=1)  # one slice: exact sums
     r = replay(w, EngineConfig(frontend=fe))
     think, tool = w.sessions.think_time_s[1], w.sessions.tool_wait_s[0]
     assert r.arrival_s[1] == pytest.approx(r.finish_s[0] + tool + think, rel=1e-12)
