@@ -13,6 +13,7 @@ import pytest
 import loadlab
 from core.serving import vllm_series as vs
 from lab.cli import main
+from loadlab import tables
 
 SMALL = {"durations_s": 20, "rates_per_s": 2, "shares_long_input": 0.5}
 SMALL_ARGV = ["durations_s=20", "rates_per_s=2", "shares_long_input=0.5"]
@@ -86,18 +87,26 @@ def test_tables_are_the_out_files_unrounded(tmp_path, capsys):
     assert run.prometheus() == (tmp_path / "saved" / "metrics.prom").read_text(encoding="utf-8")
 
 
-def test_series_are_pyarrow_without_pandas():
+def test_series_are_pyarrow_without_pandas(monkeypatch):
+    import pyarrow as pa
+
+    monkeypatch.setattr(tables, "has_pandas", lambda: False)  # as where pandas is not installed
     run = loadlab.simulate_serving(**SMALL)
-    try:
-        import pandas  # noqa: F401
-    except ImportError:
-        import pyarrow as pa
+    assert isinstance(run.series, pa.Table) and isinstance(run.requests, pa.Table)
 
-        assert isinstance(run.series, pa.Table) and isinstance(run.requests, pa.Table)
-    else:
-        import pandas as pd
 
-        assert isinstance(run.series, pd.DataFrame)
+def test_series_are_dataframes_with_pandas_holding_the_same_columns(monkeypatch):
+    pd = pytest.importorskip("pandas")
+    run = loadlab.simulate_serving(**SMALL)
+    frames = {name: getattr(run, name) for name in ("series", "requests")}  # built when first read
+    monkeypatch.setattr(tables, "has_pandas", lambda: False)
+    without = loadlab.simulate_serving(**SMALL)
+    for name, frame in frames.items():
+        table = getattr(without, name)
+        assert isinstance(frame, pd.DataFrame)
+        assert list(frame.columns) == table.column_names and len(frame) == table.num_rows
+        for column in table.column_names:
+            np.testing.assert_array_equal(frame[column].to_numpy(), table[column].to_numpy(), err_msg=column)
 
 
 @pytest.mark.parametrize("kw, argv", [
