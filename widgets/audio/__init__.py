@@ -80,7 +80,10 @@ class AudioPanel(QtWidgets.QWidget):
         # A piece per event-loop turn (each takes about a quarter of a second to build: built
         # at once they held the window for a second on a first visit); all at once without a
         # running loop (tests, snapshots, scripts).
-        self._build = InTurns(self, [self._build_controls, self._build_plots, self._build_exercises, self._bind],
+        self.plots = LivePlots(deferred=True)  # their plots and the exercises' cards a step each
+        self.exercises = Exercises(self.state, deferred=True)
+        self._build = InTurns(self, [self._build_controls, self._build_plots, *self.plots.build_steps(),
+                                     self._build_exercises, *self.exercises.build_steps(), self._bind],
                               first_now=True)
 
     # ---- construction -------------------------------------------------------------
@@ -88,21 +91,19 @@ class AudioPanel(QtWidgets.QWidget):
         self.controls = Controls(self.state, self._keys["prepare"])
 
     def _build_plots(self) -> None:
-        self.plots = LivePlots()
         # Controls beside the live plots when both fit; stacked, the plots first (the keys
         # play and stop without the buttons in view).
         self._layout.addWidget(Reflow(self.controls, self.plots, natural=True, grow=1, min_column_em=PLOTS_MIN_EM,
                                       stacked_first=1), 1)
 
     def _build_exercises(self) -> None:
-        self.exercises = Exercises(self.state)
         self._layout.addWidget(self.exercises)
         self.controls.timeline_card.busy.add_key(self._keys["timeline"])
-        self.exercises.compare_card.busy.add_key(self._keys["compare"])
 
     def _bind(self) -> None:
         """Every piece exists: follow the state (as it is now: a session may have loaded
         while the pieces were built) and draw."""
+        self.exercises.compare_card.busy.add_key(self._keys["compare"])
         self._connect()
         for name in ("source", "device", "follow", "preset"):
             self.controls.on_view_changed(name)

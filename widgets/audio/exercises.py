@@ -15,10 +15,22 @@ from widgets.kit.theme import brush, pen
 
 
 class Exercises(QtWidgets.QWidget):
-    def __init__(self, state: AudioState, parent=None):
+    def __init__(self, state: AudioState, parent=None, deferred: bool = False):
+        """deferred=True builds nothing yet: the caller runs build_steps() one at a time
+        (a panel's first visit spreads them over turns of the event loop)."""
         super().__init__(parent)
-        row = ReflowLayout(self, columns=3)  # three to a row when they fit, fewer when not
+        self._state = state
+        self._row = ReflowLayout(self, columns=3)  # three to a row when they fit, fewer when not
+        if not deferred:
+            for step in self.build_steps():
+                step()
 
+    def build_steps(self) -> list:
+        """The three cards, one a step."""
+        return [self._build_compare, self._build_drain, self._build_frames]
+
+    def _build_compare(self) -> None:
+        state, row = self._state, self._row
         self.compare_card = narrow_headers(CalculatorCard(state.card("compare"), compact=True))
         self.compare_card.form.setVisible(False)  # its stream follows the main form; only A/B buffers are its own
         self.compare_plot = narrow_headers(PlotCard("练习 3-5 · 40 ms 与 60 ms 初始缓冲", "same stream, two buffers"))
@@ -36,6 +48,8 @@ class Exercises(QtWidgets.QWidget):
             cp.addItem(item)
         row.addWidget(column(self.compare_plot, self.compare_card, stretch_last=False))
 
+    def _build_drain(self) -> None:
+        state, row = self._state, self._row
         self.drain_card = narrow_headers(CalculatorCard(state.card("drain"), compact=True))
         self.drain_plot = narrow_headers(PlotCard("到达跟不上播放,缓冲只是延后中断", "A(t), P(t) and B(t) for a steady trickle"))
         dp = self.drain_plot.plot
@@ -47,6 +61,8 @@ class Exercises(QtWidgets.QWidget):
         self.drain_line = marker_line(dp, "backlog", label="耗尽", position=0.9)
         row.addWidget(column(self.drain_plot, self.drain_card, stretch_last=False))
 
+    def _build_frames(self) -> None:
+        state, row = self._state, self._row
         self.frames_card = narrow_headers(CalculatorCard(state.card("frames"), compact=True))
         row.addWidget(column(self.frames_card, QtWidgets.QWidget()))
 

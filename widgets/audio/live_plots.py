@@ -36,14 +36,24 @@ def _visible(widget: QtWidgets.QWidget) -> bool:
 
 
 class LivePlots(QtWidgets.QWidget):
-    def __init__(self, parent=None):
+    def __init__(self, parent=None, deferred: bool = False):
+        """deferred=True builds nothing yet: the caller runs build_steps() one at a time
+        (a panel's first visit spreads them over turns of the event loop)."""
         super().__init__(parent)
-        col = QtWidgets.QVBoxLayout(self)
+        self._col = col = QtWidgets.QVBoxLayout(self)
         col.setContentsMargins(0, 0, 0, 0)
         col.setSpacing(8)
         self.figure: TimelineFigure | None = None
         self.page: tuple[float, float] | None = None  # (left, right) s while a long stream is followed
+        if not deferred:
+            for step in self.build_steps():
+                step()
 
+    def build_steps(self) -> list:
+        """图 3-18/3-19, then B(t) and the waveform under it."""
+        return [self._build_timeline, self._build_lower]
+
+    def _build_timeline(self) -> None:
         self.timeline_plot = narrow_headers(compact_plot(PlotCard(
             "图 3-18 / 3-19 · 抖动缓冲与打断",
             "圆点 = 到达 · 短竖线 = 原定播放 · 色条 = 实际播放 (model; live run drawn over it)"), 300, live=True))
@@ -88,8 +98,9 @@ class LivePlots(QtWidgets.QWidget):
             self.live_moment_lines[key] = live
         self.timeline_note = plot_text(anchor=(1, 1), kind="muted", size=9)
         p.addItem(self.timeline_note)
-        col.addWidget(self.timeline_plot, 3)
+        self._col.addWidget(self.timeline_plot, 3)
 
+    def _build_lower(self) -> None:
         lower = QtWidgets.QHBoxLayout()
         lower.setSpacing(8)
         self.level_plot = narrow_headers(compact_plot(PlotCard(
@@ -120,7 +131,7 @@ class LivePlots(QtWidgets.QWidget):
         w.disableAutoRange()
         self.wave_curve = self.wave_plot.add_curve("wave", pen=pen("decode", 1), antialias=False)
         lower.addWidget(self.wave_plot, 2)
-        col.addLayout(lower, 2)
+        self._col.addLayout(lower, 2)
 
     # ---- the model ------------------------------------------------------------------
     def draw_model(self, fig: TimelineFigure) -> None:
