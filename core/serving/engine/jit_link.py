@@ -136,11 +136,27 @@ def closure(library) -> list:
     return out
 
 
+# numba passes a kernel's compile skips: each finds nothing to do in the engine's kernels
+# (no with blocks, closures, literal_unroll, literally, array expressions, constant
+# arrays, branches on constants or None, inline='always' overloads) or only checks or
+# annotates. With them skipped the loop's machine code is the same instruction for
+# instruction (its assembly compared), and the first compile shorter
+# (bench/bench_engine_compile.py). Code that needs one of them fails to compile (typing) rather than compiling
+# differently, except the optimizations (array expressions fused, branches on constants
+# pruned), which LLVM's own passes then do or leave to the loop's time.
+SKIPPED_PASSES = frozenset({
+    "WithLifting", "InlineClosureLikes", "MakeFunctionToJitFunction", "InlineInlinables", "FindLiterallyCalls",
+    "LiteralUnroll", "RewriteSemanticConstants", "DeadBranchPrune", "LiteralPropagationSubPipelinePass",
+    "InlineOverloads", "NopythonRewrites", "NoPythonSupportedFeatureValidation", "AnnotateTypes",
+    "DumpParforDiagnostics"})
+
+
 class LinkOnly(CompilerBase):
-    """numba's nopython pipeline with the two passes above around its lowering."""
+    """numba's nopython pipeline less SKIPPED_PASSES, with the two passes above around its lowering."""
 
     def define_pipelines(self):
         pm = DefaultPassBuilder.define_nopython_pipeline(self.state)
+        pm.passes = [(p, d) for p, d in pm.passes if p.__name__ not in SKIPPED_PASSES]
         pm.add_pass_after(_NoCompile, _lowering_pass(pm))
         pm.add_pass_after(_LinkedInto, NativeLowering)
         pm.finalize()
