@@ -212,6 +212,10 @@ def report_text(cal, wrote: str | None) -> str:
     for k in cal.fit_keys:
         band = cal.bands.get(k)
         band_text = f"  [{_g(band[0])} .. {_g(band[2])}]" if band else ""
+        if k in cal.log_only:  # fitted to the step logs only: the profile replays the default
+            lines.append(f"    {k:<22}{_g(cal.defaults[k]):>12} -> {_g(cal.log_only[k]):<12}"
+                         f"  the step logs' fit, not replayed (the profile keeps {_g(cal.coefficients[k])})")
+            continue
         lines.append(f"    {k:<22}{_g(cal.defaults[k]):>12} -> {_g(cal.coefficients[k]):<12}{band_text}")
     for k, why in cal.frozen.items():
         lines.append(f"    {k:<22}{_g(cal.coefficients[k]):>12}    kept: {why}")

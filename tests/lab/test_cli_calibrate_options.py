@@ -62,6 +62,10 @@ def test_a_profile_refits_bit_identically_from_its_written_config(tmp_path, caps
     again.parent.mkdir()
     assert main(["calibrate", RUN, medium, "model=qwen3-8b", "hardware=h200", "--max-num-seqs", "128",
                  "--bootstrap", "2", "--seed", "5", "--steps", steps, "--out", str(first)]) == 0
+    # the first-size cost is the step log's alone: said so, and the profile replays its default
+    shape = [line for line in capsys.readouterr().out.splitlines() if line.strip().startswith("coef_shape_s")]
+    assert len(shape) == 1 and "the step logs' fit, not replayed (the profile keeps 0)" in shape[0], shape
+    assert tomllib.loads(first.read_text())["coefficients"].get("coef_shape_s", 0.0) == 0.0
     written = tomllib.loads((tmp_path / "p.config.toml").read_text())
     assert written == {"runs": f"{RUN},{medium}", "steps": steps, "model": "qwen3-8b", "hardware": "h200",
                        "max_num_seqs": "128", "bootstrap": "2", "bootstrap_seed": "5"}
