@@ -20,22 +20,33 @@ the last. Dense layers are taken to come first (DeepSeek's first_k_dense_replace
 families here have all their dense layers first or none).
 
 The activation and CUDA reserve (what vLLM's profiling run measures besides weights):
-    activation peak = 2 B · T · (3 · W_ffn + 4 · hidden) + 8 B · S · vocab
+    activation peak = max(forward, sampler)
+    forward = 2 B · T · (3 · W_ffn + 4 · hidden)
+    sampler = 8 B · S · vocab + 2 B · T · hidden
 T = the token budget (max_num_batched_tokens, the profiling run's tokens), W_ffn the
 widest FFN intermediate one token has on a card (intermediate / tp; for MoE
 k · moe_intermediate / tp, or / ep under expert parallelism, plus the shared experts'
 width / tp): the gate/up output (2·W), the activation's output (W) and four hidden-wide
 BF16 tensors (residual, normed input, attention output, the FFN's output) of every token;
 S = max_num_seqs rows of FP32 logits and probabilities (8 B per vocab entry) for the
-sampler. Plus non_torch_bytes(tp) for what PyTorch's allocator does not see (cuBLAS, NCCL
+sampler. The larger of the two, not their sum: vLLM V1's GPUModelRunner.profile_run
+(vllm/v1/worker/gpu_model_runner.py, v0.11) runs the forward at T tokens, which frees its
+activations when it returns, then the dummy sampler on its output while only the
+forward's hidden states (T × hidden, BF16) are still held, and the profile takes the
+peak over both. Plus non_torch_bytes(tp) for what PyTorch's allocator does not see (cuBLAS, NCCL
 and custom all-reduce buffers), read off public vLLM logs of non_torch_memory: 0.09 to
 1.79 GiB on one card (0.5 GiB taken), 3.58 GiB at tp=2 (PR #10511), 7.16 GiB at tp=8 on
 H200 (a public 8-card log); between them linear in log2(tp), flat beyond (NCCL's buffers
 grow with the ranks a card talks to). An estimate: give kv_pool_bytes= from your own
 engine's log where it matters.
-Check: Llama-3.1-8B with T = 8192 and S = 256 gives 1.15 GiB against the 1.19 to 1.26 GiB
-"PyTorch activation peak memory" of vLLM's logs on 80 GB cards (vllm-project/vllm PR
-#10511 and its successors). CUDA graphs are captured after the KV cache is allocated and
+Check: Llama-3.1-8B with T = 8192 and S = 256 gives 0.91 GiB (the forward; the sampler's
+0.31 GiB comes after it) against the 1.19 to 1.26 GiB "PyTorch activation peak memory" of
+vLLM's logs on 80 GB cards (vllm-project/vllm PR #10511 and its successors): the forward's
+estimate is low by about 0.3 GiB there, some 2,400 tokens of the 447,088 (the blocks
+stay within 1%). Where the sum of the two stood, Qwen3-32B on one H100 (1,825 blocks) could
+not hold one 32,000-token prompt, which vLLM 0.11 served there with its default
+max_model_len of 40,960 (GPUStack's performance lab): its own start-up check asks the pool
+for one such request, so vLLM's pool was at least 2,560 blocks, the lab's is 2,122. CUDA graphs are captured after the KV cache is allocated and
 live in the 1 − gpu_memory_utilization margin, as in vLLM.
 """
 from __future__ import annotations
@@ -181,5 +192,6 @@ def non_torch_bytes(tp: int) -> float:
 def reserve_bytes(arch: Architecture, s: Shard, token_budget: int, max_num_seqs: int, tp: int = 1) -> float:
     """The activation peak and non-torch memory of one card (the module's note)."""
     padded = -(-arch.vocab_size // VOCAB_PADDING) * VOCAB_PADDING
-    activation = 2.0 * token_budget * (3.0 * s.ffn_width + 4.0 * arch.hidden_size) + 8.0 * max_num_seqs * padded
-    return activation + non_torch_bytes(tp)
+    forward = 2.0 * token_budget * (3.0 * s.ffn_width + 4.0 * arch.hidden_size)
+    sampler = 8.0 * max_num_seqs * padded + 2.0 * token_budget * arch.hidden_size
+    return max(forward, sampler) + non_torch_bytes(tp)

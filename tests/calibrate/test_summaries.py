@@ -129,8 +129,9 @@ def test_bad_input():
         SummaryReplay(SummaryRun("x", {"model": "qwen3-8b", "hardware": "h100-sxm"}, {"mean_ttft_ms": 1.0}))
     with pytest.raises(ParamError, match="fit_keys"):
         calibrate_summaries([run_at("decode")], fit_keys=("coef_nothing",))
-    # A prompt the pool cannot hold: the run is refused and listed, the others fitted.
-    big = SummaryRun("too-long", dict(keys_of("decode"), model="qwen3-32b", random_input_len="32000",
+    # A prompt the pool cannot hold (Qwen3-32B on one H100: 2,122 blocks, 33,952 tokens): the
+    # run is refused and listed, the others fitted.
+    big = SummaryRun("too-long", dict(keys_of("decode"), model="qwen3-32b", random_input_len="40000",
                                       num_prompts="1"), {"mean_ttft_ms": 1.0})
     replays, refused = replays_of([run_at("decode"), big])
     assert len(replays) == 1 and "too-long" in refused and "kv_pool_bytes" in refused["too-long"]

@@ -22,7 +22,9 @@ def by_hand(key, tp, memory, token_budget=8192, seqs=64):
     weights = 2 * (layers * per_layer + 2 * (vocab // tp) * h + h)  # BF16; embedding + lm_head split by rows
     kv_token = layers * 2 * kv_rank * d * 2
     non_torch = {1: 0.5, 2: 3.58, 4: (3.58 + 7.16) / 2}[tp] * GiB  # public logs; tp=4 halfway in log2(tp)
-    reserve = 2 * token_budget * (3 * ffn / tp + 4 * h) + 8 * seqs * vocab + non_torch
+    # the profile's peak: the forward at the token budget, or the sampler after it while
+    # the forward's hidden states are still held (deployment_memory.py)
+    reserve = max(2 * token_budget * (3 * ffn / tp + 4 * h), 8 * seqs * vocab + 2 * token_budget * h) + non_torch
     pool = 0.9 * memory - weights - reserve
     return weights, kv_token, pool, int(pool // (16 * kv_token))
 
