@@ -171,16 +171,40 @@ def arrivals(S, SF, I, F, fixed, feed, ht, hi, wq, feq, now):
 
 
 @kernel
+def _first_in(S, SF, I, F, feq):
+    """No request in the front end reaches the engine before this: the head's slices left
+    run one after another from its slice's end at the earliest (what is put at the tail
+    meanwhile only delays them), and any other is done no sooner than the second in
+    line. Alone in it, with nothing sent meanwhile, exactly the head's arrival (the same
+    sums fe_commit makes)."""
+    code = feq[S[FEQ_HEAD]]
+    q = code // MAX_ROUNDS
+    t = F[ARRIVAL, q]
+    s = _slice(S, SF, I, q)
+    for _ in range(S[FE_ROUNDS] - 1 - code % MAX_ROUNDS):
+        t = t + s
+    if S[FEQ_LEN] > 1:
+        t = min(t, F[ARRIVAL, feq[(S[FEQ_HEAD] + 1) % feq.size] // MAX_ROUNDS])
+    return t
+
+
+@kernel
 def next_arrival(S, SF, I, F, fixed, feed, ht, hi, feq, horizon):
-    """When the next request may reach the engine: the queue's head done (its last slice,
-    or one that puts the next in line), or the next send's first slice through an
-    idle-by-then front end (never later than it will be)."""
+    """When the next request may reach the engine (never later than it will): the front
+    end's first (_first_in), or the next send's slices through an idle-by-then front
+    end."""
     if not S[FE_ON]:
         return next_arrival_s(S, F, fixed, feed, ht, horizon)
-    t = F[ARRIVAL, feq[S[FEQ_HEAD]] // MAX_ROUNDS] if S[FEQ_LEN] else math.inf
+    t = _first_in(S, SF, I, F, feq) if S[FEQ_LEN] else math.inf
     ts, r = _next_send(S, F, fixed, feed, ht, hi)
     if r >= 0:
-        e = ts if I[XSTATE, r] == X_HELD else max(ts, SF[FE_FREE]) + _slice(S, SF, I, r)  # a release: no service
+        if I[XSTATE, r] == X_HELD:  # a release: no service
+            e = ts
+        else:  # its slices one after another, from the first's end at the earliest
+            s = _slice(S, SF, I, r)
+            e = max(ts, SF[FE_FREE]) + s
+            for _ in range(S[FE_ROUNDS] - 1):
+                e = e + s
         if e < t:
             t = e
     if S[ROUTED] and S[FEED_OPEN] and horizon < t:
