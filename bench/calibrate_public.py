@@ -66,7 +66,7 @@ def calibrate_source(source: str, runs, args) -> dict:
     t0 = time.process_time()
     keys = args.fit_keys
     if args.select:  # the keys a leave-one-run-out over the fit half supports (none read the validation half)
-        keys, rounds = select_keys(fit, args.fit_keys or FIT_KEYS)
+        keys, rounds = select_keys(fit, args.fit_keys or FIT_KEYS, nfev=args.select_nfev)
         out["selection"] = {"keys": list(keys), "rounds": rounds, "cpu_s": round(time.process_time() - t0, 1)}
     cal = calibrate_summaries(fit, fit_keys=keys, bootstrap=args.bootstrap, scan=not args.no_scan)
     replays, refused = replays_of(val)
@@ -105,6 +105,7 @@ def main(argv=None) -> int:
                     help=f"the coefficients to try (default: {','.join(FIT_KEYS)})")
     ap.add_argument("--select", action="store_true",
                     help="fit only the keys a forward selection by leave-one-run-out error on the fit half takes")
+    ap.add_argument("--select-nfev", type=int, default=60, help="evaluations per search in the selection's refits")
     ap.add_argument("--no-scan", action="store_true", help="local searches from the defaults only")
     ap.add_argument("--no-self-check", action="store_true")
     ap.add_argument("--per-run", action="store_true", help="every run's figures before and after")

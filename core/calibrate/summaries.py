@@ -19,21 +19,22 @@ multipliers on the card's roofline lines and the engine's time terms, so they ca
 to another model or card of that source (the card's own achieved compute is already in
 step_defaults.CARD_COMPUTE_EFFICIENCY).
 
-What is fitted (FIT_KEYS, in this order of preference), what summaries of saturated runs
-identify: coef_prefill_compute (TTFT and the mixed steps' TPOT of long prompts),
+What is tried (FIT_KEYS, in this order of preference), what summaries of saturated runs
+can move: coef_prefill_compute (TTFT and the mixed steps' TPOT of long prompts),
 coef_decode_weights (the decode steps' weight read: TPOT where decode runs alone, the
-throughput of long outputs), coef_attention (the attention FLOPs: only 32K-token prompts
-move it), frontend_request_ms (the API server's per-request time: a thousand short
-requests at once queue on it), coef_seq_s (the per-sequence step time: large batches).
-Left at their defaults unless fit_keys= names them: coef_step_s (at the batches of these
-runs a step's fixed time is a small share of it, and it is collinear with coef_seq_s at a
-fixed batch), coef_decode_kv (collinear with coef_decode_weights in runs of one prompt
-length), bandwidth_efficiency and prefill_mfu (the same factors as the two multipliers),
-the ramp, layer, request and TP/PP/EP terms (small or unseen at tp = 1; TP's only in runs
-whose validation half is tp = 1), the front end's per-token terms (collinear with its
-per-request one at one prompt length a run) and the one-off costs (0 on a GPU). A key
-whose effect is below search.SENSITIVITY_FLOOR or collinear with the keys before it is kept
-at its default and said so (search.identifiable), as in lab calibrate.
+throughput of long outputs), coef_attention (the attention FLOPs: long prompts),
+frontend_request_ms (the API server's per-request time: a thousand short requests at once
+queue on it), coef_seq_s (the per-sequence step time: large batches). Not tried unless
+fit_keys= names them: coef_step_s (a step's fixed time, a small share of a step at these
+batches), coef_decode_kv (a second factor on decode's memory time beside
+coef_decode_weights), bandwidth_efficiency and prefill_mfu (the same factors as the two
+multipliers), the ramp, layer, request and TP/PP/EP terms (small, or seen only in the runs
+of one parallelism), the front end's per-token terms (beside its per-request one at one
+prompt length a run) and the one-off costs (0 on a GPU). Of those tried, a key whose
+effect is below search.SENSITIVITY_FLOOR or collinear with the keys before it is kept at
+its default and said so (search.identifiable), as in lab calibrate. select_keys chooses
+among them by leave-one-run-out error on the fit runs alone (forward selection), for a
+set of runs too few or too alike to pin every key.
 
 Uncertainty: a bootstrap over runs (multinomial counts as run weights; each draw refits
 from the point estimate, search.solve with BOOT_NFEV), when bootstrap= > 0. No Qt here.
@@ -357,6 +358,8 @@ def select_keys(runs: Sequence[SummaryRun], candidates: Sequence[str] = FIT_KEYS
     leave-one-run-out median |error| is lowest, while it lowers it by more than gain_pct
     points. A key that fits the fit runs but not a run left out is not taken (the
     validation half is never read here). Returns (keys, each round's scores)."""
+    replays, _ = replays_of(runs)
+    candidates = [k for k in candidates if all(k in r.defaults for r in replays)]  # no front end: no front-end key
     chosen: tuple[str, ...] = ()
     best = leave_one_out(runs, chosen, nfev)["median_abs_error_pct"]
     rounds = [{"keys": [], "loo_median_abs_error_pct": best}]
