@@ -203,3 +203,15 @@ def test_summaries_file_of_two_models_is_refused(tmp_path):
     with pytest.raises(ParamError, match="no 'measured'"):
         (tmp_path / "bad.toml").write_text('[[runs]]\nmodel = "qwen3-8b"\nhardware = "h100-sxm"\nworkload = {}\n')
         load_summary_runs(str(tmp_path / "bad.toml"))
+
+
+def test_bootstrap_over_runs_of_exact_figures_draws_the_truth():
+    """Every resampling of runs simulated at one coefficient is fitted by that coefficient:
+    each draw, and so the p5-p95 band, within 2% of it."""
+    runs = [run_at(s, {"coef_prefill_compute": 1.25}) for s in ("prefill", "mixed")]
+    cal = calibrate_summaries(runs, fit_keys=("coef_prefill_compute",), bootstrap=4, scan=False)
+    assert len(cal.samples) == 4 and set(cal.samples[0]) == {"coef_prefill_compute"}
+    for s in cal.samples:
+        assert abs(s["coef_prefill_compute"] - 1.25) / 1.25 < 0.02
+    lo, mid, hi = cal.bands["coef_prefill_compute"]
+    assert lo <= mid <= hi and abs(lo - 1.25) / 1.25 < 0.02 and abs(hi - 1.25) / 1.25 < 0.02
