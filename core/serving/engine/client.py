@@ -20,8 +20,8 @@ time until the last). With many requests in it, all of them advance a slice a ro
 processor sharing's round robin, and every output waits one round. One round: FIFO.
 Sends and slices done are taken in time order as the clock passes them (fe_commit): at
 each event and before a step's output, so a send inside a step is ingested before that
-step's tokens; one inside a closed-form run of decode steps (which stops at the next
-slice done or send, so near its end; unless requests wait for the pool) after the run's.
+step's tokens; a closed-form run of decode steps ends at the step that passes the next
+slice done or send (next_fe_event), so the same holds in it (fe_output_run).
 Each step's tokens add output_token_s apiece after the step ends (fe_output); a client
 sees them, first token and finish alike, when that work is done (SF[DELIVER]).
 Without either, arrivals() and next_arrival() are queues.py's, the same floats.
@@ -40,9 +40,9 @@ from core.serving.engine.layout import (
     FE_FREE,
     FE_IN,
     FE_ON,
-    FE_ROUNDS,
     FE_OUT,
     FE_REQ,
+    FE_ROUNDS,
     FEED_HEAD,
     FEED_OPEN,
     FEQ_HEAD,
@@ -224,15 +224,31 @@ def fe_output(S, SF, I, F, arrive, ht, hi, tokens):
 
 
 @kernel
-def fe_output_run(S, SF, coef, n, csum, k, start):
+def next_fe_event(S, SF, F, fixed, feed, ht, hi, feq):
+    """When the front end next takes something in: its queue's head done, or the next
+    send (inf: neither, or a front end that takes no time, whose order of sends and
+    outputs moves no time). A closed-form run ends at the step that passes it."""
+    if not S[FE_ON] or SF[FE_REQ] + SF[FE_IN] + SF[FE_OUT] == 0:
+        return math.inf
+    t = F[ARRIVAL, feq[S[FEQ_HEAD]] // MAX_ROUNDS] if S[FEQ_LEN] else math.inf
+    return min(t, _next_send(S, F, fixed, feed, ht, hi)[0])
+
+
+@kernel
+def fe_output_run(S, SF, I, F, coef, n, csum, k, start, arrive, ht, hi):
     """k lockstep steps of n tokens each from start (contexts summing to csum), the last
-    ending now. Their
-    work arrives at each step's end; with steps that never shorten, the front end's
-    backlog after them is max(max(busy, t_first) + k·w, now + w) (w = n tokens' time)."""
+    ending now, with no send or slice done before the last one's step (next_fe_event).
+    Their work arrives at each step's end; with steps that never shorten, the front end's
+    backlog after the first j is max(max(busy, t_first) + j·w, t_j + w) (w = n tokens'
+    time). What came in during the last step is taken before its output, as fe_output."""
     if S[FE_ON]:
         w = n * SF[FE_OUT]
-        t_first = start + decode_time(coef, n, csum, np.int64(1))
-        SF[FE_FREE] = max(max(SF[FE_FREE], t_first) + k * w, SF[NOW] + w)
+        if k > 1:
+            t_first = start + decode_time(coef, n, csum, np.int64(1))
+            t_before = start + decode_time(coef, n, csum, k - 1)
+            SF[FE_FREE] = max(max(SF[FE_FREE], t_first) + (k - 1) * w, t_before + w)
+        fe_commit(S, SF, I, F, arrive[0], arrive[1], ht, hi, arrive[2], arrive[3], SF[NOW])
+        SF[FE_FREE] = max(SF[FE_FREE], SF[NOW]) + w
         SF[DELIVER] = SF[FE_FREE]
 
 

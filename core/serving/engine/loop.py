@@ -25,7 +25,15 @@ import numpy as np
 from core.serving.engine.blocks import give_back
 from core.serving.engine.borrow import borrow
 from core.serving.engine.byref import part, ref
-from core.serving.engine.client import arrivals, client_finished, client_time, fe_output, fe_output_run, next_arrival
+from core.serving.engine.client import (
+    arrivals,
+    client_finished,
+    client_time,
+    fe_output,
+    fe_output_run,
+    next_arrival,
+    next_fe_event,
+)
 from core.serving.engine.control import operation
 from core.serving.engine.group import (
     at_offset,
@@ -181,6 +189,9 @@ def _time_bound(S, SF, I, F, fixed, feed, ht, hi, feq, coef, horizon, n, csum, k
         k = min(k, steps_until(coef, n, csum, ht[0] - now))
     if S[HELD_N] and S[HEAP_LEN]:  # held blocks come back then: the pool's count changes
         k = min(k, steps_until(coef, n, csum, ht[0] - now))
+    t_fe = next_fe_event(S, SF, F, fixed, feed, ht, hi, feq)  # taken in between steps' outputs (client.py)
+    if t_fe < math.inf:
+        k = min(k, steps_until(coef, n, csum, t_fe - now))
     return k
 
 
@@ -224,7 +235,7 @@ def try_fast_forward(S, SF, I, F, run, wq, fixed, feed, ht, hi, feq, coef, horiz
     # The run: k steps of n decodes.
     S[CLOSED] += k
     SF[NOW] = now + decode_time(coef, n, csum, k)
-    fe_output_run(S, SF, coef, n, csum, k, now)
+    fe_output_run(S, SF, I, F, coef, n, csum, k, now, (fixed, feed, feq, wq), ht, hi)
     free -= crossings(S, grp, k)
     S[FREE] = free
     S[D] += k
