@@ -14,6 +14,9 @@ or decode-only steps, and falls on either side of the jump).
 
     PYTHONPATH=. .venv/bin/python bench/fidelity_public.py [--split validation] [--runs N]
         [--coef coef_seq_s=20us --coef ...] [--no-card-efficiency] [--per-run]
+
+The front end before its round robin: --coef frontend_rounds=1 (one FIFO queue), with
+--coef frontend_request_ms=4 for the request time it had on every endpoint.
 """
 from __future__ import annotations
 
@@ -45,10 +48,18 @@ def family(metric: str) -> str:
     return "throughput"
 
 
+def for_run(run, coefficients: dict[str, str] | None) -> dict[str, str] | None:
+    """The coefficients a run takes: a run replayed with frontend=off (the engine in process)
+    takes none of the front end's keys (frontend_*), so one set of keys goes to every run."""
+    if not coefficients or run.deployment.get("frontend") != "off":
+        return coefficients
+    return {k: v for k, v in coefficients.items() if not k.startswith("frontend_")}
+
+
 def predict(run, coefficients: dict[str, str] | None = None) -> dict:
     """The run's predicted figures by the measured names, or {"refused": why}."""
     try:
-        report, _ = serving_report(lab_keys(run, coefficients))
+        report, _ = serving_report(lab_keys(run, for_run(run, coefficients)))
     except ParamError as e:
         return {"refused": str(e)}
     return {m: float(report[REPORT_NAME.get(m, m)]) for m in run.measured if REPORT_NAME.get(m, m) in report}

@@ -116,3 +116,13 @@ def test_the_split_follows_each_files_stated_rule():
             "musgrave-a100": lambda r: False}
     for r in pr.load_runs():
         assert r.split == ("fit" if rule[r.source](r) else "validation"), r.id
+
+
+def test_front_end_keys_go_only_to_runs_with_a_front_end():
+    fp = _module("fidelity_public")
+    runs = {r.id: r for r in pr.load_runs()}
+    coefs = {"frontend_rounds": "1", "coef_seq_s": "20us"}
+    trt = runs["trtllm/llama-3.1-8b-fp8/h200-tp1/2048x128"]  # trtllm-bench: frontend=off
+    assert fp.for_run(trt, coefs) == {"coef_seq_s": "20us"}
+    assert fp.for_run(runs["gpustack/qwen3-8b/h100/sharegpt-c4"], coefs) == coefs
+    assert "refused" not in fp.predict(trt, coefs)
