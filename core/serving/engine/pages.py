@@ -11,17 +11,26 @@ small_pages() turns numpy's advice off while the engine allocates and restores i
 replays on other threads at the same time share one switch (a count under a lock)."""
 from __future__ import annotations
 
+import importlib
 import threading
+from collections.abc import Callable
 from contextlib import contextmanager
 
-try:  # numpy 2 (numpy 1.20-1.26: numpy.core); a build without it has nothing to switch
-    from numpy._core.multiarray import _set_madvise_hugepage
-except ImportError:  # pragma: no cover - numpy 1.x
-    try:
-        from numpy.core.multiarray import _set_madvise_hugepage
-    except ImportError:
-        _set_madvise_hugepage = None
 
+def _advice_switch() -> Callable[[bool], bool] | None:
+    """numpy's private switch of its huge-page advice (numpy 2: numpy._core; 1.20-1.26:
+    numpy.core); a build without it has nothing to switch."""
+    for name in ("numpy._core.multiarray", "numpy.core.multiarray"):
+        try:
+            switch = getattr(importlib.import_module(name), "_set_madvise_hugepage", None)
+        except ImportError:  # pragma: no cover - the other numpy
+            continue
+        if switch is not None:
+            return switch
+    return None  # pragma: no cover
+
+
+_set_madvise_hugepage = _advice_switch()
 _lock = threading.Lock()
 _inside = 0
 _before = False
