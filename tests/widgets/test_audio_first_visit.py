@@ -2,34 +2,20 @@
 running event loop, as the window builds it, the panel comes back with its header and
 controls; each plot and each exercise card follows on a later turn of the loop, and once
 built it draws what a panel built at once draws. Waits are on conditions."""
-from PySide6 import QtCore
-
+from tests.widgets.first_visit import WAIT_MS, built_in_a_turn
 from widgets.audio import AudioPanel
 from widgets.kit.jobs import jobs
 
-WAIT_MS = 60_000
-
 
 def test_a_panel_built_in_a_running_loop_builds_its_plots_and_cards_in_later_turns(qtbot):
-    made = {}
-
-    def build():
-        panel = AudioPanel()
-        made["panel"] = panel
-        made["controls_at_return"] = hasattr(panel, "controls")
-        made["plots_at_return"] = [hasattr(panel.plots, n) for n in ("timeline_plot", "level_plot", "wave_plot")]
-        made["cards_at_return"] = [hasattr(panel.exercises, n) for n in ("compare_card", "drain_card", "frames_card")]
-        made["ready_at_return"] = panel.is_ready()
-
-    QtCore.QTimer.singleShot(0, build)
-    qtbot.waitUntil(lambda: "panel" in made, timeout=WAIT_MS)
-    panel = made["panel"]
-    qtbot.addWidget(panel)
-    panel.resize(1280, 720)
-    panel.show()
-    assert made["controls_at_return"]
-    assert made["plots_at_return"] == [False] * 3 and made["cards_at_return"] == [False] * 3
-    assert not made["ready_at_return"]
+    panel, seen = built_in_a_turn(qtbot, AudioPanel, lambda panel: {
+        "controls": hasattr(panel, "controls"),
+        "plots": [hasattr(panel.plots, n) for n in ("timeline_plot", "level_plot", "wave_plot")],
+        "cards": [hasattr(panel.exercises, n) for n in ("compare_card", "drain_card", "frames_card")],
+        "ready": panel.is_ready()})
+    assert seen["controls"]
+    assert seen["plots"] == [False] * 3 and seen["cards"] == [False] * 3
+    assert not seen["ready"]
     qtbot.waitUntil(panel.is_ready, timeout=WAIT_MS)
     at_once = AudioPanel()  # no event loop running here: built in one go
     qtbot.addWidget(at_once)

@@ -5,10 +5,9 @@ on later turns, and what is on screen then is what a panel built at once shows. 
 conditions."""
 from PySide6 import QtCore
 
+from tests.widgets.first_visit import WAIT_MS, built_in_a_turn
 from widgets.kit.jobs import jobs
 from widgets.vision import VisionPanel
-
-WAIT_MS = 60_000
 
 
 def _table(panel) -> list[list[str]]:
@@ -17,24 +16,11 @@ def _table(panel) -> list[list[str]]:
 
 
 def test_a_panel_built_in_a_running_loop_builds_its_pieces_in_later_turns(qtbot):
-    made = {}
-
-    def build():
-        panel = VisionPanel()
-        made["panel"] = panel
-        made["column_at_return"] = panel.column
-        made["pages_at_return"] = dict(panel._sections)
-        made["ready_at_return"] = panel.is_ready()
-        made["drops_at_return"] = panel.acceptDrops()
-
-    QtCore.QTimer.singleShot(0, build)
-    qtbot.waitUntil(lambda: "panel" in made, timeout=WAIT_MS)
-    panel = made["panel"]
-    qtbot.addWidget(panel)
-    panel.resize(1280, 720)
-    panel.show()
-    assert made["column_at_return"] is None and made["pages_at_return"] == {}
-    assert not made["ready_at_return"] and not made["drops_at_return"]
+    panel, seen = built_in_a_turn(qtbot, VisionPanel, lambda panel: {
+        "column": panel.column, "pages": dict(panel._sections), "ready": panel.is_ready(),
+        "drops": panel.acceptDrops()})
+    assert seen["column"] is None and seen["pages"] == {}
+    assert not seen["ready"] and not seen["drops"]
     qtbot.waitUntil(panel.is_ready, timeout=WAIT_MS)
     assert panel.acceptDrops()
     assert panel.view.property("lab_export_menu")  # the picture's right-click Export
@@ -60,36 +46,18 @@ def test_a_panel_built_in_a_running_loop_builds_its_pieces_in_later_turns(qtbot)
 
 
 def test_a_section_asked_for_mid_build_finishes_the_build_first(qtbot):
-    made = {}
-
-    def build_and_ask():
-        panel = VisionPanel()
-        made["panel"] = panel
-        made["compare"] = panel.compare  # a test or a talk reaching for a tab at once
-        made["ready"] = panel.is_ready()
-
-    QtCore.QTimer.singleShot(0, build_and_ask)
-    qtbot.waitUntil(lambda: "panel" in made, timeout=WAIT_MS)
-    panel = made["panel"]
-    qtbot.addWidget(panel)
-    assert made["ready"] and panel.column is not None
+    # a test or a talk reaching for a tab at once
+    panel, seen = built_in_a_turn(qtbot, VisionPanel, lambda panel: {"compare": panel.compare,
+                                                                    "ready": panel.is_ready()}, show=False)
+    assert seen["ready"] and panel.column is not None
     assert set(panel._sections) == {"volumes", "compare"}
     panel.close()
     jobs().wait_idle()
 
 
 def test_a_panel_closed_before_its_pieces_are_built_stops_building(qtbot):
-    made = {}
-
-    def build_and_close():
-        panel = VisionPanel()
-        made["panel"] = panel
-        panel.close()  # in the same turn of the loop: the pieces are still to come
-
-    QtCore.QTimer.singleShot(0, build_and_close)
-    qtbot.waitUntil(lambda: "panel" in made, timeout=WAIT_MS)
-    panel = made["panel"]
-    qtbot.addWidget(panel)
+    # closed in the same turn of the loop: the pieces are still to come
+    panel, _ = built_in_a_turn(qtbot, VisionPanel, lambda panel: {"closed": panel.close()}, show=False)
     assert panel._build.stopped
     later = []  # a timer due after the next step's (1 ms): once it fires, that step would have run
     QtCore.QTimer.singleShot(20, lambda: later.append(True))

@@ -4,31 +4,18 @@ controls only; its plots follow one per turn of the loop, and the run that came 
 the meantime is drawn once the last one is in. Waits are on conditions."""
 from PySide6 import QtCore
 
+from tests.widgets.first_visit import WAIT_MS, built_in_a_turn
 from widgets.kit.jobs import jobs
 from widgets.voice import VoicePanel
 
-WAIT_MS = 60_000
-
 
 def test_a_panel_built_in_a_running_loop_builds_its_plots_in_later_turns(qtbot, engine):
-    made = {}
-
-    def build():
-        panel = VoicePanel(engine=engine)
-        made["panel"] = panel
-        # What the constructor left for later turns of the loop: every plot.
-        made["plots_at_return"] = [hasattr(panel.timeline, name) for name in ("background", "swimlane")]
-        made["histogram_at_return"] = hasattr(panel, "histogram")
-        made["ready_at_return"] = panel.is_ready()
-
-    QtCore.QTimer.singleShot(0, build)
-    qtbot.waitUntil(lambda: "panel" in made, timeout=WAIT_MS)
-    panel = made["panel"]
-    qtbot.addWidget(panel)
-    panel.resize(1280, 720)
-    panel.show()
-    assert made["plots_at_return"] == [False, False]
-    assert not made["histogram_at_return"] and not made["ready_at_return"]
+    # what the constructor left for later turns of the loop: every plot
+    panel, seen = built_in_a_turn(qtbot, lambda: VoicePanel(engine=engine), lambda panel: {
+        "plots": [hasattr(panel.timeline, name) for name in ("background", "swimlane")],
+        "histogram": hasattr(panel, "histogram"), "ready": panel.is_ready()})
+    assert seen["plots"] == [False, False]
+    assert not seen["histogram"] and not seen["ready"]
     qtbot.waitUntil(panel.is_ready, timeout=WAIT_MS)
     # Drawn as a panel built at once draws it: the shown turn and every turn's silence.
     assert panel.drawn["shown"] == panel.state.view("shown")
