@@ -41,20 +41,26 @@ def write_log(path, cost, rng, n=60):
     return str(path)
 
 
-@pytest.fixture(scope="module")
-def run_and_replay(tmp_path_factory):
+def synthetic_run(folder) -> str:
+    """A vllm bench result of a replay (40 random prompts, 8 at a time) written in folder."""
     import json
 
     from core.calibrate.synthetic import bench_result
     from core.serving.headless import serving_report
 
-    path = tmp_path_factory.mktemp("steps") / "run.json"
+    path = folder / "run.json"
     _, (result, work) = serving_report(dict(BASE, dataset="random", num_prompts="40", random_input_len="512",
                                             random_output_len="64", random_range_ratio="0.5", request_rate="inf",
                                             max_concurrency="8"))
     path.write_text(json.dumps(bench_result(result, work, model_id="qwen3-8b", max_concurrency=8)))
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def run_and_replay(tmp_path_factory):
+    path = synthetic_run(tmp_path_factory.mktemp("steps"))
     (run,) = load_runs([path])
-    return str(path), RunReplay(run, BASE)
+    return path, RunReplay(run, BASE)
 
 
 def test_vectorised_step_times_equal_the_step_by_step_ones(tmp_path, run_and_replay):

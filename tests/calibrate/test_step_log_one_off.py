@@ -12,6 +12,7 @@ import pytest
 from core.calibrate.step_log import WAKE_GAP_MS, StepLog
 from core.observe.steps import lab_cost
 from core.serving.step_basis import BasisCost
+from tests.calibrate.test_calibrate_step_log import synthetic_run
 
 LINE = ("(APIServer pid=1) INFO 12-01 19:35:{s:06.3f} [loggers.py:199] Engine 000: Iteration({i}): "
         "{cr} context requests, {ct} context tokens, {gr} generation requests, {gr} generation tokens, "
@@ -163,17 +164,7 @@ def landed(monkeypatch):
 
 @pytest.fixture(scope="module")
 def run_path(tmp_path_factory):
-    import json
-
-    from core.calibrate.synthetic import bench_result
-    from core.serving.headless import serving_report
-
-    path = tmp_path_factory.mktemp("one_off") / "run.json"
-    _, (result, work) = serving_report(dict(BASE, dataset="random", num_prompts="40", random_input_len="512",
-                                            random_output_len="64", random_range_ratio="0.5", request_rate="inf",
-                                            max_concurrency="8"))
-    path.write_text(json.dumps(bench_result(result, work, model_id="qwen3-8b", max_concurrency=8)))
-    return str(path)
+    return synthetic_run(tmp_path_factory.mktemp("one_off"))
 
 
 def _replay(run_path):
