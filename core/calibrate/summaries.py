@@ -15,9 +15,10 @@ fits per-request runs: coefficients in log space, bounded by search.RANGES, scip
 least_squares with the soft-L1 loss at loss.ROBUST_SCALE (a run the model cannot follow
 counts linearly), search.global_fit's scan and restarts. One coefficient set for all the
 runs given: the runs of one source share an engine and a client, and the coefficients are
-multipliers on the card's roofline lines and the engine's time terms, so they carry over
+multipliers on the card's roofline lines and the engine's time terms, meant to carry over
 to another model or card of that source (the card's own achieved compute is already in
-step_defaults.CARD_COMPUTE_EFFICIENCY).
+step_defaults.CARD_COMPUTE_EFFICIENCY); a held-out half checks whether they do
+(bench/calibrate_public.py).
 
 What is tried (FIT_KEYS, in this order of preference), what summaries of saturated runs
 can move: coef_prefill_compute (TTFT and the mixed steps' TPOT of long prompts),
@@ -37,7 +38,9 @@ among them by leave-one-run-out error on the fit runs alone (forward selection),
 set of runs too few or too alike to pin every key.
 
 Uncertainty: a bootstrap over runs (multinomial counts as run weights; each draw refits
-from the point estimate, search.solve with BOOT_NFEV), when bootstrap= > 0. No Qt here.
+from the point estimate, search.solve with BOOT_NFEV), when bootstrap= > 0. It also shows
+what the local identifiability test cannot: a key whose band spans most of its range is
+one the runs do not pin, though its Jacobian column at the start was large. No Qt here.
 """
 from __future__ import annotations
 
