@@ -15,6 +15,8 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.calibrate.summary_profile import key_text
+
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10: the tomli backport (pyproject installs it there)
@@ -113,18 +115,10 @@ def sources(folder: Path = DATA) -> dict[str, dict]:
     return {load_file(p)[0]["id"]: load_file(p)[0] for p in sorted(Path(folder).glob("*.toml"))}
 
 
-def _text(v) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    return str(v)
-
-
 def lab_keys(run: Run, coefficients: dict[str, str] | None = None) -> dict[str, str]:
     """The run as `lab simulate serving` text keys (plus coefficient keys, e.g. a refit)."""
     keys = {"model": run.model, "hardware": run.hardware}
-    keys.update({k: _text(v) for k, v in run.deployment.items()})
-    keys.update({k: _text(v) for k, v in run.workload.items()})
+    keys.update({k: key_text(v) for k, v in run.deployment.items()})
+    keys.update({k: key_text(v) for k, v in run.workload.items()})
     keys.update(coefficients or {})
     return keys

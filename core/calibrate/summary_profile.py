@@ -29,7 +29,8 @@ DEPLOYMENT_KEYS = ("tp", "pp", "ep", "quantization", "kv_cache_dtype", "gpu_memo
                    "max_num_seqs", "token_budget")
 
 
-def _text(v) -> str:
+def key_text(v) -> str:
+    """A TOML value as a `lab simulate serving` key's text (whole floats without .0)."""
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, float) and v.is_integer():
@@ -55,8 +56,8 @@ def load_summary_runs(path: str) -> list[SummaryRun]:
         if raw.get("split") == "validation":
             continue
         keys = {"model": str(raw["model"]), "hardware": str(raw["hardware"])}
-        keys.update({k: _text(raw[k]) for k in DEPLOYMENT_KEYS if k in raw})
-        keys.update({k: _text(v) for k, v in dict(raw["workload"]).items()})
+        keys.update({k: key_text(raw[k]) for k in DEPLOYMENT_KEYS if k in raw})
+        keys.update({k: key_text(v) for k, v in dict(raw["workload"]).items()})
         measured = {k: float(v) for k, v in dict(raw["measured"]).items() if not k.startswith("total_")}
         out.append(SummaryRun(str(raw.get("id", f"runs[{i}]")), keys, measured))
     if not out:
