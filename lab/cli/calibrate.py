@@ -42,7 +42,7 @@ fit_keys, bootstrap and bootstrap_seed, so `lab calibrate --config P.config.toml
 refits it exactly."""
 
 
-def add_parser(sub, formatter) -> None:
+def add_parser(sub, formatter, keys: bool = True) -> None:
     p = sub.add_parser("calibrate", help="fit the step-time model to measured runs, write a profile (issue 13)",
                        prog="lab calibrate", usage=USAGE, description=DESCRIPTION, formatter_class=formatter,
                        allow_abbrev=False)
@@ -59,7 +59,8 @@ def add_parser(sub, formatter) -> None:
                    help="a vLLM server log with --enable-logging-iteration-details lines: its engine steps' times are "
                         "fitted beside the runs (repeatable)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    _add_keys(p)
+    if keys:
+        _add_keys(p)
 
 
 def _add_keys(p) -> None:

@@ -26,7 +26,7 @@ With a profile that has coefficient sets, each metric also gets the prediction's
 band_samples= sets (default 20) and whether the measurement lies inside."""
 
 
-def add_parser(sub, formatter) -> None:
+def add_parser(sub, formatter, keys: bool = True) -> None:  # keys: observe's and calibrate's; none here
     p = sub.add_parser("fidelity", help="measured vs predicted for a set of runs, with errors per metric and regime",
                        prog="lab fidelity", usage=USAGE, description=DESCRIPTION, formatter_class=formatter,
                        allow_abbrev=False)

@@ -34,7 +34,7 @@ keys also as --key value, with dashes (--num-prompts 10) or vllm bench's names (
 exit codes: 0 done, 2 bad input or unreachable server, 130 interrupted (Ctrl+C)"""
 
 
-def add_parser(sub, formatter) -> None:
+def add_parser(sub, formatter, keys: bool = True) -> None:
     p = sub.add_parser("observe", help="measure a real OpenAI-compatible server (issue 13)", formatter_class=formatter,
                        allow_abbrev=False,
                        usage="lab observe URL [trace=FILE | dataset keys ...] [--max-concurrency N | request_rate=R] "
@@ -56,7 +56,8 @@ def add_parser(sub, formatter) -> None:
                         "so a chunk carrying several tokens is known; off for servers that refuse it (default on)")
     p.add_argument("--metrics-interval", type=float, default=1.0, metavar="S",
                    help="seconds between /metrics polls during the run (the gauges' peaks; default 1)")
-    _add_keys(p)
+    if keys:
+        _add_keys(p)
 
 
 # The workload's keys as options too (argparse then takes each one's value, so a --key

@@ -188,7 +188,9 @@ def build_parser(command: str | None = None, name: str | None = None) -> argpars
         sub.add_parser("sweep")
     for module in MODULE_COMMANDS:
         if whole or command == module:
-            command_module(module).add_parser(sub, Formatter)
+            # a command's key options (lab simulate serving's, every spelling) only when it
+            # runs: with none given (`lab`, `lab --version`, `lab --help`) its help line is all
+            command_module(module).add_parser(sub, Formatter, keys=command == module)
         else:
             sub.add_parser(module)
     p_snap = sub.add_parser("snapshot", help="render a panel offscreen to a PNG, SVG or PDF",

@@ -73,3 +73,27 @@ def test_get_before_the_registry_is_the_registry_s_object(monkeypatch, name):
     monkeypatch.setattr(reg, "_REGISTRY", None)  # as in a fresh `lab calc NAME`
     assert reg.get(name) is whole.get(name)
     assert reg._REGISTRY is None  # found without building the registry
+
+
+VERSION_PROBE = """
+import contextlib, io, json, sys
+from lab.cli import main
+with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.suppress(SystemExit):
+    main(sys.argv[1:])
+print(json.dumps({"out": out.getvalue(), "modules": sorted(sys.modules)}))
+"""
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"]])
+def test_version_and_help_build_no_command_s_keys(argv):
+    """`lab --version` and `lab --help` list the commands; observe's and calibrate's key options
+    (lab simulate serving's, with the serving and observe code behind them) wait for their own
+    command, so the start is as light as before they took keys."""
+    done = subprocess.run([sys.executable, "-c", VERSION_PROBE, *argv], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    assert got["out"].startswith("lab ") or "observe" in got["out"]
+    for heavy in ("core.serving.simulate_keys", "core.serving.engine", "core.observe.schedule",
+                  "core.serving.traces"):
+        assert heavy not in got["modules"], heavy
