@@ -62,7 +62,16 @@ from core.calibrate import loss, step_log
 from core.calibrate.problem import Problem
 from core.calibrate.replayer import RunReplay, compare, measured_metrics, predicted_metrics
 from core.calibrate.runs import load_runs, mean_concurrency
-from core.calibrate.search import FLOOR, SCAN_POINTS, bootstrap_draws, global_fit, identifiable, local_fit, refocus
+from core.calibrate.search import (
+    FLOOR,
+    SCAN_POINTS,
+    bootstrap_draws,
+    global_fit,
+    identifiable,
+    local_fit,
+    outcome,
+    refocus,
+)
 from core.calibrate.step_log import EPS_MS, StepLog
 from core.registry import ParamError
 from core.serving.profile import COEF_KEYS, Profile, card_table
@@ -228,13 +237,8 @@ def calibrate(paths, raw: Mapping[str, str], *, fit_keys=None, bootstrap: int = 
     if stage1 is not None and not stage1.converged:
         converged, message, keys = False, stage1.message + "; kept the defaults", ()
     elif keys:
-        fit = global_fit(problem, x0, counts, weights, MAX_NFEV, seed)
-        cost_after = float(fit.cost)
-        converged = fit.status > 0 and cost_after <= cost_before * (1 + 1e-9)
-        x_hat = fit.x if converged else x0
-        message = (f"converged ({fit.message.rstrip('.')}; {fit.nfev} evaluations)" if converged else
-                   f"did not converge ({fit.message.rstrip('.')}; loss {cost_before:.4g} -> {cost_after:.4g}); "
-                   "kept the defaults")
+        x_hat, converged, message, cost_after = outcome(global_fit(problem, x0, counts, weights, MAX_NFEV, seed),
+                                                        x0, cost_before)
     elif stage1 is None or not stage1.keys:
         message = "nothing to fit: no key these runs identify; kept the defaults"
     if stage1 is not None and converged:

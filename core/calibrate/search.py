@@ -104,6 +104,17 @@ def refocus(problem: Problem, keys: tuple[str, ...], start: dict) -> Problem:
     return new
 
 
+def outcome(fit, x0, cost_before: float) -> tuple[np.ndarray, bool, str, float]:
+    """(x, converged, message, cost after) of a least-squares fit from x0: converged only if
+    the solver says so and the loss did not grow; otherwise x0 (the defaults) is kept."""
+    cost_after = float(fit.cost)
+    converged = bool(fit.status > 0 and cost_after <= cost_before * (1 + 1e-9))
+    message = (f"converged ({fit.message.rstrip('.')}; {fit.nfev} evaluations)" if converged else
+               f"did not converge ({fit.message.rstrip('.')}; loss {cost_before:.4g} -> {cost_after:.4g}); "
+               "kept the defaults")
+    return (fit.x if converged else x0), converged, message, cost_after
+
+
 def global_fit(problem: Problem, x0, counts, weights, nfev: int, seed: int = 0):
     """local_fit from x0 and from the best few of a Latin hypercube of starts (SCAN_POINTS per
     key, log-uniform within SCAN_SPAN of x0 in every key, inside the bounds): a local

@@ -271,12 +271,7 @@ def calibrate_summaries(runs: Sequence[SummaryRun], *, fit_keys: Sequence[str] |
         x0 = np.zeros(len(kept))
         fit = (search.global_fit(_duck(fitted), x0, None, weights, nfev, seed) if scan
                else search.local_fit(_duck(fitted), x0, None, weights, nfev))
-        cost_after = float(fit.cost)
-        converged = fit.status > 0 and cost_after <= cost_before * (1 + 1e-9)
-        x_hat = fit.x if converged else x0
-        message = (f"converged ({fit.message.rstrip('.')}; {fit.nfev} evaluations)" if converged else
-                   f"did not converge ({fit.message.rstrip('.')}; loss {cost_before:.4g} -> {cost_after:.4g}); "
-                   "kept the defaults")
+        x_hat, converged, message, cost_after = search.outcome(fit, x0, cost_before)
         if not converged:
             cost_after = cost_before
     coefficients = fitted.coefs(x_hat)
