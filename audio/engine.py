@@ -4,7 +4,7 @@
     run = engine.start(TIMELINE.resolve({"network_ms": "5,5,50,5"}))   # checked inputs
     ...; run.interrupt(); ...; run.summary()
 
-The model (core.audio.timing) decides when each chunk is captured, processed and arrives;
+The model (core.audio.timeline) decides when each chunk is captured, processed and arrives;
 the network thread releases chunks at those moments; the player (in the audio callback)
 starts, stalls and mutes by the same rules; every step is logged with its measured time,
 so the measured run can be put beside the model. Nothing here imports Qt: the GUI pulls
@@ -28,7 +28,8 @@ from audio.network import NetworkStage
 from audio.playout import Playout
 from audio.sinks import DeviceSink, Sink, VirtualSink, open_sink
 from audio.sources import SourceError, VoiceSource
-from core.audio.timing import TIMELINE, Timeline, stream_timeline
+from core.audio.timeline import Timeline
+from core.audio.timing import TIMELINE, stream_timeline
 from core.registry import Inputs, ParamError
 from core.units import MS
 

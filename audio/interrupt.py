@@ -1,6 +1,6 @@
 """Barge-in: mute, backend stop and release, as the model says, logged with measured times.
 
-interrupt() stamps the moment and computes the modelled moments (core.audio.timing):
+interrupt() stamps the moment and computes the modelled moments (core.audio.interrupt):
 the mute command reaches the device after the control delay and the device applies it at
 its next quantum boundary; the backend stops generating later; buffers and state are
 released later still. A control thread carries each step out at its moment and logs the
@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from audio.events import BACKEND_STOP, COMMAND, INTERRUPT, RELEASE, EventRing
 from audio.sinks import realtime_thread
-from core.audio.timing import InterruptMoments, interrupt_moments
+from core.audio.interrupt import InterruptMoments, interrupt_moments
 
 
 class InterruptController:

@@ -1,6 +1,6 @@
 """The pipeline and network stage: releases chunks to the player on the model's schedule.
 
-The model (core.audio.timing) says when each chunk finishes processing and when it
+The model (core.audio.timeline) says when each chunk finishes processing and when it
 arrives; this thread sleeps until each arrival and hands the chunk to the jitter buffer,
 stamping the measured time. Once the backend has been told to stop, chunks whose
 generation would have finished after the stop are never produced.
@@ -17,7 +17,7 @@ import numpy as np
 from audio.events import ARRIVAL, DROPPED, FIRST_PLAY, TARGET, EventRing
 from audio.playout import Playout
 from audio.sinks import realtime_thread
-from core.audio.timing import DelayEstimator
+from core.audio.jitter import DelayEstimator
 
 _SPIN_S = 0.0015  # sleep coarse, then wait the last bit in short sleeps for ~0.1 ms accuracy
 

@@ -7,7 +7,7 @@ of Qt. The other threads talk to it through plain attributes that one side write
 the other reads (the network thread: `contig`, `first_play_t`, `target_s`; the control
 thread: `mute_at`, then `mute_cmd`).
 
-Rules (the same as core.audio.timing): start a buffer after chunk 0 arrives; play in
+Rules (the same as core.audio.timeline): start a buffer after chunk 0 arrives; play in
 order; a missing chunk stalls the player until it arrives (adaptive: until the in-order
 audio on hand reaches the target); a mute lands at its modelled moment, or at the start
 of the first block that sees the command if that moment has passed.

@@ -5,7 +5,7 @@ laid out on a playback clock: a short synthetic user phrase, then nothing until 
 reply sample, then the reply's 20 ms chunks handed to the engine's jitter buffer
 (audio.playout.Playout) at their modelled arrivals by its network thread
 (audio.network.NetworkStage). The player then starts, stalls and resumes by the same rules
-as core.audio.timing.playout, so an underrun in the model is a gap you hear. A barge-in
+as core.audio.timeline.playout, so an underrun in the model is a gap you hear. A barge-in
 goes through audio.interrupt.InterruptController: mute, backend stop (no more chunks),
 release, at the model's moments.
 
@@ -38,7 +38,8 @@ from audio.interrupt import InterruptController
 from audio.network import NetworkStage
 from audio.playout import Playout
 from audio.sources import VoiceSource
-from core.audio.timing import TIMELINE, playout
+from core.audio.timeline import playout
+from core.audio.timing import TIMELINE
 from core.units import MS
 
 CHUNK_S = 0.020  # the reply's chunks (issue 13: 20 ms chunks)
@@ -67,7 +68,7 @@ class TurnAudio:
     arrival_s: np.ndarray  # each reply chunk's arrival at the jitter buffer
     buffer_s: float  # chunk 0's arrival -> its hand-over to the device
     chunk_s: float
-    play_start_s: np.ndarray  # the model's hand-over of each chunk (core.audio.timing.playout)
+    play_start_s: np.ndarray  # the model's hand-over of each chunk (core.audio.timeline.playout)
     stall_s: np.ndarray  # stall before each chunk, as the model says
 
     @property
@@ -108,7 +109,7 @@ def reply_schedule(turn: Any, chunk_s: float = CHUNK_S, max_reply_s: float = MAX
     user's last word, modelled device span). At most max_reply_s of reply.
 
     The model's own hand-overs (Turn.play_start_s) when it gives them; else the fixed
-    buffer's rule (core.audio.timing.playout) from the first audible sample."""
+    buffer's rule (core.audio.timeline.playout) from the first audible sample."""
     user_word_s, device_s = _span_bounds(turn)
     arrivals = np.asarray(turn.chunk_arrivals_s, dtype=float)
     if arrivals.size == 0:

@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from core.audio.timing import Timeline, drain_series, has_timeline, stream_timeline
+from core.audio.timeline import Timeline
+from core.audio.timing import drain_series, has_timeline, stream_timeline
 from core.units import MS, format_seconds
 
 TO_MS = 1.0 / MS

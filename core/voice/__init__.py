@@ -7,7 +7,7 @@ of the reply, through the loaded serving engine and the jitter buffer.
 
 A turn's LLM request is a request of the same serving engine as the background traffic
 (routed mode: everything submitted in time order), so its queue wait, prefill and token
-times come from the engine at that moment; the audio after TTS follows core.audio.timing
+times come from the engine at that moment; the audio after TTS follows core.audio.timeline
 (chunks, send, network delay and jitter, the jitter buffer), the barge-in its interrupt
 moments plus Engine.cancel. No Qt here.
 """

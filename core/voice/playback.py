@@ -1,5 +1,5 @@
 """From the reply's text to the first audible sample and the stalls: TTS, the downlink and
-the jitter buffer, with core.audio.timing's rules.
+the jitter buffer, with core.audio.timeline's rules.
 
 - TTS works clause by clause: clause c starts when its text is complete and the previous
   clause is synthesised; its first TTS chunk is ready tts_ttfb_ms later, each further one
@@ -19,7 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.audio.timing import _EPS, interrupt_moments, network_delays_s, playout
+from core.audio.interrupt import interrupt_moments
+from core.audio.jitter import network_delays_s
+from core.audio.timeline import EPS_S, playout
 from core.registry import get
 from core.units import MS
 from core.voice.params import chunks_of, clause_sizes
@@ -91,7 +93,7 @@ def fixed_playout(arrival_s: np.ndarray, chunk_s: float, buffer_s: float) -> tup
     start[0] = arrival_s[0] + buffer_s
     stall = np.zeros(n)
     stall[1:] = np.maximum(0.0, start[1:] - (start[:-1] + chunk_s))
-    stall[stall <= _EPS] = 0.0
+    stall[stall <= EPS_S] = 0.0
     return start, stall
 
 

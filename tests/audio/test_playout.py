@@ -1,7 +1,7 @@
 """The callback's player against the model, on a simulated clock (no threads, no device).
 
 Blocks of 10 ms are rendered at exact times; chunks are marked arrived at the model's
-arrival times; the player must start, stall, resume and mute where core.audio.timing says,
+arrival times; the player must start, stall, resume and mute where core.audio.timeline says,
 to within one block (the player only learns of an arrival at its next callback).
 """
 import math
@@ -13,7 +13,9 @@ from audio import events as ev
 from audio.markers import marker_runs
 from audio.playout import Playout
 from audio.sources import ToneSource
-from core.audio.timing import DelayEstimator, build_timeline, interrupt_moments
+from core.audio.interrupt import interrupt_moments
+from core.audio.jitter import DelayEstimator
+from core.audio.timeline import build_timeline
 
 RATE = 48_000
 BLOCK = 480  # 10 ms

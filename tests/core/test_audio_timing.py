@@ -7,6 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.audio import timing as at
+from core.audio.jitter import DelayEstimator, network_delays_s
+from core.audio.timeline import build_timeline
 from core.registry import ParamError, get, registry
 from core.verify import verify_calculator
 
@@ -60,7 +62,7 @@ def test_chunk_starting_as_it_arrives_never_counts_in_the_queue():
 
 
 def test_buffer_level_is_arrived_minus_played_and_zero_in_a_stall():
-    tl = at.build_timeline(network_ms=(5, 5, 50, 5))
+    tl = build_timeline(network_ms=(5, 5, 50, 5))
     t = np.linspace(0, 0.3, 3001)
     b = tl.buffer_level(t)
     assert (b >= -1e-12).all()
@@ -97,9 +99,9 @@ def test_buffer_compare_trades_start_delay_for_stalls():
 
 
 def test_seeded_jitter_is_deterministic_and_seed_sensitive():
-    a = at.network_delays_s(200, [5], jitter_ms=8, spike_prob=0.05, spike_ms=80, seed=3)
-    b = at.network_delays_s(200, [5], jitter_ms=8, spike_prob=0.05, spike_ms=80, seed=3)
-    c = at.network_delays_s(200, [5], jitter_ms=8, spike_prob=0.05, spike_ms=80, seed=4)
+    a = network_delays_s(200, [5], jitter_ms=8, spike_prob=0.05, spike_ms=80, seed=3)
+    b = network_delays_s(200, [5], jitter_ms=8, spike_prob=0.05, spike_ms=80, seed=3)
+    c = network_delays_s(200, [5], jitter_ms=8, spike_prob=0.05, spike_ms=80, seed=4)
     assert np.array_equal(a, b) and not np.array_equal(a, c)
     assert (a >= 0.005).all()  # never faster than the base delay
     assert a.max() > 0.080
@@ -107,14 +109,14 @@ def test_seeded_jitter_is_deterministic_and_seed_sensitive():
 
 def test_adaptive_buffer_rides_out_repeated_spikes_better_than_fixed():
     kw = dict(chunks=500, network_ms=(5,), jitter_ms=3, spike_prob=0.05, spike_ms=60, seed=11, buffer_ms=40)
-    fixed = at.build_timeline(**kw)
-    adaptive = at.build_timeline(adaptive=True, **kw)
+    fixed = build_timeline(**kw)
+    adaptive = build_timeline(adaptive=True, **kw)
     assert adaptive.underruns().size < fixed.underruns().size
     assert adaptive.target.max() > 0.040  # it learned a bigger target from the spikes
 
 
 def test_delay_estimator_targets_the_observed_jitter():
-    est = at.DelayEstimator(chunk_s=0.02, min_target_s=0.02)
+    est = DelayEstimator(chunk_s=0.02, min_target_s=0.02)
     assert est.target_s == 0.02
     for i in range(10):
         est.observe(i, 0.038 + 0.02 * i)
@@ -170,7 +172,7 @@ def test_frames_three_speeds():
     adaptive=st.booleans(),
 )
 def test_playout_invariants(delays, buffer_ms, process_ms, adaptive):
-    tl = at.build_timeline(chunks=len(delays), network_ms=delays, process_ms=process_ms,
+    tl = build_timeline(chunks=len(delays), network_ms=delays, process_ms=process_ms,
                            buffer_ms=buffer_ms, adaptive=adaptive)
     eps = 1e-9
     assert (tl.play_start >= tl.arrival - eps).all()  # nothing plays before it arrives

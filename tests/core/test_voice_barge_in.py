@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from core.audio.timing import interrupt_moments
+from core.audio.interrupt import interrupt_moments
 from core.registry import ParamError
 from core.units import MS
 from core.voice import VoiceParams, simulate_voice

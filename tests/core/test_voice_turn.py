@@ -1,5 +1,5 @@
 """core.voice: one turn on one clock. Unloaded and jitter-free, every stage of the silence gap
-is its own calculator's number; the audio after TTS is core.audio.timing's model."""
+is its own calculator's number; the audio after TTS is core.audio.timeline's model."""
 import math
 
 import numpy as np
@@ -7,7 +7,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from core.audio.timing import network_delays_s, playout
+from core.audio.jitter import network_delays_s
+from core.audio.timeline import playout
 from core.registry import get
 from core.serving.engine import replay
 from core.serving.workload import Workload

@@ -10,7 +10,8 @@ import pytest
 from audio.sinks import output_devices
 from core.audio.presets import PRESETS, preset_params
 from core.audio.state import VIRTUAL_DEVICE, AudioState
-from core.audio.timing import TIMELINE, build_timeline
+from core.audio.timeline import build_timeline
+from core.audio.timing import TIMELINE
 from core.registry import Param
 from widgets.audio import PANEL, AudioPanel
 from widgets.kit.jobs import jobs
