@@ -4,7 +4,7 @@ summary.
 
 RUNS.toml is tests/data/public_runs' layout: [[runs]] tables, each with id, model,
 hardware, the deployment keys (tp, pp, ep, quantization, kv_cache_dtype,
-gpu_memory_utilization, frontend, max_num_seqs, token_budget), a workload table of
+gpu_memory_utilization, frontend, endpoint, max_num_seqs, token_budget), a workload table of
 `lab simulate serving` dataset keys and a measured table of vllm bench serve's figures
 (duration_s, output_throughput, mean_/median_ ttft, tpot, itl, e2el _ms). A profile is of
 one model on one card (hardware=PROFILE.toml sets the card), so every fitted run must name
@@ -25,8 +25,9 @@ if sys.version_info >= (3, 11):
 else:  # Python 3.10
     import tomli as tomllib
 
+# The client's endpoint too: the chat endpoint's front end is dearer (core/serving/engine/frontend.py).
 DEPLOYMENT_KEYS = ("tp", "pp", "ep", "quantization", "kv_cache_dtype", "gpu_memory_utilization", "frontend",
-                   "max_num_seqs", "token_budget")
+                   "endpoint", "max_num_seqs", "token_budget")
 
 
 def key_text(v) -> str:
@@ -47,12 +48,24 @@ def load_summary_runs(path: str) -> list[SummaryRun]:
         raise ParamError("--summaries", f"{path}: {err.strerror}; valid: a TOML file of [[runs]]") from None
     except tomllib.TOMLDecodeError as err:
         raise ParamError("--summaries", f"{path}: not valid TOML ({err}); valid: a TOML file of [[runs]]") from None
+    runs = data.get("runs")
+    if not isinstance(runs, list) or not all(isinstance(r, dict) for r in runs):
+        raise ParamError("--summaries", f"{path}: field runs: missing or not an array of tables; valid: [[runs]] "
+                         "tables (tests/data/public_runs' layout)")
     out = []
-    for i, raw in enumerate(data.get("runs", [])):
+    for i, raw in enumerate(runs):
         where = f"{path}: runs[{i}]"
         for name in ("model", "hardware", "workload", "measured"):
             if name not in raw:
                 raise ParamError("--summaries", f"{where}: no {name!r}; valid: id, model, hardware, workload, measured")
+        for name in ("workload", "measured"):
+            if not isinstance(raw[name], dict):
+                raise ParamError("--summaries", f"{where}.{name}: not a table; valid: a table of "
+                                 + ("lab simulate serving dataset keys" if name == "workload" else
+                                    "vllm bench serve's figures (median_ttft_ms = 123.4, ...)"))
+        for name, value in raw["measured"].items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ParamError("--summaries", f"{where}.measured.{name}: got {value!r}; valid: a number")
         if raw.get("split") == "validation":
             continue
         keys = {"model": str(raw["model"]), "hardware": str(raw["hardware"])}
@@ -81,7 +94,7 @@ def to_profile(cal: SummaryCalibration, runs: list[SummaryRun], replay) -> Profi
                    samples=list(cal.samples), runs=rows, fit=fit)
 
 
-def cli_run(path: str, out: str | None, as_json: bool, fit_keys: str | None, bootstrap: int) -> int:
+def cli_run(path: str, out: str | None, as_json: bool, fit_keys: str | None, bootstrap: int, seed: int = 0) -> int:
     """lab calibrate --summaries: fit, print, write the profile; 2 when the fit did not converge."""
     from core.calibrate.summaries import replays_of
 
@@ -93,7 +106,7 @@ def cli_run(path: str, out: str | None, as_json: bool, fit_keys: str | None, boo
     if out is not None and not out.lower().endswith(".toml"):
         raise ParamError("--out", f"got {out!r}; valid: a path ending in .toml")
     keys = None if fit_keys is None else tuple(k.strip() for k in fit_keys.split(",") if k.strip())
-    cal = calibrate_summaries(runs, fit_keys=keys, bootstrap=bootstrap)
+    cal = calibrate_summaries(runs, fit_keys=keys, bootstrap=bootstrap, seed=seed)
     wrote = None
     if cal.converged and out:
         replays, _ = replays_of(runs[:1])

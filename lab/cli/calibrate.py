@@ -20,7 +20,9 @@ from lab.cli.args import PARAM, input_error
 
 USAGE = ("lab calibrate RESULT.json [RESULT2.json ...] model=KEY|config.json hardware=KEY|card.toml [key=value ...] "
          "[--out PROFILE.toml] [--steps SERVER.log] [--fit-keys a,b] [--bootstrap N] [--seed N] [--json] "
-         "[--config FILE.toml|.yaml|.json: keys from a file, the command line wins]")
+         "[--config FILE.toml|.yaml|.json: keys from a file, the command line wins]\n"
+         "       lab calibrate --summaries RUNS.toml [--out PROFILE.toml] [--fit-keys a,b] [--bootstrap N] [--seed N] "
+         "[--json]")
 DESCRIPTION = """Fit the lab's step-time model to what a real server measured. Each run (a vllm bench serve
 --save-result --save-detailed JSON, or lab observe's result.json) is replayed as it was measured:
 its requests, its client's --max-concurrency, and its server's KV pool by blocks and prefix caching
@@ -39,7 +41,15 @@ Keys as key=value, --key value or --key=value, with dashes or vLLM's names and f
 (--max-num-seqs 128, --max-num-batched-tokens 2048, --no-enable-prefix-caching).
 --out P.toml also writes P.config.toml: the runs and logs fitted (absolute paths), the keys,
 fit_keys, bootstrap and bootstrap_seed, so `lab calibrate --config P.config.toml --out P2.toml`
-refits it exactly."""
+refits it exactly.
+--summaries RUNS.toml: for runs that report only a benchmark's summary figures (mean and median
+TTFT, TPOT, ITL, E2E, throughput), not per-request times: [[runs]] tables as in
+tests/data/public_runs (id, model, hardware, deployment keys, a workload table of lab simulate
+serving's dataset keys, a measured table of vllm bench serve's figures; split = "validation"
+runs are not fitted), all of one model on one card; each replayed as lab simulate serving
+does, fitted on log(predicted/measured) of every figure, each run weighing alike
+(core/calibrate/summaries.py; default --fit-keys coef_prefill_compute,coef_decode_weights,
+coef_attention,frontend_request_ms,coef_seq_s; --bootstrap default 0 there)."""
 
 
 def add_parser(sub, formatter, keys: bool = True) -> None:
@@ -58,6 +68,9 @@ def add_parser(sub, formatter, keys: bool = True) -> None:
     p.add_argument("--steps", metavar="LOG", action="append", default=[],
                    help="a vLLM server log with --enable-logging-iteration-details lines: its engine steps' times are "
                         "fitted beside the runs (repeatable)")
+    p.add_argument("--summaries", metavar="RUNS.toml", default=None,
+                   help="fit to runs' summary figures instead ([[runs]] as in tests/data/public_runs; no RESULT "
+                        "files, keys or --steps beside it)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     if keys:
         _add_keys(p)
@@ -134,6 +147,8 @@ def run(args, extras) -> int:
     from core.calibrate.profile import save_profile
 
     options = [f"{dest[len(PARAM):]}={v}" for dest, v in vars(args).items() if dest.startswith(PARAM)]
+    if getattr(args, "summaries", None) is not None:
+        return _summaries(args, config_file.words() + list(args.items) + options + option_words(extras))
     items = config_file.words() + list(args.items) + options + option_words(extras)  # the file's first: the command line wins
     paths, keys = split_items(items)
     paths, steps, seed_text = calibrate_config.take(keys, paths, list(args.steps), args.seed)
@@ -161,6 +176,19 @@ def run(args, extras) -> int:
         print(f"lab calibrate: the fit did not converge ({cal.message}); no profile written", file=sys.stderr)
         return 2
     return 0
+
+
+def _summaries(args, words: list[str]) -> int:
+    """lab calibrate --summaries RUNS.toml: the file holds the runs and their keys."""
+    from core.calibrate.summary_profile import cli_run  # lazy: scipy, the engine
+
+    if words or args.steps:
+        raise input_error("--summaries", f"got {(words + list(args.steps))[0]!r} beside it; valid: --summaries "
+                          "RUNS.toml alone (its [[runs]] hold the runs and their keys), with --out, --fit-keys, "
+                          "--bootstrap, --seed, --json")
+    bootstrap = _whole("--bootstrap", args.bootstrap, 0, 1000)
+    seed = _whole("--seed", args.seed, 0, 2**31 - 1)
+    return cli_run(args.summaries, args.out, args.json, args.fit_keys, bootstrap, seed)
 
 
 class _Bar:
