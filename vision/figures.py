@@ -1,5 +1,5 @@
 """Texts and outlines of the image view that depend on a loaded picture (the numbers come
-from core.vision.calculator; the panel only shows these)."""
+from core.vision.layout; the panel only shows these)."""
 from __future__ import annotations
 
 import numpy as np

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from core.vision.calculator import TokenLayout
+from core.vision.layout import TokenLayout
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1 in display pixels
 # Grid lines closer than this on screen stop reading as a grid and paint the picture over.

@@ -30,15 +30,15 @@ from PIL import Image
 
 from core.cancel import NEVER, Cancelled, CancelToken
 from core.registry import ParamError
-from core.vision import calculator as vm
+from core.vision.pixel_limit import PIXEL_LIMIT_DEFAULT, PIXEL_LIMIT_HARD
 
 SUPPORTED_FORMATS = ("PNG", "JPEG", "WEBP", "GIF", "BMP", "TIFF", "MPO")
 FILE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp", ".tif", ".tiff")
 # Pillow's own warning threshold (about 89.5 MP): a 24 MP photo passes easily, a bomb does not.
-DEFAULT_MAX_PIXELS = Image.MAX_IMAGE_PIXELS or vm.PIXEL_LIMIT_DEFAULT
+DEFAULT_MAX_PIXELS = Image.MAX_IMAGE_PIXELS or PIXEL_LIMIT_DEFAULT
 # Pillow refuses images above twice its own limit no matter what we ask; we never lift
 # Pillow's global limit (other threads share it), so ours cannot go higher.
-HARD_MAX_PIXELS = min(2 * DEFAULT_MAX_PIXELS - 1, vm.PIXEL_LIMIT_HARD)
+HARD_MAX_PIXELS = min(2 * DEFAULT_MAX_PIXELS - 1, PIXEL_LIMIT_HARD)
 DEFAULT_MAX_FILE_BYTES = 1 << 30
 DISPLAY_MAX_SIDE = 2048
 

@@ -1,4 +1,4 @@
-"""The model's resize policy applied to real pixels (the sizes come from core.vision.calculator).
+"""The model's resize policy applied to real pixels (the sizes come from core.vision.layout).
 
 'fit' resamples the picture to the processor's size (multiples of patch·merge within the
 pixel bounds: Qwen-style dynamic resolution); 'keep' leaves the pixels alone and pads the
@@ -12,20 +12,20 @@ import numpy as np
 from PIL import Image
 
 from core.registry import ParamError
-from core.vision import calculator as vm
+from core.vision import layout as vl
 
 
 @dataclass(frozen=True)
 class ResizePolicy:
     mode: str = "fit"
-    patch: int = vm.PATCH
-    merge: int = vm.MERGE
-    min_pixels: int = vm.MIN_PIXELS
-    max_pixels: int = vm.MAX_PIXELS
+    patch: int = vl.PATCH
+    merge: int = vl.MERGE
+    min_pixels: int = vl.MIN_PIXELS
+    max_pixels: int = vl.MAX_PIXELS
 
     def __post_init__(self):
-        if self.mode not in vm.RESIZE_MODES:
-            raise ParamError("resize", f"got {self.mode!r}; valid: one of {', '.join(vm.RESIZE_MODES)}")
+        if self.mode not in vl.RESIZE_MODES:
+            raise ParamError("resize", f"got {self.mode!r}; valid: one of {', '.join(vl.RESIZE_MODES)}")
         for name in ("patch", "merge"):
             if getattr(self, name) < 1:
                 raise ParamError(name, f"got {getattr(self, name)}; valid: >= 1")
@@ -37,8 +37,8 @@ class ResizePolicy:
     def factor(self) -> int:
         return self.patch * self.merge
 
-    def layout(self, height: int, width: int) -> vm.TokenLayout:
-        return vm.layout(height, width, self.patch, self.merge, self.mode, self.min_pixels, self.max_pixels)
+    def layout(self, height: int, width: int) -> vl.TokenLayout:
+        return vl.layout(height, width, self.patch, self.merge, self.mode, self.min_pixels, self.max_pixels)
 
     def params(self) -> dict:
         """The same policy as calculator parameters (vision.tokens / vision.request)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image, ImageChops, ImageDraw
 
-from core.vision.calculator import BOOK_FILE_BYTES
+from core.vision.images import BOOK_FILE_BYTES
 from vision.loading import LoadedImage
 
 SAMPLE_NAME = "样例 640×640 (generated)"

@@ -1,142 +1,40 @@
-"""§3.3.1: pixels → patches → visual tokens → three data volumes (图 3-15/3-16, 练习 3-5).
-
-One image of a visual question passes three handoff points (E → P → D): the compressed
-file, the encoder output EC (reusable across requests for the same image), and the
-language KV of its visual tokens (tied to the request's earlier context). The counting:
-
-    patches        = H·W / p²                 (after the model's resize)
-    visual tokens  = patches / r²             n_v = H·W / (p²·r²)
-    EC (one copy)  = n_v · feature_width · dtype_bytes
-    EC (DeepStack) = EC (one copy) · feature_copies
-    KV             = n_v · kv_bytes_per_token
-
-Resize policy, as a Qwen-VL processor does it ('fit'): round each side to a multiple of
-p·r, then scale both sides so the pixel count lies within [min_pixels, max_pixels].
-'keep' pads each side up to the next multiple of p·r and scales nothing.
+"""§3.3.1 (图 3-15/3-16, 练习 3-5): the vision calculators. One image's tokens, EC and KV
+(vision.tokens), a whole visual question's volumes (vision.request), the bytes at each
+handoff point (vision.handoff), the vision tower's FLOPs (vision.encode_flops) and the
+exercise's 640 vs 1280 (vision.compare). What they count from: core.vision.layout (resize,
+patch grid, volumes), core.vision.images (image lists) and core.vision.encoder (FLOPs).
 """
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
-from dataclasses import dataclass
-
-from core import catalog
 from core.model_config.as_catalog import model_or_config
-from core.registry import BookRef, BookValue, Calculator, Output, Param, ParamError
+from core.registry import BookRef, BookValue, Calculator, Output, Param
+from core.vision.encoder import encode_flops_breakdown, vision_models
+from core.vision.images import BOOK_FILE_BYTES, expand_images
+from core.vision.layout import (
+    DTYPE_BYTES,
+    FEATURE_COPIES,
+    FEATURE_WIDTH,
+    KV_BYTES_PER_TOKEN,
+    MAX_PIXELS,
+    MAX_SIDE,
+    MERGE,
+    MIN_PIXELS,
+    PATCH,
+    RESIZE_MODES,
+    VISION_MODEL,
+    check_aspect,
+    check_layout_params,
+    layout,
+    volumes,
+)
 
-VISION_MODEL = "qwen3-vl-4b-vision"
-LANGUAGE_MODEL = "qwen3-4b"
+# Read from here by core/serving (MAX_ASPECT) and the Vision panel's image column (the pixel
+# limit's range) until they import the topic modules (S_request.md).
+from core.vision.layout import MAX_ASPECT as MAX_ASPECT
+from core.vision.pixel_limit import PIXEL_LIMIT_MAX_MP as PIXEL_LIMIT_MAX_MP
+from core.vision.pixel_limit import PIXEL_LIMIT_MIN_MP as PIXEL_LIMIT_MIN_MP
 
-PATCH = 16
-MERGE = 2
-FEATURE_WIDTH = 2560
-FEATURE_COPIES = 4  # DeepStack: final merger + 3 intermediate mergers
-KV_BYTES_PER_TOKEN = 147456  # 144 KiB/token: 36 layers · 8 KV heads · 128 · 2 (K,V) · 2 B
-DTYPE_BYTES = 2
-# Qwen3-VL image processor bounds (preprocessor_config.json "size": shortest_edge and
-# longest_edge are pixel counts there, not side lengths).
-MIN_PIXELS = 65_536
-MAX_PIXELS = 16_777_216
-MAX_ASPECT = 200  # the processor refuses more elongated images
-RESIZE_MODES = ("fit", "keep")
 QUESTION_POSITIONS = ("after", "before")
-BOOK_FILE_BYTES = 800_000  # "压缩截图 0.8 MB (给定输入)"
-MAX_SIDE = 1_000_000
-
-# Image files (vision/loading.py): the header's pixel count is checked before decoding.
-# The default is Pillow's own warning threshold (Image.MAX_IMAGE_PIXELS); Pillow refuses
-# anything above twice that, so no limit can go higher.
-PIXEL_LIMIT_DEFAULT = 89_478_485
-PIXEL_LIMIT_HARD = 2 * PIXEL_LIMIT_DEFAULT - 1
-# The panel shows the limit in MP with one decimal: its range rounds inwards, so the
-# largest value shown is still a limit the loader accepts.
-PIXEL_LIMIT_MIN_MP = 1.0
-PIXEL_LIMIT_MAX_MP = math.floor(PIXEL_LIMIT_HARD / 1e5) / 10
-
-
-def pixel_limit(megapixels: float) -> int:
-    """A limit shown in MP as the whole pixel count the loader takes (within its range)."""
-    if not math.isfinite(megapixels) or not PIXEL_LIMIT_MIN_MP <= megapixels <= PIXEL_LIMIT_MAX_MP:
-        raise ParamError("pixel_limit_mp", f"got {megapixels!r}; valid: [{PIXEL_LIMIT_MIN_MP:g}, "
-                         f"{PIXEL_LIMIT_MAX_MP:g}] MP")
-    return min(PIXEL_LIMIT_HARD, round(megapixels * 1e6))
-
-
-@dataclass(frozen=True)
-class TokenLayout:
-    """Where one image's pixels end up: the model's size, the patch grid, the token grid."""
-
-    height: int  # the image as loaded (after EXIF orientation)
-    width: int
-    model_height: int  # what the encoder sees
-    model_width: int
-    patch: int
-    merge: int
-
-    @property
-    def grid_h(self) -> int:
-        """Patch rows."""
-        return math.ceil(self.model_height / self.patch)
-
-    @property
-    def grid_w(self) -> int:
-        return math.ceil(self.model_width / self.patch)
-
-    @property
-    def token_grid_h(self) -> int:
-        return self.grid_h // self.merge
-
-    @property
-    def token_grid_w(self) -> int:
-        return self.grid_w // self.merge
-
-    @property
-    def patches(self) -> int:
-        return self.grid_h * self.grid_w
-
-    @property
-    def visual_tokens(self) -> int:
-        return self.token_grid_h * self.token_grid_w
-
-
-def fit_size(height: int, width: int, factor: int, min_pixels: int, max_pixels: int) -> tuple[int, int]:
-    """Qwen-VL dynamic resolution: sides rounded to multiples of `factor`, area kept
-    within [min_pixels, max_pixels] at (about) the same aspect ratio."""
-    h = max(factor, round(height / factor) * factor)
-    w = max(factor, round(width / factor) * factor)
-    if h * w > max_pixels:
-        beta = math.sqrt(height * width / max_pixels)
-        h = max(factor, math.floor(height / beta / factor) * factor)
-        w = max(factor, math.floor(width / beta / factor) * factor)
-    elif h * w < min_pixels:
-        beta = math.sqrt(min_pixels / (height * width))
-        h = math.ceil(height * beta / factor) * factor
-        w = math.ceil(width * beta / factor) * factor
-    return int(h), int(w)
-
-
-def layout(height: int, width: int, patch: int = PATCH, merge: int = MERGE, resize: str = "fit",
-           min_pixels: int = MIN_PIXELS, max_pixels: int = MAX_PIXELS) -> TokenLayout:
-    """The encoder's view of an image of height x width pixels under a resize policy."""
-    factor = patch * merge
-    if resize == "fit":
-        mh, mw = fit_size(height, width, factor, min_pixels, max_pixels)
-    elif resize == "keep":
-        # Pad (never crop) to whole merged tokens, so no pixel of the original is lost.
-        mh, mw = math.ceil(height / factor) * factor, math.ceil(width / factor) * factor
-    else:
-        raise ParamError("resize", f"got {resize!r}; valid: one of {', '.join(RESIZE_MODES)}")
-    return TokenLayout(int(height), int(width), mh, mw, patch, merge)
-
-
-def volumes(visual_tokens: int, feature_width: int = FEATURE_WIDTH, feature_copies: int = FEATURE_COPIES,
-            dtype_bytes: int = DTYPE_BYTES, kv_bytes_per_token: int = KV_BYTES_PER_TOKEN) -> dict:
-    single = visual_tokens * feature_width * dtype_bytes
-    return {
-        "ec_single_bytes": single,
-        "ec_bytes": single * feature_copies,
-        "kv_bytes": visual_tokens * kv_bytes_per_token,
-    }
 
 
 # --------------------------------------------------------------------------------------
@@ -161,27 +59,9 @@ def tokens(height, width, patch, merge, feature_width, feature_copies, kv_bytes_
     return out
 
 
-def check_layout_params(values: dict) -> None:
-    if values["min_pixels"] > values["max_pixels"]:
-        raise ParamError("min_pixels", f"got {values['min_pixels']} > max_pixels {values['max_pixels']}; "
-                         "valid: <= max_pixels")
-    factor = values["patch"] * values["merge"]
-    if values["resize"] == "fit" and values["max_pixels"] < factor * factor:
-        raise ParamError("max_pixels", f"got {values['max_pixels']}; valid: >= (patch·merge)² = {factor * factor}")
-
-
-def _check_aspect(names: tuple[str, str], height: float, width: float, values: dict) -> None:
-    """Refuse strips the processor refuses, naming the side that is too long (names:
-    the height and width fields)."""
-    if values.get("resize", "fit") == "fit" and max(height, width) / min(height, width) > MAX_ASPECT:
-        name = names[0] if height >= width else names[1]
-        raise ParamError(name, f"aspect ratio {max(height, width) / min(height, width):.0f}:1 "
-                         f"({width:g}×{height:g}); valid: at most {MAX_ASPECT}:1 (the processor refuses longer strips)")
-
-
 def _check_tokens(values: dict) -> None:
     check_layout_params(values)
-    _check_aspect(("height", "width"), values["height"], values["width"], values)
+    check_aspect(("height", "width"), values["height"], values["width"], values)
 
 
 def _model_params() -> tuple[Param, ...]:
@@ -244,42 +124,11 @@ TOKENS = Calculator(
 
 
 # --------------------------------------------------------------------------------------
-# Image lists shared by vision.request and vision.handoff
-# --------------------------------------------------------------------------------------
-
-def _ints(name: str, values: Sequence[float]) -> list[int]:
-    out = []
-    for v in values:
-        if not float(v).is_integer():
-            raise ParamError(name, f"got {v:g}, not a whole number; valid: whole pixels/bytes")
-        out.append(int(v))
-    return out
-
-
-def expand_images(heights: Sequence[float], widths: Sequence[float], file_bytes: Sequence[float] | None = None) -> list[tuple]:
-    """(height, width, file_bytes) per image. widths and file_bytes may be one value that
-    applies to every image, or one value per image."""
-    hs = _ints("heights", heights)
-    n = len(hs)
-
-    def spread(name, values):
-        vals = _ints(name, values)
-        if len(vals) == 1:
-            return vals * n
-        if len(vals) != n:
-            raise ParamError(name, f"got {len(vals)} values for {n} images; valid: 1 value or {n} values")
-        return vals
-
-    ws = spread("widths", widths)
-    fb = spread("file_bytes", file_bytes) if file_bytes is not None else [0] * n
-    return list(zip(hs, ws, fb))
-
-
 def _check_images(values: dict) -> None:
     check_layout_params(values)
     images = expand_images(values["heights"], values["widths"], values.get("file_bytes"))
     for h, w, _ in images:
-        _check_aspect(("heights", "widths"), h, w, values)
+        check_aspect(("heights", "widths"), h, w, values)
 
 
 def _image_params(heights: str, widths: str, file_bytes: str) -> tuple[Param, ...]:
@@ -420,44 +269,6 @@ HANDOFF = Calculator(
 
 
 # --------------------------------------------------------------------------------------
-# vision.encode_flops
-# --------------------------------------------------------------------------------------
-
-def vision_models() -> tuple[str, ...]:
-    return tuple(k for k in catalog.model_keys() if k.endswith("-vision"))
-
-
-def encode_flops_breakdown(model_key: str, lay: TokenLayout) -> dict:
-    """Matrix FLOPs of one image through a Qwen3-VL style vision tower (2 per multiply-add).
-
-    Counted: the patch embedding (a Conv3d over temporal_patch_size frames, i.e. a matrix on
-    each patch), per block the QKV/out projections and the fc1/fc2 MLP on every patch, full
-    bidirectional attention among the image's patches (QKᵀ and PV), and every merger
-    (final + DeepStack): fc1 (h·r² → h·r²) and fc2 (h·r² → out width) on each merged token.
-    Norms, activations and position embeddings are left out (not matrix work).
-    """
-    m = model_or_config(model_key, part="vision")
-    h = m["hidden_size"]
-    depth = m["depth"]
-    inner = m["intermediate_size"]
-    n = lay.patches
-    t = lay.visual_tokens
-    patch_in = m["in_channels"] * m["temporal_patch_size"] * lay.patch * lay.patch
-    merged_in = h * lay.merge * lay.merge
-    mergers = 1 + len(m["deepstack_visual_indexes"])
-    patch_embed = 2 * n * patch_in * h
-    block_linear = depth * 2 * n * (4 * h * h + 2 * h * inner)
-    attention = depth * 4 * n * n * h
-    merger = mergers * 2 * t * (merged_in * merged_in + merged_in * m["out_hidden_size"])
-    return {
-        "patch_embed_flops": patch_embed,
-        "block_linear_flops": block_linear,
-        "attention_flops": attention,
-        "merger_flops": merger,
-        "encode_flops": patch_embed + block_linear + attention + merger,
-    }
-
-
 def encode_flops(model, height, width, resize, min_pixels, max_pixels) -> dict:
     m = model_or_config(model, part="vision")
     lay = layout(height, width, m["patch_size"], m["spatial_merge_size"], resize, min_pixels, max_pixels)
@@ -471,7 +282,7 @@ def encode_flops(model, height, width, resize, min_pixels, max_pixels) -> dict:
 def _check_encode(values: dict) -> None:
     m = model_or_config(values["model"], part="vision")
     check_layout_params({**values, "patch": m["patch_size"], "merge": m["spatial_merge_size"]})
-    _check_aspect(("height", "width"), values["height"], values["width"], values)
+    check_aspect(("height", "width"), values["height"], values["width"], values)
 
 
 ENCODE_FLOPS = Calculator(

@@ -16,8 +16,10 @@ import numpy as np
 
 from core.model_config.as_catalog import model_or_config
 from core.units import format_bytes, format_count, format_flops
-from core.vision import calculator as vm
 from core.vision import image_gen
+from core.vision.calculator import QUESTION_POSITIONS
+from core.vision.images import expand_images
+from core.vision.layout import TokenLayout, layout
 
 LOG_FLOOR = 3  # volume bars start at 1 kB (10^3 B)
 VOLUME_KINDS = (("file", "压缩文件 file", "wait"), ("ec", "编码结果 EC", "ec"), ("kv", "语言 KV", "state"))
@@ -36,11 +38,11 @@ def file_size(value: float) -> str:
     return format_bytes(value, "si", digits=4)
 
 
-def request_layouts(inputs: Mapping[str, Any]) -> list[vm.TokenLayout]:
+def request_layouts(inputs: Mapping[str, Any]) -> list[TokenLayout]:
     """Each image's layout under the request's model constants and resize policy."""
-    return [vm.layout(h, w, inputs["patch"], inputs["merge"], inputs["resize"], inputs["min_pixels"],
+    return [layout(h, w, inputs["patch"], inputs["merge"], inputs["resize"], inputs["min_pixels"],
                       inputs["max_pixels"])
-            for h, w, _ in vm.expand_images(inputs["heights"], inputs["widths"], inputs["file_bytes"])]
+            for h, w, _ in expand_images(inputs["heights"], inputs["widths"], inputs["file_bytes"])]
 
 
 def request_table(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> list[tuple[str, ...]]:
@@ -87,7 +89,7 @@ def question_layouts(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> di
     """Token order for both places of the question: (kind, start, end) segments."""
     prefix, text = inputs["prefix_tokens"], inputs["text_tokens"]
     out = {}
-    for where in vm.QUESTION_POSITIONS:
+    for where in QUESTION_POSITIONS:
         segs, pos = [], 0
         if prefix:
             segs.append(("prefix", pos, pos + prefix))
@@ -146,7 +148,7 @@ def compare_figure(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> dict
     sides = []
     for tag in ("a", "b"):
         side = inputs[f"side_{tag}"]
-        sides.append({"side": side, "layout": vm.layout(side, side, m["patch_size"], m["spatial_merge_size"]),
+        sides.append({"side": side, "layout": layout(side, side, m["patch_size"], m["spatial_merge_size"]),
                       "title": f"{side}×{side}: {format_count(result[f'tokens_{tag}'])} 个视觉 token",
                       "detail": f"EC {mib(result[f'ec_bytes_{tag}'])} · KV {mib(result[f'kv_bytes_{tag}'])} · "
                                 f"编码 {format_flops(result[f'encode_flops_{tag}'])}"})

@@ -23,7 +23,8 @@ from typing import Any
 
 from core.registry import ParamError
 from core.state_model import PanelModel
-from core.vision import calculator as vm
+from core.vision import pixel_limit as pl
+from core.vision.images import BOOK_FILE_BYTES, expand_images
 
 SAMPLE_SIDE = 640
 TABS = ("volumes", "compare", "generation")
@@ -39,7 +40,7 @@ class ImageEntry:
     file_bytes: int
 
 
-SAMPLE = ImageEntry("", SAMPLE_SIDE, SAMPLE_SIDE, vm.BOOK_FILE_BYTES)
+SAMPLE = ImageEntry("", SAMPLE_SIDE, SAMPLE_SIDE, BOOK_FILE_BYTES)
 
 
 class VisionState(PanelModel):
@@ -52,7 +53,7 @@ class VisionState(PanelModel):
         "token_grid": True,
         "image": "",
         "zoom": (),
-        "pixel_limit_mp": vm.PIXEL_LIMIT_DEFAULT / 1e6,
+        "pixel_limit_mp": pl.PIXEL_LIMIT_DEFAULT / 1e6,
     }
     PLAYERS = ()
 
@@ -71,7 +72,7 @@ class VisionState(PanelModel):
     def images(self) -> list[ImageEntry]:
         """The request's images: source, size and file bytes of each, in order."""
         inputs = self.cards["request"].inputs
-        sizes = vm.expand_images(inputs["heights"], inputs["widths"], inputs["file_bytes"])
+        sizes = expand_images(inputs["heights"], inputs["widths"], inputs["file_bytes"])
         sources = self._sources + ("",) * max(0, len(sizes) - len(self._sources))
         return [ImageEntry(src, h, w, fb) for src, (h, w, fb) in zip(sources, sizes)]
 
@@ -135,7 +136,7 @@ class VisionState(PanelModel):
 
     def pixel_limit(self) -> int:
         """The pixel limit for the next files opened, in pixels."""
-        return vm.pixel_limit(self.view("pixel_limit_mp"))
+        return pl.pixel_limit(self.view("pixel_limit_mp"))
 
     # ---- whole state ----------------------------------------------------------
     def reset(self) -> None:
@@ -159,7 +160,7 @@ class VisionState(PanelModel):
     def load_json(self, data: Mapping[str, Any], checked: Mapping[str, Any] | None = None) -> None:
         cards = data.get("cards", {}) or {}
         request = self.cards["request"].calculator.resolve(cards.get("request", {}) or {})
-        count = len(vm.expand_images(request["heights"], request["widths"], request["file_bytes"]))
+        count = len(expand_images(request["heights"], request["widths"], request["file_bytes"]))
         sources = data.get("images", [""] * count)
         if (not isinstance(sources, (list, tuple)) or len(sources) != count
                 or not all(isinstance(s, str) for s in sources)):
@@ -204,6 +205,6 @@ def _check_view(name: str, value: Any) -> None:
         except (TypeError, ValueError):
             raise ParamError("view.pixel_limit_mp", f"got {value!r}; valid: a number of MP") from None
         try:
-            vm.pixel_limit(megapixels)
+            pl.pixel_limit(megapixels)
         except ParamError as err:
             raise ParamError("view.pixel_limit_mp", err.message) from None

@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 from core.registry import get
-from core.vision import calculator as vm
 from core.vision import figures as vf
+from core.vision.layout import KV_BYTES_PER_TOKEN
 from core.vision.state import VisionState
 
 MIB = 2**20
@@ -28,7 +28,7 @@ def test_table_rows_for_the_books_request(book):
 
 def test_text_kv_is_an_output_of_the_request():
     r = get("vision.request").run({"text_tokens": 100, "prefix_tokens": 28})
-    assert r["text_kv_bytes"] == 128 * vm.KV_BYTES_PER_TOKEN
+    assert r["text_kv_bytes"] == 128 * KV_BYTES_PER_TOKEN
     assert r["input_kv_bytes"] == r["text_kv_bytes"] + sum(r["per_image_kv_bytes"])
 
 
@@ -59,7 +59,7 @@ def test_question_figure_marks_what_a_new_question_recomputes():
     card.update({"question": "before", "prefix_tokens": 100})
     fig = vf.question_figure(card.inputs, card.result)
     assert [s[0] for s in fig["layouts"]["before"]] == ["prefix", "question", "image"]
-    assert fig["reusable_kv"] == vf.mib(100 * vm.KV_BYTES_PER_TOKEN)
+    assert fig["reusable_kv"] == vf.mib(100 * KV_BYTES_PER_TOKEN)
 
 
 def test_compare_and_diffusion_figures():

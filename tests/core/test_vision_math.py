@@ -5,7 +5,7 @@ import pytest
 
 from core.registry import ParamError, get, registry
 from core.verify import verify_calculator
-from core.vision import calculator as vm
+from core.vision.layout import KV_BYTES_PER_TOKEN, MAX_PIXELS, MIN_PIXELS, fit_size, layout
 
 MIB = 1024 ** 2
 VISION_CALCS = ("vision.tokens", "vision.request", "vision.handoff", "vision.encode_flops", "vision.compare")
@@ -52,13 +52,13 @@ def test_four_images_and_400_text_tokens():
 def test_question_position_decides_which_kv_survives():
     after = get("vision.request").run({"question": "after"})
     before = get("vision.request").run({"question": "before"})
-    assert after["reusable_kv_bytes"] == 1600 * vm.KV_BYTES_PER_TOKEN
+    assert after["reusable_kv_bytes"] == 1600 * KV_BYTES_PER_TOKEN
     assert before["reusable_kv_bytes"] == 0
     assert before["recomputed_kv_bytes"] == before["input_kv_bytes"]
     # The EC depends on the image only: it survives in both layouts.
     assert after["reusable_ec_bytes"] == before["reusable_ec_bytes"] == after["ec_bytes"]
     with_prefix = get("vision.request").run({"question": "before", "prefix_tokens": 100})
-    assert with_prefix["reusable_kv_bytes"] == 100 * vm.KV_BYTES_PER_TOKEN
+    assert with_prefix["reusable_kv_bytes"] == 100 * KV_BYTES_PER_TOKEN
 
 
 def test_request_mixed_sizes_and_broadcast_lists():
@@ -83,7 +83,7 @@ def test_handoff_points_grow_by_orders():
     assert out["raw_bytes"] < out["ec_bytes"] < out["kv_bytes"]
     with_text = get("vision.handoff").run({"text_tokens": 400})
     assert with_text["ec_bytes"] == out["ec_bytes"]  # text joins the KV, never the EC
-    assert with_text["kv_bytes"] == out["kv_bytes"] + 400 * vm.KV_BYTES_PER_TOKEN
+    assert with_text["kv_bytes"] == out["kv_bytes"] + 400 * KV_BYTES_PER_TOKEN
     zero = get("vision.handoff").run({"file_bytes": "0"})
     assert zero["ec_over_raw"] is None
 
@@ -113,25 +113,25 @@ def test_compare_matches_tokens_calculator():
     (6000, 4000, (4992, 3328)),    # scaled under max_pixels, aspect kept
 ])
 def test_fit_size_like_the_processor(h, w, expected):
-    mh, mw = vm.fit_size(h, w, 32, vm.MIN_PIXELS, vm.MAX_PIXELS)
+    mh, mw = fit_size(h, w, 32, MIN_PIXELS, MAX_PIXELS)
     assert (mh, mw) == expected
     assert mh % 32 == 0 and mw % 32 == 0
-    assert vm.MIN_PIXELS <= mh * mw <= vm.MAX_PIXELS
+    assert MIN_PIXELS <= mh * mw <= MAX_PIXELS
 
 
 def test_fit_size_keeps_aspect_and_bounds_over_many_shapes():
     for h in (33, 97, 480, 1081, 3000, 7777):
         for w in (40, 333, 1920, 5000):
-            mh, mw = vm.fit_size(h, w, 32, vm.MIN_PIXELS, vm.MAX_PIXELS)
+            mh, mw = fit_size(h, w, 32, MIN_PIXELS, MAX_PIXELS)
             assert mh % 32 == 0 and mw % 32 == 0
-            assert mh * mw <= vm.MAX_PIXELS
-            assert mh * mw >= vm.MIN_PIXELS or max(h, w) / min(h, w) > 20
+            assert mh * mw <= MAX_PIXELS
+            assert mh * mw >= MIN_PIXELS or max(h, w) / min(h, w) > 20
             if min(mh, mw) >= 320:  # rounding to 32 px distorts only tiny sides much
                 assert math.isclose(mh / mw, h / w, rel_tol=0.1)
 
 
 def test_keep_pads_to_whole_tokens():
-    lay = vm.layout(650, 641, resize="keep")
+    lay = layout(650, 641, resize="keep")
     assert (lay.model_height, lay.model_width) == (672, 672)
     assert lay.visual_tokens == 21 * 21
     out = get("vision.tokens").run({"height": 650, "width": 641, "resize": "keep"})

@@ -5,7 +5,8 @@ import json
 import pytest
 
 from core.registry import ParamError
-from core.vision import calculator as vm
+from core.vision.layout import KV_BYTES_PER_TOKEN
+from core.vision.pixel_limit import PIXEL_LIMIT_HARD, PIXEL_LIMIT_MAX_MP, pixel_limit
 from core.vision.state import SAMPLE, ImageEntry, VisionState
 
 
@@ -26,7 +27,7 @@ def test_opens_on_one_generated_image_with_the_books_values(state):
     assert state.sources == ("",)
     r = state.card("request").result
     assert r["visual_tokens"] == 400 and r["ec_bytes"] == 8_192_000
-    assert r["input_kv_bytes"] == (400 + 400) * vm.KV_BYTES_PER_TOKEN
+    assert r["input_kv_bytes"] == (400 + 400) * KV_BYTES_PER_TOKEN
     assert state.view("image") == "" and state.view("tab") == "volumes"
     assert state.view("patch_grid") and state.view("token_grid")
 
@@ -119,15 +120,15 @@ def test_reset_is_the_state_the_panel_opens_with(state):
 
 def test_pixel_limit_range_rounds_inwards(state):
     # Shown with one decimal, the largest limit must still be one the loader takes.
-    assert vm.PIXEL_LIMIT_MAX_MP == 178.9
-    assert vm.pixel_limit(vm.PIXEL_LIMIT_MAX_MP) <= vm.PIXEL_LIMIT_HARD
-    state.set_view("pixel_limit_mp", vm.PIXEL_LIMIT_MAX_MP)
+    assert PIXEL_LIMIT_MAX_MP == 178.9
+    assert pixel_limit(PIXEL_LIMIT_MAX_MP) <= PIXEL_LIMIT_HARD
+    state.set_view("pixel_limit_mp", PIXEL_LIMIT_MAX_MP)
     assert state.pixel_limit() == 178_900_000
     for bad in (179.0, 0.5, float("nan")):
         with pytest.raises(ParamError) as err:
             state.set_view("pixel_limit_mp", bad)
         assert err.value.param == "view.pixel_limit_mp" and "178.9" in err.value.message
-    assert state.view("pixel_limit_mp") == vm.PIXEL_LIMIT_MAX_MP
+    assert state.view("pixel_limit_mp") == PIXEL_LIMIT_MAX_MP
 
 
 def test_zoom_is_in_image_pixels_and_a_new_picture_is_shown_whole(state, events):

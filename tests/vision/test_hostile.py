@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from core.cancel import Cancelled, CancelToken
-from core.vision import calculator as vm
+from core.vision.pixel_limit import PIXEL_LIMIT_MAX_MP, pixel_limit
 from vision import loading
 from vision.loading import HARD_MAX_PIXELS, ImageLoadError, load_full_rgb, load_image, load_images
 
@@ -92,7 +92,7 @@ def test_special_files_are_refused_without_reading(tmp_path):
 def test_the_largest_limit_the_panel_shows_is_accepted(tmp_path):
     path = tmp_path / "small.png"
     Image.new("RGB", (32, 32)).save(path)
-    limit = vm.pixel_limit(vm.PIXEL_LIMIT_MAX_MP)
+    limit = pixel_limit(PIXEL_LIMIT_MAX_MP)
     assert limit <= HARD_MAX_PIXELS
     assert load_image(path, max_pixels=limit).width == 32
 
