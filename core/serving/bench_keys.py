@@ -120,10 +120,14 @@ def workload(got: dict, seed: int):
     """The vllm bench workload the keys describe (dataset= given)."""
     lengths = trace_lengths(got["lengths"]) if got["dataset"] == "trace_lengths" else None
     value = {p.name: got.get(p.name, p.default) for p in PARAMS}
-    return wb.bench_workload(got["dataset"], num_prompts=value["num_prompts"], request_rate=value["request_rate"],
+    work = wb.bench_workload(got["dataset"], num_prompts=value["num_prompts"], request_rate=value["request_rate"],
                              burstiness=value["burstiness"], seed=seed, input_len=value["random_input_len"],
                              output_len=value["random_output_len"], range_ratio=value["random_range_ratio"],
                              prefix_len=value["random_prefix_len"], trace_lengths=lengths)
+    if "endpoint" not in got:
+        return work
+    # How the client sent and timed the requests: vllm_metrics counts the chat endpoint's ITL its way.
+    return dataclasses.replace(work, meta=dict(work.meta, endpoint=got["endpoint"]))
 
 
 def frontend(got: dict, default_on: bool) -> FrontEnd | None:

@@ -8,8 +8,13 @@ definitions (vllm/benchmarks/serve.py, calculate_metrics), and AIPerf's per-requ
   AIPerf from the first request sent to the last response received; in the replay both
   are this span.
 - ttft, e2el per request; tpot per request with more than one output token:
-  (e2el − ttft) / (output − 1); itl: every gap between two consecutive tokens of a request,
-  all requests' gaps in one list. For each: mean, median, std (numpy's, ddof 0) and the
+  (e2el − ttft) / (output − 1); itl: every gap between two consecutive chunks of a request's
+  stream after the first, all requests' gaps in one list. On the completions endpoint a chunk
+  is a token: output − 1 gaps. The chat endpoint's server sends a role chunk (empty content)
+  just before the first token's (vllm/entrypoints/openai/serving_chat.py, first_iteration);
+  the client (vllm/benchmarks/lib/endpoint_request_func.py) takes TTFT at the role chunk and
+  appends a gap for every later chunk with choices, so each request adds one gap of ~0: the
+  chat run's mean ITL is Σ (output − 1)·TPOT / Σ output (client_itl_gaps). For each: mean, median, std (numpy's, ddof 0) and the
   p90 / p99 of np.percentile (linear interpolation), all in ms.
 - request_goodput: requests per second of duration that meet every SLO given
   (a request is good when slo >= its value; a request with one output token counts with
@@ -20,6 +25,7 @@ The book's own p95s (ttft_p95_s, ...) are nearest-rank and stay in core.serving.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -34,6 +40,8 @@ TOTALS = ("completed", "failed", "total_input_tokens", "total_output_tokens", "d
 # Every key bench_metrics returns, in the order vLLM saves them.
 NAMES = TOTALS + tuple(f"{s}_{m}_ms" for m in LATENCIES for s in STATS)
 SLO_KEYS = ("slo_ttft_ms", "slo_tpot_ms", "slo_e2el_ms")
+CHAT_ENDPOINT = "/v1/chat/completions"  # streams a role chunk before the first token
+SAME_SUM = 1e-9  # relative: two sums of the same step times in another order agree to rounding
 MAX_SLO_MS = 1e9
 
 
@@ -174,6 +182,33 @@ def itl_gaps(result, cost=None) -> Gaps:
     return gaps
 
 
+def client_itl_gaps(result, cost=None, endpoint: str | None = None) -> Gaps:
+    """The gaps `vllm bench serve` lists as itl for this endpoint: the engine's token gaps
+    (itl_gaps) and, on the chat endpoint, one more per request (its role chunk to its first
+    token's chunk, sent back to back: 0 s; see the module's note)."""
+    gaps = _as_client_saw(result, itl_gaps(result, cost))
+    if endpoint != CHAT_ENDPOINT:
+        return gaps
+    n = int(result.arrival_s.size)
+    return gaps.then(np.zeros(1 if n else 0), np.full(1 if n else 0, n, np.int64))
+
+
+def _as_client_saw(result, gaps: Gaps) -> Gaps:
+    """The engine's gaps scaled to sum to the requests' own spans (first token to finish,
+    as the client saw them). Without a front end they agree but for rounding and are kept
+    as they are; a front end's queue delays tokens after the engine made them (a burst's
+    first tokens wait behind the others' ingest), so the spans, and the client's mean
+    ITL = Σ spans / Σ gaps, differ from the engine's step times. The mean is then exact,
+    the spread the engine's."""
+    g = result.output_tokens.astype(np.int64)
+    spans = float(np.sum((result.finish_s - result.first_token_s)[g > 1]))
+    engine = gaps.total()
+    if engine <= 0 or abs(spans - engine) <= SAME_SUM * engine:
+        return gaps
+    f = spans / engine
+    return replace(gaps, values=gaps.values * f, first=gaps.first * f, slope=gaps.slope * f, after=gaps.after * f)
+
+
 def _run_gaps(dur, steps, rows, cost) -> Gaps:
     single = steps == 1
     gaps = [dur[single]]
@@ -254,10 +289,15 @@ def _resume_gaps(result, missing: int, total_s: float) -> np.ndarray:
 
 
 # -- the whole set ----------------------------------------------------------------------
-def bench_metrics(result, workload=None, slo_ttft_ms=None, slo_tpot_ms=None, slo_e2el_ms=None, cost=None) -> dict:
+def bench_metrics(result, workload=None, slo_ttft_ms=None, slo_tpot_ms=None, slo_e2el_ms=None, cost=None,
+                  endpoint: str | None = None) -> dict:
     """vLLM bench serve's result keys (NAMES) for one replay. Every request of a replay
     completes (failed = 0). cost: the engine's StepCost, for exact step times within
-    skipped decode runs (see itl_samples)."""
+    skipped decode runs (see itl_samples). endpoint: the API the client streamed from (its
+    ITL counting, client_itl_gaps); by default the workload's meta["endpoint"], else
+    /v1/completions."""
+    if endpoint is None:
+        endpoint = dict(getattr(workload, "meta", None) or {}).get("endpoint")
     check_slos(slo_ttft_ms, slo_tpot_ms, slo_e2el_ms)
     dur = duration_s(result)
     n = int(result.arrival_s.size)
@@ -270,7 +310,7 @@ def bench_metrics(result, workload=None, slo_ttft_ms=None, slo_tpot_ms=None, slo
     tpot = tpot_s(result)
     samples = {"ttft": Gaps.explicit(result.ttft_s, np.ones(n, np.int64)),
                "tpot": Gaps.explicit(tpot[np.isfinite(tpot)], np.ones(int(np.isfinite(tpot).sum()), np.int64)),
-               "itl": itl_gaps(result, cost), "e2el": Gaps.explicit(result.request_s, np.ones(n, np.int64))}
+               "itl": client_itl_gaps(result, cost, endpoint), "e2el": Gaps.explicit(result.request_s, np.ones(n, np.int64))}
     for name in LATENCIES:
         for stat, value in gap_stats(samples[name], weighted_stats, PERCENTILES).items():
             out[f"{stat}_{name}_ms"] = value * 1000.0

@@ -1,5 +1,6 @@
 """vLLM bench serve's metrics of a replay: a three-request replay computed by hand, the
 names vLLM saves, goodput, ITL gaps against the step-by-step engine, AIPerf records."""
+import dataclasses
 import math
 
 import numpy as np
@@ -9,6 +10,7 @@ from core.registry import ParamError
 from core.serving import replay as rp
 from core.serving import vllm_metrics as vm
 from core.serving.engine import EngineConfig, replay
+from core.serving.headless import serving_report
 from core.serving.step_cost import StepCost
 from core.serving.workload import Workload
 
@@ -168,3 +170,41 @@ def test_aiperf_records_follow_profile_export_layout():
     assert records[2]["metadata"]["request_start_ns"] == 25_000_000
     assert records[2]["metadata"]["request_end_ns"] == 55_000_000
     assert "inter_token_latency" not in records[1]["metrics"]  # one output token: no ITL, as AIPerf
+
+
+def test_the_chat_endpoint_counts_one_more_gap_a_request():
+    """The chat stream's role chunk comes just before the first token's: the client takes
+    TTFT at it and lists one gap of ~0 more per request (B, one token, too)."""
+    result, work = tiny()
+    completions = vm.bench_metrics(result, work, cost=TOY_COST)
+    chat = vm.bench_metrics(result, work, cost=TOY_COST, endpoint=vm.CHAT_ENDPOINT)
+    # ITL lists 0, 0, 0 (A, B, C) and 11, 15, 11 (ms)
+    assert chat["mean_itl_ms"] == pytest.approx(37 / 6, abs=1e-9)
+    assert chat["median_itl_ms"] == pytest.approx(5.5, abs=1e-9)
+    assert chat["p90_itl_ms"] == pytest.approx(11 + 0.5 * 4, abs=1e-9)  # rank 4.5 of 0, 0, 0, 11, 11, 15
+    for name in ("ttft", "tpot", "e2el"):  # the same times, only the gap list differs
+        assert chat[f"mean_{name}_ms"] == completions[f"mean_{name}_ms"]
+    tagged = Workload(work.arrival_s, work.input_tokens, work.output_tokens, meta={"endpoint": vm.CHAT_ENDPOINT})
+    assert vm.bench_metrics(result, tagged, cost=TOY_COST)["mean_itl_ms"] == chat["mean_itl_ms"]
+
+
+def test_itl_follows_the_spans_the_client_saw():
+    """A front end that delays A's last token by 5 ms after the engine made it: the client's
+    gaps sum to A's span (31 ms) and C's (11 ms), so mean ITL = 42 / 3 ms."""
+    result, work = tiny()
+    late = dataclasses.replace(result, finish_s=result.finish_s + np.array([5 * MS, 0.0, 0.0]))
+    m = vm.bench_metrics(late, work, cost=TOY_COST)
+    assert m["mean_itl_ms"] == pytest.approx(14.0, abs=1e-9)
+    assert m["mean_tpot_ms"] == pytest.approx((31 / 2 + 11) / 2, abs=1e-9)
+    assert m["median_itl_ms"] == pytest.approx(11 * 42 / 37, abs=1e-9)  # the engine's spread, scaled
+
+
+def test_with_a_front_end_equal_outputs_give_mean_itl_equal_to_mean_tpot():
+    """Every request 4 tokens: Σ spans / Σ 3 (mean ITL) = mean of span / 3 (mean TPOT), however
+    the front end's queue shifts the tokens; on the chat endpoint 3 of the 4 gaps."""
+    keys = {"model": "qwen3-14b", "hardware": "h100-sxm", "dataset": "fixed", "random_input_len": "128",
+            "random_output_len": "4", "num_prompts": "300"}
+    plain, _ = serving_report(keys)
+    assert plain["mean_itl_ms"] == pytest.approx(plain["mean_tpot_ms"], rel=1e-12)
+    chat, _ = serving_report(dict(keys, endpoint=vm.CHAT_ENDPOINT))
+    assert chat["mean_itl_ms"] == pytest.approx(chat["mean_tpot_ms"] * 3 / 4, rel=1e-12)
