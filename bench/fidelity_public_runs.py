@@ -115,10 +115,28 @@ def sources(folder: Path = DATA) -> dict[str, dict]:
     return {load_file(p)[0]["id"]: load_file(p)[0] for p in sorted(Path(folder).glob("*.toml"))}
 
 
+def generated_output_len(run: Run) -> int | None:
+    """The output length a request generated on average, where the source's total falls short
+    of num_prompts × the stated length: a client without --ignore-eos lets a request end at
+    the model's EOS (GPUStack's 32K runs: 77% of the tokens asked). None where the total is
+    as stated (or not given, or the lengths are not one fixed value)."""
+    total, w = run.measured.get("total_output_tokens"), run.workload
+    if total is None or w.get("dataset") not in ("random", "fixed") or w.get("random_range_ratio", 0):
+        return None
+    stated = int(w["random_output_len"])
+    mean = max(1, round(total / int(w["num_prompts"])))
+    return mean if mean < stated else None
+
+
 def lab_keys(run: Run, coefficients: dict[str, str] | None = None) -> dict[str, str]:
-    """The run as `lab simulate serving` text keys (plus coefficient keys, e.g. a refit)."""
+    """The run as `lab simulate serving` text keys (plus coefficient keys, e.g. a refit), with
+    the outputs at the length the requests generated (generated_output_len), so the replay
+    makes the tokens the source counted."""
     keys = {"model": run.model, "hardware": run.hardware}
     keys.update({k: key_text(v) for k, v in run.deployment.items()})
     keys.update({k: key_text(v) for k, v in run.workload.items()})
+    generated = generated_output_len(run)
+    if generated is not None:
+        keys["random_output_len"] = key_text(generated)
     keys.update(coefficients or {})
     return keys

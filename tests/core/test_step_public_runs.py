@@ -126,3 +126,15 @@ def test_front_end_keys_go_only_to_runs_with_a_front_end():
     assert fp.for_run(trt, coefs) == {"coef_seq_s": "20us"}
     assert fp.for_run(runs["gpustack/qwen3-8b/h100/sharegpt-c4"], coefs) == coefs
     assert "refused" not in fp.predict(trt, coefs)
+
+
+def test_outputs_are_replayed_at_the_length_the_requests_generated():
+    """GPUStack's client had no --ignore-eos: its 32K runs generated 7,681 of 100 × 100 tokens
+    (Qwen3-32B, H100), so the replay's requests make 77 each; a run at its stated total keeps it."""
+    runs = {r.id: r for r in pr.load_runs()}
+    short = runs["gpustack/qwen3-32b/h100/random-32K"]
+    assert pr.generated_output_len(short) == 77  # round(7681 / 100)
+    assert pr.lab_keys(short)["random_output_len"] == "77"
+    full = runs["gpustack/qwen3-14b/h100/random-2K"]  # 50,000 = 500 × 100
+    assert pr.generated_output_len(full) is None and pr.lab_keys(full)["random_output_len"] == "100"
+    assert pr.generated_output_len(runs["gpustack/qwen3-14b/a100/random-4K"]) is None  # 99,783 / 500 rounds to 200
