@@ -17,7 +17,7 @@ from core.cancel import NEVER, CancelToken
 from core.rl.loop import Run, simulate
 from core.rl.params import RLParams
 from core.rl.summary import summarize
-from core.training.figures import Bars
+from core.training.bars import Bars
 
 TRAINER_LANES = ("reward", "reference", "update", "sync")
 LANE_LABELS = {"reward": "奖励 reward", "reference": "参考 reference", "update": "更新 update",

@@ -4,7 +4,7 @@ import pytest
 
 from core.registry import ParamError, get
 from core.training.model import shape
-from core.training.rl import pipeline_schedule
+from core.training.rl.pipeline import pipeline_schedule
 from core.verify import verify_calculator
 
 
@@ -126,7 +126,7 @@ def test_async_weight_versions_are_the_syncs_done_when_generation_starts():
 
 
 def test_cycle_curve_is_bounded_however_many_answers():
-    from core.training.rl import cycle_curve
+    from core.training.rl.cycle import cycle_curve
 
     small = cycle_curve("qwen3-8b", 1024, 256, 16, 128)
     assert small["n_generate"].tolist() == list(range(16, 129))

@@ -5,9 +5,13 @@ import numpy as np
 import pytest
 
 from core.registry import ParamError
+from core.training import bars, figures
 from core.training import calculator as training
-from core.training import figures, rl
 from core.training import step as train_step
+from core.training.rl import cycle as rl_cycle
+from core.training.rl import figures as rl_figures
+from core.training.rl import loss as rl_loss
+from core.training.rl import pipeline as rl_pipeline
 from core.training_state import TrainingState
 from core.units import GB, TFLOP
 
@@ -92,19 +96,19 @@ def test_packing_figure_marks_the_split():
 
 
 def test_pipeline_figure_and_status():
-    inputs = rl.PIPELINE.resolve()
-    fig = figures.pipeline_figure(inputs)
+    inputs = rl_pipeline.PIPELINE.resolve()
+    fig = rl_figures.pipeline_figure(inputs)
     sync = fig.schedules["synchronous"]
     assert fig.end_s == pytest.approx(sync.total_s)
     assert fig.status_at("synchronous", fig.end_s).startswith(f"{sync.batches}/{sync.batches} batches done")
-    assert len(fig.labels["synchronous"]) <= figures.MAX_PIPELINE_LABELS * len(rl.ROLES)
+    assert len(fig.labels["synchronous"]) <= rl_figures.MAX_PIPELINE_LABELS * len(rl_pipeline.ROLES)
 
 
 def test_advantage_and_loss_figures():
-    adv = figures.advantage_figure({"rewards": (1.0, 1.0)}, rl.ADVANTAGE.run({"rewards": "1,1"}))
+    adv = rl_figures.advantage_figure({"rewards": (1.0, 1.0)}, rl_loss.ADVANTAGE.run({"rewards": "1,1"}))
     assert adv.zero_signal and np.all(adv.advantages == 0)
-    assert figures.flipped_rewards((1.0, 0.0), 1) == (1.0, 1.0)
-    loss = figures.loss_figure({"token_counts": (900.0, 100.0)}, rl.LOSS_MEAN.run())
+    assert rl_figures.flipped_rewards((1.0, 0.0), 1) == (1.0, 1.0)
+    loss = rl_figures.loss_figure({"token_counts": (900.0, 100.0)}, rl_loss.LOSS_MEAN.run())
     assert loss.weight_mean_of_means[1] / loss.weight_mean_of_means[0] == pytest.approx(9.0)
 
 
@@ -112,13 +116,13 @@ def test_figures_stay_small_whatever_the_inputs():
     state = TrainingState()
     cycle = state.card("cycle")
     assert cycle.update({"n_generate": 10_000_000})
-    fig = figures.cycle_figure(cycle.inputs, cycle.result, state.card("marginal").inputs, state.card("marginal").result)
-    assert fig.n.size <= figures.MAX_CURVE_POINTS
+    fig = rl_figures.cycle_figure(cycle.inputs, cycle.result, state.card("marginal").inputs, state.card("marginal").result)
+    assert fig.n.size <= rl_figures.MAX_CURVE_POINTS
     assert fig.marker[1] == pytest.approx(cycle.result["cycle_flops"] / TFLOP)
-    assert fig.total[-1] == pytest.approx(rl.cycle(**{**cycle.inputs, "n_generate": int(fig.n[-1])})["cycle_flops"] / TFLOP)
+    assert fig.total[-1] == pytest.approx(rl_cycle.cycle(**{**cycle.inputs, "n_generate": int(fig.n[-1])})["cycle_flops"] / TFLOP)
     adv = state.card("advantage")
     assert adv.update({"rewards": tuple(float(i % 2) for i in range(4096))})
-    assert len(figures.advantage_figure(adv.inputs, adv.result).ticks) <= figures.MAX_TICKS
+    assert len(rl_figures.advantage_figure(adv.inputs, adv.result).ticks) <= bars.MAX_TICKS
     tl = train_step.build_timeline(100, 400, 1e8, 0.01)  # 80,000 blocks
     step = figures.timeline_figure(tl)
     x, y = step.memory["activations"]

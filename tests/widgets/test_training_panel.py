@@ -6,8 +6,10 @@ import pytest
 
 from core.registry import ParamError
 from core.training import calculator as training
-from core.training import rl
 from core.training import step as train_step
+from core.training.rl import cycle as rl_cycle
+from core.training.rl import loss as rl_loss
+from core.training.rl import pipeline as rl_pipeline
 from core.training_state import TrainingState
 from core.units import GB
 from widgets.kit.jobs import jobs
@@ -130,7 +132,7 @@ def test_packing_lengths_that_do_not_sum_show_error(panel):
 
 def test_pipeline_plays_and_async_is_shorter(panel):
     v = panel.pipeline.card.values()
-    sync = rl.pipeline_schedule("synchronous", v["batches"], v["rollout_s"], v["reward_s"], v["reference_s"], v["update_s"], v["sync_s"])
+    sync = rl_pipeline.pipeline_schedule("synchronous", v["batches"], v["rollout_s"], v["reward_s"], v["reference_s"], v["update_s"], v["sync_s"])
     x0 = _bars(panel.pipeline.view.bars["synchronous"]["rollout"], "x0")
     assert x0 == pytest.approx(sync.start_s["rollout"])
     def end(mode):
@@ -156,7 +158,7 @@ def test_flipping_rewards_to_all_equal_zeroes_the_advantage(panel, qtbot):
 def test_loss_bars_follow_core(panel, qtbot):
     with qtbot.waitSignal(panel.loss.card.computed):
         panel.loss.card.set_value("token_counts", (990, 10))
-    assert _bars(panel.loss.weight_mom_bars, "height") == pytest.approx(rl.LOSS_MEAN.run(
+    assert _bars(panel.loss.weight_mom_bars, "height") == pytest.approx(rl_loss.LOSS_MEAN.run(
         {"token_counts": "990,10"})["token_weight_mean_of_means"])
 
 
@@ -165,7 +167,7 @@ def test_cycle_marker_follows_keep_ratio(panel, qtbot):
         panel.cycle.card.set_value("keep_ratio", 0.25)
     x, y = panel.cycle.marker.getData()
     assert x[0] == 64
-    assert y[0] == pytest.approx(rl.CYCLE.run({"keep_ratio": 0.25})["cycle_flops"] / 1e12)
+    assert y[0] == pytest.approx(rl_cycle.CYCLE.run({"keep_ratio": 0.25})["cycle_flops"] / 1e12)
 
 
 def test_close_stops_players(panel, qtbot):

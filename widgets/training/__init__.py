@@ -3,7 +3,7 @@ beside 6ND, packing and label masking (图 3-23, 练习 3-6), and the RL cycle (
 例题 3-4, 练习 3-7, and the loop of `lab simulate rl` played through the serving engine).
 
 The panel is a view of a TrainingState (core/training_state.py); every figure comes from
-core/training/figures.py. It shows at once and fills in: each section is built a step per
+core/training/figures.py (the RL ones from core/training/rl/figures.py). It shows at once and fills in: each section is built a step per
 turn of the event loop (the page on screen first; all at once when no event loop runs
 yet), and the ▶ figures are computed on the job runner, so the window keeps
 answering during a first visit.

@@ -9,7 +9,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from core.training.figures import Bars
+from core.training.bars import Bars
 from widgets.kit import i18n
 from widgets.kit.jobs import jobs
 from widgets.kit.theme import BASE_POINTS

@@ -4,8 +4,9 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6 import QtWidgets
 
-from core.training import figures, rl
-from core.training.figures import PipelineFigure
+from core.training.rl import figures as rl_figures
+from core.training.rl import pipeline as rl_pipeline
+from core.training.rl.figures import PipelineFigure
 from widgets.kit.calculator_card import CalculatorCard
 from widgets.kit.jobs import BusyBadge, jobs
 from widgets.kit.page import ReflowLayout, column, plot_text
@@ -41,10 +42,10 @@ class PipelineView(QtWidgets.QWidget):
         yield
         p = card.plot
         p.setMouseEnabled(x=True, y=False)
-        p.getAxis("left").setTicks([[(figures.role_y(r), rl.ROLE_LABELS[r]) for r in rl.ROLES]])
-        p.setYRange(-0.6, len(rl.ROLES) - 0.4, padding=0)
+        p.getAxis("left").setTicks([[(rl_figures.role_y(r), rl_pipeline.ROLE_LABELS[r]) for r in rl_pipeline.ROLES]])
+        p.setYRange(-0.6, len(rl_pipeline.ROLES) - 0.4, padding=0)
         self.bars[mode] = {}
-        for role in rl.ROLES:
+        for role in rl_pipeline.ROLES:
             bars = pg.BarGraphItem(x0=[], y0=[], width=[], height=[], brush=brush(ROLE_COLORS[role], 220),
                                    pen=pen("paper", 1))
             p.addItem(bars)
@@ -73,7 +74,7 @@ class PipelineView(QtWidgets.QWidget):
 
     def show_figure(self, fig: PipelineFigure) -> None:
         self.figure = fig
-        for mode in figures.PIPELINE_MODES:
+        for mode in rl_figures.PIPELINE_MODES:
             for role, bars in fig.bars[mode].items():
                 self.bars[mode][role].setOpts(x0=bars.x0, width=bars.width, y0=bars.y0, height=bars.height)
             self.labels[mode].set_labels(fig.labels[mode])
@@ -112,7 +113,7 @@ class PipelineSection(PlayedSection):
         self._layout.insertLayout(0, top)
         yield
         self.view = PipelineView()
-        for mode in figures.PIPELINE_MODES:
+        for mode in rl_figures.PIPELINE_MODES:
             yield from self.view.add_plot(mode)
             yield
         self.player = TimelinePlayer(duration=1.0, unit="s")
@@ -135,7 +136,7 @@ class PipelineSection(PlayedSection):
 
     def refresh(self) -> None:
         card = self.state.card("pipeline")
-        jobs().submit(self.job_key, figures.pipeline_figure, card.inputs, done=self._show_figure, context=self.view)
+        jobs().submit(self.job_key, rl_figures.pipeline_figure, card.inputs, done=self._show_figure, context=self.view)
 
     def _show_figure(self, fig: PipelineFigure) -> None:
         self.view.show_figure(fig)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 from PySide6 import QtWidgets
 
-from core.training import figures
+from core.training.rl import figures as rl_figures
 from widgets.kit.calculator_card import CalculatorCard
 from widgets.kit.page import column, plot_text
 from widgets.kit.plot_card import PlotCard
@@ -56,7 +56,7 @@ class CycleSection(Section):
 
     def refresh(self) -> None:
         cycle, marginal = self.state.card("cycle"), self.state.card("marginal")
-        fig = figures.cycle_figure(cycle.inputs, cycle.result, marginal.inputs, marginal.result)
+        fig = rl_figures.cycle_figure(cycle.inputs, cycle.result, marginal.inputs, marginal.result)
         self.curves["update"].setData(fig.n, fig.update)
         self.curves["ref_top"].setData(fig.n, fig.ref_top)
         self.curves["total"].setData(fig.n, fig.total)
@@ -82,7 +82,7 @@ class AdvantageSection(Section):
         bl.setContentsMargins(0, 0, 0, 0)
         bl.addWidget(QtWidgets.QLabel("点击切换对错 · click to flip:"))
         self.reward_buttons: list[QtWidgets.QPushButton] = []
-        for i in range(figures.MAX_REWARD_BUTTONS):
+        for i in range(rl_figures.MAX_REWARD_BUTTONS):
             b = QtWidgets.QPushButton()
             b.setObjectName(f"reward_button_{i}")
             b.setFixedWidth(44)
@@ -117,7 +117,7 @@ class AdvantageSection(Section):
 
     def refresh(self) -> None:
         card = self.state.card("advantage")
-        fig = figures.advantage_figure(card.inputs, card.result)
+        fig = rl_figures.advantage_figure(card.inputs, card.result)
         self.reward_bars.setOpts(x=fig.x - 0.19, height=fig.rewards)
         brushes = [brush("tool" if p else "backlog", 220) for p in fig.positive]
         self.advantage_bars.setOpts(x=fig.x + 0.19, height=fig.advantages, brushes=brushes)
@@ -138,7 +138,7 @@ class AdvantageSection(Section):
 
     def _flip(self, i: int) -> None:
         card = self.state.card("advantage")
-        self.card.set_value("rewards", figures.flipped_rewards(card.inputs["rewards"], i))
+        self.card.set_value("rewards", rl_figures.flipped_rewards(card.inputs["rewards"], i))
 
 
 class LossSection(Section):
@@ -171,7 +171,7 @@ class LossSection(Section):
 
     def refresh(self) -> None:
         card = self.state.card("loss")
-        fig = figures.loss_figure(card.inputs, card.result)
+        fig = rl_figures.loss_figure(card.inputs, card.result)
         self.weight_token_bars.setOpts(x=fig.x - 0.19, height=fig.weight_token_mean)
         self.weight_mom_bars.setOpts(x=fig.x + 0.19, height=fig.weight_mean_of_means)
         self.plot.plot.getAxis("bottom").setTicks([fig.ticks])
