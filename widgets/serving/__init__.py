@@ -90,7 +90,7 @@ class ServingPanel(DeployedReplays, BannerDrawing, BandOverSeeds, QtWidgets.QWid
         self._layout.addWidget(page_header("§3.1.3 请求分布:空闲的算力存不起来 · Serving",
                                            (LEGEND[0], LEGEND[1], LEGEND[2], LEGEND[4], LEGEND[5]), LEAD))
         steps = [self._build_top, self._build_backlog_plot, self._build_banner_player, self._build_cards,
-                 self._build_replay_group]
+                 self._build_replay_group, self._build_trace_source, self._build_controls, self._build_replay_player]
         self.plots = ReplayPlots()
         # The sections under the replays, one a turn too (together they held the window for
         # a quarter of a second of CPU on a first visit).
@@ -138,7 +138,10 @@ class ServingPanel(DeployedReplays, BannerDrawing, BandOverSeeds, QtWidgets.QWid
         self._layout.addLayout(cards)
         self.preset_box, self.backlog_card = self.backlog_section.preset_box, self.backlog_section.card
 
+    # The replay group a part per turn (its engine pickers and the replays' forms: each part
+    # is a subtree whose widgets are polished as it joins the shown page).
     def _build_replay_group(self) -> None:
+        """The group on the page, its heading, caption and the engine pickers."""
         group = QtWidgets.QGroupBox()
         group.setObjectName("replay_group")
         col = QtWidgets.QVBoxLayout(group)
@@ -161,26 +164,32 @@ class ServingPanel(DeployedReplays, BannerDrawing, BandOverSeeds, QtWidgets.QWid
         self.deployment_section.deployed_changed.connect(self._on_deployed)
         if self.deployment_section.deployed.key:
             self._on_deployed(self.deployment_section.deployed)  # a restored state's deployment
-        self.trace_section = in_language(TraceSourceSection(self.state, self._trace_key))
-        self.trace_section.take_drops_on(self)  # a trace file dropped anywhere on the panel
-        col.addWidget(self.trace_section)
-        self.controls = ReplayControls(self.state, tuple(self._keys.values()), self._band_key)
-        col.addWidget(self.controls)
-        self.replay_player = TimelinePlayer(duration=1.0, speed=10.0, unit="s")
-        self.replay_player.setToolTip("▶ play both replays; Space toggles")
-        _fixed_time_label(self.replay_player)
-        col.addWidget(self.replay_player)
-        col.addWidget(self.plots)
         self._replay_column = col
         self._layout.addWidget(group)
         self._layout.addStretch(1)
+
+    def _build_trace_source(self) -> None:
+        self.trace_section = in_language(TraceSourceSection(self.state, self._trace_key))
+        self.trace_section.take_drops_on(self)  # a trace file dropped anywhere on the panel
+        self._replay_column.addWidget(self.trace_section)
+
+    def _build_controls(self) -> None:
+        self.controls = ReplayControls(self.state, tuple(self._keys.values()), self._band_key)
+        self._replay_column.addWidget(self.controls)
         c = self.controls
         self.replay_form, self.b_shares_edit, self.b_error = c.replay_form, c.b_shares_edit, c.b_error
         self.compare_table, self.band_button, self.band_label = c.compare_table, c.band_button, c.band_label
         self.replay_status = c.replay_status
-        self.replay_player.position_changed.connect(lambda t: self.state.set_player("replay", t))
         self.controls.show_band(self.band_figure)
         self.controls.show_source(self.state.trace_workload is not None)
+
+    def _build_replay_player(self) -> None:
+        self.replay_player = TimelinePlayer(duration=1.0, speed=10.0, unit="s")
+        self.replay_player.setToolTip("▶ play both replays; Space toggles")
+        _fixed_time_label(self.replay_player)
+        self._replay_column.addWidget(self.replay_player)
+        self._replay_column.addWidget(self.plots)
+        self.replay_player.position_changed.connect(lambda t: self.state.set_player("replay", t))
         self._show_caption()
 
     def _build_metrics(self) -> None:

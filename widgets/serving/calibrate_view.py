@@ -20,11 +20,22 @@ CURVES = (("measured", "实测 measured", "ink", True), ("before", "校准前 be
 
 
 class CalibrationView(QtWidgets.QWidget):
+    """Empty until its first calibration is drawn: its plots and tables are made then, not
+    on the Serving panel's first visit (the view stays hidden until a calibration ends)."""
+
     def __init__(self, parent=None):
         super().__init__(parent)
-        col = QtWidgets.QVBoxLayout(self)
-        col.setContentsMargins(0, 0, 0, 0)
-        col.setSpacing(6)
+        self._col = QtWidgets.QVBoxLayout(self)
+        self._col.setContentsMargins(0, 0, 0, 0)
+        self._col.setSpacing(6)
+        self.outcome = None
+
+    def is_built(self) -> bool:
+        """The plots and tables are made (at the first draw)."""
+        return hasattr(self, "coefs")
+
+    def _build(self) -> None:
+        col = self._col
         self.summary = caption(name="calibrate_summary")
         self.summary.setProperty("role", None)
         col.addWidget(self.summary)
@@ -63,10 +74,11 @@ class CalibrationView(QtWidgets.QWidget):
             inner.addStretch(1)
             tables.addWidget(box)
         col.addLayout(tables)
-        self.outcome = None
 
     def draw(self, outcome) -> None:
         """Draw a widgets.serving.calibrate.Outcome."""
+        if not self.is_built():
+            self._build()
         self.outcome = outcome
         cal, fig = outcome.calibration, outcome.figure
         for key, card in self.cards.items():

@@ -106,12 +106,24 @@ def images_line(report: dict) -> str:
 
 
 class PoolsView(QtWidgets.QFrame):
+    """Hidden, and empty, until its first P/D run is drawn: its plots are made then, not on
+    the Serving panel's first visit (most panels never run one, and a plot is slow to make)."""
+
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("pools_view")
         self.setProperty("role", "card")
-        col = QtWidgets.QVBoxLayout(self)
-        col.setContentsMargins(8, 6, 8, 6)
+        self._col = QtWidgets.QVBoxLayout(self)
+        self._col.setContentsMargins(8, 6, 8, 6)
+        self.figure: PoolsFigure | None = None
+        self.setVisible(False)
+
+    def is_built(self) -> bool:
+        """The plots and lines are made (at the first draw)."""
+        return hasattr(self, "inflight_card")
+
+    def _build(self) -> None:
+        col = self._col
         heading = QtWidgets.QLabel("prefill 池与 decode 池并排 · the prefill and decode pools side by side")
         heading.setStyleSheet("font-weight: 600;")
         heading.setWordWrap(True)
@@ -160,8 +172,6 @@ class PoolsView(QtWidgets.QFrame):
         bottom.addWidget(self.inflight_card)
         bottom.addWidget(self._waits_box())
         col.addLayout(bottom)
-        self.figure: PoolsFigure | None = None
-        self.setVisible(False)
 
     def _waits_box(self) -> QtWidgets.QWidget:
         box = QtWidgets.QFrame()
@@ -198,6 +208,8 @@ class PoolsView(QtWidgets.QFrame):
         self.setVisible(False)
 
     def draw(self, fig: PoolsFigure) -> None:
+        if not self.is_built():
+            self._build()
         self.figure = fig
         block = fig.block
         self.command.setText(f"<code>{fig.command()}</code>")
