@@ -29,7 +29,9 @@ Default coefficients, from public measurements (none reported as validation):
   11.0 s against 26.8 / 22.7 s measured, at 18 ms the TTFTs fit but every token of a
   request came out together, after the whole queue (TPOT ~0 against 233 / 525 ms). Grid
   rounds 2-8 × request 11-21 ms over those two runs' scored figures: rounds 5 at 13 ms
-  (median |error| 11.9%; 4 at 13.5 ms: 12.3%). The 13 ms lumps the chat path's extra work
+  (median |error| 11.9%; 4 at 13.5 ms: 12.3%). Rechecked once mean ITL was counted as the
+  chat client counts it (core/serving/vllm_metrics.py): rounds 4-6 × 11-17 ms, still rounds
+  5 at 13 ms (9.5%; the next best 11.6%). The 13 ms lumps the chat path's extra work
   with GPUStack's host CPUs (a faster CPU takes less); the round count is the event
   loop's, the same for both endpoints.
 The vLLM V1 announcement (blog, 2025-01-24) names these CPU costs (API server, scheduling,
