@@ -371,7 +371,6 @@ def metrics_table(sides: Mapping[str, ReplaySide | None], slo_ttft_ms: float = 0
     TPOT, ITL, E2EL; per side columns mean, median, p90, p99 in ms ('cells'); per side the
     totals: completed, the throughputs, goodput under the SLOs (0: none; — without) and the
     share of prompt tokens from the prefix cache ('totals', columns TOTAL_COLUMNS)."""
-    slo = {"slo_ttft_ms": slo_ttft_ms or None, "slo_tpot_ms": slo_tpot_ms or None}
     headers, columns, totals, metrics = [], [], [], {}
     for side, fig in sides.items():
         cancel.check()
@@ -380,7 +379,8 @@ def metrics_table(sides: Mapping[str, ReplaySide | None], slo_ttft_ms: float = 0
             columns += [["—"] * len(VLLM_METRICS)] * len(VLLM_STATS)
             totals.append(["—"] * len(TOTAL_COLUMNS))
             continue
-        m = vllm_metrics.bench_metrics(fig.result, fig.workload, cost=fig.config.cost, **slo)
+        m = vllm_metrics.bench_metrics(fig.result, fig.workload, cost=fig.config.cost,
+                                      slo_ttft_ms=slo_ttft_ms or None, slo_tpot_ms=slo_tpot_ms or None)
         metrics[side] = m
         columns += [[_ms(m.get(f"{stat}_{key}_ms")) for key, _ in VLLM_METRICS] for stat in VLLM_STATS]
         goodput = m.get("request_goodput")
