@@ -9,7 +9,8 @@ import numpy as np
 
 from core.catalog import hardware
 from core.format import format_value, significant
-from core.scaling import calculator as scaling
+from core.scaling import budgets
+from core.scaling import law as scaling_law
 
 FIT_LOG10_TOKENS = (7.6, 11.6)  # x range of 例题 3-5, log10 of D
 FIT_LOSS_RANGE = (2.0, 8.0)
@@ -21,21 +22,21 @@ Figure = dict[str, Any]
 
 def model_sizes() -> list[float]:
     """Parameter counts of the C4 runs, smallest first: one fitted curve each."""
-    return sorted({o.parameters for o in scaling.c4_observations()})
+    return sorted({o.parameters for o in scaling_law.c4_observations()})
 
 
 def observations(split: str) -> tuple[list[float], list[float]]:
     """(tokens, loss) of the C4 runs in split 'fit' or 'holdout'."""
-    rows = [o for o in scaling.c4_observations() if o.split == split]
+    rows = [o for o in scaling_law.c4_observations() if o.split == split]
     return [o.tokens for o in rows], [o.loss for o in rows]
 
 
 def fit_figure(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Figure:
     """The fitted law's loss against D for every model size, and the held-out residuals
     labelled at their points (text positions in log10 units: the plot's x is in log mode)."""
-    law = scaling.ScalingLaw(result["E"], result["A"], result["B"], result["alpha"], result["beta"])
+    law = scaling_law.ScalingLaw(result["E"], result["A"], result["B"], result["alpha"], result["beta"])
     d = np.logspace(*FIT_LOG10_TOKENS, 120)
-    held = [o for o in scaling.c4_observations() if o.split == "holdout"]
+    held = [o for o in scaling_law.c4_observations() if o.split == "holdout"]
     return {
         "tokens": d, "curves": {n: law.loss(n, d) for n in model_sizes()},
         "held_labels": [(f"{key.upper()} {result[key + '_residual']:+.3f}", (float(np.log10(o.tokens)), o.loss))
@@ -49,8 +50,8 @@ def serve_figure(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Figure
     and whether the small model's data is extrapolated past the fit (drawn dashed)."""
     q_star = result["break_even_calls"] or 1e6
     calls = np.linspace(0, 2.5 * q_star, 100)
-    small = result["small_train_gpu_h"] + calls * result["small_call_gpu_s"] / scaling.HOUR
-    large = result["large_train_gpu_h"] + calls * result["large_call_gpu_s"] / scaling.HOUR
+    small = result["small_train_gpu_h"] + calls * result["small_call_gpu_s"] / budgets.HOUR
+    large = result["large_train_gpu_h"] + calls * result["large_call_gpu_s"] / budgets.HOUR
     return {
         "calls_m": calls / 1e6, "small": small, "large": large, "small_dashed": bool(result["small_extrapolated"]),
         "cross_m": q_star / 1e6,
@@ -62,12 +63,12 @@ def serve_figure(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Figure
 
 def table_labels() -> list[str]:
     """The bars of the tokens-per-parameter table: the book's models, then yours."""
-    return [row[0] for row in scaling._TABLE] + ["yours"]
+    return [row[0] for row in budgets._TABLE] + ["yours"]
 
 
 def table_figure(inputs: Mapping[str, Any], result: Mapping[str, Any]) -> Figure:
     """log10(D/N) per model of the book's table and for yours (the bars are in log10 units)."""
-    ratios = [d / n for _, n, d, *_ in scaling._TABLE] + [result["tokens_per_parameter"]]
+    ratios = [d / n for _, n, d, *_ in budgets._TABLE] + [result["tokens_per_parameter"]]
     return {"x": np.arange(len(ratios)), "log10_ratio": np.log10(ratios),
             "chinchilla_log10": float(np.log10(CHINCHILLA_TOKENS_PER_PARAMETER))}
 
@@ -91,9 +92,9 @@ A100_NATIVE_CARD = "a100-80gb"
 
 def a100_equivalent_hours(gpu_hours: float, card: str) -> float:
     """GPU hours on `card` as A100 hours: scaled by the two dense BF16 peaks (the card's
-    own formula, scaling.a100_equivalent)."""
+    own formula, budgets.a100_equivalent)."""
     peaks = hardware(card).figure("bf16_dense_flops"), hardware(A100_NATIVE_CARD).figure("bf16_dense_flops")
-    return scaling.a100_equivalent(gpu_hours, *peaks)["a100_gpu_hours"]
+    return budgets.a100_equivalent(gpu_hours, *peaks)["a100_gpu_hours"]
 YOURS_LABEL = "当前卡片 yours"
 Y_FLOOR_LOG10 = 3.0  # the axis starts at 1,000 GPU hours; bars rise from below it
 

@@ -38,14 +38,14 @@ def test_table_bar_follows_your_model(panel):
 def test_fit_curves_pass_near_the_fit_points(panel):
     import numpy as np
 
-    from core.scaling import calculator as scaling
+    from core.scaling import law as scaling_law
 
     r = panel.fit_card.result
-    law = scaling.ScalingLaw(r["E"], r["A"], r["B"], r["alpha"], r["beta"])
-    for o in scaling.c4_observations():
+    law = scaling_law.ScalingLaw(r["E"], r["A"], r["B"], r["alpha"], r["beta"])
+    for o in scaling_law.c4_observations():
         if o.split == "fit":
             assert abs(float(law.loss(o.parameters, o.tokens)) - o.loss) < 0.03
-    assert len(panel.fit_curves) == len({o.parameters for o in scaling.c4_observations()})
+    assert len(panel.fit_curves) == len({o.parameters for o in scaling_law.c4_observations()})
     x, y = next(iter(panel.fit_curves.values())).getData()
     assert np.all(np.diff(y) < 0)  # loss falls as data grows
 
