@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from fidelity_public import SCORED as FIDELITY_SCORED
 from fidelity_public_runs import lab_keys, load_runs
 
+from core.calibrate import card_keys
 from core.calibrate.summaries import (
     FIT_KEYS,
     SCORED,
@@ -36,14 +37,22 @@ from core.calibrate.summaries import (
     calibrate_summaries,
     replays_of,
     run_table,
-    select_keys,
     summary,
 )
+from core.calibrate.summary_select import CANDIDATES, FOLDS, leave_out, select_keys
 
 assert SCORED == FIDELITY_SCORED  # the fit reads the figures the fidelity check scores
 # The self-check's generating coefficients: each fitted key moved by a factor the fit must find.
 SELF_CHECK_FACTORS = {"coef_prefill_compute": 1.25, "coef_decode_weights": 0.8, "coef_attention": 1.5,
                       "frontend_request_ms": 2.0, "coef_seq_s": 1.5}
+
+
+def self_check_factor(key: str, cards: list[str]) -> float:
+    """SELF_CHECK_FACTORS' factor f of the key; per card, f on the first card and f^(1/(i+1))
+    on the i-th, so each card's value must be found on its own."""
+    f = SELF_CHECK_FACTORS.get(card_keys.base(key), 1.3)
+    card = card_keys.card_of(key)
+    return f if card is None else f ** (1.0 / (cards.index(card) + 1))
 
 
 def summary_runs(runs) -> list[SummaryRun]:
@@ -66,7 +75,7 @@ def calibrate_source(source: str, runs, args) -> dict:
     t0 = time.process_time()
     keys = args.fit_keys
     if args.select:  # the keys a leave-one-run-out over the fit half supports (none read the validation half)
-        keys, rounds = select_keys(fit, args.fit_keys or FIT_KEYS, nfev=args.select_nfev)
+        keys, rounds = select_keys(fit, args.fit_keys or CANDIDATES, nfev=args.select_nfev, folds=args.folds)
         out["selection"] = {"keys": list(keys), "rounds": rounds, "cpu_s": round(time.process_time() - t0, 1)}
     cal = calibrate_summaries(fit, fit_keys=keys, bootstrap=args.bootstrap, scan=not args.no_scan)
     replays, refused = replays_of(val)
@@ -78,6 +87,9 @@ def calibrate_source(source: str, runs, args) -> dict:
                loss_before=cal.cost_before, loss_after=cal.cost_after, replays=cal.replays,
                fit_cpu_s=round(cal.cpu_s, 1), cpu_s=round(time.process_time() - t0, 1),
                refused={**cal.refused, **refused}, fit=halves(cal.per_run), validation=halves(val_tables))
+    if args.held_out:  # the fitted keys' held-out error within the fit half (the selection's score)
+        out["held_out_fit_half"] = {k: v for k, v in leave_out(fit, cal.fit_keys, args.select_nfev, args.folds).items()
+                                    if k != "errors_pct"}
     if args.per_run:
         out["per_run"] = {"fit": cal.per_run, "validation": val_tables}
     return out
@@ -88,8 +100,10 @@ def self_check(source: str, runs, args) -> dict:
     real figures kept, then calibrated from the defaults."""
     fit = summary_runs([r for r in runs if r.source == source and r.split == "fit"])
     replays, _ = replays_of(fit)
-    keys = tuple(calibrate_summaries(fit, fit_keys=args.fit_keys, scan=False).fit_keys) or tuple(SELF_CHECK_FACTORS)
-    truth = {k: replays[0].defaults[k] * SELF_CHECK_FACTORS.get(k, 1.3) for k in keys}
+    first = calibrate_summaries(fit, fit_keys=args.fit_keys, scan=False)
+    keys = tuple(first.fit_keys) or tuple(SELF_CHECK_FACTORS)
+    cards = list(dict.fromkeys(r.card for r in replays))
+    truth = {k: first.defaults[k] * self_check_factor(k, cards) for k in keys}
     synthetic = [SummaryRun(r.run.id, r.run.keys, r.predict(truth)) for r in replays]
     cal = calibrate_summaries(synthetic, fit_keys=keys, scan=not args.no_scan)
     return {"keys": list(cal.fit_keys), "truth": truth, "recovered": {k: cal.coefficients[k] for k in keys},
@@ -105,7 +119,10 @@ def main(argv=None) -> int:
                     help=f"the coefficients to try (default: {','.join(FIT_KEYS)})")
     ap.add_argument("--select", action="store_true",
                     help="fit only the keys a forward selection by leave-one-run-out error on the fit half takes")
+    ap.add_argument("--folds", choices=FOLDS, default="model_card",
+                    help="the selection's held-out folds: one run, or one model on one card (default)")
     ap.add_argument("--select-nfev", type=int, default=60, help="evaluations per search in the selection's refits")
+    ap.add_argument("--held-out", action="store_true", help="score the fitted keys by --folds within the fit half")
     ap.add_argument("--no-scan", action="store_true", help="local searches from the defaults only")
     ap.add_argument("--no-self-check", action="store_true")
     ap.add_argument("--per-run", action="store_true", help="every run's figures before and after")

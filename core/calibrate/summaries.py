@@ -54,7 +54,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from core.calibrate import loss, search
+from core.calibrate import card_keys, loss, search
 from core.registry import ParamError, get
 from core.serving import bench_keys
 from core.serving import replay as rp
@@ -92,6 +92,7 @@ class SummaryReplay:
 
     def __init__(self, run: SummaryRun):
         self.run = run
+        self.card = str(run.keys.get("hardware", ""))
         calc = get("serving.replay")
         raw = {str(k): str(v) for k, v in run.keys.items()}
         for key in raw:
@@ -128,8 +129,9 @@ class SummaryReplay:
             raise ParamError("measured", f"{run.id}: no scored figure; valid: one or more of {', '.join(SCORED)}")
 
     def predict(self, coefs: Mapping[str, float]) -> dict[str, float]:
-        """Every measured figure's prediction (by the measured names)."""
-        c = dict(self.defaults, **coefs)
+        """Every measured figure's prediction (by the measured names); coefs may hold
+        per-card keys (card_keys: this run's card's, or the others' mean)."""
+        c = dict(self.defaults, **card_keys.for_card(coefs, self.card))
         values = dict(self.values, bandwidth_efficiency=c["bandwidth_efficiency"], prefill_mfu=c["prefill_mfu"])
         cost = from_deployment(self.expanded.deployment, values, {k: c[k] for k in STEP_DEFAULTS})
         fe = self.config.frontend
@@ -173,8 +175,10 @@ class SummaryProblem:
         return out
 
     def bounds(self, ranges: Mapping[str, tuple[float, float]]) -> tuple[np.ndarray, np.ndarray]:
-        lo = np.array([math.log(ranges[k][0] / self.start[k]) for k in self.keys])
-        hi = np.array([math.log(ranges[k][1] / self.start[k]) for k in self.keys])
+        # A per-card key has its coefficient's range (search's ranges are by plain name).
+        rng = {k: ranges[k] if card_keys.SEP not in k else search.ranges_of(card_keys.base(k)) for k in self.keys}
+        lo = np.array([math.log(rng[k][0] / self.start[k]) for k in self.keys])
+        hi = np.array([math.log(rng[k][1] / self.start[k]) for k in self.keys])
         return lo, hi
 
     def predicted(self, i: int, x) -> dict[str, float]:
@@ -233,6 +237,21 @@ def replays_of(runs: Sequence[SummaryRun]) -> tuple[list[SummaryReplay], dict[st
     return out, refused
 
 
+def checked_keys(fit_keys: Sequence[str], replays: Sequence[SummaryReplay]) -> tuple[str, ...]:
+    """fit_keys with "key@card" expanded to the runs' cards (card_keys); ParamError for a
+    name that is no coefficient, or one asked both shared and per card."""
+    cards = tuple(dict.fromkeys(r.card for r in replays))
+    asked = card_keys.expand(tuple(fit_keys), cards)
+    for k in asked:
+        if card_keys.base(k) not in COEF_KEYS:
+            raise ParamError("fit_keys", f"{k!r} is no coefficient; valid: {', '.join(COEF_KEYS)}, each optionally "
+                             f"per card as NAME@card or NAME@<hardware> ({', '.join(cards)})")
+    both = {card_keys.base(k) for k in asked if card_keys.SEP in k} & {k for k in asked if card_keys.SEP not in k}
+    if both:
+        raise ParamError("fit_keys", f"{', '.join(sorted(both))} asked both shared and per card; valid: one of the two")
+    return asked
+
+
 def calibrate_summaries(runs: Sequence[SummaryRun], *, fit_keys: Sequence[str] | None = None, bootstrap: int = 0,
                         seed: int = 0, nfev: int = MAX_NFEV, scan: bool = True) -> SummaryCalibration:
     """Fit the coefficients to the runs' figures (ParamError for bad input); scan=False:
@@ -243,21 +262,25 @@ def calibrate_summaries(runs: Sequence[SummaryRun], *, fit_keys: Sequence[str] |
     replays, refused = replays_of(runs)
     if not replays:
         raise ParamError("runs", "no run to fit (every one refused: " + "; ".join(refused.values()) + ")")
-    asked = tuple(fit_keys) if fit_keys is not None else FIT_KEYS
-    for k in asked:
-        if k not in COEF_KEYS:
-            raise ParamError("fit_keys", f"{k!r} is no coefficient; valid: {', '.join(COEF_KEYS)}")
+    asked = checked_keys(fit_keys if fit_keys is not None else FIT_KEYS, replays)
     defaults = dict(replays[0].defaults)
     frozen: dict[str, str] = {}
     usable = []
     for k in asked:
-        if any(k not in r.defaults for r in replays):
-            frozen[k] = "the front end is off in " + ("these runs" if all(k not in r.defaults for r in replays)
+        card = card_keys.card_of(k)
+        on = [r for r in replays if card in (None, r.card)]  # the runs the key moves
+        b = card_keys.base(k)
+        if not on:
+            frozen[k] = f"no run on {card} among these runs"
+        elif any(b not in r.defaults for r in on):
+            frozen[k] = "the front end is off in " + ("these runs" if all(b not in r.defaults for r in on)
                                                       else "some of these runs") + " (frontend=off)"
-        elif len({r.defaults[k] for r in replays}) > 1:
+        elif len({r.defaults[b] for r in on}) > 1:
             frozen[k] = "its default differs between these runs (one value cannot stand for all)"
         else:
             usable.append(k)
+        if card is not None and on:
+            defaults[k] = on[0].defaults.get(b, defaults.get(b, 0.0))
     start = {k: max(defaults[k], search.FLOOR) if k in usable else defaults[k] for k in defaults}
     problem = SummaryProblem(replays, tuple(usable), start)
     x0 = np.zeros(len(usable))
@@ -328,48 +351,3 @@ def summary(tables: Sequence[dict], which: str, metric: str | None = None) -> di
     return {"figures": len(rows), "runs": len({r[0] for r in rows}),
             "median_abs_error_pct": round(float(np.median([abs(r[2]) for r in rows])), 2),
             "worst_error_pct": round(worst[2], 2), "worst": f"{worst[0]} {worst[1]}"}
-
-
-def leave_one_out(runs: Sequence[SummaryRun], fit_keys: Sequence[str], nfev: int = 60) -> dict:
-    """Each run predicted by a fit of fit_keys to the others (local searches from the
-    defaults): median |error| % over every run's scored figures, the figures' errors."""
-    replays, _ = replays_of(runs)
-    defaults = dict(replays[0].defaults)
-    keys_ = tuple(fit_keys)
-    start = {k: max(defaults[k], search.FLOOR) if k in keys_ else defaults[k] for k in defaults}
-    problem = SummaryProblem(replays, keys_, start)
-    errors: list[float] = []
-    for i, replay in enumerate(replays):
-        x = np.zeros(len(keys_))
-        if keys_:
-            weights = np.ones(len(replays))
-            weights[i] = 0.0
-            x = search.local_fit(_duck(problem), x, None, weights, nfev).x
-        got = problem.predicted(i, x)
-        errors += [100.0 * (got[m] - replay.run.measured[m]) / replay.run.measured[m] for m in replay.scored]
-    return {"keys": list(keys_), "median_abs_error_pct": float(np.median(np.abs(errors))), "errors_pct": errors}
-
-
-def select_keys(runs: Sequence[SummaryRun], candidates: Sequence[str] = FIT_KEYS, *, nfev: int = 60,
-                gain_pct: float = 0.1) -> tuple[tuple[str, ...], list[dict]]:
-    """Forward selection on the fit runs alone: from none, add the candidate whose
-    leave-one-run-out median |error| is lowest, while it lowers it by more than gain_pct
-    points. A key that fits the fit runs but not a run left out is not taken (the
-    validation half is never read here). Returns (keys, each round's scores)."""
-    replays, _ = replays_of(runs)
-    candidates = [k for k in candidates if all(k in r.defaults for r in replays)]  # no front end: no front-end key
-    chosen: tuple[str, ...] = ()
-    best = leave_one_out(runs, chosen, nfev)["median_abs_error_pct"]
-    rounds = [{"keys": [], "loo_median_abs_error_pct": best}]
-    while True:
-        left = [k for k in candidates if k not in chosen]
-        if not left:
-            break
-        scores = {k: leave_one_out(runs, chosen + (k,), nfev)["median_abs_error_pct"] for k in left}
-        k = min(scores, key=lambda key: scores[key])
-        rounds.append({"tried": {key: round(v, 3) for key, v in scores.items()}, "took": k if scores[k] < best - gain_pct
-                       else None})
-        if scores[k] >= best - gain_pct:
-            break
-        chosen, best = chosen + (k,), scores[k]
-    return chosen, rounds

@@ -17,14 +17,13 @@ from core.calibrate.summaries import (
     SummaryReplay,
     SummaryRun,
     calibrate_summaries,
-    leave_one_out,
     replays_of,
     residuals_of,
     run_table,
-    select_keys,
     summary,
 )
 from core.calibrate.summary_profile import cli_run, load_summary_runs
+from core.calibrate.summary_select import leave_one_out, select_keys
 from core.registry import ParamError
 from core.serving.headless import serving_report
 
