@@ -16,6 +16,7 @@ import json
 import sys
 from typing import Any
 
+from core.calibrate.card_keys import for_card
 from core.calibrate.summaries import FIT_KEYS, SummaryCalibration, SummaryRun, calibrate_summaries, summary
 from core.registry import ParamError
 from core.serving.profile import Profile, card_table, save_profile
@@ -81,6 +82,7 @@ def load_summary_runs(path: str) -> list[SummaryRun]:
 def to_profile(cal: SummaryCalibration, runs: list[SummaryRun], replay) -> Profile:
     """The calibration as a profile of its runs' one model and card (replay: one of them set up)."""
     card = replay.expanded.choice.card
+    hw = runs[0].keys["hardware"]  # a NAME@card key fitted for the one card is that card's NAME
     fit = {"loss": "soft_l1 least squares on log(pred/measured) of each run's scored summary figures, each run "
                    "weighing alike (core/calibrate/summaries.py)", "fit_keys": list(cal.fit_keys),
            "converged": cal.converged, "message": cal.message, "bootstrap": len(cal.samples),
@@ -90,8 +92,8 @@ def to_profile(cal: SummaryCalibration, runs: list[SummaryRun], replay) -> Profi
              "fit_error_pct": summary([t], "after").get("median_abs_error_pct")} for t in cal.per_run]
     return Profile(model=runs[0].keys["model"], hardware=runs[0].keys["hardware"],
                    card=card_table(card) if card is not None else {}, engine=None,
-                   settings={"replay": dict(runs[0].keys)}, coefficients=dict(cal.coefficients),
-                   samples=list(cal.samples), runs=rows, fit=fit)
+                   settings={"replay": dict(runs[0].keys)}, coefficients=for_card(cal.coefficients, hw),
+                   samples=[for_card(s, hw) for s in cal.samples], runs=rows, fit=fit)
 
 
 def cli_run(path: str, out: str | None, as_json: bool, fit_keys: str | None, bootstrap: int, seed: int = 0) -> int:

@@ -2,15 +2,18 @@
 summaries.py) and the held-out folds that choose keys (summary_select.py)."""
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
 
 from core.calibrate import card_keys
+from core.calibrate.profile import load_profile
 from core.calibrate.summaries import SCORED, SummaryReplay, SummaryRun, calibrate_summaries, replays_of
+from core.calibrate.summary_profile import cli_run
 from core.calibrate.summary_select import fold_ids, leave_out, select_keys
 from core.registry import ParamError
-from tests.calibrate.test_summaries import SHAPES, keys_of
+from tests.calibrate.test_summaries import _runs_toml, keys_of
 
 H100, A100 = "h100-sxm", "a100-80gb"
 
@@ -98,3 +101,17 @@ def test_held_out_folds_pick_the_per_card_key_where_the_cards_differ():
     assert keys == ("coef_decode_weights@card",)
     assert rounds[1]["took"] == "coef_decode_weights@card" and len(rounds) == 2  # the shared one is not tried after
     assert math.isfinite(rounds[0]["held_out_median_abs_error_pct"])
+
+
+def test_a_profile_of_one_card_holds_plain_names(tmp_path, capsys):
+    """lab calibrate --summaries with NAME@card on one card's runs: the profile's coefficient
+    is NAME (what hardware=PROFILE.toml takes), at the value that generated the runs."""
+    runs = [run_on(H100, s, {"coef_decode_weights": 1.25}) for s in ("decode", "mixed")]
+    path = tmp_path / "runs.toml"
+    path.write_text(_runs_toml(runs))
+    out = tmp_path / "p.toml"
+    assert cli_run(str(path), str(out), True, "coef_decode_weights@card", 0) == 0
+    assert json.loads(capsys.readouterr().out)["fit_keys"] == ["coef_decode_weights@h100-sxm"]
+    prof = load_profile(out)
+    assert not any("@" in k for k in prof.coefficients)
+    assert abs(prof.coefficients["coef_decode_weights"] - 1.25) / 1.25 < 0.02
