@@ -12,7 +12,7 @@ pytest.importorskip("core.voice", reason="core.voice (issue 13's model) is not i
 from core.voice.state import RATE_STEP_PER_S, VoiceState
 from widgets.kit.jobs import jobs
 from widgets.voice import LIVE_FIGURES, VoicePanel
-from widgets.voice.plots import LIVE_GROWTH, LIVE_SHRINK, live_range
+from widgets.voice.live_ranges import LIVE_GROWTH, LIVE_SHRINK, live_range
 
 WAIT_MS = 60_000
 TURNS = 40

@@ -10,7 +10,7 @@ from core.voice.state import RATE_STEP_PER_S
 from widgets.kit.jobs import jobs
 from widgets.kit.panels import discover_panels
 from widgets.voice import PANEL, VoicePanel
-from widgets.voice.plots import REPLY_LANE
+from widgets.voice.stages import REPLY_LANE
 
 WAIT_MS = 60_000
 TURNS = 40  # enough for the percentiles to differ; small enough to replay quickly

@@ -7,13 +7,16 @@ when an edit is refused); audio.voice_playback plays them.
 
 A drag of the load slider must stay smooth (a frame within 16 ms, issue 13): a run that comes
 back while the drag goes on (another replay is due, or the slider is held) is drawn live, one
-figure per display frame and data only (plots.py); the last run is drawn in full once the
+figure per display frame and data only (live_ranges.py); the last run is drawn in full once the
 drag is over, so what stays on screen is what a fresh panel at that value shows.
 
-    plots.py    the swimlane under the background's queue and KV, the silence histogram
-    captions.py the run's percentiles and the shown turn's breakdown in words
-    boxes.py    the page's column and row boxes
-    hear_it.py  ▶ p50 → p95 through the sound device, barge-in on a key
+    turn_timeline.py  the swimlane under the background's queue and KV
+    histogram.py      the silence histogram over all turns
+    stages.py         the stages' names and colours, the figures' clock
+    live_ranges.py    drawing during a drag: cached axes, ranges that only grow
+    captions.py       the run's percentiles and the shown turn's breakdown in words
+    boxes.py          the page's column and row boxes
+    hear_it.py        ▶ p50 → p95 through the sound device, barge-in on a key
     core/voice/state.py  VoiceState (a core PanelModel)
 """
 from __future__ import annotations
@@ -39,7 +42,9 @@ from widgets.voice.boxes import fitted_column
 from widgets.voice.captions import breakdown_text, summary_text
 from widgets.voice.controls import Controls
 from widgets.voice.hear_it import PLAY_ORDER, HearIt
-from widgets.voice.plots import S_TO_MS, SilenceHistogram, TurnTimeline
+from widgets.voice.histogram import SilenceHistogram
+from widgets.voice.stages import S_TO_MS
+from widgets.voice.turn_timeline import TurnTimeline
 
 LEGEND = (("backlog", "排队 · queue"), ("prefill", "预填充 · prefill"), ("decode", "解码 · decode"), ("tool", "TTS"),
           ("state", "缓冲 · buffer"))

@@ -2,7 +2,7 @@
 "中文 · English" pair."""
 from __future__ import annotations
 
-from widgets.voice.plots import AFTER_GAP, S_TO_MS, stage_names
+from widgets.voice.stages import AFTER_GAP, S_TO_MS, stage_names
 
 
 def summary_text(s: dict) -> str:

@@ -1,5 +1,5 @@
-"""The Voice panel's figures: one turn's swimlane under the background load, on one clock,
-and the distribution of silence gaps over all turns with p50/p95/p99.
+"""The Voice panel's turn timeline: one turn's swimlane under the background load, on one
+clock (the silence histogram is in histogram.py, the stage names in stages.py).
 
 The x axis of both timeline plots is milliseconds since the user's last word (0 = the user
 stopped speaking), so the silence gap reads off directly; the background's queue and KV
@@ -7,9 +7,8 @@ are the replay's own series around the turn. Items are created once and updated 
 setData/setOpts (STYLE.md §6).
 
 While the load slider is dragged the figures are drawn "live": data only (setData/setOpts on
-the existing items), axis ranges that only grow (an axis whose range changes re-lays all its
-tick labels: the costliest part of a frame), labels left as they are, and each axis painted
-from a cached pixmap. The panel then draws the run once more in full, exactly as a fresh
+the existing items), axis ranges that only grow and each axis painted from a cached pixmap
+(live_ranges.py), labels left as they are. The panel then draws the run once more in full, exactly as a fresh
 panel would.
 """
 from __future__ import annotations
@@ -19,100 +18,20 @@ from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore
 
 from audio.voice_playback import CHUNK_S, reply_schedule
 from widgets.kit.lazy_menus import LazyMenuViewBox
 from widgets.kit.page import compact_plot, marker_line, plot_text
 from widgets.kit.plot_card import PlotCard
 from widgets.kit.theme import brush, pen
+from widgets.voice.live_ranges import cache_axes, set_live_range
+from widgets.voice.stages import AFTER_GAP, ARRIVAL_LANES, REPLY_LANE, S_TO_MS, ms_since, stage_kind, stage_label
 
-S_TO_MS = 1e3
 BEFORE_MS = 350.0  # shown before the user's last word: the end of the phrase and the load then
 AFTER_REPLY_MS = 900.0  # shown of the reply after its first sample: its first chunks and stalls
-BOOK_MS = (370.0, 400.0)  # the book's two measured voice runs: user stops -> first chunk
 BACKGROUND_WINDOW_S = 3.0  # the background series kept around the turn (panning stays inside)
-BOOK_ROOM = 0.3  # the histogram's room left of the book's band, as a share of the data's span (its label's)
 SWIMLANE_TOP = 1.8  # the lanes' y range ends here: the silence text sits over the bracket at 0.6
-# Live ranges change only when the data leaves them or fills less than 1/LIVE_SHRINK of them,
-# and then span LIVE_GROWTH times the data: a drag from no load to saturation (silences from
-# 0.4 s to a minute) changes each a few times, not at every frame.
-LIVE_GROWTH = 2.0
-LIVE_SHRINK = 4.0
-
-# Stage name (core.voice) -> (中文, English, colour kind). Names not listed keep their own name.
-STAGES = {
-    "vad": ("VAD 端点", "VAD endpoint", "wait"),
-    "asr": ("ASR 定稿", "ASR final", "ec"),
-    "uplink": ("上行", "uplink", "arrival"),
-    "queue": ("排队", "queue", "backlog"),
-    "prefill": ("预填充", "prefill", "prefill"),
-    "decode": ("首句解码", "first clause", "decode"),
-    "tts": ("TTS 首包", "TTS first audio", "tool"),
-    "network": ("下行", "downlink", "arrival"),
-    "downlink": ("下行", "downlink", "arrival"),
-    "buffer": ("抖动缓冲", "jitter buffer", "state"),
-    "jitter_buffer": ("抖动缓冲", "jitter buffer", "state"),
-    "device": ("设备", "device", "muted"),
-    "speaker": ("设备", "device", "muted"),
-}
-REPLY_LANE = "回复播放 · reply"
-AFTER_GAP = ("reply", "barge_in")  # core.voice spans after the silence gap: not lanes of the gap
-ARRIVAL_LANES = ("downlink", "network", "buffer", "jitter_buffer")
-
-
-def stage_names(name: str) -> tuple[str, str]:
-    """(中文, English) of a stage."""
-    zh, en, _ = STAGES.get(name, (name, name, "ink"))
-    return zh, en
-
-
-def stage_label(name: str) -> str:
-    zh, en = stage_names(name)
-    return zh if zh == en else f"{zh} · {en}"
-
-
-def stage_kind(name: str) -> str:
-    return STAGES.get(name, (name, name, "ink"))[2]
-
-
-def ms_since(t, origin_s: float) -> np.ndarray:
-    """Times on the replay's clock (s) as ms since origin_s (the user's last word)."""
-    return (np.asarray(t, dtype=float) - origin_s) * S_TO_MS
-
-
-def cache_axes(plot: pg.PlotItem, on: bool) -> None:
-    """Axes (with their grid) painted from a pixmap while on: a live frame whose ranges hold
-    still repaints its data, not every tick label. Off for the full draw, exports and
-    screenshots, which then paint exactly as before."""
-    mode = QtWidgets.QGraphicsItem.CacheMode
-    for axis in plot.axes.values():
-        axis["item"].setCacheMode(mode.DeviceCoordinateCache if on else mode.NoCache)
-
-
-def live_range(now: tuple[float, float], need: tuple[float, float], low_pad: float = 0.0
-               ) -> tuple[float, float] | None:
-    """The range to set during a drag: None while need fits in now and fills enough of it;
-    else from low_pad of need's span below its low end to LIVE_GROWTH spans above it (the
-    ranges here grow upwards: time, counts, silences; low_pad for a low end that follows)."""
-    span = need[1] - need[0]
-    if need[0] >= now[0] and need[1] <= now[1] and span * LIVE_SHRINK >= now[1] - now[0]:
-        return None
-    return need[0] - low_pad * span, need[0] + LIVE_GROWTH * span
-
-
-def set_live_range(plot: pg.PlotItem, axis: str, need: tuple[float, float], *views: pg.ViewBox,
-                   low_pad: float = 0.0) -> None:
-    """Set plot's x or y range if live_range says so, and bring the view boxes' transforms
-    up to date at once: pyqtgraph defers that to the paint, whose items then ask for a second
-    paint of the whole view."""
-    now = plot.viewRange()[0 if axis == "x" else 1]
-    new = live_range((now[0], now[1]), need, low_pad)
-    if new is None:
-        return
-    (plot.setXRange if axis == "x" else plot.setYRange)(*new, padding=0)
-    for vb in (plot.vb, *views):
-        vb.prepareForPaint()
 
 
 class TurnTimeline(QtCore.QObject):
@@ -342,66 +261,3 @@ class TurnTimeline(QtCore.QObject):
         self.barge_line.setVisible(t_ms is not None)
         if t_ms is not None:
             self.barge_line.setValue(t_ms)
-
-
-class SilenceHistogram:
-    """Silence gaps over all turns, with the p50, p95 and p99 the model reports."""
-
-    MARKS = (("p50", "silence_p50_ms", "prefill"), ("p95", "silence_p95_ms", "decode"),
-             ("p99", "silence_p99_ms", "backlog"))
-
-    def __init__(self):
-        self.card = PlotCard("静默分布 · Silence over all turns", "用户说完 → 第一个声音 · user stops → first sound")
-        self.card.plot_widget.setMinimumHeight(230)
-        self.card.setMaximumHeight(390)
-        p = self.card.plot
-        p.setLabel("bottom", "静默 silence (ms)")
-        p.setLabel("left", "轮次 turns")
-        p.setMouseEnabled(y=False)
-        self.bars = self.card.add_curve("silence_hist", pen=pen("muted", 1), fillLevel=0, brush=brush("wait", 150),
-                                        stepMode="center")
-        self.lines = {}
-        for i, (name, _, kind) in enumerate(self.MARKS):
-            self.lines[name] = marker_line(p, kind, label=name, position=0.92 - 0.1 * i, width=2)
-        self.book = pg.LinearRegionItem(BOOK_MS, movable=False, brush=brush("tool", 40), pen=pg.mkPen(None))
-        p.addItem(self.book)
-        self.book_text = plot_text(anchor=(1, 0), kind="tool", size=8, text="书 book\n370–400")
-        p.addItem(self.book_text)
-
-    def set_live(self, on: bool) -> None:
-        cache_axes(self.card.plot, on)
-
-    def show(self, silences_ms: np.ndarray, summary: dict, live: bool = False) -> dict:
-        """live: the bars and the marks move, their labels and the ranges (which only grow)
-        wait for the full draw."""
-        s = np.asarray(silences_ms, dtype=float)
-        s = s[np.isfinite(s)]
-        lo, hi = (float(s.min()), float(s.max())) if s.size else (0.0, 1.0)
-        width = max(5.0, (hi - lo) / 40)
-        edges = np.arange(np.floor(lo / width) * width, hi + 2 * width, width)
-        counts, edges = np.histogram(s, bins=edges)
-        self.bars.setData(edges, counts)
-        marks = {}
-        for name, key, _ in self.MARKS:
-            value = summary.get(key)
-            line = self.lines[name]
-            line.setVisible(value is not None)
-            if value is not None:
-                line.setValue(float(value))
-                line.label.setVisible(not live)
-                if not live:
-                    line.label.setFormat(f"{name} {float(value):.0f}")
-                marks[name] = float(value)
-        top = max(1, int(counts.max()) if counts.size else 1)
-        right = max(hi, marks.get("p99", hi)) + 2 * width
-        left = min(lo, BOOK_MS[0])
-        left -= BOOK_ROOM * (right - left)  # room for the book's label left of its band
-        p = self.card.plot
-        if live:
-            set_live_range(p, "x", (left, right), low_pad=0.3)  # left follows right (room for the book's label)
-            set_live_range(p, "y", (0.0, top * 1.15))
-        else:
-            self.book_text.setPos(BOOK_MS[0] - 2, top * 0.9)
-            p.setXRange(left, right, padding=0.02)
-            p.setYRange(0, top * 1.15, padding=0)
-        return {"counts": counts, "edges": edges, "marks": marks}
