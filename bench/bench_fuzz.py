@@ -1,6 +1,6 @@
 """The nightly-size calculator fuzz (issue 9, "Hostile input"): >= 20,000 cases drawn from
-every calculator's spec, the same generator and checks as tests/core/test_fuzz_calculators.py,
-plus the per-case time bound a test must not assert: every case under 2 s and 500 MB.
+every calculator's spec, the same generator and checks as tests/core/test_fuzz_calculators.py
+(tests/core/fuzz_inputs.py, fuzz_cases.py), plus the per-case time bound a test must not assert: every case under 2 s and 500 MB.
 Prints one JSON object. Not a test.
 
     .venv/bin/python bench/bench_fuzz.py            # 20,000 cases (LAB_FUZZ_CASES to change)
@@ -13,7 +13,6 @@ clock on whatever else the machine is doing: compare figures of one run.
 from __future__ import annotations
 
 import collections
-import importlib.util
 import json
 import math
 import os
@@ -35,19 +34,9 @@ CASE_TARGET_S = 2.0
 REPEATS = 5
 
 
-def _fuzz_module():
-    """The test module's generator and checks (tests/ is not a package)."""
-    path = ROOT / "tests" / "core" / "test_fuzz_calculators.py"
-    spec = importlib.util.spec_from_file_location("fuzz_calculators", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def main() -> None:
-    fz = _fuzz_module()
     from core.registry import registry
+    from tests.core import fuzz_cases as fz  # the test's generator and checks
 
     total_cases = int(os.environ["LAB_FUZZ_CASES"])
     names = registry().names()
