@@ -1,24 +1,18 @@
-"""Talk mode in the window: every shipped scene applies and renders, Ctrl+R restores a
-scene after edits, the clicker keys step, the presenter view, and `lab snapshot --talk`."""
+"""Talk mode in one window for the module (panels built once): every shipped scene applies
+and renders, Ctrl+R restores a scene after edits, the clicker keys step, blank and notes,
+a scene's plot ranges and player speed, and the talk reads the keys of its windows only."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtWidgets
 
-from core.talk import STATE_MODELS, load_talk
+from core.talk import STATE_MODELS
 from lab.app import scene_window
-from lab.cli import main
 from lab.talk import open_talk, read_talk
-from lab.talk.presenter import PresenterView
+from tests.lab.talk_testkit import CHAPTER3, CTRL, Key, go_to, press
 from widgets.kit.plot_card import PlotCard
-
-CHAPTER3 = Path(__file__).resolve().parents[2] / "talks" / "chapter3.toml"
-SCENES = len(load_talk(CHAPTER3).scenes)  # the valid --scene range, as the shipped talk has grown
-Key = QtCore.Qt.Key
-CTRL = QtCore.Qt.KeyboardModifier.ControlModifier
 
 
 @pytest.fixture(scope="module")
@@ -40,16 +34,6 @@ def talk_window(qapp, tmp_path_factory):
         os.environ["LAB_SETTINGS_DIR"] = old
 
 
-def _go(qtbot, controller, index):
-    controller.go(index)
-    qtbot.waitUntil(controller.is_ready, timeout=30_000)
-
-
-def _key(qtbot, window, controller, key, modifier=QtCore.Qt.KeyboardModifier.NoModifier):
-    qtbot.keyClick(window, key, modifier)
-    qtbot.waitUntil(controller.is_ready, timeout=30_000)
-
-
 def test_state_models_cover_every_panel_but_main():
     from lab.app import panel_keys
 
@@ -61,7 +45,7 @@ def test_every_shipped_scene_applies_and_renders(qtbot, talk_window):
     talk = controller.talk
     assert len(talk.scenes) >= 25 and talk.errors == []
     for index, scene in enumerate(talk.scenes):
-        _go(qtbot, controller, index)
+        go_to(qtbot, controller, index)
         assert window.current_key() == scene.panel and window.stack.currentWidget() is window.panel(scene.panel)
         state = window.panel_state_json(scene.panel)
         assert state["cards"] == scene.state["cards"] and state["view"] == scene.state["view"], scene.label
@@ -115,7 +99,7 @@ def test_ctrl_r_restores_the_scene_after_edits(qtbot, talk_window):
     window, controller = talk_window
     talk = controller.talk
     index = next(i for i, s in enumerate(talk.scenes) if s.title == "练习 3-3")
-    _go(qtbot, controller, index)
+    go_to(qtbot, controller, index)
     scene = talk.scenes[index]
     state = window.panel_state("request")
     before = window.panel_state_json("request")
@@ -127,7 +111,7 @@ def test_ctrl_r_restores_the_scene_after_edits(qtbot, talk_window):
     area = window.panel("request").findChild(QtWidgets.QScrollArea)
     area.verticalScrollBar().setValue(0)
     assert window.panel_state_json("request") != scene.state
-    _key(qtbot, window, controller, Key.Key_R, CTRL)
+    press(qtbot, window, controller, Key.Key_R, CTRL)
     assert window.panel_state_json("request") == scene.state
     assert area.verticalScrollBar().value() > 0  # scrolled back to the scene's card
 
@@ -135,21 +119,21 @@ def test_ctrl_r_restores_the_scene_after_edits(qtbot, talk_window):
 def test_clicker_keys_step_jump_and_skip_nothing_good(qtbot, talk_window):
     window, controller = talk_window
     last = len(controller.talk.scenes) - 1
-    _go(qtbot, controller, 0)
-    _key(qtbot, window, controller, Key.Key_PageDown)
+    go_to(qtbot, controller, 0)
+    press(qtbot, window, controller, Key.Key_PageDown)
     assert controller.index == 1
-    _key(qtbot, window, controller, Key.Key_Right)
+    press(qtbot, window, controller, Key.Key_Right)
     assert controller.index == 2
-    _key(qtbot, window, controller, Key.Key_PageUp)
-    _key(qtbot, window, controller, Key.Key_Left)
+    press(qtbot, window, controller, Key.Key_PageUp)
+    press(qtbot, window, controller, Key.Key_Left)
     assert controller.index == 0
-    _key(qtbot, window, controller, Key.Key_Left)  # nothing before the first scene
+    press(qtbot, window, controller, Key.Key_Left)  # nothing before the first scene
     assert controller.index == 0
-    _key(qtbot, window, controller, Key.Key_End)
+    press(qtbot, window, controller, Key.Key_End)
     assert controller.index == last and window.current_key() == controller.talk.scenes[last].panel
-    _key(qtbot, window, controller, Key.Key_PageDown)  # nothing after the last
+    press(qtbot, window, controller, Key.Key_PageDown)  # nothing after the last
     assert controller.index == last
-    _key(qtbot, window, controller, Key.Key_Home)
+    press(qtbot, window, controller, Key.Key_Home)
     assert controller.index == 0 and window.current_key() == "request"
     strip = controller.bar.strip  # a click on the strip's 5th dot: scene 5
     left, step, _ = strip._geometry()
@@ -161,7 +145,7 @@ def test_clicker_keys_step_jump_and_skip_nothing_good(qtbot, talk_window):
 
 def test_blank_and_notes_toggle(qtbot, talk_window):
     window, controller = talk_window
-    _go(qtbot, controller, 0)
+    go_to(qtbot, controller, 0)
     qtbot.keyClick(window, Key.Key_B)
     assert controller.blank.isVisible() and controller.blank.geometry() == window.rect()
     qtbot.keyClick(window, Key.Key_Period)
@@ -174,7 +158,7 @@ def test_blank_and_notes_toggle(qtbot, talk_window):
 
 def test_space_plays_then_steps_at_the_end_of_the_player(qtbot, talk_window):
     window, controller = talk_window
-    _go(qtbot, controller, 0)  # 图 3-1: a ▶ over the decode steps
+    go_to(qtbot, controller, 0)  # 图 3-1: a ▶ over the decode steps
     player = controller.page.player(window.panel("request"), "steps")
     assert player is not None and not player.is_playing()
     qtbot.keyClick(window, Key.Key_Space)
@@ -182,18 +166,18 @@ def test_space_plays_then_steps_at_the_end_of_the_player(qtbot, talk_window):
     qtbot.keyClick(window, Key.Key_Space)
     assert not player.is_playing() and controller.index == 0
     player.seek(player.duration)
-    _key(qtbot, window, controller, Key.Key_Space)
+    press(qtbot, window, controller, Key.Key_Space)
     assert controller.index == 1
     # A scene whose panel has no ▶: Space steps.
     agents = next(i for i, s in enumerate(controller.talk.scenes) if s.panel == "agents")
-    _go(qtbot, controller, agents)
-    _key(qtbot, window, controller, Key.Key_Space)
+    go_to(qtbot, controller, agents)
+    press(qtbot, window, controller, Key.Key_Space)
     assert controller.index == agents + 1
 
 
 def test_a_field_being_edited_keeps_its_arrows(qtbot, talk_window):
     window, controller = talk_window
-    _go(qtbot, controller, 1)
+    go_to(qtbot, controller, 1)
     field = window.panel("request").findChild(QtWidgets.QLineEdit)
     window.activateWindow()  # a field being edited has the focus of the active window
     field.setFocus()
@@ -201,190 +185,20 @@ def test_a_field_being_edited_keeps_its_arrows(qtbot, talk_window):
     qtbot.keyClick(field, Key.Key_Left)
     qtbot.keyClick(field, Key.Key_N)
     assert controller.index == 1 and not controller.bar.notes_shown()
-    _key(qtbot, field, controller, Key.Key_PageDown)  # the clicker's key still steps
+    press(qtbot, field, controller, Key.Key_PageDown)  # the clicker's key still steps
     assert controller.index == 2
     window.setFocus()
 
 
 def test_f5_starts_from_scene_one_in_presentation_and_esc_leaves(qtbot, talk_window):
     window, controller = talk_window
-    _go(qtbot, controller, 3)
-    _key(qtbot, window, controller, Key.Key_F5)
+    go_to(qtbot, controller, 3)
+    press(qtbot, window, controller, Key.Key_F5)
     assert window.presentation_action.isChecked() and controller.index == 0
     qtbot.keyClick(window, Key.Key_Escape)
     assert not window.presentation_action.isChecked()
     window.showNormal()
     window.resize(1280, 720)
-
-
-def test_a_talk_with_bad_scenes_says_so_and_opens_at_the_first_good(qtbot, tmp_path):
-    from lab.main_window import MainWindow
-
-    path = tmp_path / "bad.toml"
-    path.write_text('[[scene]]\ntitle = "oops"\npanel = "request"\ncards.split = { requests = "x" }\n'
-                    '[[scene]]\ntitle = "fine"\npanel = "agents"\n', encoding="utf-8")
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.show()
-    controller = open_talk(window, read_talk(path))
-    qtbot.waitUntil(controller.is_ready, timeout=30_000)
-    assert controller.index == 1 and window.current_key() == "agents"
-    box = window.findChild(QtWidgets.QMessageBox, "talk_errors")
-    assert box is not None and "scene 1 «oops»: cards.split.requests" in box.text()
-    box.close()
-    qtbot.keyClick(window, Key.Key_PageUp)  # the bad scene is never shown
-    assert controller.index == 1
-    assert window.close_talk_action.isEnabled()
-    window.close_talk_action.trigger()
-    assert window.talk is None and not window.close_talk_action.isEnabled()
-    assert window.findChild(QtWidgets.QToolBar, "talk_toolbar") is None or not controller.toolbar.isVisible()
-    window.show_panel("request")
-    qtbot.waitUntil(lambda: window.is_ready("request"), timeout=30_000)
-    qtbot.keyClick(window, Key.Key_End)  # the keys are the panels' again: no talk steps
-    assert window.current_key() == "request"
-    window.presentation_action.setChecked(False)
-
-
-def test_presenter_view_shows_scene_next_notes_and_a_clock(qtbot):
-    talk = load_talk(CHAPTER3)
-    view = PresenterView()
-    qtbot.addWidget(view)
-    view.show_scene(talk, 0)
-    assert view.current.text().startswith(f"1 / {len(talk.scenes)} · 图 3-1")
-    assert talk.scenes[0].annotation in view.current.text()
-    assert "prefill" in view.notes.toPlainText()
-    assert view.next.text() == f"next → 2 · {talk.scenes[1].title}"
-    view.show_scene(talk, len(talk.scenes) - 1)
-    assert "end of the talk" in view.next.text()
-    assert view.elapsed_text() == "00:00"
-    time_line, elapsed = view.clock.text().split("\n")
-    assert len(time_line) == 5 and time_line[2] == ":" and elapsed == "00:00"
-
-
-def test_snapshot_talk_scene_writes_the_size_asked(tmp_path, capsys):
-    out = tmp_path / "scene.png"
-    assert main(["snapshot", "--talk", str(CHAPTER3), "--scene", "2", "--out", str(out), "--size", "960x600"]) == 0
-    image = QtGui.QImage(str(out))
-    assert (image.width(), image.height()) == (960, 600)
-
-
-@pytest.mark.parametrize("args, field, hint", [
-    (["--talk", str(CHAPTER3), "--scene", "99"], "--scene", f"valid: 1..{SCENES}"),
-    (["--talk", str(CHAPTER3), "--scene", "0"], "--scene", f"valid: 1..{SCENES}"),
-    (["--talk", str(CHAPTER3), "--scene", "two"], "--scene", f"valid: a scene number 1..{SCENES}"),
-    (["--talk", str(CHAPTER3)], "--scene", f"valid: a scene number 1..{SCENES}"),
-    (["--scene", "1"], "--talk", "required with --scene"),
-    (["request", "--talk", str(CHAPTER3), "--scene", "1"], "PANEL", "no PANEL"),
-    (["--talk", "/nonexistent/talk.toml", "--scene", "1"], "--talk", "talk.toml"),
-])
-def test_snapshot_talk_bad_input_exits_2_naming_the_option(args, field, hint, tmp_path, capsys):
-    assert main(["snapshot", *args, "--out", str(tmp_path / "x.png")]) == 2
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and f"{field}:" in err and hint in err
-    assert not (tmp_path / "x.png").exists()
-
-
-def test_snapshot_of_a_bad_scene_exits_2_with_its_message(tmp_path, capsys):
-    path = tmp_path / "t.toml"
-    path.write_text('[[scene]]\npanel = "agents"\n[[scene]]\ntitle = "two"\npanel = "request"\nzoom = 7\n',
-                    encoding="utf-8")
-    assert main(["snapshot", "--talk", str(path), "--scene", "2", "--out", str(tmp_path / "x.png")]) == 2
-    err = capsys.readouterr().err
-    assert "--scene:" in err and "scene 2 «two»: zoom" in err
-
-
-def test_lab_talk_refuses_a_bad_file_before_any_window(tmp_path, capsys):
-    path = tmp_path / "t.toml"
-    path.write_text("[[scene]\n", encoding="utf-8")
-    assert main(["talk", str(path)]) == 2
-    assert "not TOML" in capsys.readouterr().err
-
-
-def test_ctrl_r_brings_back_the_scenes_image_and_zoom(qtbot, tmp_path):
-    from PIL import Image
-
-    from core.vision.state import SAMPLE
-    from lab.main_window import MainWindow
-    from widgets.kit import zoom
-
-    (tmp_path / "pics").mkdir()
-    Image.new("RGB", (320, 200), (200, 80, 40)).save(tmp_path / "pics" / "red.png")
-    path = tmp_path / "talk.toml"
-    path.write_text('[[scene]]\ntitle = "a photo"\npanel = "vision"\nimage = "pics/red.png"\nzoom = 1.25\n'
-                    'view = { tab = "compare" }\n', encoding="utf-8")
-    talk = read_talk(path)
-    image = str(tmp_path / "pics" / "red.png")
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.show()
-    controller = open_talk(window, talk, presentation=False)
-    qtbot.waitUntil(controller.is_ready, timeout=30_000)
-    state = window.panel_state("vision")
-    assert state.sources == (image,) and state.view("tab") == "compare" and zoom.zoom() == 1.25
-    request = state.card("request").inputs
-    assert (request["heights"], request["widths"]) == ((200,), (320,))
-    panel = window.panel("vision")
-    qtbot.waitUntil(lambda: panel.current_image().path == image, timeout=30_000)  # the pixels, loaded
-    state.set_images([SAMPLE])
-    state.set_view("tab", "volumes")
-    zoom.set_zoom(2.0)
-    _key(qtbot, window, controller, Key.Key_R, CTRL)
-    assert window.panel_state_json("vision") == talk.scenes[0].state
-    assert zoom.zoom() == 1.25 and panel.current_image().path == image
-    controller.close()
-    zoom.set_zoom(1.0)
-
-
-_TWO_SCREENS = """
-import json, sys
-from lab.app import start_window
-from lab.talk import open_talk, read_talk
-app, window = start_window()
-controller = open_talk(window, read_talk(sys.argv[1]))
-while not controller.is_ready():
-    app.processEvents()
-view = controller.presenter
-print(json.dumps({"window": window.screen().name(), "presenter": view.screen().name() if view else None,
-                  "visible": bool(view and view.isVisible()), "next": view.next.text() if view else ""}))
-controller.close()
-"""
-
-
-def test_with_two_screens_the_presenter_view_opens_on_the_other(tmp_path):
-    import json
-    import subprocess
-    import sys
-
-    config = tmp_path / "screens.json"
-    screen = {"y": 0, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}
-    config.write_text(json.dumps({"screens": [
-        {"name": "projector", "x": 0, "width": 1920, "height": 1080, **screen},
-        {"name": "laptop", "x": 1920, "width": 1280, "height": 800, **screen}]}))
-    env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={config}",
-           "LAB_SETTINGS_DIR": str(tmp_path / "settings")}
-    out = subprocess.run([sys.executable, "-c", _TWO_SCREENS, str(CHAPTER3)], env=env, capture_output=True,
-                         text=True, timeout=120, cwd=CHAPTER3.parents[1])
-    assert out.returncode == 0, out.stderr
-    seen = json.loads(out.stdout.strip().splitlines()[-1])
-    assert seen["visible"] and seen["presenter"] != seen["window"]
-    assert seen["next"].startswith("next → 2 ·")
-
-
-def test_the_next_scenes_panel_is_built_while_this_one_is_shown(qtbot):
-    from lab.main_window import MainWindow
-
-    talk = load_talk(CHAPTER3)
-    index = max(i for i, s in enumerate(talk.scenes) if s.panel == "request" and talk.scenes[i + 1].panel == "serving")
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.show()
-    controller = open_talk(window, talk, presentation=False, index=index)
-    qtbot.waitUntil(controller.is_ready, timeout=30_000)
-    assert not window.is_built("serving")
-    qtbot.waitUntil(lambda: window.is_built("serving"), timeout=30_000)
-    assert window.current_key() == "request"  # built behind the scene on screen, not shown
-    assert window.panel_state_json("serving")["view"] == talk.scenes[index + 1].state["view"]
-    controller.close()
 
 
 def test_a_scenes_plot_ranges_hold_and_go_back_after_it(qtbot, talk_window):
@@ -393,16 +207,16 @@ def test_a_scenes_plot_ranges_hold_and_go_back_after_it(qtbot, talk_window):
     index = next(i for i, s in enumerate(talk.scenes) if s.ranges)
     scene = talk.scenes[index]
     (text, axes), = scene.ranges.items()
-    _go(qtbot, controller, index - 1)  # the same panel, its own ranges
+    go_to(qtbot, controller, index - 1)  # the same panel, its own ranges
     plot = next(p for p in window.panel(scene.panel).findChildren(PlotCard) if text in p.title_label.text())
     box = plot.plot.getViewBox()
     own = box.viewRange()[0]
-    _go(qtbot, controller, index)
+    go_to(qtbot, controller, index)
     assert box.viewRange()[0] == pytest.approx(list(axes["x"]))
     box.setRange(xRange=(5, 7), padding=0)  # the speaker pans
-    _key(qtbot, window, controller, Key.Key_R, CTRL)
+    press(qtbot, window, controller, Key.Key_R, CTRL)
     assert box.viewRange()[0] == pytest.approx(list(axes["x"]))
-    _go(qtbot, controller, index - 1)
+    go_to(qtbot, controller, index - 1)
     assert box.viewRange()[0] == pytest.approx(own)
 
 
@@ -417,7 +231,7 @@ def test_a_scenes_player_speed_holds_while_it_is_on(qtbot, talk_window, tmp_path
     qtbot.waitUntil(controller.is_ready, timeout=30_000)
     player = window.panel("serving").banner_player
     assert player.speed == 20.0
-    _key(qtbot, window, controller, Key.Key_PageDown)
+    press(qtbot, window, controller, Key.Key_PageDown)
     assert player.speed == 10.0  # the panel's own
     controller.close()
     controller = open_talk(window, old, presentation=False, autoplay=False)  # the module's talk again
