@@ -95,12 +95,12 @@ def calibrate_source(source: str, runs, args) -> dict:
     return out
 
 
-def self_check(source: str, runs, args) -> dict:
+def self_check(source: str, runs, args, fit_keys=None) -> dict:
     """The fit half simulated at SELF_CHECK_FACTORS × the defaults of the keys a fit to its
     real figures kept, then calibrated from the defaults."""
     fit = summary_runs([r for r in runs if r.source == source and r.split == "fit"])
     replays, _ = replays_of(fit)
-    first = calibrate_summaries(fit, fit_keys=args.fit_keys, scan=False)
+    first = calibrate_summaries(fit, fit_keys=fit_keys or args.fit_keys, scan=False)
     keys = tuple(first.fit_keys) or tuple(SELF_CHECK_FACTORS)
     cards = list(dict.fromkeys(r.card for r in replays))
     truth = {k: first.defaults[k] * self_check_factor(k, cards) for k in keys}
@@ -135,7 +135,7 @@ def main(argv=None) -> int:
             continue
         out["sources"][source] = calibrate_source(source, runs, args)
         if not args.no_self_check and out["sources"][source].get("fit_runs"):
-            out["sources"][source]["self_check"] = self_check(source, runs, args)
+            out["sources"][source]["self_check"] = self_check(source, runs, args, out["sources"][source].get("fit_keys"))
     out["cpu_s"] = round(time.process_time() - t0, 1)
     json.dump(out, sys.stdout, indent=1)
     print()

@@ -18,7 +18,8 @@ runs given: the runs of one source share an engine and a client, and the coeffic
 multipliers on the card's roofline lines and the engine's time terms, meant to carry over
 to another model or card of that source (the card's own achieved compute is already in
 step_defaults.CARD_COMPUTE_EFFICIENCY); a held-out half checks whether they do
-(bench/calibrate_public.py).
+(bench/calibrate_public.py). A fit key NAME@card is fitted once per card of the runs
+(card_keys.py: each card's own achieved bandwidth or compute, the shared terms beside it).
 
 What is tried (FIT_KEYS, in this order of preference), what summaries of saturated runs
 can move: coef_prefill_compute (TTFT and the mixed steps' TPOT of long prompts),
@@ -33,9 +34,9 @@ multipliers), the ramp, layer, request and TP/PP/EP terms (small, or seen only i
 of one parallelism), the front end's per-token terms (beside its per-request one at one
 prompt length a run) and the one-off costs (0 on a GPU). Of those tried, a key whose
 effect is below search.SENSITIVITY_FLOOR or collinear with the keys before it is kept at
-its default and said so (search.identifiable), as in lab calibrate. select_keys chooses
-among them by leave-one-run-out error on the fit runs alone (forward selection), for a
-set of runs too few or too alike to pin every key.
+its default and said so (search.identifiable), as in lab calibrate. summary_select.py
+chooses among them (shared or per card) by held-out folds of the fit runs alone (forward
+selection), for a set of runs too few or too alike to pin every key.
 
 Uncertainty: a bootstrap over runs (multinomial counts as run weights; each draw refits
 from the point estimate, search.solve with BOOT_NFEV), when bootstrap= > 0. It also shows
@@ -238,10 +239,18 @@ def replays_of(runs: Sequence[SummaryRun]) -> tuple[list[SummaryReplay], dict[st
 
 
 def checked_keys(fit_keys: Sequence[str], replays: Sequence[SummaryReplay]) -> tuple[str, ...]:
-    """fit_keys with "key@card" expanded to the runs' cards (card_keys); ParamError for a
-    name that is no coefficient, or one asked both shared and per card."""
+    """fit_keys with "key@card" expanded to the runs' cards (card_keys), and a shared key
+    whose default is the card's own (step_defaults.CARD_DECODE_READ: one value on each card,
+    not the same on all) fitted per card too; ParamError for a name that is no coefficient,
+    or one asked both shared and per card."""
     cards = tuple(dict.fromkeys(r.card for r in replays))
-    asked = card_keys.expand(tuple(fit_keys), cards)
+    per_card = []
+    for k in fit_keys:
+        by_card = {r.card: r.defaults.get(k) for r in replays}
+        one_each = all(len({r.defaults.get(k) for r in replays if r.card == c}) == 1 for c in cards)
+        per_card.append(f"{k}{card_keys.SEP}{card_keys.EVERY_CARD}" if card_keys.SEP not in k and one_each
+                        and len(set(by_card.values())) > 1 and None not in by_card.values() else k)
+    asked = card_keys.expand(tuple(per_card), cards)
     for k in asked:
         if card_keys.base(k) not in COEF_KEYS:
             raise ParamError("fit_keys", f"{k!r} is no coefficient; valid: {', '.join(COEF_KEYS)}, each optionally "

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import math
+from types import SimpleNamespace
 
 import pytest
 
 from core.calibrate import card_keys
 from core.calibrate.profile import load_profile
-from core.calibrate.summaries import SCORED, SummaryReplay, SummaryRun, calibrate_summaries, replays_of
+from core.calibrate.summaries import SCORED, SummaryReplay, SummaryRun, calibrate_summaries, checked_keys, replays_of
 from core.calibrate.summary_profile import cli_run
 from core.calibrate.summary_select import fold_ids, leave_out, select_keys
 from core.registry import ParamError
@@ -41,45 +42,45 @@ def test_expand_and_for_card_by_hand():
 def test_a_per_card_key_moves_its_cards_runs_only():
     """At its default a per-card key replays bit for bit as no key; moved, it changes the
     runs on its card and leaves the other card's as they were."""
-    h, a = (SummaryReplay(run_on(c, "decode")) for c in (H100, A100))
-    assert h.predict({"coef_decode_weights@h100-sxm": 1.0}) == h.predict({})
-    moved = {"coef_decode_weights@h100-sxm": 1.5}
-    assert h.predict(moved)["mean_tpot_ms"] > 1.2 * h.predict({})["mean_tpot_ms"]
+    h, a = (SummaryReplay(run_on(c, "prefill")) for c in (H100, A100))
+    assert h.predict({"coef_prefill_compute@h100-sxm": 1.0}) == h.predict({})
+    moved = {"coef_prefill_compute@h100-sxm": 1.5}
+    assert h.predict(moved)["mean_ttft_ms"] > 1.2 * h.predict({})["mean_ttft_ms"]
     assert a.predict(moved) != a.predict({})  # A100 has no value of its own: the mean (1.5)
-    both = {"coef_decode_weights@h100-sxm": 1.5, "coef_decode_weights@a100-80gb": 1.0}
+    both = {"coef_prefill_compute@h100-sxm": 1.5, "coef_prefill_compute@a100-80gb": 1.0}
     assert a.predict(both) == a.predict({})
 
 
 def test_per_card_fit_recovers_each_cards_coefficient_where_a_shared_one_cannot():
-    """Runs simulated with the weight read 1.25× on the H100 and 0.8× on the A100: fitting
-    coef_decode_weights per card recovers both within 2% and the figures to ≈ 0; one
+    """Runs simulated with the prompts' matrix work 1.25× on the H100 and 0.8× on the A100: fitting
+    coef_prefill_compute per card recovers both within 2% and the figures to ≈ 0; one
     shared value must split the difference and misses both cards' runs."""
-    truth = {"coef_decode_weights@h100-sxm": 1.25, "coef_decode_weights@a100-80gb": 0.8}
-    runs = [run_on(c, s, truth) for c in (H100, A100) for s in ("decode", "mixed")]
-    cal = calibrate_summaries(runs, fit_keys=("coef_decode_weights@card",), scan=False)
+    truth = {"coef_prefill_compute@h100-sxm": 1.25, "coef_prefill_compute@a100-80gb": 0.8}
+    runs = [run_on(c, s, truth) for c in (H100, A100) for s in ("prefill", "mixed")]
+    cal = calibrate_summaries(runs, fit_keys=("coef_prefill_compute@card",), scan=False)
     assert cal.converged and set(cal.fit_keys) == set(truth)
     for k, v in truth.items():
         assert abs(cal.coefficients[k] - v) / v < 0.02, k
         assert cal.defaults[k] == 1.0
     errs = [abs(f["error_after_pct"]) for t in cal.per_run for f in t["figures"].values() if f["scored"]]
-    shared = calibrate_summaries(runs, fit_keys=("coef_decode_weights",), scan=False)
+    shared = calibrate_summaries(runs, fit_keys=("coef_prefill_compute",), scan=False)
     shared_errs = [abs(f["error_after_pct"]) for t in shared.per_run for f in t["figures"].values() if f["scored"]]
     assert max(errs) < 1.0 < max(shared_errs)
 
 
 def test_bad_per_card_keys_are_refused_by_name():
-    runs = [run_on(H100, "decode")]
+    runs = [run_on(H100, "prefill")]
     with pytest.raises(ParamError, match="'coef_bogus@h100-sxm' is no coefficient"):
         calibrate_summaries(runs, fit_keys=("coef_bogus@card",), scan=False)
     with pytest.raises(ParamError, match="coef_seq_s asked both shared and per card"):
         calibrate_summaries(runs, fit_keys=("coef_seq_s", "coef_seq_s@card"), scan=False)
-    cal = calibrate_summaries(runs, fit_keys=("coef_decode_weights@a100-80gb",), scan=False)
-    assert cal.fit_keys == () and "no run on a100-80gb" in cal.frozen["coef_decode_weights@a100-80gb"]
+    cal = calibrate_summaries(runs, fit_keys=("coef_prefill_compute@a100-80gb",), scan=False)
+    assert cal.fit_keys == () and "no run on a100-80gb" in cal.frozen["coef_prefill_compute@a100-80gb"]
 
 
 def test_folds_of_one_model_on_one_card():
-    runs = [run_on(H100, "decode"), run_on(A100, "decode"), run_on(H100, "mixed"),
-            run_on(H100, "decode", model="qwen3-14b")]
+    runs = [run_on(H100, "prefill"), run_on(A100, "prefill"), run_on(H100, "mixed"),
+            run_on(H100, "prefill", model="qwen3-14b")]
     replays, _ = replays_of(runs)
     assert fold_ids(replays, "model_card") == [[0, 2], [1], [3]]
     assert fold_ids(replays, "run") == [[0], [1], [2], [3]]
@@ -88,18 +89,18 @@ def test_folds_of_one_model_on_one_card():
 
 
 def test_held_out_folds_pick_the_per_card_key_where_the_cards_differ():
-    """The H100's weight read 1.25×, the A100's 0.8×, two workloads on each card: with one
+    """The H100's matrix work 1.25×, the A100's 0.8×, two workloads on each card: with one
     run a fold, a per-card fit to the other runs predicts the one left out (≈ 0), a shared
     fit cannot, so the selection takes the per-card key and nothing after it."""
-    truth = {"coef_decode_weights@h100-sxm": 1.25, "coef_decode_weights@a100-80gb": 0.8}
-    runs = [run_on(c, s, truth) for c in (H100, A100) for s in ("decode", "mixed")]
-    per_card = leave_out(runs, ("coef_decode_weights@card",), folds="run")
-    shared = leave_out(runs, ("coef_decode_weights",), folds="run")
+    truth = {"coef_prefill_compute@h100-sxm": 1.25, "coef_prefill_compute@a100-80gb": 0.8}
+    runs = [run_on(c, s, truth) for c in (H100, A100) for s in ("prefill", "mixed")]
+    per_card = leave_out(runs, ("coef_prefill_compute@card",), folds="run")
+    shared = leave_out(runs, ("coef_prefill_compute",), folds="run")
     assert len(per_card["errors_pct"]) == 4 * len(SCORED)
     assert per_card["median_abs_error_pct"] < 0.5 < shared["median_abs_error_pct"]
-    keys, rounds = select_keys(runs, ("coef_decode_weights", "coef_decode_weights@card"), folds="run")
-    assert keys == ("coef_decode_weights@card",)
-    assert rounds[1]["took"] == "coef_decode_weights@card" and len(rounds) == 2  # the shared one is not tried after
+    keys, rounds = select_keys(runs, ("coef_prefill_compute", "coef_prefill_compute@card"), folds="run")
+    assert keys == ("coef_prefill_compute@card",)
+    assert rounds[1]["took"] == "coef_prefill_compute@card" and len(rounds) == 2  # the shared one is not tried after
     assert math.isfinite(rounds[0]["held_out_median_abs_error_pct"])
 
 
@@ -115,3 +116,18 @@ def test_a_profile_of_one_card_holds_plain_names(tmp_path, capsys):
     prof = load_profile(out)
     assert not any("@" in k for k in prof.coefficients)
     assert abs(prof.coefficients["coef_decode_weights"] - 1.25) / 1.25 < 0.02
+
+
+def test_a_shared_key_whose_default_is_the_cards_own_is_fitted_per_card():
+    """A key with one default on each card but not the same on both (a per-card default, as
+    step_defaults.CARD_DECODE_READ gives) cannot be one shared value: it is fitted per card;
+    one the same everywhere stays shared; a key given per card stays as given."""
+    def replay(card, w):
+        return SimpleNamespace(card=card, defaults={"coef_decode_weights": w, "coef_seq_s": 15e-6})
+
+    replays = [replay(H100, 1.15), replay(A100, 1.0), replay(H100, 1.15)]
+    assert checked_keys(("coef_decode_weights", "coef_seq_s"), replays) == (
+        "coef_decode_weights@h100-sxm", "coef_decode_weights@a100-80gb", "coef_seq_s")
+    assert checked_keys(("coef_seq_s@card",), replays) == ("coef_seq_s@h100-sxm", "coef_seq_s@a100-80gb")
+    # Two defaults on one card: not the card's own, left shared (calibrate_summaries then keeps it, saying why).
+    assert checked_keys(("coef_decode_weights",), replays + [replay(H100, 1.0)]) == ("coef_decode_weights",)
