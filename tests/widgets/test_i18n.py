@@ -52,6 +52,19 @@ def shown_texts(root: QtWidgets.QWidget) -> list[str]:
     return [_TAGS.sub(" ", t) for t in texts if t]
 
 
+def assert_reads_in_either_language(texts) -> None:
+    """texts() (what a widget shows, e.g. shown_texts of a card) holds no Chinese in English
+    and no English in Chinese, and reads exactly as before once back in both."""
+    both = texts()
+    try:
+        set_language("en")
+        assert not [t for t in texts() if has_cjk(t)]
+        set_language("zh")
+        assert not [(t, english_words(t)) for t in texts() if english_words(t)]
+    finally:
+        set_language("both")
+    assert texts() == both
+
 def _built(qtbot, key: str) -> QtWidgets.QWidget:
     info = next(p for p in discover_panels() if p.key == key)
     panel = info.factory()

@@ -16,8 +16,6 @@ import shiboken6
 from PySide6 import QtCore, QtWidgets
 
 from core.rl.split_card import LOOP_NAMES, MAX_POOL, command_texts, pools_text, sweep_keys
-from widgets.kit.i18n_text import language
-from widgets.kit.i18n_tree import translate_tree
 from widgets.plan.form import Field
 from widgets.plan.rl_split_plot import SplitPlots
 from widgets.plan.sweep_card import SweepCard
@@ -219,11 +217,6 @@ class RLSplitCard(SweepCard):
         self.plots.draw(self.rows)
         self.status.setText(f"已取消,保留 {len(self.rows)} 种划分 · cancelled; {len(self.rows)} splits kept")
         self._translate()
-
-    def _translate(self) -> None:
-        """Texts set after the window translated the panel, in the language shown."""
-        if language() != "both":
-            translate_tree(self)
 
     def eventFilter(self, watched, event):
         if event.type() == QtCore.QEvent.Type.Close and watched is self.panel and shiboken6.isValid(self.runner):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
 
+from widgets.kit.i18n_text import language
+from widgets.kit.i18n_tree import translate_tree
 from widgets.kit.page import ReflowLayout, caption
 from widgets.plan.runner import SweepRunner
 
@@ -68,3 +70,8 @@ class SweepCard(QtWidgets.QFrame):
         self.command.setTextFormat(QtCore.Qt.TextFormat.RichText)
         self.command.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self._column.addWidget(self.command)
+
+    def _translate(self) -> None:
+        """Texts set after the window translated the panel, in the language shown."""
+        if language() != "both":
+            translate_tree(self)

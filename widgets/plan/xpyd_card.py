@@ -14,8 +14,6 @@ import shiboken6
 from PySide6 import QtCore, QtWidgets
 
 from core.serving.disagg.capacity import DEFAULT_ATTAINMENT, MAX_SIDE
-from widgets.kit.i18n_text import language
-from widgets.kit.i18n_tree import translate_tree
 from widgets.plan.form import Field
 from widgets.plan.sweep_card import SweepCard
 from widgets.plan.xpyd_grid import XpydGrid, best, cells
@@ -141,11 +139,6 @@ class XpydCard(SweepCard):
             self.status.setText(f"出错 · failed: {message}")
         self._translate()
         self.failed.emit(field, message)
-
-    def _translate(self) -> None:
-        """Texts set after the window translated the panel, in the language shown."""
-        if language() != "both":
-            translate_tree(self)
 
     def eventFilter(self, watched, event):
         if event.type() == QtCore.QEvent.Type.Close and watched is self.panel and shiboken6.isValid(self.runner):
