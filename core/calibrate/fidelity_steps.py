@@ -21,6 +21,7 @@ from core.registry import ParamError
 STEP_TOLERANCE = 0.15
 MARK = b"Iteration("
 HEAD_BYTES = 1 << 20  # a log's first MiB is read to tell a step log from another one
+COST_FIELD = {"coef_step_s": "overhead_s"}  # a coefficient's name in BasisCost where it differs
 
 
 def split_paths(paths: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -69,14 +70,20 @@ def steps_fidelity(logs: Sequence[str], keys: Mapping[str, str]) -> list[dict]:
 
 
 def with_log_only(cost, keys: Mapping[str, str]):
-    """cost with the profile's step-log-only coefficients (lab calibrate's fit.step_logs_only:
-    fitted to the server's logs, not replayed, e.g. the first-size cost) when keys name a
-    profile: a step log is priced as the logs' fit priced it. An explicit key wins."""
+    """cost as the logs' fit priced a step log, when keys name a profile: with its
+    step-log-only coefficients (lab calibrate's fit.step_logs_only: fitted to the server's
+    logs, not replayed, e.g. the first-size cost) and less its cadence (fit.step_logs_cadence:
+    what the logs' clock adds to each step beyond the elapsed time a log times). An explicit
+    key wins."""
     from core.serving.profile import is_profile, read_cached
 
     path = keys.get("profile") or (keys.get("hardware") if is_profile(keys.get("hardware")) else None)
     if not path:
         return cost
-    only = (read_cached(path).fit or {}).get("step_logs_only") or {}
-    changes = {k: float(v) for k, v in only.items() if k not in keys and hasattr(cost, k)}
+    fit = read_cached(path).fit or {}
+    changes = {k: float(v) for k, v in (fit.get("step_logs_only") or {}).items() if k not in keys and hasattr(cost, k)}
+    for key, v in (fit.get("step_logs_cadence") or {}).items():
+        field = COST_FIELD.get(key, key)
+        if key not in keys and hasattr(cost, field):
+            changes[field] = max(float(getattr(cost, field)) - float(v), 0.0)
     return dataclasses.replace(cost, **changes) if changes else cost

@@ -38,10 +38,15 @@ they let the per-prompt and per-sequence terms absorb what is not the engine's (
 a run of one to three sequences in flight put 6 ms a prompt and 0.3 ms a sequence into
 the steps, and a saturated run of 40 came out 2.4x too slow). The prior holds the
 directions the log does not pin (how a step grows past the batches it saw) near the
-card's measured figures. Two: from there, the runs (with the logs, each a run's weight)
-fit CLIENT_KEYS and any frontend_* asked: the per-step time the log's elapsed leaves out
-(the scheduler, the outputs' processing). The bootstrap draws both stages (each draw:
-the logs' refit, then the runs' refit from the point estimate).
+card's measured figures. Then the cadence: what the log's elapsed time leaves out of each
+step (the scheduler, the outputs' processing), read off the log's own clock
+(step_log.cadence: per step and per sequence), added to those terms. Two: from there, the
+runs (with the logs, each a run's weight) fit CLIENT_KEYS and any frontend_* asked: the
+per-step time that the runs' latencies hold beyond the logs' (the cadence's share, measured,
+is in the start; the rest lies outside the engine: the API server, HTTP, the client). The
+per-sequence share stays as measured: the runs at one load do not identify it. The
+bootstrap draws both stages (each draw: the logs' refit plus the cadence, then the runs'
+refit from the point estimate).
 
 Uncertainty: a bootstrap. Each draw resamples requests within each run and, with two or
 more runs, the runs themselves (multinomial counts as weights in the loss), and refits from
@@ -180,6 +185,7 @@ class Calibration:
     steps: list = field(default_factory=list)  # per step log: compare_steps before and after
     from_steps: tuple = ()  # the keys stage one fitted to the step logs alone
     log_only: dict = field(default_factory=dict)  # fitted to the logs, not replayed (LOG_ONLY_KEYS)
+    cadence: dict = field(default_factory=dict)  # added to the logs' fit: what their elapsed leaves out
 
 
 def calibrate(paths, raw: Mapping[str, str], *, fit_keys=None, bootstrap: int = DEFAULT_BOOTSTRAP, seed: int = 0,
@@ -212,18 +218,10 @@ def calibrate(paths, raw: Mapping[str, str], *, fit_keys=None, bootstrap: int = 
     start = {k: max(defaults[k], FLOOR) if k in keys or k in extra else defaults[k] for k in COEF_KEYS}
     planned = _planned(len(keys) + len(extra), len(runs), bootstrap)
     t0 = time.perf_counter()
-    stage1 = None
+    stage1, cadence = None, None
     if logs:
-        # Stage one: the engine's terms from the step logs alone (no replays); stage two
-        # then starts there and fits only what the logs cannot see.
-        scale = float(np.median(np.concatenate([log.measured_ms for log in logs]))) * 1e-3
-        start.update({k: defaults.get(k, 0.0) or scale for k in extra})
-        stage1 = _fit_steps(replays, logs, tuple(k for k in keys if not k.startswith("frontend_")) + extra, start,
-                            bootstrap, seed, progress, cancel, planned)
-        frozen.update(stage1.frozen)
-        start.update({k: defaults.get(k, 0.0) for k in extra})  # unless the logs fitted it (next line)
-        start.update({k: max(stage1.values[k], FLOOR) for k in stage1.keys if k not in log_only})
-        keys = tuple(k for k in keys if k in CLIENT_KEYS or k.startswith("frontend_"))
+        stage1, cadence, keys = _stage_one(replays, logs, keys, extra, log_only, start, frozen,
+                                           (bootstrap, seed, progress, cancel, planned))
     problem = Problem(replays, keys, start, progress, cancel, planned, logs)
     counts, weights = problem.ones()
     x0 = np.zeros(len(keys))
@@ -247,22 +245,25 @@ def calibrate(paths, raw: Mapping[str, str], *, fit_keys=None, bootstrap: int = 
     fitted = problem.coefs(x_hat)
     done = stage1 if stage1 is not None and converged else None
     from_steps = done.keys if done is not None else ()
-    coefficients = {k: (fitted[k] if (k in keys or k in from_steps) and k not in log_only else defaults[k])
-                    for k in COEF_KEYS}
+    cadence = cadence if done is not None else None
+    moved = set(keys) | set(from_steps) | set(cadence or ())
+    coefficients = {k: (fitted[k] if k in moved and k not in log_only else defaults[k]) for k in COEF_KEYS}
     samples: list[dict] = []
     boot_s: list[float] = []
     if converged and keys and bootstrap:
         problem.stage = "bootstrap"
         samples, boot_s = bootstrap_draws(problem, x_hat, bootstrap, seed)
-    if done is not None and from_steps and bootstrap:  # each draw: the logs' refit, then the runs'
-        samples = [dict(a, **b) for a, b in zip(done.samples, samples or [{}] * len(done.samples))]
+    if done is not None and from_steps and bootstrap:  # each draw: the logs' refit plus the cadence, then the runs'
+        drawn = [{k: v + (cadence or {}).get(k, 0.0) for k, v in a.items()} for a in done.samples]
+        samples = [dict(a, **b) for a, b in zip(drawn, samples or [{}] * len(done.samples))]
     keys = from_steps + tuple(k for k in keys if k not in from_steps)
     bands = {k: tuple(float(v) for v in np.percentile([s[k] for s in samples], (5, 50, 95))) for k in keys} \
         if samples else {}
     samples = [{k: v for k, v in s.items() if k not in log_only} for s in samples]  # replayed sets: not them
     per_run = [_run_table(r, defaults, coefficients) for r in replays]
+    timed = less_cadence(coefficients, cadence)  # "after": the profile's steps as a log's elapsed times them
     step_tables = [{"log": log.path, "steps": len(log), "before": log.compare(replays[0].cost(defaults)),
-                    "after": log.compare(replays[0].cost(coefficients))} for log in logs]
+                    "after": log.compare(replays[0].cost(timed))} for log in logs]
     if done is not None and from_steps:  # the logs' own fit: the engine's time as the log times it
         engine = dict(coefficients, **done.values)
         for table, log in zip(step_tables, logs):
@@ -275,12 +276,36 @@ def calibrate(paths, raw: Mapping[str, str], *, fit_keys=None, bootstrap: int = 
     cal = Calibration(coefficients=coefficients, defaults=defaults, samples=samples, bands=bands, per_run=per_run,
                       loo=loo, converged=converged, message=message, profile=None, fit_keys=keys,  # type: ignore[arg-type]
                       frozen=frozen, timings=timings, cost_before=cost_before, cost_after=cost_after,
-                      steps=step_tables, from_steps=from_steps,
+                      steps=step_tables, from_steps=from_steps, cadence=dict(cadence or {}),
                       log_only={k: done.values[k] for k in log_only if done is not None and k in done.values})
     cal.profile = _profile(cal, runs, replays, raw)
     if progress is not None:
         progress(1.0, "done")
     return cal
+
+
+def _stage_one(replays, logs, keys, extra, log_only, start, frozen, how):
+    """Stage one: the engine's terms from the step logs alone (no replays); start and frozen
+    updated in place. Returns the logs' fit, the logs' cadence (step_log.cadence, of the
+    terms asked for; None: the clocks cannot tell) and the keys the runs then fit."""
+    defaults = replays[0].defaults
+    scale = float(np.median(np.concatenate([log.measured_ms for log in logs]))) * 1e-3
+    start.update({k: defaults.get(k, 0.0) or scale for k in extra})
+    stage1 = _fit_steps(replays, logs, tuple(k for k in keys if not k.startswith("frontend_")) + extra, start, *how)
+    frozen.update(stage1.frozen)
+    start.update({k: defaults.get(k, 0.0) for k in extra})  # unless the logs fitted it (next line)
+    start.update({k: max(stage1.values[k], FLOOR) for k in stage1.keys if k not in log_only})
+    cadence = step_log.cadence(logs) if stage1.converged else None
+    if cadence is not None:  # of the terms asked for, not given: added to the logs' fit
+        cadence = {k: v for k, v in cadence.items() if k in keys}
+        start.update({k: start[k] + v for k, v in cadence.items()})
+    return stage1, cadence, tuple(k for k in keys if k in CLIENT_KEYS or k.startswith("frontend_"))
+
+
+def less_cadence(coefficients: dict, cadence: dict | None) -> dict:
+    """coefficients less the logs' cadence (each term at least 0): the step a log's elapsed
+    time times, when the profile's step is the engine's whole cycle."""
+    return {k: max(v - cadence[k], 0.0) if cadence and k in cadence else v for k, v in coefficients.items()}
 
 
 def one_off_keys() -> tuple[str, ...]:
@@ -375,6 +400,7 @@ def _profile(cal: Calibration, runs, replays, raw: dict) -> Profile:
            "message": cal.message, "bootstrap": len(cal.samples), "frozen": dict(cal.frozen),
            "bands": {k: list(b) for k, b in cal.bands.items()}, "loss_before": cal.cost_before,
            "from_step_logs": list(cal.from_steps), "step_logs_only": dict(cal.log_only),
+           "step_logs_cadence": dict(cal.cadence),
            "loss_after": cal.cost_after}
     engine = next((r.engine for r in runs if r.engine), None)
     return Profile(model=raw["model"], hardware=raw["hardware"], card=card_table(card) if card is not None else {},

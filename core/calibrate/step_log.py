@@ -20,6 +20,15 @@ the server had not run before (in this log, or among the sizes a `# load-lab: si
 before:` line lists: the server's steps before the log began; vLLM CPU builds a GEMM's
 kernel for each new size once).
 
+The cadence (cadence()): the API server's clock between two steps run back to back is the
+engine's whole cycle, the log's elapsed time plus what it leaves out (the scheduler, the
+outputs' processing): over the steps of decodes only (a step with decodes never follows a
+wait; one with a prompt also carries the API server's work on that request, which the
+front end's terms price) the gap period - elapsed is fitted as a + b·sequences (robust
+least squares, each term >= 0), the per-step and per-sequence terms of the lab's model
+(coef_step_s, coef_seq_s) beyond the log's fit. A log of whole seconds on its clock has
+none.
+
 Residuals: log(predicted / measured) per step, scaled by √(w_i / Σw) (w: a bootstrap
 count), so the log's part is the mean of its squared log errors, and the median's log
 error per kind of step (prefill, decode, mixed), the figures compare_steps reports. The
@@ -43,6 +52,11 @@ EPS_MS = 1e-3
 # Back-to-back steps: the API server's clock moves 0.1-0.8 ms past the engine's elapsed
 # time (median; 1 ms resolution, a few ms when it is busy); a wait for a request is longer.
 WAKE_GAP_MS = 5.0
+# The API server's clock in scripts/vllm_cpu/logging.json's format: milliseconds. The
+# cadence's fit counts a step more than this off linearly (a step the API server logged
+# late is one outlier, not a square).
+CLOCK_RESOLUTION_MS = 1.0
+CADENCE_TERMS = ("coef_step_s", "coef_seq_s")
 SIZES_BEFORE = re.compile(r"# load-lab: sizes run before: (?P<sizes>[0-9, ]*)")
 
 
@@ -117,6 +131,36 @@ class StepLog:
     def compare(self, cost: BasisCost) -> dict:
         """compare_steps' table (per kind: steps, medians, median error, median |step error|)."""
         return compare_steps(self.steps, self.predicted_ms(cost))
+
+
+def cadence(logs) -> dict[str, float] | None:
+    """What the logs' elapsed times leave out of each step, as seconds per CADENCE_TERMS
+    term (a per step, b per sequence), from the steps of decodes only whose step before is
+    logged; None when the logs' clocks cannot tell (whole seconds, or a clock that lags the
+    steps it logs: back to back, the median period under the elapsed by more than the clock's
+    resolution, an API server too busy to log each step as it ends) or no log has MIN_STEPS
+    such steps."""
+    from scipy.optimize import least_squares  # type: ignore[import-untyped]
+
+    cols, gaps = [], []
+    for log in logs:
+        steps = log.steps
+        clock = steps.clock_s[np.isfinite(steps.clock_s)]
+        if not clock.size or np.all(clock == np.round(clock)):
+            continue
+        gap = steps.period_ms - steps.elapsed_ms
+        keep = np.isfinite(gap) & (steps.gen_requests > 0) & (steps.ctx_requests == 0)
+        if keep.sum() < MIN_STEPS or np.median(gap[keep]) < -CLOCK_RESOLUTION_MS:
+            continue
+        cols.append(np.c_[np.ones(int(keep.sum())), log.inputs.seqs[keep]])
+        gaps.append(gap[keep])
+    if not gaps:
+        return None
+    x, y = np.concatenate(cols), np.concatenate(gaps)
+    start = np.array([max(float(np.median(y)), 0.0), 0.0])
+    fit = least_squares(lambda c: x @ c - y, start, bounds=(0.0, np.inf), loss="soft_l1",
+                        f_scale=CLOCK_RESOLUTION_MS)
+    return {k: float(v) * 1e-3 for k, v in zip(CADENCE_TERMS, fit.x)}
 
 
 def woke(steps: Steps) -> np.ndarray:

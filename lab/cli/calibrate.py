@@ -269,7 +269,12 @@ def report_text(cal, wrote: str | None) -> str:
         if engine and "coef_step_s" in log["engine_coefficients"]:
             extra = (cal.coefficients["coef_step_s"] - log["engine_coefficients"]["coef_step_s"]) * 1e3
             lines.append(f"    the engine's terms are the logs' fit; the runs then set coef_step_s: {extra:+.2f} ms a "
-                         "step beside the logs' (what the log's elapsed time leaves out: the scheduler, the outputs)")
+                         "step beside the logs' (what the log's elapsed time leaves out: the scheduler, the outputs; and "
+                         "latency outside the engine)")
+        if engine and cal.cadence:
+            lines.append("    the logs' clock between steps of decodes back to back (their whole cycle): " + ", ".join(
+                f"{k} {v * 1e3:+.3g} ms" for k, v in cal.cadence.items()) + " beside the elapsed time; added to "
+                "the logs' fit ('after' leaves it out, as a log's elapsed time does)")
     if cal.loo:
         lines.append("  leave one run out (fit on the others, predict this one): median |error| per run")
         for r in cal.loo:

@@ -216,7 +216,8 @@ def test_explicit_fit_keys_and_runs_alone_fit_no_one_off_cost(tmp_path, run_path
 
 def test_lab_fidelity_prices_a_step_log_with_the_profiles_log_only_costs(tmp_path, run_path, landed):
     """`lab fidelity ... steps.log profile=P.toml`: the step log priced as the logs' fit priced
-    it (the first-size cost of fit.step_logs_only), the runs replayed without it."""
+    it (the first-size cost of fit.step_logs_only added, the cadence of fit.step_logs_cadence,
+    which the log's elapsed time leaves out, taken off), the runs replayed without either."""
     from core.calibrate.fidelity_steps import steps_fidelity, with_log_only
     from core.observe.steps import lab_cost
     from core.serving.profile import save_profile
@@ -230,8 +231,14 @@ def test_lab_fidelity_prices_a_step_log_with_the_profiles_log_only_costs(tmp_pat
     priced = with_log_only(replayed, keys)
     steps = StepLog(log)
     extra = steps.predicted_ms(priced) - steps.predicted_ms(replayed)
-    assert extra == pytest.approx(np.where(steps.first_size, cal.log_only["coef_shape_s"] * 1e3, 0.0), abs=1e-9)
-    assert with_log_only(replayed, dict(keys, coef_shape_s="0")) is replayed  # an explicit key wins
+    cadence = cal.profile.fit["step_logs_cadence"]
+    assert cadence["coef_step_s"] == pytest.approx(1e-3, rel=1e-3)  # timed_log: 1 ms between steps back to back
+    # taken off down to 0 at most (here the runs, made with the defaults, set coef_step_s under it)
+    off = (min(replayed.overhead_s, cadence["coef_step_s"])
+           + min(replayed.coef_seq_s, cadence["coef_seq_s"]) * steps.inputs.seqs) * 1e3
+    assert extra == pytest.approx(np.where(steps.first_size, cal.log_only["coef_shape_s"] * 1e3, 0.0) - off, abs=1e-9)
+    explicit = dict(keys, coef_shape_s="0", **{k: "0.001" for k in cadence})
+    assert with_log_only(replayed, explicit) is replayed  # an explicit key wins
     assert with_log_only(replayed, {"model": "qwen3-8b"}) is replayed  # no profile: nothing to add
     (with_it,) = steps_fidelity([log], keys)
     (without,) = steps_fidelity([log], dict(keys, coef_shape_s="0"))
