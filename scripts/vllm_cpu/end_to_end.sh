@@ -10,27 +10,34 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 url=$1 small=$2 log=$3 out=$4
 lab=${LAB:-$repo/.venv/bin/lab}
-mkdir -p "$out/runs"
+mkdir -p "$out/runs" "$out/steps"
 engine=(model=tiny-llama-cpu hardware="$repo/core/data/hardware/cpu-2core.toml")
 load=(dataset=random random_input_len=128 random_output_len=24 random_range_ratio=0.5 num_prompts=40)
 seed=$(( $(date +%s) % 100000 * 10 ))  # fresh prompts each time: none already in the prefix cache
 
-observe() {  # observe NAME URL KEYS...
-    local name=$1 where=$2
+still() {  # the API server logs a step when its output reaches it: wait until the log is still
+    for _ in $(seq 1 20); do size=$(wc -c <"$log"); sleep 0.5; [ "$(wc -c <"$log")" = "$size" ] && break; done
+}
+
+observe() {  # observe NAME URL KEYS...; a run on the main server gets its steps cut to steps/NAME.log
+    local name=$1 where=$2 start
     shift 2
     seed=$((seed + 1))
+    still
+    start=$(wc -c <"$log")
     "$lab" observe "$where" "$@" seed=$seed --out "$out/$name" >"$out/$name.txt" 2>&1 \
         || { tail -n 20 "$out/$name.txt"; exit 1; }
     cp "$out/$name/result.json" "$out/runs/$name.json"  # the run's name in the tables
+    if [ "$where" = "$url" ]; then  # for diagnosis: the calibration reads medium_steps.log alone
+        still
+        "$here/cut_steps.sh" "$log" "$start" >"$out/steps/$name.log"
+    fi
     echo "   observed $name: $(grep -E "Median TTFT|Median TPOT" "$out/$name.txt" | tr -s ' ' | paste -sd';')"
 }
 
 observe low "$url" "${load[@]}" request_rate=2
-start=$(wc -c <"$log")
 observe medium "$url" "${load[@]}" request_rate=8
-# The API server logs a step when its output reaches it: wait until the log is still.
-for _ in $(seq 1 20); do size=$(wc -c <"$log"); sleep 0.5; [ "$(wc -c <"$log")" = "$size" ] && break; done
-"$here/cut_steps.sh" "$log" "$start" >"$out/medium_steps.log"
+cp "$out/steps/medium.log" "$out/medium_steps.log"
 observe medium_repeat "$url" "${load[@]}" request_rate=8
 observe saturated "$url" "${load[@]}" request_rate=inf
 observe prefix "$url" dataset=random random_prefix_len=384 random_input_len=64 random_output_len=8 \
