@@ -14,16 +14,19 @@
 """
 from __future__ import annotations
 
+import shiboken6
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from core.registry import ParamError
 from lab import keyboard
 from widgets.kit import theme, zoom
+from widgets.kit.turns import InTurns
 
 ZOOM_SETTING = "zoom"
 THEME_SETTING = "theme"
 THEME_NAMES = {"light": "Light", "dark": "Dark", "high-contrast": "High contrast"}
 NAV_WIDTH = 250  # the navigation's width at zoom 1 (px)
+RESTYLE_CHUNK = 200  # widgets whose fonts one turn of the event loop sets (see _restyle_in_turns)
 READY_POLL_MS = 100  # how often a panel still building is checked, to zoom its late plots
 _forced: dict = {}  # theme / zoom given to `lab snapshot`: windows made then use them, unsaved
 
@@ -42,6 +45,7 @@ class Presentation(QtCore.QObject):
         self._styled: dict[str, tuple[float, str]] = {}  # panel key -> (zoom, theme) its plots have
         self._waiting: set[str] = set()  # shown panels still building (late plots to zoom)
         self._complete: set[str] = set()  # panels walked since they were ready (all built)
+        self._in_turns: dict[str, InTurns] = {}  # ready panels being walked a part per turn
         self._poll = QtCore.QTimer(self)
         self._poll.setInterval(READY_POLL_MS)
         self._poll.timeout.connect(self._restyle_ready)
@@ -117,13 +121,43 @@ class Presentation(QtCore.QObject):
 
     def _restyle_ready(self) -> None:
         for key in list(self._waiting):
+            walk = self._in_turns.get(key)
+            if walk is not None and shiboken6.isValid(walk) and not walk.stopped:
+                continue  # being walked (a walk freed with its panel starts again on the new one)
             if self.window.is_ready(key):
-                self._waiting.discard(key)
-                self._complete.add(key)
                 self._styled[key] = (None, self._styled.get(key, (None, theme.current_theme()))[1])
-            self._restyle_panel(key)
+                self._restyle_in_turns(key)
+            else:
+                self._restyle_panel(key)
         if not self._waiting:
             self._poll.stop()
+
+    def _restyle_in_turns(self, key: str) -> None:
+        """The whole panel once it is ready (its late sections too), RESTYLE_CHUNK widgets
+        and then one plot per turn of the event loop: in one go, Serving's page held the
+        window for a third of a second at the end of a first visit. The panel stays in
+        _waiting until the last piece."""
+        from widgets.kit.plot_zoom import recolor_plots, scale_plots, views  # lazy: pyqtgraph
+
+        panel = self.window.panel(key)
+        want = (zoom.zoom(), theme.current_theme())
+        have = self._styled[key]
+        steps = []
+        if have[1] != want[1]:
+            steps.append(lambda: recolor_plots(panel, have[1], want[1]))
+        widgets = [panel, *panel.findChildren(QtWidgets.QWidget)]
+        steps += [lambda part=widgets[i:i + RESTYLE_CHUNK]: theme.set_fonts(part)
+                  for i in range(0, len(widgets), RESTYLE_CHUNK)]
+        steps += [lambda view=view: shiboken6.isValid(view) and scale_plots(view, want[0]) for view in views(panel)]
+
+        def done() -> None:
+            self._in_turns.pop(key, None)
+            self._waiting.discard(key)
+            self._complete.add(key)
+            self._styled[key] = want
+            self._restyle_panel(key)  # a zoom or theme that changed meanwhile: the rest in one go
+
+        self._in_turns[key] = InTurns(panel, steps, then=done)
 
     def _restyle_current(self, fonts: bool = True) -> None:
         key = self.window.current_key()

@@ -221,6 +221,14 @@ class JobRunner(QtCore.QObject):
 _GC_PUMP: QtCore.QTimer | None = None
 
 
+# The pump looks often, so each young collection finds few objects (at 500 ms one found a
+# panel's build and took 30-70 ms). A full collection walks the whole heap (0.1-0.25 s of
+# the GUI thread with the panels built): CPython's own collector waits until a quarter of
+# the heap is new; this one, which cannot see that count, at most once in FULL_GC_EVERY_S.
+GC_PUMP_MS = 100
+FULL_GC_EVERY_S = 60.0
+
+
 def _pin_garbage_collection_to_gui_thread() -> None:
     """Python's cyclic collector runs on whichever thread trips its threshold; on a worker
     it could destroy a QObject caught in a cycle from the wrong thread. So automatic
@@ -232,16 +240,21 @@ def _pin_garbage_collection_to_gui_thread() -> None:
         return
     gc.disable()
     thresholds = gc.get_threshold()
+    last_full = [time.monotonic()]
 
     def collect() -> None:
         counts = gc.get_count()
-        for generation in (2, 1, 0):
+        if counts[2] > thresholds[2] and time.monotonic() - last_full[0] >= FULL_GC_EVERY_S:
+            gc.collect(2)
+            last_full[0] = time.monotonic()
+            return
+        for generation in (1, 0):  # the young ones meanwhile
             if counts[generation] > thresholds[generation]:
                 gc.collect(generation)
                 break
 
     _GC_PUMP = QtCore.QTimer(app)
-    _GC_PUMP.setInterval(500)
+    _GC_PUMP.setInterval(GC_PUMP_MS)
     _GC_PUMP.timeout.connect(collect)
     _GC_PUMP.start()
 

@@ -149,7 +149,11 @@ class ReflowLayout(QtWidgets.QLayout):
         self._columns = max(1, columns)
         self._min_column_em = min_column_em
         self._stretch = tuple(stretch) if stretch else (1,) * self._columns
+        # Sizes at the current cells' hints, dropped at invalidate() (as Qt's box layouts keep
+        # theirs): a page asks a nested layout its sizes many times per pass, and each answer
+        # would otherwise walk every cell below it again.
         self._cache: dict[int, int] = {}
+        self._sizes: dict = {}
         self.setSpacing(spacing)
         self.setContentsMargins(0, 0, 0, 0)
 
@@ -181,6 +185,7 @@ class ReflowLayout(QtWidgets.QLayout):
 
     def invalidate(self) -> None:
         self._cache = {}
+        self._sizes = {}
         super().invalidate()
 
     def expandingDirections(self):
@@ -195,6 +200,12 @@ class ReflowLayout(QtWidgets.QLayout):
         return self._cache[width]
 
     def minimumSize(self) -> QtCore.QSize:
+        key = ("min", self._min_height)
+        if key not in self._sizes:
+            self._sizes[key] = self._minimum_size()
+        return QtCore.QSize(self._sizes[key])
+
+    def _minimum_size(self) -> QtCore.QSize:
         cells = self._cells()
         m = self.contentsMargins()
         width = max((item.minimumSize().width() for item in cells), default=0)
@@ -204,6 +215,12 @@ class ReflowLayout(QtWidgets.QLayout):
         return QtCore.QSize(width + m.left() + m.right(), height + m.top() + m.bottom())
 
     def sizeHint(self) -> QtCore.QSize:
+        key = ("hint", self.geometry().width())  # without hfw the hint's height is the laid-out width's
+        if key not in self._sizes:
+            self._sizes[key] = self._size_hint()
+        return QtCore.QSize(self._sizes[key])
+
+    def _size_hint(self) -> QtCore.QSize:
         cells = self._cells()
         m = self.contentsMargins()
         columns = min(self._columns, max(len(cells), 1))
@@ -235,6 +252,14 @@ class ReflowLayout(QtWidgets.QLayout):
             widget.updateGeometry()
 
     # ---- arrangement --------------------------------------------------------------
+    def _cell_heights(self, cell: QtWidgets.QLayoutItem, width: int) -> tuple[int, int]:
+        """_heights_at, kept until invalidate(): measuring and placing a row ask the same
+        cell at the same width, and wrapped text lays itself out again at each ask."""
+        key = (id(cell), width)
+        if key not in self._sizes:
+            self._sizes[key] = _heights_at(cell, width)
+        return self._sizes[key]
+
     def _cells(self) -> list[QtWidgets.QLayoutItem]:
         return [item for _, item in self._items if not item.isEmpty()]
 
@@ -284,7 +309,7 @@ class ReflowLayout(QtWidgets.QLayout):
         y = low = rect.y() + m.top()
         for start in range(0, len(cells), n):
             row = cells[start:start + n]
-            pairs = [_heights_at(cell, widths[i]) for i, cell in enumerate(row)]
+            pairs = [self._cell_heights(cell, widths[i]) for i, cell in enumerate(row)]
             height = max(p[0] for p in pairs)
             x = rect.x() + m.left()
             for i, cell in enumerate(row):

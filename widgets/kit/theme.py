@@ -290,7 +290,17 @@ def apply_fonts(root=None, previous: float | None = None) -> None:
         font.setPointSizeF(BASE_POINTS * z)
         app.setFont(font)
     widgets = app.allWidgets() if root is None else [root, *root.findChildren(QtWidgets.QWidget)]
+    set_fonts(widgets, made_at)
+
+
+def set_fonts(widgets, made_at: float | None = None) -> None:
+    """apply_fonts for these widgets alone (the application's font already set): a caller
+    that restyles a big page a part per turn of the event loop. Freed widgets are skipped."""
+    z = zoom()
+    made_at = made_at if made_at is not None else z
     for widget in widgets:
+        if not shiboken6.isValid(widget):
+            continue
         points = ROLE_POINTS.get(widget.property("role"))
         if points is None:
             points = widget.property("base_points")

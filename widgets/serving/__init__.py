@@ -90,7 +90,8 @@ class ServingPanel(DeployedReplays, BannerDrawing, BandOverSeeds, QtWidgets.QWid
         self._layout.addWidget(page_header("§3.1.3 请求分布:空闲的算力存不起来 · Serving",
                                            (LEGEND[0], LEGEND[1], LEGEND[2], LEGEND[4], LEGEND[5]), LEAD))
         steps = [self._build_top, self._build_backlog_plot, self._build_banner_player, self._build_cards,
-                 self._build_replay_group, self._build_trace_source, self._build_controls, self._build_replay_player]
+                 self._build_replay_group, self._build_trace_source, self._build_controls, self._build_table,
+                 self._build_replay_player]
         self.plots = ReplayPlots()
         # The sections under the replays, one a turn too (together they held the window for
         # a quarter of a second of CPU on a first visit).
@@ -174,9 +175,13 @@ class ServingPanel(DeployedReplays, BannerDrawing, BandOverSeeds, QtWidgets.QWid
         self._replay_column.addWidget(self.trace_section)
 
     def _build_controls(self) -> None:
-        self.controls = ReplayControls(self.state, tuple(self._keys.values()), self._band_key)
-        self._replay_column.addWidget(self.controls)
-        c = self.controls
+        """A's form and B's shares now; the comparison table next turn (_build_table)."""
+        self._controls = ReplayControls(self.state, tuple(self._keys.values()), self._band_key, table_later=True)
+        self._replay_column.addWidget(self._controls)
+
+    def _build_table(self) -> None:
+        self._controls.build_table()
+        self.controls = c = self._controls  # whole now: the panel's views may draw into it
         self.replay_form, self.b_shares_edit, self.b_error = c.replay_form, c.b_shares_edit, c.b_error
         self.compare_table, self.band_button, self.band_label = c.compare_table, c.band_button, c.band_label
         self.replay_status = c.replay_status

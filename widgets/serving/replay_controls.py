@@ -78,12 +78,24 @@ def _keep_place(widget: QtWidgets.QWidget) -> QtWidgets.QWidget:
 
 
 class ReplayControls(QtWidgets.QWidget):
-    def __init__(self, state: ServingState, replay_keys: tuple[str, ...], band_key: str, parent=None):
+    """A's form and B's shares, and beside them the comparison table with the band and the
+    status. table_later: the table half waits for build_table() (the panel builds the two
+    halves in two turns of the event loop: together they held the window for 0.1-0.2 s)."""
+
+    def __init__(self, state: ServingState, replay_keys: tuple[str, ...], band_key: str, parent=None,
+                 table_later: bool = False):
         super().__init__(parent)
         self.state = state
+        self._replay_keys, self._band_key = replay_keys, band_key
         # The form at its width and the table beside it with the rest when that leaves the
         # table TABLE_MIN_EM line heights; the form above the table when not.
-        top = ReflowLayout(self, columns=2, natural=True, grow=1, min_column_em=TABLE_MIN_EM)
+        self._top = ReflowLayout(self, columns=2, natural=True, grow=1, min_column_em=TABLE_MIN_EM)
+        self._build_forms()
+        if not table_later:
+            self.build_table()
+
+    def _build_forms(self) -> None:
+        state, top = self.state, self._top
         form_box = QtWidgets.QWidget()
         form_col = QtWidgets.QVBoxLayout(form_box)
         form_col.setContentsMargins(0, 0, 0, 0)
@@ -111,6 +123,9 @@ class ReplayControls(QtWidgets.QWidget):
         form_col.addWidget(self.b_form)
         top.addWidget(form_box)
 
+    def build_table(self) -> None:
+        """The comparison table, the band's button and the replays' status."""
+        replay_keys, band_key, top = self._replay_keys, self._band_key, self._top
         right_box = QtWidgets.QWidget()
         right = QtWidgets.QVBoxLayout(right_box)
         right.setContentsMargins(0, 0, 0, 0)

@@ -94,6 +94,9 @@ class ReplayPlots(QtWidgets.QWidget):
         self._stale: set[str] = set()  # plot keys not drawn at _t (out of view while playing)
         self._shown: dict[str, object] = {}  # what each part shows now: a frame sets only what changed
         self.built = False
+        # Hidden until every plot is in: a plot joining a shown grid re-lays out (and
+        # resizes) the plots before it, each turn.
+        self.hide()
 
     def build_steps(self) -> list:
         """The plots, one plot per step (about 40 ms each): the panel builds them one per
@@ -109,6 +112,7 @@ class ReplayPlots(QtWidgets.QWidget):
         self.queue_plots["B"].plot.setYLink(self.queue_plots["A"].plot)
         self.queue_plots["B"].plot.setXLink(self.queue_plots["A"].plot)
         self.built = True
+        self.show()
         for side, fig in list(self._figs.items()):
             self.draw_side(side, fig)
 
