@@ -294,7 +294,14 @@ def _command(argv: list[str]) -> int:
         return EXIT_USAGE
 
 
+# True when main() runs as the process's command (`lab ...`, argv from the command line), not
+# called from Python (tests, scripts): a command may then change what the process imports.
+OWN_PROCESS = False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    global OWN_PROCESS
+    OWN_PROCESS = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         code = _run(argv)

@@ -8,6 +8,7 @@ columns) moved to core/sweep/serving.py, so the Plan panel sweeps without lab. N
 """
 from __future__ import annotations
 
+import importlib.abc
 import json
 import sys
 
@@ -64,6 +65,10 @@ def cmd_sweep(kind: str, values: dict[str, str], out: str | None, engine: str, w
             count = int(workers)
         except ValueError:
             raise ParamError("--workers", f"got {workers!r}; valid: a whole number >= 1") from None
+    import lab.cli
+
+    if engine == "local" and lab.cli.OWN_PROCESS:
+        _without_pandas()
     # Lazy: the process pool, the sweep store and the serving replay, which `lab sweep` alone needs.
     from core.sweep.executors import make_executor
     from core.sweep.run import parse_sweep, run_sweep
@@ -85,6 +90,23 @@ def cmd_sweep(kind: str, values: dict[str, str], out: str | None, engine: str, w
         bar.close()
     print(json.dumps(summary, ensure_ascii=False) if as_json else summary_text(summary, out))
     return 0
+
+
+class _NoPandas(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname == "pandas" or fullname.startswith("pandas."):
+            raise ImportError("lab sweep runs without pandas")
+        return None
+
+
+def _without_pandas() -> None:
+    """pyarrow's first array imports pandas, when installed, to ask whether the values are
+    pandas objects: about half a second of CPU in the serial end of every sweep
+    (results.parquet), which no second worker shortens. A local `lab sweep` process holds no pandas object, so it refuses the
+    import (pyarrow then takes it as not installed for the process's life); Python callers
+    (loadlab, tests: not OWN_PROCESS) keep pandas."""
+    if "pandas" not in sys.modules and not any(isinstance(f, _NoPandas) for f in sys.meta_path):
+        sys.meta_path.insert(0, _NoPandas())
 
 
 class _Bar:
