@@ -225,7 +225,7 @@ def as_json(cal, wrote: str | None) -> dict:
             "bands": {k: {"p5": b[0], "p50": b[1], "p95": b[2]} for k, b in cal.bands.items()},
             "samples": len(cal.samples), "per_run": cal.per_run, "leave_one_out": cal.loo,
             "loss": {"before": cal.cost_before, "after": cal.cost_after}, "timings": timing_summary(cal),
-            "steps": cal.steps,
+            "steps": cal.steps, "step_logs_cadence": cal.cadence,
             "profile": wrote}
 
 

@@ -88,3 +88,18 @@ def test_less_cadence_takes_it_off_and_never_below_zero():
     assert less_cadence(coefs, {"coef_step_s": 5e-4, "coef_seq_s": 4e-5}) == \
         {"coef_step_s": pytest.approx(1.5e-3), "coef_seq_s": 0.0, "coef_request_s": 1e-4}
     assert less_cadence(coefs, None) == coefs
+
+
+def test_lab_calibrate_prints_and_writes_the_cadence(tmp_path, run_path, landed, capsys):
+    import json
+
+    from lab.cli import main
+
+    log = timed_log(tmp_path / "s.log", _replay(run_path).cost(TRUTH), np.random.default_rng(8))
+    args = ["calibrate", run_path, "model=qwen3-8b", "hardware=h100-sxm", "--bootstrap", "0", "--steps", log]
+    assert main(args + ["--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["step_logs_cadence"]["coef_step_s"] == pytest.approx(1e-3, rel=1e-3)
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "the logs' clock between steps of decodes back to back" in text and "coef_step_s +1 ms" in text
