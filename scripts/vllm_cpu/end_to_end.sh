@@ -51,6 +51,8 @@ echo "   predict the others (the medium repeat gives the spread of one load):"
 runs=(low medium_repeat saturated prefix small_kv medium)  # the last: the run it was fitted to
 files=("${runs[@]/#/$out/runs/}")
 files=("${files[@]/%/.json}")
+# with every main-server run's steps: the per-step errors of the runs not fitted as well
+files+=("$out"/steps/*.log)
 "$lab" fidelity "${files[@]}" profile="$out/profile.toml" --json >"$out/fidelity.json"
 "$lab" fidelity "${files[@]}" profile="$out/profile.toml" --plot "$out/fidelity.png" \
     | tee "$out/fidelity.txt" | sed 's/^/   /'
