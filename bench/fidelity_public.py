@@ -34,7 +34,7 @@ from fidelity_public_runs import lab_keys, load_runs
 
 from core.registry import ParamError
 from core.serving.headless import serving_report
-from core.serving.step_defaults import CARD_COMPUTE_EFFICIENCY
+from core.serving.step_defaults import CARD_COMPUTE_EFFICIENCY, CARD_DECODE_READ
 
 SCORED = ("output_throughput", "mean_ttft_ms", "median_ttft_ms", "mean_tpot_ms", "median_tpot_ms",
           "mean_itl_ms", "mean_e2el_ms", "median_e2el_ms")
@@ -121,11 +121,12 @@ def main(argv=None) -> int:
                     help="a coefficient key of lab simulate serving (e.g. coef_seq_s=20us); repeatable")
     ap.add_argument("--per-run", action="store_true", help="also print every (run, metric) row")
     ap.add_argument("--no-card-efficiency", action="store_true",
-                    help="every card at the book card's compute efficiency (the model before the fit half's refit)")
+                    help="every card at the book card's compute efficiency and decode reads (the model before the fit half's refits)")
     args = ap.parse_args(argv)
     coefs = dict(c.split("=", 1) for c in args.coef)
     if args.no_card_efficiency:
         CARD_COMPUTE_EFFICIENCY.clear()
+        CARD_DECODE_READ.clear()
     runs = [r for r in load_runs() if args.split in (None, r.split)][: args.runs]
     t0 = time.process_time()
     rows = errors(runs, coefs)

@@ -24,14 +24,23 @@ import numpy as np
 
 from core.registry import Param, ParamError
 from core.serving import workloads_bench as wb
-from core.serving.engine.frontend import ENDPOINT_REQUEST_S, INPUT_TOKEN_S, OUTPUT_TOKEN_S, REQUEST_S, ROUNDS, FrontEnd
+from core.serving.engine.frontend import (
+    ENDPOINT_LATENCY_S,
+    ENDPOINT_REQUEST_S,
+    INPUT_TOKEN_S,
+    OUTPUT_TOKEN_S,
+    REQUEST_S,
+    ROUNDS,
+    FrontEnd,
+)
 from core.serving.engine.frontend import SOURCE as FRONTEND_SOURCE
 
 MAX_PROMPTS = 1_000_000
 INF_KEYS = ("request_rate", "burstiness")  # take inf besides numbers
 DATASET_KEYS = ("num_prompts", "random_input_len", "random_output_len", "random_range_ratio", "random_prefix_len",
                 "request_rate", "burstiness", "lengths")
-FRONTEND_KEYS = ("frontend_request_ms", "frontend_input_token_us", "frontend_output_token_us", "frontend_rounds")
+FRONTEND_KEYS = ("frontend_request_ms", "frontend_input_token_us", "frontend_output_token_us", "frontend_rounds",
+                 "frontend_latency_ms")
 LENGTHS_HELP = "a trace whose (input, output) lengths dataset=trace_lengths resamples (any format lab reads)"
 PARAMS = (
     Param("dataset", "", None, "a vllm bench serve workload instead of the book's windows: random (its "
@@ -67,6 +76,9 @@ PARAMS = (
           0, 1e4),
     Param("frontend_output_token_us", "us", OUTPUT_TOKEN_S * 1e6, "front-end CPU time per output token "
           "(detokenizing, streaming)", 0, 1e6),
+    Param("frontend_latency_ms", "ms", 0.0, "front-end latency per request that holds no CPU: the client sees "
+          "every token of a request this much later (default by endpoint=: "
+          + ", ".join(f"{k} {v * 1e3:g} ms" for k, v in ENDPOINT_LATENCY_S.items()) + ")", 0, 1e4),
 )
 
 
@@ -135,9 +147,12 @@ def frontend(got: dict, default_on: bool) -> FrontEnd | None:
     if not on:
         return None
     v = {name: got.get(name, param(name).default) for name in FRONTEND_KEYS}
-    request_ms = got.get("frontend_request_ms", ENDPOINT_REQUEST_S[got.get("endpoint", "/v1/completions")] * 1e3)
+    endpoint = got.get("endpoint", "/v1/completions")
+    request_ms = got.get("frontend_request_ms", ENDPOINT_REQUEST_S[endpoint] * 1e3)
+    latency_ms = got.get("frontend_latency_ms", ENDPOINT_LATENCY_S[endpoint] * 1e3)
     return FrontEnd(request_s=request_ms * 1e-3, input_token_s=v["frontend_input_token_us"] * 1e-6,
-                    output_token_s=v["frontend_output_token_us"] * 1e-6, rounds=int(v["frontend_rounds"]))
+                    output_token_s=v["frontend_output_token_us"] * 1e-6, rounds=int(v["frontend_rounds"]),
+                    latency_s=latency_ms * 1e-3)
 
 
 def active(got: dict, default_on: bool) -> bool:

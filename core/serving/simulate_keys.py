@@ -30,6 +30,7 @@ from core.serving.profile import choose_with_profile, is_profile, read_cached
 from core.serving.step_basis import BasisCost, from_deployment
 from core.serving.step_defaults import DEFAULTS as STEP_DEFAULTS
 from core.serving.step_defaults import HELP as STEP_HELP
+from core.serving.step_defaults import for_card as step_defaults_for
 from core.serving.vllm_metrics import MAX_SLO_MS
 from core.serving.workload import MAX_REQUESTS
 from core.units import NumberError, parse_number
@@ -244,7 +245,7 @@ def expand_checked(raw: dict, unknown: Callable[[], str]) -> Expanded:
     if choice.model or choice.hardware or any(k in got for k in DEPLOYMENT_KEYS + STEP_KEYS):
         deployment = _deploy(raw, given, got, choice)
         if got.get("step_model", "basis") == "basis":
-            coefs = {k: got.get(k, v) for k, v in STEP_DEFAULTS.items()}
+            coefs = {k: got.get(k, v) for k, v in step_defaults_for(deployment.card, deployment.compute_dtype).items()}
     return Expanded(raw, got, _price_default(raw, got, choice), choice, deployment, coefs, profile)
 
 

@@ -51,7 +51,7 @@ import numpy as np
 
 from core.serving.deployment_moe import MoeReads, expected_distinct_experts
 from core.serving.step_cost import StepCost, _sum_of_max
-from core.serving.step_defaults import CUDA_GRAPH_MAX_TOKENS, DEFAULTS, EAGER_LAUNCH_FACTOR
+from core.serving.step_defaults import CUDA_GRAPH_MAX_TOKENS, EAGER_LAUNCH_FACTOR, for_card
 
 SWITCHED_LINKS = ("nvlink", "nvswitch", "infinity-fabric", "xgmi")
 
@@ -221,10 +221,11 @@ def ridge_rows(peak_flops: float, bandwidth_bytes_per_s: float, bytes_per_weight
 def from_deployment(d, values, coefs: dict[str, float] | None = None) -> BasisCost:
     """The basis model of deployment d with serving.replay's values (the per-card figures,
     bandwidth, peak, bandwidth_efficiency, prefill_mfu; a key the user gave wins over the
-    deployment's) and the coefficients (defaults: step_defaults.DEFAULTS). The peak the
+    deployment's) and the coefficients (defaults: step_defaults.for_card, DEFAULTS with the
+    card's own decode reads, CARD_DECODE_READ). The peak the
     compute line divides by is the card's achieved one, peak × d.compute_efficiency
     (step_defaults.CARD_COMPUTE_EFFICIENCY); the GEMM ridge keeps the datasheet peak."""
-    c = dict(DEFAULTS)
+    c = for_card(d.card, d.compute_dtype)
     c.update(coefs or {})
     overhead = c.pop("coef_step_s")
     moe = d.moe

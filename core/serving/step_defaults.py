@@ -33,6 +33,24 @@ Data sets used, and for what:
   not one fraction. Grid over the fit half's scored figures (median |error|): Ampere BF16
   1.12 (6%), Hopper BF16 0.66 (9%), Hopper FP8 1.1 (TensorRT-LLM's perf overview, H100
   columns, 6%). H200 and H800 take Hopper's values (the H100's compute die; no fit run).
+  Hopper BF16 refitted to 0.74 with the decode reads below (the two move together: a
+  burst's time is its prompts' and its decode steps').
+- the decode memory line's per-card multipliers (CARD_DECODE_READ) against the same FIT
+  half. vLLM 0.11 on an H100 streams a one-sequence decode of Qwen3-8B (16.4 GB of
+  weights, little KV: GPUStack's qwen3-8b/h100-latency.md, ShareGPT at 1, 2 and 8 in
+  flight) in 7.28 ms a token, ~74% of the 3.35 TB/s datasheet, where the book card's 0.85
+  gives 12% less time; the same server's decode-only steps with a full KV pool (Qwen3-14B's
+  bursts, their median ITL: 29.5 GB of weights and ~45 GB of paged KV in 43.5-46 ms) reach
+  only ~52% overall, so the KV half of the read runs at about 0.4 of peak: decode
+  attention reads 16-token pages per (sequence, KV head), a shorter, scattered stream than
+  the weights' GEMV. Grid over the fit half's scored figures and those three median ITLs
+  (weights 1-1.2, KV 1-2.6, Hopper BF16 compute 0.66-0.78): weights 1.15, KV 2.1, compute
+  0.74 (median |error| 7.55% -> 3.16%, before the chat front end's refit in frontend.py).
+  On the A100 the fit half holds no decode-only step (its 2,048-token budget mixes a chunk
+  into nearly every step) and barely tells: KV 2.1 gives 3.05% against 3.16% at 1 (2.19%
+  against 2.52% after that refit); taken as the same kernels', weights left at 1. Not
+  applied to FP8 (TensorRT-LLM's runs, its own kernels: fitted without it). What these
+  leave: Qwen3-32B's decode-only steps on an H100 measure ~43 ms where they give ~33.
 Known limits of these defaults: one-shot all-reduces of 256 KiB-1 MiB (decode batches of a
 few hundred rows) measured 2-3× slower than the affine model gives (sglang's table, tp=2);
 the request term is an order of magnitude, not a measurement.
@@ -48,8 +66,16 @@ HOPPER = ("h100-sxm", "h100-pcie", "h200", "h800")
 # (card, the dtype the matrix work runs at) -> efficiency
 CARD_COMPUTE_EFFICIENCY: dict[tuple[str, str], float] = {
     **{(c, "bf16"): 1.12 for c in AMPERE},
-    **{(c, "bf16"): 0.66 for c in HOPPER},
+    **{(c, "bf16"): 0.74 for c in HOPPER},
     **{(c, "fp8"): 1.1 for c in HOPPER},
+}
+
+# (card, the dtype the matrix work runs at) -> the card's own defaults of the decode memory
+# line's multipliers (DEFAULTS' 1 elsewhere; a key given wins). Fitted on the FIT half of
+# the public runs only; the module's note says how.
+CARD_DECODE_READ: dict[tuple[str, str], dict[str, float]] = {
+    **{(c, "bf16"): {"coef_decode_weights": 1.15, "coef_decode_kv": 2.1} for c in HOPPER},
+    **{(c, "bf16"): {"coef_decode_kv": 2.1} for c in AMPERE},
 }
 
 CUDA_GRAPH_MAX_TOKENS = 512  # vLLM V1's largest captured batch by default
@@ -104,3 +130,9 @@ HELP = {
     "coef_shape_s": ("extra time of a step whose token count the engine runs for the first time "
                      "(a kernel built for a new shape: oneDNN on CPU)"),
 }
+
+
+def for_card(card: str, dtype: str) -> dict[str, float]:
+    """DEFAULTS with the card's own values (CARD_DECODE_READ) for a deployment on `card`
+    whose matrix work runs at `dtype`."""
+    return {**DEFAULTS, **CARD_DECODE_READ.get((card, dtype), {})}

@@ -13,13 +13,15 @@ from core.serving.vllm_metrics import meets_slo
 
 # A light load on one H100 (240 requests over two minutes): TPOT is the fixed per-step time
 # plus the weights' read and the prompts' chunks beside the decodes, so it grows with
-# coef_step_s and an SLO on it splits the sets. SLO: TPOT <= 35 ms, met by >= 90% of the
-# requests of the three fastest sets (100%) and not of the two slowest (66%, 28%); with the
+# coef_step_s and an SLO on it splits the sets. SLO: TPOT <= 30 ms, met by >= 90% of the
+# requests of the three fastest sets (100%) and not of the two slowest (60%, 23%), with the
 # card's compute at its achieved peak (step_defaults.CARD_COMPUTE_EFFICIENCY, Hopper BF16
-# 0.66) the chunks take longer than at the datasheet's, and the old 25 ms no set met.
-BASE = {"model": "qwen3-8b", "hardware": "h100-sxm", "rates_per_s": "2,2"}
+# 0.74) and the decode reads held at 1: at an H100's own (CARD_DECODE_READ) the KV reads of
+# these long prompts spread the TPOTs so wide that no set has 90% of them under one SLO.
+BASE = {"model": "qwen3-8b", "hardware": "h100-sxm", "rates_per_s": "2,2", "coef_decode_weights": "1",
+        "coef_decode_kv": "1"}
 STEPS = (0.5e-3, 1e-3, 2e-3, 4e-3, 8e-3)  # coef_step_s of five constructed sets, rising
-SLO_TPOT_MS = 35.0
+SLO_TPOT_MS = 30.0
 
 
 def test_percentile_band_is_numpys_linear_interpolation_by_hand():

@@ -76,7 +76,10 @@ def test_a_replay_equals_lab_simulate_serving_on_the_same_trace(two_runs):
     assert np.allclose(p.ttft_s, run.ttft_s, rtol=1e-12, atol=0)
 
 
-@pytest.mark.parametrize("concurrency, input_len, output_len", [(4, 2048, 32), (8, 512, 128), (16, 512, 32)])
+# (4, 2048, 64): at 32 outputs a request's decode context barely moves, so coef_step_s and
+# coef_decode_kv are nearly one term; with an H100's own decode reads (step_defaults.
+# CARD_DECODE_READ) the fit stopped 7% off on coef_step_s there.
+@pytest.mark.parametrize("concurrency, input_len, output_len", [(4, 2048, 64), (8, 512, 128), (16, 512, 32)])
 def test_one_run_recovers_too_and_has_no_leave_one_out(tmp_path, concurrency, input_len, output_len):
     path = tmp_path / "one.json"
     write_run(path, concurrency=concurrency, prompts=60, input_len=input_len, output_len=output_len)

@@ -63,12 +63,14 @@ def test_tp2_step_equals_the_hand_computed_time():
     MF, LM, ATT = d.matrix_flops_per_token, d.lm_head_flops_per_row, d.attention_flops_per_pair
     assert KVB == 32 * 2 * 4 * 128 * 2  # layers · (K, V) · heads per rank · head_dim · BF16
     assert ATT == 4 * (32 // 2) * 128 * 32  # 4 · heads per rank · head_dim · layers
-    memory = (W + KVB * KV) / (bw * 0.85)
+    # the decode reads at the card's own multipliers (step_defaults.CARD_DECODE_READ, Hopper
+    # BF16: the weights' stream 1.15, the paged KV's 2.1 of the book card's time)
+    memory = (1.15 * W + 2.1 * KVB * KV) / (bw * 0.85)
     ridge = peak / bw  # rows at which BF16 weights (2 bytes, 2 FLOPs a row) turn compute-bound
-    # the compute line runs at the card's achieved peak: Hopper BF16 reaches 0.66 of what the
+    # the compute line runs at the card's achieved peak: Hopper BF16 reaches 0.74 of what the
     # book's card reaches of its datasheet figure (step_defaults.CARD_COMPUTE_EFFICIENCY)
-    assert d.compute_efficiency == 0.66
-    compute = (MF * (ROWS + 0.22 * ridge) + LM * LOGITS + ATT * PAIRS) / (peak * 0.66 * 0.5)
+    assert d.compute_efficiency == 0.74
+    compute = (MF * (ROWS + 0.22 * ridge) + LM * LOGITS + ATT * PAIRS) / (peak * 0.74 * 0.5)
     act = 4096 * 2  # one token's hidden state in BF16
     all_reduce = 1.25 * (2 * 1 / 2) * ROWS * act / 450e9 + 0.8 * 2 * 3e-6  # ring over NVLink, 2 switch hops
     comm = 2 * 32 * all_reduce
@@ -129,7 +131,32 @@ def test_defaults_are_the_documented_ones():
     d = _llama8b(1)
     cost = from_deployment(d, _values(d))
     assert cost.coefficients() == {"bandwidth_efficiency": 0.85, "prefill_mfu": 0.5, "overhead_s": DEFAULTS["coef_step_s"],
-                                   **{k: v for k, v in DEFAULTS.items() if k != "coef_step_s"}}
+                                   **{k: v for k, v in DEFAULTS.items() if k != "coef_step_s"},
+                                   "coef_decode_weights": 1.15, "coef_decode_kv": 2.1}  # an H100's (below)
+
+
+def test_the_decode_reads_are_the_cards_own_and_a_key_wins():
+    """Per card and dtype (step_defaults.CARD_DECODE_READ): the decode memory line's two
+    multipliers; a card or dtype not named keeps DEFAULTS' 1; a coefficient given wins; the
+    memory line by hand: (weights · cw + KV bytes · ckv) / (bandwidth · efficiency)."""
+    spec = model_spec("llama-3.1-8b")
+    cases = {("h100-sxm", "bf16"): (1.15, 2.1), ("h200", "bf16"): (1.15, 2.1), ("a100-80gb", "bf16"): (1.0, 2.1),
+             ("h100-sxm", "fp8"): (1.0, 1.0), ("rtx-pro-6000-blackwell", "bf16"): (1.0, 1.0)}
+    for (card_name, q), (cw, ckv) in cases.items():
+        card = load_hardware(card_name)
+        d = plan(spec, card, quantization=q)
+        v = dict(d.replay_values(), bandwidth_bytes_per_s=card.bandwidth_bytes_per_s, bandwidth_efficiency=0.85,
+                 prefill_mfu=0.5)
+        cost = from_deployment(d, v)
+        assert (cost.coef_decode_weights, cost.coef_decode_kv) == (cw, ckv), card_name
+        kv = 5000.0  # one decode row at a 5,000-token context: memory-bound on every card here
+        memory = (cw * d.weights_read_per_step_bytes + ckv * d.kv_bytes_per_token * kv) / (
+            card.bandwidth_bytes_per_s * 0.85)
+        rest = cost.step_time(1, 1, kv, kv, 1, 0) - memory
+        plain = from_deployment(d, v, {"coef_decode_weights": 1.0, "coef_decode_kv": 1.0})
+        assert plain.coef_decode_weights == plain.coef_decode_kv == 1.0
+        flat = (d.weights_read_per_step_bytes + d.kv_bytes_per_token * kv) / (card.bandwidth_bytes_per_s * 0.85)
+        assert plain.step_time(1, 1, kv, kv, 1, 0) - flat == pytest.approx(rest, rel=1e-9)
 
 
 def test_the_compute_line_runs_at_the_cards_achieved_peak():
@@ -137,7 +164,7 @@ def test_the_compute_line_runs_at_the_cards_achieved_peak():
     per FLOP are 1 / (datasheet peak × efficiency × prefill_mfu); the book's card and a dtype
     the table does not name keep 1; the GEMM ridge keeps the datasheet peak."""
     spec = model_spec("llama-3.1-8b")
-    cases = {("h100-sxm", "bf16"): 0.66, ("h100-sxm", "fp8"): 1.1, ("h200", "bf16"): 0.66,
+    cases = {("h100-sxm", "bf16"): 0.74, ("h100-sxm", "fp8"): 1.1, ("h200", "bf16"): 0.74,
              ("a100-80gb", "bf16"): 1.12, ("a100-40gb", "bf16"): 1.12, ("rtx-pro-6000-blackwell", "bf16"): 1.0,
              ("rtx-pro-6000-blackwell", "fp8"): 1.0}
     for (card_name, q), eff in cases.items():

@@ -59,8 +59,7 @@ def test_lab_keys_of_a_run():
     run = {r.id: r for r in pr.load_runs()}["gpustack/qwen3-8b/h100/sharegpt-c4"]
     assert pr.lab_keys(run, {"coef_seq_s": "20us"}) == {
         "model": "qwen3-8b", "hardware": "h100-sxm", "tp": "1", "quantization": "bf16",
-            "endpoint": "/v1/chat/completions", "dataset": "fixed",
-        "random_input_len": "233", "random_output_len": "221", "num_prompts": "100", "request_rate": "inf",
+        "endpoint": "/v1/chat/completions", "dataset": "sharegpt_like", "num_prompts": "100", "request_rate": "inf",
         "max_concurrency": "4", "seed": "0", "coef_seq_s": "20us"}
 
 

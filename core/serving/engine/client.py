@@ -23,7 +23,8 @@ each event and before a step's output, so a send inside a step is ingested befor
 step's tokens; a closed-form run of decode steps ends at the step that passes the next
 slice done or send (next_fe_event), so the same holds in it (fe_output_run).
 Each step's tokens add output_token_s apiece after the step ends (fe_output); a client
-sees them, first token and finish alike, when that work is done (SF[DELIVER]).
+sees them, first token and finish alike, when that work is done (SF[DELIVER]) plus the
+front end's latency (SF[FE_LAT]), a wait that takes no CPU; a client's slot is freed then.
 Without either, arrivals() and next_arrival() are queues.py's, the same floats.
 """
 from __future__ import annotations
@@ -39,6 +40,7 @@ from core.serving.engine.layout import (
     DELIVER,
     FE_FREE,
     FE_IN,
+    FE_LAT,
     FE_ON,
     FE_OUT,
     FE_REQ,
@@ -254,5 +256,7 @@ def fe_output_run(S, SF, I, F, coef, n, csum, k, start, arrive, ht, hi):
 
 @kernel
 def client_time(S, SF):
-    """When the client sees what the last step or run put out."""
-    return SF[DELIVER] if S[FE_ON] else SF[NOW]
+    """When the client sees what the last step or run put out: with a front end, when
+    its work is done plus its latency (SF[FE_LAT]: every token of a request, first and
+    last alike, arrives that much later; no CPU is held for it)."""
+    return SF[DELIVER] + SF[FE_LAT] if S[FE_ON] else SF[NOW]

@@ -116,7 +116,8 @@ FE_OUT = 6
 DELIVER = 7  # when the client sees the tokens of the last step or run (the front end's)
 ENC_STEP = 8  # encoder seconds of the requests admitted in the step being planned
 ENC_TOTAL = 9  # Σ encoder seconds added to steps
-NSF = 10
+FE_LAT = 10  # the front end's latency per request that holds no CPU (s; client.py)
+NSF = 11
 
 # -- series rows (SER: int64[NSER, cap]; times in SER_T) ------------------------------------
 S_WAITING, S_RUNNING, S_KV, S_TOKENS, S_STEPS, S_DEC = 0, 1, 2, 3, 4, 5

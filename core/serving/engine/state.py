@@ -151,4 +151,5 @@ def _client(S, SF, F, config: EngineConfig, n_fixed: int, sessions: bool) -> Non
         S[L.FE_ON] = 1
         SF[L.FE_REQ], SF[L.FE_IN], SF[L.FE_OUT] = fe.request_s, fe.input_token_s, fe.output_token_s
         S[L.FE_ROUNDS] = fe.rounds
+        SF[L.FE_LAT] = fe.latency_s
         F[L.SEND] = np.nan
