@@ -9,6 +9,7 @@ import json
 import statistics
 import time
 
+import numpy as np
 import pytest
 
 from core.observe.steps import parse_steps, read_steps
@@ -140,6 +141,9 @@ def test_step_records_add_up_to_the_run(server_url, server_log, run_observe):
         time.sleep(0.2)
     assert got == (want_ctx, want_gen)
     assert (steps.elapsed_ms > 0).all()
+    # the API server's clock in milliseconds (scripts/vllm_cpu/logging.json): what tells a
+    # wait (step_log.woke) and the steps' cadence (step_log.cadence); whole seconds tell neither
+    assert not np.all(steps.clock_s == np.round(steps.clock_s))
     assert steps.gen_requests.max() > 1  # requests overlapped: batched decodes
     assert int(steps.ctx_requests.sum()) == len(r["input_lens"])
     assert read_steps(str(server_log)).pool_tokens == 32768  # the log's own 'KV cache size' line
