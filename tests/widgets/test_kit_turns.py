@@ -76,3 +76,18 @@ def test_now_without_loop_false_waits_for_a_loop(qtbot):
     assert log == [] and turns.pending == 1
     qtbot.waitUntil(lambda: turns.done, timeout=WAIT_MS)
     assert log == ["a"]
+
+
+def test_a_step_may_insert_steps_that_run_before_the_queued_ones(qtbot):
+    log = []
+    owner = QtCore.QObject()
+    holder = {}
+
+    def grow():
+        log.append("grow")
+        holder["turns"].insert_next([_recording(log, "x"), _recording(log, "y")])
+
+    holder["turns"] = InTurns(owner, [grow, _recording(log, "b")], then=lambda: log.append("then"),
+                              now_without_loop=False)
+    qtbot.waitUntil(lambda: holder["turns"].done, timeout=WAIT_MS)
+    assert log == ["grow", "x", "y", "b", "then"]

@@ -203,7 +203,7 @@ class ParamForm(QtWidgets.QWidget):
     SHOW_FOREIGN_ERRORS = True
 
     def __init__(self, model: CardModel | Sequence[Param], check: Callable[[dict], None] | None = None,
-                 names: Sequence[str] | None = None, parent=None):
+                 names: Sequence[str] | None = None, parent=None, first: int | None = None):
         super().__init__(parent)
         if not isinstance(model, CardModel):
             model = CardModel(_form_calculator(tuple(model), check), deferred=True)
@@ -214,16 +214,38 @@ class ParamForm(QtWidgets.QWidget):
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
-        for param in shown:
-            field = ParamField(param)
-            field.edited.connect(lambda name=param.name: self._on_field_edited(name))
-            self._fields[param.name] = field
-            layout.addWidget(field)
+        # first: only that many fields now, the rest through rest_steps() (a long form on a
+        # page built a piece per turn of the event loop).
+        self._later = list(shown[first:]) if first is not None else []
+        for param in shown[:first] if first is not None else shown:
+            self._add_field(param)
         self._align_labels()
         self._emitted = self.model.inputs
         self._typed: set[str] = set()  # fields whose text is being taken now
         self.model.changed.connect(self._on_model_changed)
         self._show(self.model)
+
+    def _add_field(self, param: Param) -> None:
+        field = ParamField(param)
+        field.edited.connect(lambda name=param.name: self._on_field_edited(name))
+        self._fields[param.name] = field
+        self.layout().addWidget(field)
+
+    def rest_steps(self, per_step: int) -> list:
+        """The fields `first` left out, per_step of them a step (each then shows the model's
+        values and errors, and lines the labels up again)."""
+        chunks = [self._later[i:i + per_step] for i in range(0, len(self._later), per_step)]
+        self._later = []
+
+        def add(params) -> None:
+            if not shiboken6.isValid(self):
+                return
+            for param in params:
+                self._add_field(param)
+            self._align_labels()
+            self._show(self.model)
+
+        return [lambda params=chunk: add(params) for chunk in chunks]
 
     def _align_labels(self) -> None:
         """Line the inputs up: every label as wide as the widest, inputs at least

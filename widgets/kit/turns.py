@@ -52,6 +52,10 @@ class InTurns(QtCore.QObject):
         """Steps not run yet."""
         return len(self._steps)
 
+    def insert_next(self, steps) -> None:
+        """Run these steps before the ones still queued (a step that finds more to build)."""
+        self._steps.extendleft(reversed(list(steps)))
+
     def finish(self) -> None:
         """Run what is left now, in one go."""
         self._timer.stop()

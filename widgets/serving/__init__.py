@@ -97,7 +97,7 @@ class ServingPanel(DeployedReplays, BannerDrawing, BandOverSeeds, QtWidgets.QWid
         # a quarter of a second of CPU on a first visit).
         steps += self.plots.build_steps() + [self._build_metrics, self._build_overlay, self._build_replicas,
                                              self._build_calibrate, self._build_pools, self._build_images,
-                                             self._finish_build]
+                                             self._show_lower, self._finish_build]
         # widgets/kit/turns.py; in turns even with no event loop yet (the panel is wired
         # and refreshed after this returns, before its first piece).
         self._build = InTurns(self, steps, now_without_loop=False)
@@ -175,9 +175,11 @@ class ServingPanel(DeployedReplays, BannerDrawing, BandOverSeeds, QtWidgets.QWid
         self._replay_column.addWidget(self.trace_section)
 
     def _build_controls(self) -> None:
-        """A's form and B's shares now; the comparison table next turn (_build_table)."""
+        """A's first fields and B's shares now, A's other fields in the next turns, then the
+        comparison table (_build_table)."""
         self._controls = ReplayControls(self.state, tuple(self._keys.values()), self._band_key, table_later=True)
         self._replay_column.addWidget(self._controls)
+        self._build.insert_next(self._controls.form_steps())  # A's other fields, a few a turn
 
     def _build_table(self) -> None:
         self._controls.build_table()
@@ -197,28 +199,45 @@ class ServingPanel(DeployedReplays, BannerDrawing, BandOverSeeds, QtWidgets.QWid
         self.replay_player.position_changed.connect(lambda t: self.state.set_player("replay", t))
         self._show_caption()
 
+    # The sections under the plots join one box that stays hidden until the last is in, and
+    # the P/D and image fields join the deployment hidden too: each joining a shown page
+    # re-laid out (and resized the plots of) the page above it, one turn each.
     def _build_metrics(self) -> None:
+        self._lower = QtWidgets.QWidget()
+        self._lower.setObjectName("replay_lower")
+        self._lower_column = QtWidgets.QVBoxLayout(self._lower)
+        self._lower_column.setContentsMargins(0, 0, 0, 0)
+        self._lower_column.setSpacing(self._replay_column.spacing())
+        self._lower.hide()
+        self._replay_column.addWidget(self._lower)
         self.metrics_section = in_language(MetricsSection(self.state, self._metrics_key))
         self.metrics_section.drawn.connect(lambda table: setattr(self, "metrics_table", table))
-        self._replay_column.addWidget(self.metrics_section)
+        self._lower_column.addWidget(self.metrics_section)
 
     def _build_overlay(self) -> None:
         self.overlay = in_language(OverlayPlots(self._overlay_key))
-        self._replay_column.addWidget(self.overlay)
+        self._lower_column.addWidget(self.overlay)
 
     def _build_replicas(self) -> None:
         self.replicas_view = in_language(ReplicasView())
-        self._replay_column.addWidget(self.replicas_view)
+        self._lower_column.addWidget(self.replicas_view)
 
     def _build_calibrate(self) -> None:
         self.calibrate_section = calibrate_glue.attach(self, self._calibrate_key)
-        self._replay_column.addWidget(self.calibrate_section)
+        self._lower_column.addWidget(self.calibrate_section)
 
     def _build_pools(self) -> None:
         self.pools_section = pools_section.attach(self, f"serving.pools.{id(self)}")  # P/D pools (issue 15)
+        self.pools_section.form.hide()
 
     def _build_images(self) -> None:
         self.images_section = images_section.attach(self, f"serving.images.{id(self)}")  # image requests (issue 15)
+        self.images_section.form.hide()
+
+    def _show_lower(self) -> None:
+        """The hidden parts at once: each shown alone re-lays out the page above it again."""
+        for part in (self.pools_section.form, self.images_section.form, self._lower):
+            part.show()
 
     def _finish_build(self) -> None:
         p = self.plots

@@ -250,6 +250,6 @@ def attach(panel, key: str) -> PoolsSection:
     replicas view."""
     section = PoolsSection(panel, key)
     panel.deployment_section.layout().addWidget(section.form)
-    col = panel._replay_column
+    col = panel.replicas_view.parentWidget().layout()  # the box of the sections under the plots
     col.insertWidget(col.indexOf(panel.replicas_view) + 1, section.view)  # beside the one-pool replicas
     return section

@@ -77,10 +77,17 @@ def _keep_place(widget: QtWidgets.QWidget) -> QtWidgets.QWidget:
     return widget
 
 
+# With table_later, A's form comes FORM_FIRST fields now and FORM_PER_TURN a turn after
+# (its thirty fields together held the window for about 0.1 s, more on a loaded machine).
+FORM_FIRST = 8
+FORM_PER_TURN = 8
+
+
 class ReplayControls(QtWidgets.QWidget):
     """A's form and B's shares, and beside them the comparison table with the band and the
-    status. table_later: the table half waits for build_table() (the panel builds the two
-    halves in two turns of the event loop: together they held the window for 0.1-0.2 s)."""
+    status. table_later: A's form comes in parts (form_steps()) and the table half waits for
+    build_table(): the panel builds them a turn each (together they held the window for
+    0.1-0.2 s)."""
 
     def __init__(self, state: ServingState, replay_keys: tuple[str, ...], band_key: str, parent=None,
                  table_later: bool = False):
@@ -90,16 +97,16 @@ class ReplayControls(QtWidgets.QWidget):
         # The form at its width and the table beside it with the rest when that leaves the
         # table TABLE_MIN_EM line heights; the form above the table when not.
         self._top = ReflowLayout(self, columns=2, natural=True, grow=1, min_column_em=TABLE_MIN_EM)
-        self._build_forms()
+        self._build_forms(FORM_FIRST if table_later else None)
         if not table_later:
             self.build_table()
 
-    def _build_forms(self) -> None:
+    def _build_forms(self, first: int | None) -> None:
         state, top = self.state, self._top
         form_box = QtWidgets.QWidget()
         form_col = QtWidgets.QVBoxLayout(form_box)
         form_col.setContentsMargins(0, 0, 0, 0)
-        self.replay_form = ParamForm(state.replay("A"))
+        self.replay_form = ParamForm(state.replay("A"), first=first)  # the rest: form_steps()
         form_scroll = QtWidgets.QScrollArea()
         form_scroll.setWidgetResizable(True)
         form_scroll.setWidget(self.replay_form)
@@ -122,6 +129,10 @@ class ReplayControls(QtWidgets.QWidget):
         form_col.addWidget(a_label)
         form_col.addWidget(self.b_form)
         top.addWidget(form_box)
+
+    def form_steps(self) -> list:
+        """A's fields that table_later left out, FORM_PER_TURN a step."""
+        return self.replay_form.rest_steps(FORM_PER_TURN)
 
     def build_table(self) -> None:
         """The comparison table, the band's button and the replays' status."""
