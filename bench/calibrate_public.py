@@ -10,10 +10,15 @@ figures (bench/fidelity_public.py's SCORED), before (defaults) and after, for th
 and the validation half, overall and per metric. Error % = 100 · (predicted − measured) /
 measured. The self-check: the fit half's own runs simulated at known coefficients, those
 figures taken as measured, calibrated from the defaults: the recovered coefficients' error %.
-Prints JSON.
+Prints JSON. --fit-keys takes NAME@card (one value per card of the fit runs; a key whose
+default is the card's own is fitted per card anyway). --select chooses the keys on the fit
+half alone: forward selection by the held-out error of --folds (model_card: every run of one
+model on one card left out at once, as the validation half's models are; run: one run), over
+summary_select.CANDIDATES; the validation half is replayed once, after.
 
     PYTHONPATH=. .venv/bin/python bench/calibrate_public.py [--source gpustack] [--bootstrap N]
-        [--fit-keys k1,k2] [--select] [--no-scan] [--no-self-check] [--per-run]
+        [--fit-keys k1,k2@card] [--select [--folds model_card|run]] [--held-out] [--no-scan]
+        [--no-self-check] [--per-run]
 """
 from __future__ import annotations
 
@@ -79,7 +84,7 @@ def calibrate_source(source: str, runs, args) -> dict:
         out["selection"] = {"keys": list(keys), "rounds": rounds, "cpu_s": round(time.process_time() - t0, 1)}
     cal = calibrate_summaries(fit, fit_keys=keys, bootstrap=args.bootstrap, scan=not args.no_scan)
     replays, refused = replays_of(val)
-    val_tables = [run_table(r, cal.defaults, cal.coefficients) for r in replays]
+    val_tables = [run_table(r, {}, cal.fitted) for r in replays]  # each run over its own defaults
     out.update(message=cal.message, fit_keys=list(cal.fit_keys), frozen=cal.frozen,
                coefficients={k: {"default": cal.defaults[k], "fitted": cal.coefficients[k],
                                  **({"band_p5_p50_p95": list(cal.bands[k])} if k in cal.bands else {})}

@@ -164,13 +164,14 @@ class SummaryProblem:
     def __init__(self, replays: Sequence[SummaryReplay], keys_: Sequence[str], start: Mapping[str, float]):
         self.replays = list(replays)
         self.keys = tuple(keys_)
-        self.base = dict(start)
         self.start = {k: float(start[k]) for k in self.keys}
         self.replays_done = 0
         self._cache: list[OrderedDict] = [OrderedDict() for _ in self.replays]
 
     def coefs(self, x) -> dict[str, float]:
-        out = dict(self.base)
+        """The fitted keys' values at x; every other coefficient is each run's own default
+        (a card's own, step_defaults.for_card: not the first run's)."""
+        out: dict[str, float] = {}
         for k, xi in zip(self.keys, np.asarray(x, dtype=float)):
             out[k] = self.start[k] * math.exp(float(xi))
         return out
@@ -208,7 +209,7 @@ class SummaryProblem:
 
 @dataclass
 class SummaryCalibration:
-    coefficients: dict  # every coefficient the replays take (fitted and kept)
+    coefficients: dict  # every coefficient (fitted, and the first run's defaults; each run replays its own)
     defaults: dict
     fit_keys: tuple
     frozen: dict  # key -> why it was not fitted
@@ -222,6 +223,11 @@ class SummaryCalibration:
     cost_after: float = 0.0
     replays: int = 0
     cpu_s: float = 0.0
+
+    @property
+    def fitted(self) -> dict:
+        """The fitted keys' values only: what a run replays over its own defaults."""
+        return {k: self.coefficients[k] for k in self.fit_keys}
 
 
 def replays_of(runs: Sequence[SummaryRun]) -> tuple[list[SummaryReplay], dict[str, str]]:
@@ -311,7 +317,7 @@ def calibrate_summaries(runs: Sequence[SummaryRun], *, fit_keys: Sequence[str] |
     samples = _bootstrap(fitted, x_hat, bootstrap, seed) if converged and kept and bootstrap else []
     bands = {k: tuple(float(v) for v in np.percentile([s[k] for s in samples], (5, 50, 95))) for k in kept} \
         if samples else {}
-    per_run = [run_table(r, defaults, coefficients) for r in replays]
+    per_run = [run_table(r, {}, {k: coefficients[k] for k in kept} if converged else {}) for r in replays]
     return SummaryCalibration(coefficients=coefficients, defaults=defaults, fit_keys=tuple(kept) if converged else (),
                               frozen=frozen, converged=converged, message=message, per_run=per_run, refused=refused,
                               samples=samples, bands=bands, cost_before=cost_before, cost_after=cost_after,

@@ -131,3 +131,18 @@ def test_a_shared_key_whose_default_is_the_cards_own_is_fitted_per_card():
     assert checked_keys(("coef_seq_s@card",), replays) == ("coef_seq_s@h100-sxm", "coef_seq_s@a100-80gb")
     # Two defaults on one card: not the card's own, left shared (calibrate_summaries then keeps it, saying why).
     assert checked_keys(("coef_decode_weights",), replays + [replay(H100, 1.0)]) == ("coef_decode_weights",)
+
+
+def test_each_run_replays_its_own_cards_defaults():
+    """Runs on two cards whose defaults differ (step_defaults' per-card decode reads), each
+    'measured' at its own defaults: a calibration fitting nothing, and one fitting a key
+    both share, replays every run at its own card's defaults (0 error before; the
+    first run's defaults would move the other card's runs)."""
+    runs = [run_on(A100, "decode"), run_on(H100, "decode")]
+    replays, _ = replays_of(runs)
+    assert replays[0].defaults != replays[1].defaults  # else this checks nothing
+    for keys in ((), ("coef_prefill_compute",)):
+        cal = calibrate_summaries(runs, fit_keys=keys, scan=False)
+        for t in cal.per_run:
+            for m, f in t["figures"].items():
+                assert f["error_before_pct"] == 0.0, (t["run"], m)
