@@ -26,18 +26,16 @@ from widgets.kit.panels import PanelInfo
 from widgets.kit.theme import LEGEND
 from widgets.kit.timeline_player import TimelinePlayer
 from widgets.kit.turns import InTurns
-from widgets.serving import calibrate_glue, images_section, pools_section
+from widgets.serving import calibrate_glue
 from widgets.serving.backlog import BacklogCardSection, BacklogPlot
 from widgets.serving.band import BandOverSeeds
 from widgets.serving.banner import BannerDrawing, BannerSection
 from widgets.serving.byte_fields import ByteEcho
 from widgets.serving.deployed_replays import DeployedReplays
-from widgets.serving.metrics_table import MetricsSection
+from widgets.serving.lower_sections import LowerSections
 from widgets.serving.model_picker import ModelPickerSection
-from widgets.serving.overlay import OverlayPlots
 from widgets.serving.replay_controls import CAPTION, ReplayControls, caption
 from widgets.serving.replay_plots import ReplayPlots
-from widgets.serving.replicas_view import ReplicasView
 from widgets.serving.trace_source import TraceSourceSection, in_language
 
 LEAD = ("平均数相同,负载不一定相同:三段的平均请求率都是每秒 4 条,只有长输入(8192→256)与长输出(1024→2048)"
@@ -50,7 +48,7 @@ def _fixed_time_label(player: TimelinePlayer) -> None:
     fixed_text_width(player.time_label, "00,000.00 / 00,000.00 s")
 
 
-class ServingPanel(DeployedReplays, BannerDrawing, BandOverSeeds, QtWidgets.QWidget):
+class ServingPanel(DeployedReplays, BannerDrawing, BandOverSeeds, LowerSections, QtWidgets.QWidget):
     """The Serving panel (§3.1.3), a view of a ServingState."""
 
     # object, not dict: PySide would convert a dict (and its long series lists) to a QVariantMap.
@@ -198,46 +196,6 @@ class ServingPanel(DeployedReplays, BannerDrawing, BandOverSeeds, QtWidgets.QWid
         self._replay_column.addWidget(self.plots)
         self.replay_player.position_changed.connect(lambda t: self.state.set_player("replay", t))
         self._show_caption()
-
-    # The sections under the plots join one box that stays hidden until the last is in, and
-    # the P/D and image fields join the deployment hidden too: each joining a shown page
-    # re-laid out (and resized the plots of) the page above it, one turn each.
-    def _build_metrics(self) -> None:
-        self._lower = QtWidgets.QWidget()
-        self._lower.setObjectName("replay_lower")
-        self._lower_column = QtWidgets.QVBoxLayout(self._lower)
-        self._lower_column.setContentsMargins(0, 0, 0, 0)
-        self._lower_column.setSpacing(self._replay_column.spacing())
-        self._lower.hide()
-        self._replay_column.addWidget(self._lower)
-        self.metrics_section = in_language(MetricsSection(self.state, self._metrics_key))
-        self.metrics_section.drawn.connect(lambda table: setattr(self, "metrics_table", table))
-        self._lower_column.addWidget(self.metrics_section)
-
-    def _build_overlay(self) -> None:
-        self.overlay = in_language(OverlayPlots(self._overlay_key))
-        self._lower_column.addWidget(self.overlay)
-
-    def _build_replicas(self) -> None:
-        self.replicas_view = in_language(ReplicasView())
-        self._lower_column.addWidget(self.replicas_view)
-
-    def _build_calibrate(self) -> None:
-        self.calibrate_section = calibrate_glue.attach(self, self._calibrate_key)
-        self._lower_column.addWidget(self.calibrate_section)
-
-    def _build_pools(self) -> None:
-        self.pools_section = pools_section.attach(self, f"serving.pools.{id(self)}")  # P/D pools (issue 15)
-        self.pools_section.form.hide()
-
-    def _build_images(self) -> None:
-        self.images_section = images_section.attach(self, f"serving.images.{id(self)}")  # image requests (issue 15)
-        self.images_section.form.hide()
-
-    def _show_lower(self) -> None:
-        """The hidden parts at once: each shown alone re-lays out the page above it again."""
-        for part in (self.pools_section.form, self.images_section.form, self._lower):
-            part.show()
 
     def _finish_build(self) -> None:
         p = self.plots
