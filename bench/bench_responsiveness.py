@@ -9,6 +9,8 @@ and Verify's "Run again". Prints one JSON object. Not a test.
 - first_visit.<panel>: a fresh process opens the window on another panel, then the panel is
   chosen in the navigation for the first time; the longest gap of a 10 ms GUI timer from the
   click until its first figures are in (target <= 50 ms), and the time to shown / figures.
+- LAB_BENCH_STEPS=1 with `visit KEY N`: the last run's gaps over 50 ms of GUI CPU, each
+  with the build steps, job callbacks and collections inside it (bench/turn_trace.py).
 - verify_rerun: "Run again" on the shown Verify panel (1280x720): seconds until the table is
   refilled (target <= 1 s) and the longest timer gap meanwhile (target <= 50 ms).
 
@@ -60,6 +62,7 @@ class GapMeter:
         self._timer.timeout.connect(self._tick)
         self.longest = self.longest_cpu = 0.0
         self._last = self._last_cpu = 0.0
+        self.trace = None  # turn_trace.TurnTrace with LAB_BENCH_STEPS=1
 
     def start(self) -> None:
         self.longest = self.longest_cpu = 0.0
@@ -72,6 +75,8 @@ class GapMeter:
         now, cpu = time.perf_counter(), time.thread_time()
         self.longest = max(self.longest, now - self._last)
         self.longest_cpu = max(self.longest_cpu, cpu - self._last_cpu)
+        if self.trace is not None:
+            self.trace.gap(self._last_cpu, cpu)
         self._last, self._last_cpu = now, cpu
 
     def stop(self) -> float:
@@ -200,8 +205,12 @@ def child_visits(keys: list[str]) -> None:
     app, window = start_window()
     wait_until(lambda: window.is_ready(window.current_key()))
     settled()
-    out = {}
+    out: dict = {}
     meter = GapMeter()
+    if os.environ.get("LAB_BENCH_STEPS"):  # what ran in each gap over 50 ms (bench/turn_trace.py)
+        from turn_trace import TurnTrace
+
+        meter.trace = TurnTrace()
     profiler = None
     if os.environ.get("LAB_BENCH_PROFILE"):  # a cProfile of the GUI thread during the visits
         import cProfile
@@ -225,6 +234,8 @@ def child_visits(keys: list[str]) -> None:
     if profiler is not None:
         profiler.dump_stats(os.environ["LAB_BENCH_PROFILE"])
     out["stuck_jobs"] = STUCK
+    if meter.trace is not None:
+        out["slow_gaps"] = meter.trace.close()
     print("BENCH " + json.dumps(out), flush=True)
     window.close()
 
@@ -290,8 +301,10 @@ def visit_only(key: str, repeats: int) -> None:
     from widgets.kit.panels import panel_keys
 
     start_on = next(k for k in panel_keys() if k != key)
-    runs = [r[key] for r in (run_child("visits", start_on, key) for _ in range(repeats)) if r is not None]
-    print(json.dumps({key: {
+    done = [r for r in (run_child("visits", start_on, key) for _ in range(repeats)) if r is not None]
+    runs = [r[key] for r in done]
+    print(json.dumps({**({"slow_gaps_of_the_last_run": done[-1]["slow_gaps"]} if done and "slow_gaps" in done[-1] else {}),
+                      key: {
         "longest_gap_ms": stats([v["gap_ms"] for v in runs], digits=1, target=GAP_TARGET_MS),
         "longest_gap_cpu_ms": stats([v["gap_cpu_ms"] for v in runs], digits=1, target=GAP_TARGET_MS),
         "first_figures_s": stats([v["figures_s"] for v in runs])}, "failed_children": FAILED}, indent=1))
