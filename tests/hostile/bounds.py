@@ -32,7 +32,9 @@ import tracemalloc
 from dataclasses import dataclass
 from pathlib import Path
 
-LIMIT_S = 5.0
+from tests.hostile.machine_speed import slowdown
+
+LIMIT_S = 5.0  # CPU seconds on the machine the bound was set on; cpu_limit_s() here
 WALL_LIMIT_S = 6 * LIMIT_S  # a hang, not a starved child: a loaded CI machine gives a case a fraction of a core
 # A child past WALL_LIMIT_S still working (CPU time growing) is starved, not hung: it runs on
 # until its CPU bound or this outer wall bound (at load 13 on two cores a case that needs
@@ -41,6 +43,11 @@ STARVED_WALL_LIMIT_S = 24 * LIMIT_S
 STALL_S = 5.0  # wall seconds without CPU progress that make a child past WALL_LIMIT_S hung
 LIMIT_BYTES = 500 * 2**20
 REPO = Path(__file__).resolve().parents[2]
+
+
+def cpu_limit_s() -> float:
+    """LIMIT_S scaled to this machine's speed (machine_speed.slowdown)."""
+    return LIMIT_S * slowdown()
 
 
 @dataclass(frozen=True)
@@ -57,8 +64,9 @@ class Ran:
         """Why the case broke its bound, or None."""
         if self.killed:
             return f"ran past {self.wall_s:.0f} s of wall time (hung or over its bound) and was killed"
-        if self.cpu_s > LIMIT_S:
-            return f"took {self.cpu_s:.1f} s of CPU (bound {LIMIT_S:g} s; {self.wall_s:.1f} s wall)"
+        if self.cpu_s > cpu_limit_s():
+            return (f"took {self.cpu_s:.1f} s of CPU (bound {cpu_limit_s():.1f} s: {LIMIT_S:g} s on the reference "
+                    f"machine × {slowdown():.2f}; {self.wall_s:.1f} s wall)")
         if self.peak_bytes > LIMIT_BYTES:
             return f"peaked at {self.peak_bytes / 2**20:.0f} MiB (bound {LIMIT_BYTES / 2**20:.0f} MiB)"
         return None
@@ -145,7 +153,7 @@ def _watch(proc: subprocess.Popen, start: float, limit_s: float, killed: threadi
         if cpu is not None and cpu > progress_cpu + 0.05:
             progress_cpu, progress_at = cpu, now
         hung = cpu is None or now - progress_at >= STALL_S
-        over_cpu = cpu is not None and cpu > 2 * LIMIT_S  # the bound is broken already: stop it
+        over_cpu = cpu is not None and cpu > 2 * cpu_limit_s()  # the bound is broken already: stop it
         wall = now - start
         if (wall >= limit_s and (hung or over_cpu)) or wall >= max(limit_s, STARVED_WALL_LIMIT_S):
             killed.set()
@@ -158,9 +166,10 @@ class Overrun(Exception):
 
 
 @contextlib.contextmanager
-def bounded(limit_s: float = LIMIT_S, limit_bytes: int = LIMIT_BYTES, wall_limit_s: float = WALL_LIMIT_S):
+def bounded(limit_s: float | None = None, limit_bytes: int = LIMIT_BYTES, wall_limit_s: float = WALL_LIMIT_S):
     """Run the block under a real-time alarm and tracemalloc; fail the test past a bound.
-    Yields a dict that gets 'wall_s', 'cpu_s' and 'peak_bytes' when the block is done."""
+    Yields a dict that gets 'wall_s', 'cpu_s' and 'peak_bytes' when the block is done.
+    limit_s: CPU seconds, by default cpu_limit_s()."""
     def alarm(signum, frame):
         raise Overrun(f"ran past {wall_limit_s:g} s of wall time")
 
@@ -179,4 +188,5 @@ def bounded(limit_s: float = LIMIT_S, limit_bytes: int = LIMIT_BYTES, wall_limit
         got["peak_bytes"] = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
     assert got["peak_bytes"] <= limit_bytes, f"peaked at {got['peak_bytes'] / 2**20:.0f} MiB"
-    assert got["cpu_s"] <= limit_s, f"took {got['cpu_s']:.1f} s of CPU"
+    limit = cpu_limit_s() if limit_s is None else limit_s
+    assert got["cpu_s"] <= limit, f"took {got['cpu_s']:.1f} s of CPU (bound {limit:.1f} s)"

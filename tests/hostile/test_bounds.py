@@ -33,3 +33,23 @@ def test_a_child_still_working_past_the_limit_is_not_killed():
     was_killed, _ = _watched("import time\nend = time.process_time() + 1.5\nwhile time.process_time() < end: pass",
                              limit_s=0.5)
     assert not was_killed
+
+
+def test_the_cpu_bound_scales_with_the_machine_and_no_further_than_its_cap(monkeypatch):
+    """The start's user CPU time over the reference machine's, clamped to [1, MAX_SLOWDOWN]:
+    a faster machine keeps 5 s, a 3x slower one gets 15 s, a crawling one at most 20 s."""
+    from tests.hostile import machine_speed
+
+    for user_s, factor in ((0.085, 1.0), (0.51, 3.0), (10.0, machine_speed.MAX_SLOWDOWN)):
+        machine_speed.slowdown.cache_clear()
+        monkeypatch.setattr(machine_speed, "_user_s", lambda user_s=user_s: user_s)
+        assert abs(machine_speed.slowdown() - factor) < 1e-12
+        assert abs(bounds.cpu_limit_s() - bounds.LIMIT_S * factor) < 1e-12
+    machine_speed.slowdown.cache_clear()
+
+
+def test_the_yardstick_is_a_real_start_of_the_lab():
+    """One fresh `python -m lab --version` costs measurable user CPU, below a minute."""
+    from tests.hostile import machine_speed
+
+    assert 0.0 < machine_speed._user_s() < 60.0
